@@ -1,0 +1,264 @@
+"""The round state: the one small contract every variant shares (OpenSpiel's state API, in dominoes words).
+
+``turn`` (whose turn), ``legal_actions()``, ``apply(action)``, ``is_over()``, ``result()``,
+``observation(seat)``, ``clone()``. The turn structure common to the line and spinner games lives here:
+place a tile, draw (voluntary or forced, with protected tiles), pass only when nothing else is legal, a domino
+when a hand empties, a block when every player in turn has passed. Variants plug in the layout, their scoring
+and, for Mexican Train, their own legal moves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
+
+from .actions import DRAW, NO_TILE, PASS, Action, Kind, placement
+from .deal import Deal
+from .errors import IllegalActionError, RulesError
+from .results import Ending, RoundResult
+from .tiles import HIGH, IS_DOUBLE, LOW, NAMES, VALUE_MASK, mask_of, tiles_of
+
+if TYPE_CHECKING:
+    from .game import Game
+
+History = tuple[tuple[int, Action], ...]
+"""(seat, action) pairs in play order. In the full history a draw carries the drawn tile."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Everything one seat may know, and nothing more (RULES.md, Common ground)."""
+
+    variant: str
+    players: int
+    seat: int
+    round_index: int
+    turn: int
+    """The seat to move, or -1 when the round is over."""
+    leader: int
+    hand: tuple[int, ...]
+    layout: Any
+    """The public layout view of the variant (see the layout module's ``view()``)."""
+    history: History
+    """The round's public history: plays, passes, and draws (with the tile only for this seat's own draws)."""
+    hand_counts: tuple[int, ...]
+    boneyard_count: int
+    scores: tuple[int, ...]
+    """Match scores per side, including points scored so far in this round."""
+    legal_actions: tuple[Action, ...]
+    """The seat's legal actions when it is its turn, else empty."""
+    options: dict[str, Any]
+
+
+class RoundState:
+    """One round of a variant: hands as bit masks, the layout, the boneyard, the public history."""
+
+    __slots__ = (
+        "game", "deal", "round_index", "hands", "counts", "boneyard", "layout", "turn", "history",
+        "passes", "last_placer", "out_seat", "capicu", "start_scores", "play_points", "_legal", "_result",
+        "_lead_tile",
+    )
+
+    def __init__(self, game: "Game", deal: Deal, scores: Sequence[int] | None = None, round_index: int = 0) -> None:
+        self.game = game
+        self.deal = deal
+        self.round_index = round_index
+        self.hands: list[int] = [mask_of(h) for h in deal.hands]
+        self.counts: list[int] = [len(h) for h in deal.hands]
+        self.boneyard: list[int] = list(reversed(deal.boneyard))
+        """Drawn from the end (the deal lists it top first)."""
+        self.layout = game.new_layout(deal)
+        self.turn = deal.leader
+        self.history: list[tuple[int, Action]] = []
+        self.passes = 0
+        self.last_placer: int | None = None
+        self.out_seat: int | None = None
+        self.capicu = False
+        self.start_scores = tuple(scores) if scores is not None else (0,) * game.num_sides
+        self.play_points = [0] * game.num_sides
+        self._legal: list[Action] | None = None
+        self._result: RoundResult | None = None
+        self._lead_tile = deal.lead_tile
+
+    # --- the contract -------------------------------------------------------------------------------------
+
+    def is_over(self) -> bool:
+        return self._result is not None
+
+    def legal_actions(self) -> list[Action]:
+        """The actions the seat to move may take (empty when the round is over). Do not mutate the list."""
+        if self._legal is None:
+            self._legal = [] if self._result is not None else self._compute_legal()
+        return self._legal
+
+    def apply(self, action: Action) -> None:
+        """Apply one legal action; an illegal one raises :class:`IllegalActionError` and changes nothing."""
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(self._illegal_message(action, legal))
+        self._legal = None
+        kind = action.kind
+        if kind == Kind.PLACE:
+            self._place(action)
+        elif kind == Kind.DRAW:
+            self._draw()
+        else:
+            self._pass()
+
+    def result(self) -> RoundResult:
+        """How the round ended and what each side scored."""
+        if self._result is None:
+            raise RulesError("the round is not over yet")
+        return self._result
+
+    def scores(self) -> tuple[int, ...]:
+        """Match scores per side as they stand now (start of round plus points scored during play)."""
+        return tuple(s + p for s, p in zip(self.start_scores, self.play_points))
+
+    def clone(self) -> "RoundState":
+        """An independent copy, for search bots that roll out futures."""
+        other = object.__new__(type(self))
+        for name in RoundState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.hands = self.hands.copy()
+        other.counts = self.counts.copy()
+        other.boneyard = self.boneyard.copy()
+        other.layout = self.layout.copy()
+        other.history = self.history.copy()
+        other.play_points = self.play_points.copy()
+        other._legal = None
+        self._clone_extra(other)
+        return other
+
+    def hand(self, seat: int) -> tuple[int, ...]:
+        """A seat's tiles (ids, ascending). Hidden information: only for the referee, tests and that seat."""
+        return tuple(tiles_of(self.hands[seat]))
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may know: own hand, the public layout and history, counts, scores, own legal actions."""
+        history = tuple(
+            (s, DRAW) if a.kind == Kind.DRAW and s != seat else (s, a) for s, a in self.history
+        )
+        legal = tuple(self.legal_actions()) if self.turn == seat else ()
+        return Observation(
+            variant=self.game.name,
+            players=self.game.players,
+            seat=seat,
+            round_index=self.round_index,
+            turn=self.turn,
+            leader=self.deal.leader,
+            hand=self.hand(seat),
+            layout=self.layout.view(),
+            history=history,
+            hand_counts=tuple(self.counts),
+            boneyard_count=len(self.boneyard),
+            scores=self.scores(),
+            legal_actions=legal,
+            options=dict(self.game.options),
+        )
+
+    # --- the shared turn structure -----------------------------------------------------------------------
+
+    def _placements(self) -> list[Action]:
+        """Every placement of the seat to move: any tile on an empty layout, else each matching open end."""
+        hand = self.hands[self.turn]
+        layout = self.layout
+        actions: list[Action] = []
+        if layout.is_empty():
+            if self._lead_tile is not None:
+                return [placement(self._lead_tile)] if hand >> self._lead_tile & 1 else []
+            mask = hand
+            while mask:
+                low = mask & -mask
+                actions.append(placement(low.bit_length() - 1))
+                mask ^= low
+            return actions
+        for target, point, value in layout.open_ends():
+            mask = hand & VALUE_MASK[value]
+            while mask:
+                low = mask & -mask
+                actions.append(placement(low.bit_length() - 1, target, point))
+                mask ^= low
+        return actions
+
+    def _compute_legal(self) -> list[Action]:
+        """Placements, plus drawing under the variant's drawing rule; pass only when nothing else is legal."""
+        actions = self._placements()
+        game = self.game
+        can_draw = game.drawing and len(self.boneyard) > game.protected_tiles
+        if actions:
+            if can_draw and game.voluntary_draw and not self.layout.is_empty():
+                actions.append(DRAW)
+            return actions
+        return [DRAW] if can_draw else [PASS]
+
+    def _place(self, action: Action) -> None:
+        seat = self.turn
+        tile = action.tile
+        self.hands[seat] ^= 1 << tile
+        self.counts[seat] -= 1
+        last_tile = self.counts[seat] == 0
+        ends_before = [e[2] for e in self.layout.open_ends()] if last_tile else None
+        if action.target == NO_TILE:
+            self.layout.lead(tile)
+            self._lead_tile = None
+        else:
+            self.layout.place(tile, action.target, action.point)
+        self.history.append((seat, action))
+        self.passes = 0
+        self.last_placer = seat
+        self._after_place(seat, action)
+        if last_tile:
+            self.out_seat = seat
+            self.capicu = _is_capicu(tile, ends_before)
+            self._finish(Ending.DOMINO)
+        else:
+            self.turn = (seat + 1) % self.game.players
+
+    def _draw(self) -> None:
+        seat = self.turn
+        tile = self.boneyard.pop()
+        self.hands[seat] |= 1 << tile
+        self.counts[seat] += 1
+        self.history.append((seat, Action(Kind.DRAW, tile)))
+        self.passes = 0
+
+    def _pass(self) -> None:
+        self.history.append((self.turn, PASS))
+        self.passes += 1
+        if self.passes >= self.game.players:
+            self._finish(Ending.BLOCK)
+        else:
+            self.turn = (self.turn + 1) % self.game.players
+
+    def _finish(self, ending: Ending) -> None:
+        self._result = self.game.score_round(self, ending)
+        self.turn = -1
+        self._legal = []
+
+    # --- hooks for variants ------------------------------------------------------------------------------
+
+    def _after_place(self, seat: int, action: Action) -> None:
+        """Called after every placement, before the domino check (All Fives scores here)."""
+
+    def _clone_extra(self, other: "RoundState") -> None:
+        """Copy variant-specific mutable state into a clone."""
+
+    # --- messages ----------------------------------------------------------------------------------------
+
+    def _illegal_message(self, action: Any, legal: list[Action]) -> str:
+        if self._result is not None:
+            return f"the round is over; no action is legal, got {action}"
+        shown = ", ".join(str(a) for a in legal[:12]) + (" ..." if len(legal) > 12 else "")
+        return f"illegal action for seat {self.turn}: expected one of {shown}; got {action}"
+
+
+def _is_capicu(tile: int, ends_before: list[int] | None) -> bool:
+    """A domino with a non-double that fitted both open ends, which showed different values."""
+    if ends_before is None or len(ends_before) != 2 or IS_DOUBLE[tile]:
+        return False
+    a, b = ends_before
+    return a != b and {a, b} == {LOW[tile], HIGH[tile]}
+
+
+__all__ = ["History", "Observation", "RoundState", "NAMES"]
