@@ -13,9 +13,10 @@ Public API (see README, "The rules engine in Python")::
         ...
 """
 
-from . import block as _block  # noqa: F401  (registers the variant)
-from . import draw as _draw  # noqa: F401
-from . import la_plaza as _la_plaza  # noqa: F401
+# Importing a variant module registers it; this order is the order `arena variants` lists them in.
+from . import draw as _draw  # noqa: F401  isort: skip
+from . import block as _block  # noqa: F401  isort: skip
+from . import la_plaza as _la_plaza  # noqa: F401  isort: skip
 from .actions import DRAW as DRAW
 from .actions import MEXICAN_TRAIN as MEXICAN_TRAIN
 from .actions import NO_TILE as NO_TILE

@@ -43,6 +43,21 @@ def joining_points(tile: int, value: int) -> tuple[Point, Point, int]:
     return Point.LOW_END, Point.HIGH_END, HIGH[tile]
 
 
+def find_end(ends: list[End], tile: int, target: int, point: Point, where: str = "line") -> tuple[int, int]:
+    """The index in ``ends`` of the open end (``target``, ``point``) and the value it shows, checked against ``tile``.
+
+    Raises :class:`RulesError` when that end is not open or ``tile`` does not match it (``where`` names the layout).
+    """
+    for index, (end_tile, end_point, value) in enumerate(ends):
+        if end_tile == target and end_point == point:
+            break
+    else:
+        raise RulesError(f"{NAMES[target]} {Point(point).label} is not an open end of the {where}")
+    if LOW[tile] != value and HIGH[tile] != value:
+        raise RulesError(f"{NAMES[tile]} does not match {value} at {NAMES[target]} {Point(point).label}")
+    return index, value
+
+
 def lead_ends(tile: int) -> list[End]:
     """The two open ends of a line made of one tile, left (low side) first."""
     if IS_DOUBLE[tile]:
@@ -100,15 +115,11 @@ class Line:
 
     def place(self, tile: int, target: int, point: Point) -> Connection:
         """Join ``tile`` to the open end (``target``, ``point``); return the new connection."""
-        for index, (end_tile, end_point, value) in enumerate(self.ends):
-            if end_tile == target and end_point == point:
-                break
-        else:
-            raise RulesError(f"{NAMES[target]} {Point(point).label} is not an open end of the line")
-        if LOW[tile] != value and HIGH[tile] != value:
-            raise RulesError(f"{NAMES[tile]} does not match {value} at {NAMES[target]} {Point(point).label}")
+        ends = self.ends
+        index, value = find_end(ends, tile, target, point)
+        end_point = ends[index][1]
         own_point, open_point, open_value = joining_points(tile, value)
-        self.ends[index] = (tile, open_point, open_value)
+        ends[index] = (tile, open_point, open_value)
         self.tiles.append(tile)
         (self._left if index == 0 else self._right).append(tile)
         connection = Connection(target, end_point, tile, own_point)
