@@ -1,0 +1,63 @@
+"""``arena simulate`` and ``arena bench engine`` from the command line, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from arena.rules import new_game
+from arena.simulate import play_local_match, simulate
+from arena.players import builtin_player
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=300,
+                          env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+
+
+def test_simulate_prints_each_match_and_a_win_table() -> None:
+    out = run_cli("simulate", "--variant", "block", "--players", "3", "--games", "4", "--seed", "7")
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if line.startswith("match ")]
+    assert [line.split(":")[0] for line in lines] == [f"match {i} (seed {6 + i})" for i in range(1, 5)]
+    rows = {m.group(1): [int(x) for x in m.groups()[1:]]
+            for m in re.finditer(r"│ (\w+#\d) +│ +(\d+) │ +(\d+) │ +(\d+) │ +(\d+) │", out.stdout)}
+    assert set(rows) == {"greedy#0", "random#1", "greedy#2"}
+    for matches, wins, draws, losses in rows.values():
+        assert matches == 4 and wins + draws + losses == 4
+    assert sum(r[1] for r in rows.values()) + sum(r[2] for r in rows.values()) >= 4
+
+
+def test_simulate_is_reproducible_from_its_seed() -> None:
+    game = new_game("draw", 2)
+    first = simulate(game, ["greedy", "random"], games=3, seed=11)
+    again = simulate(game, ["greedy", "random"], games=3, seed=11)
+    assert first == again
+    assert [m.seats for m in first.matches] == [("greedy#0", "random#1"), ("random#1", "greedy#0"),
+                                                ("greedy#0", "random#1")]
+
+
+def test_greedy_beats_random_at_block_over_many_matches() -> None:
+    game = new_game("block", 2)
+    sim = simulate(game, ["greedy", "random"], games=40, seed=1)
+    greedy, rnd = sim.tallies
+    assert greedy.wins > rnd.wins
+
+
+def test_local_match_plays_to_the_end_with_consistent_scores() -> None:
+    game = new_game("la_plaza_teams", 4)
+    match = play_local_match(game, [builtin_player("random", seed=s) for s in range(4)], seed=5)
+    result = match.result()
+    assert result.scores == tuple(map(sum, zip(*(r.points for r in match.results))))
+    assert max(result.scores) >= 100
+
+
+def test_bench_engine_prints_json_numbers() -> None:
+    out = run_cli("bench", "engine", "--variant", "block", "--players", "2", "--seconds", "0.3")
+    assert out.returncode == 0, out.stderr
+    numbers = json.loads(out.stdout)
+    assert numbers["variant"] == "block" and numbers["players"] == 2
+    assert numbers["hands"] > 0 and numbers["moves"] >= numbers["placements"] > numbers["hands"]
+    assert numbers["hands_per_s"] > 0 and numbers["moves_per_s"] > 0
