@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, Sequence
 
 from rich.console import Console
@@ -17,6 +18,12 @@ from rich.table import Table
 from .rules import VARIANTS, RulesError, new_game
 
 EXIT_USAGE = 2
+
+
+def make_console() -> Console:
+    """A console that keeps tables readable when output goes to a file or a pipe (no terminal width)."""
+    console = make_console()
+    return console if console.is_terminal else Console(width=120)
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -55,7 +62,7 @@ def cmd_variants(args: argparse.Namespace) -> int:
         opts = "\n".join(f"{o['name']} = {o['default']}  ({o['allowed']}): {o['doc']}" for o in fact["options"])
         players = ", ".join(map(str, fact["players"])) + (" (teams)" if fact["teams"] else "")
         table.add_row(f"{fact['name']}\n{fact['title']}", players, opts or "-")
-    Console(width=max(Console().width, 120)).print(table)
+    make_console().print(table)
     return 0
 
 
@@ -69,7 +76,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     kinds = [k.strip() for k in args.bots.split(",") if k.strip()]
     kinds = [kinds[i % len(kinds)] for i in range(game.players)]
     sim = simulate(game, kinds, args.games, args.seed)
-    console = Console()
+    console = make_console()
     console.print(f"[bold]{game.title}[/], {game.players} players, options {game.options}")
     for i, m in enumerate(sim.matches, 1):
         result = f"winner {m.winner}" if m.winner else "drawn match"
@@ -82,6 +89,75 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         table.add_row(t.name, str(t.matches), str(t.wins), str(t.draws), str(t.losses), str(t.points))
     console.print(table)
     return 0
+
+
+# --- arena play and check-bot ------------------------------------------------------------------------------
+
+
+def time_control_from(args: argparse.Namespace):
+    from .referee import TimeControl
+
+    for name in ("move_ms", "bank_ms", "startup_ms"):
+        if getattr(args, name) < 0:
+            raise RulesError(f"--{name.replace('_', '-')} must be non-negative, got {getattr(args, name)}")
+    return TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms)
+
+
+def log_dir_from(args: argparse.Namespace) -> Path:
+    import tempfile
+
+    return Path(args.log_dir) if args.log_dir else Path(tempfile.mkdtemp(prefix="arena-logs-"))
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    import trio
+
+    from .play import play_once, print_record
+
+    game = new_game(args.variant, args.players, options_from(args))
+    log_dir = log_dir_from(args)
+    record = trio.run(play_once, game, args.bots, args.seed, time_control_from(args), log_dir,
+                      args.startup_ms / 1000)
+    print_record(record, game)
+    print(f"bot logs: {log_dir}")
+    return 1 if record.faults else 0
+
+
+def cmd_check_bot(args: argparse.Namespace) -> int:
+    import trio
+
+    from .check_bot import check_bot
+    from .players.process import BotSpec
+
+    command = [c for c in args.command if c != "--"]
+    if bool(command) == bool(args.address):
+        raise RulesError("expected a bot command after -- or --address ADDR (exactly one)")
+    spec = BotSpec(name="bot", command=tuple(command), address=args.address)
+    log_dir = log_dir_from(args)
+    variants = [v.strip() for v in args.variants.split(",")] if args.variants else None
+    for v in variants or []:
+        if v not in VARIANTS:
+            raise RulesError(f"unknown variant {v!r}; valid variants: {', '.join(VARIANTS)}")
+    report = trio.run(check_bot, spec, args.matches, time_control_from(args), args.startup_ms / 1000, log_dir,
+                      variants)
+    console = make_console()
+    console.print(f"bot: {report.bot}")
+    if report.start_fault:
+        console.print(f"[bold red]FAIL[/] {report.start_fault}")
+        console.print(f"bot log: {log_dir}")
+        return 1
+    console.print(f"handshake: {report.hello}; started in {report.startup_ms:.0f} ms")
+    table = Table(title="compliance")
+    for column in ("variant", "players", "result", "matches", "decisions", "median ms", "worst ms", "faults"):
+        table.add_column(column)
+    for v in report.variants:
+        table.add_row(v.variant, str(v.players), "[green]PASS[/]" if v.passed else "[red]FAIL[/]", str(v.matches),
+                      str(v.decisions), f"{v.median_ms:.2f}" if v.median_ms is not None else "-",
+                      f"{v.worst_ms:.2f}" if v.worst_ms is not None else "-", "\n".join(v.faults) or "-")
+    console.print(table)
+    console.print("[bold green]PASS[/]" if report.passed else "[bold red]FAIL[/]")
+    console.print(f"bot log: {log_dir}")
+    return 0 if report.passed else 1
 
 
 # --- arena bench ---------------------------------------------------------------------------------------------
@@ -113,6 +189,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="built-in players, comma-separated, cycled over the seats (random, greedy)")
     p.set_defaults(func=cmd_simulate)
 
+    p = sub.add_parser("play", help="one match between bots (commands, addresses, or builtin:random)")
+    add_game_arguments(p)
+    p.add_argument("bots", nargs="+", metavar="BOT",
+                   help="a command in quotes ('python bots/python/random_bot.py'), an address (127.0.0.1:50051, "
+                        "unix:/path), or builtin:random / builtin:greedy; cycled over the seats")
+    p.add_argument("--seed", default="1", help="the match seed (default 1)")
+    add_time_arguments(p)
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("check-bot", help="compliance run of a bot: handshake, quick matches of every variant")
+    p.add_argument("--address", help="check an already-running bot at this address instead of a command")
+    p.add_argument("--matches", type=int, default=2, help="matches per variant (default 2)")
+    p.add_argument("--variants", help="comma-separated variants to check (default: all the bot claims)")
+    add_time_arguments(p)
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ... to start the bot")
+    p.set_defaults(func=cmd_check_bot)
+
     p = sub.add_parser("bench", help="benchmarks that print numbers")
     bench = p.add_subparsers(dest="bench", required=True, metavar="WHAT")
     b = bench.add_parser("engine", help="random-playout hands/s and moves/s of the rules engine (JSON)")
@@ -121,6 +214,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seed", type=int, default=1)
     b.set_defaults(func=cmd_bench_engine)
     return parser
+
+
+def add_time_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--move-ms", type=int, default=2000, help="time per move in ms (default 2000)")
+    p.add_argument("--bank-ms", type=int, default=0, help="extra time bank per seat per match in ms (default 0)")
+    p.add_argument("--startup-ms", type=int, default=15000, help="time for a bot to start and answer (default 15000)")
+    p.add_argument("--log-dir", help="folder for the bots' logs (default: a new temporary folder)")
 
 
 def add_game_arguments(p: argparse.ArgumentParser, options: bool = True) -> None:

@@ -37,6 +37,8 @@ class Game:
     """Whether the boneyard can be drawn from at all (false in Block: the rest is out of play)."""
     voluntary_draw: ClassVar[bool] = False
     """Whether a player holding a playable tile may draw anyway (Draw's rule)."""
+    higher_scores_win: ClassVar[bool] = True
+    """False where the lowest total wins (Mexican Train)."""
 
     def __init__(self, players: int | None = None, options: Mapping[str, Any] | None = None) -> None:
         players = self.default_players if players is None else players

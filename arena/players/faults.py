@@ -1,0 +1,55 @@
+"""Faults are data, not crashes: every way a bot can fail, with one message template each (fastchess's habit)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class FaultKind(str, Enum):
+    """What went wrong with a seat's bot."""
+
+    TIMEOUT = "timeout"
+    ILLEGAL_ACTION = "illegal_action"
+    MALFORMED_REPLY = "malformed_reply"
+    CRASHED = "crashed"
+    START_FAILED = "start_failed"
+    HANDSHAKE_FAILED = "handshake_failed"
+    BOT_ERROR = "bot_error"
+
+
+TEMPLATES: dict[FaultKind, str] = {
+    FaultKind.TIMEOUT: "no reply within {allowed_ms} ms",
+    FaultKind.ILLEGAL_ACTION: "chose {choice}, which is not a legal action",
+    FaultKind.MALFORMED_REPLY: "sent a reply the protocol does not allow: {detail}",
+    FaultKind.CRASHED: "the bot is unreachable or crashed: {detail}",
+    FaultKind.START_FAILED: "the bot did not start: {detail}",
+    FaultKind.HANDSHAKE_FAILED: "the handshake failed: {detail}",
+    FaultKind.BOT_ERROR: "the bot answered with an error: {detail}",
+}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A recorded fault: its kind, the seat, the decision number, and the message (including the bot's own)."""
+
+    kind: FaultKind
+    seat: int
+    move_number: int
+    message: str
+
+    @classmethod
+    def make(cls, kind: FaultKind, seat: int, move_number: int, **values: object) -> "Fault":
+        return cls(kind, seat, move_number, TEMPLATES[kind].format(**values))
+
+    def __str__(self) -> str:
+        return f"seat {self.seat}, move {self.move_number}: {self.kind.value}: {self.message}"
+
+
+class BotFailure(Exception):
+    """Raised by a player when it cannot decide; carries what the referee records."""
+
+    def __init__(self, kind: FaultKind, **values: object) -> None:
+        super().__init__(TEMPLATES[kind].format(**values))
+        self.kind = kind
+        self.values = values

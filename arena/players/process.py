@@ -1,0 +1,196 @@
+"""Bot processes: start from a command line (exec, never fork), handshake, restart after a crash, stop cleanly.
+
+The arena tells a bot where to listen through ``DOMINOES_BOT_LISTEN`` (a Unix socket in a private temporary
+folder), waits for its handshake within the startup timeout, and writes its stdout and stderr to a per-bot log
+file. Stopping is SIGTERM, then SIGKILL after a grace period. A bot given as an address is just connected to.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Sequence
+
+import trio
+
+from ..protocol import LISTEN_ENV, bot_pb2
+from .faults import BotFailure, FaultKind
+from .remote import RemoteBot
+
+STOP_GRACE_S = 3.0
+STDERR_TAIL = 600
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to reach a bot: a command to start, or the address of a running server."""
+
+    name: str
+    command: tuple[str, ...] = ()
+    address: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+
+    def __post_init__(self) -> None:
+        if bool(self.command) == bool(self.address):
+            raise ValueError(f"bot {self.name!r} needs exactly one of a command or an address")
+
+
+class BotProcess:
+    """One running bot (started by the arena, or external), with its client connection."""
+
+    def __init__(self, spec: BotSpec, log_dir: Path | None = None, startup_s: float = 10.0) -> None:
+        self.spec = spec
+        self.startup_s = startup_s
+        self.log_dir = log_dir if log_dir is not None else Path(tempfile.mkdtemp(prefix="arena-logs-"))
+        self.client: RemoteBot | None = None
+        self.hello: bot_pb2.HelloReply | None = None
+        self.starts = 0
+        self._process: trio.Process | None = None
+        self._log: IO[bytes] | None = None
+        self._socket_dir: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def log_path(self) -> Path:
+        return self.log_dir / f"{_safe(self.spec.name)}.log"
+
+    def running(self) -> bool:
+        if self.spec.address:
+            return self.client is not None
+        return self._process is not None and self._process.returncode is None
+
+    async def ensure_running(self) -> RemoteBot:
+        """Start (or restart after a crash) and handshake; raise BotFailure if the bot does not come up."""
+        if self.running() and self.client is not None:
+            return self.client
+        await self.stop()
+        if self.spec.address:
+            return await self._connect(self.spec.address)
+        return await self._start()
+
+    async def _connect(self, address: str) -> RemoteBot:
+        client = RemoteBot(address, self.spec.name)
+        try:
+            self.hello = await client.handshake(self.startup_s)
+        except BaseException:
+            client.close()
+            raise
+        self.client = client
+        return client
+
+    async def _start(self) -> RemoteBot:
+        self.starts += 1
+        self._socket_dir = tempfile.mkdtemp(prefix="arena-bot-")
+        address = f"unix:{self._socket_dir}/bot.sock"
+        env = {**os.environ, **self.spec.env, LISTEN_ENV: address}
+        # A bot command saying `python` gets the arena's own interpreter first, so `arena.botkit` imports.
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        self._log = self._open_log()
+        try:
+            self._process = await trio.lowlevel.open_process(
+                list(self.spec.command), env=env, cwd=self.spec.cwd, stdin=subprocess.DEVNULL,
+                stdout=self._log, stderr=self._log,
+                start_new_session=True,
+            )
+        except OSError as error:
+            await self.stop()
+            raise BotFailure(FaultKind.START_FAILED, detail=f"cannot run {self.spec.command[0]!r}: {error}") from None
+        client = RemoteBot(address, self.spec.name)
+        outcome: dict[str, object] = {}
+
+        async def handshake(cancel: trio.CancelScope) -> None:
+            try:
+                outcome["hello"] = await client.handshake(self.startup_s)
+            except BotFailure as failure:
+                outcome["failure"] = failure
+            cancel.cancel()
+
+        async def watch_exit(cancel: trio.CancelScope) -> None:
+            assert self._process is not None
+            outcome["exit"] = await self._process.wait()
+            cancel.cancel()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(handshake, nursery.cancel_scope)
+            nursery.start_soon(watch_exit, nursery.cancel_scope)
+        if "hello" in outcome:
+            self.client = client
+            self.hello = outcome["hello"]  # type: ignore[assignment]
+            return client
+        client.close()
+        detail = self._why_not_started(outcome)
+        await self.stop()
+        raise BotFailure(FaultKind.START_FAILED, detail=detail)
+
+    def _why_not_started(self, outcome: dict[str, object]) -> str:
+        tail = self.stderr_tail()
+        if "exit" in outcome:
+            return f"the process exited with status {outcome['exit']} before the handshake" + (
+                f"; its last output: {tail}" if tail else "")
+        failure = outcome.get("failure")
+        message = str(failure) if failure else "no handshake"
+        return message + (f"; its last output: {tail}" if tail else "")
+
+    def _open_log(self) -> IO[bytes]:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")
+        log.write(f"--- start {self.starts}: {' '.join(self.spec.command)}\n".encode())
+        log.flush()
+        return log
+
+    def stderr_tail(self) -> str:
+        """The end of the bot's log, for fault messages."""
+        if not self.log_path.exists():
+            return ""
+        data = self.log_path.read_bytes()[-STDERR_TAIL:]
+        return data.decode(errors="replace").strip().replace("\n", " | ")
+
+    async def stop(self) -> None:
+        """Close the connection; terminate the process, kill it after a grace period. Never raises."""
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        process, self._process = self._process, None
+        if process is not None and process.returncode is None:
+            with trio.CancelScope(shield=True):
+                _signal_group(process, signal.SIGTERM)
+                with trio.move_on_after(STOP_GRACE_S):
+                    await process.wait()
+                if process.returncode is None:
+                    _signal_group(process, signal.SIGKILL)
+                    await process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
+
+
+def _signal_group(process: trio.Process, sig: int) -> None:
+    """Signal the bot's whole process group (a shell wrapper's children too)."""
+    try:
+        os.killpg(process.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        try:
+            process.send_signal(sig)
+        except ProcessLookupError:
+            pass
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "bot"
+
+
+def command_spec(name: str, command: Sequence[str]) -> BotSpec:
+    return BotSpec(name=name, command=tuple(command))

@@ -1,0 +1,139 @@
+"""A bot over gRPC: the client side of ``proto/dominoes/v1/bot.proto``.
+
+Every call carries a deadline; calls are awaited from trio through :func:`await_call`, so cancelling a game
+cancels the call on the wire. Every way the call can fail becomes a :class:`BotFailure` with its fault kind.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import grpc
+
+from .. import __version__
+from ..protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc
+from ..protocol.convert import (
+    ProtocolError, action_from_pb, match_result_pb, observation_pb, options_pb, round_result_pb,
+)
+from ..rules import RoundResult
+from ..rules.results import MatchResult
+from .base import Decision, DecisionRequest
+from .faults import BotFailure, FaultKind
+from .grpc_trio import await_call
+
+NOTIFY_TIMEOUT_S = 2.0
+MAX_COMMENT = 1000
+
+CHANNEL_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.enable_retries", 0),
+    # A fresh subchannel per bot: never share a connection between two bot processes.
+    ("grpc.use_local_subchannel_pool", 1),
+]
+
+
+def failure_from_rpc(error: grpc.RpcError, allowed_ms: int) -> BotFailure:
+    """Map a failed call to a fault kind."""
+    code = error.code() if hasattr(error, "code") else None
+    details = (error.details() if hasattr(error, "details") else None) or str(error)
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        return BotFailure(FaultKind.TIMEOUT, allowed_ms=allowed_ms)
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return BotFailure(FaultKind.CRASHED, detail=details)
+    if code == grpc.StatusCode.INTERNAL and "deserializ" in details.lower():
+        return BotFailure(FaultKind.MALFORMED_REPLY, detail=f"the reply is not an ActReply ({details})")
+    name = code.name if code is not None else "UNKNOWN"
+    return BotFailure(FaultKind.BOT_ERROR, detail=f"{name}: {details}")
+
+
+class RemoteBot:
+    """A connection to one bot process (or an address given by the user)."""
+
+    def __init__(self, address: str, name: str | None = None) -> None:
+        self.address = address
+        self.name = name or address
+        self.hello: bot_pb2.HelloReply | None = None
+        self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        self._stub = bot_pb2_grpc.BotStub(self._channel)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    async def handshake(self, timeout_s: float) -> bot_pb2.HelloReply:
+        """Hello, waiting up to ``timeout_s`` for the bot to come up; checks the protocol version."""
+        request = bot_pb2.HelloRequest(arena_version=__version__, protocol_version=PROTOCOL_VERSION)
+        try:
+            reply = await await_call(self._stub.Hello.future(request, timeout=timeout_s, wait_for_ready=True))
+        except grpc.RpcError as error:
+            if error.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise BotFailure(FaultKind.START_FAILED,
+                                 detail=f"no handshake at {self.address} within {timeout_s:g} s") from None
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"{error.code().name}: {error.details()}") from None
+        if reply.protocol_version != PROTOCOL_VERSION:
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED,
+                             detail=f"expected protocol version {PROTOCOL_VERSION}, got {reply.protocol_version}")
+        if not reply.name:
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail="the bot sent no name")
+        self.hello = reply
+        return reply
+
+    def plays(self, variant: str) -> bool:
+        """Whether the handshake claimed this variant (an empty list claims every variant)."""
+        return self.hello is None or not self.hello.variants or variant in self.hello.variants
+
+    async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
+        game = request.game
+        message = bot_pb2.ActRequest(
+            match_id=request.match_id,
+            variant=game.name,
+            options=options_pb(game.options),
+            seat=request.seat,
+            observation=observation_pb(request.observation, game.side_of),
+            time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms),
+            move_number=request.move_number,
+        )
+        started = time.perf_counter()
+        try:
+            reply = await await_call(self._stub.Act.future(message, timeout=timeout_s))
+        except grpc.RpcError as error:
+            raise failure_from_rpc(error, int(timeout_s * 1000)) from None
+        think = time.perf_counter() - started
+        return Decision(self._chosen(reply, request), think, reply.comment[:MAX_COMMENT])
+
+    @staticmethod
+    def _chosen(reply: bot_pb2.ActReply, request: DecisionRequest) -> Any:
+        legal = request.observation.legal_actions
+        which = reply.WhichOneof("choice")
+        if which == "index":
+            if reply.index >= len(legal):
+                raise BotFailure(FaultKind.ILLEGAL_ACTION, choice=f"index {reply.index} of {len(legal)} legal actions")
+            return legal[reply.index]
+        if which == "action":
+            try:
+                return action_from_pb(reply.action)
+            except ProtocolError as error:
+                raise BotFailure(FaultKind.MALFORMED_REPLY, detail=str(error)) from None
+        raise BotFailure(FaultKind.MALFORMED_REPLY, detail="the reply sets neither index nor action")
+
+    async def round_ended(self, match_id: str, seat: int, index: int, result: RoundResult,
+                          scores: tuple[int, ...]) -> None:
+        await self._notify(bot_pb2.Notification(match_id=match_id, seat=seat,
+                                                round_end=round_result_pb(result, index, scores)))
+
+    async def match_ended(self, match_id: str, seat: int, result: MatchResult, by_fault: bool) -> None:
+        await self._notify(bot_pb2.Notification(match_id=match_id, seat=seat,
+                                                match_end=match_result_pb(result, by_fault)))
+
+    async def _notify(self, message: bot_pb2.Notification) -> None:
+        """Best effort: a slow or failing Notify is never a fault."""
+        try:
+            await await_call(self._stub.Notify.future(message, timeout=NOTIFY_TIMEOUT_S))
+        except grpc.RpcError:
+            pass
+
+
+def new_match_id() -> str:
+    return uuid.uuid4().hex

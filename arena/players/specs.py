@@ -1,0 +1,63 @@
+"""Turning what a user types into seats: a bot command, a bot address, or a built-in player."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Sequence
+
+from ..rules.errors import RulesError
+from .base import LocalPlayer
+from .builtin import BUILTIN_PLAYERS, builtin_player
+from .process import BotProcess, BotSpec
+
+ADDRESS_RE = re.compile(r"^(unix:.+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
+BUILTIN_PREFIX = "builtin:"
+
+
+def is_address(text: str) -> bool:
+    return bool(ADDRESS_RE.match(text)) and " " not in text
+
+
+def parse_bot(text: str, name: str) -> BotSpec | str:
+    """A BotSpec for a command or an address; the built-in kind's name for ``builtin:KIND``."""
+    text = text.strip()
+    if not text:
+        raise RulesError("expected a bot command, an address or builtin:random, got an empty string")
+    if text.startswith(BUILTIN_PREFIX):
+        kind = text[len(BUILTIN_PREFIX):]
+        if kind not in BUILTIN_PLAYERS:
+            raise RulesError(f"unknown built-in player {kind!r}; valid players: {', '.join(BUILTIN_PLAYERS)}")
+        return kind
+    if is_address(text):
+        return BotSpec(name=name, address=text)
+    try:
+        command = tuple(shlex.split(text))
+    except ValueError as error:
+        raise RulesError(f"cannot read the bot command {text!r}: {error}") from None
+    return BotSpec(name=name, command=command)
+
+
+def seat_players(texts: Sequence[str], seats: int, log_dir: Path, startup_s: float, seed: int | str
+                 ) -> tuple[list[BotProcess | LocalPlayer], list[BotProcess]]:
+    """One player per seat, the given bots cycled over the seats; each seat of a command gets its own process."""
+    if not texts:
+        raise RulesError("expected at least one bot")
+    players: list[BotProcess | LocalPlayer] = []
+    processes: list[BotProcess] = []
+    for seat in range(seats):
+        text = texts[seat % len(texts)]
+        spec = parse_bot(text, f"seat{seat}-{_short(text)}")
+        if isinstance(spec, str):
+            players.append(LocalPlayer(builtin_player(spec, seed=f"{seed}/{seat}"), name=f"builtin:{spec}"))
+        else:
+            process = BotProcess(spec, log_dir, startup_s)
+            players.append(process)
+            processes.append(process)
+    return players, processes
+
+
+def _short(text: str) -> str:
+    words = [w for w in re.split(r"[\s/]+", text) if w]
+    return (words[-1] if words else "bot")[:40]

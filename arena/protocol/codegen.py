@@ -1,0 +1,75 @@
+"""Generate the Python code of the protocol from ``proto/`` (run by ``scripts/setup.sh``; never edit the output).
+
+``python -m arena.protocol.codegen`` writes ``arena/_generated/``; ``--check`` regenerates into a temporary folder
+and exits 1 when the committed-to-disk code differs (stale), which a test also checks. This module imports nothing
+generated, so it runs before the code exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PROTO_DIR = ROOT / "proto"
+OUT_DIR = ROOT / "arena" / "_generated"
+
+
+def proto_files() -> list[Path]:
+    return sorted(PROTO_DIR.rglob("*.proto"))
+
+
+def generate(out: Path) -> None:
+    """Run protoc (from grpcio-tools) over every .proto file into ``out``."""
+    from grpc_tools import protoc  # the build tool, not needed at run time
+    import grpc_tools
+
+    out.mkdir(parents=True, exist_ok=True)
+    well_known = Path(grpc_tools.__file__).parent / "_proto"
+    args = [
+        "grpc_tools.protoc",
+        f"-I{PROTO_DIR}",
+        f"-I{well_known}",
+        f"--python_out={out}",
+        f"--pyi_out={out}",
+        f"--grpc_python_out={out}",
+        *(str(p) for p in proto_files()),
+    ]
+    if protoc.main(args) != 0:
+        raise SystemExit("error: protoc failed on proto/ (see the message above)")
+    for folder in [out, *(p for p in out.rglob("*") if p.is_dir())]:
+        (folder / "__init__.py").touch()
+
+
+def differences(a: Path, b: Path) -> list[str]:
+    """Relative paths that differ between two generated trees."""
+    names_a = {p.relative_to(a) for p in a.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    names_b = {p.relative_to(b) for p in b.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    changed = [n for n in names_a & names_b if not filecmp.cmp(a / n, b / n, shallow=False)]
+    return sorted(str(n) for n in (names_a ^ names_b) | set(changed))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if arena/_generated is stale")
+    args = parser.parse_args(argv)
+    if args.check:
+        with tempfile.TemporaryDirectory() as tmp:
+            generate(Path(tmp))
+            stale = differences(Path(tmp), OUT_DIR) if OUT_DIR.exists() else ["arena/_generated (missing)"]
+        if stale:
+            print("stale generated code, run `python -m arena.protocol.codegen`: " + ", ".join(stale))
+            return 1
+        return 0
+    if OUT_DIR.exists():
+        shutil.rmtree(OUT_DIR)
+    generate(OUT_DIR)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""Conversions between the rules engine's plain values and the protocol's messages, both ways.
+
+Everything a bot receives is built here from an :class:`~arena.rules.Observation` (which already holds only what
+the seat may know), and everything a bot sends is parsed here into an engine :class:`~arena.rules.Action`, with a
+:class:`ProtocolError` for anything malformed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from ..rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Kind, Observation, Point, RoundResult
+from ..rules.results import Ending, MatchResult
+from ..rules.tiles import HIGH, LOW, MAX_DOUBLE, tile_id
+from . import types_pb2 as pb
+
+
+class ProtocolError(ValueError):
+    """A message that does not say what the protocol allows."""
+
+
+# --- tiles and actions ---------------------------------------------------------------------------------------
+
+
+def tile_pb(tile: int) -> pb.Tile:
+    return pb.Tile(low=LOW[tile], high=HIGH[tile])
+
+
+def tiles_pb(tiles: Iterable[int]) -> list[pb.Tile]:
+    return [pb.Tile(low=LOW[t], high=HIGH[t]) for t in tiles]
+
+
+def tile_from_pb(message: pb.Tile) -> int:
+    if message.low > message.high or message.high > MAX_DOUBLE:
+        raise ProtocolError(f"expected a tile with low <= high <= {MAX_DOUBLE}, got [{message.low}|{message.high}]")
+    return tile_id(message.low, message.high)
+
+
+def train_pb(train: int) -> pb.TrainRef | None:
+    if train == NO_TRAIN:
+        return None
+    if train == MEXICAN_TRAIN:
+        return pb.TrainRef(kind=pb.TRAIN_KIND_MEXICAN)
+    return pb.TrainRef(kind=pb.TRAIN_KIND_PERSONAL, seat=train)
+
+
+def train_from_pb(message: pb.TrainRef) -> int:
+    if message.kind == pb.TRAIN_KIND_NONE:
+        return NO_TRAIN
+    if message.kind == pb.TRAIN_KIND_MEXICAN:
+        return MEXICAN_TRAIN
+    if message.kind == pb.TRAIN_KIND_PERSONAL:
+        return message.seat
+    raise ProtocolError(f"expected a train kind among NONE, PERSONAL, MEXICAN, got {message.kind}")
+
+
+def action_pb(action: Action) -> pb.Action:
+    message = pb.Action(kind=int(action.kind), text=str(action))
+    if action.tile != NO_TILE:
+        message.tile.CopyFrom(tile_pb(action.tile))
+    if action.target != NO_TILE:
+        message.target.CopyFrom(tile_pb(action.target))
+    if action.point:
+        message.point = int(action.point)
+    train = train_pb(action.train)
+    if train is not None:
+        message.train.CopyFrom(train)
+    return message
+
+
+def action_from_pb(message: pb.Action) -> Action:
+    """The engine action a message names (not yet checked for legality)."""
+    if message.kind == pb.ACTION_KIND_DRAW:
+        return Action(Kind.DRAW)
+    if message.kind == pb.ACTION_KIND_PASS:
+        return Action(Kind.PASS)
+    if message.kind != pb.ACTION_KIND_PLACE:
+        raise ProtocolError(f"expected an action kind among PLACE, DRAW, PASS, got {message.kind}")
+    if not message.HasField("tile"):
+        raise ProtocolError("a PLACE action must name its tile")
+    if message.point not in Point._value2member_map_:
+        raise ProtocolError(f"expected a point between 0 and 6, got {message.point}")
+    target = tile_from_pb(message.target) if message.HasField("target") else NO_TILE
+    train = train_from_pb(message.train) if message.HasField("train") else NO_TRAIN
+    return Action(Kind.PLACE, tile_from_pb(message.tile), target, Point(message.point), train)
+
+
+# --- observations ---------------------------------------------------------------------------------------------
+
+
+def option_value_pb(value: Any) -> pb.OptionValue:
+    if isinstance(value, bool):
+        return pb.OptionValue(bool_value=value)
+    if isinstance(value, int):
+        return pb.OptionValue(int_value=value)
+    return pb.OptionValue(string_value=str(value))
+
+
+def options_pb(options: Mapping[str, Any]) -> dict[str, pb.OptionValue]:
+    return {key: option_value_pb(value) for key, value in options.items()}
+
+
+def option_value_from_pb(message: pb.OptionValue) -> Any:
+    return getattr(message, message.WhichOneof("value")) if message.WhichOneof("value") else None
+
+
+def layout_pb(view: Any) -> pb.Layout:
+    """The public layout of any variant (line, spinner or trains view)."""
+    layout = pb.Layout(played=tiles_pb(view.played))
+    for c in getattr(view, "connections", ()):
+        layout.connections.append(_connection_pb(c, NO_TRAIN))
+    for end in getattr(view, "open_ends", ()):
+        layout.open_ends.append(_open_end_pb(end))
+    layout.line.extend(tiles_pb(getattr(view, "line", ())))
+    spinner = getattr(view, "spinner", None)
+    if spinner is not None and spinner >= 0:
+        layout.spinner.CopyFrom(tile_pb(spinner))
+        layout.side_c.extend(tiles_pb(view.side_c))
+        layout.side_d.extend(tiles_pb(view.side_d))
+    layout.count = getattr(view, "count", 0)
+    engine = getattr(view, "engine", None)
+    if engine is not None:
+        layout.engine.CopyFrom(tile_pb(engine))
+        for train in view.trains:
+            layout.trains.append(pb.TrainView(train=train_pb(train.train), tiles=tiles_pb(train.tiles),
+                                              marker=train.marker))
+            layout.open_ends.append(_open_end_pb(train.end, train.train))
+            for c in train.connections:
+                layout.connections.append(_connection_pb(c, train.train))
+        for tile, train in view.open_doubles:
+            layout.open_doubles.append(pb.OpenDouble(tile=tile_pb(tile), train=train_pb(train)))
+    return layout
+
+
+def _connection_pb(c: Any, train: int) -> pb.Connection:
+    message = pb.Connection(target=tile_pb(c.target), target_point=int(c.target_point), tile=tile_pb(c.tile),
+                            tile_point=int(c.tile_point))
+    if train != NO_TRAIN:
+        message.train.CopyFrom(train_pb(train))
+    return message
+
+
+def _open_end_pb(end: Any, train: int = NO_TRAIN) -> pb.OpenEnd:
+    tile, point, value = end[0], end[1], end[2]
+    message = pb.OpenEnd(tile=tile_pb(tile), point=int(point), value=value)
+    if train != NO_TRAIN:
+        message.train.CopyFrom(train_pb(train))
+    return message
+
+
+def observation_pb(obs: Observation, side_of_seat: Iterable[int]) -> pb.Observation:
+    return pb.Observation(
+        seat=obs.seat,
+        players=obs.players,
+        round_index=obs.round_index,
+        turn=max(obs.turn, 0),
+        leader=obs.leader,
+        hand=tiles_pb(obs.hand),
+        layout=layout_pb(obs.layout),
+        history=[pb.Event(seat=s, action=action_pb(a)) for s, a in obs.history],
+        hand_counts=list(obs.hand_counts),
+        boneyard_count=obs.boneyard_count,
+        scores=list(obs.scores),
+        side_of_seat=list(side_of_seat),
+        legal_actions=[action_pb(a) for a in obs.legal_actions],
+    )
+
+
+# --- results --------------------------------------------------------------------------------------------------
+
+ENDINGS = {Ending.DOMINO: pb.ENDING_DOMINO, Ending.BLOCK: pb.ENDING_BLOCK}
+
+
+def round_result_pb(result: RoundResult, round_index: int, scores: Iterable[int]) -> pb.RoundResult:
+    message = pb.RoundResult(
+        round_index=round_index,
+        ending=ENDINGS[result.ending],
+        points=list(result.points),
+        play_points=list(result.play_points),
+        pips=list(result.pips),
+        hands=[pb.Hand(tiles=tiles_pb(h)) for h in result.hands],
+        capicu=result.capicu,
+        scores=list(scores),
+    )
+    if result.winner is not None:
+        message.winner = result.winner
+    if result.out_seat is not None:
+        message.out_seat = result.out_seat
+    if result.last_placer is not None:
+        message.last_placer = result.last_placer
+    return message
+
+
+def match_result_pb(result: MatchResult, by_fault: bool = False) -> pb.MatchResult:
+    message = pb.MatchResult(scores=list(result.scores), ranking=list(result.ranking), rounds=result.rounds,
+                             by_fault=by_fault)
+    if result.winner is not None:
+        message.winner = result.winner
+    return message

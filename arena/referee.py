@@ -1,0 +1,171 @@
+"""The referee: plays one complete match of any variant between seats, and returns its complete record.
+
+For each decision it builds the seat's observation (only what the seat may know), asks the seat's player under a
+deadline, checks the answer against the legal actions, and applies it. Faults (timeout, illegal or malformed reply,
+crash, failed start) are recorded with their kind, seat and move number; the fault policy then decides the result
+(default: the faulting seat's side forfeits, the others are ranked by score at that moment). A decision with a
+single legal action (a forced draw or pass) is applied without asking, as seed 003 says ("there is never a
+choice"); every seat still sees it in the public history.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Sequence
+
+import trio
+
+from .players.base import DecisionRequest, SeatPlayer
+from .players.faults import BotFailure, Fault, FaultKind
+from .rules import Action, Deal, Game, Kind, RoundResult
+from .rules.results import MatchResult
+from .rules.scoring import ranking
+
+
+class FaultPolicy(str, Enum):
+    FORFEIT = "forfeit"
+    """The faulting seat's side loses the match at once; the others are ranked by score at that moment."""
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Per-move time, an optional per-match bank per seat, and a grace for transport."""
+
+    move_ms: int = 1000
+    bank_ms: int = 0
+    grace_ms: int = 250
+
+    def deadline_s(self, bank_left_ms: int) -> float:
+        return (self.move_ms + bank_left_ms + self.grace_ms) / 1000
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    seat: int
+    action: Action
+    """As applied; a draw carries the drawn tile (the record is complete; observations hide it)."""
+    think_ms: float
+    forced: bool = False
+    comment: str = ""
+
+
+@dataclass
+class RoundRecord:
+    deal: Deal
+    moves: list[MoveRecord] = field(default_factory=list)
+    result: RoundResult | None = None
+    scores_after: tuple[int, ...] = ()
+
+
+@dataclass
+class MatchRecord:
+    """Everything that happened in a match: enough to replay and verify it."""
+
+    match_id: str
+    variant: str
+    players: int
+    options: dict
+    seed: int | str
+    seats: tuple[str, ...]
+    rounds: list[RoundRecord] = field(default_factory=list)
+    result: MatchResult | None = None
+    faults: list[Fault] = field(default_factory=list)
+    started_at: float = 0.0
+    duration_s: float = 0.0
+
+    @property
+    def by_fault(self) -> bool:
+        return bool(self.faults)
+
+
+def forfeit_result(game: Game, scores: tuple[int, ...], faulting_sides: set[int], rounds: int) -> MatchResult:
+    """The faulting sides rank last; the others by score; the best of the others wins unless tied."""
+    higher_better = game.higher_scores_win
+    order = ranking(scores, higher_better)
+    clean = [s for s in order if s not in faulting_sides]
+    order = tuple(clean + [s for s in order if s in faulting_sides])
+    winner = None
+    if clean and (len(clean) == 1 or scores[clean[0]] != scores[clean[1]]):
+        winner = clean[0]
+    return MatchResult(tuple(scores), winner, order, rounds)
+
+
+async def play_match(
+    game: Game,
+    players: Sequence[SeatPlayer],
+    *,
+    seed: int | str,
+    match_id: str,
+    time_control: TimeControl = TimeControl(),
+    first_deal: Deal | None = None,
+) -> MatchRecord:
+    """Play a whole match; never raises for anything a player does (it becomes a recorded fault)."""
+    if len(players) != game.players:
+        raise ValueError(f"expected {game.players} players, got {len(players)}")
+    record = MatchRecord(match_id, game.name, game.players, dict(game.options), seed,
+                         tuple(p.name for p in players), started_at=time.time())
+    started = time.perf_counter()
+    match = game.new_match(seed, first_deal)
+    banks = [time_control.bank_ms] * game.players
+    move_number = 0
+    while True:
+        state = match.round
+        current = RoundRecord(state.deal)
+        record.rounds.append(current)
+        while not state.is_over():
+            seat = state.turn
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                _apply(match, state, seat, legal[0], 0.0, current, forced=True)
+                move_number += 1
+                continue
+            request = DecisionRequest(match_id, game, seat, state.observation(seat), move_number,
+                                      time_control.move_ms, banks[seat])
+            timeout = time_control.deadline_s(banks[seat])
+            try:
+                decision = await players[seat].act(request, timeout)
+                if decision.action not in legal:
+                    raise BotFailure(FaultKind.ILLEGAL_ACTION, choice=str(decision.action))
+            except BotFailure as failure:
+                record.faults.append(Fault(failure.kind, seat, move_number, str(failure)))
+                faulting = {game.side_of[seat]}
+                record.result = forfeit_result(game, match.scores, faulting, len(match.results))
+                await _notify_end(players, match_id, record.result, by_fault=True)
+                record.duration_s = time.perf_counter() - started
+                return record
+            over_ms = max(0.0, decision.think_s * 1000 - time_control.move_ms)
+            banks[seat] = max(0, banks[seat] - int(over_ms))
+            _apply(match, state, seat, decision.action, decision.think_s * 1000, current, comment=decision.comment)
+            move_number += 1
+        current.result = state.result()
+        current.scores_after = match.scores
+        await _notify_round(players, match_id, len(record.rounds) - 1, current.result, match.scores)
+        if match.is_over():
+            record.result = match.result()
+            await _notify_end(players, match_id, record.result, by_fault=False)
+            record.duration_s = time.perf_counter() - started
+            return record
+        match.next_round()
+
+
+def _apply(match, state, seat: int, action: Action, think_ms: float, current: RoundRecord, *,
+           forced: bool = False, comment: str = "") -> None:
+    match.apply(action)
+    if action.kind == Kind.DRAW:
+        action = state.history[-1][1]  # the drawn tile, for the record
+    current.moves.append(MoveRecord(seat, action, round(think_ms, 3), forced, comment))
+
+
+async def _notify_round(players: Sequence[SeatPlayer], match_id: str, index: int, result: RoundResult,
+                        scores: tuple[int, ...]) -> None:
+    async with trio.open_nursery() as nursery:
+        for seat, player in enumerate(players):
+            nursery.start_soon(player.round_ended, match_id, seat, index, result, scores)
+
+
+async def _notify_end(players: Sequence[SeatPlayer], match_id: str, result: MatchResult, by_fault: bool) -> None:
+    async with trio.open_nursery() as nursery:
+        for seat, player in enumerate(players):
+            nursery.start_soon(player.match_ended, match_id, seat, result, by_fault)
