@@ -128,8 +128,11 @@ class BotProcess:
             self.hello = outcome["hello"]  # type: ignore[assignment]
             return client
         client.close()
+        failure = outcome.get("failure")
         detail = self._why_not_started(outcome)
         await self.stop()
+        if isinstance(failure, BotFailure) and failure.kind is FaultKind.HANDSHAKE_FAILED:
+            raise failure
         raise BotFailure(FaultKind.START_FAILED, detail=detail)
 
     def _why_not_started(self, outcome: dict[str, object]) -> str:

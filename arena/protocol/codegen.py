@@ -47,10 +47,14 @@ def generate(out: Path) -> None:
 
 def differences(a: Path, b: Path) -> list[str]:
     """Relative paths that differ between two generated trees."""
-    names_a = {p.relative_to(a) for p in a.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
-    names_b = {p.relative_to(b) for p in b.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    names_a = {p.relative_to(a) for p in a.rglob("*") if _generated_file(p)}
+    names_b = {p.relative_to(b) for p in b.rglob("*") if _generated_file(p)}
     changed = [n for n in names_a & names_b if not filecmp.cmp(a / n, b / n, shallow=False)]
     return sorted(str(n) for n in (names_a ^ names_b) | set(changed))
+
+
+def _generated_file(path: Path) -> bool:
+    return path.is_file() and "__pycache__" not in path.parts and not path.name.startswith(".")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,103 @@
+"""A bot that misbehaves on purpose, one way per --mode, to test that every fault is recorded.
+
+Modes: hang (Act never answers), exit_mid (exits after 3 decisions), illegal_index, illegal_action, garbage (a reply
+that is not an ActReply), empty (a reply choosing nothing), error (the handler raises), never_start (exits before
+listening), no_listen (never listens), bad_version (handshake with protocol 99), good (plays the first legal action).
+With $BAD_BOT_MARK set, the bot appends what it saw (e.g. "cancelled") to that file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent import futures
+
+import grpc
+
+from arena.botkit import listen_address
+from arena.protocol import bot_pb2, types_pb2
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--mode", required=True)
+parser.add_argument("--listen")
+args = parser.parse_args()
+MODE = args.mode
+MARK = os.environ.get("BAD_BOT_MARK")
+decisions = 0
+lock = threading.Lock()
+
+
+def mark(text: str) -> None:
+    if MARK:
+        with open(MARK, "a") as f:
+            f.write(text + "\n")
+
+
+def hello(request: bot_pb2.HelloRequest, context: grpc.ServicerContext) -> bot_pb2.HelloReply:
+    version = 99 if MODE == "bad_version" else 1
+    return bot_pb2.HelloReply(name=f"bad-{MODE}", version="0", protocol_version=version)
+
+
+def act(request: bot_pb2.ActRequest, context: grpc.ServicerContext):
+    global decisions
+    with lock:
+        decisions += 1
+        count = decisions
+    if MODE == "hang":
+        done = threading.Event()
+        context.add_callback(lambda: (mark("cancelled"), done.set()))
+        done.wait(600)
+        return bot_pb2.ActReply(index=0)
+    if MODE == "exit_mid" and count > 3:
+        os._exit(3)
+    if MODE == "illegal_index":
+        return bot_pb2.ActReply(index=999)
+    if MODE == "illegal_action":
+        return bot_pb2.ActReply(action=types_pb2.Action(kind=types_pb2.ACTION_KIND_PLACE,
+                                                        tile=types_pb2.Tile(low=9, high=9)))
+    if MODE == "garbage":
+        return b"\xff\xff\xff\x07garbage"
+    if MODE == "empty":
+        return bot_pb2.ActReply()
+    if MODE == "error":
+        raise RuntimeError("the bot's policy blew up")
+    return bot_pb2.ActReply(index=0)
+
+
+def notify(request: bot_pb2.Notification, context: grpc.ServicerContext) -> bot_pb2.NotifyReply:
+    return bot_pb2.NotifyReply()
+
+
+def serialize_reply(reply) -> bytes:
+    return reply if isinstance(reply, bytes) else reply.SerializeToString()
+
+
+def main() -> None:
+    if MODE == "never_start":
+        print("bad bot: refusing to start", file=sys.stderr, flush=True)
+        sys.exit(4)
+    if MODE == "no_listen":
+        time.sleep(600)
+    handlers = {
+        "Hello": grpc.unary_unary_rpc_method_handler(
+            hello, bot_pb2.HelloRequest.FromString, bot_pb2.HelloReply.SerializeToString),
+        "Act": grpc.unary_unary_rpc_method_handler(act, bot_pb2.ActRequest.FromString, serialize_reply),
+        "Notify": grpc.unary_unary_rpc_method_handler(
+            notify, bot_pb2.Notification.FromString, bot_pb2.NotifyReply.SerializeToString),
+    }
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("dominoes.v1.Bot", handlers),))
+    server.add_insecure_port(listen_address(["--listen", args.listen] if args.listen else []))
+    server.start()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    stop.wait()
+    server.stop(grace=0.5).wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""The referee with real bot processes over real gRPC (Unix sockets): good bots play to the end, and every way a
+bot can fail becomes the right recorded fault while the match ends, the arena goes on, and no process is left."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.players import RandomPlayer
+from arena.players.base import LocalPlayer
+from arena.players.faults import FaultKind
+from arena.players.process import BotProcess, BotSpec
+from arena.referee import TimeControl, play_match
+from arena.rules import DRAW, Kind, new_game
+
+ROOT = Path(__file__).resolve().parents[1]
+BAD_BOT = str(ROOT / "tests" / "bots" / "bad_bot.py")
+RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
+
+
+def bad(mode: str, **env: str) -> BotSpec:
+    return BotSpec(name=f"bad-{mode}", command=(sys.executable, BAD_BOT, "--mode", mode), env=env)
+
+
+def assert_gone(pid: int) -> None:
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+async def faulty_match(mode: str, tmp_path: Path, move_ms: int = 2000, **env: str):
+    """Seat 0 is the bad bot, seat 1 the built-in random player; returns the record and the bot's pid."""
+    process = BotProcess(bad(mode, **env), tmp_path, startup_s=15)
+    pid = None
+    try:
+        bot = await process.ensure_running()
+        pid = process._process.pid  # type: ignore[union-attr]
+        game = new_game("draw", 2)
+        record = await play_match(game, [bot, LocalPlayer(RandomPlayer(1))], seed=5, match_id=f"m-{mode}",
+                                  time_control=TimeControl(move_ms=move_ms))
+    finally:
+        await process.stop()
+    assert pid is not None
+    assert_gone(pid)
+    return record
+
+
+@pytest.mark.parametrize(
+    "mode, kind, text",
+    [
+        ("illegal_index", FaultKind.ILLEGAL_ACTION, "chose index 999 of"),
+        ("illegal_action", FaultKind.ILLEGAL_ACTION, "chose "),
+        ("garbage", FaultKind.MALFORMED_REPLY, "the reply is not an ActReply"),
+        ("empty", FaultKind.MALFORMED_REPLY, "the reply sets neither index nor action"),
+        ("error", FaultKind.BOT_ERROR, "UNKNOWN"),
+        ("exit_mid", FaultKind.CRASHED, "unreachable or crashed"),
+    ],
+)
+async def test_a_misbehaving_bot_is_a_recorded_fault_and_forfeits(mode, kind, text, tmp_path: Path) -> None:
+    record = await faulty_match(mode, tmp_path)
+    assert len(record.faults) == 1
+    fault = record.faults[0]
+    assert fault.kind is kind and fault.seat == 0
+    assert text in fault.message
+    assert record.result is not None and record.result.winner == 1 and record.result.ranking == (1, 0)
+    if mode == "exit_mid":
+        assert fault.move_number >= 3
+
+
+async def test_a_hanging_bot_times_out_and_sees_cancelled(tmp_path: Path) -> None:
+    mark = tmp_path / "mark.txt"
+    with trio.fail_after(30):
+        record = await faulty_match("hang", tmp_path, move_ms=300, BAD_BOT_MARK=str(mark))
+    fault = record.faults[0]
+    assert fault.kind is FaultKind.TIMEOUT and fault.seat == 0
+    assert "no reply within 550 ms" in fault.message
+    assert mark.read_text().split() == ["cancelled"]
+
+
+async def test_cancelling_a_game_cancels_the_call_and_the_bot_sees_it(tmp_path: Path) -> None:
+    mark = tmp_path / "mark.txt"
+    process = BotProcess(bad("hang", BAD_BOT_MARK=str(mark)), tmp_path, startup_s=15)
+    try:
+        bot = await process.ensure_running()
+        game = new_game("block", 2)
+        with trio.move_on_after(1.0) as scope:
+            await play_match(game, [bot, LocalPlayer(RandomPlayer(1))], seed=3, match_id="cancel",
+                             time_control=TimeControl(move_ms=60_000))
+        assert scope.cancelled_caught
+        with trio.fail_after(10):
+            while not mark.exists():
+                await trio.sleep(0.02)
+    finally:
+        await process.stop()
+    assert mark.read_text().split() == ["cancelled"]
+
+
+@pytest.mark.parametrize(
+    "mode, startup, text",
+    [
+        ("never_start", 15, "exited with status 4 before the handshake; its last output: "),
+        ("no_listen", 1.5, "no handshake at unix:"),
+        ("bad_version", 15, "expected protocol version 1, got 99"),
+    ],
+)
+async def test_a_bot_that_does_not_start_properly_is_a_start_fault(mode, startup, text, tmp_path: Path) -> None:
+    from arena.players.faults import BotFailure
+
+    process = BotProcess(bad(mode), tmp_path, startup_s=startup)
+    with pytest.raises(BotFailure) as failure:
+        await process.ensure_running()
+    expected = FaultKind.HANDSHAKE_FAILED if mode == "bad_version" else FaultKind.START_FAILED
+    assert failure.value.kind is expected
+    assert text in str(failure.value)
+    if mode == "never_start":
+        assert "refusing to start" in str(failure.value)
+    assert process._process is None
+
+
+async def test_a_missing_command_is_a_start_fault(tmp_path: Path) -> None:
+    from arena.players.faults import BotFailure
+
+    process = BotProcess(BotSpec("nobody", command=("/nonexistent/bot",)), tmp_path)
+    with pytest.raises(BotFailure, match="cannot run '/nonexistent/bot'"):
+        await process.ensure_running()
+
+
+async def test_a_crashed_bot_is_restarted_for_the_next_game(tmp_path: Path) -> None:
+    process = BotProcess(bad("exit_mid"), tmp_path, startup_s=15)
+    try:
+        game = new_game("draw", 2)
+        for match in range(2):
+            bot = await process.ensure_running()
+            record = await play_match(game, [bot, LocalPlayer(RandomPlayer(1))], seed=match, match_id=f"r{match}")
+            assert record.faults[0].kind is FaultKind.CRASHED
+        assert process.starts == 2
+        log = process.log_path.read_text()
+        assert log.count("--- start") == 2
+    finally:
+        await process.stop()
+
+
+async def test_python_bots_play_a_whole_match_with_a_complete_record(tmp_path: Path) -> None:
+    processes = [BotProcess(BotSpec(f"py{i}", command=(sys.executable, RANDOM_BOT)), tmp_path) for i in range(3)]
+    try:
+        bots = [await p.ensure_running() for p in processes]
+        game = new_game("draw", 3)
+        record = await play_match(game, bots, seed=9, match_id="full", time_control=TimeControl(move_ms=5000))
+    finally:
+        for p in processes:
+            await p.stop()
+    assert record.faults == []
+    assert record.result is not None and max(record.result.scores) >= 61
+    # The record replays exactly through the rules engine.
+    match = game.new_match(9)
+    for index, rnd in enumerate(record.rounds):
+        assert match.round.deal == rnd.deal
+        for move in rnd.moves:
+            assert match.turn == move.seat
+            match.apply(DRAW if move.action.kind == Kind.DRAW else move.action)
+        assert match.round.result() == rnd.result
+        if index + 1 < len(record.rounds):
+            match.next_round()
+    assert match.result() == record.result
+    assert all(m.think_ms >= 0 for r in record.rounds for m in r.moves)
