@@ -46,3 +46,115 @@ def bench_engine(variant: str, players: int | None, seconds: float, seed: int = 
         "placements_per_s": round(placements / elapsed, 1),
         "us_per_move": round(elapsed / moves * 1e6, 3),
     }
+
+
+# --- arena bench protocol ----------------------------------------------------------------------------------------
+
+
+def typical_act_request() -> Any:
+    """A mid-game Draw decision request, the size a bot usually receives."""
+    from .protocol import bot_pb2
+    from .protocol.convert import observation_pb, options_pb
+
+    game = new_game("draw", 2)
+    match = game.new_match(seed=3)
+    rng = random.Random(3)
+    for _ in range(8):
+        actions = match.legal_actions()
+        match.apply(actions[rng.randrange(len(actions))])
+    seat = match.turn
+    return bot_pb2.ActRequest(match_id="bench", variant=game.name, options=options_pb(game.options), seat=seat,
+                              observation=observation_pb(match.observation(seat), game.side_of))
+
+
+async def ping_pong(client: Any, concurrency: int, seconds: float) -> dict[str, Any]:
+    """Act calls with one fixed request, as fast as the bot answers, ``concurrency`` in flight."""
+    import trio
+
+    from .players.grpc_trio import await_call
+
+    request = typical_act_request()
+    calls = 0
+    deadline = time.perf_counter() + seconds
+
+    async def loop() -> None:
+        nonlocal calls
+        while time.perf_counter() < deadline:
+            await await_call(client._stub.Act.future(request, timeout=10))
+            calls += 1
+
+    started = time.perf_counter()
+    async with trio.open_nursery() as nursery:
+        for _ in range(concurrency):
+            nursery.start_soon(loop)
+    elapsed = time.perf_counter() - started
+    return {"concurrency": concurrency, "calls": calls, "calls_per_s": round(calls / elapsed, 1)}
+
+
+async def referee_rate(client: Any, concurrency: int, seconds: float) -> dict[str, Any]:
+    """Whole Draw matches through the referee, the bot at seat 0 against the in-process random player."""
+    import trio
+
+    from .players import RandomPlayer
+    from .players.base import Decision, DecisionRequest, LocalPlayer
+    from .referee import TimeControl, play_match
+
+    decisions = 0
+
+    class Counted:
+        name = client.name
+
+        async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
+            nonlocal decisions
+            decision = await client.act(request, timeout_s)
+            decisions += 1
+            return decision
+
+        async def round_ended(self, *args: Any) -> None:
+            return None
+
+        async def match_ended(self, *args: Any) -> None:
+            return None
+
+    game = new_game("draw", 2)
+    deadline = time.perf_counter() + seconds
+    matches = 0
+
+    async def loop(worker: int) -> None:
+        nonlocal matches
+        n = 0
+        while time.perf_counter() < deadline:
+            await play_match(game, [Counted(), LocalPlayer(RandomPlayer(worker))], seed=f"{worker}/{n}",
+                             match_id=f"bench-{worker}-{n}", time_control=TimeControl(move_ms=10_000))
+            n += 1
+            matches += 1
+
+    started = time.perf_counter()
+    async with trio.open_nursery() as nursery:
+        for worker in range(concurrency):
+            nursery.start_soon(loop, worker)
+    elapsed = time.perf_counter() - started
+    return {"concurrency": concurrency, "matches": matches, "decisions": decisions,
+            "decisions_per_s": round(decisions / elapsed, 1)}
+
+
+async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: list[int]) -> dict[str, Any]:
+    """Referee decisions/s next to plain ping-pong against the same bot process, in one run."""
+    import tempfile
+    from pathlib import Path
+
+    from .players.process import BotProcess, BotSpec
+
+    process = BotProcess(BotSpec("bench-bot", command=tuple(bot_command)), Path(tempfile.mkdtemp(prefix="arena-")))
+    results = []
+    try:
+        client = await process.ensure_running()
+        for concurrency in concurrencies:
+            pong = await ping_pong(client, concurrency, seconds)
+            ref = await referee_rate(client, concurrency, seconds)
+            results.append({"concurrency": concurrency, "ping_pong_calls_per_s": pong["calls_per_s"],
+                            "referee_decisions_per_s": ref["decisions_per_s"], "matches": ref["matches"],
+                            "ratio": round(ref["decisions_per_s"] / pong["calls_per_s"], 3)})
+    finally:
+        await process.stop()
+    return {"bot": " ".join(bot_command), "seconds_each": seconds, "results": results}

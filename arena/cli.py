@@ -170,6 +170,19 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_protocol(args: argparse.Namespace) -> int:
+    import shlex
+
+    import trio
+
+    from .benchmarks import bench_protocol
+
+    command = shlex.split(args.bot) if args.bot else [sys.executable, "bots/python/random_bot.py"]
+    concurrencies = [int(c) for c in args.concurrency.split(",")]
+    print(json.dumps(trio.run(bench_protocol, command, args.seconds, concurrencies), indent=2))
+    return 0
+
+
 # --- the parser ----------------------------------------------------------------------------------------------
 
 
@@ -213,6 +226,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seconds", type=float, default=5.0)
     b.add_argument("--seed", type=int, default=1)
     b.set_defaults(func=cmd_bench_engine)
+    b = bench.add_parser("protocol", help="referee decisions/s against a bot next to plain gRPC ping-pong (JSON)")
+    b.add_argument("--bot", help="the bot command (default: the random Python bot)")
+    b.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
+    b.add_argument("--concurrency", default="1,16", help="comma-separated concurrent matches (default 1,16)")
+    b.set_defaults(func=cmd_bench_protocol)
     return parser
 
 

@@ -85,16 +85,7 @@ class RemoteBot:
         return self.hello is None or not self.hello.variants or variant in self.hello.variants
 
     async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
-        game = request.game
-        message = bot_pb2.ActRequest(
-            match_id=request.match_id,
-            variant=game.name,
-            options=options_pb(game.options),
-            seat=request.seat,
-            observation=observation_pb(request.observation, game.side_of),
-            time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms),
-            move_number=request.move_number,
-        )
+        message = act_request_pb(request)
         started = time.perf_counter()
         try:
             reply = await await_call(self._stub.Act.future(message, timeout=timeout_s))
@@ -133,6 +124,20 @@ class RemoteBot:
             await await_call(self._stub.Notify.future(message, timeout=NOTIFY_TIMEOUT_S))
         except grpc.RpcError:
             pass
+
+
+def act_request_pb(request: DecisionRequest) -> bot_pb2.ActRequest:
+    """The decision request exactly as a bot receives it."""
+    game = request.game
+    return bot_pb2.ActRequest(
+        match_id=request.match_id,
+        variant=game.name,
+        options=options_pb(game.options),
+        seat=request.seat,
+        observation=observation_pb(request.observation, game.side_of),
+        time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms),
+        move_number=request.move_number,
+    )
 
 
 def new_match_id() -> str:

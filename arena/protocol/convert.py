@@ -22,12 +22,16 @@ class ProtocolError(ValueError):
 # --- tiles and actions ---------------------------------------------------------------------------------------
 
 
+_TILES = tuple(pb.Tile(low=LOW[t], high=HIGH[t]) for t in range(len(LOW)))
+"""One message per tile, built once: messages are copied when placed in another message, so sharing is safe."""
+
+
 def tile_pb(tile: int) -> pb.Tile:
-    return pb.Tile(low=LOW[tile], high=HIGH[tile])
+    return _TILES[tile]
 
 
 def tiles_pb(tiles: Iterable[int]) -> list[pb.Tile]:
-    return [pb.Tile(low=LOW[t], high=HIGH[t]) for t in tiles]
+    return [_TILES[t] for t in tiles]
 
 
 def tile_from_pb(message: pb.Tile) -> int:
@@ -54,7 +58,18 @@ def train_from_pb(message: pb.TrainRef) -> int:
     raise ProtocolError(f"expected a train kind among NONE, PERSONAL, MEXICAN, got {message.kind}")
 
 
+_ACTIONS: dict[Action, pb.Action] = {}
+
+
 def action_pb(action: Action) -> pb.Action:
+    """The message of an action; built once per distinct action (they are few) and never mutated."""
+    message = _ACTIONS.get(action)
+    if message is None:
+        message = _ACTIONS[action] = _build_action_pb(action)
+    return message
+
+
+def _build_action_pb(action: Action) -> pb.Action:
     message = pb.Action(kind=int(action.kind), text=str(action))
     if action.tile != NO_TILE:
         message.tile.CopyFrom(tile_pb(action.tile))
@@ -127,12 +142,23 @@ def layout_pb(view: Any) -> pb.Layout:
             layout.open_ends.append(_open_end_pb(train.end, train.train))
             for c in train.connections:
                 layout.connections.append(_connection_pb(c, train.train))
-        for tile, train in view.open_doubles:
+        for train, tile in view.open_doubles:
             layout.open_doubles.append(pb.OpenDouble(tile=tile_pb(tile), train=train_pb(train)))
     return layout
 
 
+_CONNECTIONS: dict[tuple[Any, int], pb.Connection] = {}
+
+
 def _connection_pb(c: Any, train: int) -> pb.Connection:
+    key = (c, train)
+    message = _CONNECTIONS.get(key)
+    if message is None:
+        message = _CONNECTIONS[key] = _build_connection_pb(c, train)
+    return message
+
+
+def _build_connection_pb(c: Any, train: int) -> pb.Connection:
     message = pb.Connection(target=tile_pb(c.target), target_point=int(c.target_point), tile=tile_pb(c.tile),
                             tile_point=int(c.tile_point))
     if train != NO_TRAIN:
