@@ -115,3 +115,30 @@ def serve(policy: Policy, *, name: str, argv: Sequence[str] | None = None, **hel
         signal.signal(sig, lambda *_: stop.set())
     stop.wait()
     server.stop(grace=1).wait()
+
+
+def all_fives_score(observation: types_pb2.Observation, action: types_pb2.Action) -> int:
+    """What placing ``action`` would score at once in All Fives: the layout count if it is a multiple of five.
+
+    Rebuilds the public layout from the history with the arena's own rules engine, so it is exact.
+    """
+    from .protocol.convert import action_from_pb
+    from .rules.actions import NO_TILE
+    from .rules.all_fives import points_in_play
+    from .rules.spinner import Spinner
+
+    layout = Spinner()
+    for event in observation.history:
+        if is_placement(event.action):
+            _place(layout, action_from_pb(event.action), NO_TILE)
+    if not is_placement(action):
+        return 0
+    _place(layout, action_from_pb(action), NO_TILE)
+    return points_in_play(layout.count())
+
+
+def _place(layout: Any, action: Any, no_tile: int) -> None:
+    if action.target == no_tile:
+        layout.lead(action.tile)
+    else:
+        layout.place(action.tile, action.target, action.point)

@@ -22,7 +22,7 @@ EXIT_USAGE = 2
 
 def make_console() -> Console:
     """A console that keeps tables readable when output goes to a file or a pipe (no terminal width)."""
-    console = make_console()
+    console = Console()
     return console if console.is_terminal else Console(width=120)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
+import weakref
 from typing import Any
 
 import grpc
@@ -126,13 +127,24 @@ class RemoteBot:
             pass
 
 
+_OPTIONS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+
+
+def _options_of(game: Any) -> dict:
+    """The options map of a game, converted once per game object."""
+    options = _OPTIONS.get(game)
+    if options is None:
+        options = _OPTIONS[game] = options_pb(game.options)
+    return options
+
+
 def act_request_pb(request: DecisionRequest) -> bot_pb2.ActRequest:
     """The decision request exactly as a bot receives it."""
     game = request.game
     return bot_pb2.ActRequest(
         match_id=request.match_id,
         variant=game.name,
-        options=options_pb(game.options),
+        options=_options_of(game),
         seat=request.seat,
         observation=observation_pb(request.observation, game.side_of),
         time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms),

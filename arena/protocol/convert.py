@@ -69,6 +69,18 @@ def action_pb(action: Action) -> pb.Action:
     return message
 
 
+_EVENTS: dict[tuple[int, Action], pb.Event] = {}
+
+
+def event_pb(seat: int, action: Action) -> pb.Event:
+    """The history entry message, built once per (seat, action) and never mutated."""
+    key = (seat, action)
+    message = _EVENTS.get(key)
+    if message is None:
+        message = _EVENTS[key] = pb.Event(seat=seat, action=action_pb(action))
+    return message
+
+
 def _build_action_pb(action: Action) -> pb.Action:
     message = pb.Action(kind=int(action.kind), text=str(action))
     if action.tile != NO_TILE:
@@ -183,7 +195,7 @@ def observation_pb(obs: Observation, side_of_seat: Iterable[int]) -> pb.Observat
         leader=obs.leader,
         hand=tiles_pb(obs.hand),
         layout=layout_pb(obs.layout),
-        history=[pb.Event(seat=s, action=action_pb(a)) for s, a in obs.history],
+        history=[event_pb(s, a) for s, a in obs.history],
         hand_counts=list(obs.hand_counts),
         boneyard_count=obs.boneyard_count,
         scores=list(obs.scores),

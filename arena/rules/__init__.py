@@ -17,6 +17,8 @@ Public API (see README, "The rules engine in Python")::
 from . import draw as _draw  # noqa: F401  isort: skip
 from . import block as _block  # noqa: F401  isort: skip
 from . import la_plaza as _la_plaza  # noqa: F401  isort: skip
+from . import all_fives as _all_fives  # noqa: F401  isort: skip
+from . import mexican_train as _mexican_train  # noqa: F401  isort: skip
 from .actions import DRAW as DRAW
 from .actions import MEXICAN_TRAIN as MEXICAN_TRAIN
 from .actions import NO_TILE as NO_TILE
