@@ -9,12 +9,13 @@ from typing import Any
 from .rules import new_game
 
 
-def bench_engine(variant: str, players: int | None, seconds: float, seed: int = 1) -> dict[str, Any]:
+def bench_engine(variant: str, players: int | None, seconds: float, seed: int = 1,
+                 options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Random playouts of whole hands: deal from a seed, then uniformly random legal actions to the end.
 
     ``moves`` counts every applied action (placements, draws, passes); ``placements`` only tiles put down.
     """
-    game = new_game(variant, players)
+    game = new_game(variant, players, options)
     rng = random.Random(seed)
     rand = rng.random
     hands = moves = placements = 0
@@ -37,6 +38,7 @@ def bench_engine(variant: str, players: int | None, seconds: float, seed: int = 
     return {
         "variant": variant,
         "players": game.players,
+        "options": game.options,
         "seconds": round(elapsed, 3),
         "hands": hands,
         "moves": moves,

@@ -166,7 +166,7 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
 def cmd_bench_engine(args: argparse.Namespace) -> int:
     from .benchmarks import bench_engine
 
-    print(json.dumps(bench_engine(args.variant, args.players, args.seconds, args.seed)))
+    print(json.dumps(bench_engine(args.variant, args.players, args.seconds, args.seed, options_from(args))))
     return 0
 
 
@@ -222,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks that print numbers")
     bench = p.add_subparsers(dest="bench", required=True, metavar="WHAT")
     b = bench.add_parser("engine", help="random-playout hands/s and moves/s of the rules engine (JSON)")
-    add_game_arguments(b, options=False)
+    add_game_arguments(b)
     b.add_argument("--seconds", type=float, default=5.0)
     b.add_argument("--seed", type=int, default=1)
     b.set_defaults(func=cmd_bench_engine)

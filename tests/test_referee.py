@@ -166,3 +166,16 @@ async def test_python_bots_play_a_whole_match_with_a_complete_record(tmp_path: P
             match.next_round()
     assert match.result() == record.result
     assert all(m.think_ms >= 0 for r in record.rounds for m in r.moves)
+
+
+def test_forfeit_ranks_the_faulting_side_last_and_respects_lowest_wins() -> None:
+    from arena.referee import forfeit_result
+
+    draw = new_game("draw", 3)
+    result = forfeit_result(draw, (40, 10, 30), {0}, 2)
+    assert (result.winner, result.ranking) == (2, (2, 1, 0))
+    mexican = new_game("mexican_train", 3)
+    result = forfeit_result(mexican, (40, 10, 30), {1}, 2)
+    assert (result.winner, result.ranking) == (2, (2, 0, 1))
+    tied = forfeit_result(draw, (30, 0, 30), {1}, 2)
+    assert tied.winner is None and tied.ranking == (0, 2, 1)

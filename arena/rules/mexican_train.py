@@ -197,7 +197,7 @@ class MexicanTrainRound(RoundState):
         layout.extend(index, tile)
         if index == seat:
             layout.marks &= ~(1 << seat)
-        self.history.append((seat, action))
+        self._record(seat, action)
         self.passes = 0
         self.last_placer = seat
         if self.counts[seat] == 0:
@@ -222,12 +222,12 @@ class MexicanTrainRound(RoundState):
         tile = self.boneyard.pop()
         self.hands[seat] |= 1 << tile
         self.counts[seat] += 1
-        self.history.append((seat, Action(Kind.DRAW, tile)))
+        self._record(seat, Action(Kind.DRAW, tile))
         self.drawn = tile
 
     def _pass(self) -> None:
         seat = self.turn
-        self.history.append((seat, PASS))
+        self._record(seat, PASS)
         if self.run and not self.doubles:
             self._end_turn()
             return
@@ -263,6 +263,7 @@ class MexicanTrainGame(Game):
     round_class = MexicanTrainRound
     drawing = True
     voluntary_draw = False
+    higher_scores_win = False
 
     def configure(self) -> None:
         options = self.options
@@ -344,4 +345,4 @@ class MexicanTrainGame(Game):
         """After the last round, the lowest total wins; a tie for lowest is a drawn match."""
         if rounds < self.rounds:
             return None
-        return best_or_draw(scores, rounds, higher_is_better=False)
+        return best_or_draw(scores, rounds, higher_is_better=self.higher_scores_win)

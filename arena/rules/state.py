@@ -56,7 +56,7 @@ class RoundState:
     __slots__ = (
         "game", "deal", "round_index", "hands", "counts", "boneyard", "layout", "turn", "history",
         "passes", "last_placer", "out_seat", "capicu", "start_scores", "play_points", "_legal", "_result",
-        "_lead_tile",
+        "_lead_tile", "_public",
     )
 
     def __init__(self, game: "Game", deal: Deal, scores: Sequence[int] | None = None, round_index: int = 0) -> None:
@@ -70,6 +70,8 @@ class RoundState:
         self.layout = game.new_layout(deal)
         self.turn = deal.leader
         self.history: list[tuple[int, Action]] = []
+        self._public: list[list[tuple[int, Action]]] = [[] for _ in range(game.players)]
+        """Each seat's view of the history, kept as play goes (a draw's tile only in the drawer's)."""
         self.passes = 0
         self.last_placer: int | None = None
         self.out_seat: int | None = None
@@ -125,6 +127,7 @@ class RoundState:
         other.boneyard = self.boneyard.copy()
         other.layout = self.layout.copy()
         other.history = self.history.copy()
+        other._public = [view.copy() for view in self._public]
         other.play_points = self.play_points.copy()
         other._legal = None
         self._clone_extra(other)
@@ -136,9 +139,7 @@ class RoundState:
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know: own hand, the public layout and history, counts, scores, own legal actions."""
-        history = tuple(
-            (s, DRAW) if a.kind == Kind.DRAW and s != seat else (s, a) for s, a in self.history
-        )
+        history = tuple(self._public[seat])
         legal = tuple(self.legal_actions()) if self.turn == seat else ()
         return Observation(
             variant=self.game.name,
@@ -204,7 +205,7 @@ class RoundState:
             self._lead_tile = None
         else:
             self.layout.place(tile, action.target, action.point)
-        self.history.append((seat, action))
+        self._record(seat, action)
         self.passes = 0
         self.last_placer = seat
         self._after_place(seat, action)
@@ -220,11 +221,11 @@ class RoundState:
         tile = self.boneyard.pop()
         self.hands[seat] |= 1 << tile
         self.counts[seat] += 1
-        self.history.append((seat, Action(Kind.DRAW, tile)))
+        self._record(seat, Action(Kind.DRAW, tile))
         self.passes = 0
 
     def _pass(self) -> None:
-        self.history.append((self.turn, PASS))
+        self._record(self.turn, PASS)
         self.passes += 1
         if self.passes >= self.game.players:
             self._finish(Ending.BLOCK)
@@ -235,6 +236,18 @@ class RoundState:
         self._result = self.game.score_round(self, ending)
         self.turn = -1
         self._legal = []
+
+    def _record(self, seat: int, action: Action) -> None:
+        """Append to the full history and to every seat's view of it (others see a draw without its tile)."""
+        self.history.append((seat, action))
+        entry = (seat, action)
+        if action.kind == Kind.DRAW:
+            hidden = (seat, DRAW)
+            for viewer, view in enumerate(self._public):
+                view.append(entry if viewer == seat else hidden)
+        else:
+            for view in self._public:
+                view.append(entry)
 
     # --- hooks for variants ------------------------------------------------------------------------------
 
