@@ -160,6 +160,32 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+# --- arena run ------------------------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import trio
+
+    from .tournament.runner import print_summary, run_tournament
+    from .tournament.spec import load_spec
+
+    spec = load_spec(args.file)
+    if args.concurrency is not None and args.concurrency < 1:
+        raise RulesError(f"--concurrency must be at least 1, got {args.concurrency}")
+    run = Path(args.out or spec.output)
+    console = make_console()
+    if spec.skipped:
+        console.print(f"note: skipping {', '.join(spec.skipped)} (program not installed)")
+    summary = trio.run(lambda: run_tournament(spec, Path(args.file).read_text(), run, resume=args.resume,
+                                              concurrency=args.concurrency, console=console))
+    if summary.dropped_bytes:
+        console.print(f"resume: dropped a torn last record line ({summary.dropped_bytes} bytes)")
+    if summary.resumed_from:
+        console.print(f"resume: {summary.resumed_from} games were already recorded; played {summary.played_now}")
+    print_summary(summary, console, f"{spec.name}: {spec.variant}, {summary.total} games")
+    return 0
+
+
 # --- arena bench ---------------------------------------------------------------------------------------------
 
 
@@ -218,6 +244,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_time_arguments(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ... to start the bot")
     p.set_defaults(func=cmd_check_bot)
+
+    p = sub.add_parser("run", help="run a tournament file (round robin, records, standings)")
+    p.add_argument("file", help="a tournament file (TOML), e.g. tournaments/demo.toml")
+    p.add_argument("--out", help="the run folder (default: the file's 'output')")
+    p.add_argument("--concurrency", type=int, help="games at once (default: the file's 'concurrency')")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in the same folder")
+    p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("bench", help="benchmarks that print numbers")
     bench = p.add_subparsers(dest="bench", required=True, metavar="WHAT")

@@ -12,7 +12,7 @@ from .players.faults import BotFailure, Fault
 from .players.process import BotProcess
 from .players.remote import new_match_id
 from .players.specs import seat_players
-from .referee import MatchRecord, TimeControl, forfeit_result, play_match
+from .referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from .rules import Game
 from .rules.tiles import NAMES
 
@@ -45,9 +45,7 @@ async def play_once(game: Game, bots: Sequence[str], seed: int | str, time_contr
         ready, faults = await start_all(players)
         if faults:
             names = tuple(getattr(p, "name", "?") for p in players)
-            record = MatchRecord(match_id, game.name, game.players, dict(game.options), seed, names, faults=faults)
-            record.result = forfeit_result(game, (0,) * game.num_sides, {game.side_of[f.seat] for f in faults}, 0)
-            return record
+            return forfeit_before_start(game, names, faults, seed=seed, match_id=match_id)
         return await play_match(game, ready, seed=seed, match_id=match_id, time_control=time_control)
     finally:
         with trio.CancelScope(shield=True):

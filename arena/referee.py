@@ -92,6 +92,15 @@ def forfeit_result(game: Game, scores: tuple[int, ...], faulting_sides: set[int]
     return MatchResult(tuple(scores), winner, order, rounds)
 
 
+def forfeit_before_start(game: Game, seats: tuple[str, ...], faults: list[Fault], *, seed: int | str,
+                         match_id: str) -> MatchRecord:
+    """The record of a match that could not start because some seat's bot did not come up."""
+    record = MatchRecord(match_id, game.name, game.players, dict(game.options), seed, seats, faults=list(faults),
+                         started_at=time.time())
+    record.result = forfeit_result(game, (0,) * game.num_sides, {game.side_of[f.seat] for f in faults}, 0)
+    return record
+
+
 async def play_match(
     game: Game,
     players: Sequence[SeatPlayer],

@@ -384,7 +384,7 @@ def test_first_turn_train_off_allows_one_tile_per_turn() -> None:
         (9, {"set": 12}, "option 'set' of variant 'mexican_train' must be one of 15, 18 with 9 players, got 12"),
         (2, {"set": 15}, "must be one of 9, 12 with 2 players, got 15"),
         (8, {"hand_size": 12}, "option 'hand_size' of variant 'mexican_train' must be between 1 and 11 with 8 "
-                               "players and the double-12 set (91 tiles), got 12"),
+                               "players and the double-12 set (91 tiles) and 1 tile kept out of the deal, got 12"),
         (4, {"hand_size": 0}, "option 'hand_size' of variant 'mexican_train' must be an integer >= 1, got 0"),
         (4, {"satisfy_order": "random"}, "option 'satisfy_order' of variant 'mexican_train' must be one of "
                                          "placed, reverse, got 'random'"),

@@ -25,6 +25,10 @@ from arena.rules import VARIANTS, OptionError, new_game
         ("draw", 2, {"next_leader": "loser"}, "option 'next_leader' of variant 'draw' must be one of rotate, winner"),
         ("draw", 2, {"target": "100"}, "must be an integer >= 1, got '100'"),
         ("draw", 2, {"voluntary_draw": 1}, "must be true or false, got 1"),
+        ("draw", 2, {"protected_tiles": 30}, "option 'protected_tiles' of variant 'draw' must be between 0 and 26 "
+                                             "with 2 players (each needs a tile), got 30"),
+        ("draw", 4, {"protected_tiles": 5}, "option 'hand_size' of variant 'draw' must be between 1 and 5 with 4 "
+                                            "players and the double-6 set (28 tiles) and 5 tiles kept out of the deal"),
     ],
 )
 def test_bad_settings_give_one_clear_message(name: str, players: int, options: dict, message: str) -> None:

@@ -98,7 +98,7 @@ class BotProcess:
         self._log = self._open_log()
         try:
             self._process = await trio.lowlevel.open_process(
-                list(self.spec.command), env=env, cwd=self.spec.cwd, stdin=subprocess.DEVNULL,
+                _dies_with_arena(list(self.spec.command)), env=env, cwd=self.spec.cwd, stdin=subprocess.DEVNULL,
                 stdout=self._log, stderr=self._log,
                 start_new_session=True,
             )
@@ -178,6 +178,17 @@ class BotProcess:
         if self._socket_dir is not None:
             shutil.rmtree(self._socket_dir, ignore_errors=True)
             self._socket_dir = None
+
+
+SETPRIV = shutil.which("setpriv")
+
+
+def _dies_with_arena(command: list[str]) -> list[str]:
+    """Run the bot under ``setpriv --pdeathsig KILL`` (Linux util-linux) so that it dies with the arena even when
+    the arena is killed with SIGKILL and cannot stop it; the bot's own program is exec'd, nothing else changes."""
+    if SETPRIV is None or shutil.which(command[0]) is None:
+        return command
+    return [SETPRIV, "--pdeathsig", "KILL", "--", *command]
 
 
 def _signal_group(process: trio.Process, sig: int) -> None:

@@ -20,6 +20,7 @@ if str(_GENERATED) not in sys.path:
 
 from dominoes.v1 import bot_pb2 as bot_pb2  # noqa: E402
 from dominoes.v1 import bot_pb2_grpc as bot_pb2_grpc  # noqa: E402
+from dominoes.v1 import tournament_pb2 as tournament_pb2  # noqa: E402
 from dominoes.v1 import types_pb2 as types_pb2  # noqa: E402
 
 PROTOCOL_VERSION = 1

@@ -13,11 +13,13 @@ Seed 003 describes a stricter Draw (draw only when unable to place, no protected
 from __future__ import annotations
 
 from .deal import Deal
+from .errors import OptionError
 from .game import Game, target_option
 from .options import Option
 from .registry import register
 from .results import RoundResult
 from .scoring import opponents_minus_own
+from .tiles import set_size
 
 
 @register
@@ -41,6 +43,12 @@ class DrawGame(Game):
         self.hand_size = self.options["hand_size"]
         self.protected_tiles = self.options["protected_tiles"]
         self.voluntary_draw = self.options["voluntary_draw"]  # type: ignore[misc]
+        most = set_size(self.double) - self.players
+        if self.protected_tiles > most:
+            raise OptionError(
+                f"option 'protected_tiles' of variant 'draw' must be between 0 and {most} with {self.players} players "
+                f"(each needs a tile), got {self.protected_tiles}"
+            )
         self.check_hand_size(reserve=self.protected_tiles)
 
     def next_leader(self, previous: Deal, result: RoundResult) -> int:

@@ -63,9 +63,10 @@ class Game:
         tiles = set_size(self.double)
         largest = (tiles - reserve) // self.players
         if not 1 <= self.hand_size <= largest:
+            kept = f" and {reserve} {'tile' if reserve == 1 else 'tiles'} kept out of the deal" if reserve else ""
             raise OptionError(
                 f"option 'hand_size' of variant {self.name!r} must be between 1 and {largest} with "
-                f"{self.players} players and the double-{self.double} set ({tiles} tiles), got {self.hand_size}"
+                f"{self.players} players and the double-{self.double} set ({tiles} tiles){kept}, got {self.hand_size}"
             )
 
     def __repr__(self) -> str:

@@ -1,0 +1,1 @@
+"""Game records: the format (protobuf GameRecord as one JSON line), the durable writer, the tolerant reader."""

@@ -1,0 +1,88 @@
+"""A referee's :class:`~arena.referee.MatchRecord` as the protocol's ``GameRecord``, and back to engine values.
+
+One JSON line per game (protobuf's JSON mapping, compact), so records are readable by any language and by ``jq``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from google.protobuf import json_format
+
+from ..protocol import tournament_pb2 as tpb
+from ..protocol import types_pb2 as pb
+from ..protocol.convert import (
+    action_from_pb, action_pb, match_result_pb, options_pb, round_result_pb, tile_from_pb, tile_pb, tiles_pb,
+)
+from ..referee import MatchRecord
+from ..rules import Deal
+
+RECORD_VERSION = 1
+
+
+def deal_pb(deal: Deal) -> tpb.DealRecord:
+    message = tpb.DealRecord(hands=[pb.Hand(tiles=tiles_pb(h)) for h in deal.hands], boneyard=tiles_pb(deal.boneyard),
+                             leader=deal.leader)
+    if deal.lead_tile is not None:
+        message.lead_tile.CopyFrom(tile_pb(deal.lead_tile))
+    if deal.engine is not None:
+        message.engine.CopyFrom(tile_pb(deal.engine))
+    for seat, tile in deal.lot:
+        message.lot.append(pb.Event(seat=seat, action=pb.Action(tile=tile_pb(tile))))
+    return message
+
+
+def deal_from_pb(message: tpb.DealRecord) -> Deal:
+    return Deal(
+        hands=tuple(tuple(tile_from_pb(t) for t in h.tiles) for h in message.hands),
+        boneyard=tuple(tile_from_pb(t) for t in message.boneyard),
+        leader=message.leader,
+        lead_tile=tile_from_pb(message.lead_tile) if message.HasField("lead_tile") else None,
+        engine=tile_from_pb(message.engine) if message.HasField("engine") else None,
+        lot=tuple((e.seat, tile_from_pb(e.action.tile)) for e in message.lot),
+    )
+
+
+def game_record_pb(record: MatchRecord, *, index: int, tournament: str, deal_key: str, rotation: int,
+                   side_of: tuple[int, ...]) -> tpb.GameRecord:
+    """The complete record of one game."""
+    message = tpb.GameRecord(
+        record_version=RECORD_VERSION, index=index, match_id=record.match_id, tournament=tournament,
+        variant=record.variant, players=record.players, options=options_pb(record.options), seed=str(record.seed),
+        deal_key=deal_key, rotation=rotation, seats=list(record.seats), side_of_seat=list(side_of),
+        started_at=record.started_at, duration_s=round(record.duration_s, 4),
+    )
+    for number, rnd in enumerate(record.rounds):
+        r = message.rounds.add(deal=deal_pb(rnd.deal))
+        for move in rnd.moves:
+            r.moves.add(seat=move.seat, action=action_pb(move.action), think_ms=move.think_ms, forced=move.forced,
+                        comment=move.comment)
+        if rnd.result is not None:
+            r.result.CopyFrom(round_result_pb(rnd.result, number, rnd.scores_after))
+    if record.result is not None:
+        message.result.CopyFrom(match_result_pb(record.result, by_fault=record.by_fault))
+    for fault in record.faults:
+        message.faults.add(kind=fault.kind.value, seat=fault.seat, move_number=fault.move_number,
+                           message=fault.message)
+    return message
+
+
+def to_json_line(message: tpb.GameRecord) -> str:
+    """One line of JSON, no newline inside."""
+    data = json_format.MessageToDict(message)
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def from_json_line(line: str) -> tpb.GameRecord:
+    """Parse one record line; raises ValueError (json or protobuf) when it is not a GameRecord."""
+    return json_format.Parse(line, tpb.GameRecord())
+
+
+def moves_of(message: tpb.RoundRecord) -> list[tuple[int, Any]]:
+    """(seat, engine action) per move of a recorded round."""
+    return [(m.seat, action_from_pb(m.action)) for m in message.moves]
+
+
+__all__ = ["deal_pb", "deal_from_pb", "game_record_pb", "to_json_line", "from_json_line", "moves_of",
+           "RECORD_VERSION", "tile_pb"]

@@ -1,0 +1,1 @@
+"""Tournaments: schedules, runs, standings and ratings."""

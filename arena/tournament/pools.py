@@ -1,0 +1,78 @@
+"""Each entrant's bot processes: as many as seats it may hold at one table, each serving many concurrent matches.
+
+A process that crashed is restarted for the next game that needs it. An entrant whose bot fails to start several
+times in a row is given up on: its later games are forfeits without waiting for yet another start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..players.faults import BotFailure, FaultKind
+from ..players.process import BotProcess, BotSpec
+from ..players.remote import RemoteBot
+
+GIVE_UP_AFTER = 3
+
+
+class EntrantPool:
+    """The processes of one entrant."""
+
+    def __init__(self, spec: BotSpec, processes: int, log_dir: Path, startup_s: float, variant: str) -> None:
+        self.spec = spec
+        self.variant = variant
+        self.processes = [
+            BotProcess(replace(spec, name=spec.name if processes == 1 else f"{spec.name}.{i}"), log_dir, startup_s)
+            for i in range(processes)
+        ]
+        self._locks = [trio.Lock() for _ in range(processes)]
+        self.failed_starts = 0
+        self.last_failure: BotFailure | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    async def client(self, occurrence: int) -> RemoteBot:
+        """The running bot for the entrant's ``occurrence``-th seat at a table (started or restarted if needed)."""
+        if self.failed_starts >= GIVE_UP_AFTER and self.last_failure is not None:
+            raise BotFailure(FaultKind.START_FAILED,
+                             detail=f"gave up after {self.failed_starts} failed starts; last: {self.last_failure}")
+        process = self.processes[occurrence]
+        async with self._locks[occurrence]:
+            try:
+                client = await process.ensure_running()
+            except BotFailure as failure:
+                self.failed_starts += 1
+                self.last_failure = failure
+                raise
+            self.failed_starts = 0
+        if not client.plays(self.variant):
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"the bot does not play {self.variant!r} "
+                                                                 f"(it plays {', '.join(client.hello.variants)})")
+        return client
+
+    def info(self) -> dict[str, Any]:
+        """What bots.json says about this entrant."""
+        hello = next((p.hello for p in self.processes if p.hello is not None), None)
+        return {
+            "name": self.name,
+            "command": list(self.spec.command),
+            "address": self.spec.address,
+            "processes": len(self.processes),
+            "starts": sum(p.starts for p in self.processes),
+            "hello": None if hello is None else {
+                "name": hello.name, "version": hello.version, "author": hello.author,
+                "protocol_version": hello.protocol_version, "variants": list(hello.variants),
+            },
+            "last_start_failure": str(self.last_failure) if self.last_failure else None,
+        }
+
+    async def stop(self) -> None:
+        with trio.CancelScope(shield=True):
+            for process in self.processes:
+                await process.stop()

@@ -1,0 +1,99 @@
+"""The round-robin schedule: a lazy iterator of games with a known total, so a 100,000-game tournament starts at once
+and runs in flat memory.
+
+Tables: 2-player variants play every pair of entrants; k-player variants every k-combination (with fewer entrants
+than seats, one table where the entrants fill the seats in turn); team variants pair entrants as teams, each entrant
+holding both seats of its side (seats 0+2 against 1+3), each seat with its own bot process.
+
+Seat rotations: with duplicate deals, every deal set is played under every rotation of the table (k rotations for k
+seats; the teams swapped for team games), all with the same match seed, so each entrant plays each hand. Without,
+each game has its own seed and the rotation cycles from game to game. A game's seed is derived from the master seed
+and its schedule position: ``"<master>/<table>/<deal set>"``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Iterator
+
+from ..rules import Game
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    index: int
+    seats: tuple[int, ...]
+    """Entrant index per seat."""
+    seed: str
+    deal_key: str
+    """Games with the same deal key play the same deals (a duplicate deal set)."""
+    rotation: int
+
+
+class Schedule:
+    """Every game of the tournament, generated on demand."""
+
+    def __init__(self, entrants: int, game: Game, games: int, duplicate: bool, master_seed: str) -> None:
+        self.entrants = entrants
+        self.seats = game.players
+        self.teams = game.teams
+        self.games = games
+        self.duplicate = duplicate
+        self.master_seed = master_seed
+
+    def tables(self) -> Iterator[tuple[int, ...]]:
+        """The seat layout (entrant per seat) of each table, before rotation."""
+        if self.teams:
+            for a, b in itertools.combinations(range(self.entrants), 2):
+                yield (a, b, a, b)
+        elif self.entrants >= self.seats:
+            yield from itertools.combinations(range(self.entrants), self.seats)
+        else:
+            yield tuple(s % self.entrants for s in range(self.seats))
+
+    def table_count(self) -> int:
+        if self.teams:
+            return math.comb(self.entrants, 2)
+        if self.entrants >= self.seats:
+            return math.comb(self.entrants, self.seats)
+        return 1
+
+    @property
+    def rotations(self) -> int:
+        return 2 if self.teams else self.seats
+
+    @property
+    def group_size(self) -> int:
+        """Games per deal set: every rotation with duplicate deals, else one."""
+        return self.rotations if self.duplicate else 1
+
+    def __len__(self) -> int:
+        return self.table_count() * self.games * self.group_size
+
+    def rotate(self, table: tuple[int, ...], rotation: int) -> tuple[int, ...]:
+        if self.teams:
+            a, b = table[0], table[1]
+            return (a, b, a, b) if rotation % 2 == 0 else (b, a, b, a)
+        n = len(table)
+        return tuple(table[(s + rotation) % n] for s in range(n))
+
+    def __iter__(self) -> Iterator[ScheduledGame]:
+        index = 0
+        for t, table in enumerate(self.tables()):
+            for g in range(self.games):
+                seed = f"{self.master_seed}/{t}/{g}"
+                key = f"{t}/{g}"
+                rotations = range(self.rotations) if self.duplicate else [g % self.rotations]
+                for r in rotations:
+                    yield ScheduledGame(index, self.rotate(table, r), seed, key, r)
+                    index += 1
+
+    def processes_per_entrant(self) -> int:
+        """Bot processes an entrant needs: the most seats it holds at one table (never two seats per process)."""
+        if self.teams:
+            return 2
+        if self.entrants >= self.seats:
+            return 1
+        return math.ceil(self.seats / self.entrants)

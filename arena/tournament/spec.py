@@ -1,0 +1,242 @@
+"""Tournament files: TOML parsed once at the edge, validated, and handed on as a :class:`TournamentSpec`.
+
+The TOML maps onto the protocol's ``TournamentSpec`` message (``proto/dominoes/v1/tournament.proto``), the schema
+the control API shares. A malformed file gets one message naming the key, the problem and the allowed values::
+
+    name = "Draw round robin"
+    variant = "draw"            # see `arena variants`
+    players = 2                 # optional: the variant's usual count
+    games = 4                   # per pairing; deal sets per pairing with duplicate on
+    duplicate = true
+    seed = "2026-11-30"         # optional: random, revealed at the end
+    concurrency = 4
+    output = "runs/demo"
+    fault_policy = "forfeit"
+
+    [options]                   # variant options
+    target = 100
+
+    [time]
+    move_ms = 2000
+    bank_ms = 0
+    startup_ms = 15000
+
+    [[bots]]
+    name = "py-random"
+    command = "python bots/python/random_bot.py"   # or a list; or address = "127.0.0.1:50051"
+    env = { KEY = "value" }     # optional
+    cwd = "."                   # optional
+    skip_if_missing = false     # optional: leave the bot out when its program is not installed
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..players.process import BotSpec
+from ..players.specs import is_address
+from ..rules import Game, RulesError, new_game
+
+FAULT_POLICIES = ("forfeit",)
+TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
+            "concurrency", "output")
+BOT_KEYS = ("name", "command", "address", "env", "cwd", "skip_if_missing")
+TIME_KEYS = ("move_ms", "bank_ms", "startup_ms")
+
+
+class SpecError(RulesError):
+    """A tournament file that cannot be run, with the key and the allowed values in the message."""
+
+
+@dataclass(frozen=True)
+class TimeSpec:
+    move_ms: int = 2000
+    bank_ms: int = 0
+    startup_ms: int = 15000
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """A validated tournament. ``bots`` holds only the entrants that will play (skipped ones are in ``skipped``)."""
+
+    name: str
+    variant: str
+    players: int
+    options: dict[str, Any]
+    bots: tuple[BotSpec, ...]
+    games: int = 2
+    duplicate: bool = True
+    seed: str | None = None
+    time: TimeSpec = TimeSpec()
+    fault_policy: str = "forfeit"
+    concurrency: int = 4
+    output: str = "runs/tournament"
+    skipped: tuple[str, ...] = field(default=())
+
+    def game(self) -> Game:
+        return new_game(self.variant, self.players, self.options)
+
+
+def load_spec(path: str | Path) -> TournamentSpec:
+    """Read and validate a tournament file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise SpecError(f"{path}: no such tournament file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError(f"{path}: cannot read the tournament file: {error}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"{path}: not valid TOML: {error}") from None
+    try:
+        return spec_from_dict(data)
+    except SpecError as error:
+        raise SpecError(f"{path}: {error}") from None
+
+
+def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
+    """Validate a parsed tournament (TOML tables, or the control API's message as a dict)."""
+    _no_unknown(data, TOP_KEYS, "at the top level")
+    variant = _text(data, "variant", required=True)
+    players = _integer(data, "players", minimum=1, default=0)
+    options = data.get("options", {})
+    if not isinstance(options, Mapping):
+        raise SpecError(f"key 'options' must be a table of variant options, got {options!r}")
+    try:
+        game = new_game(variant, players or None, dict(options))
+    except RulesError as error:
+        raise SpecError(f"{_key_of(error)}{error}") from None
+    time = data.get("time", {})
+    if not isinstance(time, Mapping):
+        raise SpecError(f"key 'time' must be a table with {', '.join(TIME_KEYS)}, got {time!r}")
+    _no_unknown(time, TIME_KEYS, "in [time]")
+    time_spec = TimeSpec(
+        move_ms=_integer(time, "move_ms", minimum=1, default=2000, where="time."),
+        bank_ms=_integer(time, "bank_ms", minimum=0, default=0, where="time."),
+        startup_ms=_integer(time, "startup_ms", minimum=1, default=15000, where="time."),
+    )
+    policy = _text(data, "fault_policy", default="forfeit")
+    if policy not in FAULT_POLICIES:
+        raise SpecError(f"key 'fault_policy' must be one of {', '.join(FAULT_POLICIES)}, got {policy!r}")
+    seed = data.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (str, int)) or seed == ""):
+        raise SpecError(f"key 'seed' must be a non-empty text or an integer, got {seed!r}")
+    bots, skipped = _bots(data.get("bots"))
+    minimum_entrants = 2
+    if len(bots) < minimum_entrants:
+        extra = f" ({', '.join(skipped)} skipped: not installed)" if skipped else ""
+        raise SpecError(f"key 'bots' must list at least {minimum_entrants} bots that can run, got {len(bots)}{extra}")
+    return TournamentSpec(
+        name=_text(data, "name", default="tournament"),
+        variant=variant,
+        players=game.players,
+        options=dict(game.options),
+        bots=tuple(bots),
+        games=_integer(data, "games", minimum=1, default=2),
+        duplicate=_boolean(data, "duplicate", default=True),
+        seed=None if seed is None else str(seed),
+        time=time_spec,
+        fault_policy=policy,
+        concurrency=_integer(data, "concurrency", minimum=1, maximum=256, default=4),
+        output=_text(data, "output", default=f"runs/{variant}"),
+        skipped=tuple(skipped),
+    )
+
+
+def _bots(entries: Any) -> tuple[list[BotSpec], list[str]]:
+    if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
+        raise SpecError("key 'bots' must be a list of [[bots]] tables, each with a name and a command or an address")
+    bots: list[BotSpec] = []
+    skipped: list[str] = []
+    names: set[str] = set()
+    for number, entry in enumerate(entries, 1):
+        where = f"bots[{number}]."
+        _no_unknown(entry, BOT_KEYS, f"in [[bots]] number {number}")
+        name = _text(entry, "name", required=True, where=where)
+        if name in names:
+            raise SpecError(f"key '{where}name' must be unique, got {name!r} twice")
+        names.add(name)
+        command = _command(entry.get("command"), where)
+        address = _text(entry, "address", default="", where=where)
+        if bool(command) == bool(address):
+            raise SpecError(f"bot {name!r} needs exactly one of 'command' or 'address'")
+        if address and not is_address(address):
+            raise SpecError(f"key '{where}address' must be like 127.0.0.1:50051 or unix:/path, got {address!r}")
+        env = entry.get("env", {})
+        if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
+            raise SpecError(f"key '{where}env' must be a table of text values, got {env!r}")
+        cwd = _text(entry, "cwd", default="", where=where) or None
+        if command and _boolean(entry, "skip_if_missing", default=False, where=where):
+            if shutil.which(command[0]) is None:
+                skipped.append(name)
+                continue
+        bots.append(BotSpec(name=name, command=tuple(command), address=address or None, env=dict(env), cwd=cwd))
+    return bots, skipped
+
+
+def _command(value: Any, where: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        try:
+            return shlex.split(value)
+        except ValueError as error:
+            raise SpecError(f"key '{where}command' cannot be read as a command line: {error}") from None
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise SpecError(f"key '{where}command' must be a command line (text) or a list of texts, got {value!r}")
+
+
+def _no_unknown(table: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    unknown = sorted(set(table) - set(allowed))
+    if unknown:
+        raise SpecError(f"unknown key '{unknown[0]}' {where}; valid keys: {', '.join(allowed)}")
+
+
+def _text(table: Mapping[str, Any], key: str, *, required: bool = False, default: str = "", where: str = "") -> str:
+    if key not in table:
+        if required:
+            raise SpecError(f"key '{where}{key}' is missing")
+        return default
+    value = table[key]
+    if not isinstance(value, str) or (required and not value):
+        raise SpecError(f"key '{where}{key}' must be a non-empty text, got {value!r}")
+    return value
+
+
+def _integer(table: Mapping[str, Any], key: str, *, minimum: int, default: int, maximum: int | None = None,
+             where: str = "") -> int:
+    if key not in table:
+        return default
+    value = table[key]
+    bounds = f">= {minimum}" + (f" and <= {maximum}" if maximum is not None else "")
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (
+            maximum is not None and value > maximum):
+        raise SpecError(f"key '{where}{key}' must be an integer {bounds}, got {value!r}")
+    return value
+
+
+def _boolean(table: Mapping[str, Any], key: str, *, default: bool, where: str = "") -> bool:
+    if key not in table:
+        return default
+    value = table[key]
+    if not isinstance(value, bool):
+        raise SpecError(f"key '{where}{key}' must be true or false, got {value!r}")
+    return value
+
+
+def _key_of(error: RulesError) -> str:
+    """Which key a rules error is about, to prefix the message."""
+    text = str(error)
+    if text.startswith("unknown variant"):
+        return "key 'variant': "
+    if " is played by " in text:
+        return "key 'players': "
+    return "key 'options': "

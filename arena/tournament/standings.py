@@ -1,0 +1,514 @@
+"""Standings and ratings of a round-robin tournament, from game outcomes, in flat memory.
+
+A :class:`Standings` takes one :class:`GameOutcome` at a time (``add``) and keeps only aggregates: per-entrant
+running sums, a pairwise cell per ordered pair of entrants, one OpenSkill rating per entrant, and the duplicate deal
+sets still being played. Nothing grows with the number of games, so a tournament of 100,000 games costs what a
+tournament of ten does.
+
+Definitions (one *result* is an entrant's result on one side of one game):
+
+- **Places.** The sides are walked in ``ranking`` order; a side shares the place of the side before it when both
+  have the same score and both faulted or both did not (a faulting side ranks below every clean side, whatever its
+  score). The winner, when there is one, is always alone in first place. A drawn match (``winner`` None) is a tie
+  for first place.
+- **An entrant's result** is its side's result. An entrant holding seats on one side only (a team, or two seats of
+  one team) counts once per game; an entrant holding seats on several sides (fewer entrants than seats) counts once
+  per side it holds, so ``games`` counts results and ``games == wins + draws + losses`` always.
+- **Win**: its side is the winner. **Draw**: a drawn match and its side is among those tied for first (with 3 or
+  more sides the others get a loss). **Loss**: otherwise.
+- **Match points** of a result: (sides placed strictly below + 0.5 × other sides sharing its place) / (sides − 1);
+  1, 0.5 or 0 in a two-sided game.
+- **Scored**: its side's score. **Conceded**: the other side's score in a two-sided game, the mean of the other
+  sides' scores with 3 or more sides (so scored and conceded stay on one scale).
+- **Faults**: the seats it held that faulted (one per faulting seat per game).
+- **Think ms**: its total think time over its total decisions (ms per decision); None before its first decision.
+- **Pairwise**: for every ordered pair of different entrants and every pair of different sides they held in one
+  game, A beats B when A's side is placed above B's side, draws when they share a place (equal scores, same fault
+  status), loses otherwise.
+- **Elo** (the rating shown for two-sided games): s is the entrant's mean match points per result, its Elo
+  difference against the field is ``-400·log10(1/s − 1)``; the 95% interval is ``s ± 1.96·sd/√n`` (sd the sample
+  standard deviation, n − 1 denominator, so at least 2 samples), each bound clamped into
+  ``[ELO_CLAMP, 1 − ELO_CLAMP]`` (about ±1200 Elo) and converted the same way. When s is 0 or 1 the Elo is
+  infinite: the Elo and both bounds are None. The *by-deal* interval uses the duplicate deal sets as the unit: the
+  entrant's match points are averaged over each ``deal_key`` group first and the group means are the samples.
+- **OpenSkill** (the rating shown with 3 or more sides, computed for every game): a Plackett-Luce update after each
+  game, each side's team being the distinct entrants on it and its rank its place (ties share a rank); the ordinal
+  is mu − 3σ.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from openskill.models import PlackettLuce
+from rich.table import Table
+
+Z95 = 1.96
+"""The normal quantile of a two-sided 95% interval."""
+ELO_CLAMP = 1e-3
+"""Interval bounds on the score fraction are clamped into [ELO_CLAMP, 1 - ELO_CLAMP] before turning into Elo."""
+ELO = "elo"
+OPENSKILL = "openskill"
+
+
+class OutcomeError(ValueError):
+    """A game outcome whose parts do not fit together (lengths, sides, ranking, winner)."""
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """What the standings need from one finished game (plain data, no reference to the record)."""
+
+    index: int
+    """The position of the game in the schedule."""
+    deal_key: str
+    """Games with the same deal_key are one duplicate deal set (the same deals, seats rotated)."""
+    seats: tuple[str, ...]
+    """The entrant name per seat; an entrant may hold several seats (teams, or fewer entrants than seats)."""
+    side_of: tuple[int, ...]
+    """The side per seat (teams: seats 0 and 2 are side 0, seats 1 and 3 side 1; otherwise side == seat)."""
+    scores: tuple[int, ...]
+    """The final match score per side."""
+    ranking: tuple[int, ...]
+    """The sides from best to worst (lowest-wins variants and forfeits already accounted for)."""
+    winner: int | None
+    """The winning side, None for a drawn match."""
+    fault_seats: tuple[int, ...] = ()
+    """The seats that faulted (their side forfeited)."""
+    think_ms: tuple[float, ...] = ()
+    """Total think time per seat in this game (empty: none recorded)."""
+    decisions: tuple[int, ...] = ()
+    """Decisions asked per seat in this game (empty: none recorded)."""
+
+
+@dataclass(frozen=True)
+class EloEstimate:
+    """One entrant's Elo difference against the field, with its 95% intervals (None: infinite or unknown)."""
+
+    score: float | None
+    """The mean match points per result (None before any result)."""
+    elo: float | None
+    """``-400·log10(1/score − 1)``; None when the score is 0 or 1 (infinite) or unknown."""
+    low: float | None
+    high: float | None
+    """The per-game 95% interval (None with fewer than 2 games, or an infinite Elo)."""
+    low_by_deal: float | None
+    high_by_deal: float | None
+    """The 95% interval with duplicate deal sets as the samples (None with fewer than 2 sets, or infinite Elo)."""
+    games: int
+    """The number of results (the per-game samples)."""
+    deal_sets: int
+    """The number of deal sets the entrant played in (the by-deal samples, unfinished sets included)."""
+
+    @property
+    def elo_interval(self) -> tuple[float, float] | None:
+        return None if self.low is None or self.high is None else (self.low, self.high)
+
+    @property
+    def elo_interval_by_deal(self) -> tuple[float, float] | None:
+        return None if self.low_by_deal is None or self.high_by_deal is None else (self.low_by_deal, self.high_by_deal)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "elo": self.elo,
+            "elo_interval": list(self.elo_interval) if self.elo_interval else None,
+            "elo_interval_by_deal": list(self.elo_interval_by_deal) if self.elo_interval_by_deal else None,
+            "games": self.games,
+            "deal_sets": self.deal_sets,
+        }
+
+
+@dataclass(frozen=True)
+class SkillRating:
+    """One entrant's OpenSkill Plackett-Luce rating."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        """The conservative estimate mu − 3σ."""
+        return self.mu - 3 * self.sigma
+
+
+class _Moments:
+    """Running count, sum and sum of squares of samples."""
+
+    __slots__ = ("n", "total", "squares")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.total = 0.0
+        self.squares = 0.0
+
+    def add(self, value: float) -> None:
+        self.n += 1
+        self.total += value
+        self.squares += value * value
+
+    def with_samples(self, values: list[float]) -> _Moments:
+        """A copy with more samples added (for the unfinished deal sets at read-out time)."""
+        copy = _Moments()
+        copy.n, copy.total, copy.squares = self.n, self.total, self.squares
+        for value in values:
+            copy.add(value)
+        return copy
+
+    def mean(self) -> float | None:
+        return self.total / self.n if self.n else None
+
+    def interval(self) -> tuple[float, float] | None:
+        """``mean ± 1.96·sd/√n`` on the score fraction; None with fewer than 2 samples."""
+        if self.n < 2:
+            return None
+        mean = self.total / self.n
+        variance = max(0.0, (self.squares - self.n * mean * mean) / (self.n - 1))
+        half = Z95 * math.sqrt(variance) / math.sqrt(self.n)
+        return mean - half, mean + half
+
+
+class _Entrant:
+    """One entrant's running totals."""
+
+    __slots__ = ("name", "games", "wins", "draws", "losses", "match_points", "scored", "conceded", "faults",
+                 "think_ms", "decisions", "per_game", "per_deal")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.games = self.wins = self.draws = self.losses = self.faults = self.decisions = 0
+        self.match_points = 0.0
+        self.scored = 0
+        self.conceded = 0.0
+        self.think_ms = 0.0
+        self.per_game = _Moments()
+        self.per_deal = _Moments()
+
+    def think_per_decision(self) -> float | None:
+        return self.think_ms / self.decisions if self.decisions else None
+
+
+class _DealSet:
+    """An unfinished duplicate deal set: its games so far and each entrant's match points (sum, count)."""
+
+    __slots__ = ("games", "points")
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.points: dict[str, list[float]] = {}
+
+    def means(self) -> dict[str, float]:
+        return {name: total / count for name, (total, count) in self.points.items()}
+
+
+def elo_of(score: float) -> float | None:
+    """The Elo difference of a score fraction against the field; None (infinite) at 0 or 1."""
+    if score <= 0.0 or score >= 1.0:
+        return None
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def _elo_bounds(interval: tuple[float, float] | None, score: float | None) -> tuple[float | None, float | None]:
+    if interval is None or score is None or elo_of(score) is None:
+        return None, None
+    low, high = (min(max(bound, ELO_CLAMP), 1.0 - ELO_CLAMP) for bound in interval)
+    return elo_of(low), elo_of(high)
+
+
+def places(outcome: GameOutcome) -> tuple[int, ...]:
+    """The place of each side (0 is first; sides sharing a place get the same number, the next place skips)."""
+    faulted = {outcome.side_of[seat] for seat in outcome.fault_seats}
+    place = [0] * len(outcome.scores)
+    previous: tuple[int, bool] | None = None
+    for position, side in enumerate(outcome.ranking):
+        key = (outcome.scores[side], side in faulted)
+        alone = position == 1 and outcome.winner is not None  # the winner never shares first place
+        if position > 0 and (key != previous or alone):
+            place[side] = position
+        elif position > 0:
+            place[side] = place[outcome.ranking[position - 1]]
+        previous = key
+    return tuple(place)
+
+
+def check_outcome(outcome: GameOutcome) -> None:
+    """Raise :class:`OutcomeError` unless the parts of the outcome fit together."""
+    seats, sides = len(outcome.seats), len(outcome.scores)
+    if seats == 0 or len(outcome.side_of) != seats:
+        raise OutcomeError(f"expected one side per seat for {seats} seats, got side_of {outcome.side_of!r}")
+    if sides < 2 or set(outcome.side_of) != set(range(sides)):
+        raise OutcomeError(f"expected every side 0..{sides - 1} to hold a seat, got side_of {outcome.side_of!r}")
+    if sorted(outcome.ranking) != list(range(sides)):
+        raise OutcomeError(f"expected a ranking of the sides 0..{sides - 1}, got {outcome.ranking!r}")
+    for name, values in (("think_ms", outcome.think_ms), ("decisions", outcome.decisions)):
+        if values and len(values) != seats:
+            raise OutcomeError(f"expected {name} for {seats} seats, got {values!r}")
+    if any(not 0 <= seat < seats for seat in outcome.fault_seats):
+        raise OutcomeError(f"expected fault seats among 0..{seats - 1}, got {outcome.fault_seats!r}")
+    if outcome.winner is not None and outcome.winner != outcome.ranking[0]:
+        raise OutcomeError(f"expected the winner first in the ranking, got winner {outcome.winner} "
+                           f"and ranking {outcome.ranking!r}")
+    if outcome.winner is None and places(outcome).count(0) < 2:
+        raise OutcomeError(f"expected a tie for first in a drawn match, got scores {outcome.scores!r} "
+                           f"and ranking {outcome.ranking!r}")
+
+
+def _number(value: float) -> str:
+    """1.0 -> '1', 2.5 -> '2.5', 3.333 -> '3.33'."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+class Standings:
+    """Standings and ratings of one tournament, fed one outcome at a time, in flat memory.
+
+    ``group_size`` is the number of games in one duplicate deal set (the seat rotations of one deal; 1 without
+    duplicate). A deal set is folded into the running by-deal sums, and forgotten, as soon as it has
+    ``group_size`` games, so only the sets being played are kept, however long the tournament. A set left
+    unfinished (a tournament cut short) still counts as one by-deal sample with the games it has.
+    """
+
+    def __init__(self, group_size: int = 1, model: PlackettLuce | None = None) -> None:
+        if group_size < 1:
+            raise OutcomeError(f"expected a group size of at least 1, got {group_size}")
+        self.group_size = group_size
+        self.games = 0
+        self.max_sides = 0
+        self._model = model if model is not None else PlackettLuce()
+        self._entrants: dict[str, _Entrant] = {}
+        self._pairwise: dict[tuple[str, str], list[int]] = {}
+        self._skill: dict[str, SkillRating] = {}
+        self._deal_sets: dict[str, _DealSet] = {}
+
+    # --- feeding -------------------------------------------------------------------------------------------------
+
+    def add(self, outcome: GameOutcome) -> None:
+        """Count one finished game."""
+        check_outcome(outcome)
+        sides = len(outcome.scores)
+        place = places(outcome)
+        points = [(sum(1 for other in place if other > mine) + 0.5 * (place.count(mine) - 1)) / (sides - 1)
+                  for mine in place]
+        held: dict[str, list[int]] = {}
+        for seat, name in enumerate(outcome.seats):
+            side = outcome.side_of[seat]
+            held.setdefault(name, [])
+            if side not in held[name]:
+                held[name].append(side)
+        self.games += 1
+        self.max_sides = max(self.max_sides, sides)
+        deal_set = self._deal_sets.setdefault(outcome.deal_key, _DealSet())
+        for name, their_sides in held.items():
+            entrant = self._entrant(name)
+            for side in their_sides:
+                self._count_result(entrant, outcome, side, place, points[side])
+                cell = deal_set.points.setdefault(name, [0.0, 0])
+                cell[0] += points[side]
+                cell[1] += 1
+        for seat, name in enumerate(outcome.seats):
+            entrant = self._entrants[name]
+            if outcome.think_ms:
+                entrant.think_ms += outcome.think_ms[seat]
+            if outcome.decisions:
+                entrant.decisions += outcome.decisions[seat]
+        for seat in outcome.fault_seats:
+            self._entrants[outcome.seats[seat]].faults += 1
+        self._count_pairs(held, place)
+        deal_set.games += 1
+        if deal_set.games >= self.group_size:
+            self._fold(outcome.deal_key)
+        self._rate(held, place, sides)
+
+    def _entrant(self, name: str) -> _Entrant:
+        if name not in self._entrants:
+            self._entrants[name] = _Entrant(name)
+            rating = self._model.rating()
+            self._skill[name] = SkillRating(rating.mu, rating.sigma)
+        return self._entrants[name]
+
+    @staticmethod
+    def _count_result(entrant: _Entrant, outcome: GameOutcome, side: int, place: tuple[int, ...],
+                      points: float) -> None:
+        entrant.games += 1
+        if outcome.winner == side:
+            entrant.wins += 1
+        elif outcome.winner is None and place[side] == 0:
+            entrant.draws += 1
+        else:
+            entrant.losses += 1
+        entrant.match_points += points
+        entrant.per_game.add(points)
+        others = [score for other, score in enumerate(outcome.scores) if other != side]
+        entrant.scored += outcome.scores[side]
+        entrant.conceded += sum(others) / len(others)
+
+    def _count_pairs(self, held: dict[str, list[int]], place: tuple[int, ...]) -> None:
+        for a, a_sides in held.items():
+            for b, b_sides in held.items():
+                if a == b:
+                    continue
+                for a_side in a_sides:
+                    for b_side in b_sides:
+                        if a_side == b_side:
+                            continue
+                        cell = self._pairwise.setdefault((a, b), [0, 0, 0])
+                        if place[a_side] < place[b_side]:
+                            cell[0] += 1
+                        elif place[a_side] == place[b_side]:
+                            cell[1] += 1
+                        else:
+                            cell[2] += 1
+
+    def _fold(self, deal_key: str) -> None:
+        """Turn a finished deal set into one by-deal sample per entrant, and forget it."""
+        for name, mean in self._deal_sets.pop(deal_key).means().items():
+            self._entrants[name].per_deal.add(mean)
+
+    def _rate(self, held: dict[str, list[int]], place: tuple[int, ...], sides: int) -> None:
+        """One Plackett-Luce update. An entrant on several sides gets the sum of its mu changes and the smallest
+        of its new sigmas."""
+        teams: list[list[Any]] = [[] for _ in range(sides)]
+        members: list[list[str]] = [[] for _ in range(sides)]
+        for name, their_sides in held.items():
+            before = self._skill[name]
+            for side in their_sides:
+                teams[side].append(self._model.rating(mu=before.mu, sigma=before.sigma))
+                members[side].append(name)
+        rated = self._model.rate(teams, ranks=[float(p) for p in place])
+        change: dict[str, float] = {}
+        sigma: dict[str, float] = {}
+        for side in range(sides):
+            for name, rating in zip(members[side], rated[side]):
+                change[name] = change.get(name, 0.0) + rating.mu - self._skill[name].mu
+                sigma[name] = min(sigma.get(name, math.inf), rating.sigma)
+        for name in change:
+            self._skill[name] = SkillRating(self._skill[name].mu + change[name], sigma[name])
+
+    # --- read-outs -----------------------------------------------------------------------------------------------
+
+    @property
+    def rating_kind(self) -> str:
+        """``"elo"`` while every game had two sides, ``"openskill"`` once a game had three or more."""
+        return OPENSKILL if self.max_sides > 2 else ELO
+
+    @property
+    def pending_deal_sets(self) -> int:
+        """The deal sets started and not yet folded (bounded by the games in flight, not by the tournament)."""
+        return len(self._deal_sets)
+
+    def entrant(self, name: str, elo: EloEstimate | None = None) -> dict[str, Any]:
+        """One entrant's numbers as plain data (see the module docstring for the definitions)."""
+        e = self._entrants[name]
+        elo = elo if elo is not None else self.elo()[name]
+        skill = self._skill[name]
+        return {
+            "name": name, "games": e.games, "wins": e.wins, "draws": e.draws, "losses": e.losses,
+            "match_points": e.match_points, "scored": e.scored, "conceded": e.conceded, "faults": e.faults,
+            "decisions": e.decisions, "think_ms": e.think_ms, "think_ms_per_decision": e.think_per_decision(),
+            "elo": elo.to_json(),
+            "openskill": {"mu": skill.mu, "sigma": skill.sigma, "ordinal": skill.ordinal},
+        }
+
+    def elo(self) -> dict[str, EloEstimate]:
+        """Every entrant's Elo against the field, with per-game and by-deal 95% intervals."""
+        unfinished: dict[str, list[float]] = {}
+        for deal_set in self._deal_sets.values():
+            for name, mean in deal_set.means().items():
+                unfinished.setdefault(name, []).append(mean)
+        estimates = {}
+        for name, e in self._entrants.items():
+            score = e.per_game.mean()
+            by_deal = e.per_deal.with_samples(unfinished.get(name, []))
+            low, high = _elo_bounds(e.per_game.interval(), score)
+            low_by_deal, high_by_deal = _elo_bounds(by_deal.interval(), by_deal.mean())
+            estimates[name] = EloEstimate(score, None if score is None else elo_of(score), low, high,
+                                          low_by_deal, high_by_deal, e.per_game.n, by_deal.n)
+        return estimates
+
+    def ratings(self) -> dict[str, SkillRating]:
+        """Every entrant's OpenSkill Plackett-Luce rating."""
+        return dict(self._skill)
+
+    def pairwise(self, a: str, b: str) -> tuple[int, int, int]:
+        """Wins, draws and losses of ``a`` against ``b`` (zeros when they never met on different sides)."""
+        return tuple(self._pairwise.get((a, b), (0, 0, 0)))  # type: ignore[return-value]
+
+    def order(self) -> list[str]:
+        """Entrant names by match points, then Elo (two-sided) or ordinal (more sides), then name."""
+        elo = self.elo() if self.rating_kind == ELO else {}
+
+        def key(name: str) -> tuple[float, float, str]:
+            if self.rating_kind == ELO:
+                score = elo[name].score
+                rating = -1.0 if score is None else score  # the score fraction orders as Elo does, infinities too
+            else:
+                rating = self._skill[name].ordinal
+            return (-self._entrants[name].match_points, -rating, name)
+
+        return sorted(self._entrants, key=key)
+
+    def leaders(self, k: int = 3) -> list[tuple[str, float]]:
+        """The top ``k`` entrants with their match points, for a progress line."""
+        return [(name, self._entrants[name].match_points) for name in self.order()[:k]]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for ``standings.json``: the entrants in standings order, the pairwise cells, the ratings."""
+        order = self.order()
+        elo = self.elo()
+        return {
+            "games": self.games,
+            "group_size": self.group_size,
+            "rating": self.rating_kind,
+            "entrants": [self.entrant(name, elo[name]) for name in order],
+            "pairwise": {a: {b: dict(zip(("wins", "draws", "losses"), self.pairwise(a, b)))
+                             for b in order if (a, b) in self._pairwise}
+                         for a in order},
+        }
+
+    def rating_text(self, name: str, elo: EloEstimate | None = None) -> str:
+        """The rating cell: ``+35 ±48`` (Elo, the by-deal interval when deal sets have several games) or
+        ``21.3 (27.1, 1.9)`` (ordinal, mu, sigma)."""
+        if self.rating_kind == OPENSKILL:
+            skill = self._skill[name]
+            return f"{skill.ordinal:.1f} ({skill.mu:.1f}, {skill.sigma:.1f})"
+        estimate = elo if elo is not None else self.elo()[name]
+        if estimate.score is None:
+            return "-"
+        if estimate.elo is None:
+            return "+∞" if estimate.score >= 1.0 else "−∞"
+        interval = estimate.elo_interval_by_deal if self.group_size > 1 else estimate.elo_interval
+        interval = interval or estimate.elo_interval
+        elo = f"{round(estimate.elo) + 0:+d}"  # + 0 turns -0 into 0
+        if interval is None:
+            return elo
+        return f"{elo} ±{(interval[1] - interval[0]) / 2:.0f}"
+
+    def table(self, title: str = "standings") -> Table:
+        """The standings as a rich table, best first."""
+        rating_header = "Elo ±95%" if self.rating_kind == ELO else "ordinal (μ, σ)"
+        table = Table(title=title)
+        for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "conceded", "faults",
+                       "think ms", rating_header):
+            table.add_column(header, justify="left" if header == "entrant" else "right")
+        elo = self.elo()
+        for rank, name in enumerate(self.order(), start=1):
+            e = self._entrants[name]
+            think = e.think_per_decision()
+            table.add_row(str(rank), name, str(e.games), str(e.wins), str(e.draws), str(e.losses),
+                          _number(e.match_points), str(e.scored), _number(e.conceded), str(e.faults),
+                          "-" if think is None else f"{think:.1f}", self.rating_text(name, elo[name]))
+        return table
+
+    def pairwise_table(self, title: str = "pairwise (W-D-L of the row against the column)") -> Table:
+        """Rows A, columns B, cells ``W-D-L`` of A against B; empty when they never met."""
+        order = self.order()
+        table = Table(title=title)
+        table.add_column("")
+        for name in order:
+            table.add_column(name, justify="center")
+        for a in order:
+            cells = ["·" if a == b else ("-".join(map(str, self.pairwise(a, b))) if (a, b) in self._pairwise
+                                         else "") for b in order]
+            table.add_row(a, *cells)
+        return table
