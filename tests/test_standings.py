@@ -1,0 +1,280 @@
+"""Standings and ratings from game outcomes: exact numbers on hand-made outcomes, and flat memory."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+
+import pytest
+from openskill.models import PlackettLuce
+from rich.console import Console
+
+from arena.tournament.standings import ELO_CLAMP, GameOutcome, OutcomeError, Standings, elo_of
+
+
+def game(index: int, seats: str, scores: tuple[int, ...], *, winner: int | None, ranking: tuple[int, ...] | None = None,
+         side_of: tuple[int, ...] | None = None, deal: str | None = None, faults: tuple[int, ...] = (),
+         think_ms: tuple[float, ...] = (), decisions: tuple[int, ...] = ()) -> GameOutcome:
+    """An outcome; ``seats`` like "A B A B"; side == seat and a higher-first ranking unless given."""
+    names = tuple(seats.split())
+    if ranking is None:
+        ranking = tuple(sorted(range(len(scores)), key=lambda side: (-scores[side], side)))
+    return GameOutcome(index=index, deal_key=deal if deal is not None else f"deal{index}", seats=names,
+                       side_of=side_of if side_of is not None else tuple(range(len(names))), scores=scores,
+                       ranking=ranking, winner=winner, fault_seats=faults, think_ms=think_ms, decisions=decisions)
+
+
+def expected_elo(samples: list[float]) -> tuple[float, float, float]:
+    """The formula of the brief, by hand: Elo of the mean and of mean ± 1.96·sd/√n clamped into (0, 1)."""
+    s = statistics.fmean(samples)
+    half = 1.96 * statistics.stdev(samples) / math.sqrt(len(samples))
+
+    def to_elo(x: float) -> float:
+        x = min(max(x, ELO_CLAMP), 1 - ELO_CLAMP)
+        return -400 * math.log10(1 / x - 1)
+
+    return to_elo(s), to_elo(s - half), to_elo(s + half)
+
+
+def round_robin() -> Standings:
+    """A, B and C, two-player games: A beats B, B draws C, C beats A, B beats A."""
+    standings = Standings()
+    standings.add(game(0, "A B", (100, 60), winner=0, think_ms=(100.0, 50.0), decisions=(10, 5)))
+    standings.add(game(1, "B C", (80, 80), winner=None, think_ms=(30.0, 20.0), decisions=(3, 4)))
+    standings.add(game(2, "C A", (100, 40), winner=0, think_ms=(20.0, 60.0), decisions=(4, 5)))
+    standings.add(game(3, "B A", (100, 90), winner=0, think_ms=(10.0, 40.0), decisions=(2, 5)))
+    return standings
+
+
+def test_two_player_round_robin_counts_results_points_and_scores() -> None:
+    standings = round_robin()
+    a, b, c = (standings.entrant(name) for name in "ABC")
+    assert (a["games"], a["wins"], a["draws"], a["losses"], a["match_points"]) == (3, 1, 0, 2, 1.0)
+    assert (b["games"], b["wins"], b["draws"], b["losses"], b["match_points"]) == (3, 1, 1, 1, 1.5)
+    assert (c["games"], c["wins"], c["draws"], c["losses"], c["match_points"]) == (2, 1, 1, 0, 1.5)
+    assert (a["scored"], a["conceded"]) == (100 + 40 + 90, 60 + 100 + 100)
+    assert (b["scored"], b["conceded"]) == (60 + 80 + 100, 100 + 80 + 90)
+    assert (c["scored"], c["conceded"]) == (80 + 100, 80 + 40)
+    assert a["think_ms_per_decision"] == pytest.approx((100 + 60 + 40) / (10 + 5 + 5))
+    assert c["think_ms_per_decision"] == pytest.approx((20 + 20) / (4 + 4))
+    assert [e["faults"] for e in (a, b, c)] == [0, 0, 0]
+
+
+def test_two_player_round_robin_pairwise_cells() -> None:
+    standings = round_robin()
+    assert standings.pairwise("A", "B") == (1, 0, 1)
+    assert standings.pairwise("B", "A") == (1, 0, 1)
+    assert standings.pairwise("B", "C") == (0, 1, 0)
+    assert standings.pairwise("C", "B") == (0, 1, 0)
+    assert standings.pairwise("C", "A") == (1, 0, 0)
+    assert standings.pairwise("A", "C") == (0, 0, 1)
+
+
+def test_two_player_round_robin_elo_and_intervals() -> None:
+    elo = round_robin().elo()
+    # A: match points 1, 0, 0 -> s = 1/3, Elo = -400·log10(2); the low bound is clamped.
+    assert elo["A"].score == pytest.approx(1 / 3)
+    assert elo["A"].elo == pytest.approx(-400 * math.log10(2))
+    assert elo["A"].elo_interval == pytest.approx(expected_elo([1, 0, 0])[1:])
+    assert elo["A"].low == pytest.approx(-400 * math.log10(1 / ELO_CLAMP - 1))
+    # B: 0, 0.5, 1 -> s = 0.5, Elo 0, a symmetric interval.
+    assert elo["B"].elo == pytest.approx(0.0)
+    low, high = expected_elo([0, 0.5, 1])[1:]
+    assert elo["B"].elo_interval == pytest.approx((low, high)) and low == pytest.approx(-high)
+    # C: 0.5, 1 -> s = 0.75, Elo = -400·log10(1/3).
+    assert elo["C"].elo == pytest.approx(-400 * math.log10(1 / 3))
+    assert elo["C"].elo_interval == pytest.approx(expected_elo([0.5, 1])[1:])
+    assert (elo["C"].games, elo["C"].deal_sets) == (2, 2)
+    # Without duplicate every game is its own deal set: both intervals agree.
+    assert elo["A"].elo_interval_by_deal == pytest.approx(elo["A"].elo_interval)
+
+
+def test_two_player_round_robin_order_table_and_json() -> None:
+    standings = round_robin()
+    # B and C share 1.5 points; C's higher Elo puts it first.
+    assert standings.order() == ["C", "B", "A"]
+    assert standings.leaders(2) == [("C", 1.5), ("B", 1.5)]
+    assert standings.rating_kind == "elo"
+    elo_c, low_c, high_c = expected_elo([0.5, 1])
+    assert standings.rating_text("C") == f"+{elo_c:.0f} ±{(high_c - low_c) / 2:.0f}" == "+191 ±691"
+    console = Console(record=True, width=200)
+    console.print(standings.table("round robin"))
+    text = console.export_text()
+    for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "conceded", "faults", "think ms",
+                   "Elo ±95%"):
+        assert header in text
+    assert "+191 ±691" in text and "-120 ±974" in text and "+0 ±1200" in text
+    console.print(standings.pairwise_table())
+    assert "1-0-1" in console.export_text()
+    data = json.loads(json.dumps(standings.to_json()))
+    assert data["rating"] == "elo" and data["games"] == 4
+    assert [e["name"] for e in data["entrants"]] == ["C", "B", "A"]
+    assert data["pairwise"]["A"]["B"] == {"wins": 1, "draws": 0, "losses": 1}
+    assert "C" not in data["pairwise"]["C"]
+    assert data["entrants"][0]["elo"]["elo"] == pytest.approx(elo_c)
+    assert set(data["entrants"][0]["openskill"]) == {"mu", "sigma", "ordinal"}
+
+
+def test_a_perfect_score_has_an_infinite_elo_reported_as_none() -> None:
+    standings = Standings()
+    standings.add(game(0, "A B", (100, 0), winner=0))
+    standings.add(game(1, "B A", (0, 100), winner=1))
+    elo = standings.elo()
+    assert elo["A"].score == 1.0 and elo["A"].elo is None and elo["A"].elo_interval is None
+    assert elo["B"].score == 0.0 and elo["B"].elo is None
+    assert standings.rating_text("A") == "+∞" and standings.rating_text("B") == "−∞"
+    assert elo_of(0.5) == 0.0 and elo_of(0.0) is None and elo_of(1.0) is None
+
+
+def test_duplicate_deal_sets_narrow_the_interval_for_complementary_results() -> None:
+    """Four deal sets of two games (seats swapped): A sweeps one set, the other three split by the deal's luck."""
+    standings = Standings(group_size=2)
+    index = 0
+    for deal, a_wins_both in (("d1", True), ("d2", False), ("d3", False), ("d4", False)):
+        standings.add(game(index, "A B", (100, 50), winner=0, deal=deal))
+        if a_wins_both:
+            standings.add(game(index + 1, "B A", (50, 100), winner=1, deal=deal))
+        else:
+            standings.add(game(index + 1, "B A", (100, 50), winner=0, deal=deal))
+        index += 2
+    assert standings.pending_deal_sets == 0
+    a = standings.elo()["A"]
+    per_game = [1, 1, 1, 0, 1, 0, 1, 0]
+    per_deal = [1, 0.5, 0.5, 0.5]
+    assert (a.games, a.deal_sets) == (8, 4)
+    assert a.elo == pytest.approx(expected_elo(per_game)[0]) == pytest.approx(expected_elo(per_deal)[0])
+    assert a.elo_interval == pytest.approx(expected_elo(per_game)[1:])
+    assert a.elo_interval_by_deal == pytest.approx(expected_elo(per_deal)[1:])
+    assert a.high_by_deal - a.low_by_deal < a.high - a.low
+    half = (a.high_by_deal - a.low_by_deal) / 2
+    assert standings.rating_text("A") == f"{a.elo:+.0f} ±{half:.0f}"
+    # An unfinished set still counts as one by-deal sample, with the games it has.
+    standings.add(game(index, "A B", (100, 50), winner=0, deal="d5"))
+    assert standings.pending_deal_sets == 1
+    a = standings.elo()["A"]
+    assert (a.games, a.deal_sets) == (9, 5)
+    assert a.elo_interval_by_deal == pytest.approx(expected_elo(per_deal + [1])[1:])
+
+
+def three_players() -> Standings:
+    """Lowest wins. g0: A and B tie for first; g1: C would win but faults; g2: A faults, level with C's score."""
+    standings = Standings()
+    standings.add(game(0, "A B C", (20, 20, 50), winner=None, ranking=(0, 1, 2)))
+    standings.add(game(1, "A B C", (30, 40, 10), winner=0, ranking=(0, 1, 2), faults=(2,)))
+    standings.add(game(2, "B C A", (10, 30, 30), winner=0, ranking=(0, 1, 2), faults=(2,)))
+    return standings
+
+
+def test_three_players_tie_for_first_and_forfeits() -> None:
+    standings = three_players()
+    a, b, c = (standings.entrant(name) for name in "ABC")
+    # g0: A and B draw with (1 below + 0.5 tied) / 2 = 0.75 each, C loses with 0.
+    # g1: A wins (1), B is second (0.5), C forfeits last (0).
+    # g2: B wins (1); C (30) ranks above A (30, faulted): C 0.5, A 0.
+    assert (a["wins"], a["draws"], a["losses"], a["match_points"]) == (1, 1, 1, 1.75)
+    assert (b["wins"], b["draws"], b["losses"], b["match_points"]) == (1, 1, 1, 2.25)
+    assert (c["wins"], c["draws"], c["losses"], c["match_points"]) == (0, 0, 3, 0.5)
+    assert (a["faults"], b["faults"], c["faults"]) == (1, 0, 1)
+    # Conceded is the mean of the other sides' scores.
+    assert (a["scored"], a["conceded"]) == (20 + 30 + 30, (20 + 50) / 2 + (40 + 10) / 2 + (10 + 30) / 2)
+    assert standings.pairwise("A", "B") == (1, 1, 1)
+    assert standings.pairwise("C", "A") == (1, 0, 2)
+    assert standings.pairwise("B", "C") == (3, 0, 0)
+    assert standings.rating_kind == "openskill"
+    assert standings.order() == ["B", "A", "C"]
+    console = Console(record=True, width=200)
+    console.print(standings.table("three"))
+    assert "ordinal (μ, σ)" in console.export_text()
+    skill = standings.ratings()["B"]
+    assert standings.rating_text("B") == f"{skill.mu - 3 * skill.sigma:.1f} ({skill.mu:.1f}, {skill.sigma:.1f})"
+
+
+def test_teams_count_once_per_game() -> None:
+    standings = Standings()
+    standings.add(game(0, "A B A B", (100, 50), winner=0, side_of=(0, 1, 0, 1), think_ms=(10.0, 20.0, 30.0, 40.0),
+                       decisions=(1, 2, 3, 2)))
+    standings.add(game(1, "B A B A", (60, 90), winner=1, side_of=(0, 1, 0, 1), faults=(3,)))
+    a, b = standings.entrant("A"), standings.entrant("B")
+    assert (a["games"], a["wins"], a["losses"], a["match_points"]) == (2, 2, 0, 2.0)
+    assert (a["scored"], a["conceded"]) == (190, 110)
+    assert (b["games"], b["wins"], b["losses"], b["match_points"]) == (2, 0, 2, 0.0)
+    assert a["think_ms_per_decision"] == pytest.approx(40 / 4)
+    assert b["think_ms_per_decision"] == pytest.approx(60 / 4)
+    assert a["faults"] == 1
+    assert standings.pairwise("A", "B") == (2, 0, 0)
+    assert standings.elo()["A"].games == 2
+
+
+def test_partners_do_not_meet_and_opponents_do() -> None:
+    standings = Standings()
+    standings.add(game(0, "A B C D", (50, 100), winner=1, ranking=(1, 0), side_of=(0, 1, 0, 1)))
+    assert standings.pairwise("A", "C") == (0, 0, 0)
+    assert standings.pairwise("B", "A") == standings.pairwise("D", "C") == (1, 0, 0)
+    assert standings.to_json()["pairwise"]["A"] == {"B": {"wins": 0, "draws": 0, "losses": 1},
+                                                     "D": {"wins": 0, "draws": 0, "losses": 1}}
+
+
+def test_an_entrant_on_two_sides_counts_once_per_side() -> None:
+    standings = Standings()
+    standings.add(game(0, "A B A", (10, 20, 30), winner=2))
+    a, b = standings.entrant("A"), standings.entrant("B")
+    assert (a["games"], a["wins"], a["draws"], a["losses"], a["match_points"]) == (2, 1, 0, 1, 1.0)
+    assert (a["scored"], a["conceded"]) == (40, (20 + 30) / 2 + (10 + 20) / 2)
+    assert (b["games"], b["losses"], b["match_points"]) == (1, 1, 0.5)
+    assert standings.pairwise("A", "B") == standings.pairwise("B", "A") == (1, 0, 1)
+    assert standings.pairwise("A", "A") == (0, 0, 0)
+
+
+def test_openskill_moves_the_winner_up_the_loser_down_and_ties_share_a_rank() -> None:
+    standings = Standings()
+    standings.add(game(0, "A B", (100, 50), winner=0))
+    ratings = standings.ratings()
+    assert ratings["A"].mu > 25 > ratings["B"].mu
+    assert ratings["A"].ordinal == pytest.approx(ratings["A"].mu - 3 * ratings["A"].sigma)
+
+    standings = Standings()
+    standings.add(game(0, "C D E", (20, 20, 50), winner=None, ranking=(0, 1, 2)))
+    ratings = standings.ratings()
+    assert ratings["C"].mu == pytest.approx(ratings["D"].mu) and ratings["C"].mu > 25 > ratings["E"].mu
+    model = PlackettLuce()
+    fresh = [[model.rating()] for _ in range(3)]
+    [[c]], [[d]], [[e]] = ([team] for team in model.rate(fresh, ranks=[0, 0, 2]))
+    assert (ratings["C"].mu, ratings["D"].mu, ratings["E"].mu) == pytest.approx((c.mu, d.mu, e.mu))
+    assert ratings["E"].sigma == pytest.approx(e.sigma)
+
+
+def test_bad_outcomes_are_refused_with_a_clear_message() -> None:
+    standings = Standings()
+    with pytest.raises(OutcomeError, match="expected the winner first in the ranking"):
+        standings.add(game(0, "A B", (100, 50), winner=1, ranking=(0, 1)))
+    with pytest.raises(OutcomeError, match="expected a tie for first in a drawn match"):
+        standings.add(game(0, "A B", (100, 50), winner=None))
+    with pytest.raises(OutcomeError, match="expected a ranking of the sides 0..1"):
+        standings.add(game(0, "A B", (100, 50), winner=0, ranking=(0, 0)))
+    with pytest.raises(OutcomeError, match="expected think_ms for 2 seats"):
+        standings.add(game(0, "A B", (100, 50), winner=0, think_ms=(1.0,)))
+    with pytest.raises(OutcomeError, match="group size of at least 1"):
+        Standings(group_size=0)
+    assert standings.games == 0 and standings.order() == []
+
+
+def test_memory_stays_flat_over_100000_games() -> None:
+    """Deal sets of two games arrive four sets at a time, interleaved; each is folded as soon as it is complete."""
+    standings = Standings(group_size=2)
+    most_pending = 0
+    games = 100_000
+    for start in range(0, games, 8):
+        sets = range(start // 2, start // 2 + 4)
+        batch = [(key, rotation) for rotation in (0, 1) for key in sets]
+        for offset, (key, rotation) in enumerate(batch):
+            seats = "A B" if rotation == 0 else "B A"
+            winner = (key + rotation) % 2
+            standings.add(game(start + offset, seats, (100, 50) if winner == 0 else (50, 100), winner=winner,
+                               ranking=(winner, 1 - winner), deal=f"d{key}"))
+            most_pending = max(most_pending, len(standings._deal_sets))
+    assert standings.games == games
+    assert most_pending == 4 and len(standings._deal_sets) == 0
+    a = standings.elo()["A"]
+    assert (a.games, a.deal_sets) == (games, games // 2)
+    assert a.score == pytest.approx(0.5) and a.elo == pytest.approx(0.0)

@@ -1,0 +1,281 @@
+"""Tournaments: the file format and its messages, the schedule, a real run with its run folder, and resume after
+kill -9 with nothing lost or doubled."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.rules import new_game
+from arena.tournament.schedule import Schedule
+from arena.tournament.spec import SpecError, load_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
+GOOD = f'''
+name = "t"
+variant = "block"
+games = 2
+[[bots]]
+name = "a"
+command = ["{sys.executable}", "{RANDOM_BOT}"]
+[[bots]]
+name = "b"
+command = ["{sys.executable}", "{RANDOM_BOT}"]
+'''
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda t: t.replace('games = 2', 'games = 2\ngmaes = 3'),
+         "unknown key 'gmaes' at the top level; valid keys: name, variant, players, options, bots, games"),
+        (lambda t: t.replace('variant = "block"', 'variant = "chess"'),
+         "key 'variant': unknown variant 'chess'; valid variants: draw, block"),
+        (lambda t: t.replace('variant = "block"\n', ''), "key 'variant' is missing"),
+        (lambda t: t.replace('games = 2', 'games = 0'), "key 'games' must be an integer >= 1, got 0"),
+        (lambda t: t.replace('games = 2', 'games = "two"'), "key 'games' must be an integer >= 1, got 'two'"),
+        (lambda t: t.replace('games = 2', 'games = 2\nplayers = 9'),
+         "key 'players': variant 'block' is played by 2, 3, 4 players, got 9"),
+        (lambda t: t.replace('games = 2', 'games = 2\n[options]\ntarget = -3'),
+         "key 'options': option 'target' of variant 'block' must be an integer >= 1, got -3"),
+        (lambda t: t.replace('games = 2', 'games = 2\nconcurrency = 0'),
+         "key 'concurrency' must be an integer >= 1 and <= 256, got 0"),
+        (lambda t: t.replace('games = 2', 'games = 2\nfault_policy = "ignore"'),
+         "key 'fault_policy' must be one of forfeit, got 'ignore'"),
+        (lambda t: t.replace('games = 2', 'games = 2\n[time]\nmove_ms = -5'),
+         "key 'time.move_ms' must be an integer >= 1, got -5"),
+        (lambda t: t.replace('name = "b"', 'name = "a"'), "key 'bots[2].name' must be unique, got 'a' twice"),
+        (lambda t: t.replace('name = "b"', 'name = "b"\naddress = "127.0.0.1:1"'),
+         "bot 'b' needs exactly one of 'command' or 'address'"),
+        (lambda t: t.split("[[bots]]")[0] + '[[bots]]\nname = "x"\naddress = "nowhere"\n[[bots]]\nname="y"\naddress="127.0.0.1:2"',
+         "key 'bots[1].address' must be like 127.0.0.1:50051 or unix:/path, got 'nowhere'"),
+        (lambda t: t.split("[[bots]]")[0], "key 'bots' must be a list of [[bots]] tables"),
+        (lambda t: t.replace('games = 2', 'games = 2\nseed = true'), "key 'seed' must be a non-empty text or an integer"),
+        (lambda t: t.replace('games = 2', 'games = '), "not valid TOML: "),
+        (lambda t: t.replace('name = "b"', 'name = "b"\ncolour = "red"'),
+         "unknown key 'colour' in [[bots]] number 2; valid keys: name, command, address, env, cwd, skip_if_missing"),
+    ],
+)
+def test_a_malformed_file_gets_one_message_naming_key_problem_and_allowed_values(tmp_path, change, message) -> None:
+    path = write(tmp_path, change(GOOD))
+    with pytest.raises(SpecError) as error:
+        load_spec(path)
+    assert str(error.value).startswith(f"{path}: ")
+    assert message in str(error.value)
+
+
+def test_a_missing_program_can_be_skipped(tmp_path: Path) -> None:
+    text = GOOD + '[[bots]]\nname = "c"\ncommand = "no-such-program-xyz bot.js"\nskip_if_missing = true\n'
+    spec = load_spec(write(tmp_path, text))
+    assert [b.name for b in spec.bots] == ["a", "b"] and spec.skipped == ("c",)
+
+
+def test_cli_run_with_a_bad_file_is_one_line_and_status_2(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace('games = 2', 'games = 0'))
+    out = subprocess.run([sys.executable, "-m", "arena", "run", str(path)], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"error: {path}: key 'games' must be an integer >= 1, got 0"
+
+
+def test_every_ready_tournament_file_is_valid() -> None:
+    files = sorted((ROOT / "tournaments").glob("*.toml"))
+    assert {f.stem for f in files} >= {"demo", "draw", "block", "la_plaza", "la_plaza_teams", "all_fives",
+                                       "mexican_train"} - {"draw"}
+    for path in files:
+        spec = load_spec(path)
+        assert len(spec.bots) >= 2
+
+
+# --- the schedule -------------------------------------------------------------------------------------------------
+
+
+def test_two_player_round_robin_with_duplicate_rotations() -> None:
+    schedule = Schedule(3, new_game("draw", 2), games=2, duplicate=True, master_seed="m")
+    games = list(schedule)
+    assert len(schedule) == len(games) == 3 * 2 * 2
+    assert [(g.seats, g.seed, g.rotation) for g in games[:4]] == [
+        ((0, 1), "m/0/0", 0), ((1, 0), "m/0/0", 1), ((0, 1), "m/0/1", 0), ((1, 0), "m/0/1", 1)]
+    assert {g.seats for g in games} == {(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)}
+    assert [g.index for g in games] == list(range(12))
+    assert schedule.group_size == 2 and schedule.processes_per_entrant() == 1
+
+
+def test_without_duplicate_each_game_has_its_own_deal_and_seats_alternate() -> None:
+    games = list(Schedule(2, new_game("block", 2), games=3, duplicate=False, master_seed="s"))
+    assert [(g.seats, g.seed) for g in games] == [((0, 1), "s/0/0"), ((1, 0), "s/0/1"), ((0, 1), "s/0/2")]
+
+
+def test_k_player_tables_are_combinations_rotated_through_every_seat() -> None:
+    schedule = Schedule(4, new_game("all_fives", 3), games=1, duplicate=True, master_seed="x")
+    games = list(schedule)
+    assert len(games) == 4 * 3
+    assert [g.seats for g in games[:3]] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+
+
+def test_fewer_entrants_than_seats_fill_the_seats_in_turn() -> None:
+    schedule = Schedule(3, new_game("mexican_train", 4), games=1, duplicate=True, master_seed="x")
+    games = list(schedule)
+    assert [g.seats for g in games] == [(0, 1, 2, 0), (1, 2, 0, 0), (2, 0, 0, 1), (0, 0, 1, 2)]
+    assert schedule.processes_per_entrant() == 2
+
+
+def test_team_variants_pair_entrants_as_teams_and_swap_them() -> None:
+    schedule = Schedule(3, new_game("la_plaza_teams", 4), games=1, duplicate=True, master_seed="x")
+    games = list(schedule)
+    assert [g.seats for g in games[:2]] == [(0, 1, 0, 1), (1, 0, 1, 0)]
+    assert len(games) == 3 * 2
+    assert schedule.processes_per_entrant() == 2
+
+
+def test_a_huge_schedule_is_lazy() -> None:
+    schedule = Schedule(50, new_game("draw", 2), games=100, duplicate=True, master_seed="big")
+    assert len(schedule) == 50 * 49 // 2 * 100 * 2  # 245,000 games, counted without generating them
+    started = time.perf_counter()
+    first = next(iter(schedule))
+    assert first.index == 0 and time.perf_counter() - started < 0.5
+
+
+# --- real runs ----------------------------------------------------------------------------------------------------
+
+
+def tournament_text(tag: str, games: int, concurrency: int, seed: str | None = "fixed") -> str:
+    seed_line = f'seed = "{seed}"\n' if seed else ""
+    return f'''
+name = "t"
+variant = "block"
+games = {games}
+duplicate = true
+concurrency = {concurrency}
+{seed_line}
+[options]
+target = 1
+
+[[bots]]
+name = "alpha"
+command = ["{sys.executable}", "{RANDOM_BOT}", "--tag", "{tag}"]
+
+[[bots]]
+name = "beta"
+command = ["{sys.executable}", "{RANDOM_BOT}", "--tag", "{tag}"]
+'''
+
+
+def arena_run(path: Path, out: Path, *extra: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), *extra],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+
+
+def test_a_run_writes_a_complete_run_folder(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    path = write(tmp_path, tournament_text(tag, games=2, concurrency=2, seed=None))
+    out = tmp_path / "run"
+    result = arena_run(path, out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    games = records(out)
+    assert sorted(int(g.get("index", 0)) for g in games) == [0, 1, 2, 3]
+    assert (out / "tournament.toml").read_text() == path.read_text()
+    revealed = json.loads((out / "seed.json").read_text())
+    commitment = (out / "commitment.txt").read_text().split()[0]
+    assert commitment == revealed["commitment"] == hashlib.sha256(
+        f"dominoes/v1/commit/{revealed['nonce']}/{revealed['seed']}".encode()).hexdigest()
+    assert not (out / "seed.secret").exists()
+    assert {g["seed"] for g in games} == {f"{revealed['seed']}/0/0", f"{revealed['seed']}/0/1"}
+    bots = json.loads((out / "bots.json").read_text())
+    assert [(b["name"], b["hello"]["name"]) for b in bots] == [("alpha", "py-random"), ("beta", "py-random")]
+    standings = json.loads((out / "standings.json").read_text())
+    assert sum(e["games"] for e in standings["entrants"]) == 8
+    events = [json.loads(line)["event"] for line in (out / "arena.log").read_text().splitlines()]
+    assert events[0] == "tournament_started" and events[-1] == "tournament_finished"
+    assert events.count("game_finished") == 4
+    assert "replay a game: arena replay" in result.stdout
+
+
+def test_a_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
+    path = write(tmp_path, tournament_text(uuid.uuid4().hex, games=1, concurrency=1))
+    out = tmp_path / "run"
+    assert arena_run(path, out).returncode == 0
+    again = arena_run(path, out)
+    assert again.returncode == 2
+    assert "already holds a tournament's games; use --resume" in again.stderr
+    resumed = arena_run(path, out, "--resume")
+    assert resumed.returncode == 2 and "this tournament is finished" in resumed.stderr
+
+
+def bot_processes(tag: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if tag.encode() in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def wait_for(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    path = write(tmp_path, tournament_text(tag, games=60, concurrency=3))
+    out = tmp_path / "run"
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--out", str(out)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    records_file = out / "games.jsonl"
+    wait_for(lambda: records_file.exists() and records_file.read_bytes().count(b"\n") >= 5, 120, "five games")
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    wait_for(lambda: not bot_processes(tag), 20, "the bots to die with the arena")
+    before = records_file.read_bytes()
+    assert before.endswith(b"\n")
+    complete = before.count(b"\n")
+    assert 5 <= complete < 120, "the run must be interrupted in the middle"
+    with open(records_file, "ab") as f:  # a write cut short by the crash
+        f.write(b'{"recordVersion":1,"index":"9')
+
+    resumed = arena_run(path, out, "--resume")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "dropped a torn last record line" in resumed.stdout
+    assert f"{complete} games were already recorded" in resumed.stdout
+    games = records(out)
+    indices = [int(g.get("index", 0)) for g in games]
+    assert sorted(indices) == list(range(120)), "every game exactly once"
+    assert [json.loads(line) for line in before.decode().splitlines()] == games[:complete], "kept as they were"
+    assert not bot_processes(tag)
+
+    # An uninterrupted run of the same file deals exactly the same games.
+    fresh = tmp_path / "fresh"
+    assert arena_run(path, fresh).returncode == 0
+    by_index = {int(g.get("index", 0)): g for g in records(fresh)}
+    assert len(by_index) == 120
+    for game in games:
+        twin = by_index[int(game.get("index", 0))]
+        assert (game["seed"], game["seats"], game["rounds"][0]["deal"]) == (
+            twin["seed"], twin["seats"], twin["rounds"][0]["deal"])
