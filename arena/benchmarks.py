@@ -160,3 +160,68 @@ async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: 
     finally:
         await process.stop()
     return {"bot": " ".join(bot_command), "seconds_each": seconds, "results": results}
+
+
+# --- arena bench tournament --------------------------------------------------------------------------------------
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory (VmHWM), in MiB."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def quick_tournament_text(games: int, concurrency: int, bot: list[str]) -> str:
+    """Two random bots, Block to 1 point (one or two rounds a game), ``games`` games in all."""
+    import json
+
+    return (f'name = "bench"\nvariant = "block"\ngames = {max(1, games // 2)}\nduplicate = true\n'
+            f'concurrency = {concurrency}\nseed = "bench"\n[options]\ntarget = 1\n'
+            f'[[bots]]\nname = "a"\ncommand = {json.dumps(bot)}\n[[bots]]\nname = "b"\ncommand = {json.dumps(bot)}\n')
+
+
+def bench_tournament_once(games: int, concurrency: int, bot: list[str]) -> dict[str, Any]:
+    """One quick tournament in this process: games/s and peak memory."""
+    import tempfile
+    from pathlib import Path
+
+    import trio
+
+    from .tournament.runner import run_tournament
+    from .tournament.spec import spec_from_dict
+
+    import tomllib
+
+    text = quick_tournament_text(games, concurrency, bot)
+    spec = spec_from_dict(tomllib.loads(text))
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+        started = time.perf_counter()
+        summary = trio.run(lambda: run_tournament(spec, text, Path(folder) / "run"))
+        elapsed = time.perf_counter() - started
+    return {"games": summary.played_now, "concurrency": concurrency, "seconds": round(elapsed, 2),
+            "games_per_s": round(summary.played_now / elapsed, 1), "peak_rss_mib": round(peak_rss_mib(), 1)}
+
+
+def bench_tournament(sizes: list[int], concurrencies: list[int], bot: list[str]) -> dict[str, Any]:
+    """Each size and concurrency in a fresh process, so each peak memory is its own."""
+    import json
+    import subprocess
+    import sys
+
+    results = []
+    for concurrency in concurrencies:
+        for games in sizes:
+            code = ("import json, sys; from arena.benchmarks import bench_tournament_once; "
+                    f"print(json.dumps(bench_tournament_once({games}, {concurrency}, {bot!r})))")
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+            results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    by = {(r["concurrency"], r["games"]): r for r in results}
+    ratios = {}
+    if len(sizes) >= 2:
+        small, large = min(sizes), max(sizes)
+        ratios = {str(c): round(by[(c, large)]["peak_rss_mib"] / by[(c, small)]["peak_rss_mib"], 3)
+                  for c in concurrencies}
+    return {"bot": " ".join(bot), "results": results, "peak_memory_ratio_large_to_small": ratios}

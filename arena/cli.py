@@ -209,6 +209,18 @@ def cmd_bench_protocol(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_tournament(args: argparse.Namespace) -> int:
+    import shlex
+
+    from .benchmarks import bench_tournament
+
+    bot = shlex.split(args.bot) if args.bot else [sys.executable, str(Path("bots/python/random_bot.py").resolve())]
+    sizes = [int(g) for g in args.games.split(",")]
+    concurrencies = [int(c) for c in args.concurrency.split(",")]
+    print(json.dumps(bench_tournament(sizes, concurrencies, bot), indent=2))
+    return 0
+
+
 # --- the parser ----------------------------------------------------------------------------------------------
 
 
@@ -264,6 +276,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
     b.add_argument("--concurrency", default="1,16", help="comma-separated concurrent matches (default 1,16)")
     b.set_defaults(func=cmd_bench_protocol)
+    b = bench.add_parser("tournament", help="games/s and peak memory of quick tournaments (JSON)")
+    b.add_argument("--games", default="1000,10000", help="tournament sizes (default 1000,10000)")
+    b.add_argument("--concurrency", default="1,4,16", help="concurrent games (default 1,4,16)")
+    b.add_argument("--bot", help="the bot command (default: the random Python bot)")
+    b.set_defaults(func=cmd_bench_tournament)
     return parser
 
 
