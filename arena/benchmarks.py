@@ -216,7 +216,9 @@ def bench_tournament(sizes: list[int], concurrencies: list[int], bot: list[str])
         for games in sizes:
             code = ("import json, sys; from arena.benchmarks import bench_tournament_once; "
                     f"print(json.dumps(bench_tournament_once({games}, {concurrency}, {bot!r})))")
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            if out.returncode != 0:
+                raise RuntimeError(f"the {games}-game run at concurrency {concurrency} failed:\n{out.stderr[-2000:]}")
             results.append(json.loads(out.stdout.strip().splitlines()[-1]))
     by = {(r["concurrency"], r["games"]): r for r in results}
     ratios = {}

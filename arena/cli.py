@@ -163,6 +163,19 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
 # --- arena run ------------------------------------------------------------------------------------------------
 
 
+def holds_games(run: Path) -> bool:
+    records = run / "games.jsonl"
+    return records.exists() and records.stat().st_size > 0
+
+
+def next_free_folder(run: Path) -> Path:
+    """``runs/demo-2``, ``runs/demo-3``, ...: the first that holds no games."""
+    number = 2
+    while holds_games(run.with_name(f"{run.name}-{number}")):
+        number += 1
+    return run.with_name(f"{run.name}-{number}")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import trio
 
@@ -174,6 +187,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise RulesError(f"--concurrency must be at least 1, got {args.concurrency}")
     run = Path(args.out or spec.output)
     console = make_console()
+    if not args.out and not args.resume and holds_games(run):
+        earlier, run = run, next_free_folder(run)
+        console.print(f"note: {earlier} holds an earlier run (continue it with --resume); this run goes to {run}")
     if spec.skipped:
         console.print(f"note: skipping {', '.join(spec.skipped)} (program not installed)")
     summary = trio.run(lambda: run_tournament(spec, Path(args.file).read_text(), run, resume=args.resume,
@@ -184,6 +200,60 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(f"resume: {summary.resumed_from} games were already recorded; played {summary.played_now}")
     print_summary(summary, console, f"{spec.name}: {spec.variant}, {summary.total} games")
     return 0
+
+
+# --- arena replay ---------------------------------------------------------------------------------------------
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .records.replay import RecordError, find_game, locate, verify_run
+
+    command = [c for c in (args.against or []) if c != "--"]
+    if args.against is not None and not command:
+        raise RulesError("expected a bot command after --against -- (e.g. --against -- python bots/python/greedy_bot.py)")
+    try:
+        if args.verify:
+            import time
+
+            started = time.perf_counter()
+            report = verify_run(args.path, jobs=args.jobs)
+            return print_verify(report, args.path, time.perf_counter() - started)
+        if args.game is None:
+            raise RulesError("expected --verify, or --game ID (with --seat K, --step, --html FILE or --against)")
+        files = locate(args.path)
+        record = find_game(files, args.game)
+        if args.html:
+            from .records.html import write_html
+
+            write_html(record, Path(args.html))
+            print(f"wrote {args.html}")
+            return 0
+        if command:
+            from .records.against import replay_against, print_against
+
+            report = replay_against(record, command, seat=args.seat, startup_s=args.startup_ms / 1000,
+                                    move_ms=args.move_ms)
+            print_against(report, make_console())
+            return 0 if report.ok else 1
+        from .records.terminal import show_game
+
+        show_game(record, seat=args.seat, step=args.step, console=make_console())
+        return 0
+    except RecordError as error:
+        raise RulesError(str(error)) from None
+
+
+def print_verify(report, path: str, seconds: float) -> int:
+    console = make_console()
+    for mismatch in report.mismatches:
+        console.print(f"MISMATCH {mismatch}", highlight=False)
+    seed = "deals checked against the revealed master seed" if report.seed_checked else (
+        "no revealed master seed (deals checked against each game's own seed)")
+    verdict = "OK" if not report.mismatches else f"{len(report.mismatches)} mismatches"
+    rate = report.games / seconds if seconds > 0 else 0.0
+    console.print(f"verified {report.games} games, {report.moves} moves in {path}: {verdict}; {seed}; "
+                  f"{seconds:.2f} s, {rate:.0f} games/s", highlight=False)
+    return 0 if not report.mismatches else 1
 
 
 # --- arena bench ---------------------------------------------------------------------------------------------
@@ -263,6 +333,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, help="games at once (default: the file's 'concurrency')")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in the same folder")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("replay", help="verify records, or show a recorded game (terminal, HTML, against a bot)")
+    p.add_argument("path", help="a run folder or a record file (games.jsonl)")
+    p.add_argument("--verify", action="store_true", help="re-simulate every game and report every mismatch")
+    p.add_argument("--jobs", type=int, default=None, help="processes for --verify (default: one per core)")
+    p.add_argument("--game", type=int, help="the game's index in the schedule")
+    p.add_argument("--seat", type=int, help="show only what this seat knew at each moment")
+    p.add_argument("--step", action="store_true", help="wait for a key between moves (on a terminal)")
+    p.add_argument("--html", help="write a self-contained HTML viewer of the game to this file")
+    p.add_argument("--move-ms", type=int, default=2000, help="with --against: time per decision (default 2000)")
+    p.add_argument("--startup-ms", type=int, default=15000, help="with --against: time to start the bot")
+    p.add_argument("--against", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                   help="replay the game to a bot (its command after --, last on the line) and report where its "
+                        "choices differ")
+    p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("bench", help="benchmarks that print numbers")
     bench = p.add_subparsers(dest="bench", required=True, metavar="WHAT")

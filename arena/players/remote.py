@@ -18,7 +18,7 @@ from ..protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2, bot_pb2_grp
 from ..protocol.convert import (
     ProtocolError, action_from_pb, match_result_pb, observation_pb, options_pb, round_result_pb,
 )
-from ..rules import RoundResult
+from ..rules import Action, Kind, RoundResult
 from ..rules.results import MatchResult
 from .base import Decision, DecisionRequest
 from .faults import BotFailure, FaultKind
@@ -105,7 +105,8 @@ class RemoteBot:
             return legal[reply.index]
         if which == "action":
             try:
-                return action_from_pb(reply.action)
+                action = action_from_pb(reply.action)
+                return action if action.kind == Kind.PLACE else Action(action.kind)
             except ProtocolError as error:
                 raise BotFailure(FaultKind.MALFORMED_REPLY, detail=str(error)) from None
         raise BotFailure(FaultKind.MALFORMED_REPLY, detail="the reply sets neither index nor action")

@@ -98,7 +98,8 @@ def _build_action_pb(action: Action) -> pb.Action:
 def action_from_pb(message: pb.Action) -> Action:
     """The engine action a message names (not yet checked for legality)."""
     if message.kind == pb.ACTION_KIND_DRAW:
-        return Action(Kind.DRAW)
+        # A record's draw carries the drawn tile; a bot's chosen draw has none.
+        return Action(Kind.DRAW, tile_from_pb(message.tile)) if message.HasField("tile") else Action(Kind.DRAW)
     if message.kind == pb.ACTION_KIND_PASS:
         return Action(Kind.PASS)
     if message.kind != pb.ACTION_KIND_PLACE:

@@ -18,7 +18,7 @@ from ..protocol.convert import (
 from ..referee import MatchRecord
 from ..rules import Deal
 
-RECORD_VERSION = 1
+from .jsonform import RECORD_VERSION  # noqa: E402
 
 
 def deal_pb(deal: Deal) -> tpb.DealRecord:
@@ -44,6 +44,14 @@ def deal_from_pb(message: tpb.DealRecord) -> Deal:
     )
 
 
+def record_action_pb(action: Any) -> pb.Action:
+    """An action as records keep it: without the display text (records stay small; viewers render it)."""
+    message = pb.Action()
+    message.CopyFrom(action_pb(action))
+    message.ClearField("text")
+    return message
+
+
 def game_record_pb(record: MatchRecord, *, index: int, tournament: str, deal_key: str, rotation: int,
                    side_of: tuple[int, ...]) -> tpb.GameRecord:
     """The complete record of one game."""
@@ -56,8 +64,8 @@ def game_record_pb(record: MatchRecord, *, index: int, tournament: str, deal_key
     for number, rnd in enumerate(record.rounds):
         r = message.rounds.add(deal=deal_pb(rnd.deal))
         for move in rnd.moves:
-            r.moves.add(seat=move.seat, action=action_pb(move.action), think_ms=move.think_ms, forced=move.forced,
-                        comment=move.comment)
+            r.moves.add(seat=move.seat, action=record_action_pb(move.action), think_ms=move.think_ms,
+                        forced=move.forced, comment=move.comment)
         if rnd.result is not None:
             r.result.CopyFrom(round_result_pb(rnd.result, number, rnd.scores_after))
     if record.result is not None:
@@ -68,9 +76,9 @@ def game_record_pb(record: MatchRecord, *, index: int, tournament: str, deal_key
     return message
 
 
-def to_json_line(message: tpb.GameRecord) -> str:
-    """One line of JSON, no newline inside."""
-    data = json_format.MessageToDict(message)
+def to_json_line(record: tpb.GameRecord | dict) -> str:
+    """One line of JSON, no newline inside (from the message, or from the dict of :mod:`.jsonform`)."""
+    data = record if isinstance(record, dict) else json_format.MessageToDict(record)
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 

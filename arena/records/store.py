@@ -1,19 +1,25 @@
 """The record file of a run: append one line per finished game and fsync before it counts; read it back
 tolerating a torn last line (a crash mid-write), which resume drops.
 
-A line that is complete (ends with a newline) but does not parse is corruption, not a crash: the reader reports
-it with its line number and keeps every readable game.
+A line that is complete (ends with a newline) but is not a record is corruption, not a crash: the reader reports
+it with its line number and keeps every readable game. Records are read as plain dicts (protobuf's JSON mapping of
+``GameRecord``, see :mod:`.jsonform`); ``to_message`` makes the protobuf message when one is wanted.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
+
+from google.protobuf import json_format
 
 from ..protocol import tournament_pb2 as tpb
-from .format import RECORD_VERSION, from_json_line, to_json_line
+from .jsonform import RECORD_VERSION
+
+Record = dict[str, Any]
 
 
 @dataclass
@@ -27,28 +33,35 @@ class ReadReport:
     """(line number, problem) for complete lines that are not records."""
 
 
-def iter_records(path: Path, report: ReadReport | None = None) -> Iterator[tpb.GameRecord]:
-    """Every readable record in order; problems go to ``report``."""
+def iter_records(path: Path, report: ReadReport | None = None) -> Iterator[Record]:
+    """Every readable record in order, as dicts; problems go to ``report``."""
     report = report if report is not None else ReadReport()
     with open(path, "rb") as f:
         for number, raw in enumerate(f, 1):
             if not raw.endswith(b"\n"):
                 report.torn_tail = True
                 return
-            text = raw.decode("utf-8", errors="replace").strip()
-            if not text:
+            if not raw.strip():
                 continue
             try:
-                record = from_json_line(text)
-            except Exception as error:  # json or protobuf parse errors: report, keep going
-                report.bad_lines.append((number, f"not a game record: {str(error)[:200]}"))
+                record = json.loads(raw)
+            except ValueError as error:
+                report.bad_lines.append((number, f"not JSON: {str(error)[:120]}"))
                 continue
-            if record.record_version != RECORD_VERSION:
-                report.bad_lines.append((number, f"record version {record.record_version}, this arena reads "
+            if not isinstance(record, dict) or "recordVersion" not in record:
+                report.bad_lines.append((number, "not a game record (no recordVersion)"))
+                continue
+            if record["recordVersion"] != RECORD_VERSION:
+                report.bad_lines.append((number, f"record version {record['recordVersion']!r}; this arena reads "
                                                  f"version {RECORD_VERSION}"))
                 continue
             report.games += 1
             yield record
+
+
+def to_message(record: Record) -> tpb.GameRecord:
+    """The protobuf message of a record (slow: for single games, not for scans)."""
+    return json_format.ParseDict(record, tpb.GameRecord())
 
 
 def drop_torn_tail(path: Path) -> int:
@@ -61,6 +74,7 @@ def drop_torn_tail(path: Path) -> int:
     with open(path, "rb+") as f:
         block = 1 << 16
         end = size
+        keep = 0
         while end > 0:
             start = max(0, end - block)
             f.seek(start)
@@ -70,8 +84,6 @@ def drop_torn_tail(path: Path) -> int:
                 keep = start + newline + 1
                 break
             end = start
-        else:
-            keep = 0
         if keep < size:
             f.truncate(keep)
             f.flush()
@@ -86,8 +98,9 @@ class RecordWriter:
         self.path = path
         self._file = open(path, "ab")
 
-    def write(self, record: tpb.GameRecord) -> None:
-        self._file.write(to_json_line(record).encode() + b"\n")
+    def write(self, record: Record) -> None:
+        line = json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        self._file.write(line)
         self._file.flush()
         os.fsync(self._file.fileno())
 

@@ -21,9 +21,8 @@ import trio
 
 from ..players.faults import BotFailure, Fault
 from ..players.remote import new_match_id
-from ..protocol import tournament_pb2 as tpb
-from ..records.format import game_record_pb
-from ..records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records
+from ..records.jsonform import game_record_dict, index_of
+from ..records.store import ReadReport, Record, RecordWriter, drop_torn_tail, iter_records
 from ..referee import TimeControl, forfeit_before_start, play_match
 from ..rules import Game
 from .pools import EntrantPool
@@ -50,23 +49,24 @@ class RunSummary:
     first_index: int | None = None
 
 
-def outcome_of(record: tpb.GameRecord) -> GameOutcome:
-    """What standings need from a record."""
-    seats = len(record.seats)
-    think = [0.0] * seats
-    decisions = [0] * seats
-    for rnd in record.rounds:
-        for move in rnd.moves:
-            if not move.forced:
-                think[move.seat] += move.think_ms
-                decisions[move.seat] += 1
-    result = record.result
+def outcome_of(record: Record) -> GameOutcome:
+    """What standings need from a record (a dict in protobuf's JSON mapping)."""
+    seats = record.get("seats", [])
+    think = [0.0] * len(seats)
+    decisions = [0] * len(seats)
+    for rnd in record.get("rounds", ()):
+        for move in rnd.get("moves", ()):
+            if not move.get("forced", False):
+                seat = move.get("seat", 0)
+                think[seat] += move.get("thinkMs", 0.0)
+                decisions[seat] += 1
+    result = record.get("result", {})
     return GameOutcome(
-        index=record.index, deal_key=record.deal_key, seats=tuple(record.seats),
-        side_of=tuple(record.side_of_seat), scores=tuple(result.scores), ranking=tuple(result.ranking),
-        winner=result.winner if result.HasField("winner") else None,
-        fault_seats=tuple(sorted({f.seat for f in record.faults})), think_ms=tuple(think),
-        decisions=tuple(decisions),
+        index=index_of(record), deal_key=record.get("dealKey", ""), seats=tuple(seats),
+        side_of=tuple(record.get("sideOfSeat", [0] * len(seats))),
+        scores=tuple(int(v) for v in result.get("scores", ())), ranking=tuple(result.get("ranking", ())),
+        winner=result.get("winner"), fault_seats=tuple(sorted({f.get("seat", 0) for f in record.get("faults", ())})),
+        think_ms=tuple(think), decisions=tuple(decisions),
     )
 
 
@@ -147,7 +147,7 @@ class Progress:
 
 async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, resume: bool = False,
                          concurrency: int | None = None, console: Any = None,
-                         on_game: Callable[[tpb.GameRecord], None] | None = None) -> RunSummary:
+                         on_game: Callable[[Record], None] | None = None) -> RunSummary:
     """Play every game of the schedule that the run folder does not hold yet."""
     game = spec.game()
     seed = prepare_run(spec, spec_text, run, resume)
@@ -163,9 +163,10 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
     if records_path.exists():
         report = ReadReport()
         for record in iter_records(records_path, report):
-            if record.index in done or record.index >= summary.total:
+            index = index_of(record)
+            if index in done or index >= summary.total:
                 continue
-            done.add(record.index)
+            done.add(index)
             standings.add(outcome_of(record))
         summary.bad_lines = report.bad_lines
     summary.resumed_from = len(done)
@@ -184,17 +185,18 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
 
     async def play_one(scheduled: ScheduledGame) -> None:
         record = await _play_scheduled(game, pools, names, scheduled, time_control)
-        message = game_record_pb(record, index=scheduled.index, tournament=spec.name, deal_key=scheduled.deal_key,
-                                 rotation=scheduled.rotation, side_of=game.side_of)
+        message = game_record_dict(record, index=scheduled.index, tournament=spec.name,
+                                   deal_key=scheduled.deal_key, rotation=scheduled.rotation, side_of=game.side_of)
         async with write_lock:
             await trio.to_thread.run_sync(writer.write, message)
         standings.add(outcome_of(message))
         summary.played_now += 1
         if summary.first_index is None:
             summary.first_index = scheduled.index
-        log.info("game_finished", index=scheduled.index, seats=list(message.seats),
-                 scores=list(message.result.scores), winner=message.result.winner if message.result.HasField(
-                     "winner") else None, faults=[f.kind for f in message.faults])
+        result = message.get("result", {})
+        log.info("game_finished", index=scheduled.index, seats=message.get("seats"),
+                 scores=[int(v) for v in result.get("scores", ())], winner=result.get("winner"),
+                 faults=[f["kind"] for f in message.get("faults", ())])
         if on_game is not None:
             on_game(message)
         if progress is not None:
