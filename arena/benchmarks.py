@@ -227,3 +227,55 @@ def bench_tournament(sizes: list[int], concurrencies: list[int], bot: list[str])
         ratios = {str(c): round(by[(c, large)]["peak_rss_mib"] / by[(c, small)]["peak_rss_mib"], 3)
                   for c in concurrencies}
     return {"bot": " ".join(bot), "results": results, "peak_memory_ratio_large_to_small": ratios}
+
+
+# --- arena bench records -----------------------------------------------------------------------------------------
+
+
+async def write_local_records(path: Any, variant: str, players: int | None, games: int, seed: str = "bench") -> int:
+    """Play ``games`` matches between in-process random players and write their records; returns bytes written."""
+    from .players import RandomPlayer
+    from .players.base import LocalPlayer
+    from .records.format import to_json_line
+    from .records.jsonform import game_record_dict
+    from .referee import play_match
+
+    game = new_game(variant, players)
+    written = 0
+    with open(path, "w") as f:
+        for i in range(games):
+            seats = [LocalPlayer(RandomPlayer(f"{seed}/{i}/{s}")) for s in range(game.players)]
+            record = await play_match(game, seats, seed=f"{seed}/0/{i}", match_id=f"{seed}-{i}")
+            line = to_json_line(game_record_dict(record, index=i, tournament=seed, deal_key=f"0/{i}", rotation=0,
+                                                 side_of=game.side_of)) + "\n"
+            f.write(line)
+            written += len(line.encode())
+    return written
+
+
+def bench_records(games: int, verify_games: int, jobs: int | None) -> dict[str, Any]:
+    """Record size per game for every variant (default player count), and --verify speed on 2-player Draw."""
+    import tempfile
+    from pathlib import Path
+
+    import trio
+
+    from .records.replay import verify_run
+    from .rules import VARIANTS
+
+    sizes = {}
+    with tempfile.TemporaryDirectory(prefix="arena-records-") as folder:
+        for name in VARIANTS:
+            written = trio.run(write_local_records, Path(folder) / f"{name}.jsonl", name, None, games)
+            sizes[name] = round(written / games)
+        draw = Path(folder) / "draw-verify.jsonl"
+        trio.run(write_local_records, draw, "draw", 2, verify_games)
+        started = time.perf_counter()
+        report = verify_run(draw, jobs=jobs)
+        elapsed = time.perf_counter() - started
+    return {
+        "bytes_per_game": sizes,
+        "verify": {"variant": "draw", "players": 2, "target": 100, "games": report.games, "moves": report.moves,
+                   "mismatches": len(report.mismatches), "seconds": round(elapsed, 2),
+                   "games_per_s": round(report.games / elapsed, 1)},
+    }

@@ -291,6 +291,13 @@ def cmd_bench_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_records(args: argparse.Namespace) -> int:
+    from .benchmarks import bench_records
+
+    print(json.dumps(bench_records(args.games, args.verify_games, args.jobs), indent=2))
+    return 0
+
+
 # --- the parser ----------------------------------------------------------------------------------------------
 
 
@@ -366,6 +373,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--concurrency", default="1,4,16", help="concurrent games (default 1,4,16)")
     b.add_argument("--bot", help="the bot command (default: the random Python bot)")
     b.set_defaults(func=cmd_bench_tournament)
+    b = bench.add_parser("records", help="record bytes per game for every variant, and --verify games/s (JSON)")
+    b.add_argument("--games", type=int, default=50, help="games per variant for the sizes (default 50)")
+    b.add_argument("--verify-games", type=int, default=3000, help="Draw games to verify (default 3000)")
+    b.add_argument("--jobs", type=int, default=None, help="processes for verification (default: one per core)")
+    b.set_defaults(func=cmd_bench_records)
     return parser
 
 
