@@ -396,6 +396,12 @@ def add_game_arguments(p: argparse.ArgumentParser, options: bool = True) -> None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--against" in argv:
+        # argparse never gives `--` to an option that takes the rest of the line; `--against -- CMD` is documented.
+        at = argv.index("--against")
+        if argv[at + 1:at + 2] == ["--"]:
+            del argv[at + 1]
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
