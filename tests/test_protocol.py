@@ -139,3 +139,24 @@ def test_tiles_in_finds_nested_tiles() -> None:
     message = bot_pb2.ActRequest(observation=pb.Observation(hand=[pb.Tile(low=1, high=2)],
                                                             history=[pb.Event(action=pb.Action(tile=pb.Tile(high=3)))]))
     assert sorted(tiles_in(message)) == sorted([tile_id(1, 2), tile_id(0, 3)])
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_requests_joined_from_cached_bytes_equal_the_built_message(variant: str) -> None:
+    from arena.protocol import bot_pb2
+    from arena.protocol.wire import act_request_bytes
+
+    game = new_game(variant)
+    match = game.new_match(seed=5)
+    rng = random.Random(2)
+    number = 0
+    while not match.is_over() and number < 1500:
+        if match.round.is_over():
+            match.next_round()
+            continue
+        seat = match.turn
+        request = DecisionRequest("id", game, seat, match.observation(seat), number, 1000, 5)
+        assert bot_pb2.ActRequest.FromString(act_request_bytes(request)) == act_request_pb(request)
+        match.apply(rng.choice(match.legal_actions()))
+        number += 1
+    assert number > 50

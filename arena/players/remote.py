@@ -15,6 +15,7 @@ import grpc
 
 from .. import __version__
 from ..protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc
+from ..protocol.wire import act_request_bytes
 from ..protocol.convert import (
     ProtocolError, action_from_pb, match_result_pb, observation_pb, options_pb, round_result_pb,
 )
@@ -59,6 +60,9 @@ class RemoteBot:
         self.hello: bot_pb2.HelloReply | None = None
         self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
         self._stub = bot_pb2_grpc.BotStub(self._channel)
+        # Act with the request already encoded (arena.protocol.wire): no serializer, the bytes go as they are.
+        self._act_bytes = self._channel.unary_unary(
+            "/dominoes.v1.Bot/Act", request_serializer=None, response_deserializer=bot_pb2.ActReply.FromString)
 
     def close(self) -> None:
         self._channel.close()
@@ -86,10 +90,10 @@ class RemoteBot:
         return self.hello is None or not self.hello.variants or variant in self.hello.variants
 
     async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
-        message = act_request_pb(request)
+        message = act_request_bytes(request)
         started = time.perf_counter()
         try:
-            reply = await await_call(self._stub.Act.future(message, timeout=timeout_s))
+            reply = await await_call(self._act_bytes.future(message, timeout=timeout_s))
         except grpc.RpcError as error:
             raise failure_from_rpc(error, int(timeout_s * 1000)) from None
         think = time.perf_counter() - started
