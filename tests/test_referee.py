@@ -179,3 +179,19 @@ def test_forfeit_ranks_the_faulting_side_last_and_respects_lowest_wins() -> None
     assert (result.winner, result.ranking) == (2, (2, 0, 1))
     tied = forfeit_result(draw, (30, 0, 30), {1}, 2)
     assert tied.winner is None and tied.ranking == (0, 2, 1)
+
+
+async def test_a_bot_outlives_the_arenas_idle_worker_threads(tmp_path: Path) -> None:
+    """Bots die with the arena (pdeathsig), which binds to the thread that started them; trio's idle worker
+    threads exit after about 10 s, so a bot started from one would be killed then. This waits past that."""
+    process = BotProcess(BotSpec("idle", command=(sys.executable, RANDOM_BOT)), tmp_path)
+    try:
+        await process.ensure_running()
+        pid = process._process.pid  # type: ignore[union-attr]
+        await trio.to_thread.run_sync(lambda: None)  # make sure a worker thread exists and then idles out
+        await trio.sleep(12)
+        os.kill(pid, 0)
+        assert process.running()
+        assert (await process.client.handshake(5)).name == "py-random"  # type: ignore[union-attr]
+    finally:
+        await process.stop()

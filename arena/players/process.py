@@ -52,7 +52,7 @@ class BotProcess:
         self.client: RemoteBot | None = None
         self.hello: bot_pb2.HelloReply | None = None
         self.starts = 0
-        self._process: trio.Process | None = None
+        self._process: ChildProcess | None = None
         self._log: IO[bytes] | None = None
         self._socket_dir: str | None = None
 
@@ -97,10 +97,9 @@ class BotProcess:
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         self._log = self._open_log()
         try:
-            self._process = await trio.lowlevel.open_process(
+            self._process = ChildProcess(
                 _dies_with_arena(list(self.spec.command)), env=env, cwd=self.spec.cwd, stdin=subprocess.DEVNULL,
-                stdout=self._log, stderr=self._log,
-                start_new_session=True,
+                stdout=self._log, stderr=self._log, start_new_session=True,
             )
         except OSError as error:
             await self.stop()
@@ -191,7 +190,44 @@ def _dies_with_arena(command: list[str]) -> list[str]:
     return [SETPRIV, "--pdeathsig", "KILL", "--", *command]
 
 
-def _signal_group(process: trio.Process, sig: int) -> None:
+class ChildProcess:
+    """A child process started from the calling (trio) thread and awaited through a pidfd.
+
+    Not ``trio.lowlevel.open_process``: trio starts children from a worker thread, and ``--pdeathsig`` fires when
+    the *thread* that started the child exits, which trio's idle worker threads do after a few seconds. Starting
+    from the thread that runs trio ties the bot's life to the arena's. fork+exec is a few milliseconds.
+    """
+
+    def __init__(self, command: list[str], **popen: object) -> None:
+        self._popen = subprocess.Popen(command, **popen)  # type: ignore[call-overload]
+        self.pid = self._popen.pid
+        self._pidfd: int | None = os.pidfd_open(self.pid) if hasattr(os, "pidfd_open") else None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll()
+
+    async def wait(self) -> int:
+        """Wait for the child to exit, without a thread (pidfd readable), or by polling where there is none."""
+        while self._popen.poll() is None:
+            if self._pidfd is not None:
+                await trio.lowlevel.wait_readable(self._pidfd)
+            else:
+                await trio.sleep(0.05)
+        self._close_pidfd()
+        return self._popen.returncode
+
+    def send_signal(self, sig: int) -> None:
+        self._popen.send_signal(sig)
+
+    def _close_pidfd(self) -> None:
+        if self._pidfd is not None:
+            trio.lowlevel.notify_closing(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = None
+
+
+def _signal_group(process: ChildProcess, sig: int) -> None:
     """Signal the bot's whole process group (a shell wrapper's children too)."""
     try:
         os.killpg(process.pid, sig)
