@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-import trio
 
 from arena.players.base import Decision, DecisionRequest
 from arena.players.remote import act_request_pb

@@ -140,21 +140,29 @@ def layout_pb(view: Any) -> pb.Layout:
     for end in getattr(view, "open_ends", ()):
         layout.open_ends.append(_open_end_pb(end))
     layout.line.extend(tiles_pb(getattr(view, "line", ())))
+    for train in getattr(view, "trains", ()):
+        layout.open_ends.append(_open_end_pb(train.end, train.train))
+        for c in train.connections:
+            layout.connections.append(_connection_pb(c, train.train))
+    layout.MergeFrom(layout_extras_pb(view))
+    return layout
+
+
+def layout_extras_pb(view: Any) -> pb.Layout:
+    """The parts of a layout beyond played, line, connections and open ends: the spinner's arms and the count
+    (All Fives), the engine, the trains and the open doubles (Mexican Train)."""
+    layout = pb.Layout(count=getattr(view, "count", 0))
     spinner = getattr(view, "spinner", None)
     if spinner is not None and spinner >= 0:
         layout.spinner.CopyFrom(tile_pb(spinner))
         layout.side_c.extend(tiles_pb(view.side_c))
         layout.side_d.extend(tiles_pb(view.side_d))
-    layout.count = getattr(view, "count", 0)
     engine = getattr(view, "engine", None)
     if engine is not None:
         layout.engine.CopyFrom(tile_pb(engine))
         for train in view.trains:
             layout.trains.append(pb.TrainView(train=train_pb(train.train), tiles=tiles_pb(train.tiles),
                                               marker=train.marker))
-            layout.open_ends.append(_open_end_pb(train.end, train.train))
-            for c in train.connections:
-                layout.connections.append(_connection_pb(c, train.train))
         for train, tile in view.open_doubles:
             layout.open_doubles.append(pb.OpenDouble(tile=tile_pb(tile), train=train_pb(train)))
     return layout

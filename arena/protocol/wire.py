@@ -17,7 +17,7 @@ from ..rules import NO_TRAIN, Action, Observation
 from ..rules.tiles import HIGH, LOW
 from . import bot_pb2
 from . import types_pb2 as pb
-from .convert import _connection_pb, _open_end_pb, action_pb, event_pb, options_pb, tile_pb, tiles_pb, train_pb
+from .convert import _connection_pb, _open_end_pb, action_pb, event_pb, layout_extras_pb, options_pb
 
 LENGTH_DELIMITED = 2
 
@@ -91,22 +91,10 @@ def layout_bytes(view: Any) -> bytes:
     parts.extend(LINE_TILES[t] for t in getattr(view, "line", ()))
     parts.extend(_connection(c, NO_TRAIN) for c in getattr(view, "connections", ()))
     parts.extend(_end(e, NO_TRAIN) for e in getattr(view, "open_ends", ()))
-    rest = pb.Layout(count=getattr(view, "count", 0))
-    spinner = getattr(view, "spinner", None)
-    if spinner is not None and spinner >= 0:
-        rest.spinner.CopyFrom(tile_pb(spinner))
-        rest.side_c.extend(tiles_pb(view.side_c))
-        rest.side_d.extend(tiles_pb(view.side_d))
-    engine = getattr(view, "engine", None)
-    if engine is not None:
-        rest.engine.CopyFrom(tile_pb(engine))
-        for train in view.trains:
-            rest.trains.append(pb.TrainView(train=train_pb(train.train), tiles=tiles_pb(train.tiles),
-                                            marker=train.marker))
-            parts.append(_end(train.end, train.train))
-            parts.extend(_connection(c, train.train) for c in train.connections)
-        for train, tile in view.open_doubles:
-            rest.open_doubles.append(pb.OpenDouble(tile=tile_pb(tile), train=train_pb(train)))
+    for train in getattr(view, "trains", ()):
+        parts.append(_end(train.end, train.train))
+        parts.extend(_connection(c, train.train) for c in train.connections)
+    rest = layout_extras_pb(view)
     parts.append(rest.SerializeToString())
     return b"".join(parts)
 

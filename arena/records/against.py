@@ -38,9 +38,9 @@ from ..players.base import DecisionRequest
 from ..players.faults import BotFailure, FaultKind
 from ..players.process import BotProcess, BotSpec
 from ..referee import TimeControl, forfeit_result
-from ..rules import DRAW, Action, Kind, Match, RulesError
-from .jsonform import FormatError, action_from, deal_from, index_of
-from .replay import RecordError, game_of
+from ..rules import Action, Kind, Match
+from .jsonform import index_of
+from .replay import RecordError, game_of, steps
 from .store import Record
 
 
@@ -185,35 +185,19 @@ async def _walk(record: Record, report: AgainstReport, processes: dict[int, BotP
     match_id = record.get("matchId", "")
     timeout_s = TimeControl(move_ms=move_ms).deadline_s(0)
     match: Match | None = None
-    move_number = 0
-    try:
-        for r, rnd in enumerate(record.get("rounds", ())):
-            deal = deal_from(rnd.get("deal", {}))
-            if match is None:
-                match = game.new_match(record.get("seed", ""), first_deal=deal)
-            else:
-                match.next_round()
-                if match.round.deal != deal:
-                    raise RecordError(f"game {report.game}, round {r + 1}: the recorded deal is not the one the "
-                                      f"rules deal from its seed")
-            state = match.round
-            for move in rnd.get("moves", ()):
-                seat = move.get("seat", 0)
-                if seat != state.turn:
-                    raise RecordError(f"game {report.game}, round {r + 1}: seat {seat} moved at move {move_number}, "
-                                      f"but it was seat {state.turn}'s turn")
-                recorded = action_from(move.get("action", {}))
-                if seat in processes and not move.get("forced", False):
-                    request = DecisionRequest(match_id, game, seat, state.observation(seat), move_number, move_ms, 0)
-                    await _ask(processes[seat], request, state.legal_actions(), recorded, r, timeout_s, report)
-                match.apply(DRAW if recorded.kind == Kind.DRAW else recorded)
-                move_number += 1
-            if state.is_over():
-                await _notify_round(processes, match_id, r, match)
-        if match is not None:
-            await _notify_end(record, processes, match_id, match)
-    except (RulesError, FormatError) as error:
-        raise RecordError(f"game {report.game}: the record does not replay: {error}") from None
+    for step in steps(record):
+        match = step.match
+        if step.kind == "move":
+            move, recorded = step.recorded or {}, step.action
+            seat = move.get("seat", 0)
+            if seat in processes and not move.get("forced", False):
+                state = match.round
+                request = DecisionRequest(match_id, game, seat, state.observation(seat), step.number, move_ms, 0)
+                await _ask(processes[seat], request, state.legal_actions(), recorded, step.round, timeout_s, report)
+        elif step.kind == "end":
+            await _notify_round(processes, match_id, step.round, match)
+    if match is not None:
+        await _notify_end(record, processes, match_id, match)
     for fault in record.get("faults", ()):
         report.notes.append(f"the record ends with a fault of seat {fault.get('seat', 0)} at move "
                             f"{fault.get('moveNumber', 0)} ({fault.get('kind', '?')}): that decision has no "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from ..protocol import tournament_pb2 as tpb  # noqa: F401  (the schema this module mirrors)
+
 from ..referee import MatchRecord
 from ..rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Kind, Point, RoundResult
 from ..rules.results import Ending, MatchResult

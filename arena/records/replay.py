@@ -107,6 +107,59 @@ def game_of(record: Record) -> Game:
 
 
 @dataclass
+class Step:
+    """One point of a recorded game's walk: a round's start, a recorded move about to be applied, a round's end."""
+
+    kind: str
+    """``"start"``, ``"move"`` (``match`` is the position before the move) or ``"end"`` (the round just ended)."""
+    round: int
+    match: Match
+    move: int | None = None
+    """The move's index within its round."""
+    number: int = 0
+    """The move's number within the match, counting every move (as in fault records)."""
+    recorded: dict | None = None
+    """The move as recorded (seat, action, thinkMs, forced, comment)."""
+    action: Any = None
+    """The recorded action, as an engine action (a draw carries its tile)."""
+
+
+def steps(record: Record) -> Iterator[Step]:
+    """Walk a recorded game through the rules engine; each move is applied when the consumer asks for the next step.
+
+    The same ``Match`` object is in every step, advanced in place. Deals are checked against the rules'.
+    """
+    game = game_of(record)
+    index = index_of(record)
+    match: Match | None = None
+    number = 0
+    try:
+        for r, rnd in enumerate(record.get("rounds", ())):
+            deal = deal_from(rnd.get("deal", {}))
+            if match is None:
+                match = game.new_match(record.get("seed", ""), first_deal=deal)
+            else:
+                match.next_round()
+                if match.round.deal != deal:
+                    raise RecordError(f"game {index}, round {r + 1}: the recorded deal is not the one the rules "
+                                      f"deal from its seed")
+            yield Step("start", r, match)
+            for m, move in enumerate(rnd.get("moves", ())):
+                seat = move.get("seat", 0)
+                if seat != match.turn:
+                    raise RecordError(f"game {index}, round {r + 1}: seat {seat} moved at move {number}, but it "
+                                      f"was seat {match.turn}'s turn")
+                action = action_from(move.get("action", {}))
+                yield Step("move", r, match, m, number, move, action)
+                match.apply(DRAW if action.kind == Kind.DRAW else action)
+                number += 1
+            if match.round.is_over():
+                yield Step("end", r, match)
+    except (RulesError, FormatError) as error:
+        raise RecordError(f"game {index}: the record does not replay: {error}") from None
+
+
+@dataclass
 class Position:
     """The match right after a move (or at the start of a round, with ``move`` None)."""
 
@@ -120,31 +173,23 @@ class Position:
 
 
 def positions(record: Record) -> Iterator[Position]:
-    """Every position of a recorded game, replayed by the engine from the recorded deals and actions.
+    """Every position of a recorded game: each round's start, then the match after each move.
 
     The same ``Match`` object is yielded each time, advanced in place: copy what you keep.
     """
-    game = game_of(record)
-    index = index_of(record)
-    match: Match | None = None
-    try:
-        for r, rnd in enumerate(record.get("rounds", ())):
-            deal = deal_from(rnd.get("deal", {}))
-            if match is None:
-                match = game.new_match(record.get("seed", ""), first_deal=deal)
-            else:
-                match.next_round()
-                if match.round.deal != deal:
-                    raise RecordError(f"game {index}, round {r + 1}: the recorded deal is not the one the rules "
-                                      f"deal from its seed")
-            yield Position(r, None, None, None, match)
-            for m, move in enumerate(rnd.get("moves", ())):
-                action = action_from(move.get("action", {}))
-                match.apply(DRAW if action.kind == Kind.DRAW else action)
-                yield Position(r, m, move.get("seat", 0), action, match, move.get("forced", False),
-                               move.get("thinkMs", 0.0))
-    except (RulesError, FormatError) as error:
-        raise RecordError(f"game {index}: the record does not replay: {error}") from None
+    after: Position | None = None
+    for step in steps(record):
+        if after is not None:  # the step generator has applied that move by now
+            yield after
+            after = None
+        if step.kind == "start":
+            yield Position(step.round, None, None, None, step.match)
+        elif step.kind == "move":
+            move = step.recorded or {}
+            after = Position(step.round, step.move, move.get("seat", 0), step.action, step.match,
+                             move.get("forced", False), move.get("thinkMs", 0.0))
+    if after is not None:
+        yield after
 
 
 # --- verification -------------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from rich.text import Text
 from ..rules import MEXICAN_TRAIN, Game, Match
 from ..rules.line import LineView
 from ..rules.spinner import NO_SPINNER, SpinnerView
-from ..rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES
+from ..rules.tiles import HIGH, LOW, NAMES
 from ..rules.trains import TrainsView
 from .jsonform import index_of
 from .replay import Position, RecordError, game_of, positions

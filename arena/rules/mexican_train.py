@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .actions import DRAW, NO_TILE, PASS, Action, Kind, MEXICAN_TRAIN
+from .actions import DRAW, MEXICAN_TRAIN, NO_TILE, PASS, Action
 from .deal import Deal, check_deal, deal_hands
 from .errors import OptionError, RulesError
 from .game import Game
@@ -218,12 +218,7 @@ class MexicanTrainRound(RoundState):
             self._end_turn()
 
     def _draw(self) -> None:
-        seat = self.turn
-        tile = self.boneyard.pop()
-        self.hands[seat] |= 1 << tile
-        self.counts[seat] += 1
-        self._record(seat, Action(Kind.DRAW, tile))
-        self.drawn = tile
+        self.drawn = self._take_top(self.turn)
 
     def _pass(self) -> None:
         seat = self.turn

@@ -217,12 +217,16 @@ class RoundState:
             self.turn = (seat + 1) % self.game.players
 
     def _draw(self) -> None:
-        seat = self.turn
+        self._take_top(self.turn)
+        self.passes = 0
+
+    def _take_top(self, seat: int) -> int:
+        """Move the boneyard's top tile into ``seat``'s hand and record the draw; returns the tile."""
         tile = self.boneyard.pop()
         self.hands[seat] |= 1 << tile
         self.counts[seat] += 1
         self._record(seat, Action(Kind.DRAW, tile))
-        self.passes = 0
+        return tile
 
     def _pass(self) -> None:
         self._record(self.turn, PASS)
