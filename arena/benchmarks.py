@@ -94,11 +94,11 @@ async def ping_pong(client: Any, concurrency: int, seconds: float) -> dict[str, 
 
 
 async def referee_rate(client: Any, concurrency: int, seconds: float) -> dict[str, Any]:
-    """Whole Draw matches through the referee, the bot at seat 0 against the in-process random player."""
+    """Whole Draw matches through the referee with the bot at both seats: every decision the referee asks is a call
+    to the bot (the same process serves both seats here, which a tournament never does; it measures the referee)."""
     import trio
 
-    from .players import RandomPlayer
-    from .players.base import Decision, DecisionRequest, LocalPlayer
+    from .players.base import Decision, DecisionRequest
     from .referee import TimeControl, play_match
 
     decisions = 0
@@ -126,7 +126,7 @@ async def referee_rate(client: Any, concurrency: int, seconds: float) -> dict[st
         nonlocal matches
         n = 0
         while time.perf_counter() < deadline:
-            await play_match(game, [Counted(), LocalPlayer(RandomPlayer(worker))], seed=f"{worker}/{n}",
+            await play_match(game, [Counted(), Counted()], seed=f"{worker}/{n}",
                              match_id=f"bench-{worker}-{n}", time_control=TimeControl(move_ms=10_000))
             n += 1
             matches += 1

@@ -8,15 +8,13 @@ fault. Legality is the referee's to check, never the player's.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, NamedTuple, Protocol
 
 from ..rules import Action, Game, Observation, RoundResult
 from ..rules.results import MatchResult
 
 
-@dataclass(frozen=True)
-class DecisionRequest:
+class DecisionRequest(NamedTuple):
     """What a seat is asked: everything it may know, and how long it has."""
 
     match_id: str
@@ -28,8 +26,7 @@ class DecisionRequest:
     bank_ms: int
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     action: Action
     think_s: float
     comment: str = ""
