@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .rules import VARIANTS, RulesError, new_game
+from .server.cli import add_server_commands
 
 EXIT_USAGE = 2
 
@@ -378,6 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--verify-games", type=int, default=3000, help="Draw games to verify (default 3000)")
     b.add_argument("--jobs", type=int, default=None, help="processes for verification (default: one per core)")
     b.set_defaults(func=cmd_bench_records)
+    add_server_commands(sub)
     return parser
 
 

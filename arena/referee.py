@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import trio
 
@@ -41,8 +41,7 @@ class TimeControl:
         return (self.move_ms + bank_left_ms + self.grace_ms) / 1000
 
 
-@dataclass(frozen=True)
-class MoveRecord:
+class MoveRecord(NamedTuple):
     seat: int
     action: Action
     """As applied; a draw carries the drawn tile (the record is complete; observations hide it)."""
@@ -109,8 +108,13 @@ async def play_match(
     match_id: str,
     time_control: TimeControl = TimeControl(),
     first_deal: Deal | None = None,
+    on_progress: Callable[[int, MoveRecord | RoundRecord], None] | None = None,
 ) -> MatchRecord:
-    """Play a whole match; never raises for anything a player does (it becomes a recorded fault)."""
+    """Play a whole match; never raises for anything a player does (it becomes a recorded fault).
+
+    ``on_progress(round_index, item)``, when given, is called with each move as recorded (a MoveRecord: a draw
+    carries its tile, so hide it before showing it to anyone) and with each finished round (its RoundRecord).
+    """
     if len(players) != game.players:
         raise ValueError(f"expected {game.players} players, got {len(players)}")
     record = MatchRecord(match_id, game.name, game.players, dict(game.options), seed,
@@ -129,6 +133,8 @@ async def play_match(
             if len(legal) == 1:
                 _apply(match, state, seat, legal[0], 0.0, current, forced=True)
                 move_number += 1
+                if on_progress is not None:
+                    on_progress(len(record.rounds) - 1, current.moves[-1])
                 continue
             request = DecisionRequest(match_id, game, seat, state.observation(seat), move_number,
                                       time_control.move_ms, banks[seat])
@@ -148,8 +154,12 @@ async def play_match(
             banks[seat] = max(0, banks[seat] - int(over_ms))
             _apply(match, state, seat, decision.action, decision.think_s * 1000, current, comment=decision.comment)
             move_number += 1
+            if on_progress is not None:
+                on_progress(len(record.rounds) - 1, current.moves[-1])
         current.result = state.result()
         current.scores_after = match.scores
+        if on_progress is not None:
+            on_progress(len(record.rounds) - 1, current)
         await _notify_round(players, match_id, len(record.rounds) - 1, current.result, match.scores)
         if match.is_over():
             record.result = match.result()

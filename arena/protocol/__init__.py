@@ -18,6 +18,8 @@ if not (_GENERATED / "dominoes" / "v1" / "bot_pb2.py").exists():
 if str(_GENERATED) not in sys.path:
     sys.path.insert(0, str(_GENERATED))
 
+from dominoes.v1 import arena_pb2 as arena_pb2  # noqa: E402
+from dominoes.v1 import arena_pb2_grpc as arena_pb2_grpc  # noqa: E402
 from dominoes.v1 import bot_pb2 as bot_pb2  # noqa: E402
 from dominoes.v1 import bot_pb2_grpc as bot_pb2_grpc  # noqa: E402
 from dominoes.v1 import tournament_pb2 as tournament_pb2  # noqa: E402

@@ -8,6 +8,7 @@ record per game), ``standings.json``, ``arena.log`` (structlog JSON events) and 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
@@ -147,8 +148,16 @@ class Progress:
 
 async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, resume: bool = False,
                          concurrency: int | None = None, console: Any = None,
-                         on_game: Callable[[Record], None] | None = None) -> RunSummary:
-    """Play every game of the schedule that the run folder does not hold yet."""
+                         on_game: Callable[[Record], None] | None = None,
+                         limiter: trio.CapacityLimiter | None = None,
+                         on_game_start: Callable[[ScheduledGame, tuple[str, ...]], Callable | None] | None = None,
+                         ) -> RunSummary:
+    """Play every game of the schedule that the run folder does not hold yet.
+
+    ``limiter``, when given, is held by each game while it plays (a limit shared by several tournaments).
+    ``on_game_start(scheduled, seats)`` is called as a game starts; what it returns, if not None, is the game's
+    ``on_progress`` callback for :func:`~arena.referee.play_match` (each move and each finished round).
+    """
     game = spec.game()
     seed = prepare_run(spec, spec_text, run, resume)
     log, log_file = open_log(run)
@@ -184,7 +193,11 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
     pending = (g for g in schedule if g.index not in done)
 
     async def play_one(scheduled: ScheduledGame) -> None:
-        record = await _play_scheduled(game, pools, names, scheduled, time_control)
+        async with (limiter if limiter is not None else contextlib.nullcontext()):
+            on_progress = None
+            if on_game_start is not None:
+                on_progress = on_game_start(scheduled, tuple(names[e] for e in scheduled.seats))
+            record = await _play_scheduled(game, pools, names, scheduled, time_control, on_progress=on_progress)
         message = game_record_dict(record, index=scheduled.index, tournament=spec.name,
                                    deal_key=scheduled.deal_key, rotation=scheduled.rotation, side_of=game.side_of)
         async with write_lock:
@@ -246,7 +259,7 @@ async def _start_pools(pools: list[EntrantPool], log: Any) -> None:
 
 
 async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str], scheduled: ScheduledGame,
-                          time_control: TimeControl):
+                          time_control: TimeControl, *, on_progress: Callable | None = None):
     seats = tuple(names[e] for e in scheduled.seats)
     match_id = new_match_id()
     occurrence: Counter[int] = Counter()
@@ -261,7 +274,8 @@ async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str]
             faults.append(Fault(failure.kind, seat, 0, str(failure)))
     if faults:
         return forfeit_before_start(game, seats, faults, seed=scheduled.seed, match_id=match_id)
-    record = await play_match(game, players, seed=scheduled.seed, match_id=match_id, time_control=time_control)
+    record = await play_match(game, players, seed=scheduled.seed, match_id=match_id, time_control=time_control,
+                              on_progress=on_progress)
     record.seats = seats
     return record
 

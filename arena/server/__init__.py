@@ -1,0 +1,13 @@
+"""The arena as a long-lived gRPC server (``proto/dominoes/v1/arena.proto``) and its command-line clients.
+
+- :mod:`.service`: :class:`~.service.Arena` (tournaments on trio, events) and :class:`~.service.ArenaServicer`
+  (the grpcio handlers, reaching trio through ``trio.from_thread``);
+- :mod:`.events`: the watchers' bounded buffers and the event messages;
+- :mod:`.tournaments`: a tournament's folder, state on disk and record index;
+- :mod:`.submission`: the TournamentSpec message and the tournament file, and the checks before accepting one;
+- :mod:`.auth`: loopback by default, bearer token, TLS;
+- :mod:`.serve`: ``arena serve`` (trio main loop, signals, clean stop);
+- :mod:`.client` and :mod:`.cli`: ``arena submit``, ``status``, ``watch``, ``games``, ``fetch``, ``cancel``.
+
+Nothing is imported here, so ``arena`` starts without loading grpc until a server command needs it.
+"""

@@ -1,0 +1,127 @@
+"""Who may talk to the server: loopback by default; beyond loopback only with a token; TLS with given files.
+
+Every call must carry ``authorization: Bearer <token>`` when the server has a token; a server interceptor checks it
+with :func:`hmac.compare_digest` before any handler runs and refuses with UNAUTHENTICATED otherwise.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from pathlib import Path
+from typing import Any, Callable
+
+import grpc
+
+from ..rules.errors import RulesError
+
+AUTH_HEADER = "authorization"
+SCHEME = "Bearer "
+
+
+class ConfigError(RulesError):
+    """A server or client setting that cannot work (a usage error: exit status 2)."""
+
+
+def host_of(address: str) -> str:
+    """The host part of ``HOST:PORT``, ``[V6]:PORT``; ``unix:...`` addresses have none (empty)."""
+    if address.startswith("unix:") or address.startswith("unix-abstract:"):
+        return ""
+    if address.startswith("["):
+        return address[1:address.find("]")] if "]" in address else address
+    return address.rsplit(":", 1)[0] if ":" in address else address
+
+
+def is_loopback(address: str) -> bool:
+    """Whether only this machine can reach ``address``: a Unix socket, localhost, 127.0.0.0/8 or ::1."""
+    host = host_of(address)
+    if host == "" and address.startswith("unix"):
+        return True
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost, or an empty host (every interface)
+
+
+def read_token(path: str | Path) -> str:
+    """The token in a file (surrounding whitespace ignored); at least 16 characters, printable, no spaces."""
+    path = Path(path)
+    try:
+        token = path.read_text().strip()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such token file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read the token file: {error}") from None
+    if len(token) < 16 or not token.isprintable() or any(c.isspace() for c in token):
+        raise ConfigError(f"{path}: expected a token of at least 16 printable characters without spaces "
+                          f"(e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))' > {path}`)")
+    return token
+
+
+def read_file(path: str | Path, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the {what}: {error.strerror or error}") from None
+
+
+def server_credentials(cert: str | None, key: str | None) -> grpc.ServerCredentials | None:
+    """TLS credentials from a PEM certificate (chain) and its private key; None without TLS."""
+    if (cert is None) != (key is None):
+        raise ConfigError("expected both --tls-cert and --tls-key (or neither)")
+    if cert is None or key is None:
+        return None
+    return grpc.ssl_server_credentials([(read_file(key, "TLS key"), read_file(cert, "TLS certificate"))])
+
+
+def check_listen(address: str, token: str | None) -> None:
+    """Refuse to listen beyond loopback without a token."""
+    if not is_loopback(address) and token is None:
+        raise ConfigError(f"refusing to listen on {address} without a token: beyond loopback every call must be "
+                          f"authenticated; pass --token-file FILE (and preferably --tls-cert/--tls-key), or listen "
+                          f"on 127.0.0.1")
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    """The call metadata carrying the token."""
+    return ((AUTH_HEADER, SCHEME + token),)
+
+
+class TokenInterceptor(grpc.ServerInterceptor):
+    """Refuses every call without the right bearer token with UNAUTHENTICATED."""
+
+    def __init__(self, token: str) -> None:
+        self._expected = (SCHEME + token).encode()
+
+    def _authorized(self, details: grpc.HandlerCallDetails) -> bool:
+        given = b""
+        for key, value in details.invocation_metadata or ():
+            if key == AUTH_HEADER:
+                given = value.encode() if isinstance(value, str) else bytes(value)
+                break
+        return hmac.compare_digest(given, self._expected)
+
+    def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Any],
+                          details: grpc.HandlerCallDetails) -> Any:
+        if self._authorized(details):
+            return continuation(details)
+        handler = continuation(details)
+        if handler is None:
+            return None
+        missing = not any(key == AUTH_HEADER for key, _ in details.invocation_metadata or ())
+        message = ("missing token: send the metadata 'authorization: Bearer <token>' (arena ... --token-file F)"
+                   if missing else "wrong token")
+
+        def refuse(request: Any, context: grpc.ServicerContext) -> Any:
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+
+        if handler.response_streaming:
+            def refuse_stream(request: Any, context: grpc.ServicerContext) -> Any:
+                context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+                yield  # pragma: no cover (a generator, never reached)
+            return grpc.unary_stream_rpc_method_handler(refuse_stream, handler.request_deserializer,
+                                                        handler.response_serializer)
+        return grpc.unary_unary_rpc_method_handler(refuse, handler.request_deserializer,
+                                                   handler.response_serializer)

@@ -1,0 +1,412 @@
+"""``arena serve`` and its clients: ``submit``, ``status``, ``watch``, ``games``, ``fetch``, ``cancel``.
+
+Every client command takes ``--server ADDR`` (default 127.0.0.1:50500, the default of ``arena serve --listen``),
+``--token-file F`` (the server's token, sent as ``authorization: Bearer <token>``) and, for a TLS server,
+``--tls-ca F`` (the PEM certificate to trust) or ``--tls`` (the system's roots). A mistake on the command line
+prints one ``error:`` line and exits with status 2; a call the server refuses (or a server that cannot be
+reached) prints one ``error:`` line and exits with status 1.
+
+This module imports nothing heavy at load time: ``arena --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_SERVER = "127.0.0.1:50500"
+EXIT_REFUSED = 1
+
+
+def add_server_commands(sub: Any) -> None:
+    """Add the server's subcommands to ``arena``'s subparsers."""
+    p = sub.add_parser("serve", help="run the arena as a long-lived gRPC server (the control API)")
+    p.add_argument("--listen", default=DEFAULT_SERVER,
+                   help=f"address to listen on (default {DEFAULT_SERVER}; unix:/path for a Unix socket; beyond "
+                        f"loopback a token is required)")
+    p.add_argument("--data", default="runs/server",
+                   help="the data folder: one run folder per tournament (default runs/server)")
+    p.add_argument("--token-file", help="a file holding the token every call must carry")
+    p.add_argument("--tls-cert", help="TLS certificate chain (PEM); with --tls-key")
+    p.add_argument("--tls-key", help="TLS private key (PEM); with --tls-cert")
+    p.add_argument("--concurrency", type=int, default=4,
+                   help="games in flight at once, over all tournaments (default 4)")
+    p.add_argument("--max-tournaments", type=int, default=4,
+                   help="tournaments running at once; the others wait QUEUED (default 4)")
+    p.add_argument("--watch-buffer", type=int, default=1024,
+                   help="events a watcher may have waiting before the server sheds (default 1024; see "
+                        "proto/dominoes/v1/arena.proto, WatchReply)")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("submit", help="submit a tournament file to an arena server")
+    p.add_argument("file", help="a tournament file (TOML); bot commands run on the server's machine")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_submit)
+
+    p = sub.add_parser("status", help="the server's tournaments, or one tournament with its standings")
+    p.add_argument("id", nargs="?", help="a tournament id (default: list every tournament)")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("watch", help="follow a tournament live: games, results, standings")
+    p.add_argument("id", help="a tournament id")
+    p.add_argument("--moves", action="store_true", help="also every move and every round's result")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_watch)
+
+    p = sub.add_parser("games", help="the recorded games of a tournament")
+    p.add_argument("id", help="a tournament id")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_games)
+
+    p = sub.add_parser("fetch", help="print one game's record (protobuf JSON of GameRecord, one line)")
+    p.add_argument("id", help="a tournament id")
+    p.add_argument("game", type=int, help="the game's index in the schedule")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_fetch)
+
+    p = sub.add_parser("cancel", help="cancel a queued or running tournament")
+    p.add_argument("id", help="a tournament id")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_cancel)
+
+
+def add_client_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--server", default=DEFAULT_SERVER, help=f"the arena server (default {DEFAULT_SERVER})")
+    p.add_argument("--token-file", help="a file holding the server's token")
+    p.add_argument("--tls-ca", help="connect with TLS, trusting this PEM certificate")
+    p.add_argument("--tls", action="store_true", help="connect with TLS, trusting the system's roots")
+    p.add_argument("--tls-server-name", help="the name the server's certificate must carry (default: the host)")
+
+
+# --- the server -------------------------------------------------------------------------------------------------
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import os
+
+    # gRPC's own log lines (e.g. a failed bind, beside our one `error:` line) only with GRPC_VERBOSITY=ERROR/DEBUG.
+    os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+    from .serve import config_from_args, run
+
+    return run(config_from_args(args))
+
+
+# --- clients ------------------------------------------------------------------------------------------------------
+
+
+def _client(args: argparse.Namespace) -> Any:
+    from .client import connect
+
+    return connect(args.server, args.token_file, args.tls_ca, args.tls, args.tls_server_name)
+
+
+def _refused(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_REFUSED
+
+
+def _with_client(args: argparse.Namespace, body: Any) -> int:
+    from .client import ServerSaidNo
+
+    client = _client(args)
+    try:
+        return body(client)
+    except ServerSaidNo as error:
+        return _refused(str(error))
+    except BrokenPipeError:  # the output went to a pipe that closed (e.g. `| head`)
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_REFUSED
+    finally:
+        client.close()
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    import tomllib
+
+    from ..protocol import arena_pb2 as apb
+    from ..tournament.spec import SpecError
+    from .submission import message_from_dict
+
+    path = Path(args.file)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise SpecError(f"{path}: no such tournament file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError(f"{path}: cannot read the tournament file: {error}") from None
+    request = apb.SubmitTournamentRequest(toml=text)
+    try:
+        request.spec.CopyFrom(message_from_dict(tomllib.loads(text)))
+    except (tomllib.TOMLDecodeError, ValueError, TypeError, KeyError, AttributeError):
+        pass  # the server validates the text alone and names the problem
+
+    def body(client: Any) -> int:
+        reply = client.call("SubmitTournament", request)
+        info = reply.tournament
+        print(f"submitted {info.id}: {info.name!r} ({info.variant}, {info.games_total} games), {_state(info.state)}")
+        print(f"follow it: arena watch {info.id}" + ("" if args.server == DEFAULT_SERVER else
+                                                      f" --server {args.server}"))
+        return 0
+
+    return _with_client(args, body)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from ..protocol import arena_pb2 as apb
+
+    def body(client: Any) -> int:
+        if args.id:
+            reply = client.call("GetStandings", apb.GetStandingsRequest(id=args.id))
+            print_info(reply.tournament)
+            if reply.standings.entrants:
+                _console().print(standings_table(reply.standings, f"standings after {reply.standings.games} games"))
+            return 0
+        reply = client.call("ListTournaments", apb.ListTournamentsRequest())
+        if not reply.tournaments:
+            print("no tournaments yet (submit one with: arena submit FILE)")
+            return 0
+        from rich.table import Table
+
+        table = Table(title=f"tournaments on {args.server}")
+        for column in ("id", "name", "variant", "state", "games", "playing", "submitted"):
+            table.add_column(column, justify="right" if column in ("games", "playing") else "left")
+        for info in reply.tournaments:
+            table.add_row(info.id, info.name, info.variant, _state(info.state),
+                          f"{info.games_done}/{info.games_total}", str(info.games_in_progress), _when(info.created_at))
+        _console().print(table)
+        return 0
+
+    return _with_client(args, body)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    import grpc
+
+    from ..protocol import arena_pb2 as apb
+    from .client import describe
+
+    def body(client: Any) -> int:
+        view = WatchView(moves=args.moves)
+        stream = client.stream("WatchTournament", apb.WatchTournamentRequest(id=args.id, moves=args.moves))
+        try:
+            for reply in stream:
+                for ev in reply.events:
+                    view.show(ev)
+        except grpc.RpcError as error:
+            return _refused(describe(error, args.server))
+        finally:
+            stream.cancel()
+        if view.final_state is None:
+            return _refused("the watch ended before the tournament did")
+        return 0 if view.final_state == apb.TOURNAMENT_STATE_FINISHED else EXIT_REFUSED
+
+    return _with_client(args, body)
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from ..protocol import arena_pb2 as apb
+
+    def body(client: Any) -> int:
+        games = []
+        while True:
+            reply = client.call("ListGames", apb.ListGamesRequest(id=args.id, offset=len(games), limit=1000))
+            games.extend(reply.games)
+            if not reply.games or len(games) >= reply.games_done:
+                break
+        table = Table(title=f"{len(games)} of {reply.games_total} games recorded")
+        for column in ("game", "seats", "scores", "winner", "rounds", "faults", "seconds"):
+            table.add_column(column, justify="right" if column in ("game", "rounds", "seconds") else "left")
+        for g in games:
+            table.add_row(str(g.index), ", ".join(g.seats), " ".join(str(s) for s in g.result.scores),
+                          _winner(g), str(g.result.rounds), "; ".join(f"{f.kind} (seat {f.seat})" for f in g.faults),
+                          f"{g.duration_s:.2f}")
+        _console().print(table)
+        return 0
+
+    return _with_client(args, body)
+
+
+def cmd_fetch(args: argparse.Namespace) -> int:
+    from google.protobuf import json_format
+
+    from ..protocol import arena_pb2 as apb
+
+    def body(client: Any) -> int:
+        reply = client.call("GetGame", apb.GetGameRequest(id=args.id, index=args.game))
+        print(json.dumps(json_format.MessageToDict(reply.record), separators=(",", ":"), ensure_ascii=False))
+        if reply.seed_withheld:
+            print("note: the seed is withheld until the tournament's master seed is revealed", file=sys.stderr)
+        return 0
+
+    return _with_client(args, body)
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    from ..protocol import arena_pb2 as apb
+
+    def body(client: Any) -> int:
+        info = client.call("CancelTournament", apb.CancelTournamentRequest(id=args.id), timeout=60).tournament
+        print(f"tournament {info.id}: {_state(info.state)} after {info.games_done}/{info.games_total} games")
+        return 0
+
+    return _with_client(args, body)
+
+
+# --- showing things -----------------------------------------------------------------------------------------------
+
+
+def _console() -> Any:
+    from ..cli import make_console
+
+    return make_console()
+
+
+def _state(state: int) -> str:
+    from .tournaments import STATE_NAMES
+
+    return STATE_NAMES.get(state, "unknown")
+
+
+def _when(unix: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(unix)) if unix else "-"
+
+
+def _tile(t: Any) -> str:
+    return f"[{t.low}|{t.high}]"
+
+
+def _sides(seats: Any, side_of_seat: Any) -> list[str]:
+    """A name per side: its entrants, joined by + (each once)."""
+    names: dict[int, list[str]] = {}
+    for seat, name in enumerate(seats):
+        side = side_of_seat[seat] if seat < len(side_of_seat) else seat
+        if name not in names.setdefault(side, []):
+            names[side].append(name)
+    return ["+".join(names[s]) for s in sorted(names)]
+
+
+def _winner(game: Any) -> str:
+    if not game.result.HasField("winner"):
+        return "drawn"
+    sides = _sides(game.seats, game.side_of_seat)
+    w = game.result.winner
+    return sides[w] if w < len(sides) else f"side {w}"
+
+
+def print_info(info: Any) -> None:
+    print(f"tournament {info.id}: {info.name!r}, {info.variant} with {info.players} players; {_state(info.state)}")
+    print(f"games: {info.games_done}/{info.games_total} recorded, {info.games_in_progress} being played")
+    print(f"entrants: {', '.join(info.entrants)}")
+    print(f"submitted {_when(info.created_at)}; started {_when(info.started_at)}; ended {_when(info.finished_at)}")
+    if info.error:
+        print(f"note: {info.error}")
+    if info.seed_commitment:
+        print(f"seed commitment: {info.seed_commitment}" + (f"; master seed revealed: {info.master_seed}"
+                                                           if info.master_seed else ""))
+
+
+def rating_text(standings: Any, e: Any) -> str:
+    if standings.rating == "openskill":
+        return f"{e.openskill_ordinal:.1f} ({e.openskill_mu:.1f}, {e.openskill_sigma:.1f})"
+    if not e.HasField("score"):
+        return "-"
+    if not e.HasField("elo"):
+        return "+∞" if e.score >= 1.0 else "−∞"
+    low, high = (e.elo_low_by_deal, e.elo_high_by_deal) if standings.group_size > 1 and e.HasField(
+        "elo_low_by_deal") else (e.elo_low, e.elo_high)
+    text = f"{round(e.elo) + 0:+d}"
+    if e.HasField("elo_low") or e.HasField("elo_low_by_deal"):
+        text += f" ±{(high - low) / 2:.0f}"
+    return text
+
+
+def standings_table(standings: Any, title: str) -> Any:
+    from rich.table import Table
+
+    table = Table(title=title)
+    rating = "Elo ±95%" if standings.rating != "openskill" else "ordinal (μ, σ)"
+    for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "faults", "think ms", rating):
+        table.add_column(header, justify="left" if header == "entrant" else "right")
+    for e in standings.entrants:
+        think = f"{e.think_ms_per_decision:.1f}" if e.HasField("think_ms_per_decision") else "-"
+        table.add_row(str(e.rank), e.name, str(e.games), str(e.wins), str(e.draws), str(e.losses),
+                      f"{e.match_points:g}", str(e.scored), str(e.faults), think, rating_text(standings, e))
+    return table
+
+
+class WatchView:
+    """Prints a watch stream's events as lines; remembers how the tournament ended."""
+
+    def __init__(self, moves: bool) -> None:
+        self.moves = moves
+        self.final_state: int | None = None
+        self.seats: dict[int, list[str]] = {}
+        self._last_done = -1
+
+    def out(self, text: str) -> None:
+        print(text, flush=True)
+
+    def show(self, ev: Any) -> None:
+        kind = ev.WhichOneof("kind")
+        getattr(self, f"_{kind}")(getattr(ev, kind))
+
+    def _snapshot(self, s: Any) -> None:
+        info = s.tournament
+        self.out(f"tournament {info.id}: {info.name!r} ({info.variant}), {_state(info.state)}; "
+                 f"{info.games_done}/{info.games_total} games recorded, {len(s.in_progress)} being played")
+        for g in s.in_progress:
+            self.seats[g.index] = list(g.seats)
+
+    def _game_started(self, g: Any) -> None:
+        self.seats[g.index] = list(g.seats)
+        self.out(f"game {g.index} started: {' v '.join(g.seats)}")
+
+    def _move(self, m: Any) -> None:
+        seats = self.seats.get(m.game, [])
+        who = f"seat {m.seat}" + (f" ({seats[m.seat]})" if m.seat < len(seats) else "")
+        self.out(f"  game {m.game} round {m.round_index} move {m.move_number}: {who}: {m.action.text}"
+                 + (" (forced)" if m.forced else ""))
+
+    def _round_finished(self, r: Any) -> None:
+        res = r.result
+        ending = {1: "domino", 2: "block"}.get(res.ending, "?")
+        hands = "; ".join(f"seat {i}: {' '.join(_tile(t) for t in h.tiles) or '-'}" for i, h in enumerate(res.hands))
+        self.out(f"  game {r.game} round {res.round_index} ended by {ending}: points {list(res.points)}, "
+                 f"scores {list(res.scores)}; hands {hands}")
+
+    def _game_finished(self, f: Any) -> None:
+        g = f.game
+        sides = _sides(g.seats, g.side_of_seat)
+        scores = ", ".join(f"{name} {score}" for name, score in zip(sides, g.result.scores))
+        faults = "; ".join(f"{x.kind} by seat {x.seat}: {x.message}" for x in g.faults)
+        self.out(f"game {g.index} finished ({f.games_done}/{f.games_total}): {scores}; winner {_winner(g)}"
+                 + (f"; fault: {faults}" if faults else ""))
+
+    def _standings(self, s: Any) -> None:
+        if s.games_done == self._last_done:
+            return
+        self._last_done = s.games_done
+        leaders = ", ".join(f"{e.name} {e.match_points:g}" for e in s.standings.entrants[:3])
+        self.out(f"standings after {s.games_done}/{s.games_total}: {leaders}")
+
+    def _dropped(self, d: Any) -> None:
+        self.out(f"note: this watcher fell behind: {d.moves} move events and {d.standings} standings updates "
+                 f"were dropped")
+
+    def _finished(self, f: Any) -> None:
+        info = f.tournament
+        self.final_state = info.state
+        if f.standings.entrants:
+            _console().print(standings_table(f.standings, f"{info.name}: {info.variant}, {info.games_total} games"))
+        self.out(f"tournament {info.id} {_state(info.state)}: {info.games_done}/{info.games_total} games"
+                 + (f" ({info.error})" if info.error else "")
+                 + (f"; master seed {info.master_seed}" if info.master_seed else ""))

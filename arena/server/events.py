@@ -1,0 +1,223 @@
+"""Live events: what a watcher is sent, and the bounded buffer between the trio side and a watcher's gRPC thread.
+
+Events are made on the trio thread as games progress and handed to every watcher of the tournament in batches
+(:meth:`Watcher.push`, one lock per batch). The watcher's gRPC handler thread takes everything queued at once
+(:meth:`Watcher.take`) and sends it as one ``WatchReply``. The games never wait for a watcher: ``push`` only
+appends, and sheds when the buffer is full (the policy is in ``proto/dominoes/v1/arena.proto``, ``WatchReply``):
+
+1. move events and round results go first, oldest first; the watcher is told how many with one ``EventsDropped``;
+2. then older standings snapshots (only the newest matters);
+3. game started/finished and the final event are never dropped: if they alone overflow, the watch ends with
+   RESOURCE_EXHAUSTED.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+import grpc
+
+from ..protocol import arena_pb2 as apb
+from ..protocol import tournament_pb2 as tpb
+from ..protocol.convert import action_pb, round_result_pb
+from ..referee import MoveRecord, RoundRecord
+from ..rules import Action, Kind
+
+WATCH_BUFFER_EVENTS = 1024
+"""Events a watcher may have waiting before the server sheds (see the module docstring)."""
+MOVE_KINDS = frozenset({"move", "round_finished"})
+"""Events only watchers that asked for moves get, and the first to be dropped."""
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a watch stream ends once its queued events are sent."""
+
+    code: grpc.StatusCode
+    details: str = ""
+
+
+class Watcher:
+    """One WatchTournament stream: its bounded buffer, filled from trio, drained by its gRPC thread."""
+
+    def __init__(self, tournament_id: str, moves: bool, capacity: int = WATCH_BUFFER_EVENTS,
+                 context: grpc.ServicerContext | None = None) -> None:
+        self.tournament_id = tournament_id
+        self.moves = moves
+        self.capacity = capacity
+        self.context = context
+        self._cond = threading.Condition()
+        self._events: deque[apb.TournamentEvent] = deque()
+        self._dropped_moves = 0
+        self._dropped_standings = 0
+        self._ending: Ending | None = None
+        self.ended_at: float | None = None
+        """When the stream was told to end (monotonic); a stream still open long after is cancelled."""
+        self.done = False
+        """The handler has returned (the stream is over); set by the gRPC thread."""
+
+    # --- the trio side ---
+
+    def push(self, events: Iterable[apb.TournamentEvent]) -> None:
+        """Queue a batch; never blocks on the reader. Sheds when the buffer is full."""
+        with self._cond:
+            if self._ending is not None or self.done:
+                return
+            self._events.extend(e for e in events if self.moves or e.WhichOneof("kind") not in MOVE_KINDS)
+            if len(self._events) > self.capacity:
+                self._shed()
+            self._cond.notify()
+
+    def _shed(self) -> None:
+        kept: deque[apb.TournamentEvent] = deque()
+        excess = len(self._events) - self.capacity
+        for event in self._events:  # oldest first
+            if excess > 0 and event.WhichOneof("kind") in MOVE_KINDS:
+                self._dropped_moves += 1
+                excess -= 1
+            else:
+                kept.append(event)
+        if excess > 0:  # every standings snapshot but the newest (it supersedes them)
+            newest = max((i for i, e in enumerate(kept) if e.WhichOneof("kind") == "standings"), default=-1)
+            trimmed: deque[apb.TournamentEvent] = deque()
+            for i, event in enumerate(kept):
+                if event.WhichOneof("kind") == "standings" and i != newest:
+                    self._dropped_standings += 1
+                    excess -= 1
+                else:
+                    trimmed.append(event)
+            kept = trimmed
+        self._events = kept
+        if excess > 0:
+            self._end_locked(Ending(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"watcher too slow: more than {self.capacity} game events waiting to be sent; "
+                                    f"reconnect, and catch up with GetStandings and ListGames"), discard=True)
+
+    def end(self, code: grpc.StatusCode = grpc.StatusCode.OK, details: str = "", *, discard: bool = False) -> None:
+        """End the stream after the queued events (or at once, dropping them, with ``discard``)."""
+        with self._cond:
+            self._end_locked(Ending(code, details), discard)
+
+    def _end_locked(self, ending: Ending, discard: bool) -> None:
+        if self._ending is not None:
+            return
+        self._ending = ending
+        self.ended_at = time.monotonic()
+        if discard:
+            self._events.clear()
+        self._cond.notify_all()
+
+    @property
+    def ending(self) -> Ending | None:
+        return self._ending
+
+    # --- the gRPC side ---
+
+    def take(self, timeout: float) -> tuple[list[apb.TournamentEvent], Ending | None]:
+        """Everything queued (waiting up to ``timeout`` for something), and the ending once nothing is left."""
+        with self._cond:
+            if not self._events and self._ending is None:
+                self._cond.wait(timeout)
+            events = list(self._events)
+            self._events.clear()
+            if self._dropped_moves or self._dropped_standings:
+                notice = apb.TournamentEvent(time=time.time(), dropped=apb.EventsDropped(
+                    moves=self._dropped_moves, standings=self._dropped_standings))
+                events.insert(0, notice)
+                self._dropped_moves = self._dropped_standings = 0
+            return events, self._ending
+
+    def close(self) -> None:
+        """The client went away (or the handler returned)."""
+        with self._cond:
+            self.done = True
+            self._events.clear()
+            self._cond.notify_all()
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+
+# --- making events -----------------------------------------------------------------------------------------------
+
+
+def event(**kind: Any) -> apb.TournamentEvent:
+    return apb.TournamentEvent(time=time.time(), **kind)
+
+
+def public_action(action: Action) -> Action:
+    """What every seat saw: a draw without its tile."""
+    return Action(Kind.DRAW) if action.kind == Kind.DRAW else action
+
+
+def move_event(game: int, round_index: int, number: int, move: MoveRecord) -> apb.TournamentEvent:
+    return event(move=apb.MoveEvent(game=game, round_index=round_index, move_number=number, seat=move.seat,
+                                    action=action_pb(public_action(move.action)), forced=move.forced,
+                                    think_ms=move.think_ms))
+
+
+def round_event(game: int, round_index: int, record: RoundRecord) -> apb.TournamentEvent:
+    assert record.result is not None
+    return event(round_finished=apb.RoundFinished(
+        game=game, result=round_result_pb(record.result, round_index, record.scores_after)))
+
+
+def game_summary(record: Mapping[str, Any]) -> apb.GameSummary:
+    """The brief form of a stored record (a dict in protobuf's JSON mapping)."""
+    from google.protobuf import json_format
+
+    summary = apb.GameSummary(
+        index=int(record.get("index", 0)), seats=record.get("seats", []), side_of_seat=record.get("sideOfSeat", []),
+        deal_key=record.get("dealKey", ""), rotation=record.get("rotation", 0),
+        started_at=record.get("startedAt", 0.0), duration_s=record.get("durationS", 0.0),
+    )
+    if "result" in record:
+        json_format.ParseDict(record["result"], summary.result)
+    for fault in record.get("faults", ()):
+        json_format.ParseDict(fault, summary.faults.add())
+    return summary
+
+
+def standings_pb(data: Mapping[str, Any]) -> apb.Standings:
+    """The message for standings as ``Standings.to_json`` (and standings.json) give them."""
+    message = apb.Standings(games=int(data.get("games", 0)), group_size=int(data.get("group_size", 1)),
+                            rating=str(data.get("rating", "")))
+    for rank, e in enumerate(data.get("entrants", ()), start=1):
+        entrant = message.entrants.add(
+            rank=rank, name=e["name"], games=e["games"], wins=e["wins"], draws=e["draws"], losses=e["losses"],
+            match_points=e["match_points"], scored=int(e["scored"]), conceded=float(e["conceded"]),
+            faults=e["faults"], decisions=e["decisions"],
+        )
+        if e.get("think_ms_per_decision") is not None:
+            entrant.think_ms_per_decision = e["think_ms_per_decision"]
+        elo = e.get("elo") or {}
+        if elo.get("score") is not None:
+            entrant.score = elo["score"]
+        if elo.get("elo") is not None:
+            entrant.elo = elo["elo"]
+        if elo.get("elo_interval"):
+            entrant.elo_low, entrant.elo_high = elo["elo_interval"]
+        if elo.get("elo_interval_by_deal"):
+            entrant.elo_low_by_deal, entrant.elo_high_by_deal = elo["elo_interval_by_deal"]
+        skill = e.get("openskill") or {}
+        entrant.openskill_mu = skill.get("mu", 0.0)
+        entrant.openskill_sigma = skill.get("sigma", 0.0)
+        entrant.openskill_ordinal = skill.get("ordinal", 0.0)
+    for a, row in (data.get("pairwise") or {}).items():
+        for b, cell in row.items():
+            message.pairwise.add(entrant=a, opponent=b, wins=cell["wins"], draws=cell["draws"],
+                                 losses=cell["losses"])
+    return message
+
+
+def record_message(record: Mapping[str, Any], withhold_seed: bool) -> tpb.GameRecord:
+    from ..records.store import to_message
+
+    message = to_message(dict(record))
+    if withhold_seed:
+        message.seed = ""
+    return message

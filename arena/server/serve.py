@@ -1,0 +1,157 @@
+"""``arena serve``: the trio main loop, the grpcio server in front of it, and a clean stop on SIGTERM or SIGINT.
+
+Stopping: new calls are refused, every watch ends with UNAVAILABLE "server shutting down", every tournament is
+cancelled (games in flight are cancelled on the wire, so their bots see CANCELLED; finished records are already
+fsynced), bot processes are stopped, and the gRPC server stops after a short grace. The tournaments stay QUEUED or
+RUNNING in their ``server.json``, so the next start on the same data folder resumes them.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import structlog
+import trio
+
+from ..protocol import MAX_MESSAGE_BYTES
+from .auth import ConfigError, TokenInterceptor, check_listen, is_loopback, read_token, server_credentials
+from .events import WATCH_BUFFER_EVENTS
+from .service import MAX_WATCHERS, Arena, ArenaServicer, add_to_server
+
+DEFAULT_LISTEN = "127.0.0.1:50500"
+DEFAULT_DATA = "runs/server"
+STOP_GRACE_S = 2.0
+"""Calls still running this long after a stop signal are cancelled."""
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    listen: str = DEFAULT_LISTEN
+    data: Path = Path(DEFAULT_DATA)
+    token: str | None = None
+    credentials: grpc.ServerCredentials | None = None
+    concurrency: int = 4
+    max_tournaments: int = 4
+    watch_buffer: int = WATCH_BUFFER_EVENTS
+    max_watchers: int = MAX_WATCHERS
+
+
+def config_from_args(args: Any) -> ServeConfig:
+    """Check the command line (a ConfigError, exit status 2, for anything that cannot work)."""
+    token = read_token(args.token_file) if args.token_file else None
+    check_listen(args.listen, token)
+    credentials = server_credentials(args.tls_cert, args.tls_key)
+    for name in ("concurrency", "max_tournaments", "watch_buffer"):
+        if getattr(args, name) < 1:
+            raise ConfigError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    try:
+        Path(args.data, "tournaments").mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"cannot use {args.data} as the data folder: {error.strerror or error}") from None
+    return ServeConfig(listen=args.listen, data=Path(args.data), token=token, credentials=credentials,
+                       concurrency=args.concurrency, max_tournaments=args.max_tournaments,
+                       watch_buffer=args.watch_buffer)
+
+
+class ServerLog:
+    """One JSON event per line in ``<data>/arena.log``, and a short readable line on stderr."""
+
+    def __init__(self, data: Path) -> None:
+        self._file = open(data / "arena.log", "a")
+        self._log = structlog.wrap_logger(
+            structlog.WriteLogger(self._file),
+            processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"),
+                        structlog.processors.JSONRenderer()])
+
+    def _emit(self, level: str, event: str, **values: Any) -> None:
+        getattr(self._log, level)(event, **values)
+        self._file.flush()
+        details = " ".join(f"{k}={v}" for k, v in values.items())
+        print(f"arena: {event.replace('_', ' ')}" + (f" ({details})" if details else ""), file=sys.stderr,
+              flush=True)
+
+    def info(self, event: str, **values: Any) -> None:
+        self._emit("info", event, **values)
+
+    def warning(self, event: str, **values: Any) -> None:
+        self._emit("warning", event, **values)
+
+    def error(self, event: str, **values: Any) -> None:
+        self._emit("error", event, **values)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def make_server(config: ServeConfig, servicer: ArenaServicer) -> tuple[grpc.Server, str]:
+    """The gRPC server, bound but not started, and the address it listens on (the real port when 0 was asked)."""
+    workers = config.max_watchers + 32
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-grpc"),
+        interceptors=[TokenInterceptor(config.token)] if config.token else [],
+        options=[
+            ("grpc.so_reuseport", 0),
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ],
+        maximum_concurrent_rpcs=workers,
+    )
+    add_to_server(server, servicer)
+    try:
+        if config.credentials is not None:
+            port = server.add_secure_port(config.listen, config.credentials)
+        else:
+            port = server.add_insecure_port(config.listen)
+    except RuntimeError as error:
+        raise ConfigError(f"cannot listen on {config.listen}: {error}") from None
+    unix = config.listen.startswith("unix")
+    if port == 0 and not unix:
+        raise ConfigError(f"cannot listen on {config.listen} (address in use, or not an address of this machine)")
+    shown = config.listen if unix else config.listen.rsplit(":", 1)[0] + f":{port}"
+    return server, shown
+
+
+async def serve(config: ServeConfig) -> None:
+    config.data.mkdir(parents=True, exist_ok=True)
+    log = ServerLog(config.data)
+    arena = Arena(config.data, concurrency=config.concurrency, max_tournaments=config.max_tournaments, log=log,
+                  watch_buffer=config.watch_buffer, max_watchers=config.max_watchers)
+    try:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())
+            server, address = make_server(config, servicer)
+            async with trio.open_nursery() as nursery:
+                await nursery.start(arena.run)
+                server.start()
+                tls = "TLS" if config.credentials is not None else "plain text"
+                auth = "token required" if config.token else "no token"
+                # Tests and scripts read this line to learn the port.
+                print(f"listening on {address}", file=sys.stderr, flush=True)
+                log.info("server_started", address=address, transport=tls, auth=auth, data=str(config.data),
+                         concurrency=config.concurrency)
+                if config.token and config.credentials is None and not is_loopback(config.listen):
+                    log.warning("token_in_plain_text", advice="without --tls-cert/--tls-key anyone on the path can "
+                                                              "read the token")
+                async for received in signals:
+                    log.info("shutting_down", signal=signal.Signals(received).name)
+                    break
+                arena.stopping = True
+                stopped = server.stop(grace=STOP_GRACE_S)
+                await arena.shutdown()
+                arena.cancel_stuck_streams()
+                await trio.to_thread.run_sync(stopped.wait)
+                nursery.cancel_scope.cancel()
+        log.info("stopped")
+    finally:
+        log.close()
+
+
+def run(config: ServeConfig) -> int:
+    trio.run(serve, config)
+    return 0

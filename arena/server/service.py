@@ -1,0 +1,508 @@
+"""The control API: tournaments run by trio, the gRPC handlers that hand work to trio (``trio.from_thread``).
+
+:class:`Arena` owns every tournament and lives on the trio thread: it starts each tournament's
+:func:`~arena.tournament.runner.run_tournament` in its own run folder, all of them sharing one
+:class:`trio.CapacityLimiter` of games in flight, and turns their progress into events. :class:`ArenaServicer` is
+the grpcio side: each handler runs on a gRPC thread, asks the trio side for what it needs with
+``trio.from_thread.run_sync`` (quick, never blocking trio), and does slow work (reading records) on its own thread.
+Events cross from trio to the watchers' threads in batches (:meth:`Arena.flush`, every ``FLUSH_S``).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import grpc
+import trio
+
+from ..protocol import arena_pb2 as apb
+from ..protocol import arena_pb2_grpc as apb_grpc
+from ..records.jsonform import index_of
+from ..records.store import ReadReport, iter_records
+from ..referee import MoveRecord
+from ..tournament.runner import outcome_of, run_tournament
+from ..tournament.schedule import Schedule, ScheduledGame
+from ..tournament.seed import REVEALED_FILE, SECRET_FILE
+from ..tournament.spec import SpecError, TournamentSpec
+from ..tournament.standings import Standings
+from .events import (
+    WATCH_BUFFER_EVENTS, Watcher, event, game_summary, move_event, record_message, round_event, standings_pb,
+)
+from .submission import check_programs, parse_submission
+from .tournaments import STATE_NAMES, Tournament
+
+FLUSH_S = 0.05
+"""How often queued events go out to the watchers (one batch per tournament per flush)."""
+REAP_S = 5.0
+"""A watch stream told to end that is still open this long after (a client that stopped reading) is cancelled."""
+MAX_WATCHERS = 200
+"""Watch streams open at once, over all tournaments (each holds a gRPC thread)."""
+SHUTTING_DOWN = "server shutting down"
+
+
+class ApiError(Exception):
+    """A call the server refuses: its status code and a message naming the problem."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Arena:
+    """Every tournament of the server; used only on the trio thread."""
+
+    def __init__(self, data: Path, *, concurrency: int, max_tournaments: int, log: Any,
+                 watch_buffer: int = WATCH_BUFFER_EVENTS, max_watchers: int = MAX_WATCHERS) -> None:
+        self.data = data
+        self.root = data / "tournaments"
+        self.limiter = trio.CapacityLimiter(concurrency)
+        self.slots = trio.CapacityLimiter(max_tournaments)
+        self.log = log
+        self.watch_buffer = watch_buffer
+        self.max_watchers = max_watchers
+        self.tournaments: dict[str, Tournament] = {}
+        self.stopping = False
+        self._nursery: trio.Nursery | None = None
+        self._closing: list[Watcher] = []
+        """Watchers told to end whose streams are not over yet (reaped after REAP_S)."""
+        self._runners = 0
+        self._idle = trio.Event()
+
+    # --- life of the server ---
+
+    async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Load the data folder, resume unfinished tournaments, and flush events until cancelled."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self.load()
+            task_status.started()
+            while True:
+                await trio.sleep(FLUSH_S)
+                self.flush()
+
+    def load(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        found = []
+        for folder in sorted(self.root.iterdir()):
+            if not (folder / "server.json").exists():
+                continue
+            try:
+                found.append(Tournament.load(folder))
+            except (OSError, ValueError, KeyError) as error:
+                self.log.warning("tournament_unreadable", folder=str(folder), error=str(error))
+        for t in sorted(found, key=lambda t: t.created_at):
+            self.tournaments[t.id] = t
+            if not t.active:
+                continue
+            if (t.folder / REVEALED_FILE).exists() and not (t.folder / SECRET_FILE).exists():
+                self._end(t, apb.TOURNAMENT_STATE_FINISHED)  # it finished just before the server stopped
+                continue
+            try:
+                t.spec_text = (t.folder / "tournament.toml").read_text()
+                t.spec, _ = parse_submission(None, t.spec_text)
+            except (OSError, SpecError) as error:
+                t.error = f"cannot resume: {error}"
+                self._end(t, apb.TOURNAMENT_STATE_FAILED)
+                continue
+            t.state = apb.TOURNAMENT_STATE_QUEUED
+            t.save()
+            self.log.info("tournament_resuming", id=t.id, name=t.name, games_done=t.games_done)
+            self._start(t)
+
+    async def shutdown(self) -> None:
+        """Refuse new calls, end every watch with UNAVAILABLE, cancel every tournament (they stay QUEUED or
+        RUNNING on disk, to resume at the next start) and wait until their bots are stopped."""
+        self.stopping = True
+        for t in self.tournaments.values():
+            for watcher in t.watchers:
+                watcher.end(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN, discard=True)
+            self._closing.extend(t.watchers)
+            t.watchers = []
+            t.cancel_scope.cancel()
+        if self._runners:
+            await self._idle.wait()
+
+    def cancel_stuck_streams(self) -> None:
+        """Cancel every watch stream still open (those whose client stopped reading)."""
+        for watcher in self._closing:
+            if not watcher.done and watcher.context is not None:
+                watcher.context.cancel()
+
+    # --- the runner of one tournament ---
+
+    def _start(self, t: Tournament) -> None:
+        assert self._nursery is not None
+        self._nursery.start_soon(self._run, t, name=f"tournament {t.id}")
+
+    async def _run(self, t: Tournament) -> None:
+        self._runners += 1
+        try:
+            await self._run_one(t)
+        finally:
+            self._runners -= 1
+            t.ended_event.set()
+            if self._runners == 0 and self.stopping:
+                self._idle.set()
+
+    async def _run_one(self, t: Tournament) -> None:
+        assert t.spec is not None
+        try:
+            with t.cancel_scope:
+                await self._load_results(t)
+                async with self.slots:
+                    t.state = apb.TOURNAMENT_STATE_RUNNING
+                    t.started_at = time.time()
+                    t.save()
+                    self.log.info("tournament_running", id=t.id, name=t.name)
+                    self._queue(t, event(standings=self._standings_event(t)))
+                    await run_tournament(
+                        t.spec, t.spec_text, t.folder, resume=(t.folder / SECRET_FILE).exists(),
+                        on_game=lambda record: self._game_finished(t, record), limiter=self.limiter,
+                        on_game_start=lambda scheduled, seats: self._game_started(t, scheduled, seats))
+            if t.cancel_scope.cancelled_caught:
+                if t.cancel_requested:
+                    t.error = "cancelled by request"
+                    self._end(t, apb.TOURNAMENT_STATE_CANCELLED)
+                else:  # the server is stopping: it stays RUNNING on disk and resumes at the next start
+                    t.ended = True
+                    t.in_progress.clear()
+                    t.save()
+            else:
+                self._end(t, apb.TOURNAMENT_STATE_FINISHED)
+        except Exception as error:  # a failure of the arena itself (bot faults never get here)
+            t.error = _describe(error)
+            self.log.error("tournament_failed", id=t.id, error=t.error)
+            self._end(t, apb.TOURNAMENT_STATE_FAILED)
+
+    async def _load_results(self, t: Tournament) -> None:
+        """The live standings and the set of recorded games, from what the run folder already holds."""
+        def load() -> tuple[Standings, set[int]]:
+            standings, done = Standings(group_size=t.group_size), set()
+            path = t.folder / "games.jsonl"
+            if path.exists():
+                for record in iter_records(path, ReadReport()):
+                    index = index_of(record)
+                    if index not in done and index < t.games_total:
+                        done.add(index)
+                        standings.add(outcome_of(record))
+            return standings, done
+
+        t.standings, t.done = await trio.to_thread.run_sync(load)
+        t.games_done = len(t.done)
+
+    def _end(self, t: Tournament, state: int) -> None:
+        t.state = state
+        t.ended = True
+        t.finished_at = time.time()
+        t.games_done = max(t.games_done, len(t.done))
+        if t.standings is not None:
+            t.final_standings = t.standings.to_json()
+            t.standings = None
+        t.in_progress.clear()
+        t.held.clear()
+        t.save()
+        self.log.info("tournament_ended", id=t.id, state=apb.TournamentState.Name(state), error=t.error)
+        self._queue(t, event(finished=apb.TournamentFinished(tournament=t.info(),
+                                                             standings=standings_pb(t.standings_json()))))
+
+    # --- progress of the games -> events ---
+
+    def _queue(self, t: Tournament, ev: apb.TournamentEvent) -> None:
+        if t.watchers:
+            t.pending.append(ev)
+
+    def _game_started(self, t: Tournament, scheduled: ScheduledGame, seats: tuple[str, ...]) -> Callable:
+        started = apb.GameStarted(index=scheduled.index, seats=seats, deal_key=scheduled.deal_key,
+                                  rotation=scheduled.rotation)
+        t.in_progress[scheduled.index] = started
+        self._queue(t, event(game_started=started))
+        index = scheduled.index
+        counter = {"round": -1, "move": 0}
+
+        def progress(round_index: int, item: Any) -> None:
+            if not t.move_watchers:
+                return
+            if isinstance(item, MoveRecord):
+                if round_index != counter["round"]:
+                    counter["round"], counter["move"] = round_index, 0
+                ev = move_event(index, round_index, counter["move"], item)
+                counter["move"] += 1
+            else:
+                ev = round_event(index, round_index, item)
+            self._queue_move(t, index, ev)
+
+        return progress
+
+    def _queue_move(self, t: Tournament, index: int, ev: apb.TournamentEvent) -> None:
+        """Live, unless another game of the same deal set is still to finish (its seats were dealt these very
+        tiles): then held, in order, until every other game of the set has finished."""
+        if index in t.held or any(other != index and other not in t.done for other in t.deal_set(index)):
+            t.held.setdefault(index, []).append(ev)
+        else:
+            self._queue(t, ev)
+
+    def _game_finished(self, t: Tournament, record: dict[str, Any]) -> None:
+        index = index_of(record)
+        if index in t.done:
+            return
+        t.done.add(index)
+        t.games_done = len(t.done)
+        t.in_progress.pop(index, None)
+        if t.standings is not None:
+            t.standings.add(outcome_of(record))
+        t.standings_dirty = True
+        if t.watchers:
+            self._queue(t, event(game_finished=apb.GameFinished(game=game_summary(record), games_done=t.games_done,
+                                                               games_total=t.games_total)))
+        for game in t.deal_set(index):  # release the held moves of games whose other games are all finished now
+            if game in t.held and all(other == game or other in t.done for other in t.deal_set(game)):
+                for ev in t.held.pop(game):
+                    self._queue(t, ev)
+
+    def _standings_event(self, t: Tournament) -> apb.StandingsUpdated:
+        return apb.StandingsUpdated(standings=standings_pb(t.standings_json()), games_done=t.games_done,
+                                    games_total=t.games_total)
+
+    def flush(self) -> None:
+        """Send every tournament's queued events to its watchers, one batch each; reap finished streams."""
+        for t in self.tournaments.values():
+            self._flush(t)
+        now = time.monotonic()
+        still = []
+        for w in self._closing:
+            if w.done:
+                continue
+            if w.ended_at is not None and now - w.ended_at > REAP_S:
+                if w.context is not None:
+                    w.context.cancel()  # a stream that stopped reading: free its thread
+                w.close()
+                self.log.warning("watch_stream_cancelled", id=w.tournament_id, reason="the client stopped reading")
+                continue
+            still.append(w)
+        self._closing = still
+
+    def _flush(self, t: Tournament) -> None:
+        if t.watchers:
+            kept = [w for w in t.watchers if not w.done and w.ending is None]
+            if len(kept) != len(t.watchers):
+                for w in t.watchers:
+                    if not w.done and w.ending is not None:
+                        self.log.warning("watcher_cut", id=t.id, status=w.ending.code.name)
+                        self._closing.append(w)
+                t.watchers = kept
+                t.move_watchers = sum(1 for w in kept if w.moves)
+        if not t.watchers:
+            t.pending.clear()
+            t.standings_dirty = False
+            return
+        batch, t.pending = t.pending, []
+        if t.standings_dirty and not t.ended:
+            batch.append(event(standings=self._standings_event(t)))
+        t.standings_dirty = False
+        if batch:
+            for w in t.watchers:
+                w.push(batch)
+        if t.ended:
+            for w in t.watchers:
+                w.end()
+            self._closing.extend(t.watchers)
+            t.watchers = []
+            t.move_watchers = 0
+
+    # --- what the handlers ask for (called through trio.from_thread) ---
+
+    def _check_open(self) -> None:
+        if self.stopping:
+            raise ApiError(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+
+    def lookup(self, tournament_id: str) -> Tournament:
+        self._check_open()
+        t = self.tournaments.get(tournament_id)
+        if t is None:
+            known = ", ".join(list(self.tournaments)[-5:]) or "none yet"
+            raise ApiError(grpc.StatusCode.NOT_FOUND,
+                           f"no tournament {tournament_id!r} on this server (latest: {known}; see `arena status`)")
+        return t
+
+    def submit(self, spec: TournamentSpec, spec_text: str) -> apb.TournamentInfo:
+        self._check_open()
+        tournament_id = uuid.uuid4().hex[:10]
+        folder = self.root / tournament_id
+        folder.mkdir(parents=True)
+        schedule = Schedule(len(spec.bots), spec.game(), spec.games, spec.duplicate, "")
+        t = Tournament(id=tournament_id, folder=folder, name=spec.name, variant=spec.variant, players=spec.players,
+                       entrants=[b.name for b in spec.bots], games_total=len(schedule),
+                       group_size=schedule.group_size, spec=spec, spec_text=spec_text)
+        (folder / "tournament.toml").write_text(spec_text)
+        t.save()
+        self.tournaments[t.id] = t
+        self.log.info("tournament_submitted", id=t.id, name=t.name, variant=t.variant, games=t.games_total)
+        self._start(t)
+        return t.info()
+
+    def list_infos(self) -> list[apb.TournamentInfo]:
+        self._check_open()
+        return [t.info() for t in self.tournaments.values()]
+
+    def standings(self, tournament_id: str) -> apb.GetStandingsReply:
+        t = self.lookup(tournament_id)
+        return apb.GetStandingsReply(tournament=t.info(), standings=standings_pb(t.standings_json()))
+
+    def game_access(self, tournament_id: str) -> tuple[Tournament, apb.TournamentInfo]:
+        t = self.lookup(tournament_id)
+        return t, t.info()
+
+    async def cancel(self, tournament_id: str) -> apb.TournamentInfo:
+        """Cancel, and answer once the tournament's games are stopped and its bots too."""
+        t = self.lookup(tournament_id)
+        if not t.active or t.cancel_requested:
+            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
+                           f"tournament {t.id} is already {STATE_NAMES.get(t.state, '?')}"
+                           + (" (being cancelled)" if t.cancel_requested and t.active else ""))
+        t.cancel_requested = True
+        t.cancel_scope.cancel()
+        await t.ended_event.wait()
+        return t.info()
+
+    def subscribe(self, tournament_id: str, moves: bool, context: grpc.ServicerContext | None) -> Watcher:
+        t = self.lookup(tournament_id)
+        if sum(len(x.watchers) for x in self.tournaments.values()) >= self.max_watchers:
+            raise ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"too many watchers ({self.max_watchers}); try again later")
+        self._flush(t)  # what happened before this watcher is in its snapshot, not in its first batch
+        watcher = Watcher(t.id, moves, self.watch_buffer, context)
+        snapshot = apb.Snapshot(tournament=t.info(), standings=standings_pb(t.standings_json()),
+                                in_progress=[t.in_progress[i] for i in sorted(t.in_progress)])
+        watcher.push([event(snapshot=snapshot)])
+        if t.ended or not t.active:
+            watcher.push([event(finished=apb.TournamentFinished(tournament=t.info(),
+                                                                standings=standings_pb(t.standings_json())))])
+            watcher.end()
+            return watcher
+        t.watchers.append(watcher)
+        t.move_watchers += moves
+        return watcher
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        return _describe(error.exceptions[0])
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if not isinstance(error, SpecError) else text
+
+
+# --- the gRPC side ------------------------------------------------------------------------------------------------
+
+
+def _handled(method: Callable) -> Callable:
+    """Map refusals to status codes; nothing escapes as an UNKNOWN error with a traceback."""
+    def handler(self: "ArenaServicer", request: Any, context: grpc.ServicerContext) -> Any:
+        try:
+            return method(self, request, context)
+        except ApiError as error:
+            context.abort(error.code, error.message)
+        except SpecError as error:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        except (trio.RunFinishedError, trio.Cancelled):
+            context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+
+    handler.__name__ = method.__name__
+    handler.__doc__ = method.__doc__
+    return handler
+
+
+class ArenaServicer(apb_grpc.ArenaServicer):
+    """The grpcio handlers; each runs on a gRPC thread and reaches the trio side through ``trio.from_thread``."""
+
+    def __init__(self, arena: Arena, trio_token: trio.lowlevel.TrioToken, cwd: Path | None = None) -> None:
+        self.arena = arena
+        self.trio_token = trio_token
+        self.cwd = cwd
+
+    def _trio(self, function: Callable, *args: Any) -> Any:
+        return trio.from_thread.run_sync(function, *args, trio_token=self.trio_token)
+
+    @_handled
+    def SubmitTournament(self, request: apb.SubmitTournamentRequest, context: grpc.ServicerContext) -> Any:
+        spec, text = parse_submission(request.spec if request.HasField("spec") else None, request.toml)
+        check_programs(spec, self.cwd)
+        return apb.SubmitTournamentReply(tournament=self._trio(self.arena.submit, spec, text))
+
+    @_handled
+    def ListTournaments(self, request: apb.ListTournamentsRequest, context: grpc.ServicerContext) -> Any:
+        return apb.ListTournamentsReply(tournaments=self._trio(self.arena.list_infos))
+
+    @_handled
+    def GetStandings(self, request: apb.GetStandingsRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.arena.standings, request.id)
+
+    @_handled
+    def CancelTournament(self, request: apb.CancelTournamentRequest, context: grpc.ServicerContext) -> Any:
+        info = trio.from_thread.run(self.arena.cancel, request.id, trio_token=self.trio_token)
+        return apb.CancelTournamentReply(tournament=info)
+
+    @_handled
+    def ListGames(self, request: apb.ListGamesRequest, context: grpc.ServicerContext) -> Any:
+        t, info = self._trio(self.arena.game_access, request.id)
+        limit = min(request.limit or 100, 1000)
+        t.records.refresh()
+        indices = t.records.indices()
+        games = []
+        for index in indices[request.offset:request.offset + limit]:
+            record = t.records.read(index)
+            if record is not None:
+                games.append(game_summary(record))
+        return apb.ListGamesReply(games=games, games_done=len(indices), games_total=info.games_total)
+
+    @_handled
+    def GetGame(self, request: apb.GetGameRequest, context: grpc.ServicerContext) -> Any:
+        t, info = self._trio(self.arena.game_access, request.id)
+        index = request.index
+        t.records.refresh()
+        record = t.records.read(index)
+        if record is None:
+            if index >= info.games_total:
+                raise ApiError(grpc.StatusCode.NOT_FOUND,
+                               f"tournament {t.id} has games 0 to {info.games_total - 1}, not {index}")
+            raise ApiError(grpc.StatusCode.NOT_FOUND, f"game {index} of tournament {t.id} is not recorded (yet)")
+        if info.state in (apb.TOURNAMENT_STATE_QUEUED, apb.TOURNAMENT_STATE_RUNNING):
+            waiting = [i for i in t.deal_set(index) if i != index and i not in t.records]
+            if waiting:
+                raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
+                               f"game {index} shares its deals with game(s) {', '.join(map(str, waiting))}, still "
+                               f"to finish; its record is withheld until then")
+        withheld = not info.master_seed
+        return apb.GetGameReply(record=record_message(record, withheld), seed_withheld=withheld)
+
+    def WatchTournament(self, request: apb.WatchTournamentRequest, context: grpc.ServicerContext) -> Iterator:
+        try:
+            watcher = self._trio(self.arena.subscribe, request.id, request.moves, context)
+        except ApiError as error:
+            context.abort(error.code, error.message)
+        except (trio.RunFinishedError, trio.Cancelled):
+            context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+        context.add_callback(watcher.close)
+        try:
+            while True:
+                events, ending = watcher.take(timeout=1.0)
+                if events:
+                    yield apb.WatchReply(events=events)
+                if ending is not None and len(watcher) == 0:
+                    if ending.code != grpc.StatusCode.OK:
+                        context.abort(ending.code, ending.details)
+                    return
+                if watcher.done or not context.is_active():
+                    return
+        finally:
+            watcher.close()
+
+
+def add_to_server(server: grpc.Server, servicer: ArenaServicer) -> None:
+    apb_grpc.add_ArenaServicer_to_server(servicer, server)
+
+
+__all__ = ["Arena", "ArenaServicer", "ApiError", "add_to_server"]

@@ -1,0 +1,202 @@
+"""Submissions: the ``TournamentSpec`` message to and from the tournament file's tables, the TOML text kept in the
+run folder, and the checks the server makes before accepting a tournament.
+
+The message and the TOML file are one schema (``proto/dominoes/v1/tournament.proto``); validation is the file
+format's own (:func:`~arena.tournament.spec.spec_from_dict`), so a submission gets the same messages as
+``arena run`` would print. Unset or zero fields of the message mean "the file's default".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tomllib
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..protocol import tournament_pb2 as tpb
+from ..protocol.convert import option_value_from_pb, option_value_pb
+from ..tournament.spec import SpecError, TournamentSpec, spec_from_dict
+
+FAULT_POLICY_NAMES = {tpb.FAULT_POLICY_FORFEIT: "forfeit"}
+
+
+# --- message <-> tables ------------------------------------------------------------------------------------------
+
+
+def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
+    """The tournament file's tables for a message (only the fields that are set)."""
+    data: dict[str, Any] = {}
+    for key in ("name", "variant", "players", "games", "seed", "concurrency", "output"):
+        value = getattr(message, key)
+        if value:
+            data[key] = value
+    if message.HasField("duplicate"):
+        data["duplicate"] = message.duplicate
+    if message.options:
+        options = {}
+        for key, value in message.options.items():
+            option = option_value_from_pb(value)
+            if option is None:
+                raise SpecError(f"key 'options.{key}' has no value (set int_value, bool_value or string_value)")
+            options[key] = option
+        data["options"] = options
+    if message.HasField("time"):
+        time = {k: getattr(message.time, k) for k in ("move_ms", "bank_ms", "startup_ms") if getattr(message.time, k)}
+        if time:
+            data["time"] = time
+    if message.fault_policy:
+        data["fault_policy"] = FAULT_POLICY_NAMES.get(message.fault_policy, f"<enum value {message.fault_policy}>")
+    bots = []
+    for entry in message.bots:
+        bot: dict[str, Any] = {"name": entry.name}
+        if entry.command:
+            bot["command"] = list(entry.command)
+        if entry.address:
+            bot["address"] = entry.address
+        if entry.env:
+            bot["env"] = dict(entry.env)
+        if entry.cwd:
+            bot["cwd"] = entry.cwd
+        if entry.skip_if_missing:
+            bot["skip_if_missing"] = True
+        bots.append(bot)
+    data["bots"] = bots
+    return data
+
+
+def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
+    """The message for a tournament file's tables. Raises ValueError or TypeError when a value does not fit its
+    field (the caller then sends the TOML text alone and lets the server name the problem)."""
+    message = tpb.TournamentSpec()
+    for key in ("name", "variant", "players", "games", "concurrency", "output"):
+        if key in data:
+            setattr(message, key, data[key])
+    if "seed" in data:
+        seed = data["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, (str, int)):
+            raise TypeError("seed")
+        message.seed = str(seed)
+    if "duplicate" in data:
+        message.duplicate = data["duplicate"]
+    for key, value in dict(data.get("options", {})).items():
+        if not isinstance(value, (bool, int, str)):
+            raise TypeError(f"options.{key}")
+        message.options[key].CopyFrom(option_value_pb(value))
+    if "time" in data:
+        for key, value in dict(data["time"]).items():
+            setattr(message.time, key, value)
+    if "fault_policy" in data:
+        names = {v: k for k, v in FAULT_POLICY_NAMES.items()}
+        message.fault_policy = names[data["fault_policy"]]
+    for entry in data.get("bots", []):
+        bot = message.bots.add(name=entry["name"])
+        command = entry.get("command")
+        if isinstance(command, str):
+            import shlex
+
+            bot.command.extend(shlex.split(command))
+        elif command is not None:
+            bot.command.extend(command)
+        for key in ("address", "cwd", "skip_if_missing"):
+            if key in entry:
+                setattr(bot, key, entry[key])
+        for key, value in dict(entry.get("env", {})).items():
+            bot.env[key] = value
+    unknown = set(data) - {"name", "variant", "players", "games", "concurrency", "output", "seed", "duplicate",
+                           "options", "time", "fault_policy", "bots"}
+    if unknown:
+        raise ValueError(f"unknown keys {sorted(unknown)}")
+    return message
+
+
+# --- TOML text ---------------------------------------------------------------------------------------------------
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # JSON's string escapes are valid TOML basic-string escapes
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def toml_text(data: Mapping[str, Any]) -> str:
+    """A tournament file for the tables (what the run folder keeps when a submission came without its TOML)."""
+    lines = ["# submitted to the arena server as a TournamentSpec message"]
+    for key, value in data.items():
+        if key not in ("options", "time", "bots"):
+            lines.append(f"{key} = {_value(value)}")
+    for table in ("options", "time"):
+        if data.get(table):
+            lines += ["", f"[{table}]"] + [f"{json.dumps(str(k))} = {_value(v)}" for k, v in data[table].items()]
+    for bot in data.get("bots", []):
+        lines += ["", "[[bots]]"] + [f"{k} = {_value(v)}" for k, v in bot.items()]
+    return "\n".join(lines) + "\n"
+
+
+# --- validation --------------------------------------------------------------------------------------------------
+
+
+def _comparable(spec: TournamentSpec) -> TournamentSpec:
+    return replace(spec, output="")
+
+
+def _first_difference(a: TournamentSpec, b: TournamentSpec) -> str:
+    for f in fields(TournamentSpec):
+        if getattr(a, f.name) != getattr(b, f.name):
+            return f"key '{f.name}': {getattr(b, f.name)!r} in the message, {getattr(a, f.name)!r} in the TOML"
+    return "?"
+
+
+def parse_submission(message: tpb.TournamentSpec | None, toml: str) -> tuple[TournamentSpec, str]:
+    """The validated tournament and the text to keep as its tournament.toml; SpecError names any problem."""
+    from_message = None
+    if message is not None:
+        from_message = spec_from_dict(dict_from_message(message))
+    if not toml:
+        if from_message is None:
+            raise SpecError("expected a tournament: set spec (a TournamentSpec) or toml (the tournament file)")
+        assert message is not None
+        return from_message, toml_text(dict_from_message(message))
+    try:
+        data = tomllib.loads(toml)
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"the tournament file is not valid TOML: {error}") from None
+    spec = spec_from_dict(data)
+    if from_message is not None and _comparable(from_message) != _comparable(spec):
+        raise SpecError("the spec message and the TOML text describe different tournaments ("
+                        f"{_first_difference(_comparable(spec), _comparable(from_message))})")
+    return spec, toml
+
+
+def check_programs(spec: TournamentSpec, cwd: Path | None = None) -> None:
+    """Every bot command's program and working folder exist on this machine (the server's)."""
+    cwd = cwd or Path.cwd()
+    # Bots get the arena's interpreter first on their PATH (arena/players/process.py), so look there too.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    for number, bot in enumerate(spec.bots, 1):
+        if not bot.command:
+            continue
+        folder = cwd / bot.cwd if bot.cwd else cwd
+        if not folder.is_dir():
+            raise SpecError(f"key 'bots[{number}].cwd': bot {bot.name!r}: no such folder on the arena server: "
+                            f"{folder}")
+        program = bot.command[0]
+        if os.sep in program:
+            target = Path(program) if Path(program).is_absolute() else folder / program
+            if not (target.is_file() and os.access(target, os.X_OK)):
+                raise SpecError(f"key 'bots[{number}].command': bot {bot.name!r}: program {program!r} does not "
+                                f"exist (or is not executable) on the arena server")
+        elif shutil.which(program, path=path) is None:
+            raise SpecError(f"key 'bots[{number}].command': bot {bot.name!r}: program {program!r} is not found on "
+                            f"the arena server's PATH")

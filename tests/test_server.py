@@ -1,0 +1,594 @@
+"""The arena as a gRPC server: real server processes (``arena serve --listen 127.0.0.1:0``, the port read from its
+"listening on" line), real bot processes, and real clients (the CLI through subprocess, and a grpc stub).
+
+No sleeps synchronise anything: the tests wait on watch streams, on the server's output lines, and on files, each
+with a deadline."""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+import uuid
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import json_format
+
+from arena.protocol import arena_pb2 as apb
+from arena.protocol import arena_pb2_grpc as apb_grpc
+from arena.protocol import tournament_pb2 as tpb
+from arena.protocol import types_pb2
+from arena.server.events import Watcher, event
+from arena.server.submission import dict_from_message, message_from_dict, parse_submission, toml_text
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
+WATCHED_BOT = ROOT / "tests" / "bots" / "watched_bot.py"
+FINISHED = apb.TOURNAMENT_STATE_FINISHED
+
+
+# --- helpers ----------------------------------------------------------------------------------------------------
+
+
+def bot_entry(name: str, *command: str) -> str:
+    return f'\n[[bots]]\nname = "{name}"\ncommand = {json.dumps([sys.executable, *command])}\n'
+
+
+def random_bot(name: str, tag: str) -> str:
+    return bot_entry(name, str(RANDOM_BOT), "--tag", tag)
+
+
+def tournament(tag: str, *, games: int = 2, concurrency: int = 2, variant: str = "block", duplicate: bool = True,
+               bots: str | None = None, extra: str = "", name: str = "t") -> str:
+    """A quick tournament: one-round matches (target 1) between two random Python bots."""
+    return (f'name = "{name}"\nvariant = "{variant}"\ngames = {games}\nconcurrency = {concurrency}\n'
+            f'duplicate = {str(duplicate).lower()}\n{extra}\n[options]\ntarget = 1\n'
+            + (bots if bots is not None else random_bot("alpha", tag) + random_bot("beta", tag)))
+
+
+class Server:
+    """``arena serve`` in its own process, on a free port."""
+
+    def __init__(self, data: Path, *extra: str) -> None:
+        self.data = data
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--data", str(data), *extra],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        self.output: list[str] = []
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.address = self.wait_line(r"^listening on (\S+)$", 30).group(1)
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.output.append(line)
+            self._lines.put(line.rstrip("\n"))
+        self._lines.put(None)
+
+    def wait_line(self, pattern: str, seconds: float) -> re.Match:
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no line like {pattern!r} within {seconds} s: {''.join(self.output)}")
+            if line is None:
+                raise AssertionError(f"the server ended before a line like {pattern!r}: {''.join(self.output)}")
+            match = re.search(pattern, line)
+            if match:
+                return match
+
+    def stub(self, *, credentials: grpc.ChannelCredentials | None = None,
+             options: list | None = None) -> apb_grpc.ArenaStub:
+        channel = (grpc.secure_channel(self.address, credentials, options or []) if credentials
+                   else grpc.insecure_channel(self.address, options or []))
+        return apb_grpc.ArenaStub(channel)
+
+    def stop(self, sig: int = signal.SIGTERM, seconds: float = 20) -> float:
+        """Signal the server and wait for it to exit; returns how long it took."""
+        if self.process.poll() is not None:
+            return 0.0
+        started = time.monotonic()
+        self.process.send_signal(sig)
+        self.process.wait(timeout=seconds)
+        return time.monotonic() - started
+
+    def cli(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "arena", *args, "--server", self.address],
+                              capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def submit(stub: apb_grpc.ArenaStub, text: str, metadata: tuple = ()) -> apb.TournamentInfo:
+    return stub.SubmitTournament(apb.SubmitTournamentRequest(toml=text), timeout=30, metadata=metadata).tournament
+
+
+def watch(stub: apb_grpc.ArenaStub, tournament_id: str, *, moves: bool = False, seconds: float = 120,
+          metadata: tuple = ()) -> list[apb.TournamentEvent]:
+    """Every event of a watch, to the end of the stream."""
+    request = apb.WatchTournamentRequest(id=tournament_id, moves=moves)
+    return [e for reply in stub.WatchTournament(request, timeout=seconds, metadata=metadata) for e in reply.events]
+
+
+def kinds(events: list[apb.TournamentEvent]) -> list[str]:
+    return [e.WhichOneof("kind") for e in events]
+
+
+def records(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+
+
+def index(record: dict) -> int:
+    return int(record.get("index", 0))
+
+
+def bot_processes(tag: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if tag.encode() in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def wait_for(condition: Any, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+class BackgroundWatch:
+    """A watch stream read on a thread: its events as they come, and how it ended."""
+
+    def __init__(self, stub: apb_grpc.ArenaStub, tournament_id: str, moves: bool = False) -> None:
+        self.events: list[apb.TournamentEvent] = []
+        self.finished_games = 0
+        self.error: grpc.RpcError | None = None
+        self.progress = threading.Condition()
+        self._call = stub.WatchTournament(apb.WatchTournamentRequest(id=tournament_id, moves=moves), timeout=180)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            for reply in self._call:
+                with self.progress:
+                    self.events.extend(reply.events)
+                    self.finished_games += sum(1 for e in reply.events if e.HasField("game_finished"))
+                    self.progress.notify_all()
+        except grpc.RpcError as error:
+            self.error = error
+        with self.progress:
+            self.progress.notify_all()
+
+    def wait_games(self, count: int, seconds: float) -> None:
+        with self.progress:
+            if not self.progress.wait_for(lambda: self.finished_games >= count or not self.thread.is_alive(),
+                                          seconds):
+                raise AssertionError(f"fewer than {count} games finished within {seconds} s")
+
+    def join(self, seconds: float) -> None:
+        self.thread.join(seconds)
+        assert not self.thread.is_alive(), "the watch did not end"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):
+    """One server for the tests that need no restart; at most 2 games in flight over all its tournaments."""
+    running = Server(tmp_path_factory.mktemp("server") / "data", "--concurrency", "2")
+    yield running
+    running.stop()
+
+
+# --- submitting and watching ----------------------------------------------------------------------------------------
+
+
+def test_submit_watch_status_games_and_fetch_with_the_cli(server: Server, tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    path = tmp_path / "t.toml"
+    path.write_text(tournament(tag, games=3, name="cli run"))
+    submitted = server.cli("submit", str(path))
+    assert submitted.returncode == 0, submitted.stderr
+    tournament_id = re.match(r"submitted (\w+): 'cli run' \(block, 6 games\)", submitted.stdout).group(1)
+
+    watched = server.cli("watch", tournament_id, "--moves")
+    assert watched.returncode == 0, watched.stderr
+    assert len(re.findall(r"^game \d+ finished \(\d/6\)", watched.stdout, re.M)) == 6
+    assert re.search(r"^  game \d+ round 0 move 0: seat \d \((alpha|beta)\): lead \[\d\|\d\]$", watched.stdout, re.M)
+    assert f"tournament {tournament_id} finished: 6/6 games; master seed" in watched.stdout
+
+    status = server.cli("status", tournament_id)
+    assert status.returncode == 0 and "block with 2 players; finished" in status.stdout, status.stderr
+    assert "alpha" in status.stdout and "beta" in status.stdout
+    listing = server.cli("status")
+    assert listing.returncode == 0 and tournament_id in listing.stdout
+    games = server.cli("games", tournament_id)
+    assert games.returncode == 0 and "6 of 6 games recorded" in games.stdout, games.stderr
+
+    stored = {index(r): r for r in records(server.data / "tournaments" / tournament_id)}
+    assert sorted(stored) == list(range(6))
+    fetched = server.cli("fetch", tournament_id, "4")
+    assert fetched.returncode == 0, fetched.stderr
+    assert json.loads(fetched.stdout) == stored[4], "the record exactly as stored"
+
+
+def test_watchers_get_public_information_only(server: Server) -> None:
+    stub = server.stub()
+    tag = uuid.uuid4().hex
+    # Draw has draws; with duplicate deals the two games of a deal set run at the same time and deal the same tiles.
+    info = submit(stub, tournament(tag, variant="draw", games=3, concurrency=2, duplicate=True))
+    events = watch(stub, info.id, moves=True)
+    assert kinds(events)[0] == "snapshot" and kinds(events)[-1] == "finished"
+    assert events[-1].finished.tournament.state == FINISHED
+    stored = {index(r): r for r in records(server.data / "tournaments" / info.id)}
+
+    finished_at = {e.game_finished.game.index: n for n, e in enumerate(events) if e.HasField("game_finished")}
+    moves: dict[tuple[int, int], list[dict]] = {}
+    draws = 0
+    for n, e in enumerate(events):
+        if e.HasField("move"):
+            m = e.move
+            if m.action.kind == types_pb2.ACTION_KIND_DRAW:
+                draws += 1
+                assert not m.action.HasField("tile"), "a draw's tile is never sent"
+            others = {m.game - m.game % 2, m.game - m.game % 2 + 1} - {m.game}
+            assert all(finished_at[g] < n for g in others), "moves come after the other games dealt the same tiles"
+            action = json_format.MessageToDict(m.action)
+            action.pop("text")
+            moves.setdefault((m.game, m.round_index), []).append({"seat": m.seat, "action": action})
+        if e.HasField("round_finished"):
+            r = e.round_finished
+            assert all(finished_at[g] < n for g in {r.game - r.game % 2, r.game - r.game % 2 + 1} - {r.game})
+            recorded = stored[r.game]["rounds"][r.result.round_index]["result"]
+            assert json_format.MessageToDict(r.result)["hands"] == recorded["hands"]
+    assert draws > 0
+    for g, record in stored.items():
+        for number, rnd in enumerate(record["rounds"]):
+            public = [{"seat": m.get("seat", 0), "action": {"kind": "ACTION_KIND_DRAW"}
+                       if m["action"]["kind"] == "ACTION_KIND_DRAW" else m["action"]} for m in rnd.get("moves", [])]
+            assert moves[(g, number)] == public, "every move, in order, as every seat saw it"
+
+    # Without duplicate deals nobody else holds these tiles: moves are live, before their game finishes.
+    single = submit(stub, tournament(tag, variant="draw", games=2, duplicate=False))
+    events = watch(stub, single.id, moves=True)
+    first_move = min(n for n, e in enumerate(events) if e.HasField("move"))
+    assert first_move < min(n for n, e in enumerate(events) if e.HasField("game_finished"))
+
+
+def test_fifty_watchers_and_a_stuck_one_do_not_slow_the_games(server: Server) -> None:
+    stub = server.stub()
+    tag = uuid.uuid4().hex
+    text = tournament(tag, games=12, concurrency=2)
+
+    alone = submit(stub, text)
+    baseline = watch(stub, alone.id)[-1].finished.tournament
+    assert baseline.state == FINISHED
+    baseline_s = baseline.finished_at - baseline.started_at
+
+    watched = submit(stub, text)
+    channels = [grpc.insecure_channel(server.address) for _ in range(5)]
+    stuck_channel, stuck = stuck_watch(server, watched.id)
+    watchers = [BackgroundWatch(apb_grpc.ArenaStub(channels[i % 5]), watched.id, moves=i % 2 == 0)
+                for i in range(50)]
+    for w in watchers:
+        w.join(120)
+    try:
+        for w in watchers:
+            assert w.error is None, w.error
+            assert kinds(w.events)[-1] == "finished" and w.events[-1].finished.tournament.state == FINISHED
+        done = watchers[0].events[-1].finished.tournament
+        with_watchers_s = done.finished_at - done.started_at
+        assert with_watchers_s <= 1.5 * baseline_s + 1.5, (with_watchers_s, baseline_s)
+        assert done.games_done == 24
+    finally:
+        stuck.cancel()
+        stuck_channel.close()
+        for channel in channels:
+            channel.close()
+
+
+def stuck_watch(server: Server, tournament_id: str) -> tuple[grpc.Channel, Any]:
+    """A client that opens a watch of every move and never reads (its receive window is tiny)."""
+    channel = grpc.insecure_channel(server.address, [("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)])
+    return channel, apb_grpc.ArenaStub(channel).WatchTournament(apb.WatchTournamentRequest(id=tournament_id, moves=True))
+
+
+def test_a_stuck_watcher_is_cut_off_then_its_stream_cancelled(tmp_path: Path) -> None:
+    server = Server(tmp_path / "data", "--watch-buffer", "16")
+    channel = None
+    try:
+        info = submit(server.stub(), tournament(uuid.uuid4().hex, games=20))
+        channel, stuck = stuck_watch(server, info.id)
+        server.wait_line(rf"^arena: watcher cut \(id={info.id} status=RESOURCE_EXHAUSTED\)$", 60)
+        server.wait_line(rf"^arena: watch stream cancelled \(id={info.id} ", 30)
+        with pytest.raises(grpc.RpcError) as error:
+            for _ in stuck:
+                pass
+        assert error.value.code() == grpc.StatusCode.CANCELLED
+    finally:
+        server.stop()
+        if channel is not None:
+            channel.close()
+
+
+def test_tournaments_share_the_servers_concurrency_limit(server: Server) -> None:
+    stub = server.stub()
+    tag = uuid.uuid4().hex
+    first = submit(stub, tournament(tag, games=4, concurrency=4, name="one"))
+    second = submit(stub, tournament(tag, games=4, concurrency=4, name="two"))
+    for info in (first, second):
+        assert watch(stub, info.id)[-1].finished.tournament.state == FINISHED
+    spans = []
+    for info in (first, second):
+        games = records(server.data / "tournaments" / info.id)
+        assert sorted(index(g) for g in games) == list(range(8))
+        spans += [(g["startedAt"], g["startedAt"] + g["durationS"]) for g in games]
+    edges = sorted([(a, 1) for a, _ in spans] + [(b, -1) for _, b in spans], key=lambda e: (e[0], e[1]))
+    in_flight = peak = 0
+    for _, step in edges:
+        in_flight += step
+        peak = max(peak, in_flight)
+    assert peak <= 2, "the server runs at most --concurrency 2 games at once over all tournaments"
+    listed = {t.id: t for t in stub.ListTournaments(apb.ListTournamentsRequest(), timeout=10).tournaments}
+    assert listed[first.id].state == listed[second.id].state == FINISHED
+
+
+def test_a_game_is_withheld_while_its_deal_set_plays_and_cancel_stops_the_tournament(server: Server) -> None:
+    stub = server.stub()
+    tag = uuid.uuid4().hex
+    bots = bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.3", "--tag", tag) + random_bot(
+        "quick", tag)
+    info = submit(stub, tournament(tag, games=3, concurrency=1, bots=bots))
+    live = BackgroundWatch(stub, info.id)
+    live.wait_games(1, 60)  # game 0 is recorded; game 1 (same deals, seats swapped) is being played
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.GetGame(apb.GetGameRequest(id=info.id, index=0), timeout=10)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "shares its deals with game(s) 1" in refused.value.details()
+    fetch = server.cli("fetch", info.id, "0")
+    assert fetch.returncode == 1 and fetch.stderr.startswith("error: failed precondition: game 0 shares")
+    with pytest.raises(grpc.RpcError) as missing:
+        stub.GetGame(apb.GetGameRequest(id=info.id, index=99), timeout=10)
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+
+    cancelled = server.cli("cancel", info.id)
+    assert cancelled.returncode == 0 and "cancelled" in cancelled.stdout, cancelled.stderr
+    live.join(30)
+    assert live.error is None and live.events[-1].finished.tournament.state == apb.TOURNAMENT_STATE_CANCELLED
+    wait_for(lambda: not bot_processes(tag), 20, "the bots to stop")
+    reply = stub.GetGame(apb.GetGameRequest(id=info.id, index=0), timeout=10)
+    assert reply.seed_withheld and reply.record.seed == "" and reply.record.index == 0
+    again = server.cli("cancel", info.id)
+    assert again.returncode == 1 and again.stderr.strip() == (
+        f"error: failed precondition: tournament {info.id} is already cancelled")
+
+
+# --- bad submissions and bad calls ----------------------------------------------------------------------------------
+
+
+def test_bad_submissions_are_refused_with_a_message_naming_the_problem(server: Server, tmp_path: Path) -> None:
+    stub = server.stub()
+    tag = uuid.uuid4().hex
+    good = tournament(tag)
+    good_message = message_from_dict(tomllib.loads(good))
+    unknown_variant = tpb.TournamentSpec()
+    unknown_variant.CopyFrom(good_message)
+    unknown_variant.variant = "chess"
+    other_games = tpb.TournamentSpec()
+    other_games.CopyFrom(good_message)
+    other_games.games = 5
+    ghost = good.replace(f'command = {json.dumps([sys.executable, str(RANDOM_BOT), "--tag", tag])}\n',
+                         'command = "no-such-bot-program-xyz --fast"\n', 1)
+    cases = [
+        (apb.SubmitTournamentRequest(toml="name = \n"), "the tournament file is not valid TOML"),
+        (apb.SubmitTournamentRequest(toml=good.replace("games = 2", "games = 0")),
+         "key 'games' must be an integer >= 1, got 0"),
+        (apb.SubmitTournamentRequest(spec=unknown_variant), "key 'variant': unknown variant 'chess'; valid variants"),
+        (apb.SubmitTournamentRequest(toml=ghost),
+         "key 'bots[1].command': bot 'alpha': program 'no-such-bot-program-xyz' is not found on the arena server"),
+        (apb.SubmitTournamentRequest(spec=tpb.TournamentSpec(variant="block")),
+         "key 'bots' must list at least 2 bots that can run, got 0"),
+        (apb.SubmitTournamentRequest(spec=other_games, toml=good),
+         "the spec message and the TOML text describe different tournaments (key 'games': 5 in the message, 2 in "
+         "the TOML)"),
+        (apb.SubmitTournamentRequest(), "expected a tournament"),
+    ]
+    for request, message in cases:
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.SubmitTournament(request, timeout=10)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, refused.value
+        assert message in refused.value.details()
+
+    path = tmp_path / "ghost.toml"
+    path.write_text(ghost)
+    out = server.cli("submit", str(path))
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: invalid argument: key 'bots[1].command'")
+    missing = server.cli("submit", str(tmp_path / "nope.toml"))
+    assert missing.returncode == 2 and missing.stderr.strip() == f"error: {tmp_path / 'nope.toml'}: no such " \
+                                                                 f"tournament file"
+    unknown = server.cli("status", "0123456789")
+    assert unknown.returncode == 1 and unknown.stderr.startswith("error: not found: no tournament '0123456789'")
+    usage = subprocess.run([sys.executable, "-m", "arena", "fetch", "x"], capture_output=True, text=True, cwd=ROOT)
+    assert usage.returncode == 2
+    nobody = subprocess.run([sys.executable, "-m", "arena", "status", "--server", "unix:" + str(tmp_path / "none")],
+                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert nobody.returncode == 1 and nobody.stderr.startswith("error: cannot reach the arena server at unix:")
+    assert "Traceback" not in out.stderr + missing.stderr + unknown.stderr + nobody.stderr
+
+
+# --- security -------------------------------------------------------------------------------------------------------
+
+
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    return cert, key
+
+
+def test_a_token_is_required_when_set_and_tls_protects_the_wire(tmp_path: Path) -> None:
+    refused = subprocess.run([sys.executable, "-m", "arena", "serve", "--listen", "0.0.0.0:0", "--data",
+                              str(tmp_path / "d0")], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("error: refusing to listen on 0.0.0.0:0 without a token")
+
+    token = secrets.token_urlsafe(32)
+    token_file, wrong_file = tmp_path / "token", tmp_path / "wrong"
+    token_file.write_text(token + "\n")
+    wrong_file.write_text(secrets.token_urlsafe(32))
+    cert, key = self_signed(tmp_path)
+    server = Server(tmp_path / "data", "--token-file", str(token_file), "--tls-cert", str(cert), "--tls-key", str(key))
+    try:
+        stub = server.stub(credentials=grpc.ssl_channel_credentials(cert.read_bytes()))
+        request = apb.ListTournamentsRequest()
+        for metadata, problem in [((), "missing token"), ((("authorization", "Bearer " + wrong_file.read_text()),),
+                                                          "wrong token"),
+                                  ((("authorization", token),), "wrong token")]:
+            with pytest.raises(grpc.RpcError) as error:
+                stub.ListTournaments(request, timeout=10, metadata=metadata)
+            assert error.value.code() == grpc.StatusCode.UNAUTHENTICATED and problem in error.value.details()
+            with pytest.raises(grpc.RpcError) as error:
+                watch(stub, "anything", metadata=metadata, seconds=10)
+            assert error.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(grpc.RpcError) as error:
+            stub.SubmitTournament(apb.SubmitTournamentRequest(toml=tournament("x")), timeout=10)
+        assert error.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert not list((tmp_path / "data" / "tournaments").iterdir()), "nothing happens without the token"
+        assert stub.ListTournaments(request, timeout=10, metadata=(("authorization", "Bearer " + token),)) is not None
+
+        tls = ("--tls-ca", str(cert))
+        good = server.cli("status", "--token-file", str(token_file), *tls)
+        assert good.returncode == 0 and "no tournaments yet" in good.stdout, good.stderr
+        bad = server.cli("status", "--token-file", str(wrong_file), *tls)
+        assert bad.returncode == 1 and bad.stderr.strip() == "error: unauthenticated: wrong token"
+        plain = server.cli("status", "--token-file", str(token_file), timeout=60)
+        assert plain.returncode == 1 and plain.stderr.startswith("error: cannot reach the arena server")
+    finally:
+        server.stop()
+
+
+# --- stopping and resuming -----------------------------------------------------------------------------------------
+
+
+def test_sigterm_cancels_games_in_flight_and_stops_the_bots(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    mark = tmp_path / "mark"
+    bots = random_bot("alpha", tag) + bot_entry("hanger", str(WATCHED_BOT), "--mode", "hang", "--mark", str(mark),
+                                                "--tag", tag)
+    server = Server(tmp_path / "data")
+    try:
+        stub = server.stub()
+        info = submit(stub, tournament(tag, games=1, bots=bots, extra="[time]\nmove_ms = 60000\n"))
+        live = BackgroundWatch(stub, info.id)
+        wait_for(lambda: mark.exists() and "asked" in mark.read_text(), 60, "the hanging bot to be asked")
+        took = server.stop()
+        assert took < 8, f"stopping took {took:.1f} s"
+        assert server.process.returncode == 0
+        assert "cancelled" in mark.read_text(), "the bot saw its call cancelled"
+        live.join(10)
+        assert live.error is not None and live.error.code() == grpc.StatusCode.UNAVAILABLE
+        assert live.error.details() == "server shutting down"
+        wait_for(lambda: not bot_processes(tag), 10, "the bots to stop")
+        facts = json.loads((tmp_path / "data" / "tournaments" / info.id / "server.json").read_text())
+        assert facts["state"] == "running", "an interrupted tournament resumes at the next start"
+    finally:
+        server.stop(signal.SIGKILL)
+
+
+def test_a_restarted_server_resumes_the_tournament_and_plays_every_game_once(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    data = tmp_path / "data"
+    server = Server(data)
+    try:
+        stub = server.stub()
+        info = submit(stub, tournament(tag, games=40, concurrency=2))
+        live = BackgroundWatch(stub, info.id)
+        live.wait_games(5, 60)
+        assert server.stop() < 8
+        live.join(10)
+        assert live.error is not None and live.error.code() == grpc.StatusCode.UNAVAILABLE
+        assert live.error.details() == "server shutting down"
+        wait_for(lambda: not bot_processes(tag), 10, "the bots to stop")
+    finally:
+        server.stop(signal.SIGKILL)
+    folder = data / "tournaments" / info.id
+    before = (folder / "games.jsonl").read_bytes()
+    done = before.count(b"\n")
+    assert before.endswith(b"\n") and 5 <= done < 80, "interrupted in the middle, every record whole"
+
+    again = Server(data)
+    try:
+        stub = again.stub()
+        events = watch(stub, info.id)
+        assert events[0].snapshot.tournament.games_done >= done
+        assert events[-1].finished.tournament.state == FINISHED
+        assert events[-1].finished.tournament.games_done == 80
+        games = records(folder)
+        assert sorted(index(g) for g in games) == list(range(80)), "every game exactly once"
+        assert (folder / "games.jsonl").read_bytes().startswith(before), "the records before the stop are kept"
+        assert sum(e.games for e in events[-1].finished.standings.entrants) == 160
+        assert sum(e["games"] for e in json.loads((folder / "standings.json").read_text())["entrants"]) == 160
+        listed = stub.ListTournaments(apb.ListTournamentsRequest(), timeout=10).tournaments
+        assert [(t.id, t.state) for t in listed] == [(info.id, FINISHED)]
+    finally:
+        again.stop()
+    assert not bot_processes(tag)
+
+
+# --- the watcher's buffer, without a server ----------------------------------------------------------------------
+
+
+def moves(n: int) -> list[apb.TournamentEvent]:
+    return [event(move=apb.MoveEvent(game=0, move_number=i)) for i in range(n)]
+
+
+def test_a_full_buffer_drops_moves_first_and_tells_the_watcher() -> None:
+    watcher = Watcher("t", moves=True, capacity=10)
+    watcher.push([event(game_started=apb.GameStarted(index=0))] + moves(20))
+    events, ending = watcher.take(0)
+    assert ending is None
+    assert kinds(events) == ["dropped", "game_started"] + ["move"] * 9
+    assert events[0].dropped.moves == 11 and [e.move.move_number for e in events[2:]] == list(range(11, 20))
+
+
+def test_a_full_buffer_keeps_only_the_newest_standings_then_ends_with_resource_exhausted() -> None:
+    watcher = Watcher("t", moves=False, capacity=4)
+    watcher.push(moves(5))  # not asked for: never queued
+    watcher.push([event(standings=apb.StandingsUpdated(games_done=i)) for i in range(6)])
+    events, ending = watcher.take(0)
+    assert ending is None and kinds(events) == ["dropped", "standings"]
+    assert events[0].dropped.standings == 5 and events[1].standings.games_done == 5
+    watcher.push([event(game_finished=apb.GameFinished(games_done=i)) for i in range(5)])
+    events, ending = watcher.take(0)
+    assert events == [] and ending is not None
+    assert ending.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "watcher too slow" in ending.details
+    watcher.push(moves(1))
+    assert watcher.take(0) == ([], ending), "nothing more after the end"
+
+
+def test_the_spec_message_and_the_file_are_one_schema() -> None:
+    text = tournament("x", extra='seed = 7\n[time]\nmove_ms = 500\n') + '[bots.env]\nK = "v w"\n'
+    message = message_from_dict(tomllib.loads(text))
+    from_file, _ = parse_submission(None, text)
+    from_message, kept = parse_submission(message, "")
+    assert from_file == from_message
+    assert parse_submission(None, kept)[0] == from_file, "the TOML kept for a message describes the same tournament"
+    assert dict_from_message(message)["duplicate"] is True and toml_text({"name": 'a "b"'}).endswith('"a \\"b\\""\n')
+    assert not tpb.TournamentSpec().HasField("duplicate"), "unset means the file's default (true)"
