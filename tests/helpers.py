@@ -45,3 +45,29 @@ def do(state, *moves: str) -> None:
         wanted = [a for a in legal if str(a) == move or (move == "draw" and str(a).startswith("draw"))]
         assert wanted, f"{move!r} is not legal; legal: {show(legal)}"
         state.apply(wanted[0])
+
+
+def bot_processes(tag: str) -> list[int]:
+    """Pids of live processes whose command line contains ``tag`` (a marker the test put on its bots)."""
+    from pathlib import Path
+
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if tag.encode() in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def wait_for(condition, seconds: float, what: str) -> None:
+    """Wait for a condition with a deadline (polling a fact, never sleeping in place of one)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)

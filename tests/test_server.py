@@ -30,6 +30,7 @@ from arena.protocol import tournament_pb2 as tpb
 from arena.protocol import types_pb2
 from arena.server.events import Watcher, event
 from arena.server.submission import dict_from_message, message_from_dict, parse_submission, toml_text
+from helpers import bot_processes, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
@@ -132,24 +133,8 @@ def index(record: dict) -> int:
     return int(record.get("index", 0))
 
 
-def bot_processes(tag: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if tag.encode() in (entry / "cmdline").read_bytes():
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids
 
 
-def wait_for(condition: Any, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 class BackgroundWatch:

@@ -17,6 +17,7 @@ import pytest
 from arena.rules import new_game
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import SpecError, load_spec
+from helpers import bot_processes, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
@@ -221,24 +222,8 @@ def test_a_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
     assert resumed.returncode == 2 and "this tournament is finished" in resumed.stderr
 
 
-def bot_processes(tag: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if tag.encode() in (entry / "cmdline").read_bytes():
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids
 
 
-def wait_for(condition, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path: Path) -> None:

@@ -131,16 +131,11 @@ def cmd_submit(args: argparse.Namespace) -> int:
     import tomllib
 
     from ..protocol import arena_pb2 as apb
-    from ..tournament.spec import SpecError
+    from ..tournament.spec import read_spec_text
     from .submission import message_from_dict
 
     path = Path(args.file)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise SpecError(f"{path}: no such tournament file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise SpecError(f"{path}: cannot read the tournament file: {error}") from None
+    text = read_spec_text(path)
     request = apb.SubmitTournamentRequest(toml=text)
     try:
         request.spec.CopyFrom(message_from_dict(tomllib.loads(text)))

@@ -82,15 +82,21 @@ class TournamentSpec:
         return new_game(self.variant, self.players, self.options)
 
 
-def load_spec(path: str | Path) -> TournamentSpec:
-    """Read and validate a tournament file."""
+def read_spec_text(path: str | Path) -> str:
+    """A tournament file's text, or one clear error."""
     path = Path(path)
     try:
-        text = path.read_text()
+        return path.read_text()
     except FileNotFoundError:
         raise SpecError(f"{path}: no such tournament file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise SpecError(f"{path}: cannot read the tournament file: {error}") from None
+
+
+def load_spec(path: str | Path) -> TournamentSpec:
+    """Read and validate a tournament file."""
+    path = Path(path)
+    text = read_spec_text(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
