@@ -19,7 +19,7 @@ from arena.rules.tiles import tile_id, tiles_of
 
 
 def test_generated_code_is_not_stale() -> None:
-    out = subprocess.run([sys.executable, "-m", "arena.protocol.codegen", "--check"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "arena.codegen", "--check"], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
 
@@ -27,7 +27,7 @@ def test_generated_code_is_not_stale() -> None:
 def test_the_stale_check_can_fail(tmp_path, monkeypatch) -> None:
     from pathlib import Path
 
-    from arena.protocol import codegen
+    from arena import codegen
 
     fresh = tmp_path / "gen"
     codegen.generate(fresh)

@@ -13,7 +13,7 @@ from pathlib import Path
 _GENERATED = Path(__file__).resolve().parent.parent / "_generated"
 if not (_GENERATED / "dominoes" / "v1" / "bot_pb2.py").exists():
     raise ImportError(
-        "the protocol code is not generated yet: run `bash scripts/setup.sh` (or `python -m arena.protocol.codegen`)"
+        "the protocol code is not generated yet: run `bash scripts/setup.sh` (or `python -m arena.codegen`)"
     )
 if str(_GENERATED) not in sys.path:
     sys.path.insert(0, str(_GENERATED))

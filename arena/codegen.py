@@ -1,7 +1,9 @@
 """Generate the Python code of the protocol from ``proto/`` (run by ``scripts/setup.sh``; never edit the output).
 
-``python -m arena.protocol.codegen`` writes ``arena/_generated/``; ``--check`` regenerates into a temporary folder
-and exits 1 when the committed-to-disk code differs (stale), which a test also checks. This module imports nothing
+It lives outside ``arena.protocol`` because that package imports the generated code, which this module writes.
+
+``python -m arena.codegen`` writes ``arena/_generated/``; ``--check`` regenerates into a temporary folder
+and exits 1 when the code in ``arena/_generated`` differs (stale), which a test also checks. This module imports nothing
 generated, so it runs before the code exists.
 """
 
@@ -14,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 PROTO_DIR = ROOT / "proto"
 OUT_DIR = ROOT / "arena" / "_generated"
 
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             generate(Path(tmp))
             stale = differences(Path(tmp), OUT_DIR) if OUT_DIR.exists() else ["arena/_generated (missing)"]
         if stale:
-            print("stale generated code, run `python -m arena.protocol.codegen`: " + ", ".join(stale))
+            print("stale generated code, run `python -m arena.codegen`: " + ", ".join(stale))
             return 1
         return 0
     if OUT_DIR.exists():
