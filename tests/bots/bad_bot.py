@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import threading
 import time
-from concurrent import futures
 
 import grpc
 
-from arena.botkit import listen_address
 from arena.protocol import bot_pb2, types_pb2
+from testbot import serve_handlers
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--mode", required=True)
@@ -82,22 +80,7 @@ def main() -> None:
         sys.exit(4)
     if MODE == "no_listen":
         time.sleep(600)
-    handlers = {
-        "Hello": grpc.unary_unary_rpc_method_handler(
-            hello, bot_pb2.HelloRequest.FromString, bot_pb2.HelloReply.SerializeToString),
-        "Act": grpc.unary_unary_rpc_method_handler(act, bot_pb2.ActRequest.FromString, serialize_reply),
-        "Notify": grpc.unary_unary_rpc_method_handler(
-            notify, bot_pb2.Notification.FromString, bot_pb2.NotifyReply.SerializeToString),
-    }
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=[("grpc.so_reuseport", 0)])
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("dominoes.v1.Bot", handlers),))
-    server.add_insecure_port(listen_address(["--listen", args.listen] if args.listen else []))
-    server.start()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    stop.wait()
-    server.stop(grace=0.5).wait()
-
+    serve_handlers(hello, act, notify, args.listen, serialize_reply)
 
 if __name__ == "__main__":
     main()

@@ -5,15 +5,12 @@ cancels one (what a bot sees when the arena stops a game in flight)."""
 from __future__ import annotations
 
 import argparse
-import signal
 import threading
 import time
-from concurrent import futures
 
-import grpc
 
-from arena.botkit import listen_address
 from arena.protocol import bot_pb2
+from testbot import serve_handlers
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--mode", choices=("slow", "hang"), required=True)
@@ -51,23 +48,7 @@ def notify(request, context):
 
 
 def main() -> None:
-    handlers = {
-        "Hello": grpc.unary_unary_rpc_method_handler(
-            hello, bot_pb2.HelloRequest.FromString, bot_pb2.HelloReply.SerializeToString),
-        "Act": grpc.unary_unary_rpc_method_handler(
-            act, bot_pb2.ActRequest.FromString, bot_pb2.ActReply.SerializeToString),
-        "Notify": grpc.unary_unary_rpc_method_handler(
-            notify, bot_pb2.Notification.FromString, bot_pb2.NotifyReply.SerializeToString),
-    }
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=[("grpc.so_reuseport", 0)])
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("dominoes.v1.Bot", handlers),))
-    server.add_insecure_port(listen_address(["--listen", args.listen] if args.listen else []))
-    server.start()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    stop.wait()
-    server.stop(grace=0.5).wait()
-
+    serve_handlers(hello, act, notify, args.listen)
 
 if __name__ == "__main__":
     main()
