@@ -56,7 +56,7 @@ class RoundState:
     __slots__ = (
         "game", "deal", "round_index", "hands", "counts", "boneyard", "layout", "turn", "history",
         "passes", "last_placer", "out_seat", "capicu", "start_scores", "play_points", "_legal", "_result",
-        "_lead_tile", "_public",
+        "_lead_tile", "_draws",
     )
 
     def __init__(self, game: "Game", deal: Deal, scores: Sequence[int] | None = None, round_index: int = 0) -> None:
@@ -70,8 +70,8 @@ class RoundState:
         self.layout = game.new_layout(deal)
         self.turn = deal.leader
         self.history: list[tuple[int, Action]] = []
-        self._public: list[list[tuple[int, Action]]] = [[] for _ in range(game.players)]
-        """Each seat's view of the history, kept as play goes (a draw's tile only in the drawer's)."""
+        self._draws: list[int] = []
+        """Where the draws are in the history: the entries another seat's view must hide the tile of."""
         self.passes = 0
         self.last_placer: int | None = None
         self.out_seat: int | None = None
@@ -127,7 +127,7 @@ class RoundState:
         other.boneyard = self.boneyard.copy()
         other.layout = self.layout.copy()
         other.history = self.history.copy()
-        other._public = [view.copy() for view in self._public]
+        other._draws = self._draws.copy()
         other.play_points = self.play_points.copy()
         other._legal = None
         self._clone_extra(other)
@@ -139,7 +139,7 @@ class RoundState:
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know: own hand, the public layout and history, counts, scores, own legal actions."""
-        history = tuple(self._public[seat])
+        history = self._history_seen_by(seat)
         legal = tuple(self.legal_actions()) if self.turn == seat else ()
         return Observation(
             variant=self.game.name,
@@ -242,16 +242,19 @@ class RoundState:
         self._legal = []
 
     def _record(self, seat: int, action: Action) -> None:
-        """Append to the full history and to every seat's view of it (others see a draw without its tile)."""
-        self.history.append((seat, action))
-        entry = (seat, action)
+        """Append to the history, noting where the draws are (other seats see a draw without its tile)."""
         if action.kind == Kind.DRAW:
-            hidden = (seat, DRAW)
-            for viewer, view in enumerate(self._public):
-                view.append(entry if viewer == seat else hidden)
-        else:
-            for view in self._public:
-                view.append(entry)
+            self._draws.append(len(self.history))
+        self.history.append((seat, action))
+
+    def _history_seen_by(self, seat: int) -> History:
+        """The history as ``seat`` may know it: every other seat's draw without the tile."""
+        history = self.history.copy()
+        for index in self._draws:
+            drawer = history[index][0]
+            if drawer != seat:
+                history[index] = (drawer, DRAW)
+        return tuple(history)
 
     # --- hooks for variants ------------------------------------------------------------------------------
 
