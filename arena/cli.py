@@ -164,6 +164,35 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
 # --- arena run ------------------------------------------------------------------------------------------------
 
 
+async def until_interrupted(work):
+    """Run ``work()`` until it returns or SIGINT/SIGTERM arrives; on a signal, cancel it cleanly (bots are stopped,
+    records stay whole) and return None. Not KeyboardInterrupt: that can land inside grpc and leave it stuck."""
+    import signal
+
+    import trio
+
+    outcome: dict[str, object] = {}
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            async def run_work() -> None:
+                try:
+                    outcome["result"] = await work()
+                except RulesError as error:  # a user's mistake: one line, not an exception group
+                    outcome["error"] = error
+                nursery.cancel_scope.cancel()
+
+            async def watch_signals() -> None:
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(run_work)
+            nursery.start_soon(watch_signals)
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome.get("result")
+
+
 def holds_games(run: Path) -> bool:
     records = run / "games.jsonl"
     return records.exists() and records.stat().st_size > 0
@@ -193,8 +222,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(f"note: {earlier} holds an earlier run (continue it with --resume); this run goes to {run}")
     if spec.skipped:
         console.print(f"note: skipping {', '.join(spec.skipped)} (program not installed)")
-    summary = trio.run(lambda: run_tournament(spec, Path(args.file).read_text(), run, resume=args.resume,
-                                              concurrency=args.concurrency, console=console))
+    text = Path(args.file).read_text()
+    summary = trio.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
+                                                                  concurrency=args.concurrency, console=console))
+    if summary is None:
+        console.print(f"interrupted: every finished game is recorded in {run}; continue with: "
+                      f"arena run {args.file} --out {run} --resume", highlight=False)
+        return 130
     if summary.dropped_bytes:
         console.print(f"resume: dropped a torn last record line ({summary.dropped_bytes} bytes)")
     if summary.resumed_from:

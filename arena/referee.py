@@ -140,7 +140,7 @@ async def play_match(
                                       time_control.move_ms, banks[seat])
             timeout = time_control.deadline_s(banks[seat])
             try:
-                decision = await players[seat].act(request, timeout)
+                decision = await _decide(players[seat], request, timeout)
                 if decision.action not in legal:
                     raise BotFailure(FaultKind.ILLEGAL_ACTION, choice=str(decision.action))
             except BotFailure as failure:
@@ -177,14 +177,32 @@ def _apply(match, state, seat: int, action: Action, think_ms: float, current: Ro
     current.moves.append(MoveRecord(seat, action, round(think_ms, 3), forced, comment))
 
 
+async def _decide(player: SeatPlayer, request: DecisionRequest, timeout: float):
+    """The player's decision; anything it raises other than a BotFailure is a fault too, never a crash."""
+    try:
+        return await player.act(request, timeout)
+    except BotFailure:
+        raise
+    except Exception as error:  # a player must never take the match (or the tournament) down
+        raise BotFailure(FaultKind.CRASHED, detail=f"{type(error).__name__}: {error}") from None
+
+
+async def _quietly(call, *args) -> None:
+    """A notification: best effort, whatever the player does."""
+    try:
+        await call(*args)
+    except Exception:
+        pass
+
+
 async def _notify_round(players: Sequence[SeatPlayer], match_id: str, index: int, result: RoundResult,
                         scores: tuple[int, ...]) -> None:
     async with trio.open_nursery() as nursery:
         for seat, player in enumerate(players):
-            nursery.start_soon(player.round_ended, match_id, seat, index, result, scores)
+            nursery.start_soon(_quietly, player.round_ended, match_id, seat, index, result, scores)
 
 
 async def _notify_end(players: Sequence[SeatPlayer], match_id: str, result: MatchResult, by_fault: bool) -> None:
     async with trio.open_nursery() as nursery:
         for seat, player in enumerate(players):
-            nursery.start_soon(player.match_ended, match_id, seat, result, by_fault)
+            nursery.start_soon(_quietly, player.match_ended, match_id, seat, result, by_fault)

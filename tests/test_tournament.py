@@ -263,3 +263,86 @@ def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path: Path) -> None:
         twin = by_index[int(game.get("index", 0))]
         assert (game["seed"], game["seats"], game["rounds"][0]["deal"]) == (
             twin["seed"], twin["seats"], twin["rounds"][0]["deal"])
+
+
+def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    path = write(tmp_path, tournament_text(tag, games=60, concurrency=3))
+    out = tmp_path / "run"
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    records_file = out / "games.jsonl"
+    wait_for(lambda: records_file.exists() and records_file.read_bytes().count(b"\n") >= 3, 120, "three games")
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stdout + stderr
+    assert "Traceback" not in stderr and "--resume" in stdout
+    wait_for(lambda: not bot_processes(tag), 20, "the bots to be stopped")
+    assert records_file.read_bytes().endswith(b"\n")
+    resumed = arena_run(path, out, "--resume")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert sorted(int(g.get("index", 0)) for g in records(out)) == list(range(120))
+
+
+BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
+
+
+def test_a_bot_crashing_under_concurrency_is_a_fault_not_the_end_of_the_tournament(tmp_path: Path) -> None:
+    text = tournament_text(uuid.uuid4().hex, games=10, concurrency=8).replace(
+        f'"{RANDOM_BOT}", "--tag"', f'"{BAD_BOT}", "--mode", "exit_mid", "--tag"', 1)
+    path = write(tmp_path, text)
+    out = tmp_path / "run"
+    result = arena_run(path, out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    games = records(out)
+    assert sorted(int(g.get("index", 0)) for g in games) == list(range(20))
+    kinds = {f["kind"] for g in games for f in g.get("faults", ())}
+    assert "crashed" in kinds
+    bots = json.loads((out / "bots.json").read_text())
+    assert bots[0]["starts"] > 1, "the crashed bot is restarted"
+
+
+def test_resume_replays_a_game_whose_record_is_incomplete(tmp_path: Path) -> None:
+    path = write(tmp_path, tournament_text(uuid.uuid4().hex, games=2, concurrency=2))
+    out = tmp_path / "run"
+    assert arena_run(path, out).returncode == 0
+    lines = (out / "games.jsonl").read_text().splitlines()
+    kept = [line for line in lines if int(json.loads(line).get("index", 0)) != 3]
+    (out / "games.jsonl").write_text("\n".join(kept + ['{"recordVersion":1,"index":"3"}']) + "\n")
+    (out / "seed.json").rename(out / "seed.json.bak")  # pretend the run is unfinished
+    secret = json.loads((out / "seed.json.bak").read_text())
+    (out / "seed.secret").write_text(json.dumps({"seed": secret["seed"], "nonce": secret["nonce"]}))
+    resumed = arena_run(path, out, "--resume")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "not a complete game record: no seats" in resumed.stdout
+    complete = [g for g in records(out) if "result" in g]
+    assert sorted(int(g.get("index", 0)) for g in complete) == [0, 1, 2, 3]
+
+
+def test_resume_refuses_changed_entrants(tmp_path: Path) -> None:
+    path = write(tmp_path, tournament_text(uuid.uuid4().hex, games=1, concurrency=1))
+    out = tmp_path / "run"
+    assert arena_run(path, out).returncode == 0
+    (out / "entrants.json").write_text('["alpha", "gamma", "beta"]\n')
+    (out / "seed.secret").write_text('{"seed": "x", "nonce": "y"}')
+    resumed = arena_run(path, out, "--resume")
+    assert resumed.returncode == 2
+    assert "the entrants differ from this run's start (alpha, gamma, beta; now alpha, beta)" in resumed.stderr
+
+
+@pytest.mark.parametrize("bad_out, message", [("file", "cannot write the run folder"),
+                                              ("/proc/nope", "cannot write the run folder")])
+def test_an_unwritable_run_folder_is_one_line(tmp_path: Path, bad_out: str, message: str) -> None:
+    path = write(tmp_path, tournament_text(uuid.uuid4().hex, games=1, concurrency=1))
+    target = tmp_path / "a-file" if bad_out == "file" else Path(bad_out)
+    if bad_out == "file":
+        target.write_text("x")
+    result = arena_run(path, target)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_schedule_too_large_to_finish_is_refused(tmp_path: Path) -> None:
+    bots = "".join(f'[[bots]]\nname = "b{i}"\naddress = "127.0.0.1:{1000 + i}"\n' for i in range(200))
+    path = write(tmp_path, f'variant = "mexican_train"\nplayers = 12\ngames = 1\n{bots}')
+    with pytest.raises(SpecError, match="key 'games': this tournament would play .* games .*; at most 10,000,000"):
+        load_spec(path)

@@ -171,6 +171,8 @@ class BotProcess:
                 if process.returncode is None:
                     _signal_group(process, signal.SIGKILL)
                     await process.wait()
+        if process is not None:
+            process.close()
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -219,6 +221,10 @@ class ChildProcess:
 
     def send_signal(self, sig: int) -> None:
         self._popen.send_signal(sig)
+
+    def close(self) -> None:
+        """Release the pidfd (a process that died on its own was never waited for)."""
+        self._close_pidfd()
 
     def _close_pidfd(self) -> None:
         if self._pidfd is not None:

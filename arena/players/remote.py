@@ -96,6 +96,8 @@ class RemoteBot:
             reply = await await_call(self._act_bytes.future(message, timeout=timeout_s))
         except grpc.RpcError as error:
             raise failure_from_rpc(error, int(timeout_s * 1000)) from None
+        except ValueError as error:  # grpc: "Cannot invoke RPC: Channel closed!" (the bot was stopped or restarted)
+            raise BotFailure(FaultKind.CRASHED, detail=f"the connection to the bot was closed ({error})") from None
         think = time.perf_counter() - started
         return Decision(self._chosen(reply, request), think, reply.comment[:MAX_COMMENT])
 
@@ -128,7 +130,7 @@ class RemoteBot:
         """Best effort: a slow or failing Notify is never a fault."""
         try:
             await await_call(self._stub.Notify.future(message, timeout=NOTIFY_TIMEOUT_S))
-        except grpc.RpcError:
+        except (grpc.RpcError, ValueError):  # ValueError: the channel was closed by a restart meanwhile
             pass
 
 

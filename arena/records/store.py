@@ -55,8 +55,26 @@ def iter_records(path: Path, report: ReadReport | None = None) -> Iterator[Recor
                 report.bad_lines.append((number, f"record version {record['recordVersion']!r}; this arena reads "
                                                  f"version {RECORD_VERSION}"))
                 continue
+            problem = _incomplete(record)
+            if problem:
+                report.bad_lines.append((number, f"not a complete game record: {problem}"))
+                continue
             report.games += 1
             yield record
+
+
+def _incomplete(record: Record) -> str | None:
+    """What a record lacks that every reader relies on (index, seats, result), or None."""
+    try:
+        if int(record.get("index", 0)) < 0:
+            return "a negative index"
+    except (TypeError, ValueError):
+        return f"index {record.get('index')!r} is not a number"
+    if not isinstance(record.get("seats"), list) or not record["seats"]:
+        return "no seats"
+    if not isinstance(record.get("result"), dict):
+        return "no result"
+    return None
 
 
 def to_message(record: Record) -> tpb.GameRecord:

@@ -30,10 +30,11 @@ from .pools import EntrantPool
 from .schedule import Schedule, ScheduledGame
 from .seed import SECRET_FILE, SeedCommitment, load_secret, new_seed, publish, reveal
 from .spec import SpecError, TournamentSpec
-from .standings import GameOutcome, Standings
+from .standings import GameOutcome, OutcomeError, Standings
 
 RECORDS = "games.jsonl"
 SPEC_COPY = "tournament.toml"
+ENTRANTS = "entrants.json"
 
 
 @dataclass
@@ -83,15 +84,33 @@ def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -
         if previous is not None and _digest(previous) != _digest(spec_text):
             raise SpecError(f"{run}: the tournament file differs from the one this run started with "
                             f"({run / SPEC_COPY}); resume with the same file")
+        _check_entrants(spec, run)
         return load_secret(run)
     if records.exists() and records.stat().st_size > 0:
         raise SpecError(f"{run}: this folder already holds a tournament's games; use --resume to continue it, "
                         f"or --out for a new folder")
-    run.mkdir(parents=True, exist_ok=True)
-    (run / SPEC_COPY).write_text(spec_text)
     seed = new_seed(spec.seed)
-    publish(run, seed)
+    try:
+        run.mkdir(parents=True, exist_ok=True)
+        (run / SPEC_COPY).write_text(spec_text)
+        (run / ENTRANTS).write_text(json.dumps([b.name for b in spec.bots]) + "\n")
+        publish(run, seed)
+    except OSError as error:
+        raise SpecError(f"{run}: cannot write the run folder: {error.strerror or error}") from None
     return seed
+
+
+def _check_entrants(spec: TournamentSpec, run: Path) -> None:
+    """A resumed run must have the same entrants in the same order (a bot skipped as missing changes the schedule)."""
+    path = run / ENTRANTS
+    if not path.exists():
+        return
+    before = json.loads(path.read_text())
+    now = [b.name for b in spec.bots]
+    if before != now:
+        raise SpecError(f"{run}: the entrants differ from this run's start ({', '.join(before)}; now "
+                        f"{', '.join(now) or 'none'}): a bot skipped as not installed changes the schedule; "
+                        f"install it (or uninstall it) as it was, then resume")
 
 
 def _digest(text: str) -> str:
@@ -164,7 +183,7 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
     records_path = run / RECORDS
     summary = RunSummary(run=run, total=0, seed=seed, skipped_bots=spec.skipped)
     schedule = Schedule(len(spec.bots), game, spec.games, spec.duplicate, seed.seed)
-    summary.total = len(schedule)
+    summary.total = schedule.total()
     standings = Standings(group_size=schedule.group_size)
     summary.standings = standings
     done: set[int] = set()
@@ -175,8 +194,12 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
             index = index_of(record)
             if index in done or index >= summary.total:
                 continue
+            try:
+                standings.add(outcome_of(record))
+            except (OutcomeError, ValueError, KeyError, TypeError, IndexError) as error:
+                report.bad_lines.append((-1, f"game {index} is not a complete record ({error}); it is played again"))
+                continue
             done.add(index)
-            standings.add(outcome_of(record))
         summary.bad_lines = report.bad_lines
     summary.resumed_from = len(done)
     log.info("tournament_started", name=spec.name, variant=spec.variant, games=summary.total,
@@ -288,12 +311,13 @@ def print_summary(summary: RunSummary, console: Any, title: str) -> None:
     if summary.skipped_bots:
         console.print(f"skipped (not installed): {', '.join(summary.skipped_bots)}")
     for number, problem in summary.bad_lines:
-        console.print(f"warning: {summary.run / RECORDS} line {number}: {problem}")
+        where = f"line {number}" if number > 0 else "resume"
+        console.print(f"warning: {summary.run / RECORDS} {where}: {problem}", soft_wrap=True, highlight=False)
     console.print(f"records: {summary.run / RECORDS} ({summary.total} games); standings: "
                   f"{summary.run / 'standings.json'}")
     if summary.seed is not None and (summary.run / "seed.json").exists():
         console.print(f"master seed revealed: {summary.seed.seed} (commitment {summary.seed.commitment[:16]}…)")
-    console.print(f"replay a game: arena replay {summary.run} --game 0")
+    console.print(f"replay a game: arena replay {summary.run} --game 0", soft_wrap=True, highlight=False)
 
 
 __all__ = ["run_tournament", "print_summary", "RunSummary", "outcome_of", "prepare_run"]

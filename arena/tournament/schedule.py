@@ -69,8 +69,12 @@ class Schedule:
         """Games per deal set: every rotation with duplicate deals, else one."""
         return self.rotations if self.duplicate else 1
 
-    def __len__(self) -> int:
+    def total(self) -> int:
+        """Games in the whole schedule (an int of any size; ``len`` needs it to fit a machine word)."""
         return self.table_count() * self.games * self.group_size
+
+    def __len__(self) -> int:
+        return self.total()
 
     def rotate(self, table: tuple[int, ...], rotation: int) -> tuple[int, ...]:
         if self.teams:

@@ -41,8 +41,11 @@ from typing import Any, Mapping
 from ..players.process import BotSpec
 from ..players.specs import is_address
 from ..rules import Game, RulesError, new_game
+from .schedule import Schedule
 
 FAULT_POLICIES = ("forfeit",)
+MAX_GAMES = 10_000_000
+"""The most games one tournament may schedule (the schedule is lazy, but a run should end)."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
             "concurrency", "output")
 BOT_KEYS = ("name", "command", "address", "env", "cwd", "skip_if_missing")
@@ -139,14 +142,20 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
     if len(bots) < minimum_entrants:
         extra = f" ({', '.join(skipped)} skipped: not installed)" if skipped else ""
         raise SpecError(f"key 'bots' must list at least {minimum_entrants} bots that can run, got {len(bots)}{extra}")
+    games = _integer(data, "games", minimum=1, default=2)
+    duplicate = _boolean(data, "duplicate", default=True)
+    total = Schedule(len(bots), game, games, duplicate, "").total()
+    if total > MAX_GAMES:
+        raise SpecError(f"key 'games': this tournament would play {total:,} games ({len(bots)} bots, "
+                        f"{game.players} seats); at most {MAX_GAMES:,}")
     return TournamentSpec(
         name=_text(data, "name", default="tournament"),
         variant=variant,
         players=game.players,
         options=dict(game.options),
         bots=tuple(bots),
-        games=_integer(data, "games", minimum=1, default=2),
-        duplicate=_boolean(data, "duplicate", default=True),
+        games=games,
+        duplicate=duplicate,
         seed=None if seed is None else str(seed),
         time=time_spec,
         fault_policy=policy,

@@ -22,6 +22,7 @@ from testbot import serve_handlers
 parser = argparse.ArgumentParser()
 parser.add_argument("--mode", required=True)
 parser.add_argument("--listen")
+parser.add_argument("--tag", help="ignored: lets a test find its bot processes")
 args = parser.parse_args()
 MODE = args.mode
 MARK = os.environ.get("BAD_BOT_MARK")
