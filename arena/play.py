@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 import trio
 
 from .players.base import LocalPlayer, SeatPlayer
-from .players.faults import BotFailure, Fault
+from .players.faults import BotFailure, Fault, FaultKind
 from .players.process import BotProcess
 from .players.remote import new_match_id
 from .players.specs import seat_players
@@ -17,8 +17,10 @@ from .rules import Game
 from .rules.tiles import NAMES
 
 
-async def start_all(players: Sequence[BotProcess | LocalPlayer]) -> tuple[list[SeatPlayer], list[Fault]]:
-    """Start every bot process (concurrently); a bot that does not start is a fault of its seat."""
+async def start_all(players: Sequence[BotProcess | LocalPlayer], variant: str | None = None
+                    ) -> tuple[list[SeatPlayer], list[Fault]]:
+    """Start every bot process (concurrently); a bot that does not start, or does not play the variant, is a fault
+    of its seat."""
     started: list[SeatPlayer | None] = [None] * len(players)
     faults: list[Fault] = []
 
@@ -27,7 +29,11 @@ async def start_all(players: Sequence[BotProcess | LocalPlayer]) -> tuple[list[S
             started[seat] = player
             return
         try:
-            started[seat] = await player.ensure_running()
+            client = await player.ensure_running()
+            if variant is not None and not client.plays(variant):
+                raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"the bot does not play {variant!r} (it plays "
+                                                                     f"{', '.join(client.hello.variants)})")
+            started[seat] = client
         except BotFailure as failure:
             faults.append(Fault(failure.kind, seat, 0, f"{player.name}: {failure}"))
 
@@ -42,7 +48,7 @@ async def play_once(game: Game, bots: Sequence[str], seed: int | str, time_contr
     players, processes = seat_players(bots, game.players, log_dir, startup_s, seed)
     match_id = new_match_id()
     try:
-        ready, faults = await start_all(players)
+        ready, faults = await start_all(players, game.name)
         if faults:
             names = tuple(getattr(p, "name", "?") for p in players)
             return forfeit_before_start(game, names, faults, seed=seed, match_id=match_id)

@@ -86,3 +86,11 @@ def test_check_bot_times_out_a_hanging_bot() -> None:
                 "--mode", "hang")
     assert out.returncode == 1
     assert "timeout" in out.stdout and "no reply within 450 ms" in " ".join(out.stdout.split())
+
+
+def test_arena_play_refuses_a_bot_that_does_not_play_the_variant() -> None:
+    out = arena("play", "--variant", "draw", f"{BAD_BOT} --mode block_only", "builtin:random")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "handshake_failed" in out.stdout and "the bot does not play 'draw' (it plays block)" in out.stdout
+    ok = arena("play", "--variant", "block", f"{BAD_BOT} --mode block_only", "builtin:random")
+    assert ok.returncode == 0, ok.stdout + ok.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -111,6 +112,13 @@ def _check_entrants(spec: TournamentSpec, run: Path) -> None:
         raise SpecError(f"{run}: the entrants differ from this run's start ({', '.join(before)}; now "
                         f"{', '.join(now) or 'none'}): a bot skipped as not installed changes the schedule; "
                         f"install it (or uninstall it) as it was, then resume")
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Replace a JSON file whole (write a temporary file, then rename): a kill never leaves half of one."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(temporary, path)
 
 
 def _digest(text: str) -> str:
@@ -244,7 +252,7 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
 
     try:
         await _start_pools(pools, log)
-        (run / "bots.json").write_text(json.dumps([p.info() for p in pools], indent=2) + "\n")
+        write_json(run / "bots.json", [p.info() for p in pools])
         async with trio.open_nursery() as nursery:
             for _ in range(concurrency or spec.concurrency):
                 nursery.start_soon(worker)
@@ -255,8 +263,8 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
         with trio.CancelScope(shield=True):
             for pool in pools:
                 await pool.stop()
-        (run / "bots.json").write_text(json.dumps([p.info() for p in pools], indent=2) + "\n")
-        (run / "standings.json").write_text(json.dumps(standings.to_json(), indent=2) + "\n")
+        write_json(run / "bots.json", [p.info() for p in pools])
+        write_json(run / "standings.json", standings.to_json())
         log_file.flush()
     if len(done) + summary.played_now >= summary.total:
         reveal(run, seed)

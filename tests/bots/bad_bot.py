@@ -2,7 +2,8 @@
 
 Modes: hang (Act never answers), exit_mid (exits after 3 decisions), illegal_index, illegal_action, garbage (a reply
 that is not an ActReply), empty (a reply choosing nothing), error (the handler raises), never_start (exits before
-listening), no_listen (never listens), bad_version (handshake with protocol 99), good (plays the first legal action).
+listening), no_listen (never listens), bad_version (handshake with protocol 99), block_only (claims only Block and
+plays the first legal action), good (plays the first legal action).
 With $BAD_BOT_MARK set, the bot appends what it saw (e.g. "cancelled") to that file.
 """
 
@@ -38,7 +39,8 @@ def mark(text: str) -> None:
 
 def hello(request: bot_pb2.HelloRequest, context: grpc.ServicerContext) -> bot_pb2.HelloReply:
     version = 99 if MODE == "bad_version" else 1
-    return bot_pb2.HelloReply(name=f"bad-{MODE}", version="0", protocol_version=version)
+    variants = ["block"] if MODE == "block_only" else []
+    return bot_pb2.HelloReply(name=f"bad-{MODE}", version="0", protocol_version=version, variants=variants)
 
 
 def act(request: bot_pb2.ActRequest, context: grpc.ServicerContext):
