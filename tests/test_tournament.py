@@ -346,3 +346,17 @@ def test_a_schedule_too_large_to_finish_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, f'variant = "mexican_train"\nplayers = 12\ngames = 1\n{bots}')
     with pytest.raises(SpecError, match="key 'games': this tournament would play .* games .*; at most 10,000,000"):
         load_spec(path)
+
+
+def test_a_bot_that_times_out_is_restarted_once_its_games_are_done(tmp_path: Path) -> None:
+    text = tournament_text(uuid.uuid4().hex, games=3, concurrency=2).replace(
+        f'"{RANDOM_BOT}", "--tag"', f'"{BAD_BOT}", "--mode", "hang", "--tag"', 1).replace(
+        "[options]", "[time]\nmove_ms = 200\n\n[options]")
+    path = write(tmp_path, text)
+    out = tmp_path / "run"
+    result = arena_run(path, out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    games = records(out)
+    assert len(games) == 6 and all(f["kind"] == "timeout" for g in games for f in g.get("faults", ()))
+    alpha = json.loads((out / "bots.json").read_text())[0]
+    assert alpha["restarts_after_timeouts"] >= 1 and alpha["starts"] == alpha["restarts_after_timeouts"] + 1

@@ -1,7 +1,9 @@
 """Each entrant's bot processes: as many as seats it may hold at one table, each serving many concurrent matches.
 
-A process that crashed is restarted for the next game that needs it. An entrant whose bot fails to start several
-times in a row is given up on: its later games are forfeits without waiting for yet another start.
+A process that crashed is restarted for the next game that needs it. A process that timed out or answered with an
+error may be stuck: it is restarted too, but only once no game is using it (new games wait for the games in flight
+to end, which their deadlines bound), so a bot's other games are not cut short. An entrant whose bot fails to
+start several times in a row is given up on: its later games are forfeits without waiting for yet another start.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ class EntrantPool:
             for i in range(processes)
         ]
         self._locks = [trio.Lock() for _ in range(processes)]
+        self._in_use = [0] * processes
+        self._suspect = [False] * processes
+        self._idle = [trio.Event() for _ in range(processes)]
+        self.restarts_after_faults = 0
         self.failed_starts = 0
         self.last_failure: BotFailure | None = None
 
@@ -38,12 +44,22 @@ class EntrantPool:
         return self.spec.name
 
     async def client(self, occurrence: int) -> RemoteBot:
-        """The running bot for the entrant's ``occurrence``-th seat at a table (started or restarted if needed)."""
+        """The running bot for the entrant's ``occurrence``-th seat at a table (started or restarted if needed).
+
+        Every successful call must be paired with :meth:`release` when the game ends.
+        """
         if self.failed_starts >= GIVE_UP_AFTER and self.last_failure is not None:
             raise BotFailure(FaultKind.START_FAILED,
                              detail=f"gave up after {self.failed_starts} failed starts; last: {self.last_failure}")
         process = self.processes[occurrence]
         async with self._locks[occurrence]:
+            if self._suspect[occurrence]:
+                while self._in_use[occurrence] > 0:
+                    self._idle[occurrence] = trio.Event()
+                    await self._idle[occurrence].wait()
+                await process.stop()
+                self._suspect[occurrence] = False
+                self.restarts_after_faults += 1
             try:
                 client = await process.ensure_running()
             except BotFailure as failure:
@@ -51,10 +67,20 @@ class EntrantPool:
                 self.last_failure = failure
                 raise
             self.failed_starts = 0
+            self._in_use[occurrence] += 1
         if not client.plays(self.variant):
+            self.release(occurrence)
             raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"the bot does not play {self.variant!r} "
                                                                  f"(it plays {', '.join(client.hello.variants)})")
         return client
+
+    def release(self, occurrence: int, stuck: bool = False) -> None:
+        """A game is done with this process; ``stuck`` when the bot timed out or erred in it (restart it when idle)."""
+        self._in_use[occurrence] -= 1
+        if stuck:
+            self._suspect[occurrence] = True
+        if self._in_use[occurrence] == 0:
+            self._idle[occurrence].set()
 
     def info(self) -> dict[str, Any]:
         """What bots.json says about this entrant."""
@@ -65,6 +91,7 @@ class EntrantPool:
             "address": self.spec.address,
             "processes": len(self.processes),
             "starts": sum(p.starts for p in self.processes),
+            "restarts_after_timeouts": self.restarts_after_faults,
             "hello": None if hello is None else {
                 "name": hello.name, "version": hello.version, "author": hello.author,
                 "protocol_version": hello.protocol_version, "variants": list(hello.variants),

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import structlog
 import trio
 
-from ..players.faults import BotFailure, Fault
+from ..players.faults import BotFailure, Fault, FaultKind
 from ..players.remote import new_match_id
 from ..records.jsonform import game_record_dict, index_of
 from ..records.store import ReadReport, Record, RecordWriter, drop_torn_tail, iter_records
@@ -33,6 +33,8 @@ from .seed import SECRET_FILE, SeedCommitment, load_secret, new_seed, publish, r
 from .spec import SpecError, TournamentSpec
 from .standings import GameOutcome, OutcomeError, Standings
 
+STUCK = (FaultKind.TIMEOUT, FaultKind.BOT_ERROR)
+"""Faults after which a bot process may be stuck, so it is restarted once no game uses it."""
 RECORDS = "games.jsonl"
 SPEC_COPY = "tournament.toml"
 ENTRANTS = "entrants.json"
@@ -280,6 +282,7 @@ async def _start_pools(pools: list[EntrantPool], log: Any) -> None:
     async def start(pool: EntrantPool) -> None:
         try:
             await pool.client(0)
+            pool.release(0)
             log.info("bot_started", entrant=pool.name, hello=pool.info()["hello"])
         except BotFailure as failure:
             log.warning("bot_failed_to_start", entrant=pool.name, error=str(failure))
@@ -295,20 +298,29 @@ async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str]
     match_id = new_match_id()
     occurrence: Counter[int] = Counter()
     players = []
+    held: list[tuple[int, int, int]] = []
+    """(seat, entrant, occurrence) of every process this game holds, released when it ends."""
     faults: list[Fault] = []
-    for seat, entrant in enumerate(scheduled.seats):
-        index = occurrence[entrant]
-        occurrence[entrant] += 1
-        try:
-            players.append(await pools[entrant].client(index))
-        except BotFailure as failure:
-            faults.append(Fault(failure.kind, seat, 0, str(failure)))
-    if faults:
-        return forfeit_before_start(game, seats, faults, seed=scheduled.seed, match_id=match_id)
-    record = await play_match(game, players, seed=scheduled.seed, match_id=match_id, time_control=time_control,
-                              on_progress=on_progress)
-    record.seats = seats
-    return record
+    record = None
+    try:
+        for seat, entrant in enumerate(scheduled.seats):
+            index = occurrence[entrant]
+            occurrence[entrant] += 1
+            try:
+                players.append(await pools[entrant].client(index))
+                held.append((seat, entrant, index))
+            except BotFailure as failure:
+                faults.append(Fault(failure.kind, seat, 0, str(failure)))
+        if faults:
+            return forfeit_before_start(game, seats, faults, seed=scheduled.seed, match_id=match_id)
+        record = await play_match(game, players, seed=scheduled.seed, match_id=match_id, time_control=time_control,
+                                  on_progress=on_progress)
+        record.seats = seats
+        return record
+    finally:
+        stuck = {f.seat for f in (record.faults if record is not None else ()) if f.kind in STUCK}
+        for seat, entrant, index in held:
+            pools[entrant].release(index, stuck=seat in stuck)
 
 
 def print_summary(summary: RunSummary, console: Any, title: str) -> None:
