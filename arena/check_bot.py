@@ -18,6 +18,7 @@ from .players.process import BotProcess, BotSpec
 from .players.remote import RemoteBot, new_match_id
 from .referee import TimeControl, play_match
 from .rules import VARIANTS, new_game
+from .sandbox import Limits
 
 
 @dataclass
@@ -47,6 +48,8 @@ class CheckReport:
     bot: str
     startup_ms: float | None = None
     hello: str = ""
+    containment: str = ""
+    """How the bot was contained: sandbox, user, what enforces the limits, and the limits."""
     start_fault: str | None = None
     variants: list[VariantCheck] = field(default_factory=list)
 
@@ -86,6 +89,7 @@ async def check_bot(spec: BotSpec, matches: int, time_control: TimeControl, star
             report.start_fault = str(failure)
             return report
         report.startup_ms = (time.perf_counter() - started) * 1000
+        report.containment = describe_containment(process.containment_report)
         hello = bot.hello
         assert hello is not None
         report.hello = (f"{hello.name} {hello.version} by {hello.author or '?'}, protocol {hello.protocol_version}, "
@@ -119,6 +123,14 @@ async def check_bot(spec: BotSpec, matches: int, time_control: TimeControl, star
         with trio.CancelScope(shield=True):
             await process.stop()
     return report
+
+
+def describe_containment(report: dict | None) -> str:
+    """One line for people: ``bubblewrap 0.8.0, user 1234567, limits by cgroup v1: memory 1024 MiB, ...``."""
+    if not report:
+        return "none (a bot given by address is outside the arena's control)"
+    limits = Limits(**report["limits"]).describe()
+    return f"sandbox {report['sandbox']}, user {report['user']}, limits by {report['limits_by']}: {limits}"
 
 
 def _describe(fault: Fault) -> str:

@@ -14,6 +14,7 @@ from .players.remote import new_match_id
 from .players.specs import seat_players
 from .referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from .rules import Game
+from .sandbox import Limits
 from .rules.tiles import NAMES
 
 
@@ -44,8 +45,8 @@ async def start_all(players: Sequence[BotProcess | LocalPlayer], variant: str | 
 
 
 async def play_once(game: Game, bots: Sequence[str], seed: int | str, time_control: TimeControl,
-                    log_dir: Path, startup_s: float) -> MatchRecord:
-    players, processes = seat_players(bots, game.players, log_dir, startup_s, seed)
+                    log_dir: Path, startup_s: float, sandbox: bool = True, limits: Limits = Limits()) -> MatchRecord:
+    players, processes = seat_players(bots, game.players, log_dir, startup_s, seed, sandbox=sandbox, limits=limits)
     match_id = new_match_id()
     try:
         ready, faults = await start_all(players, game.name)

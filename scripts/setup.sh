@@ -5,6 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The bots' sandbox (bubblewrap): installed here when we are root on Debian or Ubuntu; otherwise say what to do.
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing bubblewrap (the bots' sandbox)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; } >/dev/null \
+      || echo "setup: warning: could not install bubblewrap; bots cannot be sandboxed until it is installed"
+  else
+    echo "setup: warning: bubblewrap (bwrap) is not installed, so bots cannot be sandboxed; install the package" \
+         "bubblewrap (sudo apt-get install bubblewrap), or run without a sandbox (see README, Security model)"
+  fi
+fi
+
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 if [ ! -x .venv/bin/python ]; then

@@ -3,4 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The compiled bots (starter kits) the tests start, built once per run; their toolchains' downloads are cached
+# outside the clone (bots/build.sh). A kit that does not build fails the run.
+bash bots/build.sh
 exec .venv/bin/python -m pytest "$@"

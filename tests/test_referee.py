@@ -26,6 +26,11 @@ def bad(mode: str, **env: str) -> BotSpec:
     return BotSpec(name=f"bad-{mode}", command=(sys.executable, BAD_BOT, "--mode", mode), env=env)
 
 
+def marks(log: Path) -> list[str]:
+    """What the bad bot said it saw (``MARK <what>`` lines of its log)."""
+    return [line.split(" ", 1)[1] for line in log.read_text().splitlines() if line.startswith("MARK ")]
+
+
 def assert_gone(pid: int) -> None:
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
@@ -71,18 +76,16 @@ async def test_a_misbehaving_bot_is_a_recorded_fault_and_forfeits(mode, kind, te
 
 
 async def test_a_hanging_bot_times_out_and_sees_cancelled(tmp_path: Path) -> None:
-    mark = tmp_path / "mark.txt"
     with trio.fail_after(30):
-        record = await faulty_match("hang", tmp_path, move_ms=300, BAD_BOT_MARK=str(mark))
+        record = await faulty_match("hang", tmp_path, move_ms=300)
     fault = record.faults[0]
     assert fault.kind is FaultKind.TIMEOUT and fault.seat == 0
     assert "no reply within 550 ms" in fault.message
-    assert mark.read_text().split() == ["cancelled"]
+    assert marks(tmp_path / "bad-hang.log") == ["cancelled"]
 
 
 async def test_cancelling_a_game_cancels_the_call_and_the_bot_sees_it(tmp_path: Path) -> None:
-    mark = tmp_path / "mark.txt"
-    process = BotProcess(bad("hang", BAD_BOT_MARK=str(mark)), tmp_path, startup_s=15)
+    process = BotProcess(bad("hang"), tmp_path, startup_s=15)
     try:
         bot = await process.ensure_running()
         game = new_game("block", 2)
@@ -91,11 +94,11 @@ async def test_cancelling_a_game_cancels_the_call_and_the_bot_sees_it(tmp_path: 
                              time_control=TimeControl(move_ms=60_000))
         assert scope.cancelled_caught
         with trio.fail_after(10):
-            while not mark.exists():
+            while not marks(process.log_path):
                 await trio.sleep(0.02)
     finally:
         await process.stop()
-    assert mark.read_text().split() == ["cancelled"]
+    assert marks(process.log_path) == ["cancelled"]
 
 
 @pytest.mark.parametrize(

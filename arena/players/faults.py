@@ -16,6 +16,7 @@ class FaultKind(str, Enum):
     START_FAILED = "start_failed"
     HANDSHAKE_FAILED = "handshake_failed"
     BOT_ERROR = "bot_error"
+    RESOURCE_LIMIT = "resource_limit"
 
 
 TEMPLATES: dict[FaultKind, str] = {
@@ -26,6 +27,7 @@ TEMPLATES: dict[FaultKind, str] = {
     FaultKind.START_FAILED: "the bot did not start: {detail}",
     FaultKind.HANDSHAKE_FAILED: "the handshake failed: {detail}",
     FaultKind.BOT_ERROR: "the bot answered with an error: {detail}",
+    FaultKind.RESOURCE_LIMIT: "the bot went over its {limit} limit and was stopped ({detail})",
 }
 
 

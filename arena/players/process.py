@@ -1,29 +1,33 @@
 """Bot processes: start from a command line (exec, never fork), handshake, restart after a crash, stop cleanly.
 
-The arena tells a bot where to listen through ``DOMINOES_BOT_LISTEN`` (a Unix socket in a private temporary
-folder), waits for its handshake within the startup timeout, and writes its stdout and stderr to a per-bot log
-file. Stopping is SIGTERM, then SIGKILL after a grace period. A bot given as an address is just connected to.
+Every start goes through :func:`arena.sandbox.contain`, which turns the command into a contained one (a bubblewrap
+sandbox, a cgroup or rlimits, an allow-listed environment); this module only runs what it is given. The arena tells
+a bot where to listen through ``DOMINOES_BOT_LISTEN`` (a Unix socket in a folder private to that bot), waits for its
+handshake within the startup timeout, and copies its stdout and stderr into a per-bot log, capped. Stopping is
+SIGTERM, then SIGKILL after a grace period, then every process left in the bot's cgroup. A bot given as an address
+is just connected to: it is outside the arena's control.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import sys
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Sequence
+from typing import Any, Sequence
 
 import trio
 
 from ..protocol import LISTEN_ENV, bot_pb2
+from ..sandbox import CappedLog, Containment, Limits, SandboxError, SandboxUnavailable, contain
 from .faults import BotFailure, FaultKind
 from .remote import RemoteBot
 
 STOP_GRACE_S = 3.0
+LOG_CLOSE_S = 1.0
+"""How long a stopped bot's log may take to reach its end (a process outside any sandbox may hold the pipe)."""
 STDERR_TAIL = 600
 
 
@@ -36,6 +40,10 @@ class BotSpec:
     address: str | None = None
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    folder: str | None = None
+    """The bot's own folder, visible read-only in its sandbox (default: the folder of the command's program file)."""
+    sandbox: bool = True
+    limits: Limits = Limits()
 
     def __post_init__(self) -> None:
         if bool(self.command) == bool(self.address):
@@ -45,16 +53,20 @@ class BotSpec:
 class BotProcess:
     """One running bot (started by the arena, or external), with its client connection."""
 
-    def __init__(self, spec: BotSpec, log_dir: Path | None = None, startup_s: float = 10.0) -> None:
+    def __init__(self, spec: BotSpec, log_dir: Path | None = None, startup_s: float = 10.0,
+                 protected: Sequence[Path] = ()) -> None:
         self.spec = spec
         self.startup_s = startup_s
         self.log_dir = log_dir if log_dir is not None else Path(tempfile.mkdtemp(prefix="arena-logs-"))
+        self.protected = tuple(protected)
+        """Paths no sandbox of this bot may see (the run folder, the server's data and token)."""
         self.client: RemoteBot | None = None
         self.hello: bot_pb2.HelloReply | None = None
         self.starts = 0
+        self.containment_report: dict[str, Any] | None = None
         self._process: ChildProcess | None = None
-        self._log: IO[bytes] | None = None
-        self._socket_dir: str | None = None
+        self._log: CappedLog | None = None
+        self._containment: Containment | None = None
 
     @property
     def name(self) -> str:
@@ -90,21 +102,27 @@ class BotProcess:
 
     async def _start(self) -> RemoteBot:
         self.starts += 1
-        self._socket_dir = tempfile.mkdtemp(prefix="arena-bot-")
-        address = f"unix:{self._socket_dir}/bot.sock"
-        env = {**os.environ, **self.spec.env, LISTEN_ENV: address}
-        # A bot command saying `python` gets the arena's own interpreter first, so `arena.botkit` imports.
-        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-        self._log = self._open_log()
+        spec = self.spec
+        try:
+            self._containment = containment = contain(
+                spec.command, listen_env=LISTEN_ENV, env=spec.env, cwd=spec.cwd, folder=spec.folder,
+                limits=spec.limits, sandbox=spec.sandbox, protected=self.protected)
+        except (SandboxError, SandboxUnavailable) as error:
+            raise BotFailure(FaultKind.START_FAILED, detail=str(error)) from None
+        self.containment_report = containment.report
+        self._log = CappedLog(self._open_log(), spec.limits.log_mb * 1024 * 1024)
         try:
             self._process = ChildProcess(
-                _dies_with_arena(list(self.spec.command)), env=env, cwd=self.spec.cwd, stdin=subprocess.DEVNULL,
-                stdout=self._log, stderr=self._log, start_new_session=True,
+                containment.argv, env=containment.env, cwd=containment.cwd, stdin=subprocess.DEVNULL,
+                stdout=self._log.write_fd, stderr=self._log.write_fd, start_new_session=True,
             )
         except OSError as error:
+            self._log.close_unstarted()
+            self._log = None
             await self.stop()
-            raise BotFailure(FaultKind.START_FAILED, detail=f"cannot run {self.spec.command[0]!r}: {error}") from None
-        client = RemoteBot(address, self.spec.name)
+            raise BotFailure(FaultKind.START_FAILED, detail=f"cannot run {spec.command[0]!r}: {error}") from None
+        self._log.start()
+        client = RemoteBot(containment.listen_address, spec.name, explain=self._explain)
         outcome: dict[str, object] = {}
 
         async def handshake(cancel: trio.CancelScope) -> None:
@@ -143,12 +161,22 @@ class BotProcess:
         message = str(failure) if failure else "no handshake"
         return message + (f"; its last output: {tail}" if tail else "")
 
-    def _open_log(self) -> IO[bytes]:
+    def _open_log(self) -> Any:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
         log.write(f"--- start {self.starts}: {' '.join(self.spec.command)}\n".encode())
         log.flush()
         return log
+
+    def _explain(self, failure: BotFailure) -> BotFailure:
+        """A crash or a timeout of a bot the kernel stopped for going over a limit is that limit's fault."""
+        containment = self._containment
+        if containment is None or failure.kind not in (FaultKind.CRASHED, FaultKind.TIMEOUT):
+            return failure
+        limit = containment.over_limit()
+        if limit is None:
+            return failure
+        return BotFailure(FaultKind.RESOURCE_LIMIT, limit=limit, detail=str(failure))
 
     def stderr_tail(self) -> str:
         """The end of the bot's log, for fault messages."""
@@ -173,23 +201,17 @@ class BotProcess:
                     await process.wait()
         if process is not None:
             process.close()
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-        if self._socket_dir is not None:
-            shutil.rmtree(self._socket_dir, ignore_errors=True)
-            self._socket_dir = None
+        containment, self._containment = self._containment, None
+        if containment is not None:
+            containment.close()  # whatever the bot left running (a setsid grandchild) goes with its cgroup
+        log, self._log = self._log, None
+        if log is not None:
+            with trio.CancelScope(shield=True):
+                await log.wait_closed(LOG_CLOSE_S)
 
-
-SETPRIV = shutil.which("setpriv")
-
-
-def _dies_with_arena(command: list[str]) -> list[str]:
-    """Run the bot under ``setpriv --pdeathsig KILL`` (Linux util-linux) so that it dies with the arena even when
-    the arena is killed with SIGKILL and cannot stop it; the bot's own program is exec'd, nothing else changes."""
-    if SETPRIV is None or shutil.which(command[0]) is None:
-        return command
-    return [SETPRIV, "--pdeathsig", "KILL", "--", *command]
+    def over_limit(self) -> str | None:
+        """The limit the running (or last) start went over, if any."""
+        return self._containment.over_limit() if self._containment is not None else None
 
 
 class ChildProcess:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 import uuid
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 import grpc
 
@@ -27,6 +27,8 @@ from .grpc_trio import await_call
 
 NOTIFY_TIMEOUT_S = 2.0
 MAX_COMMENT = 1000
+MAX_NAME = 64
+MAX_VARIANTS = 32
 
 CHANNEL_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -34,6 +36,11 @@ CHANNEL_OPTIONS = [
     ("grpc.enable_retries", 0),
     # A fresh subchannel per bot: never share a connection between two bot processes.
     ("grpc.use_local_subchannel_pool", 1),
+    # A bot that is still starting refuses the first connections: retry within milliseconds, not gRPC's default
+    # second, so the start time measured is the bot's (exec to handshake), not the backoff's.
+    ("grpc.initial_reconnect_backoff_ms", 10),
+    ("grpc.min_reconnect_backoff_ms", 10),
+    ("grpc.max_reconnect_backoff_ms", 100),
 ]
 
 
@@ -51,12 +58,32 @@ def failure_from_rpc(error: grpc.RpcError, allowed_ms: int) -> BotFailure:
     return BotFailure(FaultKind.BOT_ERROR, detail=f"{name}: {details}")
 
 
+def hello_problem(reply: bot_pb2.HelloReply) -> str | None:
+    """What is wrong with a handshake's texts: a name is required, and every text is short and printable (a bot's
+    name ends up in terminals, tables and web pages)."""
+    if not reply.name:
+        return "the bot sent no name"
+    texts = [("name", reply.name, MAX_NAME), ("version", reply.version, MAX_NAME), ("author", reply.author, 200)]
+    texts += [("variant", v, MAX_NAME) for v in reply.variants[:MAX_VARIANTS + 1]]
+    if len(reply.variants) > MAX_VARIANTS:
+        return f"the bot claims {len(reply.variants)} variants; at most {MAX_VARIANTS}"
+    for what, text, longest in texts:
+        if len(text) > longest:
+            return f"the bot's {what} is {len(text)} characters long; at most {longest}"
+        if not text.isprintable():
+            return f"the bot's {what} {text[:longest]!r} holds control characters"
+    return None
+
+
 class RemoteBot:
     """A connection to one bot process (or an address given by the user)."""
 
-    def __init__(self, address: str, name: str | None = None) -> None:
+    def __init__(self, address: str, name: str | None = None,
+                 explain: Callable[[BotFailure], BotFailure] | None = None) -> None:
         self.address = address
         self.name = name or address
+        self._explain = explain or (lambda failure: failure)
+        """Turns a crash or timeout into the fault that really happened (a limit of the bot's sandbox)."""
         self.hello: bot_pb2.HelloReply | None = None
         self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
         self._stub = bot_pb2_grpc.BotStub(self._channel)
@@ -80,8 +107,9 @@ class RemoteBot:
         if reply.protocol_version != PROTOCOL_VERSION:
             raise BotFailure(FaultKind.HANDSHAKE_FAILED,
                              detail=f"expected protocol version {PROTOCOL_VERSION}, got {reply.protocol_version}")
-        if not reply.name:
-            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail="the bot sent no name")
+        problem = hello_problem(reply)
+        if problem:
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=problem)
         self.hello = reply
         return reply
 
@@ -95,9 +123,10 @@ class RemoteBot:
         try:
             reply = await await_call(self._act_bytes.future(message, timeout=timeout_s))
         except grpc.RpcError as error:
-            raise failure_from_rpc(error, int(timeout_s * 1000)) from None
+            raise self._explain(failure_from_rpc(error, int(timeout_s * 1000))) from None
         except ValueError as error:  # grpc: "Cannot invoke RPC: Channel closed!" (the bot was stopped or restarted)
-            raise BotFailure(FaultKind.CRASHED, detail=f"the connection to the bot was closed ({error})") from None
+            raise self._explain(BotFailure(FaultKind.CRASHED,
+                                           detail=f"the connection to the bot was closed ({error})")) from None
         think = time.perf_counter() - started
         return Decision(self._chosen(reply, request), think, reply.comment[:MAX_COMMENT])
 

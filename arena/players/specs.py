@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
 from ..rules.errors import RulesError
 from .base import LocalPlayer
 from .builtin import BUILTIN_PLAYERS, builtin_player
+from ..sandbox import Limits
 from .process import BotProcess, BotSpec
 
 ADDRESS_RE = re.compile(r"^(unix:.+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
@@ -39,9 +41,11 @@ def parse_bot(text: str, name: str) -> BotSpec | str:
     return BotSpec(name=name, command=command)
 
 
-def seat_players(texts: Sequence[str], seats: int, log_dir: Path, startup_s: float, seed: int | str
+def seat_players(texts: Sequence[str], seats: int, log_dir: Path, startup_s: float, seed: int | str, *,
+                 sandbox: bool = True, limits: Limits = Limits()
                  ) -> tuple[list[BotProcess | LocalPlayer], list[BotProcess]]:
-    """One player per seat, the given bots cycled over the seats; each seat of a command gets its own process."""
+    """One player per seat, the given bots cycled over the seats; each seat of a command gets its own process
+    (sandboxed with ``limits`` unless ``sandbox`` is false)."""
     if not texts:
         raise RulesError("expected at least one bot")
     players: list[BotProcess | LocalPlayer] = []
@@ -52,7 +56,7 @@ def seat_players(texts: Sequence[str], seats: int, log_dir: Path, startup_s: flo
         if isinstance(spec, str):
             players.append(LocalPlayer(builtin_player(spec, seed=f"{seed}/{seat}"), name=f"builtin:{spec}"))
         else:
-            process = BotProcess(spec, log_dir, startup_s)
+            process = BotProcess(replace(spec, sandbox=sandbox, limits=limits), log_dir, startup_s)
             players.append(process)
             processes.append(process)
     return players, processes

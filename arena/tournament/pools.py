@@ -1,4 +1,5 @@
-"""Each entrant's bot processes: as many as seats it may hold at one table, each serving many concurrent matches.
+"""Each entrant's bot processes: one per seat it may hold at a table and per rotation of a deal set (so no process
+sees a deal twice), each serving many concurrent matches.
 
 A process that crashed is restarted for the next game that needs it. A process that timed out or answered with an
 error may be stuck: it is restarted too, but only once no game is using it (new games wait for the games in flight
@@ -24,11 +25,13 @@ GIVE_UP_AFTER = 3
 class EntrantPool:
     """The processes of one entrant."""
 
-    def __init__(self, spec: BotSpec, processes: int, log_dir: Path, startup_s: float, variant: str) -> None:
+    def __init__(self, spec: BotSpec, processes: int, log_dir: Path, startup_s: float, variant: str,
+                 protected: tuple[Path, ...] = ()) -> None:
         self.spec = spec
         self.variant = variant
         self.processes = [
-            BotProcess(replace(spec, name=spec.name if processes == 1 else f"{spec.name}.{i}"), log_dir, startup_s)
+            BotProcess(replace(spec, name=spec.name if processes == 1 else f"{spec.name}.{i}"), log_dir, startup_s,
+                       protected=protected)
             for i in range(processes)
         ]
         self._locks = [trio.Lock() for _ in range(processes)]
@@ -92,6 +95,7 @@ class EntrantPool:
             "processes": len(self.processes),
             "starts": sum(p.starts for p in self.processes),
             "restarts_after_timeouts": self.restarts_after_faults,
+            "containment": next((p.containment_report for p in self.processes if p.containment_report), None),
             "hello": None if hello is None else {
                 "name": hello.name, "version": hello.version, "author": hello.author,
                 "protocol_version": hello.protocol_version, "variants": list(hello.variants),

@@ -95,6 +95,7 @@ def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -
     seed = new_seed(spec.seed)
     try:
         run.mkdir(parents=True, exist_ok=True)
+        os.chmod(run, 0o700)  # the secret seed and unfinished records: the arena's user only
         (run / SPEC_COPY).write_text(spec_text)
         (run / ENTRANTS).write_text(json.dumps([b.name for b in spec.bots]) + "\n")
         publish(run, seed)
@@ -218,7 +219,7 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
     names = [b.name for b in spec.bots]
     time_control = TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms)
     pools = [EntrantPool(b, schedule.processes_per_entrant(), run / "logs", spec.time.startup_ms / 1000,
-                         spec.variant) for b in spec.bots]
+                         spec.variant, protected=(run,)) for b in spec.bots]
     writer = RecordWriter(records_path)
     write_lock = trio.Lock()
     live = console is not None and console.is_terminal
@@ -230,7 +231,8 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
             on_progress = None
             if on_game_start is not None:
                 on_progress = on_game_start(scheduled, tuple(names[e] for e in scheduled.seats))
-            record = await _play_scheduled(game, pools, names, scheduled, time_control, on_progress=on_progress)
+            record = await _play_scheduled(game, pools, names, scheduled, time_control, schedule.process_for,
+                                           on_progress=on_progress)
         message = game_record_dict(record, index=scheduled.index, tournament=spec.name,
                                    deal_key=scheduled.deal_key, rotation=scheduled.rotation, side_of=game.side_of)
         async with write_lock:
@@ -293,7 +295,8 @@ async def _start_pools(pools: list[EntrantPool], log: Any) -> None:
 
 
 async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str], scheduled: ScheduledGame,
-                          time_control: TimeControl, *, on_progress: Callable | None = None):
+                          time_control: TimeControl, process_for: Callable[[ScheduledGame, int], int], *,
+                          on_progress: Callable | None = None):
     seats = tuple(names[e] for e in scheduled.seats)
     match_id = new_match_id()
     occurrence: Counter[int] = Counter()
@@ -304,7 +307,7 @@ async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str]
     record = None
     try:
         for seat, entrant in enumerate(scheduled.seats):
-            index = occurrence[entrant]
+            index = process_for(scheduled, occurrence[entrant])
             occurrence[entrant] += 1
             try:
                 players.append(await pools[entrant].client(index))

@@ -94,10 +94,21 @@ class Schedule:
                     yield ScheduledGame(index, self.rotate(table, r), seed, key, r)
                     index += 1
 
-    def processes_per_entrant(self) -> int:
-        """Bot processes an entrant needs: the most seats it holds at one table (never two seats per process)."""
+    def seats_per_entrant(self) -> int:
+        """The most seats one entrant holds at one table (each seat has a bot process of its own)."""
         if self.teams:
             return 2
         if self.entrants >= self.seats:
             return 1
         return math.ceil(self.seats / self.entrants)
+
+    def processes_per_entrant(self) -> int:
+        """Bot processes an entrant needs: one per seat it holds at a table, times the rotations of a deal set, so
+        that no process ever plays the same deal twice (a bot with memory could recognise it from another seat)."""
+        return self.seats_per_entrant() * self.group_size
+
+    def process_for(self, scheduled: ScheduledGame, occurrence: int) -> int:
+        """Which of an entrant's processes plays its ``occurrence``-th seat in ``scheduled``: rotation r of every
+        deal set goes to the processes of lane r."""
+        lane = scheduled.rotation if self.duplicate else 0
+        return lane * self.seats_per_entrant() + occurrence

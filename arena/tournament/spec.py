@@ -16,16 +16,27 @@ the control API shares. A malformed file gets one message naming the key, the pr
     [options]                   # variant options
     target = 100
 
+    sandbox = true              # every started bot in a sandbox (README, "Security model")
+
     [time]
     move_ms = 2000
     bank_ms = 0
     startup_ms = 15000
+
+    [limits]                    # per bot process; these are the defaults
+    memory_mb = 1024
+    pids = 128
+    log_mb = 10
+    tmp_mb = 64
+    cpus = 1.0
 
     [[bots]]
     name = "py-random"
     command = "python bots/python/random_bot.py"   # or a list; or address = "127.0.0.1:50051"
     env = { KEY = "value" }     # optional
     cwd = "."                   # optional
+    folder = "bots/python"      # optional: the bot's own folder, read-only in its sandbox (default: its program's)
+    limits = { memory_mb = 2048 }   # optional: over the tournament's [limits]
     skip_if_missing = false     # optional: leave the bot out when its program is not installed
 """
 
@@ -41,14 +52,15 @@ from typing import Any, Mapping
 from ..players.process import BotSpec
 from ..players.specs import is_address
 from ..rules import Game, RulesError, new_game
+from ..sandbox import Limits, LimitsError, limits_from_table
 from .schedule import Schedule
 
 FAULT_POLICIES = ("forfeit",)
 MAX_GAMES = 10_000_000
 """The most games one tournament may schedule (the schedule is lazy, but a run should end)."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
-            "concurrency", "output")
-BOT_KEYS = ("name", "command", "address", "env", "cwd", "skip_if_missing")
+            "concurrency", "output", "sandbox", "limits")
+BOT_KEYS = ("name", "command", "address", "env", "cwd", "folder", "limits", "skip_if_missing")
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms")
 
 
@@ -80,6 +92,9 @@ class TournamentSpec:
     concurrency: int = 4
     output: str = "runs/tournament"
     skipped: tuple[str, ...] = field(default=())
+    sandbox: bool = True
+    limits: Limits = Limits()
+    """The tournament's [limits]; each bot's own (with its overrides) is in its BotSpec."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, self.options)
@@ -137,7 +152,12 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (str, int)) or seed == ""):
         raise SpecError(f"key 'seed' must be a non-empty text or an integer, got {seed!r}")
-    bots, skipped = _bots(data.get("bots"))
+    sandbox = _boolean(data, "sandbox", default=True)
+    try:
+        limits = limits_from_table(data.get("limits", {}))
+    except LimitsError as error:
+        raise SpecError(str(error)) from None
+    bots, skipped = _bots(data.get("bots"), sandbox, limits)
     minimum_entrants = 2
     if len(bots) < minimum_entrants:
         extra = f" ({', '.join(skipped)} skipped: not installed)" if skipped else ""
@@ -162,10 +182,12 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         concurrency=_integer(data, "concurrency", minimum=1, maximum=256, default=4),
         output=_text(data, "output", default=f"runs/{variant}"),
         skipped=tuple(skipped),
+        sandbox=sandbox,
+        limits=limits,
     )
 
 
-def _bots(entries: Any) -> tuple[list[BotSpec], list[str]]:
+def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], list[str]]:
     if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
         raise SpecError("key 'bots' must be a list of [[bots]] tables, each with a name and a command or an address")
     bots: list[BotSpec] = []
@@ -188,11 +210,17 @@ def _bots(entries: Any) -> tuple[list[BotSpec], list[str]]:
         if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
             raise SpecError(f"key '{where}env' must be a table of text values, got {env!r}")
         cwd = _text(entry, "cwd", default="", where=where) or None
+        folder = _text(entry, "folder", default="", where=where) or None
+        try:
+            own_limits = limits_from_table(entry.get("limits", {}), limits, where=f"{where}limits.")
+        except LimitsError as error:
+            raise SpecError(str(error)) from None
         if command and _boolean(entry, "skip_if_missing", default=False, where=where):
             if shutil.which(command[0]) is None:
                 skipped.append(name)
                 continue
-        bots.append(BotSpec(name=name, command=tuple(command), address=address or None, env=dict(env), cwd=cwd))
+        bots.append(BotSpec(name=name, command=tuple(command), address=address or None, env=dict(env), cwd=cwd,
+                            folder=folder, sandbox=sandbox, limits=own_limits))
     return bots, skipped
 
 

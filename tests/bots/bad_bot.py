@@ -4,7 +4,7 @@ Modes: hang (Act never answers), exit_mid (exits after 3 decisions), illegal_ind
 that is not an ActReply), empty (a reply choosing nothing), error (the handler raises), never_start (exits before
 listening), no_listen (never listens), bad_version (handshake with protocol 99), block_only (claims only Block and
 plays the first legal action), good (plays the first legal action).
-With $BAD_BOT_MARK set, the bot appends what it saw (e.g. "cancelled") to that file.
+What the bot saw (e.g. "cancelled") goes to its log as a line ``MARK <what>`` (a sandboxed bot can write nowhere else).
 """
 
 from __future__ import annotations
@@ -26,15 +26,12 @@ parser.add_argument("--listen")
 parser.add_argument("--tag", help="ignored: lets a test find its bot processes")
 args = parser.parse_args()
 MODE = args.mode
-MARK = os.environ.get("BAD_BOT_MARK")
 decisions = 0
 lock = threading.Lock()
 
 
 def mark(text: str) -> None:
-    if MARK:
-        with open(MARK, "a") as f:
-            f.write(text + "\n")
+    print(f"MARK {text}", file=sys.stderr, flush=True)
 
 
 def hello(request: bot_pb2.HelloRequest, context: grpc.ServicerContext) -> bot_pb2.HelloReply:

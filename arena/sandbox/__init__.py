@@ -1,0 +1,13 @@
+"""Containing untrusted bots: a bubblewrap sandbox, cgroup (or rlimit) limits, an allow-listed environment, and a
+capped log. Everything that makes a bot contained is decided here and applied to every bot the arena starts
+(:mod:`arena.players.process` is the only caller); the referee and the tournament never know whether a bot is
+contained. See README, "Security model".
+"""
+
+from .contain import Containment, SandboxError, bot_folder_of, contain
+from .host import SandboxUnavailable, host
+from .limits import LIMIT_KEYS, Limits, LimitsError, exceeds, limits_from_table
+from .logs import CappedLog
+
+__all__ = ["CappedLog", "Containment", "LIMIT_KEYS", "Limits", "LimitsError", "SandboxError", "SandboxUnavailable",
+           "bot_folder_of", "contain", "exceeds", "host", "limits_from_table"]

@@ -1,0 +1,270 @@
+"""Turn a bot's command into a contained command: the one place that decides what a bot can see and do.
+
+A contained bot runs under bubblewrap with its own PID, IPC, UTS, network and mount namespaces. Its filesystem is a
+fresh tmpfs holding only: the system's program folders read-only (``/usr`` and the ``/bin``, ``/lib`` links), a few
+files of ``/etc`` that programs need to start (the loader cache, certificates, alternatives, the JVM's settings),
+the arena's Python environment read-only (so ``python bot.py`` with ``arena.botkit`` works), the protocol's
+``.proto`` files (for bots that load them at run time), the bot's own folder
+read-only, a private ``/tmp`` capped in size (its only writable place, also its ``HOME``), a ``/proc`` showing only
+its own processes, and a private folder for its socket at ``/run/arena``. No network device but its own loopback.
+When the arena is root the bot runs as a user of its own (a fresh uid per start, no capabilities, no new privileges)
+so nothing it does outside its namespaces has the arena's rights; otherwise bubblewrap maps it to the arena's user in
+a user namespace where it cannot make further namespaces. Its environment is an allow-list, it inherits no file
+descriptor but its standard streams, and it enters its cgroup (or gets its rlimits) before anything of it runs.
+Stopping a bot kills bubblewrap, whose PID namespace takes every process of the bot with it, ``setsid`` or not; the
+cgroup is killed too, as a second line.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .cgroups import BotCgroup, CgroupError
+from .host import Host, host
+from .limits import Limits
+
+LISTEN_DIR_INSIDE = "/run/arena"
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates", "localtime",
+             "nsswitch.conf", "mime.types")
+ETC_GLOBS = ("java-*",)
+"""The JVM reads its settings from /etc/java-<version>-openjdk."""
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+LOCALE = "C.UTF-8"
+UID_RANGE = (1_000_000, 1_900_000_000)
+"""Bots' users when the arena is root: far above any real account, a fresh one per start."""
+
+
+class SandboxError(Exception):
+    """A bot that cannot be contained as asked (its folder would expose a secret, no cgroup could be made)."""
+
+
+@dataclass
+class Containment:
+    """One bot start, contained: what to exec, with which environment, and what to clean up after it."""
+
+    argv: list[str]
+    env: dict[str, str]
+    listen_address: str
+    """Where the arena connects (outside the sandbox)."""
+    bot_listen_address: str
+    """What the bot is told in DOMINOES_BOT_LISTEN (inside the sandbox)."""
+    cwd: str | None
+    private_dir: Path
+    cgroup: BotCgroup | None = None
+    report: dict[str, Any] = field(default_factory=dict)
+
+    def over_limit(self) -> str | None:
+        return self.cgroup.over_limit() if self.cgroup is not None else None
+
+    def close(self) -> None:
+        """Kill whatever is left of the bot and remove its cgroup and private folder. Never raises."""
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        shutil.rmtree(self.private_dir, ignore_errors=True)
+
+
+def contain(command: Sequence[str], *, listen_env: str, env: Mapping[str, str] | None = None,
+            cwd: str | None = None, folder: str | None = None, limits: Limits = Limits(), sandbox: bool = True,
+            protected: Sequence[Path] = ()) -> Containment:
+    """A contained start of ``command``. ``protected`` are paths that no sandbox may see (run folders, tokens)."""
+    machine = host()
+    if sandbox:
+        machine.require_sandbox()
+    private = Path(tempfile.mkdtemp(prefix="bot-", dir=machine.work_base))
+    try:
+        return _contain(machine, list(command), listen_env, dict(env or {}), cwd, folder, limits, sandbox,
+                        [Path(p) for p in protected], private)
+    except BaseException:
+        shutil.rmtree(private, ignore_errors=True)
+        raise
+
+
+def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict[str, str], cwd: str | None,
+             folder: str | None, limits: Limits, sandbox: bool, protected: list[Path], private: Path) -> Containment:
+    uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0] if sandbox and machine.root else None
+    work = Path(cwd or os.getcwd()).resolve()
+    bot_folder = bot_folder_of(command, work, folder)
+    if sandbox and bot_folder is not None:
+        _check_not_exposing(bot_folder, [*protected, machine.work_base])
+    listen_dir = private / "listen"
+    listen_dir.mkdir(mode=0o700)
+    if uid is not None:
+        os.chown(listen_dir, uid, uid)
+    outside = f"unix:{listen_dir}/bot.sock"
+    inside = f"unix:{LISTEN_DIR_INSIDE}/bot.sock" if sandbox else outside
+    environment = _environment(sandbox, inside, extra_env, listen_env)
+    report: dict[str, Any] = {
+        "sandbox": f"bubblewrap {machine.bwrap_version.split()[-1]}" if sandbox else "none",
+        "user": uid if uid is not None else "the arena's",
+        "limits": limits.to_json(),
+    }
+    cgroup = None
+    if machine.cgroups is not None:
+        try:
+            cgroup = machine.cgroups.new_group(limits)
+        except CgroupError as error:
+            raise SandboxError(str(error)) from None
+        report["limits_by"] = machine.cgroups.describe()
+    else:
+        report["limits_by"] = machine.limits_by()
+    argv = resolve_program(command, work, environment["PATH"])
+    run_cwd: str | None = str(work)
+    if sandbox:
+        argv, run_cwd = _bubblewrap(machine, argv, work, bot_folder, private, listen_dir, limits, uid), None
+    if cgroup is None:
+        argv = _rlimits(machine, limits, uid) + argv
+    if machine.setpriv is not None:  # dies with the arena, even when the arena is killed with SIGKILL
+        argv = [machine.setpriv, "--pdeathsig", "KILL", "--", *argv]
+    if cgroup is not None:
+        argv = _enter_cgroup(machine.shell, cgroup.procs_files) + argv
+    return Containment(argv=argv, env=environment, listen_address=outside, bot_listen_address=inside, cwd=run_cwd,
+                       private_dir=private, cgroup=cgroup, report=report)
+
+
+def bot_folder_of(command: Sequence[str], work: Path, folder: str | None) -> Path | None:
+    """The bot's own folder: the one given, else the folder of the first argument that names a file (``bot.js`` in
+    ``node bots/node/bot.js``), else of the program itself when it is a path (``bots/go/bin/bot``)."""
+    if folder:
+        return (work / folder).resolve()
+    for word in [*command[1:], command[0]]:
+        if word.startswith("-"):
+            continue
+        path = work / word
+        if path.is_file() and ("/" in word or word is not command[0]):
+            return path.resolve().parent
+    return None
+
+
+def _check_not_exposing(bot_folder: Path, protected: list[Path]) -> None:
+    for secret in protected:
+        secret = secret.resolve()
+        if secret == bot_folder or bot_folder in secret.parents:
+            raise SandboxError(f"the bot's folder {bot_folder} holds {secret}, which no bot may see; put the bot in "
+                               f"a folder of its own (or name it with folder = \"...\")")
+
+
+def _environment(sandbox: bool, listen: str, extra: dict[str, str], listen_env: str) -> dict[str, str]:
+    """Only what a bot needs: where to listen, a PATH, a HOME and TMPDIR it may write, a locale, and its own env."""
+    if sandbox:
+        base = {"PATH": _inside_path(), "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": LOCALE}
+    else:
+        path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", SYSTEM_PATH)])
+        base = {"PATH": path, "HOME": os.environ.get("HOME", "/tmp"),
+                "TMPDIR": os.environ.get("TMPDIR", "/tmp"), "LANG": os.environ.get("LANG", LOCALE)}
+    return {**base, **extra, listen_env: listen}
+
+
+def _inside_path() -> str:
+    """The arena's Python first, so a bot command saying ``python`` gets the interpreter that has ``arena``."""
+    return os.pathsep.join(dict.fromkeys([str(Path(sys.executable).parent), str(Path(sys.base_prefix) / "bin"),
+                                          *SYSTEM_PATH.split(":")]))
+
+
+def _bubblewrap(machine: Host, command: list[str], work: Path, bot_folder: Path | None, private: Path,
+                listen_dir: Path, limits: Limits, uid: int | None) -> list[str]:
+    assert machine.bwrap is not None
+    args = [machine.bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session", "--hostname", "bot"]
+    if uid is None:
+        args += ["--unshare-user", "--disable-userns"]
+    bound: list[Path] = []
+    made: set[Path] = {Path("/")}
+
+    def parents_of(path: Path) -> None:
+        """Folders on the way to a mount point, readable by the bot (bubblewrap would make them 0700)."""
+        for parent in reversed(path.parents):
+            if parent not in made:
+                args.extend(["--perms", "0755", "--dir", str(parent)])
+                made.add(parent)
+
+    def ro_bind(path: Path) -> None:
+        if path.exists() and not any(path == b or b in path.parents for b in bound):
+            parents_of(path)
+            args.extend(["--ro-bind", str(path), str(path)])
+            bound.append(path)
+
+    for name in SYSTEM_DIRS:
+        system = Path(name)
+        if system.is_symlink():
+            args.extend(["--symlink", os.readlink(system), name])
+        elif system.is_dir():
+            ro_bind(system)
+    parents_of(Path("/etc/passwd"))
+    for name in ETC_FILES:
+        args.extend(["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"])
+    for pattern in ETC_GLOBS:
+        for entry in sorted(Path("/etc").glob(pattern)):
+            args.extend(["--ro-bind", str(entry), str(entry)])
+    args.extend(_identity_files(private, uid))
+    for python in (Path(sys.base_prefix), Path(sys.prefix), _arena_package(), _arena_package().parent / "proto"):
+        ro_bind(python.resolve())
+    program = Path(command[0])  # absolute (resolve_program): a toolchain under /opt or a home folder is bound
+    for folder in (program.parent, program.resolve().parent):
+        ro_bind(folder)
+    if bot_folder is not None:
+        ro_bind(bot_folder)
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp",
+             "--perms", "0755", "--dir", str(Path(LISTEN_DIR_INSIDE).parent), "--bind", str(listen_dir),
+             LISTEN_DIR_INSIDE]
+    inside_cwd = work if any(work == b or work in b.parents or b in work.parents for b in bound) else None
+    args += ["--chdir", str(inside_cwd or bot_folder or "/tmp")]
+    if uid is not None:  # root sets the bot's own user up inside, then keeps nothing
+        assert machine.setpriv is not None, "setpriv (util-linux) is needed to run bots as their own user"
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", machine.setpriv, f"--reuid={uid}",
+                 f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    return [*args, "--", *command]
+
+
+def _identity_files(private: Path, uid: int | None) -> list[str]:
+    """A passwd and group naming only the bot's user, so runtimes that look their user up (the JVM) find one."""
+    number = uid if uid is not None else os.getuid()
+    group = uid if uid is not None else os.getgid()
+    (private / "passwd").write_text(f"bot:x:{number}:{group}:bot:/tmp:/usr/sbin/nologin\n")
+    (private / "group").write_text(f"bot:x:{group}:\n")
+    return ["--ro-bind", str(private / "passwd"), "/etc/passwd", "--ro-bind", str(private / "group"), "/etc/group"]
+
+
+def _arena_package() -> Path:
+    """The arena's own package (an editable install lives outside the environment): ``arena.botkit`` imports."""
+    return Path(__file__).resolve().parents[1]
+
+
+def resolve_program(command: Sequence[str], work: Path, path: str) -> list[str]:
+    """The command with its program as an absolute path, found the way the bot's exec would find it (a path
+    relative to the working folder, else the bot's PATH, else the arena's); a clear error when there is none."""
+    word = command[0]
+    if "/" in word:
+        target = work / word
+        if not target.is_file() or not os.access(target, os.X_OK):
+            raise SandboxError(f"cannot run {word!r}: no such program (or it is not executable) in {work}")
+        return [str(target), *command[1:]]
+    found = shutil.which(word, path=path) or shutil.which(word)
+    if found is None:
+        raise SandboxError(f"cannot run {word!r}: it is not on the PATH")
+    return [found, *command[1:]]
+
+
+def _rlimits(machine: Host, limits: Limits, uid: int | None) -> list[str]:
+    """Without a cgroup: the data segment for memory, and processes per user when the bot has a user of its own."""
+    if machine.prlimit is None:
+        return []
+    args = [machine.prlimit, f"--data={limits.memory_mb * 1024 * 1024}"]
+    if uid is not None:
+        args.append(f"--nproc={limits.pids}")
+    return [*args, "--"]
+
+
+def _enter_cgroup(shell: str, procs_files: list[str]) -> list[str]:
+    """A shell prologue that moves itself into the bot's cgroup, then execs the rest: nothing escapes the group."""
+    script = 'unset PWD OLDPWD; n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"'
+    return [shell, "-c", script, "arena-cgroup", str(len(procs_files)), *procs_files]

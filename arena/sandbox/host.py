@@ -1,0 +1,87 @@
+"""What this machine offers for containing bots, found once per arena process: bubblewrap and whether it can make
+namespaces here, whether the arena is root (then bots run as users of their own), and cgroups or only rlimits."""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cgroups import CgroupError, CgroupParent, cgroup_parent
+
+OPT_OUT = "or run the bots without a sandbox: sandbox = false in the tournament file, --no-sandbox on play and check-bot"
+
+
+class SandboxUnavailable(Exception):
+    """The sandbox cannot be made here: one line naming the missing piece and the opt-out."""
+
+
+@dataclass
+class Host:
+    bwrap: str | None
+    bwrap_version: str
+    bwrap_problem: str | None
+    """Why bubblewrap cannot run here (missing, or it cannot create namespaces), else None."""
+    root: bool
+    setpriv: str | None
+    prlimit: str | None
+    shell: str
+    cgroups: CgroupParent | None
+    cgroup_problem: str | None
+    work_base: Path
+    """A folder only the arena can read, holding each started bot's private folder (its socket)."""
+
+    def require_sandbox(self) -> None:
+        if self.bwrap_problem is not None:
+            raise SandboxUnavailable(f"cannot sandbox the bots: {self.bwrap_problem}; {OPT_OUT}")
+
+    def limits_by(self) -> str:
+        if self.cgroups is not None:
+            return self.cgroups.describe()
+        return f"rlimits ({self.cgroup_problem})"
+
+
+@functools.cache
+def host() -> Host:
+    """Probe the machine once (a trial bubblewrap run, a cgroup made and kept for the arena's bots)."""
+    bwrap = shutil.which("bwrap")
+    version, problem = "", None
+    if bwrap is None:
+        problem = ("bubblewrap (bwrap) is not installed: install the Debian or Ubuntu package bubblewrap "
+                   "(apt-get install bubblewrap; bash scripts/setup.sh does it when run as root)")
+    else:
+        version, problem = _try_bwrap(bwrap)
+    cgroups, cgroup_problem = None, None
+    try:
+        cgroups = cgroup_parent()
+        atexit.register(cgroups.remove)
+    except CgroupError as error:
+        cgroup_problem = str(error)
+    base = Path(tempfile.mkdtemp(prefix="arena-bots-"))  # mode 0700: other users and every sandbox see nothing
+    atexit.register(shutil.rmtree, base, True)
+    return Host(bwrap=bwrap, bwrap_version=version, bwrap_problem=problem, root=os.geteuid() == 0,
+                setpriv=shutil.which("setpriv"), prlimit=shutil.which("prlimit"), shell=shutil.which("sh") or "/bin/sh",
+                cgroups=cgroups, cgroup_problem=cgroup_problem, work_base=base)
+
+
+def _try_bwrap(bwrap: str) -> tuple[str, str | None]:
+    """bubblewrap's version, and whether it can make the namespaces a bot gets (it cannot in some containers)."""
+    try:
+        version = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
+        trial = [bwrap, "--ro-bind", "/", "/", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                 "--die-with-parent", "--proc", "/proc", "--dev", "/dev", "true"]
+        if os.geteuid() != 0:
+            trial[1:1] = ["--unshare-user"]
+        result = subprocess.run(trial, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError) as error:
+        return "", f"bubblewrap ({bwrap}) does not run: {error}"
+    if result.returncode != 0:
+        why = (result.stderr.strip().splitlines() or ["no message"])[-1]
+        return version, (f"bubblewrap cannot create the bot's namespaces here ({why}); allow unprivileged user "
+                         f"namespaces (sysctl kernel.unprivileged_userns_clone=1) or run the arena as root")
+    return version, None

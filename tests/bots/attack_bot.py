@@ -1,0 +1,240 @@
+"""A hostile bot for the security tests: it plays legal moves, and on its first decision tries one attack a
+stranger's bot would try, then reports what it got as one line ``ATTACK <name> <json>`` in its log (the only place
+a sandboxed bot can write to that the test can read).
+
+Attacks (``--attack``):
+  secrets   read every file it can find whose name looks like a secret (seed, records, tokens, logs, sockets),
+            walking the folders a bot could guess, plus the exact paths in $ATTACK_PATHS (a bot that knows the
+            arena's layout); reports each file read with its first bytes
+  procs     list every process it can see, read their command lines and environments, and SIGKILL each one whose
+            command line holds $ATTACK_VICTIM (the other bots); reports who it saw, read and killed
+  network   connect to 127.0.0.1:$ATTACK_PORT and to every Unix socket it can find; reports what connected
+  setsid    leave a grandchild behind in a new session that ignores SIGTERM, its command line tagged $ATTACK_TAG
+  memory    allocate memory 64 MiB at a time, touching every page, up to 4 GiB
+  pids      start threads until the kernel refuses, report how many, then exit
+  log       write $ATTACK_LOG_MB MiB to stderr, then play on
+  tmp       write into /tmp until it is full, then try to write anywhere else; report bytes and writable places
+  cpu       start $ATTACK_SPINNERS processes that spin forever, then play on
+  env       report its environment's names and its open file descriptors
+  deals     report each match it plays (a bot with memory would recognise a deal it saw from another seat)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from arena.protocol import bot_pb2
+from testbot import serve_handlers
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--attack", required=True)
+parser.add_argument("--listen")
+parser.add_argument("--tag", help="ignored: lets a test find its bot processes")
+args = parser.parse_args()
+ATTACK = args.attack
+SECRET_NAMES = ("seed", "secret", "token", "games.jsonl", "server.json", "standings", "bots.json", ".log", "key")
+GUESSED_ROOTS = ("/tmp", "/run", "/var/tmp", "/root", "/home", "/work", "/srv", "/opt", "/etc", os.getcwd())
+started = threading.Event()
+matches_seen: set[str] = set()
+
+
+def report(name: str, result: object) -> None:
+    print(f"ATTACK {name} {json.dumps(result, sort_keys=True)}", file=sys.stderr, flush=True)
+
+
+def read_start(path: Path, size: int = 300) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read(size).decode(errors="replace")
+    except OSError:
+        return None
+
+
+def attack_secrets() -> dict:
+    found: dict[str, str] = {}
+    candidates = [Path(p) for p in os.environ.get("ATTACK_PATHS", "").split(os.pathsep) if p]
+    budget = 50_000
+    for root in GUESSED_ROOTS:
+        for folder, dirs, files in os.walk(root):
+            budget -= len(files) + len(dirs)
+            if budget < 0:
+                break
+            candidates += [Path(folder) / f for f in files if any(s in f.lower() for s in SECRET_NAMES)]
+    for path in candidates:
+        if path.is_dir():
+            candidates += [p for p in path.rglob("*") if p.is_file()][:200]
+            continue
+        text = read_start(path)
+        if text is not None:
+            found[str(path)] = text
+    return {"read": found}
+
+
+def processes() -> list[int]:
+    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
+
+
+def attack_procs() -> dict:
+    me, victim = os.getpid(), os.environ.get("ATTACK_VICTIM", "\0")
+    mine = {me, os.getppid()}
+    seen, environ_read, killed, signalable = {}, [], [], []
+    for pid in processes():
+        if pid in mine:
+            continue
+        cmdline = read_start(Path(f"/proc/{pid}/cmdline"), 2000)
+        seen[pid] = (cmdline or "").replace("\0", " ")
+        if read_start(Path(f"/proc/{pid}/environ")) not in (None, ""):
+            environ_read.append(pid)
+        try:
+            os.kill(pid, 0)
+            signalable.append(pid)
+        except OSError:
+            continue
+        if victim in seen[pid]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            except OSError:
+                pass
+    return {"seen": seen, "environ_read": environ_read, "signalable": signalable, "killed": killed}
+
+
+def attack_network() -> dict:
+    connected = []
+    port = os.environ.get("ATTACK_PORT")
+    if port:
+        try:
+            with socket.create_connection(("127.0.0.1", int(port)), timeout=1):
+                connected.append(f"127.0.0.1:{port}")
+        except OSError:
+            pass
+    own = os.environ.get("DOMINOES_BOT_LISTEN", "").removeprefix("unix:")
+    for root in ("/tmp", "/run", "/var/run", "/work", "/root"):
+        for folder, _, files in os.walk(root):
+            for name in files:
+                path = os.path.join(folder, name)
+                if path == own or not name.endswith(".sock"):
+                    continue
+                with socket.socket(socket.AF_UNIX) as s:
+                    try:
+                        s.connect(path)
+                        connected.append(path)
+                    except OSError:
+                        pass
+    return {"connected": connected}
+
+
+def attack_setsid() -> dict:
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+         "signal.signal(signal.SIGHUP, signal.SIG_IGN); time.sleep(1000)", os.environ["ATTACK_TAG"]],
+        start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return {"grandchild": child.pid}
+
+
+def attack_memory() -> dict:
+    hoard = []
+    for _ in range(64):
+        block = bytearray(64 * 1024 * 1024)
+        for i in range(0, len(block), 4096):
+            block[i] = 1
+        hoard.append(block)
+        report("memory_progress", {"mib": 64 * len(hoard)})
+    return {"mib": 64 * len(hoard)}
+
+
+def attack_pids() -> dict:
+    """Threads count as processes for the kernel's limit, and starting one never forks a gRPC process."""
+    forever = threading.Event()
+    started, error = 0, None
+    for _ in range(5000):
+        try:
+            threading.Thread(target=forever.wait, daemon=True).start()
+            started += 1
+        except RuntimeError as e:  # "can't start new thread"
+            error = str(e)
+            break
+    report("pids", {"started": started, "error": error})
+    os._exit(7)
+
+
+def attack_log() -> dict:
+    line = ("x" * 1023 + "\n").encode()
+    for _ in range(int(os.environ.get("ATTACK_LOG_MB", "20")) * 1024):
+        os.write(2, line)
+    return {"written_mib": int(os.environ.get("ATTACK_LOG_MB", "20"))}
+
+
+def attack_tmp() -> dict:
+    written = 0
+    chunk = b"\0" * (1024 * 1024)
+    try:
+        with open("/tmp/fill", "wb") as f:
+            while written < 4096 * len(chunk):
+                f.write(chunk)
+                f.flush()
+                written += len(chunk)
+    except OSError:
+        pass
+    writable = []
+    for place in ("/", "/etc", "/usr", os.getcwd(), os.path.dirname(os.path.abspath(__file__)), "/root", "/work",
+                  "/var/tmp", "/dev/shm", "/run"):
+        try:
+            with open(os.path.join(place, "attack-was-here"), "w") as f:
+                f.write("x")
+            writable.append(place)
+        except OSError:
+            pass
+    return {"written": written, "writable": writable}
+
+
+def attack_cpu() -> dict:
+    spinners = int(os.environ.get("ATTACK_SPINNERS", "32"))
+    for _ in range(spinners):
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    return {"spinners": spinners}
+
+
+def attack_env() -> dict:
+    return {"env": sorted(os.environ), "fds": sorted(int(f) for f in os.listdir("/proc/self/fd"))}
+
+
+ATTACKS = {"secrets": attack_secrets, "procs": attack_procs, "network": attack_network, "setsid": attack_setsid,
+           "memory": attack_memory, "pids": attack_pids, "log": attack_log, "tmp": attack_tmp, "cpu": attack_cpu,
+           "env": attack_env}
+
+
+def hello(request, context):
+    return bot_pb2.HelloReply(name=f"attack-{ATTACK}", version="1", protocol_version=1)
+
+
+def act(request, context):
+    if ATTACK in ATTACKS and not started.is_set():
+        started.set()
+        report(ATTACK, ATTACKS[ATTACK]())
+    if ATTACK == "deals":
+        notice_match(request)
+    return bot_pb2.ActReply(index=0)
+
+
+def notice_match(request) -> None:
+    """Each match this process plays, once: the test maps them to deal sets through the records."""
+    if request.match_id not in matches_seen:
+        matches_seen.add(request.match_id)
+        report("deals", {"match": request.match_id})
+
+
+def notify(request, context):
+    return bot_pb2.NotifyReply()
+
+
+if __name__ == "__main__":
+    serve_handlers(hello, act, notify, args.listen)

@@ -1,0 +1,104 @@
+"""The sandbox's parts on their own: limits from tables, the bot's folder, the cgroup files written for v1 and v2
+(on a fake hierarchy, since a machine has one or the other), and what a limit's fault is read from."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import Limits, LimitsError, SandboxError, bot_folder_of, contain, exceeds, limits_from_table
+from arena.sandbox.cgroups import BotCgroup, CgroupParent
+from arena.tournament.spec import SpecError, spec_from_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_limits_are_read_checked_and_layered() -> None:
+    base = limits_from_table({"memory_mb": 512, "cpus": 0.5})
+    assert base == Limits(memory_mb=512, cpus=0.5)
+    assert limits_from_table({"pids": 32}, base) == Limits(memory_mb=512, pids=32, cpus=0.5)
+    with pytest.raises(LimitsError, match=r"key 'limits.memory_mb' must be an integer from 16 to 1048576, got 'x'"):
+        limits_from_table({"memory_mb": "x"})
+    with pytest.raises(LimitsError, match="unknown key 'disk_mb' in \\[limits\\]; valid keys: memory_mb, pids"):
+        limits_from_table({"disk_mb": 5})
+    assert exceeds(Limits(memory_mb=4096), Limits()) == "memory_mb 4096 > 1024"
+    assert exceeds(Limits(pids=8), Limits()) is None
+
+
+def test_a_tournament_file_sets_limits_for_all_and_for_one_bot() -> None:
+    spec = spec_from_dict({"variant": "draw", "limits": {"memory_mb": 256}, "bots": [
+        {"name": "a", "command": "python a.py", "limits": {"pids": 16}},
+        {"name": "b", "command": "python b.py", "folder": "bots/b"}]})
+    assert spec.sandbox is True and spec.limits == Limits(memory_mb=256)
+    assert spec.bots[0].limits == Limits(memory_mb=256, pids=16) and spec.bots[1].limits == Limits(memory_mb=256)
+    assert spec.bots[1].folder == "bots/b"
+    assert spec_from_dict({"variant": "draw", "sandbox": False, "bots": [
+        {"name": "a", "command": "x"}, {"name": "b", "command": "y"}]}).bots[0].sandbox is False
+    with pytest.raises(SpecError, match="key 'bots\\[1\\].limits.cpus' must be a number from 0.05 to 1024"):
+        spec_from_dict({"variant": "draw", "bots": [{"name": "a", "command": "x", "limits": {"cpus": 0}},
+                                                    {"name": "b", "command": "y"}]})
+
+
+def test_the_bots_folder_is_its_program_files_folder() -> None:
+    assert bot_folder_of([sys.executable, "bots/python/random_bot.py"], ROOT, None) == ROOT / "bots/python"
+    assert bot_folder_of(["node", "--no-warnings", "bots/node/bot.js"], ROOT, None) == ROOT / "bots/node"
+    assert bot_folder_of(["sh", "-c", "true"], ROOT, None) is None
+    assert bot_folder_of(["anything"], ROOT, "bots/go") == ROOT / "bots/go"
+
+
+def test_a_bot_whose_folder_holds_a_secret_is_refused(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "demo"
+    run.mkdir(parents=True)
+    (tmp_path / "bot.py").write_text("pass\n")
+    with pytest.raises(SandboxError, match=f"the bot's folder {tmp_path} holds {run}, which no bot may see"):
+        contain([sys.executable, "bot.py"], listen_env="X", cwd=str(tmp_path), protected=[run])
+
+
+def test_a_missing_program_is_named() -> None:
+    with pytest.raises(SandboxError, match="cannot run 'no-such-bot-program': it is not on the PATH"):
+        contain(["no-such-bot-program"], listen_env="X")
+
+
+def fake_v2(tmp_path: Path) -> Path:
+    parent = tmp_path / "arena-bots-1"
+    parent.mkdir()
+    return parent
+
+
+def test_cgroup_v2_files_and_limit_events(tmp_path: Path) -> None:
+    parent = fake_v2(tmp_path)
+    child = parent / "bot-0"
+    child.mkdir()
+    for name in ("memory.swap.max", "memory.oom.group", "cpu.max", "cpu.weight", "memory.events", "pids.events"):
+        (child / name).write_text("")
+    group = CgroupParent(2, {"memory": parent, "pids": parent}).new_group(Limits(memory_mb=64, pids=10, cpus=0.5))
+    assert (child / "memory.max").read_text() == str(64 * 1024 * 1024)
+    assert (child / "memory.swap.max").read_text() == "0" and (child / "memory.oom.group").read_text() == "1"
+    assert (child / "pids.max").read_text() == "10"
+    assert (child / "cpu.max").read_text() == "50000 100000" and (child / "cpu.weight").read_text() == "100"
+    assert group.procs_files == [str(child / "cgroup.procs")]
+    assert group.over_limit() is None
+    (child / "memory.events").write_text("low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\n")
+    assert group.over_limit() == "memory 64 MiB"
+    (child / "memory.events").write_text("oom_kill 0\n")
+    (child / "pids.events").write_text("max 3\n")
+    assert group.over_limit() == "processes 10"
+
+
+def test_cgroup_v1_files_and_limit_events(tmp_path: Path) -> None:
+    parents = {c: tmp_path / c / "arena-bots-1" for c in ("memory", "pids", "cpu")}
+    for controller, parent in parents.items():
+        (parent / "bot-0").mkdir(parents=True)
+    (parents["memory"] / "bot-0" / "memory.memsw.limit_in_bytes").write_text("")
+    group = CgroupParent(1, parents).new_group(Limits(memory_mb=32, pids=7, cpus=2))
+    memory, pids, cpu = (parents[c] / "bot-0" for c in ("memory", "pids", "cpu"))
+    assert (memory / "memory.limit_in_bytes").read_text() == (memory / "memory.memsw.limit_in_bytes").read_text() \
+        == str(32 * 1024 * 1024)
+    assert (pids / "pids.max").read_text() == "7"
+    assert (cpu / "cpu.cfs_quota_us").read_text() == "200000" and (cpu / "cpu.shares").read_text() == "1024"
+    assert len(group.procs_files) == 3
+    (memory / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
+    assert group.over_limit() == "memory 32 MiB"
+    assert isinstance(group, BotCgroup)

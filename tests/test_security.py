@@ -1,0 +1,306 @@
+"""Security claims, tested by attacks: a hostile bot (tests/bots/attack_bot.py) tries, for real, each thing a bot
+must not do, beside well-behaved bots, and the test checks that it failed or was contained, that the other seats'
+games are untouched, that the recorded faults are right, and that nothing is left running.
+
+Where it is safe to run the same attack without the protection (``sandbox=False``), the test does, and asserts that
+the attack then succeeds: that is what shows the test can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import os
+import socket
+import sys
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.players import RandomPlayer
+from arena.players.base import LocalPlayer
+from arena.players.faults import FaultKind
+from arena.players.process import BotProcess, BotSpec
+from arena.referee import TimeControl, play_match
+from arena.rules import new_game
+from arena.sandbox import Limits, host
+from arena.tournament.runner import run_tournament
+from arena.tournament.spec import spec_from_dict
+from helpers import bot_processes, wait_for
+
+ROOT = Path(__file__).resolve().parents[1]
+ATTACK_BOT = str(ROOT / "tests" / "bots" / "attack_bot.py")
+RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
+ALLOWED_ENV = {"DOMINOES_BOT_LISTEN", "PATH", "HOME", "TMPDIR", "LANG", "PWD"}  # PWD: bubblewrap sets it
+
+needs_cgroups = pytest.mark.skipif(host().cgroups is None, reason=f"no cgroup here: {host().cgroup_problem}")
+
+
+def attacker(attack: str, *, sandbox: bool = True, limits: Limits = Limits(), **env: str) -> BotSpec:
+    return BotSpec(name=f"attack-{attack}", command=(sys.executable, ATTACK_BOT, "--attack", attack), env=env,
+                   sandbox=sandbox, limits=limits)
+
+
+def victim(tag: str, number: int, sandbox: bool = True) -> BotSpec:
+    return BotSpec(name=f"victim-{number}", command=(sys.executable, RANDOM_BOT, "--tag", tag), sandbox=sandbox)
+
+
+def reports(log: Path, name: str) -> list[dict]:
+    """What the attack bot said it got (``ATTACK <name> <json>`` lines of its log)."""
+    prefix = f"ATTACK {name} "
+    return [json.loads(line[len(prefix):]) for line in log.read_text(errors="replace").splitlines()
+            if line.startswith(prefix)]
+
+
+async def play_beside_victims(spec: BotSpec, tmp_path: Path, *, seats: int = 3, move_ms: int = 2000,
+                              victims_sandboxed: bool = True):
+    """Seat 0 is the attacker, the other seats random Python bots tagged for the test; returns the record, the
+    attacker's log, and the tag. Every process is stopped and checked gone before returning."""
+    tag = f"victim-{uuid.uuid4().hex}"
+    processes = [BotProcess(spec, tmp_path, startup_s=20)] + [
+        BotProcess(victim(tag, n, victims_sandboxed), tmp_path, startup_s=20) for n in range(1, seats)]
+    try:
+        bots = [await p.ensure_running() for p in processes]
+        record = await play_match(new_game("draw", seats), bots, seed=11, match_id=uuid.uuid4().hex,
+                                  time_control=TimeControl(move_ms=move_ms))
+    finally:
+        for process in processes:
+            await process.stop()
+    assert bot_processes(tag) == []
+    return record, processes[0].log_path, tag
+
+
+def faults_of(record, seats: set[int]) -> list[str]:
+    return [str(f) for f in record.faults if f.seat in seats]
+
+
+# --- what a bot can read -----------------------------------------------------------------------------------------
+
+
+async def run_with_attacker(spec: BotSpec, run: Path, token: Path) -> dict:
+    table = {"name": "secrets", "variant": "draw", "players": 2, "games": 1, "duplicate": True, "seed": "s3cr3t-seed",
+             "concurrency": 2, "sandbox": spec.sandbox, "bots": [
+                 {"name": "random", "command": [sys.executable, RANDOM_BOT]},
+                 {"name": "attacker", "command": list(spec.command), "env": spec.env}]}
+    tournament = spec_from_dict(table)
+    await run_tournament(tournament, "# test\n", run)
+    found: dict = {}
+    for log in (run / "logs").glob("attacker*.log"):
+        for report in reports(log, "secrets"):
+            found.update(report["read"])
+    return found
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unprotected"])
+async def test_a_bot_cannot_read_the_seed_the_records_the_logs_or_a_token(sandbox: bool, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    token = tmp_path / "server.token"
+    token.write_text("token-that-no-bot-may-read\n")
+    token.chmod(0o600)
+    paths = os.pathsep.join(str(p) for p in (run, run / "seed.secret", run / "games.jsonl", run / "logs", token))
+    found = await run_with_attacker(attacker("secrets", sandbox=sandbox, ATTACK_PATHS=paths), run, token)
+    leaked = {path: text[:80] for path, text in found.items()
+              if "s3cr3t-seed" in text or "token-that-no-bot" in text or path.startswith(str(tmp_path))}
+    if sandbox:
+        assert leaked == {}
+        assert (run / "seed.json").exists()  # the tournament itself ran to the end
+        assert oct(run.stat().st_mode & 0o777) == "0o700"
+    else:
+        assert str(run / "seed.secret") in leaked and str(token) in leaked  # the attack works without the sandbox
+
+
+# --- other processes ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unprotected"])
+async def test_a_bot_sees_no_other_process_and_kills_none(sandbox: bool, tmp_path: Path) -> None:
+    record, log, tag = await play_beside_victims(attacker("procs", sandbox=sandbox, ATTACK_VICTIM="victim-"),
+                                                 tmp_path, victims_sandboxed=sandbox)
+    (report,) = reports(log, "procs")
+    if sandbox:
+        foreign = {pid: cmd for pid, cmd in report["seen"].items() if not cmd.startswith(host().bwrap or "?")}
+        assert foreign == {}  # only its own processes, and bubblewrap's init (root's, out of its reach)
+        assert report["environ_read"] == [] and report["signalable"] == [] and report["killed"] == []
+        assert faults_of(record, {1, 2}) == [] and record.faults == []
+    else:
+        assert len(report["killed"]) == 2  # it can kill the other bots when nothing stops it ...
+        assert {f.seat for f in record.faults} & {1, 2}  # ... and they forfeit
+
+
+async def test_a_bot_cannot_read_the_arenas_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_TEST_SECRET", "do-not-leak")
+    record, log, _ = await play_beside_victims(attacker("env", OWN_SETTING="1"), tmp_path, seats=2)
+    (report,) = reports(log, "env")
+    assert set(report["env"]) <= ALLOWED_ENV | {"OWN_SETTING"} and "OWN_SETTING" in report["env"]
+    assert record.faults == []
+
+
+def test_a_bot_inherits_no_descriptor_but_its_standard_streams(tmp_path: Path) -> None:
+    """Checked before the bot's own runtime opens anything: a fresh interpreter lists its descriptors at once."""
+    from arena.sandbox import contain
+
+    readable, writable = os.pipe()  # a descriptor the arena holds open while it starts the bot
+    try:
+        containment = contain([sys.executable, "-c", "import os; print(sorted(map(int, os.listdir('/proc/self/fd'))))"],
+                              listen_env="DOMINOES_BOT_LISTEN")
+        import subprocess
+
+        out = subprocess.run(containment.argv, env=containment.env, cwd=containment.cwd, capture_output=True,
+                             text=True, timeout=30)
+        containment.close()
+    finally:
+        os.close(readable)
+        os.close(writable)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [0, 1, 2, 3]  # 3 is the listing's own
+
+
+# --- the network and the other bots' sockets ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unprotected"])
+async def test_a_bot_reaches_no_port_and_no_other_bots_socket(sandbox: bool, tmp_path: Path) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        record, log, _ = await play_beside_victims(
+            attacker("network", sandbox=sandbox, ATTACK_PORT=str(port)), tmp_path, victims_sandboxed=sandbox)
+        (report,) = reports(log, "network")
+        if sandbox:
+            assert report["connected"] == []
+            with pytest.raises(BlockingIOError):
+                listener.accept()
+            assert record.faults == []
+        else:
+            assert f"127.0.0.1:{port}" in report["connected"]
+            assert any(c.endswith("bot.sock") for c in report["connected"])  # the other bots' sockets
+
+
+# --- leaving something behind ------------------------------------------------------------------------------------
+
+
+async def test_a_setsid_grandchild_that_ignores_sigterm_dies_with_the_bot(tmp_path: Path) -> None:
+    tag = f"grandchild-{uuid.uuid4().hex}"
+    process = BotProcess(attacker("setsid", ATTACK_TAG=tag), tmp_path, startup_s=20)
+    try:
+        bot = await process.ensure_running()
+        record = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=3,
+                                  match_id="setsid", time_control=TimeControl(move_ms=2000))
+        assert len(reports(process.log_path, "setsid")) == 1
+        assert len(bot_processes(tag)) == 1  # the grandchild is alive while the bot is
+    finally:
+        await process.stop()
+    assert record.faults == []
+    wait_for(lambda: bot_processes(tag) == [], 10, "the grandchild to be gone")
+
+
+# --- limits ------------------------------------------------------------------------------------------------------
+
+
+async def one_match(spec: BotSpec, tmp_path: Path, move_ms: int = 5000):
+    process = BotProcess(spec, tmp_path, startup_s=20)
+    try:
+        bot = await process.ensure_running()
+        record = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=4,
+                                  match_id=uuid.uuid4().hex, time_control=TimeControl(move_ms=move_ms))
+        cgroup = process._containment.cgroup if process._containment else None  # type: ignore[union-attr]
+    finally:
+        await process.stop()
+    if cgroup is not None:
+        assert not any(d.exists() for d in cgroup.dirs.values())  # the bot's group is gone with it
+    return record, process.log_path
+
+
+@needs_cgroups
+async def test_a_bot_over_its_memory_limit_is_a_resource_limit_fault(tmp_path: Path) -> None:
+    record, log = await one_match(attacker("memory", limits=Limits(memory_mb=128)), tmp_path, move_ms=20_000)
+    assert [(f.kind, f.seat) for f in record.faults] == [(FaultKind.RESOURCE_LIMIT, 0)]
+    assert "went over its memory 128 MiB limit" in record.faults[0].message
+    progress = reports(log, "memory_progress")
+    assert progress and progress[-1]["mib"] <= 128
+
+
+@needs_cgroups
+async def test_a_bot_over_its_process_limit_is_a_resource_limit_fault(tmp_path: Path) -> None:
+    record, log = await one_match(attacker("pids", limits=Limits(pids=48)), tmp_path)
+    assert [(f.kind, f.seat) for f in record.faults] == [(FaultKind.RESOURCE_LIMIT, 0)]
+    assert "went over its processes 48 limit" in record.faults[0].message
+    (report,) = reports(log, "pids")
+    assert report["started"] < 48 and report["error"]
+
+
+async def test_a_bot_over_its_log_limit_is_cut_and_plays_on(tmp_path: Path) -> None:
+    record, log = await one_match(attacker("log", limits=Limits(log_mb=1), ATTACK_LOG_MB="20"), tmp_path)
+    assert record.faults == []
+    assert log.stat().st_size < 1024 * 1024 + 4096
+    text = log.read_text(errors="replace")
+    assert "the log is cut here: the bot wrote more than its log limit of 1 MiB" in text
+    assert "bytes of output dropped" in text
+
+
+async def test_a_bot_fills_only_its_own_small_tmp_and_can_write_nowhere_else(tmp_path: Path) -> None:
+    record, log = await one_match(attacker("tmp", limits=Limits(tmp_mb=8)), tmp_path)
+    assert record.faults == []
+    (report,) = reports(log, "tmp")
+    assert 0 < report["written"] <= 8 * 1024 * 1024
+    assert report["writable"] == []
+    assert not (ROOT / "tests" / "bots" / "attack-was-here").exists()
+
+
+@needs_cgroups
+async def test_a_cpu_hog_does_not_make_its_opponents_time_out(tmp_path: Path) -> None:
+    record, log, _ = await play_beside_victims(attacker("cpu", ATTACK_SPINNERS="24"), tmp_path, move_ms=1000)
+    assert reports(log, "cpu") == [{"spinners": 24}]
+    assert faults_of(record, {1, 2}) == []
+    assert record.result is not None and record.result.rounds >= 1
+
+
+# --- duplicate deals and a bot's memory --------------------------------------------------------------------------
+
+
+async def test_no_bot_process_sees_a_deal_twice_in_a_duplicate_tournament(tmp_path: Path) -> None:
+    """Each bot process reports the matches it plays; through the records, no process played two games of one
+    duplicate deal set (it would know the other seats' hands from the first)."""
+    table = {"name": "memory", "variant": "block", "players": 2, "games": 3, "duplicate": True, "seed": "memo",
+             "concurrency": 2, "options": {"target": 50},
+             "bots": [{"name": name, "command": [sys.executable, ATTACK_BOT, "--attack", "deals"]}
+                      for name in ("a", "b")]}
+    run = tmp_path / "run"
+    summary = await run_tournament(spec_from_dict(table), "# test\n", run)
+    assert summary.played_now == 6
+    deal_of = {json.loads(line)["matchId"]: json.loads(line)["dealKey"] for line in (run / "games.jsonl").open()}
+    logs = sorted((run / "logs").glob("*.log"))
+    assert [log.name for log in logs] == ["a.0.log", "a.1.log", "b.0.log", "b.1.log"]  # a process per rotation
+    for log in logs:
+        deal_sets = [deal_of[r["match"]] for r in reports(log, "deals")]
+        assert len(deal_sets) == 3 and len(set(deal_sets)) == 3, f"{log.name} played {deal_sets}"
+
+
+# --- bots in other languages, sandboxed ----------------------------------------------------------------------------
+
+GO_BOT = ROOT / "bots" / "go" / "bin" / "bot"
+
+
+@pytest.mark.skipif(not GO_BOT.exists(), reason="the Go kit is not built (bash bots/build.sh go)")
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed on this machine")
+async def test_a_compiled_go_bot_and_the_node_bot_play_sandboxed(tmp_path: Path) -> None:
+    specs = [BotSpec("go", command=(str(GO_BOT), "--policy", "heaviest")),
+             BotSpec("node", command=("node", str(ROOT / "bots" / "node" / "bot.js")))]
+    processes = [BotProcess(spec, tmp_path, startup_s=20) for spec in specs]
+    try:
+        bots = [await p.ensure_running() for p in processes]
+        reports_ = [p.containment_report for p in processes]
+        record = await play_match(new_game("mexican_train", 2), bots, seed=8, match_id="kits",
+                                  time_control=TimeControl(move_ms=5000))
+    finally:
+        for process in processes:
+            await process.stop()
+    assert record.faults == [] and record.result is not None
+    assert all(r is not None and r["sandbox"].startswith("bubblewrap") for r in reports_)
+    if host().root:
+        assert all(isinstance(r["user"], int) and r["user"] >= 1_000_000 for r in reports_)
