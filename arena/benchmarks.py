@@ -140,26 +140,61 @@ async def referee_rate(client: Any, concurrency: int, seconds: float) -> dict[st
             "decisions_per_s": round(decisions / elapsed, 1)}
 
 
-async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: list[int]) -> dict[str, Any]:
-    """Referee decisions/s next to plain ping-pong against the same bot process, in one run."""
+async def start_times_ms(spec: Any, starts: int) -> list[float]:
+    """Milliseconds from exec to a finished handshake, for ``starts`` fresh starts of the bot."""
+    import tempfile
+    from pathlib import Path
+
+    from .players.process import BotProcess
+
+    times = []
+    for _ in range(starts):
+        process = BotProcess(spec, Path(tempfile.mkdtemp(prefix="arena-")))
+        try:
+            started = time.perf_counter()
+            await process.ensure_running()
+            times.append((time.perf_counter() - started) * 1000)
+        finally:
+            await process.stop()
+    return times
+
+
+async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: list[int],
+                         sandboxes: tuple[bool, ...] = (False, True), starts: int = 7) -> dict[str, Any]:
+    """Referee decisions/s next to plain ping-pong against the same bot process, and the bot's start time, without
+    and with the sandbox, in one run."""
+    import statistics
     import tempfile
     from pathlib import Path
 
     from .players.process import BotProcess, BotSpec
 
-    process = BotProcess(BotSpec("bench-bot", command=tuple(bot_command)), Path(tempfile.mkdtemp(prefix="arena-")))
-    results = []
-    try:
-        client = await process.ensure_running()
-        for concurrency in concurrencies:
-            pong = await ping_pong(client, concurrency, seconds)
-            ref = await referee_rate(client, concurrency, seconds)
-            results.append({"concurrency": concurrency, "ping_pong_calls_per_s": pong["calls_per_s"],
-                            "referee_decisions_per_s": ref["decisions_per_s"], "matches": ref["matches"],
-                            "ratio": round(ref["decisions_per_s"] / pong["calls_per_s"], 3)})
-    finally:
-        await process.stop()
-    return {"bot": " ".join(bot_command), "seconds_each": seconds, "results": results}
+    runs = []
+    for sandbox in sandboxes:
+        spec = BotSpec("bench-bot", command=tuple(bot_command), sandbox=sandbox)
+        start_ms = await start_times_ms(spec, starts)
+        process = BotProcess(spec, Path(tempfile.mkdtemp(prefix="arena-")))
+        results = []
+        try:
+            client = await process.ensure_running()
+            for concurrency in concurrencies:
+                pong = await ping_pong(client, concurrency, seconds)
+                ref = await referee_rate(client, concurrency, seconds)
+                results.append({"concurrency": concurrency, "ping_pong_calls_per_s": pong["calls_per_s"],
+                                "referee_decisions_per_s": ref["decisions_per_s"], "matches": ref["matches"],
+                                "ratio": round(ref["decisions_per_s"] / pong["calls_per_s"], 3)})
+        finally:
+            await process.stop()
+        runs.append({"sandbox": sandbox, "start_ms_median": round(statistics.median(start_ms), 1),
+                     "start_ms": [round(t, 1) for t in start_ms], "results": results})
+    summary: dict[str, Any] = {"bot": " ".join(bot_command), "seconds_each": seconds, "runs": runs}
+    if len(runs) == 2:
+        bare, boxed = runs
+        summary["sandbox_added_start_ms"] = round(boxed["start_ms_median"] - bare["start_ms_median"], 1)
+        summary["sandboxed_to_bare_decisions"] = {
+            str(b["concurrency"]): round(s["referee_decisions_per_s"] / b["referee_decisions_per_s"], 3)
+            for b, s in zip(bare["results"], boxed["results"])}
+    return summary
 
 
 # --- arena bench tournament --------------------------------------------------------------------------------------
@@ -174,16 +209,16 @@ def peak_rss_mib() -> float:
     return float("nan")
 
 
-def quick_tournament_text(games: int, concurrency: int, bot: list[str]) -> str:
+def quick_tournament_text(games: int, concurrency: int, bot: list[str], sandbox: bool = True) -> str:
     """Two random bots, Block to 1 point (one or two rounds a game), ``games`` games in all."""
     import json
 
     return (f'name = "bench"\nvariant = "block"\ngames = {max(1, games // 2)}\nduplicate = true\n'
-            f'concurrency = {concurrency}\nseed = "bench"\n[options]\ntarget = 1\n'
+            f'concurrency = {concurrency}\nseed = "bench"\nsandbox = {str(sandbox).lower()}\n[options]\ntarget = 1\n'
             f'[[bots]]\nname = "a"\ncommand = {json.dumps(bot)}\n[[bots]]\nname = "b"\ncommand = {json.dumps(bot)}\n')
 
 
-def bench_tournament_once(games: int, concurrency: int, bot: list[str]) -> dict[str, Any]:
+def bench_tournament_once(games: int, concurrency: int, bot: list[str], sandbox: bool = True) -> dict[str, Any]:
     """One quick tournament in this process: games/s and peak memory."""
     import tempfile
     from pathlib import Path
@@ -195,32 +230,35 @@ def bench_tournament_once(games: int, concurrency: int, bot: list[str]) -> dict[
 
     import tomllib
 
-    text = quick_tournament_text(games, concurrency, bot)
+    text = quick_tournament_text(games, concurrency, bot, sandbox)
     spec = spec_from_dict(tomllib.loads(text))
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
         started = time.perf_counter()
         summary = trio.run(lambda: run_tournament(spec, text, Path(folder) / "run"))
         elapsed = time.perf_counter() - started
-    return {"games": summary.played_now, "concurrency": concurrency, "seconds": round(elapsed, 2),
+    return {"games": summary.played_now, "concurrency": concurrency, "sandbox": sandbox, "seconds": round(elapsed, 2),
             "games_per_s": round(summary.played_now / elapsed, 1), "peak_rss_mib": round(peak_rss_mib(), 1)}
 
 
-def bench_tournament(sizes: list[int], concurrencies: list[int], bot: list[str]) -> dict[str, Any]:
-    """Each size and concurrency in a fresh process, so each peak memory is its own."""
+def bench_tournament(sizes: list[int], concurrencies: list[int], bot: list[str],
+                     sandboxes: tuple[bool, ...] = (False, True)) -> dict[str, Any]:
+    """Each size, concurrency and sandbox setting in a fresh process, so each peak memory is its own."""
     import json
     import subprocess
     import sys
 
     results = []
-    for concurrency in concurrencies:
-        for games in sizes:
-            code = ("import json, sys; from arena.benchmarks import bench_tournament_once; "
-                    f"print(json.dumps(bench_tournament_once({games}, {concurrency}, {bot!r})))")
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-            if out.returncode != 0:
-                raise RuntimeError(f"the {games}-game run at concurrency {concurrency} failed:\n{out.stderr[-2000:]}")
-            results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    by = {(r["concurrency"], r["games"]): r for r in results}
+    for sandbox in sandboxes:
+        for concurrency in concurrencies:
+            for games in sizes:
+                code = ("import json, sys; from arena.benchmarks import bench_tournament_once; "
+                        f"print(json.dumps(bench_tournament_once({games}, {concurrency}, {bot!r}, {sandbox})))")
+                out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+                if out.returncode != 0:
+                    raise RuntimeError(f"the {games}-game run at concurrency {concurrency} failed:\n"
+                                       f"{out.stderr[-2000:]}")
+                results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    by = {(r["concurrency"], r["games"]): r for r in results if r["sandbox"] == sandboxes[-1]}
     ratios = {}
     if len(sizes) >= 2:
         small, large = min(sizes), max(sizes)

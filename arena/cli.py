@@ -110,15 +110,42 @@ def log_dir_from(args: argparse.Namespace) -> Path:
     return Path(args.log_dir) if args.log_dir else Path(tempfile.mkdtemp(prefix="arena-logs-"))
 
 
+def sandbox_from(args: argparse.Namespace, enabled: bool | None = None) -> tuple[bool, Any]:
+    """Whether bots run sandboxed, and their limits, from ``--no-sandbox`` and the limit options. Refuses (one line
+    naming the missing piece and the opt-out) when the sandbox cannot be made here; warns on the opt-out."""
+    from .sandbox import Limits, limits_from_table
+
+    sandbox = not args.no_sandbox if enabled is None else enabled
+    require_sandbox(sandbox)
+    given = {key: getattr(args, key) for key in ("memory_mb", "pids", "log_mb", "tmp_mb", "cpus")
+             if getattr(args, key, None) is not None}
+    limits = limits_from_table(given, Limits(), where="--")
+    return sandbox, limits
+
+
+def require_sandbox(sandbox: bool, opt_out: str = "--no-sandbox") -> None:
+    from .sandbox import SandboxUnavailable, host
+
+    if not sandbox:
+        print(f"warning: bots run without a sandbox ({opt_out}): each can read and do whatever the arena's user can",
+              file=sys.stderr)
+        return
+    try:
+        host().require_sandbox()
+    except SandboxUnavailable as error:
+        raise RulesError(str(error)) from None
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     import trio
 
     from .play import play_once, print_record
 
     game = new_game(args.variant, args.players, options_from(args))
+    sandbox, limits = sandbox_from(args)
     log_dir = log_dir_from(args)
     record = trio.run(play_once, game, args.bots, args.seed, time_control_from(args), log_dir,
-                      args.startup_ms / 1000)
+                      args.startup_ms / 1000, sandbox, limits)
     print_record(record, game)
     print(f"bot logs: {log_dir}")
     return 1 if record.faults else 0
@@ -133,7 +160,8 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     command = [c for c in args.command if c != "--"]
     if bool(command) == bool(args.address):
         raise RulesError("expected a bot command after -- or --address ADDR (exactly one)")
-    spec = BotSpec(name="bot", command=tuple(command), address=args.address)
+    sandbox, limits = sandbox_from(args)
+    spec = BotSpec(name="bot", command=tuple(command), address=args.address, sandbox=sandbox, limits=limits)
     log_dir = log_dir_from(args)
     variants = [v.strip() for v in args.variants.split(",")] if args.variants else None
     for v in variants or []:
@@ -147,7 +175,9 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
         console.print(f"[bold red]FAIL[/] {report.start_fault}")
         console.print(f"bot log: {log_dir}")
         return 1
-    console.print(f"handshake: {report.hello}; started in {report.startup_ms:.0f} ms")
+    console.print(f"handshake: {report.hello}; started in {report.startup_ms:.0f} ms", highlight=False)
+    if report.containment:
+        console.print(f"containment: {report.containment}", highlight=False)
     table = Table(title="compliance")
     for column in ("variant", "players", "result", "matches", "decisions", "median ms", "worst ms", "faults"):
         table.add_column(column)
@@ -213,6 +243,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .tournament.spec import load_spec
 
     spec = load_spec(args.file)
+    if any(b.command for b in spec.bots):
+        require_sandbox(spec.sandbox, "sandbox = false in the tournament file")
     if args.concurrency is not None and args.concurrency < 1:
         raise RulesError(f"--concurrency must be at least 1, got {args.concurrency}")
     run = Path(args.out or spec.output)
@@ -301,6 +333,14 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     return 0
 
 
+def bench_sandboxes(choice: str) -> tuple[bool, ...]:
+    """``both`` (the default: without, then with, in one run), ``on`` or ``off``."""
+    sandboxes = {"both": (False, True), "on": (True,), "off": (False,)}[choice]
+    if True in sandboxes:
+        require_sandbox(True)
+    return sandboxes
+
+
 def cmd_bench_protocol(args: argparse.Namespace) -> int:
     import shlex
 
@@ -310,7 +350,8 @@ def cmd_bench_protocol(args: argparse.Namespace) -> int:
 
     command = shlex.split(args.bot) if args.bot else [sys.executable, "bots/python/random_bot.py"]
     concurrencies = [int(c) for c in args.concurrency.split(",")]
-    print(json.dumps(trio.run(bench_protocol, command, args.seconds, concurrencies), indent=2))
+    sandboxes = bench_sandboxes(args.sandbox)
+    print(json.dumps(trio.run(bench_protocol, command, args.seconds, concurrencies, sandboxes), indent=2))
     return 0
 
 
@@ -322,7 +363,7 @@ def cmd_bench_tournament(args: argparse.Namespace) -> int:
     bot = shlex.split(args.bot) if args.bot else [sys.executable, str(Path("bots/python/random_bot.py").resolve())]
     sizes = [int(g) for g in args.games.split(",")]
     concurrencies = [int(c) for c in args.concurrency.split(",")]
-    print(json.dumps(bench_tournament(sizes, concurrencies, bot), indent=2))
+    print(json.dumps(bench_tournament(sizes, concurrencies, bot, bench_sandboxes(args.sandbox)), indent=2))
     return 0
 
 
@@ -359,6 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "unix:/path), or builtin:random / builtin:greedy; cycled over the seats")
     p.add_argument("--seed", default="1", help="the match seed (default 1)")
     add_time_arguments(p)
+    add_sandbox_arguments(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("check-bot", help="compliance run of a bot: handshake, quick matches of every variant")
@@ -366,6 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matches", type=int, default=2, help="matches per variant (default 2)")
     p.add_argument("--variants", help="comma-separated variants to check (default: all the bot claims)")
     add_time_arguments(p)
+    add_sandbox_arguments(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ... to start the bot")
     p.set_defaults(func=cmd_check_bot)
 
@@ -402,11 +445,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--bot", help="the bot command (default: the random Python bot)")
     b.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
     b.add_argument("--concurrency", default="1,16", help="comma-separated concurrent matches (default 1,16)")
+    add_bench_sandbox_argument(b)
     b.set_defaults(func=cmd_bench_protocol)
     b = bench.add_parser("tournament", help="games/s and peak memory of quick tournaments (JSON)")
     b.add_argument("--games", default="1000,10000", help="tournament sizes (default 1000,10000)")
     b.add_argument("--concurrency", default="1,4,16", help="concurrent games (default 1,4,16)")
     b.add_argument("--bot", help="the bot command (default: the random Python bot)")
+    add_bench_sandbox_argument(b)
     b.set_defaults(func=cmd_bench_tournament)
     b = bench.add_parser("records", help="record bytes per game for every variant, and --verify games/s (JSON)")
     b.add_argument("--games", type=int, default=50, help="games per variant for the sizes (default 50)")
@@ -415,6 +460,24 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench_records)
     add_server_commands(sub)
     return parser
+
+
+def add_bench_sandbox_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sandbox", choices=("both", "on", "off"), default="both",
+                   help="measure bots without and with the sandbox in one run (default both), or one of them")
+
+
+def add_sandbox_arguments(p: argparse.ArgumentParser) -> None:
+    from .sandbox import Limits
+
+    d = Limits()
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="run the bots without a sandbox (they can do whatever your user can)")
+    p.add_argument("--memory-mb", type=int, help=f"memory per bot in MiB (default {d.memory_mb})")
+    p.add_argument("--pids", type=int, help=f"processes and threads per bot (default {d.pids})")
+    p.add_argument("--log-mb", type=int, help=f"log kept per bot in MiB (default {d.log_mb})")
+    p.add_argument("--tmp-mb", type=int, help=f"size of each bot's /tmp in MiB (default {d.tmp_mb})")
+    p.add_argument("--cpus", type=float, help=f"CPU per bot, in cores (default {d.cpus:g})")
 
 
 def add_time_arguments(p: argparse.ArgumentParser) -> None:
