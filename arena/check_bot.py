@@ -17,6 +17,7 @@ from .players.faults import BotFailure, Fault
 from .players.process import BotProcess, BotSpec
 from .players.remote import RemoteBot, new_match_id
 from .referee import TimeControl, play_match
+from .display import safe_name
 from .rules import VARIANTS, new_game
 from .sandbox import Limits
 
@@ -92,8 +93,8 @@ async def check_bot(spec: BotSpec, matches: int, time_control: TimeControl, star
         report.containment = describe_containment(process.containment_report)
         hello = bot.hello
         assert hello is not None
-        report.hello = (f"{hello.name} {hello.version} by {hello.author or '?'}, protocol {hello.protocol_version}, "
-                        f"plays {', '.join(hello.variants) or 'every variant'}")
+        report.hello = safe_name(f"{hello.name} {hello.version} by {hello.author or '?'}, protocol "
+                                 f"{hello.protocol_version}, plays {', '.join(hello.variants) or 'every variant'}", 400)
         unknown = [v for v in hello.variants if v not in VARIANTS]
         if unknown:
             report.start_fault = f"the bot claims unknown variants: {', '.join(unknown)}"

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from .display import safe_name
 from .rules import VARIANTS, RulesError, new_game
 from .server.cli import add_server_commands
 
@@ -172,10 +174,10 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     console = make_console()
     console.print(f"bot: {report.bot}")
     if report.start_fault:
-        console.print(f"[bold red]FAIL[/] {report.start_fault}")
+        console.print(f"[bold red]FAIL[/] {escape(safe_name(report.start_fault, 2000))}")
         console.print(f"bot log: {log_dir}")
         return 1
-    console.print(f"handshake: {report.hello}; started in {report.startup_ms:.0f} ms", highlight=False)
+    console.print(f"handshake: {escape(report.hello)}; started in {report.startup_ms:.0f} ms", highlight=False)
     if report.containment:
         console.print(f"containment: {report.containment}", highlight=False)
     table = Table(title="compliance")
@@ -184,7 +186,8 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     for v in report.variants:
         table.add_row(v.variant, str(v.players), "[green]PASS[/]" if v.passed else "[red]FAIL[/]", str(v.matches),
                       str(v.decisions), f"{v.median_ms:.2f}" if v.median_ms is not None else "-",
-                      f"{v.worst_ms:.2f}" if v.worst_ms is not None else "-", "\n".join(v.faults) or "-")
+                      f"{v.worst_ms:.2f}" if v.worst_ms is not None else "-",
+                      "\n".join(escape(safe_name(f, 400)) for f in v.faults) or "-")
     console.print(table)
     console.print("[bold green]PASS[/]" if report.passed else "[bold red]FAIL[/]")
     console.print(f"bot log: {log_dir}")

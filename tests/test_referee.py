@@ -123,6 +123,24 @@ async def test_a_bot_that_does_not_start_properly_is_a_start_fault(mode, startup
     assert process._process is None
 
 
+@pytest.mark.parametrize("mode, text", [
+    ("escape_name", "the bot's name 'bad\\x1b[2J\\x1b[Hbot' holds control characters"),
+    ("long_name", "the bot's name is 100000 characters long; at most 64"),
+])
+async def test_a_name_that_is_too_long_or_holds_control_characters_fails_the_handshake(
+        mode: str, text: str, tmp_path: Path) -> None:
+    from arena.players.faults import BotFailure
+
+    process = BotProcess(bad(mode), tmp_path, startup_s=15)
+    try:
+        with pytest.raises(BotFailure) as failure:
+            await process.ensure_running()
+    finally:
+        await process.stop()
+    assert failure.value.kind is FaultKind.HANDSHAKE_FAILED
+    assert text in str(failure.value)
+
+
 async def test_a_missing_command_is_a_start_fault(tmp_path: Path) -> None:
     from arena.players.faults import BotFailure
 

@@ -1,6 +1,9 @@
 """The arena as a gRPC server: real server processes (``arena serve --listen 127.0.0.1:0``, the port read from its
 "listening on" line), real bot processes, and real clients (the CLI through subprocess, and a grpc stub).
 
+Each server runs the bots of its registry (``--bots FILE``); tournaments name them. What a server refuses to run is
+in test_server_registry.py.
+
 No sleeps synchronise anything: the tests wait on watch streams, on the server's output lines, and on files, each
 with a deadline."""
 
@@ -10,15 +13,17 @@ import json
 import queue
 import re
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import tomllib
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import grpc
 import pytest
@@ -49,12 +54,31 @@ def random_bot(name: str, tag: str) -> str:
     return bot_entry(name, str(RANDOM_BOT), "--tag", tag)
 
 
-def tournament(tag: str, *, games: int = 2, concurrency: int = 2, variant: str = "block", duplicate: bool = True,
+def named(*names: str) -> str:
+    """``[[bots]]`` entries that name registered bots."""
+    return "".join(f'\n[[bots]]\nname = "{name}"\n' for name in names)
+
+
+def registry(folder: Path, entries: str, extra: str = "") -> tuple[str, ...]:
+    """``arena serve`` arguments for a registry file holding ``entries`` (``[[bots]]`` tables)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"bots-{uuid.uuid4().hex[:8]}.toml"
+    path.write_text(extra + entries)
+    return ("--bots", str(path))
+
+
+def random_pair(folder: Path, tag: str) -> tuple[str, ...]:
+    """A registry with two random Python bots, alpha and beta, tagged ``tag`` (to find their processes)."""
+    return registry(folder, random_bot("alpha", tag) + random_bot("beta", tag))
+
+
+def tournament(*, games: int = 2, concurrency: int = 2, variant: str = "block", duplicate: bool = True,
                bots: str | None = None, extra: str = "", name: str = "t") -> str:
-    """A quick tournament: one-round matches (target 1) between two random Python bots."""
+    """A quick tournament: one-round matches (target 1) between two registered bots (alpha and beta unless
+    ``bots`` says otherwise)."""
     return (f'name = "{name}"\nvariant = "{variant}"\ngames = {games}\nconcurrency = {concurrency}\n'
             f'duplicate = {str(duplicate).lower()}\n{extra}\n[options]\ntarget = 1\n'
-            + (bots if bots is not None else random_bot("alpha", tag) + random_bot("beta", tag)))
+            + (bots if bots is not None else named("alpha", "beta")))
 
 
 class Server:
@@ -174,8 +198,14 @@ class BackgroundWatch:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    """One server for the tests that need no restart; at most 2 games in flight over all its tournaments."""
-    running = Server(tmp_path_factory.mktemp("server") / "data", "--concurrency", "2")
+    """One server for the tests that need no restart; at most 2 games in flight over all its tournaments. Its
+    registry: alpha and beta (random), and slow and quick (tagged ``server.slow_tag``)."""
+    folder = tmp_path_factory.mktemp("server")
+    tag, slow_tag = uuid.uuid4().hex, uuid.uuid4().hex
+    bots = (random_bot("alpha", tag) + random_bot("beta", tag) + random_bot("quick", slow_tag)
+            + bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.3", "--tag", slow_tag))
+    running = Server(folder / "data", "--concurrency", "2", *registry(folder, bots))
+    running.slow_tag = slow_tag
     yield running
     running.stop()
 
@@ -184,22 +214,24 @@ def server(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_submit_watch_status_games_and_fetch_with_the_cli(server: Server, tmp_path: Path) -> None:
-    tag = uuid.uuid4().hex
     path = tmp_path / "t.toml"
-    path.write_text(tournament(tag, games=3, name="cli run"))
+    # The slow bot takes 0.3 s a move, so games are still to come when the watch (a new process) attaches.
+    path.write_text(tournament(games=3, name="cli run", bots=named("slow", "quick")))
     submitted = server.cli("submit", str(path))
     assert submitted.returncode == 0, submitted.stderr
     tournament_id = re.match(r"submitted (\w+): 'cli run' \(block, 6 games\)", submitted.stdout).group(1)
 
     watched = server.cli("watch", tournament_id, "--moves")
     assert watched.returncode == 0, watched.stderr
-    assert len(re.findall(r"^game \d+ finished \(\d/6\)", watched.stdout, re.M)) == 6
-    assert re.search(r"^  game \d+ round 0 move 0: seat \d \((alpha|beta)\): lead \[\d\|\d\]$", watched.stdout, re.M)
+    recorded = int(re.match(rf"tournament {tournament_id}: 'cli run' \(block\), \w+; (\d)/6 games recorded",
+                            watched.stdout).group(1))
+    assert len(re.findall(r"^game \d+ finished \(\d/6\)", watched.stdout, re.M)) == 6 - recorded
+    assert re.search(r"^  game \d+ round 0 move 0: seat \d \((slow|quick)\): lead \[\d\|\d\]$", watched.stdout, re.M)
     assert f"tournament {tournament_id} finished: 6/6 games; master seed" in watched.stdout
 
     status = server.cli("status", tournament_id)
     assert status.returncode == 0 and "block with 2 players; finished" in status.stdout, status.stderr
-    assert "alpha" in status.stdout and "beta" in status.stdout
+    assert "entrants: slow, quick" in status.stdout
     listing = server.cli("status")
     assert listing.returncode == 0 and tournament_id in listing.stdout
     games = server.cli("games", tournament_id)
@@ -214,9 +246,8 @@ def test_submit_watch_status_games_and_fetch_with_the_cli(server: Server, tmp_pa
 
 def test_watchers_get_public_information_only(server: Server) -> None:
     stub = server.stub()
-    tag = uuid.uuid4().hex
     # Draw has draws; with duplicate deals the two games of a deal set run at the same time and deal the same tiles.
-    info = submit(stub, tournament(tag, variant="draw", games=3, concurrency=2, duplicate=True))
+    info = submit(stub, tournament(variant="draw", games=3, concurrency=2, duplicate=True))
     events = watch(stub, info.id, moves=True)
     assert kinds(events)[0] == "snapshot" and kinds(events)[-1] == "finished"
     assert events[-1].finished.tournament.state == FINISHED
@@ -249,7 +280,7 @@ def test_watchers_get_public_information_only(server: Server) -> None:
             assert moves[(g, number)] == public, "every move, in order, as every seat saw it"
 
     # Without duplicate deals nobody else holds these tiles: moves are live, before their game finishes.
-    single = submit(stub, tournament(tag, variant="draw", games=2, duplicate=False))
+    single = submit(stub, tournament(variant="draw", games=2, duplicate=False))
     events = watch(stub, single.id, moves=True)
     first_move = min(n for n, e in enumerate(events) if e.HasField("move"))
     assert first_move < min(n for n, e in enumerate(events) if e.HasField("game_finished"))
@@ -257,8 +288,7 @@ def test_watchers_get_public_information_only(server: Server) -> None:
 
 def test_fifty_watchers_and_a_stuck_one_do_not_slow_the_games(server: Server) -> None:
     stub = server.stub()
-    tag = uuid.uuid4().hex
-    text = tournament(tag, games=12, concurrency=2)
+    text = tournament(games=12, concurrency=2)
 
     alone = submit(stub, text)
     baseline = watch(stub, alone.id)[-1].finished.tournament
@@ -294,10 +324,10 @@ def stuck_watch(server: Server, tournament_id: str) -> tuple[grpc.Channel, Any]:
 
 
 def test_a_stuck_watcher_is_cut_off_then_its_stream_cancelled(tmp_path: Path) -> None:
-    server = Server(tmp_path / "data", "--watch-buffer", "16")
+    server = Server(tmp_path / "data", "--watch-buffer", "16", *random_pair(tmp_path, uuid.uuid4().hex))
     channel = None
     try:
-        info = submit(server.stub(), tournament(uuid.uuid4().hex, games=20))
+        info = submit(server.stub(), tournament(games=20))
         channel, stuck = stuck_watch(server, info.id)
         server.wait_line(rf"^arena: watcher cut \(id={info.id} status=RESOURCE_EXHAUSTED\)$", 60)
         server.wait_line(rf"^arena: watch stream cancelled \(id={info.id} ", 30)
@@ -313,9 +343,8 @@ def test_a_stuck_watcher_is_cut_off_then_its_stream_cancelled(tmp_path: Path) ->
 
 def test_tournaments_share_the_servers_concurrency_limit(server: Server) -> None:
     stub = server.stub()
-    tag = uuid.uuid4().hex
-    first = submit(stub, tournament(tag, games=4, concurrency=4, name="one"))
-    second = submit(stub, tournament(tag, games=4, concurrency=4, name="two"))
+    first = submit(stub, tournament(games=4, concurrency=4, name="one"))
+    second = submit(stub, tournament(games=4, concurrency=4, name="two"))
     for info in (first, second):
         assert watch(stub, info.id)[-1].finished.tournament.state == FINISHED
     spans = []
@@ -335,10 +364,7 @@ def test_tournaments_share_the_servers_concurrency_limit(server: Server) -> None
 
 def test_a_game_is_withheld_while_its_deal_set_plays_and_cancel_stops_the_tournament(server: Server) -> None:
     stub = server.stub()
-    tag = uuid.uuid4().hex
-    bots = bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.3", "--tag", tag) + random_bot(
-        "quick", tag)
-    info = submit(stub, tournament(tag, games=3, concurrency=1, bots=bots))
+    info = submit(stub, tournament(games=3, concurrency=1, bots=named("slow", "quick")))
     live = BackgroundWatch(stub, info.id)
     live.wait_games(1, 60)  # game 0 is recorded; game 1 (same deals, seats swapped) is being played
     with pytest.raises(grpc.RpcError) as refused:
@@ -355,7 +381,7 @@ def test_a_game_is_withheld_while_its_deal_set_plays_and_cancel_stops_the_tourna
     assert cancelled.returncode == 0 and "cancelled" in cancelled.stdout, cancelled.stderr
     live.join(30)
     assert live.error is None and live.events[-1].finished.tournament.state == apb.TOURNAMENT_STATE_CANCELLED
-    wait_for(lambda: not bot_processes(tag), 20, "the bots to stop")
+    wait_for(lambda: not bot_processes(server.slow_tag), 20, "the bots to stop")
     reply = stub.GetGame(apb.GetGameRequest(id=info.id, index=0), timeout=10)
     assert reply.seed_withheld and reply.record.seed == "" and reply.record.index == 0
     again = server.cli("cancel", info.id)
@@ -368,8 +394,7 @@ def test_a_game_is_withheld_while_its_deal_set_plays_and_cancel_stops_the_tourna
 
 def test_bad_submissions_are_refused_with_a_message_naming_the_problem(server: Server, tmp_path: Path) -> None:
     stub = server.stub()
-    tag = uuid.uuid4().hex
-    good = tournament(tag)
+    good = tournament()
     good_message = message_from_dict(tomllib.loads(good))
     unknown_variant = tpb.TournamentSpec()
     unknown_variant.CopyFrom(good_message)
@@ -377,15 +402,17 @@ def test_bad_submissions_are_refused_with_a_message_naming_the_problem(server: S
     other_games = tpb.TournamentSpec()
     other_games.CopyFrom(good_message)
     other_games.games = 5
-    ghost = good.replace(f'command = {json.dumps([sys.executable, str(RANDOM_BOT), "--tag", tag])}\n',
-                         'command = "no-such-bot-program-xyz --fast"\n', 1)
+    ghost = good.replace('name = "alpha"\n', 'name = "alpha"\ncommand = "no-such-bot-program-xyz --fast"\n', 1)
     cases = [
         (apb.SubmitTournamentRequest(toml="name = \n"), "the tournament file is not valid TOML"),
         (apb.SubmitTournamentRequest(toml=good.replace("games = 2", "games = 0")),
          "key 'games' must be an integer >= 1, got 0"),
         (apb.SubmitTournamentRequest(spec=unknown_variant), "key 'variant': unknown variant 'chess'; valid variants"),
         (apb.SubmitTournamentRequest(toml=ghost),
-         "key 'bots[1].command': bot 'alpha': program 'no-such-bot-program-xyz' is not found on the arena server"),
+         "key 'bots[1].command': bot 'alpha' is given by a command, but this server runs only its operator's bots"),
+        (apb.SubmitTournamentRequest(toml=good.replace('name = "beta"', 'name = "gamma"')),
+         "key 'bots[2].name': no bot named 'gamma' is registered on this server; registered: alpha, beta, quick, "
+         "slow"),
         (apb.SubmitTournamentRequest(spec=tpb.TournamentSpec(variant="block")),
          "key 'bots' must list at least 2 bots that can run, got 0"),
         (apb.SubmitTournamentRequest(spec=other_games, toml=good),
@@ -437,6 +464,7 @@ def test_a_token_is_required_when_set_and_tls_protects_the_wire(tmp_path: Path) 
     token = secrets.token_urlsafe(32)
     token_file, wrong_file = tmp_path / "token", tmp_path / "wrong"
     token_file.write_text(token + "\n")
+    token_file.chmod(0o600)
     wrong_file.write_text(secrets.token_urlsafe(32))
     cert, key = self_signed(tmp_path)
     server = Server(tmp_path / "data", "--token-file", str(token_file), "--tls-cert", str(cert), "--tls-key", str(key))
@@ -453,7 +481,7 @@ def test_a_token_is_required_when_set_and_tls_protects_the_wire(tmp_path: Path) 
                 watch(stub, "anything", metadata=metadata, seconds=10)
             assert error.value.code() == grpc.StatusCode.UNAUTHENTICATED
         with pytest.raises(grpc.RpcError) as error:
-            stub.SubmitTournament(apb.SubmitTournamentRequest(toml=tournament("x")), timeout=10)
+            stub.SubmitTournament(apb.SubmitTournamentRequest(toml=tournament()), timeout=10)
         assert error.value.code() == grpc.StatusCode.UNAUTHENTICATED
         assert not list((tmp_path / "data" / "tournaments").iterdir()), "nothing happens without the token"
         assert stub.ListTournaments(request, timeout=10, metadata=(("authorization", "Bearer " + token),)) is not None
@@ -472,21 +500,65 @@ def test_a_token_is_required_when_set_and_tls_protects_the_wire(tmp_path: Path) 
 # --- stopping and resuming -----------------------------------------------------------------------------------------
 
 
-def test_sigterm_cancels_games_in_flight_and_stops_the_bots(tmp_path: Path) -> None:
+HANG_BOT = """# A bot that never answers an Act, and says so on stderr: in its sandbox its log is all it can write.
+import sys
+import threading
+
+from arena.protocol import bot_pb2
+from testbot import serve_handlers
+
+
+def say(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def act(request, context):
+    say("asked")
+    over = threading.Event()
+    context.add_callback(over.set)  # the call ended without an answer: the arena cancelled it
+    over.wait(600)
+    say("cancelled")
+    return bot_pb2.ActReply(index=0)
+
+
+serve_handlers(lambda request, context: bot_pb2.HelloReply(name="hanger", version="0", protocol_version=1), act,
+               lambda request, context: bot_pb2.NotifyReply(), None)
+"""
+
+
+@pytest.fixture
+def hang_bot() -> Iterator[Path]:
+    """The hanging bot in a folder of its own (with the test bots' server code), for a registry. Not under /tmp: a
+    sandbox has its own /tmp, so a bot there is not found."""
+    artifacts = ROOT / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="hang-bot-", dir=artifacts))
+    folder.chmod(0o755)
+    shutil.copy(ROOT / "tests" / "bots" / "testbot.py", folder)
+    (folder / "hang_bot.py").write_text(HANG_BOT)
+    yield folder / "hang_bot.py"
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def bot_logs(run: Path, name: str) -> str:
+    """Everything the processes of one entrant wrote (run/logs/NAME.K.log)."""
+    return "".join(path.read_text(errors="replace") for path in sorted((run / "logs").glob(f"{name}*.log")))
+
+
+def test_sigterm_cancels_games_in_flight_and_stops_the_bots(tmp_path: Path, hang_bot: Path) -> None:
     tag = uuid.uuid4().hex
-    mark = tmp_path / "mark"
-    bots = random_bot("alpha", tag) + bot_entry("hanger", str(WATCHED_BOT), "--mode", "hang", "--mark", str(mark),
-                                                "--tag", tag)
-    server = Server(tmp_path / "data")
+    bots = random_bot("alpha", tag) + bot_entry("hanger", str(hang_bot), "--tag", tag)
+    server = Server(tmp_path / "data", *registry(tmp_path, bots))
     try:
         stub = server.stub()
-        info = submit(stub, tournament(tag, games=1, bots=bots, extra="[time]\nmove_ms = 60000\n"))
+        info = submit(stub, tournament(games=1, bots=named("alpha", "hanger"), extra="[time]\nmove_ms = 60000\n"))
+        run = tmp_path / "data" / "tournaments" / info.id
         live = BackgroundWatch(stub, info.id)
-        wait_for(lambda: mark.exists() and "asked" in mark.read_text(), 60, "the hanging bot to be asked")
+        wait_for(lambda: "asked" in bot_logs(run, "hanger"), 60, "the hanging bot to be asked")
         took = server.stop()
         assert took < 8, f"stopping took {took:.1f} s"
         assert server.process.returncode == 0
-        assert "cancelled" in mark.read_text(), "the bot saw its call cancelled"
+        assert "cancelled" in bot_logs(run, "hanger"), "the bot saw its call cancelled"
         live.join(10)
         assert live.error is not None and live.error.code() == grpc.StatusCode.UNAVAILABLE
         assert live.error.details() == "server shutting down"
@@ -500,10 +572,11 @@ def test_sigterm_cancels_games_in_flight_and_stops_the_bots(tmp_path: Path) -> N
 def test_a_restarted_server_resumes_the_tournament_and_plays_every_game_once(tmp_path: Path) -> None:
     tag = uuid.uuid4().hex
     data = tmp_path / "data"
-    server = Server(data)
+    bots = random_pair(tmp_path, tag)
+    server = Server(data, *bots)
     try:
         stub = server.stub()
-        info = submit(stub, tournament(tag, games=40, concurrency=2))
+        info = submit(stub, tournament(games=40, concurrency=2))
         live = BackgroundWatch(stub, info.id)
         live.wait_games(5, 60)
         assert server.stop() < 8
@@ -518,7 +591,7 @@ def test_a_restarted_server_resumes_the_tournament_and_plays_every_game_once(tmp
     done = before.count(b"\n")
     assert before.endswith(b"\n") and 5 <= done < 80, "interrupted in the middle, every record whole"
 
-    again = Server(data)
+    again = Server(data, *bots)  # the tournament names alpha and beta: resuming resolves them again
     try:
         stub = again.stub()
         events = watch(stub, info.id)
@@ -569,7 +642,8 @@ def test_a_full_buffer_keeps_only_the_newest_standings_then_ends_with_resource_e
 
 
 def test_the_spec_message_and_the_file_are_one_schema() -> None:
-    text = tournament("x", extra='seed = 7\n[time]\nmove_ms = 500\n') + '[bots.env]\nK = "v w"\n'
+    text = tournament(extra='seed = 7\n[time]\nmove_ms = 500\n', bots=random_bot("alpha", "x") + random_bot(
+        "beta", "x")) + '[bots.env]\nK = "v w"\n'
     message = message_from_dict(tomllib.loads(text))
     from_file, _ = parse_submission(None, text)
     from_message, kept = parse_submission(message, "")

@@ -69,7 +69,8 @@ def write(tmp_path: Path, text: str) -> Path:
         (lambda t: t.replace('games = 2', 'games = 2\nseed = true'), "key 'seed' must be a non-empty text or an integer"),
         (lambda t: t.replace('games = 2', 'games = '), "not valid TOML: "),
         (lambda t: t.replace('name = "b"', 'name = "b"\ncolour = "red"'),
-         "unknown key 'colour' in [[bots]] number 2; valid keys: name, command, address, env, cwd, skip_if_missing"),
+         "unknown key 'colour' in [[bots]] number 2; valid keys: name, command, address, env, cwd, folder, limits, "
+         "skip_if_missing"),
     ],
 )
 def test_a_malformed_file_gets_one_message_naming_key_problem_and_allowed_values(tmp_path, change, message) -> None:
@@ -378,4 +379,6 @@ def test_a_bot_that_times_out_is_restarted_once_its_games_are_done(tmp_path: Pat
     games = records(out)
     assert len(games) == 6 and all(f["kind"] == "timeout" for g in games for f in g.get("faults", ()))
     alpha = json.loads((out / "bots.json").read_text())[0]
-    assert alpha["restarts_after_timeouts"] >= 1 and alpha["starts"] == alpha["restarts_after_timeouts"] + 1
+    # Each of its two processes (one per rotation of a deal set) started once, plus one start per restart.
+    assert alpha["processes"] == 2
+    assert alpha["restarts_after_timeouts"] >= 1 and alpha["starts"] == alpha["restarts_after_timeouts"] + 2

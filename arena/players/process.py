@@ -79,7 +79,11 @@ class BotProcess:
     def running(self) -> bool:
         if self.spec.address:
             return self.client is not None
-        return self._process is not None and self._process.returncode is None
+        return self._process is not None and self._process.returncode is None and not self._lost
+
+    _lost = False
+    """The connection to the bot was lost (it crashed, or was stopped for a limit): restart it, even when its
+    sandbox has not finished exiting yet."""
 
     async def ensure_running(self) -> RemoteBot:
         """Start (or restart after a crash) and handshake; raise BotFailure if the bot does not come up."""
@@ -102,6 +106,7 @@ class BotProcess:
 
     async def _start(self) -> RemoteBot:
         self.starts += 1
+        self._lost = False
         spec = self.spec
         try:
             self._containment = containment = contain(
@@ -170,6 +175,8 @@ class BotProcess:
 
     def _explain(self, failure: BotFailure) -> BotFailure:
         """A crash or a timeout of a bot the kernel stopped for going over a limit is that limit's fault."""
+        if failure.kind is FaultKind.CRASHED:
+            self._lost = True
         containment = self._containment
         if containment is None or failure.kind not in (FaultKind.CRASHED, FaultKind.TIMEOUT):
             return failure

@@ -45,6 +45,8 @@ from typing import Any
 from openskill.models import PlackettLuce
 from rich.table import Table
 
+from ..display import safe_markup
+
 Z95 = 1.96
 """The normal quantile of a two-sided 95% interval."""
 ELO_CLAMP = 1e-3
@@ -487,7 +489,7 @@ class Standings:
     def table(self, title: str = "standings") -> Table:
         """The standings as a rich table, best first."""
         rating_header = "Elo ±95%" if self.rating_kind == ELO else "ordinal (μ, σ)"
-        table = Table(title=title)
+        table = Table(title=safe_markup(title, 200))
         for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "conceded", "faults",
                        "think ms", rating_header):
             table.add_column(header, justify="left" if header == "entrant" else "right")
@@ -495,7 +497,7 @@ class Standings:
         for rank, name in enumerate(self.order(), start=1):
             e = self._entrants[name]
             think = e.think_per_decision()
-            table.add_row(str(rank), name, str(e.games), str(e.wins), str(e.draws), str(e.losses),
+            table.add_row(str(rank), safe_markup(name), str(e.games), str(e.wins), str(e.draws), str(e.losses),
                           _number(e.match_points), str(e.scored), _number(e.conceded), str(e.faults),
                           "-" if think is None else f"{think:.1f}", self.rating_text(name, elo[name]))
         return table
@@ -506,9 +508,9 @@ class Standings:
         table = Table(title=title)
         table.add_column("")
         for name in order:
-            table.add_column(name, justify="center")
+            table.add_column(safe_markup(name), justify="center")
         for a in order:
             cells = ["·" if a == b else ("-".join(map(str, self.pairwise(a, b))) if (a, b) in self._pairwise
                                          else "") for b in order]
-            table.add_row(a, *cells)
+            table.add_row(safe_markup(a), *cells)
         return table

@@ -3,7 +3,8 @@
 Modes: hang (Act never answers), exit_mid (exits after 3 decisions), illegal_index, illegal_action, garbage (a reply
 that is not an ActReply), empty (a reply choosing nothing), error (the handler raises), never_start (exits before
 listening), no_listen (never listens), bad_version (handshake with protocol 99), block_only (claims only Block and
-plays the first legal action), good (plays the first legal action).
+plays the first legal action), good (plays the first legal action), escape_name (a name that would clear the
+screen), long_name (a 100,000-character name).
 What the bot saw (e.g. "cancelled") goes to its log as a line ``MARK <what>`` (a sandboxed bot can write nowhere else).
 """
 
@@ -37,7 +38,8 @@ def mark(text: str) -> None:
 def hello(request: bot_pb2.HelloRequest, context: grpc.ServicerContext) -> bot_pb2.HelloReply:
     version = 99 if MODE == "bad_version" else 1
     variants = ["block"] if MODE == "block_only" else []
-    return bot_pb2.HelloReply(name=f"bad-{MODE}", version="0", protocol_version=version, variants=variants)
+    name = {"escape_name": "bad\x1b[2J\x1b[Hbot", "long_name": "n" * 100_000}.get(MODE, f"bad-{MODE}")
+    return bot_pb2.HelloReply(name=name, version="0", protocol_version=version, variants=variants)
 
 
 def act(request: bot_pb2.ActRequest, context: grpc.ServicerContext):
