@@ -301,8 +301,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if command:
             from .records.against import replay_against, print_against
 
+            require_sandbox(not args.no_sandbox)
             report = replay_against(record, command, seat=args.seat, startup_s=args.startup_ms / 1000,
-                                    move_ms=args.move_ms)
+                                    move_ms=args.move_ms, sandbox=not args.no_sandbox)
             print_against(report, make_console())
             return 0 if report.ok else 1
         from .records.terminal import show_game
@@ -432,6 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", help="write a self-contained HTML viewer of the game to this file")
     p.add_argument("--move-ms", type=int, default=2000, help="with --against: time per decision (default 2000)")
     p.add_argument("--startup-ms", type=int, default=15000, help="with --against: time to start the bot")
+    p.add_argument("--no-sandbox", action="store_true", help="with --against: run the bot without a sandbox")
     p.add_argument("--against", nargs=argparse.REMAINDER, metavar="-- COMMAND",
                    help="replay the game to a bot (its command after --, last on the line) and report where its "
                         "choices differ")

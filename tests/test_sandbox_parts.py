@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import Limits, LimitsError, SandboxError, bot_folder_of, contain, exceeds, limits_from_table
+from arena.sandbox import (Limits, LimitsError, SandboxError, bot_folder_of, contain, exceeds, host,
+                           limits_from_table)
 from arena.sandbox.cgroups import BotCgroup, CgroupParent
 from arena.tournament.spec import SpecError, spec_from_dict
 
@@ -102,3 +103,34 @@ def test_cgroup_v1_files_and_limit_events(tmp_path: Path) -> None:
     (memory / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
     assert group.over_limit() == "memory 32 MiB"
     assert isinstance(group, BotCgroup)
+
+
+def test_a_bot_folder_inside_a_secret_is_refused_too(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    (run / "bots").mkdir(parents=True)
+    (run / "bots" / "bot.py").write_text("pass\n")
+    with pytest.raises(SandboxError, match=f"the bot's folder {run / 'bots'} lies inside {run}, which no bot may see"):
+        contain([sys.executable, "bots/bot.py"], listen_env="X", cwd=str(run), protected=[run])
+
+
+async def test_a_bot_whose_folder_is_under_tmp_starts_and_plays(tmp_path: Path) -> None:
+    """The bot's private /tmp is mounted first, so a bot folder under the host's /tmp is bound on top of it."""
+    import shutil
+
+    from arena.players.process import BotProcess, BotSpec
+
+    shutil.copy(ROOT / "bots" / "python" / "random_bot.py", tmp_path / "my_bot.py")
+    process = BotProcess(BotSpec("tmp-bot", command=(sys.executable, str(tmp_path / "my_bot.py"))), tmp_path / "logs")
+    if host().root:  # the bot runs as a user of its own, which must be able to read its folder
+        from arena.players.faults import BotFailure
+
+        tmp_path.chmod(0o700)
+        with pytest.raises(BotFailure, match=f"the bot's folder {tmp_path} is not readable by other users \\(mode "
+                                             f"700\\), and the bot runs as a user of its own: chmod o\\+rx"):
+            await process.ensure_running()
+        tmp_path.chmod(0o755)
+    try:
+        client = await process.ensure_running()
+        assert client.hello is not None and client.hello.name == "py-random"
+    finally:
+        await process.stop()

@@ -304,3 +304,39 @@ async def test_a_compiled_go_bot_and_the_node_bot_play_sandboxed(tmp_path: Path)
     assert all(r is not None and r["sandbox"].startswith("bubblewrap") for r in reports_)
     if host().root:
         assert all(isinstance(r["user"], int) and r["user"] >= 1_000_000 for r in reports_)
+
+
+# --- where the sandbox cannot be made ------------------------------------------------------------------------------
+
+
+def arena_cli(*args: str, path: str) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+
+    return subprocess.run([sys.executable, "-m", "arena", *args], env={"PATH": path, "HOME": "/tmp"}, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_without_bubblewrap_the_arena_refuses_to_start_bots_and_names_the_opt_out(tmp_path: Path) -> None:
+    bot = f"{sys.executable} {RANDOM_BOT}"
+    refused = arena_cli("play", bot, "builtin:random", path=str(tmp_path))  # a PATH without bwrap
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        "error: cannot sandbox the bots: bubblewrap (bwrap) is not installed: install the Debian or Ubuntu package "
+        "bubblewrap (apt-get install bubblewrap; bash scripts/setup.sh does it when run as root); or run the bots "
+        "without a sandbox: sandbox = false in the tournament file, --no-sandbox on play, check-bot and replay "
+        "--against"]
+    allowed = arena_cli("play", "--no-sandbox", bot, "builtin:random", path=str(tmp_path))
+    assert allowed.returncode == 0, allowed.stderr
+    assert allowed.stderr.startswith("warning: bots run without a sandbox (--no-sandbox): each can read and do "
+                                     "whatever the arena's user can")
+    assert "result: " in allowed.stdout
+
+
+def test_without_bubblewrap_an_arena_server_refuses_to_start(tmp_path: Path) -> None:
+    refused = arena_cli("serve", "--data", str(tmp_path / "data"), "--bots", str(ROOT / "bots" / "registry.toml"),
+                        "--listen", "127.0.0.1:0", path=str(tmp_path))
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines()[-1] == (
+        "error: cannot sandbox the bots: bubblewrap (bwrap) is not installed: install the Debian or Ubuntu package "
+        "bubblewrap (apt-get install bubblewrap; bash scripts/setup.sh does it when run as root); an arena server "
+        "runs bots only in their sandbox")

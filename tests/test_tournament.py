@@ -100,6 +100,8 @@ def test_every_ready_tournament_file_is_valid() -> None:
     assert {f.stem for f in files} >= {"demo", "draw", "block", "la_plaza", "la_plaza_teams", "all_fives",
                                        "mexican_train"} - {"draw"}
     for path in files:
+        if path.stem == "server-demo":
+            continue  # it names a server's registered bots: test_server_registry.py checks it against the registry
         spec = load_spec(path)
         assert len(spec.bots) >= 2
 

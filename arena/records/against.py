@@ -110,7 +110,7 @@ class AgainstReport:
 
 
 def replay_against(record: Record, command: Sequence[str], *, seat: int | None = None, startup_s: float = 15.0,
-                   move_ms: int = 2000, log_dir: Path | None = None) -> AgainstReport:
+                   move_ms: int = 2000, log_dir: Path | None = None, sandbox: bool = True) -> AgainstReport:
     """Replay a recorded game to the bot started by ``command``; synchronous (runs trio inside).
 
     Raises :class:`RecordError` for a record that does not replay or a seat the game does not have; everything the
@@ -128,7 +128,7 @@ def replay_against(record: Record, command: Sequence[str], *, seat: int | None =
                            by_seat={s: SeatTally() for s in seats})
     if seat is not None and seat not in _deciding_seats(record):
         report.notes.append(f"seat {seat} made no decisions in this game (every move of it was forced)")
-    trio.run(_replay, record, report, startup_s, move_ms)
+    trio.run(_replay, record, report, startup_s, move_ms, sandbox)
     return report
 
 
@@ -141,9 +141,9 @@ class _Stop(Exception):
     """A bot did not (re)start: the replay ends here, with ``report.error`` set."""
 
 
-async def _replay(record: Record, report: AgainstReport, startup_s: float, move_ms: int) -> None:
-    processes = {s: BotProcess(BotSpec(f"seat{s}", command=report.command), report.log_dir, startup_s)
-                 for s in report.seats}
+async def _replay(record: Record, report: AgainstReport, startup_s: float, move_ms: int, sandbox: bool) -> None:
+    processes = {s: BotProcess(BotSpec(f"seat{s}", command=report.command, sandbox=sandbox), report.log_dir,
+                               startup_s) for s in report.seats}
     try:
         await _start_all(processes, report)
         await _walk(record, report, processes, move_ms)

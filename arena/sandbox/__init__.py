@@ -4,10 +4,10 @@ capped log. Everything that makes a bot contained is decided here and applied to
 contained. See README, "Security model".
 """
 
-from .contain import Containment, SandboxError, bot_folder_of, contain
+from .contain import Containment, SandboxError, bot_folder_of, contain, exposure_problem
 from .host import SandboxUnavailable, host
 from .limits import LIMIT_KEYS, Limits, LimitsError, exceeds, limits_from_table
 from .logs import CappedLog
 
 __all__ = ["CappedLog", "Containment", "LIMIT_KEYS", "Limits", "LimitsError", "SandboxError", "SandboxUnavailable",
-           "bot_folder_of", "contain", "exceeds", "host", "limits_from_table"]
+           "bot_folder_of", "contain", "exceeds", "exposure_problem", "host", "limits_from_table"]

@@ -93,8 +93,6 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
     uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0] if sandbox and machine.root else None
     work = Path(cwd or os.getcwd()).resolve()
     bot_folder = bot_folder_of(command, work, folder)
-    if sandbox and bot_folder is not None:
-        _check_not_exposing(bot_folder, [*protected, machine.work_base])
     listen_dir = private / "listen"
     listen_dir.mkdir(mode=0o700)
     if uid is not None:
@@ -117,6 +115,13 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
     else:
         report["limits_by"] = machine.limits_by()
     argv = resolve_program(command, work, environment["PATH"])
+    problem = exposure_problem(command, work, folder, [*protected, machine.work_base]) if sandbox else None
+    if problem:
+        raise SandboxError(problem)
+    if uid is not None and bot_folder is not None and bot_folder.stat().st_mode & 0o005 != 0o005:
+        raise SandboxError(f"the bot's folder {bot_folder} is not readable by other users (mode "
+                           f"{bot_folder.stat().st_mode & 0o777:o}), and the bot runs as a user of its own: "
+                           f"chmod o+rx {bot_folder} (and o+r on its files)")
     run_cwd: str | None = str(work)
     if sandbox:
         argv, run_cwd = _bubblewrap(machine, argv, work, bot_folder, private, listen_dir, limits, uid), None
@@ -144,12 +149,24 @@ def bot_folder_of(command: Sequence[str], work: Path, folder: str | None) -> Pat
     return None
 
 
-def _check_not_exposing(bot_folder: Path, protected: list[Path]) -> None:
-    for secret in protected:
-        secret = secret.resolve()
-        if secret == bot_folder or bot_folder in secret.parents:
-            raise SandboxError(f"the bot's folder {bot_folder} holds {secret}, which no bot may see; put the bot in "
-                               f"a folder of its own (or name it with folder = \"...\")")
+def exposure_problem(command: Sequence[str], work: Path, folder: str | None,
+                     protected: Sequence[Path]) -> str | None:
+    """What a sandbox would show the bot of ``protected`` paths: its own folder and its program's folder are visible
+    in it, so neither may hold a protected path or lie inside one. None when nothing shows (the arena server checks
+    this when it accepts a bot, long before it starts it)."""
+    folders = [bot_folder_of(command, work, folder)]
+    try:
+        program = Path(resolve_program(command, work, _inside_path())[0])
+        folders += [f for f in (program.parent, program.resolve().parent) if not _in_system_or_python(f)]
+    except SandboxError:
+        pass  # a missing program is its own error, when the bot starts
+    for visible in (f.resolve() for f in folders if f is not None):
+        for secret in (p.resolve() for p in protected):
+            if secret == visible or visible in secret.parents:
+                return f"the bot's folder {visible} holds {secret}, which no bot may see; give the bot a folder of its own"
+            if secret in visible.parents:
+                return f"the bot's folder {visible} lies inside {secret}, which no bot may see"
+    return None
 
 
 def _environment(sandbox: bool, listen: str, extra: dict[str, str], listen_env: str) -> dict[str, str]:
@@ -177,7 +194,9 @@ def _bubblewrap(machine: Host, command: list[str], work: Path, bot_folder: Path 
     if uid is None:
         args += ["--unshare-user", "--disable-userns"]
     bound: list[Path] = []
-    made: set[Path] = {Path("/")}
+    made: set[Path] = {Path("/"), Path("/tmp")}
+    # The private /tmp first: a bot folder under /tmp is then bound on top of it, not hidden under it.
+    args += ["--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
 
     def parents_of(path: Path) -> None:
         """Folders on the way to a mount point, readable by the bot (bubblewrap would make them 0700)."""
@@ -212,9 +231,7 @@ def _bubblewrap(machine: Host, command: list[str], work: Path, bot_folder: Path 
         ro_bind(folder)
     if bot_folder is not None:
         ro_bind(bot_folder)
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp",
-             "--perms", "0755", "--dir", str(Path(LISTEN_DIR_INSIDE).parent), "--bind", str(listen_dir),
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "0755", "--dir", str(Path(LISTEN_DIR_INSIDE).parent), "--bind", str(listen_dir),
              LISTEN_DIR_INSIDE]
     inside_cwd = work if any(work == b or work in b.parents or b in work.parents for b in bound) else None
     args += ["--chdir", str(inside_cwd or bot_folder or "/tmp")]
@@ -223,6 +240,12 @@ def _bubblewrap(machine: Host, command: list[str], work: Path, bot_folder: Path 
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", machine.setpriv, f"--reuid={uid}",
                  f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     return [*args, "--", *command]
+
+
+def _in_system_or_python(folder: Path) -> bool:
+    """Folders every sandbox sees anyway (the system's programs, the arena's Python): never a bot's secret."""
+    shared = [Path(d) for d in SYSTEM_DIRS] + [Path(sys.base_prefix), Path(sys.prefix), _arena_package()]
+    return any(folder == d or d in folder.parents for d in shared)
 
 
 def _identity_files(private: Path, uid: int | None) -> list[str]:

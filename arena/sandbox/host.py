@@ -14,7 +14,9 @@ from pathlib import Path
 
 from .cgroups import CgroupError, CgroupParent, cgroup_parent
 
-OPT_OUT = "or run the bots without a sandbox: sandbox = false in the tournament file, --no-sandbox on play and check-bot"
+WORK_PREFIX = "arena-bots-"
+OPT_OUT = ("or run the bots without a sandbox: sandbox = false in the tournament file, --no-sandbox on play, "
+           "check-bot and replay --against")
 
 
 class SandboxUnavailable(Exception):
@@ -62,11 +64,20 @@ def host() -> Host:
         atexit.register(cgroups.remove)
     except CgroupError as error:
         cgroup_problem = str(error)
-    base = Path(tempfile.mkdtemp(prefix="arena-bots-"))  # mode 0700: other users and every sandbox see nothing
+    _remove_stale_work_folders()
+    base = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-"))  # mode 0700: no other user, no sandbox
     atexit.register(shutil.rmtree, base, True)
     return Host(bwrap=bwrap, bwrap_version=version, bwrap_problem=problem, root=os.geteuid() == 0,
                 setpriv=shutil.which("setpriv"), prlimit=shutil.which("prlimit"), shell=shutil.which("sh") or "/bin/sh",
                 cgroups=cgroups, cgroup_problem=cgroup_problem, work_base=base)
+
+
+def _remove_stale_work_folders() -> None:
+    """The private folders of arena processes that are gone (killed with SIGKILL, so no exit handler ran)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*"):
+        pid = folder.name[len(WORK_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists() and folder.stat().st_uid == os.geteuid():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _try_bwrap(bwrap: str) -> tuple[str, str | None]:

@@ -5,6 +5,9 @@
 - :mod:`.events`: the watchers' bounded buffers and the event messages;
 - :mod:`.tournaments`: a tournament's folder, state on disk and record index;
 - :mod:`.submission`: the TournamentSpec message and the tournament file, and the checks before accepting one;
+- :mod:`.registry`: the operator's registry of bots (``arena serve --bots FILE``);
+- :mod:`.admission`: what a server runs for a submission (registered bots by name, commands only with
+  ``--allow-commands``, always sandboxed, limits only lowered, names fit for a terminal, caps);
 - :mod:`.auth`: loopback by default, bearer token, TLS;
 - :mod:`.serve`: ``arena serve`` (trio main loop, signals, clean stop);
 - :mod:`.client` and :mod:`.cli`: ``arena submit``, ``status``, ``watch``, ``games``, ``fetch``, ``cancel``.

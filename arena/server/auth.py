@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import os
+import stat
 from pathlib import Path
 from typing import Any, Callable
 
@@ -58,6 +60,18 @@ def read_token(path: str | Path) -> str:
         raise ConfigError(f"{path}: expected a token of at least 16 printable characters without spaces "
                           f"(e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))' > {path}`)")
     return token
+
+
+def check_private(path: str | Path, what: str) -> None:
+    """Refuse a secret that other users of this machine can read or replace (as ssh refuses a private key): a token
+    anyone can read is no token."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the {what}: {error.strerror or error}") from None
+    if mode & 0o077:
+        raise ConfigError(f"{path}: the {what} is open to other users (mode {mode:04o}); make it private with "
+                          f"`chmod 600 {path}`")
 
 
 def read_file(path: str | Path, what: str) -> bytes:

@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..display import safe_markup, safe_name
+
 DEFAULT_SERVER = "127.0.0.1:50500"
 EXIT_REFUSED = 1
 
@@ -40,10 +42,20 @@ def add_server_commands(sub: Any) -> None:
     p.add_argument("--watch-buffer", type=int, default=1024,
                    help="events a watcher may have waiting before the server sheds (default 1024; see "
                         "proto/dominoes/v1/arena.proto, WatchReply)")
+    p.add_argument("--bots", metavar="FILE",
+                   help="the registry of bots this server runs: [[bots]] tables as in a tournament file, and an "
+                        "optional [limits] (their defaults, and the most a submission may ask); submissions name "
+                        "these bots")
+    p.add_argument("--allow-commands", action="store_true",
+                   help="also run the bots a submission gives by command or address (each in its sandbox, within "
+                        "the registry's [limits]): anyone who may submit can then run programs on this machine")
+    p.add_argument("--max-entrants", type=int, default=64, help="entrants per tournament (default 64)")
+    p.add_argument("--max-bot-processes", type=int, default=64,
+                   help="bot processes alive at once over the queued and running tournaments (default 64)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("submit", help="submit a tournament file to an arena server")
-    p.add_argument("file", help="a tournament file (TOML); bot commands run on the server's machine")
+    p.add_argument("file", help="a tournament file (TOML) naming bots registered on the server")
     add_client_arguments(p)
     p.set_defaults(func=cmd_submit)
 
@@ -106,7 +118,7 @@ def _client(args: argparse.Namespace) -> Any:
 
 
 def _refused(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    print(f"error: {safe_name(message, 4000)}", file=sys.stderr)
     return EXIT_REFUSED
 
 
@@ -145,9 +157,10 @@ def cmd_submit(args: argparse.Namespace) -> int:
     def body(client: Any) -> int:
         reply = client.call("SubmitTournament", request)
         info = reply.tournament
-        print(f"submitted {info.id}: {info.name!r} ({info.variant}, {info.games_total} games), {_state(info.state)}")
-        print(f"follow it: arena watch {info.id}" + ("" if args.server == DEFAULT_SERVER else
-                                                      f" --server {args.server}"))
+        print(f"submitted {safe_name(info.id)}: {safe_name(info.name)!r} ({safe_name(info.variant)}, "
+              f"{info.games_total} games), {_state(info.state)}")
+        print(f"follow it: arena watch {safe_name(info.id)}" + ("" if args.server == DEFAULT_SERVER else
+                                                                 f" --server {args.server}"))
         return 0
 
     return _with_client(args, body)
@@ -169,11 +182,11 @@ def cmd_status(args: argparse.Namespace) -> int:
             return 0
         from rich.table import Table
 
-        table = Table(title=f"tournaments on {args.server}")
+        table = Table(title=f"tournaments on {safe_markup(args.server)}")
         for column in ("id", "name", "variant", "state", "games", "playing", "submitted"):
             table.add_column(column, justify="right" if column in ("games", "playing") else "left")
         for info in reply.tournaments:
-            table.add_row(info.id, info.name, info.variant, _state(info.state),
+            table.add_row(safe_markup(info.id), safe_markup(info.name), safe_markup(info.variant), _state(info.state),
                           f"{info.games_done}/{info.games_total}", str(info.games_in_progress), _when(info.created_at))
         _console().print(table)
         return 0
@@ -221,8 +234,10 @@ def cmd_games(args: argparse.Namespace) -> int:
         for column in ("game", "seats", "scores", "winner", "rounds", "faults", "seconds"):
             table.add_column(column, justify="right" if column in ("game", "rounds", "seconds") else "left")
         for g in games:
-            table.add_row(str(g.index), ", ".join(g.seats), " ".join(str(s) for s in g.result.scores),
-                          _winner(g), str(g.result.rounds), "; ".join(f"{f.kind} (seat {f.seat})" for f in g.faults),
+            table.add_row(str(g.index), safe_markup(", ".join(g.seats), 400),
+                          " ".join(str(s) for s in g.result.scores), safe_markup(_winner(g), 200),
+                          str(g.result.rounds),
+                          safe_markup("; ".join(f"{f.kind} (seat {f.seat})" for f in g.faults), 400),
                           f"{g.duration_s:.2f}")
         _console().print(table)
         return 0
@@ -237,7 +252,8 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
     def body(client: Any) -> int:
         reply = client.call("GetGame", apb.GetGameRequest(id=args.id, index=args.game))
-        print(json.dumps(json_format.MessageToDict(reply.record), separators=(",", ":"), ensure_ascii=False))
+        # ASCII JSON: a name or a fault message in the record cannot reach the terminal as a control character.
+        print(json.dumps(json_format.MessageToDict(reply.record), separators=(",", ":"), ensure_ascii=True))
         if reply.seed_withheld:
             print("note: the seed is withheld until the tournament's master seed is revealed", file=sys.stderr)
         return 0
@@ -250,7 +266,8 @@ def cmd_cancel(args: argparse.Namespace) -> int:
 
     def body(client: Any) -> int:
         info = client.call("CancelTournament", apb.CancelTournamentRequest(id=args.id), timeout=60).tournament
-        print(f"tournament {info.id}: {_state(info.state)} after {info.games_done}/{info.games_total} games")
+        print(f"tournament {safe_name(info.id)}: {_state(info.state)} after {info.games_done}/{info.games_total} "
+              f"games")
         return 0
 
     return _with_client(args, body)
@@ -280,9 +297,9 @@ def _tile(t: Any) -> str:
 
 
 def _sides(seats: Any, side_of_seat: Any) -> list[str]:
-    """A name per side: its entrants, joined by + (each once)."""
+    """A name per side: its entrants, joined by + (each once), made safe to print."""
     names: dict[int, list[str]] = {}
-    for seat, name in enumerate(seats):
+    for seat, name in enumerate(safe_name(s) for s in seats):
         side = side_of_seat[seat] if seat < len(side_of_seat) else seat
         if name not in names.setdefault(side, []):
             names[side].append(name)
@@ -298,15 +315,17 @@ def _winner(game: Any) -> str:
 
 
 def print_info(info: Any) -> None:
-    print(f"tournament {info.id}: {info.name!r}, {info.variant} with {info.players} players; {_state(info.state)}")
+    """A tournament's facts as lines; every text from the server made safe to print."""
+    print(f"tournament {safe_name(info.id)}: {safe_name(info.name)!r}, {safe_name(info.variant)} with "
+          f"{info.players} players; {_state(info.state)}")
     print(f"games: {info.games_done}/{info.games_total} recorded, {info.games_in_progress} being played")
-    print(f"entrants: {', '.join(info.entrants)}")
+    print(f"entrants: {', '.join(safe_name(e) for e in info.entrants)}")
     print(f"submitted {_when(info.created_at)}; started {_when(info.started_at)}; ended {_when(info.finished_at)}")
     if info.error:
-        print(f"note: {info.error}")
+        print(f"note: {safe_name(info.error, 1000)}")
     if info.seed_commitment:
-        print(f"seed commitment: {info.seed_commitment}" + (f"; master seed revealed: {info.master_seed}"
-                                                           if info.master_seed else ""))
+        print(f"seed commitment: {safe_name(info.seed_commitment)}"
+              + (f"; master seed revealed: {safe_name(info.master_seed)}" if info.master_seed else ""))
 
 
 def rating_text(standings: Any, e: Any) -> str:
@@ -333,7 +352,7 @@ def standings_table(standings: Any, title: str) -> Any:
         table.add_column(header, justify="left" if header == "entrant" else "right")
     for e in standings.entrants:
         think = f"{e.think_ms_per_decision:.1f}" if e.HasField("think_ms_per_decision") else "-"
-        table.add_row(str(e.rank), e.name, str(e.games), str(e.wins), str(e.draws), str(e.losses),
+        table.add_row(str(e.rank), safe_markup(e.name), str(e.games), str(e.wins), str(e.draws), str(e.losses),
                       f"{e.match_points:g}", str(e.scored), str(e.faults), think, rating_text(standings, e))
     return table
 
@@ -348,6 +367,7 @@ class WatchView:
         self._last_done = -1
 
     def out(self, text: str) -> None:
+        """Every line of the view; its parts from the server are already through safe_name."""
         print(text, flush=True)
 
     def show(self, ev: Any) -> None:
@@ -356,19 +376,20 @@ class WatchView:
 
     def _snapshot(self, s: Any) -> None:
         info = s.tournament
-        self.out(f"tournament {info.id}: {info.name!r} ({info.variant}), {_state(info.state)}; "
+        self.out(f"tournament {safe_name(info.id)}: {safe_name(info.name)!r} ({safe_name(info.variant)}), "
+                 f"{_state(info.state)}; "
                  f"{info.games_done}/{info.games_total} games recorded, {len(s.in_progress)} being played")
         for g in s.in_progress:
             self.seats[g.index] = list(g.seats)
 
     def _game_started(self, g: Any) -> None:
         self.seats[g.index] = list(g.seats)
-        self.out(f"game {g.index} started: {' v '.join(g.seats)}")
+        self.out(f"game {g.index} started: {' v '.join(safe_name(s) for s in g.seats)}")
 
     def _move(self, m: Any) -> None:
         seats = self.seats.get(m.game, [])
-        who = f"seat {m.seat}" + (f" ({seats[m.seat]})" if m.seat < len(seats) else "")
-        self.out(f"  game {m.game} round {m.round_index} move {m.move_number}: {who}: {m.action.text}"
+        who = f"seat {m.seat}" + (f" ({safe_name(seats[m.seat])})" if m.seat < len(seats) else "")
+        self.out(f"  game {m.game} round {m.round_index} move {m.move_number}: {who}: {safe_name(m.action.text)}"
                  + (" (forced)" if m.forced else ""))
 
     def _round_finished(self, r: Any) -> None:
@@ -382,7 +403,7 @@ class WatchView:
         g = f.game
         sides = _sides(g.seats, g.side_of_seat)
         scores = ", ".join(f"{name} {score}" for name, score in zip(sides, g.result.scores))
-        faults = "; ".join(f"{x.kind} by seat {x.seat}: {x.message}" for x in g.faults)
+        faults = "; ".join(f"{safe_name(x.kind)} by seat {x.seat}: {safe_name(x.message, 300)}" for x in g.faults)
         self.out(f"game {g.index} finished ({f.games_done}/{f.games_total}): {scores}; winner {_winner(g)}"
                  + (f"; fault: {faults}" if faults else ""))
 
@@ -390,7 +411,7 @@ class WatchView:
         if s.games_done == self._last_done:
             return
         self._last_done = s.games_done
-        leaders = ", ".join(f"{e.name} {e.match_points:g}" for e in s.standings.entrants[:3])
+        leaders = ", ".join(f"{safe_name(e.name)} {e.match_points:g}" for e in s.standings.entrants[:3])
         self.out(f"standings after {s.games_done}/{s.games_total}: {leaders}")
 
     def _dropped(self, d: Any) -> None:
@@ -401,7 +422,8 @@ class WatchView:
         info = f.tournament
         self.final_state = info.state
         if f.standings.entrants:
-            _console().print(standings_table(f.standings, f"{info.name}: {info.variant}, {info.games_total} games"))
-        self.out(f"tournament {info.id} {_state(info.state)}: {info.games_done}/{info.games_total} games"
-                 + (f" ({info.error})" if info.error else "")
-                 + (f"; master seed {info.master_seed}" if info.master_seed else ""))
+            title = f"{safe_markup(info.name)}: {safe_markup(info.variant)}, {info.games_total} games"
+            _console().print(standings_table(f.standings, title))
+        self.out(f"tournament {safe_name(info.id)} {_state(info.state)}: {info.games_done}/{info.games_total} games"
+                 + (f" ({safe_name(info.error, 1000)})" if info.error else "")
+                 + (f"; master seed {safe_name(info.master_seed)}" if info.master_seed else ""))

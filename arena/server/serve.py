@@ -9,6 +9,7 @@ RUNNING in their ``server.json``, so the next start on the same data folder resu
 from __future__ import annotations
 
 import signal
+import stat
 import sys
 from concurrent import futures
 from dataclasses import dataclass
@@ -20,9 +21,14 @@ import structlog
 import trio
 
 from ..protocol import MAX_MESSAGE_BYTES
-from .auth import ConfigError, TokenInterceptor, check_listen, is_loopback, read_token, server_credentials
+from ..display import safe_name
+from .admission import DEFAULT_MAX_BOT_PROCESSES, Admission
+from .auth import (
+    ConfigError, TokenInterceptor, check_listen, check_private, is_loopback, read_token, server_credentials,
+)
 from .events import WATCH_BUFFER_EVENTS
-from .service import MAX_WATCHERS, Arena, ArenaServicer, add_to_server
+from .registry import load_registry
+from .service import MAX_WATCHERS, Arena, ArenaServicer, add_to_server, make_private_folder
 
 DEFAULT_LISTEN = "127.0.0.1:50500"
 DEFAULT_DATA = "runs/server"
@@ -40,23 +46,59 @@ class ServeConfig:
     max_tournaments: int = 4
     watch_buffer: int = WATCH_BUFFER_EVENTS
     max_watchers: int = MAX_WATCHERS
+    admission: Admission = Admission()
+    max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES
+    data_mode_was: int | None = None
+    """The data folder's mode before the server made it private (None when it already was, or is new)."""
 
 
 def config_from_args(args: Any) -> ServeConfig:
     """Check the command line (a ConfigError, exit status 2, for anything that cannot work)."""
-    token = read_token(args.token_file) if args.token_file else None
+    token = None
+    if args.token_file:
+        token = read_token(args.token_file)
+        check_private(args.token_file, "token file")
     check_listen(args.listen, token)
     credentials = server_credentials(args.tls_cert, args.tls_key)
-    for name in ("concurrency", "max_tournaments", "watch_buffer"):
+    for name in ("concurrency", "max_tournaments", "watch_buffer", "max_entrants", "max_bot_processes"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    try:
-        Path(args.data, "tournaments").mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ConfigError(f"cannot use {args.data} as the data folder: {error.strerror or error}") from None
-    return ServeConfig(listen=args.listen, data=Path(args.data), token=token, credentials=credentials,
+    data = Path(args.data)
+    mode_was = prepare_data(data)
+    protected = tuple(Path(p).resolve() for p in (data, args.token_file, args.tls_key, args.bots) if p)
+    registry = load_registry(Path(args.bots), protected=protected) if args.bots else None
+    admission = Admission(registry=registry, allow_commands=args.allow_commands, max_entrants=args.max_entrants,
+                          protected=protected, cwd=Path.cwd())
+    if admission.runs_anything:
+        require_sandbox()
+    return ServeConfig(listen=args.listen, data=data, token=token, credentials=credentials,
                        concurrency=args.concurrency, max_tournaments=args.max_tournaments,
-                       watch_buffer=args.watch_buffer)
+                       watch_buffer=args.watch_buffer, admission=admission,
+                       max_bot_processes=args.max_bot_processes, data_mode_was=mode_was)
+
+
+def require_sandbox() -> None:
+    """A server starts bots only in their sandbox (no client or registry can turn it off): without one, refuse to
+    start at all rather than fail every game."""
+    from ..sandbox import SandboxUnavailable, host
+
+    try:
+        host().require_sandbox()
+    except SandboxUnavailable as error:
+        message = str(error).split("; or run the bots without a sandbox")[0]
+        raise ConfigError(f"{message}; an arena server runs bots only in their sandbox") from None
+
+
+def prepare_data(data: Path) -> int | None:
+    """The data folder and its tournaments/, private to the server's user (they hold the unrevealed seeds and the
+    records of games still withheld). Returns the mode an existing, looser data folder had."""
+    try:
+        before = stat.S_IMODE(data.stat().st_mode) if data.is_dir() else None
+        make_private_folder(data)
+        make_private_folder(data / "tournaments")
+    except OSError as error:
+        raise ConfigError(f"cannot use {data} as the data folder: {error.strerror or error}") from None
+    return before if before is not None and before & 0o077 else None
 
 
 class ServerLog:
@@ -72,7 +114,7 @@ class ServerLog:
     def _emit(self, level: str, event: str, **values: Any) -> None:
         getattr(self._log, level)(event, **values)
         self._file.flush()
-        details = " ".join(f"{k}={v}" for k, v in values.items())
+        details = " ".join(f"{k}={safe_name(str(v), 300)}" for k, v in values.items())
         print(f"arena: {event.replace('_', ' ')}" + (f" ({details})" if details else ""), file=sys.stderr,
               flush=True)
 
@@ -117,11 +159,29 @@ def make_server(config: ServeConfig, servicer: ArenaServicer) -> tuple[grpc.Serv
     return server, shown
 
 
+def log_policy(log: ServerLog, config: ServeConfig) -> None:
+    """Say at the start what this server will run for its clients, and anything the operator should fix."""
+    if config.data_mode_was is not None:
+        log.warning("data_folder_made_private", folder=str(config.data), mode_was=oct(config.data_mode_was),
+                    mode="0o700")
+    admission = config.admission
+    registry = admission.registry
+    log.info("bots", registry=f"{registry.path} ({len(registry.bots)} bots)" if registry else "none",
+             commands="allowed (sandboxed)" if admission.allow_commands else "refused",
+             max_entrants=admission.max_entrants, max_bot_processes=config.max_bot_processes)
+    if registry is not None and registry.skipped:
+        log.warning("registered_bots_not_installed", bots=", ".join(registry.skipped))
+    if not admission.runs_anything:
+        log.warning("no_bots", advice="every submission is refused: pass --bots FILE (or --allow-commands)")
+
+
 async def serve(config: ServeConfig) -> None:
-    config.data.mkdir(parents=True, exist_ok=True)
+    make_private_folder(config.data)
     log = ServerLog(config.data)
+    log_policy(log, config)
     arena = Arena(config.data, concurrency=config.concurrency, max_tournaments=config.max_tournaments, log=log,
-                  watch_buffer=config.watch_buffer, max_watchers=config.max_watchers)
+                  watch_buffer=config.watch_buffer, max_watchers=config.max_watchers, admission=config.admission,
+                  max_bot_processes=config.max_bot_processes)
     try:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())

@@ -10,6 +10,7 @@ Events cross from trio to the watchers' threads in batches (:meth:`Arena.flush`,
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from pathlib import Path
@@ -31,7 +32,7 @@ from ..tournament.standings import Standings
 from .events import (
     WATCH_BUFFER_EVENTS, Watcher, event, game_summary, move_event, record_message, round_event, standings_pb,
 )
-from .submission import check_programs, parse_submission
+from .admission import DEFAULT_MAX_BOT_PROCESSES, NO_BOTS, Admission
 from .tournaments import STATE_NAMES, Tournament
 
 FLUSH_S = 0.05
@@ -56,8 +57,12 @@ class Arena:
     """Every tournament of the server; used only on the trio thread."""
 
     def __init__(self, data: Path, *, concurrency: int, max_tournaments: int, log: Any,
-                 watch_buffer: int = WATCH_BUFFER_EVENTS, max_watchers: int = MAX_WATCHERS) -> None:
+                 watch_buffer: int = WATCH_BUFFER_EVENTS, max_watchers: int = MAX_WATCHERS,
+                 admission: Admission = Admission(), max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES) -> None:
         self.data = data
+        self.admission = admission
+        """What submissions may run (the registry, --allow-commands, --max-entrants, the protected paths)."""
+        self.max_bot_processes = max_bot_processes
         self.root = data / "tournaments"
         self.limiter = trio.CapacityLimiter(concurrency)
         self.slots = trio.CapacityLimiter(max_tournaments)
@@ -85,7 +90,7 @@ class Arena:
                 self.flush()
 
     def load(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        make_private_folder(self.root)
         found = []
         for folder in sorted(self.root.iterdir()):
             if not (folder / "server.json").exists():
@@ -103,7 +108,8 @@ class Arena:
                 continue
             try:
                 t.spec_text = (t.folder / "tournament.toml").read_text()
-                t.spec, _ = parse_submission(None, t.spec_text)
+                t.spec, _ = self.admission.validate(None, t.spec_text)
+                t.processes = bot_processes(t.spec)
             except (OSError, SpecError) as error:
                 t.error = f"cannot resume: {error}"
                 self._end(t, apb.TOURNAMENT_STATE_FAILED)
@@ -162,7 +168,8 @@ class Arena:
                     await run_tournament(
                         t.spec, t.spec_text, t.folder, resume=(t.folder / SECRET_FILE).exists(),
                         on_game=lambda record: self._game_finished(t, record), limiter=self.limiter,
-                        on_game_start=lambda scheduled, seats: self._game_started(t, scheduled, seats))
+                        on_game_start=lambda scheduled, seats: self._game_started(t, scheduled, seats),
+                        protected=self.admission.protected)
             if t.cancel_scope.cancelled_caught:
                 if t.cancel_requested:
                     t.error = "cancelled by request"
@@ -329,20 +336,38 @@ class Arena:
         return t
 
     def submit(self, spec: TournamentSpec, spec_text: str) -> apb.TournamentInfo:
+        """Accept an admitted tournament if its bot processes fit beside the others' (checked here, on the trio
+        thread, so two submissions at once cannot both take the last room)."""
         self._check_open()
+        schedule = schedule_of(spec)
+        processes = len(spec.bots) * schedule.processes_per_entrant()
+        self._check_room(processes, len(spec.bots), schedule.processes_per_entrant())
         tournament_id = uuid.uuid4().hex[:10]
         folder = self.root / tournament_id
-        folder.mkdir(parents=True)
-        schedule = Schedule(len(spec.bots), spec.game(), spec.games, spec.duplicate, "")
+        make_private_folder(folder)
         t = Tournament(id=tournament_id, folder=folder, name=spec.name, variant=spec.variant, players=spec.players,
                        entrants=[b.name for b in spec.bots], games_total=len(schedule),
-                       group_size=schedule.group_size, spec=spec, spec_text=spec_text)
+                       group_size=schedule.group_size, spec=spec, spec_text=spec_text, processes=processes)
         (folder / "tournament.toml").write_text(spec_text)
         t.save()
         self.tournaments[t.id] = t
         self.log.info("tournament_submitted", id=t.id, name=t.name, variant=t.variant, games=t.games_total)
         self._start(t)
         return t.info()
+
+    def _check_room(self, processes: int, entrants: int, per_entrant: int) -> None:
+        """At most ``max_bot_processes`` bot processes over the tournaments that are queued or running."""
+        need = f"{processes} bot processes ({entrants} entrants x {per_entrant} each)"
+        if processes > self.max_bot_processes:
+            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT,
+                           f"this tournament needs {need}; this server runs at most {self.max_bot_processes} at once "
+                           f"(arena serve --max-bot-processes)")
+        taken = sum(t.processes for t in self.tournaments.values() if t.active and not t.ended)
+        if taken + processes > self.max_bot_processes:
+            raise ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"this tournament needs {need}, and {taken} of this server's {self.max_bot_processes} "
+                           f"are taken by queued or running tournaments (arena serve --max-bot-processes); "
+                           f"submit it again when one has ended")
 
     def list_infos(self) -> list[apb.TournamentInfo]:
         self._check_open()
@@ -388,6 +413,22 @@ class Arena:
         return watcher
 
 
+def schedule_of(spec: TournamentSpec) -> Schedule:
+    """The tournament's schedule without its seed: the games, deal sets and processes are the same for any seed."""
+    return Schedule(len(spec.bots), spec.game(), spec.games, spec.duplicate, "")
+
+
+def bot_processes(spec: TournamentSpec) -> int:
+    """The bot processes a tournament keeps alive: each entrant's, as the runner starts them."""
+    return len(spec.bots) * schedule_of(spec).processes_per_entrant()
+
+
+def make_private_folder(folder: Path) -> None:
+    """A folder only the server's user can enter (mkdir's mode is cut by the umask, so chmod as well)."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+
+
 def _describe(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         return _describe(error.exceptions[0])
@@ -418,18 +459,19 @@ def _handled(method: Callable) -> Callable:
 class ArenaServicer(apb_grpc.ArenaServicer):
     """The grpcio handlers; each runs on a gRPC thread and reaches the trio side through ``trio.from_thread``."""
 
-    def __init__(self, arena: Arena, trio_token: trio.lowlevel.TrioToken, cwd: Path | None = None) -> None:
+    def __init__(self, arena: Arena, trio_token: trio.lowlevel.TrioToken) -> None:
         self.arena = arena
         self.trio_token = trio_token
-        self.cwd = cwd
 
     def _trio(self, function: Callable, *args: Any) -> Any:
         return trio.from_thread.run_sync(function, *args, trio_token=self.trio_token)
 
     @_handled
     def SubmitTournament(self, request: apb.SubmitTournamentRequest, context: grpc.ServicerContext) -> Any:
-        spec, text = parse_submission(request.spec if request.HasField("spec") else None, request.toml)
-        check_programs(spec, self.cwd)
+        admission = self.arena.admission
+        if not admission.runs_anything:
+            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, NO_BOTS)
+        spec, text = admission.admit(request.spec if request.HasField("spec") else None, request.toml)
         return apb.SubmitTournamentReply(tournament=self._trio(self.arena.submit, spec, text))
 
     @_handled

@@ -15,10 +15,13 @@ import sys
 import tomllib
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ..players.process import BotSpec
 from ..protocol import tournament_pb2 as tpb
 from ..protocol.convert import option_value_from_pb, option_value_pb
+from ..sandbox import LIMIT_KEYS, SandboxError
+from ..sandbox.contain import resolve_program
 from ..tournament.spec import SpecError, TournamentSpec, spec_from_dict
 
 FAULT_POLICY_NAMES = {tpb.FAULT_POLICY_FORFEIT: "forfeit"}
@@ -48,6 +51,12 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
         time = {k: getattr(message.time, k) for k in ("move_ms", "bank_ms", "startup_ms") if getattr(message.time, k)}
         if time:
             data["time"] = time
+    if message.HasField("sandbox"):
+        data["sandbox"] = message.sandbox
+    if message.HasField("limits"):
+        limits = _limits_from_pb(message.limits)
+        if limits:
+            data["limits"] = limits
     if message.fault_policy:
         data["fault_policy"] = FAULT_POLICY_NAMES.get(message.fault_policy, f"<enum value {message.fault_policy}>")
     bots = []
@@ -61,11 +70,25 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
             bot["env"] = dict(entry.env)
         if entry.cwd:
             bot["cwd"] = entry.cwd
+        if entry.folder:
+            bot["folder"] = entry.folder
+        if entry.HasField("limits") and _limits_from_pb(entry.limits):
+            bot["limits"] = _limits_from_pb(entry.limits)
         if entry.skip_if_missing:
             bot["skip_if_missing"] = True
         bots.append(bot)
     data["bots"] = bots
     return data
+
+
+def _limits_from_pb(limits: tpb.LimitsSpec) -> dict[str, Any]:
+    """The fields of a LimitsSpec that are set (zero means the default)."""
+    return {key: getattr(limits, key) for key in LIMIT_KEYS if getattr(limits, key)}
+
+
+def _limits_into_pb(table: Mapping[str, Any], limits: tpb.LimitsSpec) -> None:
+    for key, value in dict(table).items():
+        setattr(limits, key, value)
 
 
 def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
@@ -82,6 +105,10 @@ def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
         message.seed = str(seed)
     if "duplicate" in data:
         message.duplicate = data["duplicate"]
+    if "sandbox" in data:
+        message.sandbox = data["sandbox"]
+    if "limits" in data:
+        _limits_into_pb(data["limits"], message.limits)
     for key, value in dict(data.get("options", {})).items():
         if not isinstance(value, (bool, int, str)):
             raise TypeError(f"options.{key}")
@@ -101,13 +128,15 @@ def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
             bot.command.extend(shlex.split(command))
         elif command is not None:
             bot.command.extend(command)
-        for key in ("address", "cwd", "skip_if_missing"):
+        for key in ("address", "cwd", "folder", "skip_if_missing"):
             if key in entry:
                 setattr(bot, key, entry[key])
+        if "limits" in entry:
+            _limits_into_pb(entry["limits"], bot.limits)
         for key, value in dict(entry.get("env", {})).items():
             bot.env[key] = value
     unknown = set(data) - {"name", "variant", "players", "games", "concurrency", "output", "seed", "duplicate",
-                           "options", "time", "fault_policy", "bots"}
+                           "options", "time", "fault_policy", "bots", "sandbox", "limits"}
     if unknown:
         raise ValueError(f"unknown keys {sorted(unknown)}")
     return message
@@ -134,9 +163,9 @@ def toml_text(data: Mapping[str, Any]) -> str:
     """A tournament file for the tables (what the run folder keeps when a submission came without its TOML)."""
     lines = ["# submitted to the arena server as a TournamentSpec message"]
     for key, value in data.items():
-        if key not in ("options", "time", "bots"):
+        if key not in ("options", "time", "limits", "bots"):
             lines.append(f"{key} = {_value(value)}")
-    for table in ("options", "time"):
+    for table in ("options", "time", "limits"):
         if data.get(table):
             lines += ["", f"[{table}]"] + [f"{json.dumps(str(k))} = {_value(v)}" for k, v in data[table].items()]
     for bot in data.get("bots", []):
@@ -158,11 +187,24 @@ def _first_difference(a: TournamentSpec, b: TournamentSpec) -> str:
     return "?"
 
 
-def parse_submission(message: tpb.TournamentSpec | None, toml: str) -> tuple[TournamentSpec, str]:
-    """The validated tournament and the text to keep as its tournament.toml; SpecError names any problem."""
+Resolve = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+"""Turns a submission's tables into runnable ones (a server puts its registered bots in for their names)."""
+
+
+def _no_change(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    return data
+
+
+def parse_submission(message: tpb.TournamentSpec | None, toml: str,
+                     resolve: Resolve = _no_change) -> tuple[TournamentSpec, str]:
+    """The validated tournament and the text to keep as its tournament.toml; SpecError names any problem.
+
+    ``resolve`` is applied to the tables of the message and of the TOML alike before validation, so both say the
+    same thing about the bots the server will really run; the text kept is the submission's own (names, not the
+    commands they stand for), so a resumed tournament is resolved again against the registry of that day."""
     from_message = None
     if message is not None:
-        from_message = spec_from_dict(dict_from_message(message))
+        from_message = spec_from_dict(resolve(dict_from_message(message)))
     if not toml:
         if from_message is None:
             raise SpecError("expected a tournament: set spec (a TournamentSpec) or toml (the tournament file)")
@@ -172,31 +214,35 @@ def parse_submission(message: tpb.TournamentSpec | None, toml: str) -> tuple[Tou
         data = tomllib.loads(toml)
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"the tournament file is not valid TOML: {error}") from None
-    spec = spec_from_dict(data)
+    spec = spec_from_dict(resolve(data))
     if from_message is not None and _comparable(from_message) != _comparable(spec):
         raise SpecError("the spec message and the TOML text describe different tournaments ("
                         f"{_first_difference(_comparable(spec), _comparable(from_message))})")
     return spec, toml
 
 
-def check_programs(spec: TournamentSpec, cwd: Path | None = None) -> None:
+def _search_path() -> str:
+    """Bots get the arena's interpreter first on their PATH (arena/players/process.py), so look there too."""
+    return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+
+def check_programs(bots: Iterable[BotSpec], cwd: Path | None = None) -> None:
     """Every bot command's program and working folder exist on this machine (the server's)."""
     cwd = cwd or Path.cwd()
-    # Bots get the arena's interpreter first on their PATH (arena/players/process.py), so look there too.
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    for number, bot in enumerate(spec.bots, 1):
+    for number, bot in enumerate(bots, 1):
         if not bot.command:
             continue
         folder = cwd / bot.cwd if bot.cwd else cwd
         if not folder.is_dir():
             raise SpecError(f"key 'bots[{number}].cwd': bot {bot.name!r}: no such folder on the arena server: "
                             f"{folder}")
-        program = bot.command[0]
+        try:
+            resolve_program(bot.command, folder.resolve(), _search_path())
+            continue
+        except SandboxError:
+            program = bot.command[0]
         if os.sep in program:
-            target = Path(program) if Path(program).is_absolute() else folder / program
-            if not (target.is_file() and os.access(target, os.X_OK)):
-                raise SpecError(f"key 'bots[{number}].command': bot {bot.name!r}: program {program!r} does not "
-                                f"exist (or is not executable) on the arena server")
-        elif shutil.which(program, path=path) is None:
-            raise SpecError(f"key 'bots[{number}].command': bot {bot.name!r}: program {program!r} is not found on "
-                            f"the arena server's PATH")
+            raise SpecError(f"key 'bots[{number}].command': bot {bot.name!r}: program {program!r} does not "
+                            f"exist (or is not executable) on the arena server")
+        raise SpecError(f"key 'bots[{number}].command': bot {bot.name!r}: program {program!r} is not found on "
+                        f"the arena server's PATH")

@@ -59,6 +59,8 @@ class Tournament:
 
     spec: TournamentSpec | None = None
     spec_text: str = ""
+    processes: int = 0
+    """Bot processes it keeps alive while active (counted against --max-bot-processes)."""
     cancel_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     cancel_requested: bool = False
     ended_event: trio.Event = field(default_factory=trio.Event)

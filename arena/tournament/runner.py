@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import structlog
 import trio
@@ -181,12 +181,14 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
                          on_game: Callable[[Record], None] | None = None,
                          limiter: trio.CapacityLimiter | None = None,
                          on_game_start: Callable[[ScheduledGame, tuple[str, ...]], Callable | None] | None = None,
+                         protected: Sequence[Path] = (),
                          ) -> RunSummary:
     """Play every game of the schedule that the run folder does not hold yet.
 
     ``limiter``, when given, is held by each game while it plays (a limit shared by several tournaments).
     ``on_game_start(scheduled, seats)`` is called as a game starts; what it returns, if not None, is the game's
     ``on_progress`` callback for :func:`~arena.referee.play_match` (each move and each finished round).
+    ``protected`` are paths no bot may see besides the run folder (a server's data folder and token).
     """
     game = spec.game()
     seed = prepare_run(spec, spec_text, run, resume)
@@ -219,7 +221,7 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
     names = [b.name for b in spec.bots]
     time_control = TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms)
     pools = [EntrantPool(b, schedule.processes_per_entrant(), run / "logs", spec.time.startup_ms / 1000,
-                         spec.variant, protected=(run,)) for b in spec.bots]
+                         spec.variant, protected=(run, *protected)) for b in spec.bots]
     writer = RecordWriter(records_path)
     write_lock = trio.Lock()
     live = console is not None and console.is_terminal
