@@ -340,3 +340,24 @@ def test_without_bubblewrap_an_arena_server_refuses_to_start(tmp_path: Path) -> 
         "error: cannot sandbox the bots: bubblewrap (bwrap) is not installed: install the Debian or Ubuntu package "
         "bubblewrap (apt-get install bubblewrap; bash scripts/setup.sh does it when run as root); an arena server "
         "runs bots only in their sandbox")
+
+
+async def test_where_no_cgroup_can_be_made_rlimits_hold_memory_and_say_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fallback: the same memory attack against a data-segment rlimit. The bot's allocation fails inside it (a
+    crash of its own, not a kill the arena can name), and bots.json / check-bot say the limits are rlimits."""
+    monkeypatch.setattr(host(), "cgroups", None)
+    monkeypatch.setattr(host(), "cgroup_problem", "no cgroup in this test")
+    process = BotProcess(attacker("memory", limits=Limits(memory_mb=512)), tmp_path, startup_s=20)
+    try:
+        bot = await process.ensure_running()
+        report = process.containment_report
+        record = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=4,
+                                  match_id="rlimit", time_control=TimeControl(move_ms=20_000))
+    finally:
+        await process.stop()
+    assert report is not None and report["limits_by"] == "rlimits (no cgroup in this test)"
+    assert [(f.kind, f.seat) for f in record.faults] == [(FaultKind.BOT_ERROR, 0)]  # its MemoryError, as gRPC says
+    assert "MemoryError" in record.faults[0].message or "UNKNOWN" in record.faults[0].message
+    progress = reports(process.log_path, "memory_progress")
+    assert progress and progress[-1]["mib"] < 512
