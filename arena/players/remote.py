@@ -44,6 +44,14 @@ CHANNEL_OPTIONS = [
 ]
 
 
+def channel_options(address: str) -> list[tuple[str, Any]]:
+    """The options of a channel to a bot. On a Unix socket gRPC would send the percent-encoded socket path as the
+    HTTP/2 ``:authority``, which strict HTTP/2 stacks (Rust's hyper under tonic) reject: say ``localhost``."""
+    if address.startswith("unix:"):
+        return [*CHANNEL_OPTIONS, ("grpc.default_authority", "localhost")]
+    return list(CHANNEL_OPTIONS)
+
+
 def failure_from_rpc(error: grpc.RpcError, allowed_ms: int) -> BotFailure:
     """Map a failed call to a fault kind."""
     code = error.code() if hasattr(error, "code") else None
@@ -85,7 +93,7 @@ class RemoteBot:
         self._explain = explain or (lambda failure: failure)
         """Turns a crash or timeout into the fault that really happened (a limit of the bot's sandbox)."""
         self.hello: bot_pb2.HelloReply | None = None
-        self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        self._channel = grpc.insecure_channel(address, options=channel_options(address))
         self._stub = bot_pb2_grpc.BotStub(self._channel)
         # Act with the request already encoded (arena.protocol.wire): no serializer, the bytes go as they are.
         self._act_bytes = self._channel.unary_unary(
