@@ -89,7 +89,8 @@ async def check_bot(spec: BotSpec, matches: int, time_control: TimeControl, star
         except BotFailure as failure:
             report.start_fault = str(failure)
             return report
-        report.startup_ms = (time.perf_counter() - started) * 1000
+        report.startup_ms = process.startup_ms if process.startup_ms is not None else (
+            time.perf_counter() - started) * 1000
         report.containment = describe_containment(process.containment_report)
         hello = bot.hello
         assert hello is not None

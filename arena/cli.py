@@ -100,10 +100,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def time_control_from(args: argparse.Namespace):
     from .referee import TimeControl
 
-    for name in ("move_ms", "bank_ms", "startup_ms"):
+    for name in ("move_ms", "bank_ms", "startup_ms", "first_move_ms"):
         if getattr(args, name) < 0:
             raise RulesError(f"--{name.replace('_', '-')} must be non-negative, got {getattr(args, name)}")
-    return TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms)
+    return TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms, first_move_ms=args.first_move_ms)
 
 
 def log_dir_from(args: argparse.Namespace) -> Path:
@@ -147,7 +147,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     sandbox, limits = sandbox_from(args)
     log_dir = log_dir_from(args)
     record = trio.run(play_once, game, args.bots, args.seed, time_control_from(args), log_dir,
-                      args.startup_ms / 1000, sandbox, limits)
+                      args.startup_ms / 1000, sandbox, limits, args.transport)
     print_record(record, game)
     print(f"bot logs: {log_dir}")
     return 1 if record.faults else 0
@@ -163,7 +163,8 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     if bool(command) == bool(args.address):
         raise RulesError("expected a bot command after -- or --address ADDR (exactly one)")
     sandbox, limits = sandbox_from(args)
-    spec = BotSpec(name="bot", command=tuple(command), address=args.address, sandbox=sandbox, limits=limits)
+    spec = BotSpec(name="bot", command=tuple(command), address=args.address, sandbox=sandbox, limits=limits,
+                   transport=args.transport)
     log_dir = log_dir_from(args)
     variants = [v.strip() for v in args.variants.split(",")] if args.variants else None
     for v in variants or []:
@@ -483,12 +484,18 @@ def add_sandbox_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-mb", type=int, help=f"log kept per bot in MiB (default {d.log_mb})")
     p.add_argument("--tmp-mb", type=int, help=f"size of each bot's /tmp in MiB (default {d.tmp_mb})")
     p.add_argument("--cpus", type=float, help=f"CPU per bot, in cores (default {d.cpus:g})")
+    p.add_argument("--transport", choices=("unix", "tcp"), default="unix",
+                   help="where a started bot listens: a Unix socket (default), or a loopback TCP port for runtimes "
+                        "without Unix sockets")
 
 
 def add_time_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--move-ms", type=int, default=2000, help="time per move in ms (default 2000)")
     p.add_argument("--bank-ms", type=int, default=0, help="extra time bank per seat per match in ms (default 0)")
     p.add_argument("--startup-ms", type=int, default=15000, help="time for a bot to start and answer (default 15000)")
+    p.add_argument("--first-move-ms", type=int, default=0,
+                   help="time for each seat's first decision of a match, when more than --move-ms (runtimes that "
+                        "warm up, such as the JVM; default 0: none)")
     p.add_argument("--log-dir", help="folder for the bots' logs (default: a new temporary folder)")
 
 

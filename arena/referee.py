@@ -31,14 +31,20 @@ class FaultPolicy(str, Enum):
 
 @dataclass(frozen=True)
 class TimeControl:
-    """Per-move time, an optional per-match bank per seat, and a grace for transport."""
+    """Per-move time, an optional per-match bank per seat, a grace for transport, and an allowance for each seat's
+    first decision of a match (a JVM or another runtime that compiles as it goes is slow at first)."""
 
     move_ms: int = 1000
     bank_ms: int = 0
     grace_ms: int = 250
+    first_move_ms: int = 0
+    """Time for a seat's first decision of a match, when more than ``move_ms``."""
 
-    def deadline_s(self, bank_left_ms: int) -> float:
-        return (self.move_ms + bank_left_ms + self.grace_ms) / 1000
+    def move_time_ms(self, first: bool) -> int:
+        return max(self.move_ms, self.first_move_ms) if first else self.move_ms
+
+    def deadline_s(self, bank_left_ms: int, first: bool = False) -> float:
+        return (self.move_time_ms(first) + bank_left_ms + self.grace_ms) / 1000
 
 
 class MoveRecord(NamedTuple):
@@ -122,6 +128,7 @@ async def play_match(
     started = time.perf_counter()
     match = game.new_match(seed, first_deal)
     banks = [time_control.bank_ms] * game.players
+    decided = [False] * game.players
     move_number = 0
     while True:
         state = match.round
@@ -136,9 +143,10 @@ async def play_match(
                 if on_progress is not None:
                     on_progress(len(record.rounds) - 1, current.moves[-1])
                 continue
-            request = DecisionRequest(match_id, game, seat, state.observation(seat), move_number,
-                                      time_control.move_ms, banks[seat])
-            timeout = time_control.deadline_s(banks[seat])
+            move_ms = time_control.move_time_ms(first=not decided[seat])
+            decided[seat] = True
+            request = DecisionRequest(match_id, game, seat, state.observation(seat), move_number, move_ms, banks[seat])
+            timeout = time_control.deadline_s(banks[seat], first=move_ms != time_control.move_ms)
             try:
                 decision = await _decide(players[seat], request, timeout)
                 if decision.action not in legal:
@@ -150,7 +158,7 @@ async def play_match(
                 await _notify_end(players, match_id, record.result, by_fault=True)
                 record.duration_s = time.perf_counter() - started
                 return record
-            over_ms = max(0.0, decision.think_s * 1000 - time_control.move_ms)
+            over_ms = max(0.0, decision.think_s * 1000 - move_ms)
             banks[seat] = max(0, banks[seat] - int(over_ms))
             _apply(match, state, seat, decision.action, decision.think_s * 1000, current, comment=decision.comment)
             move_number += 1

@@ -84,6 +84,24 @@ async def test_a_hanging_bot_times_out_and_sees_cancelled(tmp_path: Path) -> Non
     assert marks(tmp_path / "bad-hang.log") == ["cancelled"]
 
 
+@pytest.mark.parametrize("first_move_ms", [0, 3000])
+async def test_a_first_decision_allowance_gives_a_warming_up_bot_its_time(first_move_ms: int, tmp_path: Path) -> None:
+    process = BotProcess(bad("slow_first"), tmp_path, startup_s=15)
+    try:
+        bot = await process.ensure_running()
+        record = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=5, match_id="warm",
+                                  time_control=TimeControl(move_ms=300, first_move_ms=first_move_ms))
+    finally:
+        await process.stop()
+    if first_move_ms:
+        assert record.faults == []
+        told = marks(process.log_path)
+        assert told[0] == "move_ms 3000" and set(told[1:]) == {"move_ms 300"}  # the bot is told its time
+    else:
+        assert [(f.kind, f.seat) for f in record.faults] == [(FaultKind.TIMEOUT, 0)]
+        assert "no reply within 550 ms" in record.faults[0].message
+
+
 async def test_cancelling_a_game_cancels_the_call_and_the_bot_sees_it(tmp_path: Path) -> None:
     process = BotProcess(bad("hang"), tmp_path, startup_s=15)
     try:

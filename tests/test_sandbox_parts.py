@@ -134,3 +134,35 @@ async def test_a_bot_whose_folder_is_under_tmp_starts_and_plays(tmp_path: Path) 
         assert client.hello is not None and client.hello.name == "py-random"
     finally:
         await process.stop()
+
+
+def test_an_http2_refusal_at_the_handshake_gets_a_hint() -> None:
+    from arena.players.remote import http2_hint
+
+    hint = http2_hint("INTERNAL: Received RST_STREAM with error code 1")
+    assert hint.startswith("; hint: the bot's HTTP/2 layer refused the arena's request") and "--transport tcp" in hint
+    assert http2_hint("UNAVAILABLE: failed to connect to all addresses") == ""
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unsandboxed"])
+async def test_a_bot_on_the_tcp_transport_plays(sandbox: bool, tmp_path: Path) -> None:
+    """transport = "tcp": the bot is told a loopback port; inside a sandbox a relay carries the arena's socket there
+    (arena/sandbox/bridge.py), outside the arena connects to the port."""
+    from arena.players import RandomPlayer
+    from arena.players.base import LocalPlayer
+    from arena.players.process import BotProcess, BotSpec
+    from arena.referee import TimeControl, play_match
+    from arena.rules import new_game
+
+    spec = BotSpec("tcp-bot", command=(sys.executable, str(ROOT / "bots/python/random_bot.py")), sandbox=sandbox,
+                   transport="tcp")
+    process = BotProcess(spec, tmp_path, startup_s=20)
+    try:
+        bot = await process.ensure_running()
+        address = bot.address
+        record = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(2))], seed=6, match_id="tcp",
+                                  time_control=TimeControl(move_ms=5000))
+    finally:
+        await process.stop()
+    assert record.faults == [] and record.result is not None
+    assert address.startswith("unix:") if sandbox else address.startswith("127.0.0.1:")

@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -26,6 +27,7 @@ from .faults import BotFailure, FaultKind
 from .remote import RemoteBot
 
 STOP_GRACE_S = 3.0
+SOCKET_POLL_S = 0.002
 LOG_CLOSE_S = 1.0
 """How long a stopped bot's log may take to reach its end (a process outside any sandbox may hold the pipe)."""
 STDERR_TAIL = 600
@@ -44,6 +46,8 @@ class BotSpec:
     """The bot's own folder, visible read-only in its sandbox (default: the folder of the command's program file)."""
     sandbox: bool = True
     limits: Limits = Limits()
+    transport: str = "unix"
+    """Where a started bot listens: ``unix`` (a socket), or ``tcp`` (a loopback port, for runtimes without one)."""
 
     def __post_init__(self) -> None:
         if bool(self.command) == bool(self.address):
@@ -64,6 +68,8 @@ class BotProcess:
         self.hello: bot_pb2.HelloReply | None = None
         self.starts = 0
         self.containment_report: dict[str, Any] | None = None
+        self.startup_ms: float | None = None
+        """From exec to the end of the handshake, at the last start: the bot's start, not gRPC's reconnect backoff."""
         self._process: ChildProcess | None = None
         self._log: CappedLog | None = None
         self._containment: Containment | None = None
@@ -111,11 +117,12 @@ class BotProcess:
         try:
             self._containment = containment = contain(
                 spec.command, listen_env=LISTEN_ENV, env=spec.env, cwd=spec.cwd, folder=spec.folder,
-                limits=spec.limits, sandbox=spec.sandbox, protected=self.protected)
+                limits=spec.limits, sandbox=spec.sandbox, protected=self.protected, transport=spec.transport)
         except (SandboxError, SandboxUnavailable) as error:
             raise BotFailure(FaultKind.START_FAILED, detail=str(error)) from None
         self.containment_report = containment.report
         self._log = CappedLog(self._open_log(), spec.limits.log_mb * 1024 * 1024)
+        started = time.perf_counter()
         try:
             self._process = ChildProcess(
                 containment.argv, env=containment.env, cwd=containment.cwd, stdin=subprocess.DEVNULL,
@@ -132,7 +139,9 @@ class BotProcess:
 
         async def handshake(cancel: trio.CancelScope) -> None:
             try:
-                outcome["hello"] = await client.handshake(self.startup_s)
+                await _listening(containment.listen_address, self.startup_s)
+                left = max(0.001, self.startup_s - (time.perf_counter() - started))
+                outcome["hello"] = await client.handshake(left)
             except BotFailure as failure:
                 outcome["failure"] = failure
             cancel.cancel()
@@ -146,6 +155,7 @@ class BotProcess:
             nursery.start_soon(handshake, nursery.cancel_scope)
             nursery.start_soon(watch_exit, nursery.cancel_scope)
         if "hello" in outcome:
+            self.startup_ms = (time.perf_counter() - started) * 1000
             self.client = client
             self.hello = outcome["hello"]  # type: ignore[assignment]
             return client
@@ -219,6 +229,17 @@ class BotProcess:
     def over_limit(self) -> str | None:
         """The limit the running (or last) start went over, if any."""
         return self._containment.over_limit() if self._containment is not None else None
+
+
+async def _listening(address: str, timeout_s: float) -> None:
+    """Wait (a few milliseconds at a time) for a Unix socket to appear, so the handshake's first connection finds
+    the bot listening instead of waiting out a reconnect backoff; the handshake's deadline still bounds it all."""
+    if not address.startswith("unix:"):
+        return
+    path = Path(address[len("unix:"):])
+    with trio.move_on_after(timeout_s):
+        while not path.exists():
+            await trio.sleep(SOCKET_POLL_S)
 
 
 class ChildProcess:

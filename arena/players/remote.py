@@ -52,6 +52,19 @@ def channel_options(address: str) -> list[tuple[str, Any]]:
     return list(CHANNEL_OPTIONS)
 
 
+HTTP2_SIGNS = ("rst_stream", "protocol error", "protocol_error", "http2", "goaway")
+
+
+def http2_hint(detail: str) -> str:
+    """A hint for a handshake the bot's HTTP/2 layer refused, which gRPC reports only as a stream reset."""
+    if not any(sign in detail.lower() for sign in HTTP2_SIGNS):
+        return ""
+    return ("; hint: the bot's HTTP/2 layer refused the arena's request (a stream reset or protocol error, which "
+            "gRPC stacks raise for a header they do not accept, such as the :authority; the arena sends "
+            "'localhost' on Unix sockets); check that the bot serves plain gRPC over HTTP/2 without TLS, "
+            "or try --transport tcp")
+
+
 def failure_from_rpc(error: grpc.RpcError, allowed_ms: int) -> BotFailure:
     """Map a failed call to a fault kind."""
     code = error.code() if hasattr(error, "code") else None
@@ -111,7 +124,8 @@ class RemoteBot:
             if error.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise BotFailure(FaultKind.START_FAILED,
                                  detail=f"no handshake at {self.address} within {timeout_s:g} s") from None
-            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"{error.code().name}: {error.details()}") from None
+            detail = f"{error.code().name}: {error.details()}"
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=detail + http2_hint(detail)) from None
         if reply.protocol_version != PROTOCOL_VERSION:
             raise BotFailure(FaultKind.HANDSHAKE_FAILED,
                              detail=f"expected protocol version {PROTOCOL_VERSION}, got {reply.protocol_version}")

@@ -31,6 +31,9 @@ from .host import Host, host
 from .limits import Limits
 
 LISTEN_DIR_INSIDE = "/run/arena"
+TRANSPORTS = ("unix", "tcp")
+BRIDGE_PORT = 50051
+"""The port a TCP bot listens on inside its sandbox: its network namespace is its own, so any port is free."""
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates", "localtime",
              "nsswitch.conf", "mime.types")
@@ -74,22 +77,27 @@ class Containment:
 
 def contain(command: Sequence[str], *, listen_env: str, env: Mapping[str, str] | None = None,
             cwd: str | None = None, folder: str | None = None, limits: Limits = Limits(), sandbox: bool = True,
-            protected: Sequence[Path] = ()) -> Containment:
-    """A contained start of ``command``. ``protected`` are paths that no sandbox may see (run folders, tokens)."""
+            protected: Sequence[Path] = (), transport: str = "unix") -> Containment:
+    """A contained start of ``command``. ``protected`` are paths that no sandbox may see (run folders, tokens).
+    ``transport`` is where the bot listens: ``unix`` (a socket in its private folder) or ``tcp`` (a loopback port,
+    relayed from that socket inside a sandbox: see :mod:`arena.sandbox.bridge`)."""
+    if transport not in TRANSPORTS:
+        raise SandboxError(f"expected a transport of {', '.join(TRANSPORTS)}, got {transport!r}")
     machine = host()
     if sandbox:
         machine.require_sandbox()
     private = Path(tempfile.mkdtemp(prefix="bot-", dir=machine.work_base))
     try:
         return _contain(machine, list(command), listen_env, dict(env or {}), cwd, folder, limits, sandbox,
-                        [Path(p) for p in protected], private)
+                        [Path(p) for p in protected], private, transport)
     except BaseException:
         shutil.rmtree(private, ignore_errors=True)
         raise
 
 
 def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict[str, str], cwd: str | None,
-             folder: str | None, limits: Limits, sandbox: bool, protected: list[Path], private: Path) -> Containment:
+             folder: str | None, limits: Limits, sandbox: bool, protected: list[Path], private: Path,
+             transport: str) -> Containment:
     uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0] if sandbox and machine.root else None
     work = Path(cwd or os.getcwd()).resolve()
     bot_folder = bot_folder_of(command, work, folder)
@@ -99,6 +107,9 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
         os.chown(listen_dir, uid, uid)
     outside = f"unix:{listen_dir}/bot.sock"
     inside = f"unix:{LISTEN_DIR_INSIDE}/bot.sock" if sandbox else outside
+    if transport == "tcp":
+        inside = f"127.0.0.1:{BRIDGE_PORT}" if sandbox else f"127.0.0.1:{_free_port()}"
+        outside = outside if sandbox else inside
     environment = _environment(sandbox, inside, extra_env, listen_env)
     report: dict[str, Any] = {
         "sandbox": f"bubblewrap {machine.bwrap_version.split()[-1]}" if sandbox else "none",
@@ -115,6 +126,10 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
     else:
         report["limits_by"] = machine.limits_by()
     argv = resolve_program(command, work, environment["PATH"])
+    program = Path(argv[0])
+    if transport == "tcp" and sandbox:  # the relay runs the bot and carries the arena's socket to its port
+        argv = [sys.executable, "-m", "arena.sandbox.bridge", "--unix", f"{LISTEN_DIR_INSIDE}/bot.sock", "--tcp",
+                inside, "--", *argv]
     problem = exposure_problem(command, work, folder, [*protected, machine.work_base]) if sandbox else None
     if problem:
         raise SandboxError(problem)
@@ -124,7 +139,7 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
                            f"chmod o+rx {bot_folder} (and o+r on its files)")
     run_cwd: str | None = str(work)
     if sandbox:
-        argv, run_cwd = _bubblewrap(machine, argv, work, bot_folder, private, listen_dir, limits, uid), None
+        argv, run_cwd = _bubblewrap(machine, argv, program, work, bot_folder, private, listen_dir, limits, uid), None
     if cgroup is None:
         argv = _rlimits(machine, limits, uid) + argv
     if machine.setpriv is not None:  # dies with the arena, even when the arena is killed with SIGKILL
@@ -186,7 +201,7 @@ def _inside_path() -> str:
                                           *SYSTEM_PATH.split(":")]))
 
 
-def _bubblewrap(machine: Host, command: list[str], work: Path, bot_folder: Path | None, private: Path,
+def _bubblewrap(machine: Host, command: list[str], program: Path, work: Path, bot_folder: Path | None, private: Path,
                 listen_dir: Path, limits: Limits, uid: int | None) -> list[str]:
     assert machine.bwrap is not None
     args = [machine.bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
@@ -226,7 +241,7 @@ def _bubblewrap(machine: Host, command: list[str], work: Path, bot_folder: Path 
     args.extend(_identity_files(private, uid))
     for python in (Path(sys.base_prefix), Path(sys.prefix), _arena_package(), _arena_package().parent / "proto"):
         ro_bind(python.resolve())
-    program = Path(command[0])  # absolute (resolve_program): a toolchain under /opt or a home folder is bound
+    # The program's folder (absolute, from resolve_program): a toolchain under /opt or a home folder is bound.
     for folder in (program.parent, program.resolve().parent):
         ro_bind(folder)
     if bot_folder is not None:
@@ -240,6 +255,15 @@ def _bubblewrap(machine: Host, command: list[str], work: Path, bot_folder: Path 
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", machine.setpriv, f"--reuid={uid}",
                  f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     return [*args, "--", *command]
+
+
+def _free_port() -> int:
+    """A loopback port nobody listens on now (a bot without a sandbox shares the machine's loopback)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def _in_system_or_python(folder: Path) -> bool:

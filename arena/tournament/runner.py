@@ -219,7 +219,8 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
              already_recorded=len(done), commitment=seed.commitment, resume=resume,
              skipped_bots=list(spec.skipped))
     names = [b.name for b in spec.bots]
-    time_control = TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms)
+    time_control = TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms,
+                               first_move_ms=spec.time.first_move_ms)
     pools = [EntrantPool(b, schedule.processes_per_entrant(), run / "logs", spec.time.startup_ms / 1000,
                          spec.variant, protected=(run, *protected)) for b in spec.bots]
     writer = RecordWriter(records_path)

@@ -22,6 +22,7 @@ the control API shares. A malformed file gets one message naming the key, the pr
     move_ms = 2000
     bank_ms = 0
     startup_ms = 15000
+    first_move_ms = 0           # optional: time for each seat's first decision, for runtimes that warm up
 
     [limits]                    # per bot process; these are the defaults
     memory_mb = 1024
@@ -37,6 +38,7 @@ the control API shares. A malformed file gets one message naming the key, the pr
     cwd = "."                   # optional
     folder = "bots/python"      # optional: the bot's own folder, read-only in its sandbox (default: its program's)
     limits = { memory_mb = 2048 }   # optional: over the tournament's [limits]
+    transport = "unix"          # optional: "tcp" for a runtime without Unix sockets (a loopback port)
     skip_if_missing = false     # optional: leave the bot out when its program is not installed
 """
 
@@ -53,6 +55,7 @@ from ..players.process import BotSpec
 from ..players.specs import is_address
 from ..rules import Game, RulesError, new_game
 from ..sandbox import Limits, LimitsError, limits_from_table
+from ..sandbox.contain import TRANSPORTS
 from .schedule import Schedule
 
 FAULT_POLICIES = ("forfeit",)
@@ -60,8 +63,8 @@ MAX_GAMES = 10_000_000
 """The most games one tournament may schedule (the schedule is lazy, but a run should end)."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
             "concurrency", "output", "sandbox", "limits")
-BOT_KEYS = ("name", "command", "address", "env", "cwd", "folder", "limits", "skip_if_missing")
-TIME_KEYS = ("move_ms", "bank_ms", "startup_ms")
+BOT_KEYS = ("name", "command", "address", "env", "cwd", "folder", "limits", "transport", "skip_if_missing")
+TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms")
 
 
 class SpecError(RulesError):
@@ -73,6 +76,8 @@ class TimeSpec:
     move_ms: int = 2000
     bank_ms: int = 0
     startup_ms: int = 15000
+    first_move_ms: int = 0
+    """Time for each seat's first decision of a match, when more than move_ms (runtimes that warm up)."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,7 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         move_ms=_integer(time, "move_ms", minimum=1, default=2000, where="time."),
         bank_ms=_integer(time, "bank_ms", minimum=0, default=0, where="time."),
         startup_ms=_integer(time, "startup_ms", minimum=1, default=15000, where="time."),
+        first_move_ms=_integer(time, "first_move_ms", minimum=0, default=0, where="time."),
     )
     policy = _text(data, "fault_policy", default="forfeit")
     if policy not in FAULT_POLICIES:
@@ -211,6 +217,9 @@ def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], l
             raise SpecError(f"key '{where}env' must be a table of text values, got {env!r}")
         cwd = _text(entry, "cwd", default="", where=where) or None
         folder = _text(entry, "folder", default="", where=where) or None
+        transport = _text(entry, "transport", default="unix", where=where)
+        if transport not in TRANSPORTS:
+            raise SpecError(f"key '{where}transport' must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
         try:
             own_limits = limits_from_table(entry.get("limits", {}), limits, where=f"{where}limits.")
         except LimitsError as error:
@@ -220,7 +229,7 @@ def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], l
                 skipped.append(name)
                 continue
         bots.append(BotSpec(name=name, command=tuple(command), address=address or None, env=dict(env), cwd=cwd,
-                            folder=folder, sandbox=sandbox, limits=own_limits))
+                            folder=folder, sandbox=sandbox, limits=own_limits, transport=transport))
     return bots, skipped
 
 

@@ -4,7 +4,7 @@ Modes: hang (Act never answers), exit_mid (exits after 3 decisions), illegal_ind
 that is not an ActReply), empty (a reply choosing nothing), error (the handler raises), never_start (exits before
 listening), no_listen (never listens), bad_version (handshake with protocol 99), block_only (claims only Block and
 plays the first legal action), good (plays the first legal action), escape_name (a name that would clear the
-screen), long_name (a 100,000-character name).
+screen), long_name (a 100,000-character name), slow_first (1 s for its first decision of each match, then quick).
 What the bot saw (e.g. "cancelled") goes to its log as a line ``MARK <what>`` (a sandboxed bot can write nowhere else).
 """
 
@@ -29,6 +29,7 @@ args = parser.parse_args()
 MODE = args.mode
 decisions = 0
 lock = threading.Lock()
+matches_seen: set[str] = set()
 
 
 def mark(text: str) -> None:
@@ -52,6 +53,13 @@ def act(request: bot_pb2.ActRequest, context: grpc.ServicerContext):
         context.add_callback(lambda: (mark("cancelled"), done.set()))
         done.wait(600)
         return bot_pb2.ActReply(index=0)
+    if MODE == "slow_first":  # a runtime warming up: its first decision of each match takes 1 s
+        mark(f"move_ms {request.time.move_ms}")
+        with lock:
+            first = request.match_id not in matches_seen
+            matches_seen.add(request.match_id)
+        if first:
+            time.sleep(1.0)
     if MODE == "exit_mid" and count > 3:
         os._exit(3)
     if MODE == "illegal_index":
