@@ -147,7 +147,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     sandbox, limits = sandbox_from(args)
     log_dir = log_dir_from(args)
     record = trio.run(play_once, game, args.bots, args.seed, time_control_from(args), log_dir,
-                      args.startup_ms / 1000, sandbox, limits, args.transport)
+                      args.startup_ms / 1000, sandbox, limits, args.transport, args.protocol)
     print_record(record, game)
     print(f"bot logs: {log_dir}")
     return 1 if record.faults else 0
@@ -164,7 +164,7 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
         raise RulesError("expected a bot command after -- or --address ADDR (exactly one)")
     sandbox, limits = sandbox_from(args)
     spec = BotSpec(name="bot", command=tuple(command), address=args.address, sandbox=sandbox, limits=limits,
-                   transport=args.transport)
+                   transport=args.transport, protocol=args.protocol)
     log_dir = log_dir_from(args)
     variants = [v.strip() for v in args.variants.split(",")] if args.variants else None
     for v in variants or []:
@@ -487,6 +487,8 @@ def add_sandbox_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transport", choices=("unix", "tcp"), default="unix",
                    help="where a started bot listens: a Unix socket (default), or a loopback TCP port for runtimes "
                         "without Unix sockets")
+    p.add_argument("--protocol", choices=("grpc", "stdio"), default="grpc",
+                   help="how a started bot talks: gRPC (default), or JSON lines on stdin and stdout")
 
 
 def add_time_arguments(p: argparse.ArgumentParser) -> None:

@@ -46,9 +46,9 @@ async def start_all(players: Sequence[BotProcess | LocalPlayer], variant: str | 
 
 async def play_once(game: Game, bots: Sequence[str], seed: int | str, time_control: TimeControl,
                     log_dir: Path, startup_s: float, sandbox: bool = True, limits: Limits = Limits(),
-                    transport: str = "unix") -> MatchRecord:
+                    transport: str = "unix", protocol: str = "grpc") -> MatchRecord:
     players, processes = seat_players(bots, game.players, log_dir, startup_s, seed, sandbox=sandbox, limits=limits,
-                                      transport=transport)
+                                      transport=transport, protocol=protocol)
     match_id = new_match_id()
     try:
         ready, faults = await start_all(players, game.name)

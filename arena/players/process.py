@@ -25,6 +25,10 @@ from ..protocol import LISTEN_ENV, bot_pb2
 from ..sandbox import CappedLog, Containment, Limits, SandboxError, SandboxUnavailable, contain
 from .faults import BotFailure, FaultKind
 from .remote import RemoteBot
+from .stdio import StdioBot
+
+BotClient = RemoteBot | StdioBot
+"""The arena's end of a running bot: the same verbs over gRPC or over stdin and stdout."""
 
 STOP_GRACE_S = 3.0
 SOCKET_POLL_S = 0.002
@@ -48,6 +52,8 @@ class BotSpec:
     limits: Limits = Limits()
     transport: str = "unix"
     """Where a started bot listens: ``unix`` (a socket), or ``tcp`` (a loopback port, for runtimes without one)."""
+    protocol: str = "grpc"
+    """``grpc`` (the Bot service), or ``stdio`` (JSON lines on stdin and stdout: arena/players/stdio.py)."""
 
     def __post_init__(self) -> None:
         if bool(self.command) == bool(self.address):
@@ -64,7 +70,7 @@ class BotProcess:
         self.log_dir = log_dir if log_dir is not None else Path(tempfile.mkdtemp(prefix="arena-logs-"))
         self.protected = tuple(protected)
         """Paths no sandbox of this bot may see (the run folder, the server's data and token)."""
-        self.client: RemoteBot | None = None
+        self.client: BotClient | None = None
         self.hello: bot_pb2.HelloReply | None = None
         self.starts = 0
         self.containment_report: dict[str, Any] | None = None
@@ -73,6 +79,8 @@ class BotProcess:
         self._process: ChildProcess | None = None
         self._log: CappedLog | None = None
         self._containment: Containment | None = None
+        self._pipes: list[trio.lowlevel.FdStream] = []
+        """A stdio bot's stdin and stdout, the arena's ends."""
 
     @property
     def name(self) -> str:
@@ -91,7 +99,7 @@ class BotProcess:
     """The connection to the bot was lost (it crashed, or was stopped for a limit): restart it, even when its
     sandbox has not finished exiting yet."""
 
-    async def ensure_running(self) -> RemoteBot:
+    async def ensure_running(self) -> BotClient:
         """Start (or restart after a crash) and handshake; raise BotFailure if the bot does not come up."""
         if self.running() and self.client is not None:
             return self.client
@@ -110,7 +118,7 @@ class BotProcess:
         self.client = client
         return client
 
-    async def _start(self) -> RemoteBot:
+    async def _start(self) -> BotClient:
         self.starts += 1
         self._lost = False
         spec = self.spec
@@ -123,23 +131,37 @@ class BotProcess:
         self.containment_report = containment.report
         self._log = CappedLog(self._open_log(), spec.limits.log_mb * 1024 * 1024)
         started = time.perf_counter()
+        stdio = spec.protocol == "stdio"
+        # A stdio bot talks on its stdin and stdout (pipes the arena holds); a gRPC bot's stdout goes to its log.
+        child_in, arena_in = os.pipe() if stdio else (subprocess.DEVNULL, -1)
+        arena_out, child_out = os.pipe() if stdio else (-1, self._log.write_fd)
         try:
             self._process = ChildProcess(
-                containment.argv, env=containment.env, cwd=containment.cwd, stdin=subprocess.DEVNULL,
-                stdout=self._log.write_fd, stderr=self._log.write_fd, start_new_session=True,
+                containment.argv, env=containment.env, cwd=containment.cwd, stdin=child_in,
+                stdout=child_out, stderr=self._log.write_fd, start_new_session=True,
             )
         except OSError as error:
+            for fd in (child_in, arena_in, arena_out, child_out) if stdio else ():
+                os.close(fd)
             self._log.close_unstarted()
             self._log = None
             await self.stop()
             raise BotFailure(FaultKind.START_FAILED, detail=f"cannot run {spec.command[0]!r}: {error}") from None
         self._log.start()
-        client = RemoteBot(containment.listen_address, spec.name, explain=self._explain)
+        client: BotClient
+        if stdio:
+            os.close(child_in)
+            os.close(child_out)
+            self._pipes = [trio.lowlevel.FdStream(arena_in), trio.lowlevel.FdStream(arena_out)]
+            client = StdioBot(self._pipes[0], self._pipes[1], spec.name, explain=self._explain)
+        else:
+            client = RemoteBot(containment.listen_address, spec.name, explain=self._explain)
         outcome: dict[str, object] = {}
 
         async def handshake(cancel: trio.CancelScope) -> None:
             try:
-                await _listening(containment.listen_address, self.startup_s)
+                if not stdio:
+                    await _listening(containment.listen_address, self.startup_s)
                 left = max(0.001, self.startup_s - (time.perf_counter() - started))
                 outcome["hello"] = await client.handshake(left)
             except BotFailure as failure:
@@ -218,6 +240,10 @@ class BotProcess:
                     await process.wait()
         if process is not None:
             process.close()
+        pipes, self._pipes = self._pipes, []
+        for pipe in pipes:
+            with trio.CancelScope(shield=True):
+                await pipe.aclose()
         containment, self._containment = self._containment, None
         if containment is not None:
             containment.close()  # whatever the bot left running (a setsid grandchild) goes with its cgroup

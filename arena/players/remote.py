@@ -79,6 +79,23 @@ def failure_from_rpc(error: grpc.RpcError, allowed_ms: int) -> BotFailure:
     return BotFailure(FaultKind.BOT_ERROR, detail=f"{name}: {details}")
 
 
+def chosen_action(reply: bot_pb2.ActReply, request: DecisionRequest) -> Any:
+    """The legal action an ActReply chooses (by index, or the action itself); a fault when it chooses none."""
+    legal = request.observation.legal_actions
+    which = reply.WhichOneof("choice")
+    if which == "index":
+        if reply.index >= len(legal):
+            raise BotFailure(FaultKind.ILLEGAL_ACTION, choice=f"index {reply.index} of {len(legal)} legal actions")
+        return legal[reply.index]
+    if which == "action":
+        try:
+            action = action_from_pb(reply.action)
+            return action if action.kind == Kind.PLACE else Action(action.kind)
+        except ProtocolError as error:
+            raise BotFailure(FaultKind.MALFORMED_REPLY, detail=str(error)) from None
+    raise BotFailure(FaultKind.MALFORMED_REPLY, detail="the reply sets neither index nor action")
+
+
 def hello_problem(reply: bot_pb2.HelloReply) -> str | None:
     """What is wrong with a handshake's texts: a name is required, and every text is short and printable (a bot's
     name ends up in terminals, tables and web pages)."""
@@ -150,23 +167,7 @@ class RemoteBot:
             raise self._explain(BotFailure(FaultKind.CRASHED,
                                            detail=f"the connection to the bot was closed ({error})")) from None
         think = time.perf_counter() - started
-        return Decision(self._chosen(reply, request), think, reply.comment[:MAX_COMMENT])
-
-    @staticmethod
-    def _chosen(reply: bot_pb2.ActReply, request: DecisionRequest) -> Any:
-        legal = request.observation.legal_actions
-        which = reply.WhichOneof("choice")
-        if which == "index":
-            if reply.index >= len(legal):
-                raise BotFailure(FaultKind.ILLEGAL_ACTION, choice=f"index {reply.index} of {len(legal)} legal actions")
-            return legal[reply.index]
-        if which == "action":
-            try:
-                action = action_from_pb(reply.action)
-                return action if action.kind == Kind.PLACE else Action(action.kind)
-            except ProtocolError as error:
-                raise BotFailure(FaultKind.MALFORMED_REPLY, detail=str(error)) from None
-        raise BotFailure(FaultKind.MALFORMED_REPLY, detail="the reply sets neither index nor action")
+        return Decision(chosen_action(reply, request), think, reply.comment[:MAX_COMMENT])
 
     async def round_ended(self, match_id: str, seat: int, index: int, result: RoundResult,
                           scores: tuple[int, ...]) -> None:

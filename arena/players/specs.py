@@ -42,7 +42,7 @@ def parse_bot(text: str, name: str) -> BotSpec | str:
 
 
 def seat_players(texts: Sequence[str], seats: int, log_dir: Path, startup_s: float, seed: int | str, *,
-                 sandbox: bool = True, limits: Limits = Limits(), transport: str = "unix"
+                 sandbox: bool = True, limits: Limits = Limits(), transport: str = "unix", protocol: str = "grpc"
                  ) -> tuple[list[BotProcess | LocalPlayer], list[BotProcess]]:
     """One player per seat, the given bots cycled over the seats; each seat of a command gets its own process
     (sandboxed with ``limits`` unless ``sandbox`` is false)."""
@@ -56,8 +56,10 @@ def seat_players(texts: Sequence[str], seats: int, log_dir: Path, startup_s: flo
         if isinstance(spec, str):
             players.append(LocalPlayer(builtin_player(spec, seed=f"{seed}/{seat}"), name=f"builtin:{spec}"))
         else:
-            process = BotProcess(replace(spec, sandbox=sandbox, limits=limits, transport=transport), log_dir,
-                                 startup_s)
+            if protocol == "stdio" and not spec.command:
+                raise RulesError(f"--protocol stdio needs bot commands, got the address {spec.address!r}")
+            process = BotProcess(replace(spec, sandbox=sandbox, limits=limits, transport=transport,
+                                         protocol=protocol), log_dir, startup_s)
             players.append(process)
             processes.append(process)
     return players, processes

@@ -39,6 +39,7 @@ the control API shares. A malformed file gets one message naming the key, the pr
     folder = "bots/python"      # optional: the bot's own folder, read-only in its sandbox (default: its program's)
     limits = { memory_mb = 2048 }   # optional: over the tournament's [limits]
     transport = "unix"          # optional: "tcp" for a runtime without Unix sockets (a loopback port)
+    protocol = "grpc"           # optional: "stdio" for a bot that speaks JSON lines on stdin/stdout
     skip_if_missing = false     # optional: leave the bot out when its program is not installed
 """
 
@@ -63,7 +64,9 @@ MAX_GAMES = 10_000_000
 """The most games one tournament may schedule (the schedule is lazy, but a run should end)."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
             "concurrency", "output", "sandbox", "limits")
-BOT_KEYS = ("name", "command", "address", "env", "cwd", "folder", "limits", "transport", "skip_if_missing")
+BOT_KEYS = ("name", "command", "address", "env", "cwd", "folder", "limits", "transport", "protocol",
+            "skip_if_missing")
+PROTOCOLS = ("grpc", "stdio")
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms")
 
 
@@ -220,6 +223,11 @@ def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], l
         transport = _text(entry, "transport", default="unix", where=where)
         if transport not in TRANSPORTS:
             raise SpecError(f"key '{where}transport' must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
+        protocol = _text(entry, "protocol", default="grpc", where=where)
+        if protocol not in PROTOCOLS:
+            raise SpecError(f"key '{where}protocol' must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+        if protocol == "stdio" and not command:
+            raise SpecError(f"bot {name!r}: protocol = \"stdio\" needs a command (the arena talks on its stdin)")
         try:
             own_limits = limits_from_table(entry.get("limits", {}), limits, where=f"{where}limits.")
         except LimitsError as error:
@@ -229,7 +237,8 @@ def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], l
                 skipped.append(name)
                 continue
         bots.append(BotSpec(name=name, command=tuple(command), address=address or None, env=dict(env), cwd=cwd,
-                            folder=folder, sandbox=sandbox, limits=own_limits, transport=transport))
+                            folder=folder, sandbox=sandbox, limits=own_limits, transport=transport,
+                            protocol=protocol))
     return bots, skipped
 
 

@@ -1,0 +1,165 @@
+"""A bot over stdin and stdout: the beginner's way in, and the way for languages without a gRPC library.
+
+The same messages as the gRPC protocol, in protobuf's JSON mapping, one JSON object per line, each an envelope naming
+the call: the arena writes ``{"hello": HelloRequest}``, ``{"act": ActRequest}`` or ``{"notify": Notification}``; the
+bot answers ``hello`` and ``act`` with one line each (a ``HelloReply``, an ``ActReply``) and ``notify`` with nothing.
+Its stderr goes to its log. One request at a time per process: concurrent games of one process wait their turn, and
+each gets its own deadline once its request is written. Faults are the gRPC ones: no reply in time is a timeout, a
+line that is not JSON or not a reply is a malformed reply, an index out of range an illegal action, the end of its
+stdout a crash.
+
+A reply that comes after its deadline is still owed: the arena remembers it and throws it away when it comes, so the
+next request's answer is never taken for the last one's.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+import trio
+from google.protobuf import json_format
+
+from .. import __version__
+from ..protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2
+from ..protocol.convert import match_result_pb, round_result_pb
+from ..rules import RoundResult
+from ..rules.results import MatchResult
+from .base import Decision, DecisionRequest
+from .faults import BotFailure, FaultKind
+from .remote import MAX_COMMENT, act_request_pb, chosen_action, hello_problem
+
+NOTIFY_TIMEOUT_S = 2.0
+
+
+class StdioBot:
+    """The arena's end of a stdio bot: a writer to its stdin and a line reader on its stdout."""
+
+    def __init__(self, stdin: trio.abc.SendStream, stdout: trio.abc.ReceiveStream, name: str,
+                 explain: Callable[[BotFailure], BotFailure] | None = None) -> None:
+        self.name = name
+        self.address = "stdio"
+        self.hello: bot_pb2.HelloReply | None = None
+        self._stdin = stdin
+        self._stdout = stdout
+        self._buffer = bytearray()
+        self._lock = trio.Lock()
+        self._owed = 0
+        """Replies the bot still owes for requests whose deadline passed: thrown away when they come."""
+        self._explain = explain or (lambda failure: failure)
+
+    def close(self) -> None:
+        """The pipes are closed by the process's stop; nothing to do here (the RemoteBot interface)."""
+
+    def plays(self, variant: str) -> bool:
+        return self.hello is None or not self.hello.variants or variant in self.hello.variants
+
+    async def handshake(self, timeout_s: float) -> bot_pb2.HelloReply:
+        request = bot_pb2.HelloRequest(arena_version=__version__, protocol_version=PROTOCOL_VERSION)
+        try:
+            line = await self._call("hello", request, timeout_s)
+        except BotFailure as failure:
+            if failure.kind is FaultKind.TIMEOUT:
+                raise BotFailure(FaultKind.START_FAILED,
+                                 detail=f"no handshake on stdin/stdout within {timeout_s:g} s") from None
+            if failure.kind is FaultKind.CRASHED:
+                raise BotFailure(FaultKind.START_FAILED, detail=str(failure)) from None
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=str(failure)) from None
+        try:
+            reply = _parse(line, bot_pb2.HelloReply())
+        except ValueError as error:
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"the hello reply is not a HelloReply: {error}") from None
+        if reply.protocol_version != PROTOCOL_VERSION:
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED,
+                             detail=f"expected protocol version {PROTOCOL_VERSION}, got {reply.protocol_version}")
+        problem = hello_problem(reply)
+        if problem:
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=problem)
+        self.hello = reply
+        return reply
+
+    async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
+        started = time.perf_counter()
+        try:
+            line = await self._call("act", act_request_pb(request), timeout_s, started_at=lambda: started)
+            try:
+                reply = _parse(line, bot_pb2.ActReply())
+            except ValueError as error:
+                raise BotFailure(FaultKind.MALFORMED_REPLY, detail=f"the line is not an ActReply: {error}") from None
+        except BotFailure as failure:
+            raise self._explain(failure) from None
+        think = time.perf_counter() - started
+        return Decision(chosen_action(reply, request), think, reply.comment[:MAX_COMMENT])
+
+    async def round_ended(self, match_id: str, seat: int, index: int, result: RoundResult,
+                          scores: tuple[int, ...]) -> None:
+        await self._notify(bot_pb2.Notification(match_id=match_id, seat=seat,
+                                                round_end=round_result_pb(result, index, scores)))
+
+    async def match_ended(self, match_id: str, seat: int, result: MatchResult, by_fault: bool) -> None:
+        await self._notify(bot_pb2.Notification(match_id=match_id, seat=seat,
+                                                match_end=match_result_pb(result, by_fault)))
+
+    async def _notify(self, message: bot_pb2.Notification) -> None:
+        """Best effort, never a fault: written when the channel is free, within a short time."""
+        with trio.move_on_after(NOTIFY_TIMEOUT_S):
+            async with self._lock:
+                try:
+                    await self._write("notify", message)
+                except BotFailure:
+                    pass
+
+    async def _call(self, call: str, message: Any, timeout_s: float,
+                    started_at: Callable[[], float] | None = None) -> bytes:
+        """Write one request and read its reply line, one call at a time; the deadline starts once it is written."""
+        async with self._lock:
+            await self._write(call, message)
+            try:
+                with trio.fail_after(timeout_s):
+                    while self._owed:
+                        await self._read_line()
+                        self._owed -= 1
+                    return await self._read_line()
+            except trio.TooSlowError:
+                self._owed += 1
+                raise BotFailure(FaultKind.TIMEOUT, allowed_ms=int(timeout_s * 1000)) from None
+
+    async def _write(self, call: str, message: Any) -> None:
+        body = json_format.MessageToDict(message, preserving_proto_field_name=False)
+        line = json.dumps({call: body}, separators=(",", ":")).encode() + b"\n"
+        try:
+            await self._stdin.send_all(line)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
+            raise BotFailure(FaultKind.CRASHED, detail=f"its stdin is closed ({error})") from None
+
+    async def _read_line(self) -> bytes:
+        while b"\n" not in self._buffer:
+            if len(self._buffer) > MAX_MESSAGE_BYTES:
+                self._buffer.clear()
+                raise BotFailure(FaultKind.MALFORMED_REPLY, detail=f"a line longer than {MAX_MESSAGE_BYTES} bytes")
+            try:
+                data = await self._stdout.receive_some(65536)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
+                raise BotFailure(FaultKind.CRASHED, detail=f"its stdout is closed ({error})") from None
+            if not data:
+                raise BotFailure(FaultKind.CRASHED, detail="its stdout ended (the bot exited)")
+            self._buffer += data
+        end = self._buffer.index(b"\n")
+        line = bytes(self._buffer[:end])
+        del self._buffer[:end + 1]
+        return line
+
+
+def _parse(line: bytes, message: Any) -> Any:
+    """One reply line into ``message``: JSON, an object, and the message's JSON mapping (unknown fields refused)."""
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"not JSON ({error}): {line[:120]!r}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, got {line[:120]!r}")
+    try:
+        return json_format.ParseDict(data, message)
+    except (json_format.ParseError, RecursionError) as error:
+        raise ValueError(str(error)) from None

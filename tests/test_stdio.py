@@ -1,0 +1,90 @@
+"""The stdio protocol with real processes: JSON lines on stdin and stdout, the same deadlines and fault kinds as
+gRPC, the kit bot passing check-bot, and a late answer never taken for the next one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.players import RandomPlayer
+from arena.players.base import LocalPlayer
+from arena.players.faults import BotFailure, FaultKind
+from arena.players.process import BotProcess, BotSpec
+from arena.referee import TimeControl, play_match
+from arena.rules import new_game
+
+ROOT = Path(__file__).resolve().parents[1]
+BAD = str(ROOT / "tests" / "bots" / "stdio_bad_bot.py")
+KIT = str(ROOT / "bots" / "stdio" / "bot.py")
+
+
+def stdio_bot(mode: str) -> BotSpec:
+    return BotSpec(name=f"stdio-{mode}", command=(sys.executable, BAD, "--mode", mode), protocol="stdio")
+
+
+async def match_against_random(spec: BotSpec, tmp_path: Path, move_ms: int = 2000):
+    process = BotProcess(spec, tmp_path, startup_s=15)
+    try:
+        bot = await process.ensure_running()
+        record = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=5,
+                                  match_id=f"stdio-{spec.name}", time_control=TimeControl(move_ms=move_ms))
+    finally:
+        await process.stop()
+    return record
+
+
+@pytest.mark.parametrize(("mode", "kind", "text"), [
+    ("garbage", FaultKind.MALFORMED_REPLY, "the line is not an ActReply: not JSON"),
+    ("not_reply", FaultKind.MALFORMED_REPLY, 'has no field named "move"'),
+    ("illegal_index", FaultKind.ILLEGAL_ACTION, "chose index 999 of"),
+    ("hang", FaultKind.TIMEOUT, "no reply within 550 ms"),
+    ("exit_mid", FaultKind.CRASHED, "its stdout ended (the bot exited)"),
+])
+async def test_a_misbehaving_stdio_bot_is_the_right_fault(mode: str, kind: FaultKind, text: str,
+                                                          tmp_path: Path) -> None:
+    record = await match_against_random(stdio_bot(mode), tmp_path, move_ms=300 if mode == "hang" else 2000)
+    assert [(f.kind, f.seat) for f in record.faults] == [(kind, 0)]
+    assert text in record.faults[0].message
+    assert record.result is not None and record.result.winner == 1
+
+
+@pytest.mark.parametrize(("mode", "kind", "text"), [
+    ("never_start", FaultKind.START_FAILED, "exited with status 4 before the handshake"),
+    ("bad_version", FaultKind.HANDSHAKE_FAILED, "expected protocol version 1, got 99"),
+])
+async def test_a_stdio_bot_that_does_not_start_properly(mode: str, kind: FaultKind, text: str,
+                                                        tmp_path: Path) -> None:
+    process = BotProcess(stdio_bot(mode), tmp_path, startup_s=10)
+    with pytest.raises(BotFailure) as failure:
+        await process.ensure_running()
+    await process.stop()
+    assert failure.value.kind is kind and text in str(failure.value)
+
+
+async def test_a_late_answer_is_thrown_away_not_taken_for_the_next(tmp_path: Path) -> None:
+    """The 2nd decision times out; its answer comes later and must not answer the 3rd: the comments show which
+    answer each move got."""
+    process = BotProcess(stdio_bot("late_once"), tmp_path, startup_s=15)
+    try:
+        bot = await process.ensure_running()
+        first = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=5, match_id="a",
+                                 time_control=TimeControl(move_ms=300))
+        second = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=6, match_id="b",
+                                  time_control=TimeControl(move_ms=2000))
+    finally:
+        await process.stop()
+    assert [f.kind for f in first.faults] == [FaultKind.TIMEOUT]
+    assert second.faults == []
+    comments = [m.comment for r in second.rounds for m in r.moves if m.seat == 0 and not m.forced]
+    assert comments[0] == "decision 3" and "late" not in comments
+
+
+def test_the_stdio_kit_passes_check_bot_sandboxed() -> None:
+    out = subprocess.run([sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--variants",
+                          "draw,mexican_train", "--protocol", "stdio", "--", sys.executable, KIT, "--policy",
+                          "heaviest"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "handshake: stdio-heaviest 1.0.0" in out.stdout and "sandbox bubblewrap" in out.stdout
