@@ -88,3 +88,39 @@ def test_the_stdio_kit_passes_check_bot_sandboxed() -> None:
                           "heaviest"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "handshake: stdio-heaviest 1.0.0" in out.stdout and "sandbox bubblewrap" in out.stdout
+
+
+def test_the_example_requests_are_current_and_parse() -> None:
+    """proto/examples/ holds what the arena writes now (regenerate: python -m arena.protocol.examples)."""
+    from google.protobuf import json_format
+
+    from arena.protocol import bot_pb2
+    from arena.protocol.examples import FOLDER, example_json
+    from arena.rules import VARIANTS
+
+    for variant in VARIANTS:
+        path = FOLDER / f"{variant}.act.json"
+        assert path.read_text() == example_json(variant), f"{path} is stale: python -m arena.protocol.examples"
+        request = json_format.Parse(path.read_text(), bot_pb2.ActRequest())
+        assert request.variant == variant and len(request.observation.legal_actions) >= 3
+    assert sorted(p.name for p in FOLDER.glob("*.json")) == sorted(f"{v}.act.json" for v in VARIANTS)
+
+
+def test_the_stdio_kit_policy_works_offline_on_the_examples() -> None:
+    """What a bot author does with the examples: call the policy on each without the arena."""
+    import importlib.util
+    import json
+
+    from arena.protocol.examples import FOLDER
+
+    spec = importlib.util.spec_from_file_location("stdio_kit", KIT)
+    kit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kit)  # type: ignore[union-attr]
+    for path in sorted(FOLDER.glob("*.act.json")):
+        request = json.loads(path.read_text())
+        index = kit.choose(request, "heaviest")
+        legal = request["observation"]["legalActions"]
+        placements = [a for a in legal if a["kind"] == "ACTION_KIND_PLACE"]
+        if placements:
+            best = max(a["tile"]["low"] + a["tile"]["high"] for a in placements)
+            assert legal[index]["tile"]["low"] + legal[index]["tile"]["high"] == best

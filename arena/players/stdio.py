@@ -1,7 +1,7 @@
 """A bot over stdin and stdout: the beginner's way in, and the way for languages without a gRPC library.
 
 The same messages as the gRPC protocol, in protobuf's JSON mapping, one JSON object per line, each an envelope naming
-the call: the arena writes ``{"hello": HelloRequest}``, ``{"act": ActRequest}`` or ``{"notify": Notification}``; the
+the call (every field written, zeros and empty lists too): the arena writes ``{"hello": HelloRequest}``, ``{"act": ActRequest}`` or ``{"notify": Notification}``; the
 bot answers ``hello`` and ``act`` with one line each (a ``HelloReply``, an ``ActReply``) and ``notify`` with nothing.
 Its stderr goes to its log. One request at a time per process: concurrent games of one process wait their turn, and
 each gets its own deadline once its request is written. Faults are the gRPC ones: no reply in time is a timeout, a
@@ -126,7 +126,8 @@ class StdioBot:
                 raise BotFailure(FaultKind.TIMEOUT, allowed_ms=int(timeout_s * 1000)) from None
 
     async def _write(self, call: str, message: Any) -> None:
-        body = json_format.MessageToDict(message, preserving_proto_field_name=False)
+        # Every field, zeros too: a newcomer's bot reads tile["low"] of [0|3] without a special case.
+        body = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
         line = json.dumps({call: body}, separators=(",", ":")).encode() + b"\n"
         try:
             await self._stdin.send_all(line)
