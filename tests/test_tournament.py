@@ -70,7 +70,7 @@ def write(tmp_path: Path, text: str) -> Path:
         (lambda t: t.replace('games = 2', 'games = '), "not valid TOML: "),
         (lambda t: t.replace('name = "b"', 'name = "b"\ncolour = "red"'),
          "unknown key 'colour' in [[bots]] number 2; valid keys: name, command, address, env, cwd, folder, limits, "
-         "skip_if_missing"),
+         "transport, protocol, skip_if_missing"),
     ],
 )
 def test_a_malformed_file_gets_one_message_naming_key_problem_and_allowed_values(tmp_path, change, message) -> None:

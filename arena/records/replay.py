@@ -3,7 +3,8 @@
 ``positions(record)`` walks a recorded game move by move with the engine (for the terminal, the HTML viewer and
 regression replay). ``verify_game`` re-simulates a game from its seed and recorded actions and lists every
 difference: a deal that the seed does not give, an action that was not legal or not the recorded seat's turn, a round
-result or a match result that the rules do not give, a seed that does not derive from the revealed master seed.
+result or a match result that the rules do not give or that is missing, a seed that does not derive from the revealed
+master seed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..tournament.seed import REVEALED_FILE, commitment_of
 from .jsonform import (
     RECORD_VERSION, FormatError, action_from, deal_from, index_of, match_result_dict, option_from, round_result_dict,
 )
-from .store import ReadReport, Record, iter_records
+from .store import ReadReport, Record, _incomplete, iter_records
 
 RECORDS = "games.jsonl"
 
@@ -218,15 +219,58 @@ def verify_run(path: str | Path, jobs: int | None = None) -> VerifyReport:
     report = VerifyReport()
     master = _check_commitment(files, report)
     seen: set[int] = set()
-    for record in load_games(files, report.read):
+    for number, raw in _lines(files, report.read):
+        record = _record_to_verify(number, raw, report.read)
+        if record is None:
+            continue
         index = index_of(record)
         if index in seen:
             report.mismatches.append(Mismatch(index, None, None, "recorded twice"))
         seen.add(index)
         report.games += 1
         report.mismatches.extend(verify_game(record, master, report))
+    report.read.games = report.games
     _report_read_problems(report)
     return report
+
+
+def _lines(files: RunFiles, read: ReadReport) -> Iterator[tuple[int, bytes]]:
+    """Every complete, non-blank line of the record file with its number; a cut last line is noted in ``read``."""
+    try:
+        with open(files.records, "rb") as f:
+            for number, raw in enumerate(f, 1):
+                if not raw.endswith(b"\n"):
+                    read.torn_tail = True
+                    return
+                if raw.strip():
+                    yield number, raw
+    except OSError as error:
+        raise RecordError(f"{files.records}: cannot read: {error}") from None
+
+
+def _record_to_verify(number: int, raw: bytes, read: ReadReport) -> Record | None:
+    """The game record on a line, or None with the problem in ``read`` (as :func:`.store.iter_records` reads them).
+
+    A record whose only lack is its match result is returned all the same, so that verification reports the missing
+    result with the game's number instead of an anonymous unreadable line.
+    """
+    try:
+        record = json.loads(raw)
+    except ValueError as error:
+        read.bad_lines.append((number, f"not JSON: {str(error)[:120]}"))
+        return None
+    if not isinstance(record, dict) or "recordVersion" not in record:
+        read.bad_lines.append((number, "not a game record (no recordVersion)"))
+        return None
+    if record["recordVersion"] != RECORD_VERSION:
+        read.bad_lines.append((number, f"record version {record['recordVersion']!r}; this arena reads "
+                                       f"version {RECORD_VERSION}"))
+        return None
+    problem = _incomplete(dict(record, result={}))
+    if problem:
+        read.bad_lines.append((number, f"not a complete game record: {problem}"))
+        return None
+    return record
 
 
 def _verify_parallel(files: RunFiles, jobs: int) -> VerifyReport:
@@ -237,15 +281,10 @@ def _verify_parallel(files: RunFiles, jobs: int) -> VerifyReport:
     report = VerifyReport()
     master = _check_commitment(files, report)
     chunks: list[list[tuple[int, bytes]]] = [[]]
-    with open(files.records, "rb") as f:
-        for number, raw in enumerate(f, 1):
-            if not raw.endswith(b"\n"):
-                report.read.torn_tail = True
-                break
-            if raw.strip():
-                chunks[-1].append((number, raw))
-                if len(chunks[-1]) == CHUNK:
-                    chunks.append([])
+    for line in _lines(files, report.read):
+        chunks[-1].append(line)
+        if len(chunks[-1]) == CHUNK:
+            chunks.append([])
     seen: set[int] = set()
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
@@ -268,15 +307,8 @@ def _verify_chunk(lines: list[tuple[int, bytes]], master: str | None) -> tuple:
     report = VerifyReport()
     indices = []
     for number, raw in lines:
-        try:
-            record = json.loads(raw)
-        except ValueError as error:
-            report.read.bad_lines.append((number, f"not JSON: {str(error)[:120]}"))
-            continue
-        if not isinstance(record, dict) or record.get("recordVersion") != RECORD_VERSION:
-            version = record.get("recordVersion") if isinstance(record, dict) else None
-            report.read.bad_lines.append((number, "not a game record (no recordVersion)" if version is None else
-                                          f"record version {version!r}; this arena reads version {RECORD_VERSION}"))
+        record = _record_to_verify(number, raw, report.read)
+        if record is None:
             continue
         indices.append(index_of(record))
         report.games += 1
@@ -381,6 +413,8 @@ def _verify(record: Record, master_seed: str | None, report: VerifyReport | None
             if expected != rnd["result"]:
                 problem(f"the round result differs from the rules: recorded {_short(rnd['result'])}, "
                         f"rules give {_short(expected)}", r)
+        elif state.is_over():
+            problem("the round is over but its result is not recorded", r)
     if report is not None:
         report.moves += moves
     faults = record.get("faults", ())
@@ -394,9 +428,11 @@ def _verify(record: Record, master_seed: str | None, report: VerifyReport | None
         problem("the match is not over at the end of the record and no fault ended it")
         return found
     expected = match_result_dict(expected_result, by_fault)
-    if expected != record.get("result", {}):
-        problem(f"the match result differs from the rules: recorded {_short(record.get('result', {}))}, "
-                f"rules give {_short(expected)}")
+    recorded = record.get("result")
+    if not isinstance(recorded, dict):
+        problem("the match result is not recorded")
+    elif expected != recorded:
+        problem(f"the match result differs from the rules: recorded {_short(recorded)}, rules give {_short(expected)}")
     return found
 
 

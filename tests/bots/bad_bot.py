@@ -4,8 +4,10 @@ Modes: hang (Act never answers), exit_mid (exits after 3 decisions), illegal_ind
 that is not an ActReply), empty (a reply choosing nothing), error (the handler raises), never_start (exits before
 listening), no_listen (never listens), bad_version (handshake with protocol 99), block_only (claims only Block and
 plays the first legal action), good (plays the first legal action), escape_name (a name that would clear the
-screen), long_name (a 100,000-character name), slow_first (1 s for its first decision of each match, then quick).
-What the bot saw (e.g. "cancelled") goes to its log as a line ``MARK <what>`` (a sandboxed bot can write nowhere else).
+screen), long_name (a 100,000-character name), slow_first (1 s for its first decision of each match, then quick),
+sleepy (marks ``time move_ms <M> bank_ms <B>`` as each decision arrives, sleeps --sleep-ms, then plays the first legal
+action). What the bot saw (e.g. "cancelled") goes to its log as a line ``MARK <what>`` (a sandboxed bot can write
+nowhere else).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--mode", required=True)
 parser.add_argument("--listen")
 parser.add_argument("--tag", help="ignored: lets a test find its bot processes")
+parser.add_argument("--sleep-ms", type=int, default=0, help="sleepy: how long each decision takes")
 args = parser.parse_args()
 MODE = args.mode
 decisions = 0
@@ -60,6 +63,9 @@ def act(request: bot_pb2.ActRequest, context: grpc.ServicerContext):
             matches_seen.add(request.match_id)
         if first:
             time.sleep(1.0)
+    if MODE == "sleepy":  # a slow thinker: what it was given, then longer than its move time
+        mark(f"time move_ms {request.time.move_ms} bank_ms {request.time.bank_ms}")
+        time.sleep(args.sleep_ms / 1000)
     if MODE == "exit_mid" and count > 3:
         os._exit(3)
     if MODE == "illegal_index":
