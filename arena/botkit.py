@@ -3,7 +3,9 @@
 A policy receives the decision request (``ActRequest``: match id, variant, options, seat, the seat's observation
 with its legal actions, time left) and returns the index of one of ``request.observation.legal_actions`` (or the
 action message itself). ``serve`` runs the gRPC server where the arena says (``DOMINOES_BOT_LISTEN``, or
-``--listen ADDR``), answers the handshake, and stops cleanly on SIGTERM or SIGINT::
+``--listen ADDR``; port 0 picks a free port), answers the handshake, and stops cleanly on SIGTERM or SIGINT. Beside
+the ``Bot`` service it serves gRPC health checking (``grpc.health.v1``, SERVING for "" and for "dominoes.v1.Bot") and
+server reflection (``grpc.reflection.v1`` and ``v1alpha``), so ``grpcurl -plaintext ADDR list`` works::
 
     from arena.botkit import serve
 
@@ -24,11 +26,19 @@ from concurrent import futures
 from typing import Any, Callable, Sequence
 
 import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from .protocol import LISTEN_ENV, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc, types_pb2
 
 Policy = Callable[[Any], "int | types_pb2.Action"]
 Listener = Callable[[Any], None]
+
+BOT_SERVICE = bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name
+"""``dominoes.v1.Bot``: the service name a bot's health status is reported under."""
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+"""grpcio-reflection implements only v1alpha; v1 is the same protocol under this name (see ``add_introspection``)."""
 
 
 def pips(tile: types_pb2.Tile) -> int:
@@ -74,6 +84,62 @@ def listen_address(argv: Sequence[str] | None = None) -> str:
     return address
 
 
+def add_introspection(server: grpc.Server, *services: str) -> health.HealthServicer:
+    """Serve, beside ``services`` (full names, e.g. ``dominoes.v1.Bot``), gRPC health checking and server reflection.
+
+    Health (``grpc.health.v1.Health``): SERVING for the whole server ("") and for each of ``services``; the returned
+    servicer's ``enter_graceful_shutdown()`` turns them all NOT_SERVING. Reflection describes the services with the
+    descriptors of the generated code (every file of ``proto/``), under ``grpc.reflection.v1`` and ``v1alpha``.
+    """
+    checker = health.HealthServicer()
+    for name in ("", *services):
+        checker.set(name, health_pb2.HealthCheckResponse.SERVING)
+    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+
+    _add_reflection_v1_descriptor(descriptor_pool.Default())
+    names = (*services, health.SERVICE_NAME, REFLECTION_V1, reflection.SERVICE_NAME)
+    servicer = reflection.ReflectionServicer(names)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    # grpc.reflection.v1 is v1alpha renamed, message for message and field for field, so the v1alpha servicer and
+    # messages answer it byte for byte.
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(REFLECTION_V1, {
+        "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+            servicer.ServerReflectionInfo,
+            request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+            response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString),
+    }),))
+    return checker
+
+
+def _add_reflection_v1_descriptor(pool: Any) -> None:
+    """Put ``grpc/reflection/v1/reflection.proto`` in ``pool`` (derived from v1alpha's, which grpcio-reflection
+    ships), so reflection can describe its own v1 service too."""
+    name = "grpc/reflection/v1/reflection.proto"
+    try:
+        pool.FindFileByName(name)
+        return
+    except KeyError:
+        pass
+    old, new = f".{reflection_pb2.DESCRIPTOR.package}.", ".grpc.reflection.v1."
+    file = descriptor_pb2.FileDescriptorProto()
+    reflection_pb2.DESCRIPTOR.CopyToProto(file)
+    file.name, file.package = name, new.strip(".")
+    file.options.Clear()
+    file.options.go_package = "google.golang.org/grpc/reflection/grpc_reflection_v1"
+    file.options.java_package = "io.grpc.reflection.v1"
+    file.options.java_outer_classname = "ServerReflectionProto"
+    file.options.java_multiple_files = True
+    for message in file.message_type:
+        for field in message.field:
+            if field.type_name:
+                field.type_name = field.type_name.replace(old, new)
+    for service in file.service:
+        for method in service.method:
+            method.input_type = method.input_type.replace(old, new)
+            method.output_type = method.output_type.replace(old, new)
+    pool.AddSerializedFile(file.SerializeToString())
+
+
 def make_server(
     policy: Policy,
     address: str,
@@ -85,7 +151,24 @@ def make_server(
     on_notify: Listener | None = None,
     workers: int = 32,
 ) -> tuple[grpc.Server, int]:
-    """A started gRPC server for ``policy`` on ``address``; returns it and the bound port (0 for Unix sockets)."""
+    """A started gRPC server for ``policy`` on ``address``, with health checking and reflection; returns it and the
+    bound port (0 for Unix sockets)."""
+    server, port, _ = _make_server(policy, address, name=name, version=version, author=author, variants=variants,
+                                   on_notify=on_notify, workers=workers)
+    return server, port
+
+
+def _make_server(
+    policy: Policy,
+    address: str,
+    *,
+    name: str,
+    version: str = "1.0.0",
+    author: str = "",
+    variants: Sequence[str] = (),
+    on_notify: Listener | None = None,
+    workers: int = 32,
+) -> tuple[grpc.Server, int, health.HealthServicer]:
     hello = bot_pb2.HelloReply(name=name, version=version, author=author, protocol_version=PROTOCOL_VERSION,
                                variants=list(variants))
     server = grpc.server(
@@ -97,23 +180,25 @@ def make_server(
         ],
     )
     bot_pb2_grpc.add_BotServicer_to_server(_BotServicer(policy, hello, on_notify), server)
+    checker = add_introspection(server, BOT_SERVICE)
     port = server.add_insecure_port(address)
     if port == 0 and not address.startswith("unix:"):
         raise RuntimeError(f"could not listen on {address}")
     server.start()
-    return server, port
+    return server, port, checker
 
 
 def serve(policy: Policy, *, name: str, argv: Sequence[str] | None = None, **hello: Any) -> None:
     """Run the bot until SIGTERM or SIGINT (the arena stops bots with SIGTERM)."""
     address = listen_address(argv)
-    server, port = make_server(policy, address, name=name, **hello)
+    server, port, checker = _make_server(policy, address, name=name, **hello)
     shown = address if address.startswith("unix:") or port == 0 else address.rsplit(":", 1)[0] + f":{port}"
     print(f"{name} listening on {shown}", file=sys.stderr, flush=True)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     stop.wait()
+    checker.enter_graceful_shutdown()  # health watchers see NOT_SERVING before the server goes
     server.stop(grace=1).wait()
 
 

@@ -6,4 +6,6 @@ bash scripts/setup.sh
 # The compiled bots (starter kits) the tests start, built once per run; their toolchains' downloads are cached
 # outside the clone (bots/build.sh). A kit that does not build fails the run.
 bash bots/build.sh
+# The Go tools the tests run (buf, grpcurl), pinned, built once into the same cache (scripts/tools.sh).
+bash scripts/tools.sh
 exec .venv/bin/python -m pytest "$@"

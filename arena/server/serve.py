@@ -20,7 +20,8 @@ import grpc
 import structlog
 import trio
 
-from ..protocol import MAX_MESSAGE_BYTES
+from ..botkit import add_introspection
+from ..protocol import MAX_MESSAGE_BYTES, arena_pb2
 from ..display import safe_name
 from .admission import DEFAULT_MAX_BOT_PROCESSES, Admission
 from .auth import (
@@ -132,7 +133,11 @@ class ServerLog:
 
 
 def make_server(config: ServeConfig, servicer: ArenaServicer) -> tuple[grpc.Server, str]:
-    """The gRPC server, bound but not started, and the address it listens on (the real port when 0 was asked)."""
+    """The gRPC server, bound but not started, and the address it listens on (the real port when 0 was asked).
+
+    Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server
+    reflection (grpc.reflection.v1 and v1alpha); with a token, these calls need it too (the interceptor sees every
+    call)."""
     workers = config.max_watchers + 32
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-grpc"),
@@ -145,6 +150,7 @@ def make_server(config: ServeConfig, servicer: ArenaServicer) -> tuple[grpc.Serv
         maximum_concurrent_rpcs=workers,
     )
     add_to_server(server, servicer)
+    add_introspection(server, arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
     try:
         if config.credentials is not None:
             port = server.add_secure_port(config.listen, config.credentials)

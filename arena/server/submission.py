@@ -22,7 +22,7 @@ from ..protocol import tournament_pb2 as tpb
 from ..protocol.convert import option_value_from_pb, option_value_pb
 from ..sandbox import LIMIT_KEYS, SandboxError
 from ..sandbox.contain import resolve_program
-from ..tournament.spec import SpecError, TournamentSpec, spec_from_dict
+from ..tournament.spec import TIME_KEYS, SpecError, TournamentSpec, spec_from_dict
 
 FAULT_POLICY_NAMES = {tpb.FAULT_POLICY_FORFEIT: "forfeit"}
 
@@ -48,7 +48,7 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
             options[key] = option
         data["options"] = options
     if message.HasField("time"):
-        time = {k: getattr(message.time, k) for k in ("move_ms", "bank_ms", "startup_ms") if getattr(message.time, k)}
+        time = {k: getattr(message.time, k) for k in TIME_KEYS if getattr(message.time, k)}
         if time:
             data["time"] = time
     if message.HasField("sandbox"):
@@ -70,8 +70,9 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
             bot["env"] = dict(entry.env)
         if entry.cwd:
             bot["cwd"] = entry.cwd
-        if entry.folder:
-            bot["folder"] = entry.folder
+        for key in ("folder", "transport", "protocol"):
+            if getattr(entry, key):
+                bot[key] = getattr(entry, key)
         if entry.HasField("limits") and _limits_from_pb(entry.limits):
             bot["limits"] = _limits_from_pb(entry.limits)
         if entry.skip_if_missing:
@@ -128,7 +129,7 @@ def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
             bot.command.extend(shlex.split(command))
         elif command is not None:
             bot.command.extend(command)
-        for key in ("address", "cwd", "folder", "skip_if_missing"):
+        for key in ("address", "cwd", "folder", "transport", "protocol", "skip_if_missing"):
             if key in entry:
                 setattr(bot, key, entry[key])
         if "limits" in entry:
