@@ -32,6 +32,8 @@ BotClient = RemoteBot | StdioBot
 
 STOP_GRACE_S = 3.0
 SOCKET_POLL_S = 0.002
+EXIT_AFTER_EOF_S = 1.0
+"""How long a stdio bot whose stdout ended before its handshake may take to exit, so its status can be told."""
 LOG_CLOSE_S = 1.0
 """How long a stopped bot's log may take to reach its end (a process outside any sandbox may hold the pipe)."""
 STDERR_TAIL = 600
@@ -166,6 +168,10 @@ class BotProcess:
                 outcome["hello"] = await client.handshake(left)
             except BotFailure as failure:
                 outcome["failure"] = failure
+                if stdio and failure.kind is FaultKind.START_FAILED and self._process is not None:
+                    # Its stdout ended because it exited: say so with its status, as for a gRPC bot.
+                    with trio.move_on_after(EXIT_AFTER_EOF_S):
+                        outcome["exit"] = await self._process.wait()
             cancel.cancel()
 
         async def watch_exit(cancel: trio.CancelScope) -> None:
@@ -195,7 +201,7 @@ class BotProcess:
             return f"the process exited with status {outcome['exit']} before the handshake" + (
                 f"; its last output: {tail}" if tail else "")
         failure = outcome.get("failure")
-        message = str(failure) if failure else "no handshake"
+        message = str(failure.values.get("detail", failure)) if isinstance(failure, BotFailure) else "no handshake"
         return message + (f"; its last output: {tail}" if tail else "")
 
     def _open_log(self) -> Any:
