@@ -241,10 +241,17 @@ def next_free_folder(run: Path) -> Path:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """``arena run``. Exit status: 0 when every game was played; 1 when a write to the run folder failed (one
+    ``error:`` line with the ``--resume`` command) or an entrant was given up on mid-run (named at the end); 2 for a
+    tournament that cannot start (a bad file, or an entrant whose bot does not start: one ``error:`` line naming it
+    and its log's last lines); 130 when interrupted."""
+    import shlex
+
     import trio
 
-    from .tournament.runner import print_summary, run_tournament
-    from .tournament.spec import load_spec
+    from .tournament.runner import (RecordsNotWritten, arena_command, count_text, is_finished, print_summary,
+                                    run_tournament)
+    from .tournament.spec import load_spec, read_spec_text
 
     spec = load_spec(args.file)
     if any(b.command for b in spec.bots):
@@ -252,36 +259,49 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.concurrency is not None and args.concurrency < 1:
         raise RulesError(f"--concurrency must be at least 1, got {args.concurrency}")
     run = Path(args.out or spec.output)
+    command = arena_command()
     console = make_console()
     if not args.out and not args.resume and holds_games(run):
         earlier, run = run, next_free_folder(run)
-        console.print(f"note: {earlier} holds an earlier run (continue it with --resume); this run goes to {run}")
+        before = ("a finished run" if is_finished(earlier) else
+                  f"an unfinished run (continue that one with: {command} run {shlex.quote(args.file)} --resume)")
+        console.print(f"note: {earlier} holds {before}; this run goes to {run}", highlight=False, markup=False,
+                      soft_wrap=True)
     if spec.skipped:
-        console.print(f"note: skipping {', '.join(spec.skipped)} (program not installed)")
-    text = Path(args.file).read_text()
-    summary = trio.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
-                                                                  concurrency=args.concurrency, console=console))
+        console.print(f"note: skipping {', '.join(spec.skipped)} (program not installed)", markup=False)
+    text = read_spec_text(args.file)
+    resume = f"{command} run {shlex.quote(args.file)} --out {shlex.quote(str(run))} --resume"
+    try:
+        summary = trio.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
+                                                                      concurrency=args.concurrency, console=console))
+    except RecordsNotWritten as error:
+        print(f"error: {error}; {error.remedy}, then continue with: {resume}", file=sys.stderr)
+        return 1
     if summary is None:
-        console.print(f"interrupted: every finished game is recorded in {run}; continue with: "
-                      f"arena run {args.file} --out {run} --resume", highlight=False)
+        console.print(f"interrupted: every finished game is recorded in {run}; continue with: {resume}",
+                      highlight=False, markup=False, soft_wrap=True)
         return 130
     if summary.dropped_bytes:
         console.print(f"resume: dropped a torn last record line ({summary.dropped_bytes} bytes)")
     if summary.resumed_from:
-        console.print(f"resume: {summary.resumed_from} games were already recorded; played {summary.played_now}")
-    print_summary(summary, console, f"{spec.name}: {spec.variant}, {summary.total} games")
-    return 0
+        were = "was" if summary.resumed_from == 1 else "were"
+        console.print(f"resume: {count_text(summary.resumed_from, 'game')} {were} already recorded; played "
+                      f"{summary.played_now}", highlight=False)
+    print_summary(summary, console, f"{spec.name}: {spec.variant}, {count_text(summary.total, 'game')}", command)
+    return 1 if summary.given_up else 0
 
 
 # --- arena replay ---------------------------------------------------------------------------------------------
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .records.replay import RecordError, find_game, locate, verify_run
+    from .records.replay import RecordError, find_game, locate, repair_run, verify_run
 
     command = [c for c in (args.against or []) if c != "--"]
     if args.against is not None and not command:
         raise RulesError("expected a bot command after --against -- (e.g. --against -- python bots/python/greedy_bot.py)")
+    if sum((args.verify, args.repair, args.game is not None)) > 1:
+        raise RulesError("expected one of --verify, --repair or --game ID")
     try:
         if args.verify:
             import time
@@ -289,8 +309,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
             started = time.perf_counter()
             report = verify_run(args.path, jobs=args.jobs)
             return print_verify(report, args.path, time.perf_counter() - started)
+        if args.repair:
+            return print_repair(repair_run(args.path))
         if args.game is None:
-            raise RulesError("expected --verify, or --game ID (with --seat K, --step, --html FILE or --against)")
+            raise RulesError("expected --verify, --repair, or --game ID (with --seat K, --step, --html FILE or "
+                             "--against)")
         files = locate(args.path)
         record = find_game(files, args.game)
         if args.html:
@@ -309,23 +332,77 @@ def cmd_replay(args: argparse.Namespace) -> int:
             return 0 if report.ok else 1
         from .records.terminal import show_game
 
-        show_game(record, seat=args.seat, step=args.step, console=make_console())
+        compact = True if args.compact else False if args.full else None
+        show_game(record, seat=args.seat, step=args.step, console=make_console(), compact=compact)
         return 0
     except RecordError as error:
         raise RulesError(str(error)) from None
 
 
 def print_verify(report, path: str, seconds: float) -> int:
+    """Every mismatch, a note for games whose seed is not revealed yet, and the summary; the exit status."""
     console = make_console()
     for mismatch in report.mismatches:
-        console.print(f"MISMATCH {mismatch}", highlight=False)
+        console.print(f"MISMATCH {mismatch}", highlight=False, markup=False, soft_wrap=True)
+    if report.unseeded:
+        games = "1 game carries" if report.unseeded == 1 else f"{report.unseeded} games carry"
+        console.print(f"note: {games} no seed: it is not revealed until the tournament ends (a game fetched while its "
+                      f"tournament runs), so the shuffle of their deals could not be checked; everything else was. "
+                      f"Fetch them again once the tournament has finished to check the deals too.", highlight=False,
+                      markup=False, soft_wrap=True)
     seed = "deals checked against the revealed master seed" if report.seed_checked else (
-        "no revealed master seed (deals checked against each game's own seed)")
+        "no revealed master seed (deals checked against each game's own seed"
+        + (", where it has one)" if report.unseeded else ")"))
     verdict = "OK" if not report.mismatches else f"{len(report.mismatches)} mismatches"
     rate = report.games / seconds if seconds > 0 else 0.0
     console.print(f"verified {report.games} games, {report.moves} moves in {path}: {verdict}; {seed}; "
-                  f"{seconds:.2f} s, {rate:.0f} games/s", highlight=False)
+                  f"{seconds:.2f} s, {rate:.0f} games/s", highlight=False, markup=False)
     return 0 if not report.mismatches else 1
+
+
+def print_repair(report) -> int:
+    """What ``--repair`` moved, and where to."""
+    if not report.moved:
+        print(f"nothing to repair: every line of {report.path} is a record ({report.kept} records)")
+        return 0
+    count = len(report.moved)
+    print(f"moved {count} unreadable line{'s' if count != 1 else ''} of {report.path} to {report.side_file} "
+          f"(appended, each with its line number and problem); kept {report.kept} records:")
+    for number, problem in report.moved:
+        print(f"  line {number}: {safe_name(problem, 300)}")
+    return 0
+
+
+# --- arena export ---------------------------------------------------------------------------------------------
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """One CSV row per recorded game (see arena/records/export.py), to stdout or ``--out FILE``; unreadable lines
+    are skipped with a warning on stderr. A server's tournament: ``arena games ID --csv``."""
+    import os
+
+    from .records.export import rows_of_file, save_csv, write_csv
+    from .records.replay import RecordError, check_record_file, locate
+
+    try:
+        files = locate(args.path)
+        report = rows_of_file(files.records)
+        check_record_file(files, report.read)  # a tournament file given by mistake: one line, not one per line
+    except RecordError as error:
+        raise RulesError(str(error)) from None
+    except OSError as error:
+        raise RulesError(f"{args.path}: cannot read: {error.strerror or error}") from None
+    for warning in report.warnings:
+        print(f"warning: {safe_name(warning, 2000)}", file=sys.stderr)
+    if args.out:
+        print(f"wrote {save_csv(report.rows, args.out)} games to {args.out}", file=sys.stderr)
+        return 0
+    try:
+        write_csv(report.rows, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the output went to a pipe that closed (e.g. `| head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
 
 
 # --- arena bench ---------------------------------------------------------------------------------------------
@@ -428,9 +505,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", help="a run folder or a record file (games.jsonl)")
     p.add_argument("--verify", action="store_true", help="re-simulate every game and report every mismatch")
     p.add_argument("--jobs", type=int, default=None, help="processes for --verify (default: one per core)")
+    p.add_argument("--repair", action="store_true",
+                   help="move every unreadable line of the record file to games.rejected.jsonl beside it (appended, "
+                        "with its line number) and keep the rest")
     p.add_argument("--game", type=int, help="the game's index in the schedule")
     p.add_argument("--seat", type=int, help="show only what this seat knew at each moment")
     p.add_argument("--step", action="store_true", help="wait for a key between moves (on a terminal)")
+    layout = p.add_mutually_exclusive_group()
+    layout.add_argument("--full", action="store_true",
+                        help="the layout and every hand after each move (the default on a terminal)")
+    layout.add_argument("--compact", action="store_true",
+                        help="one line a move, the layout at round ends (the default when the output is not a "
+                             "terminal)")
     p.add_argument("--html", help="write a self-contained HTML viewer of the game to this file")
     p.add_argument("--move-ms", type=int, default=2000, help="with --against: time per decision (default 2000)")
     p.add_argument("--startup-ms", type=int, default=15000, help="with --against: time to start the bot")
@@ -439,6 +525,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replay the game to a bot (its command after --, last on the line) and report where its "
                         "choices differ")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("export", help="results for spreadsheets and scripts: one CSV row per game")
+    p.add_argument("path", metavar="RUN", help="a run folder or a record file (games.jsonl)")
+    p.add_argument("--csv", action="store_true", required=True,
+                   help="CSV with a header: index, deal_key, rotation, seats, seed, scores, winner, ranking, faults, "
+                        "duration_s (the only format; a server's tournament: arena games ID --csv)")
+    p.add_argument("--out", metavar="FILE", help="write to this file instead of stdout")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("bench", help="benchmarks that print numbers")
     bench = p.add_subparsers(dest="bench", required=True, metavar="WHAT")

@@ -12,7 +12,7 @@ from google.protobuf import json_format
 from arena.players import RandomPlayer
 from arena.players.base import LocalPlayer
 from arena.players.faults import Fault, FaultKind
-from arena.records.format import game_record_pb, to_json_line
+from arena.records.format import full_tiles, game_record_pb, to_json_line
 from arena.records.jsonform import action_from, deal_from, game_record_dict
 from arena.records.replay import RecordError, find_game, locate, positions, verify_run
 from arena.records.store import ReadReport, drop_torn_tail, iter_records, to_message
@@ -34,7 +34,7 @@ async def test_the_direct_json_is_protobufs_json_mapping(variant: str) -> None:
         game, record = await recorded_game(variant, seed)
         kwargs = dict(index=7, tournament="t", deal_key=seed.split("/", 1)[1], rotation=1, side_of=game.side_of)
         direct = game_record_dict(record, **kwargs)
-        assert direct == json_format.MessageToDict(game_record_pb(record, **kwargs))
+        assert direct == full_tiles(json_format.MessageToDict(game_record_pb(record, **kwargs)))
         assert to_message(direct) == game_record_pb(record, **kwargs)
 
 
@@ -42,7 +42,7 @@ async def test_a_record_with_faults_and_index_zero_maps_the_same() -> None:
     game, record = await recorded_game("draw", "f/0/0")
     record.faults.append(Fault(FaultKind.TIMEOUT, 0, 0, "no reply within 250 ms"))
     kwargs = dict(index=0, tournament="t", deal_key="0/0", rotation=0, side_of=game.side_of)
-    assert game_record_dict(record, **kwargs) == json_format.MessageToDict(game_record_pb(record, **kwargs))
+    assert game_record_dict(record, **kwargs) == full_tiles(json_format.MessageToDict(game_record_pb(record, **kwargs)))
 
 
 async def write_run(folder: Path, variant: str = "draw", games: int = 6, master: str = "master") -> Path:

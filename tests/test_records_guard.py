@@ -142,6 +142,11 @@ def first_move(record: dict, round_index: int, wanted) -> int:
     return next(m for m, move in enumerate(record["rounds"][round_index]["moves"]) if wanted(move))
 
 
+def in_game(record: dict, round_index: int, m: int) -> int:
+    """The number people see for move ``m`` of a round: moves are numbered through the whole game, from 1."""
+    return sum(len(rnd.get("moves", ())) for rnd in record["rounds"][:round_index]) + m + 1
+
+
 def draw_not_the_top(records: list[dict]) -> list[str]:
     game = records[2]
     m = first_move(game, 1, lambda move: move["action"]["kind"] == "ACTION_KIND_DRAW")
@@ -149,7 +154,8 @@ def draw_not_the_top(records: list[dict]) -> list[str]:
     other = {"low": 6, "high": 6} if action["tile"] in ({"low": 0, "high": 0}, {}) else {"low": 0, "high": 0}
     action["tile"] = other
     name = f"[{other['low']}|{other['high']}]"
-    return [f"game 2, round 2, move {m + 1}: the recorded draw (draw {name}) is not the boneyard's top tile"]
+    return [f"game 2, round 2, move {in_game(game, 1, m)}: the recorded draw (draw {name}) is not the boneyard's "
+            f"top tile"]
 
 
 def forced_with_a_choice(records: list[dict]) -> list[str]:
@@ -157,7 +163,7 @@ def forced_with_a_choice(records: list[dict]) -> list[str]:
     # Every move recorded as not forced was a decision: the referee asked because there was more than one action.
     m = first_move(game, 2, lambda move: not move.get("forced", False) and move.get("seat", 0) == 1)
     game["rounds"][2]["moves"][m]["forced"] = True
-    return [f"game 2, round 3, move {m + 1}: recorded as forced, but there was a choice"]
+    return [f"game 2, round 3, move {in_game(game, 2, m)}: recorded as forced, but there was a choice"]
 
 
 def recorded_twice(records: list[dict]) -> list[str]:

@@ -89,7 +89,9 @@ def test_the_random_bot_diverges_and_each_divergence_is_reported(tmp_path: Path)
     first = report.first_divergence
     assert first is report.divergences[0] and first.move_number == min(d.move_number for d in report.divergences)
     text = printed(report)
-    assert f"first divergence at move {first.move_number} (round {first.round + 1}, seat 1)" in text
+    # shown from 1, as every view numbers moves; the report keeps the number the bot was sent (from 0)
+    assert f"first divergence at move {first.move_number + 1} (round {first.round + 1}, seat 1)" in text
+    assert f"DIVERGENCE move {first.move_number + 1} (round {first.round + 1}), seat 1: recorded " in text
     assert text.count("DIVERGENCE move ") == len(report.divergences)
     assert f"recorded {first.recorded}, bot chose {first.chosen}" in text
 

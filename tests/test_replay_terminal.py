@@ -98,8 +98,9 @@ class FailsAfter(LocalPlayer):
 
 
 def render(record: dict, **kwargs) -> str:
+    """The full view unless ``compact=True`` is given (the default of ``show_game`` would be compact: no terminal)."""
     console = Console(file=io.StringIO(), width=120)
-    show_game(record, console=console, **kwargs)
+    show_game(record, console=console, **{"compact": False, **kwargs})
     return console.file.getvalue()
 
 
@@ -109,7 +110,7 @@ def blocks(text: str) -> list[list[str]]:
 
 
 def move_blocks(text: str) -> dict[tuple[int, int], list[str]]:
-    """Move blocks by (round, move), both counted from 1 as printed."""
+    """Move blocks by (round, move), both counted from 1 as printed (moves through the whole game)."""
     found: dict[tuple[int, int], list[str]] = {}
     round_number = 0
     for block in blocks(text):
@@ -191,7 +192,7 @@ async def test_the_line_after_every_move_is_the_engines(variant: str) -> None:
         if position.move is None:
             continue
         view = position.match.round.layout.view()
-        block = out[(position.round + 1, position.move + 1)]
+        block = out[(position.round + 1, position.number + 1)]
         ends = [value for _, _, value in view.open_ends]
         check_drawn(field(block, "line: "), view.line, ends[0], ends[1])
         if variant == "all_fives":
@@ -218,7 +219,7 @@ async def test_mexican_train_shows_every_train_with_markers_and_open_doubles() -
         if position.move is None:
             continue
         view = position.match.round.layout.view()
-        block = out[(position.round + 1, position.move + 1)]
+        block = out[(position.round + 1, position.number + 1)]
         hub = LOW[view.engine]
         assert field(block, "engine ") == f"[{hub}‖{hub}]"
         for train in view.trains:
@@ -259,7 +260,7 @@ async def test_the_seat_view_never_shows_a_hidden_tile_before_the_round_ends(var
             assert field(block, f"seat {viewer} (bot{viewer}) (you): ") == " ".join(NAMES[t] for t in
                                                                                     state.hand(viewer))
         else:
-            block = out[(position.round + 1, position.move + 1)]
+            block = out[(position.round + 1, position.number + 1)]
         shown = "\n".join(block)
         leaks = [NAMES[t] for t in hidden if NAMES[t] in shown]
         assert not leaks, (position.round, position.move, leaks, shown)
@@ -292,10 +293,11 @@ async def test_forced_moves_are_marked(variant: str) -> None:
     record = await random_record(variant, seed="forced/0/0", options={"rounds": 1} if variant == "mexican_train"
                                  else None)
     out = move_blocks(render(record))
-    forced = 0
+    forced = number = 0
     for r, rnd in enumerate(record["rounds"]):
-        for m, move in enumerate(rnd.get("moves", ())):
-            header = out[(r + 1, m + 1)][0]
+        for move in rnd.get("moves", ()):
+            number += 1
+            header = out[(r + 1, number)][0]
             if move.get("forced"):
                 forced += 1
                 assert header.endswith(" · (forced)"), header
@@ -312,15 +314,19 @@ async def test_a_fault_is_shown_where_it_happened_and_the_game_stops_there() -> 
     text = render(record)
     parts = blocks(text)
     last_round = len(record["rounds"])
-    moves = len(record["rounds"][-1].get("moves", ()))
+    in_last = len(record["rounds"][-1].get("moves", ()))
+    moves = sum(len(rnd.get("moves", ())) for rnd in record["rounds"])  # moves are numbered through the game
+    assert record["faults"][0]["moveNumber"] == moves  # the record counts from 0: the fault was at the next move
     assert parts[-2] == [f"FAULT · round {last_round}, move {moves + 1} · seat 1 (bot1) · timeout: no reply within "
                          f"2250 ms"]
-    assert parts[-3][0].startswith(f"move {moves} · " if moves else f"Round {last_round} · ")
+    assert parts[-3][0].startswith(f"move {moves} · " if in_last else f"Round {last_round} · ")
     assert parts[-1][0].startswith("Result: seat 0 (bot0) wins (by fault: the faulting side forfeits)")
     assert (last_round, moves + 1) not in move_blocks(text)
     assert text.count("FAULT") == 1
     seat_text = render(record, seat=0)
     assert f"FAULT · round {last_round}, move {moves + 1} · seat 1 (bot1) · timeout" in seat_text
+    compact = render(record, compact=True)
+    assert f"\nFAULT · round {last_round}, move {moves + 1} · seat 1 (bot1) · timeout" in compact
 
 
 def test_a_fault_before_play_is_shown_before_the_result() -> None:
@@ -353,7 +359,7 @@ async def test_step_is_ignored_without_a_terminal(monkeypatch) -> None:
 
     monkeypatch.setattr(console, "input", never)
     show_game(record, seat=0, step=True, console=console)
-    assert console.file.getvalue() == render(record, seat=0)
+    assert console.file.getvalue() == render(record, seat=0, compact=True)  # no terminal: the compact view
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -405,8 +411,12 @@ async def test_the_command_line_end_to_end(tmp_path: Path) -> None:
 
     out = run_cli("replay", str(path), "--game", "1", "--seat", "1", "--step")
     assert out.returncode == 0, out.stderr
-    assert out.stdout == render(records[1], seat=1)
+    assert out.stdout == render(records[1], seat=1, compact=True)  # not a terminal: compact
     assert "\x1b[" not in out.stdout and "view: seat 1 (bot1) only" in out.stdout
+
+    out = run_cli("replay", str(path), "--game", "1", "--seat", "1", "--full")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == render(records[1], seat=1)
 
     out = run_cli("replay", str(tmp_path), "--game", "0")
     assert out.returncode == 0, out.stderr

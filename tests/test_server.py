@@ -33,6 +33,7 @@ from arena.protocol import arena_pb2 as apb
 from arena.protocol import arena_pb2_grpc as apb_grpc
 from arena.protocol import tournament_pb2 as tpb
 from arena.protocol import types_pb2
+from arena.records.format import full_tiles
 from arena.server.events import Watcher, event
 from arena.server.submission import dict_from_message, message_from_dict, parse_submission, toml_text
 from helpers import bot_processes, wait_for
@@ -264,14 +265,14 @@ def test_watchers_get_public_information_only(server: Server) -> None:
                 assert not m.action.HasField("tile"), "a draw's tile is never sent"
             others = {m.game - m.game % 2, m.game - m.game % 2 + 1} - {m.game}
             assert all(finished_at[g] < n for g in others), "moves come after the other games dealt the same tiles"
-            action = json_format.MessageToDict(m.action)
+            action = full_tiles(json_format.MessageToDict(m.action), m.action.DESCRIPTOR)  # records write tiles in full
             action.pop("text")
             moves.setdefault((m.game, m.round_index), []).append({"seat": m.seat, "action": action})
         if e.HasField("round_finished"):
             r = e.round_finished
             assert all(finished_at[g] < n for g in {r.game - r.game % 2, r.game - r.game % 2 + 1} - {r.game})
             recorded = stored[r.game]["rounds"][r.result.round_index]["result"]
-            assert json_format.MessageToDict(r.result)["hands"] == recorded["hands"]
+            assert full_tiles(json_format.MessageToDict(r.result), r.result.DESCRIPTOR)["hands"] == recorded["hands"]
     assert draws > 0
     for g, record in stored.items():
         for number, rnd in enumerate(record["rounds"]):

@@ -97,14 +97,16 @@ def test_two_player_round_robin_order_table_and_json() -> None:
     assert standings.leaders(2) == [("C", 1.5), ("B", 1.5)]
     assert standings.rating_kind == "elo"
     elo_c, low_c, high_c = expected_elo([0.5, 1])
-    assert standings.rating_text("C") == f"+{elo_c:.0f} ±{(high_c - low_c) / 2:.0f}" == "+191 ±691"
+    # The Elo and the two bounds of its 95% interval (not symmetric: a ± half-width would misplace both bounds).
+    assert standings.rating_text("C") == f"+{elo_c:.0f} [{low_c:+.0f}, {high_c:+.0f}]" == "+191 [-182, +1200]"
     console = Console(record=True, width=200)
     console.print(standings.table("round robin"))
     text = console.export_text()
     for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "conceded", "faults", "think ms",
-                   "Elo ±95%"):
+                   "Elo [95% by deal set]"):
         assert header in text
-    assert "+191 ±691" in text and "-120 ±974" in text and "+0 ±1200" in text
+    assert "+191 [-182, +1200]" in text and "-120 [-1200, +748]" in text and "+0 [-1200, +1200]" in text
+    assert "ties in points: head-to-head among the tied entrants, then more wins, then fewer games, then name" in text
     console.print(standings.pairwise_table())
     assert "1-0-1" in console.export_text()
     data = json.loads(json.dumps(standings.to_json()))
@@ -147,8 +149,9 @@ def test_duplicate_deal_sets_narrow_the_interval_for_complementary_results() -> 
     assert a.elo_interval == pytest.approx(expected_elo(per_game)[1:])
     assert a.elo_interval_by_deal == pytest.approx(expected_elo(per_deal)[1:])
     assert a.high_by_deal - a.low_by_deal < a.high - a.low
-    half = (a.high_by_deal - a.low_by_deal) / 2
-    assert standings.rating_text("A") == f"{a.elo:+.0f} ±{half:.0f}"
+    # The table shows the by-deal interval (the deal set is the sample), as its two bounds.
+    assert standings.rating_text("A") == f"{a.elo:+.0f} [{a.low_by_deal:+.0f}, {a.high_by_deal:+.0f}]"
+    assert standings.rating_text("A") == "+89 [-85, +330]"
     # An unfinished set still counts as one by-deal sample, with the games it has.
     standings.add(game(index, "A B", (100, 50), winner=0, deal="d5"))
     assert standings.pending_deal_sets == 1
@@ -215,13 +218,18 @@ def test_partners_do_not_meet_and_opponents_do() -> None:
                                                      "D": {"wins": 0, "draws": 0, "losses": 1}}
 
 
-def test_an_entrant_on_two_sides_counts_once_per_side() -> None:
+def test_an_entrant_on_two_sides_counts_once_per_game() -> None:
+    """A holds sides 0 and 2 of a three-sided game (fewer entrants than seats): one game, one result for A."""
     standings = Standings()
     standings.add(game(0, "A B A", (10, 20, 30), winner=2))
     a, b = standings.entrant("A"), standings.entrant("B")
-    assert (a["games"], a["wins"], a["draws"], a["losses"], a["match_points"]) == (2, 1, 0, 1, 1.0)
-    assert (a["scored"], a["conceded"]) == (40, (20 + 30) / 2 + (10 + 20) / 2)
+    # A's sides are placed third (0 points) and first (1 point): a win, worth their mean, 0.5.
+    assert (a["games"], a["wins"], a["draws"], a["losses"], a["match_points"]) == (1, 1, 0, 0, 0.5)
+    # Scored: the mean of its sides' scores; conceded: the mean of the sides it does not hold (B's alone).
+    assert (a["scored"], a["conceded"]) == (20, 20)
     assert (b["games"], b["losses"], b["match_points"]) == (1, 1, 0.5)
+    assert (b["scored"], b["conceded"]) == (20, 20)
+    assert standings.games == 1 and standings.elo()["A"].games == 1
     assert standings.pairwise("A", "B") == standings.pairwise("B", "A") == (1, 0, 1)
     assert standings.pairwise("A", "A") == (0, 0, 0)
 

@@ -113,8 +113,11 @@ def test_two_player_round_robin_with_duplicate_rotations() -> None:
     schedule = Schedule(3, new_game("draw", 2), games=2, duplicate=True, master_seed="m")
     games = list(schedule)
     assert len(schedule) == len(games) == 3 * 2 * 2
-    assert [(g.seats, g.seed, g.rotation) for g in games[:4]] == [
-        ((0, 1), "m/0/0", 0), ((1, 0), "m/0/0", 1), ((0, 1), "m/0/1", 0), ((1, 0), "m/0/1", 1)]
+    # Deal set 0 of every table, then deal set 1 of every table; the rotations of a deal set side by side.
+    assert [(g.seats, g.seed, g.rotation) for g in games[:6]] == [
+        ((0, 1), "m/0/0", 0), ((1, 0), "m/0/0", 1), ((0, 2), "m/1/0", 0), ((2, 0), "m/1/0", 1),
+        ((1, 2), "m/2/0", 0), ((2, 1), "m/2/0", 1)]
+    assert games[6].seed == "m/0/1"
     assert {g.seats for g in games} == {(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)}
     assert [g.index for g in games] == list(range(12))
     assert schedule.group_size == 2 and schedule.processes_per_entrant() == 2
@@ -230,7 +233,9 @@ def test_a_run_writes_a_complete_run_folder(tmp_path: Path) -> None:
     events = [json.loads(line)["event"] for line in (out / "arena.log").read_text().splitlines()]
     assert events[0] == "tournament_started" and events[-1] == "tournament_finished"
     assert events.count("game_finished") == 4
-    assert "replay a game: arena replay" in result.stdout
+    # The hint is a command that works as typed: this arena was started as `python -m arena`.
+    assert result.stdout.splitlines()[-1] == (f"replay a game: {sys.executable} -m arena replay {out} --game 0 "
+                                              f"(or --game 0 --html FILE: a page to open in a browser)")
 
 
 def test_a_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
@@ -239,7 +244,8 @@ def test_a_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
     assert arena_run(path, out).returncode == 0
     again = arena_run(path, out)
     assert again.returncode == 2
-    assert "already holds a tournament's games; use --resume" in again.stderr
+    assert again.stderr == (f"error: {out}: this folder holds a finished tournament; give --out a new folder for "
+                            f"a new run\n")
     resumed = arena_run(path, out, "--resume")
     assert resumed.returncode == 2 and "this tournament is finished" in resumed.stderr
 

@@ -32,7 +32,7 @@ BotClient = RemoteBot | StdioBot
 
 STOP_GRACE_S = 3.0
 SOCKET_POLL_S = 0.002
-EXIT_AFTER_EOF_S = 1.0
+EXIT_AFTER_EOF_S = 5.0
 """How long a stdio bot whose stdout ended before its handshake may take to exit, so its status can be told."""
 LOG_CLOSE_S = 1.0
 """How long a stopped bot's log may take to reach its end (a process outside any sandbox may hold the pipe)."""
@@ -169,9 +169,12 @@ class BotProcess:
             except BotFailure as failure:
                 outcome["failure"] = failure
                 if stdio and failure.kind is FaultKind.START_FAILED and self._process is not None:
-                    # Its stdout ended because it exited: say so with its status, as for a gRPC bot.
+                    # Its stdout ended because it is exiting: report its status, as for a gRPC bot (polled, since
+                    # watch_exit is the one waiting on the process's descriptor).
                     with trio.move_on_after(EXIT_AFTER_EOF_S):
-                        outcome["exit"] = await self._process.wait()
+                        while (status := self._process.returncode) is None:
+                            await trio.sleep(0.01)
+                        outcome["exit"] = status
             cancel.cancel()
 
         async def watch_exit(cancel: trio.CancelScope) -> None:

@@ -16,6 +16,8 @@ from .process import BotProcess, BotSpec
 
 ADDRESS_RE = re.compile(r"^(unix:.+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
 BUILTIN_PREFIX = "builtin:"
+INTERPRETER_RE = re.compile(r"^(python[\d.]*|pypy[\d.]*|node|nodejs|deno|bun|java|ruby|perl|php|bash|sh|env)$")
+"""Programs that run another file: a bot is named after that file, not after its interpreter."""
 
 
 def is_address(text: str) -> bool:
@@ -52,7 +54,7 @@ def seat_players(texts: Sequence[str], seats: int, log_dir: Path, startup_s: flo
     processes: list[BotProcess] = []
     for seat in range(seats):
         text = texts[seat % len(texts)]
-        spec = parse_bot(text, f"seat{seat}-{_short(text)}")
+        spec = parse_bot(text, f"seat{seat}-{program_name(text)}")  # the log's name: one log per seat
         if isinstance(spec, str):
             players.append(LocalPlayer(builtin_player(spec, seed=f"{seed}/{seat}"), name=f"builtin:{spec}"))
         else:
@@ -65,6 +67,32 @@ def seat_players(texts: Sequence[str], seats: int, log_dir: Path, startup_s: flo
     return players, processes
 
 
-def _short(text: str) -> str:
-    words = [w for w in re.split(r"[\s/]+", text) if w]
-    return (words[-1] if words else "bot")[:40]
+def program_name(text: str) -> str:
+    """A short name for a bot given on the command line, for a seat whose bot sent no handshake name: the program's
+    file name without its folder and extension (``python bots/python/greedy_bot.py`` -> ``greedy_bot``; the file
+    an interpreter runs, its module with ``-m``), an address as it is, ``builtin:KIND`` as it is."""
+    text = text.strip()
+    if text.startswith(BUILTIN_PREFIX) or is_address(text):
+        return text[:64]
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    program, module = _program_word(words)
+    name = program if module else Path(program).stem
+    return (name or "bot")[:40]
+
+
+def _program_word(words: list[str]) -> tuple[str, bool]:
+    """The word that names the bot, and whether it is a module (``-m``): the command itself, or the file its
+    interpreter (or ``env`` and its assignments) runs."""
+    rest = iter(words)
+    for word in rest:
+        if word == "-m":
+            return next(rest, ""), True
+        if word == "-jar":
+            return next(rest, ""), False
+        if word.startswith("-") or "=" in word or INTERPRETER_RE.match(Path(word).name):
+            continue
+        return word, False
+    return (Path(words[0]).name if words else ""), False

@@ -17,8 +17,9 @@ Decisions of this module:
   drawn tile; a bot only says ``draw``).
 - **Faults** (timeout, crash, illegal action, malformed reply, bot error) count as divergences and carry the fault's
   message; the replay goes on, a crashed bot is restarted for its seat's next decision.
-- **Move numbers** are the ones the bot was sent (``ActRequest.move_number``: every move of the match counted from 0,
-  forced moves included), as in fault records; rounds are shown from 1.
+- **Move numbers** count every move of the game, forced ones included, and are shown from 1 as in every other view
+  (:func:`~.replay.move_label`); the bot was sent the same number from 0 (``ActRequest.move_number``), as fault
+  records keep it. Rounds are shown from 1.
 - **Exit status** (``AgainstReport.ok``): True when every bot started and answered every decision, whatever it
   chose: a different choice is information, not failure. False when a bot could not start or restart, does not
   claim the variant, or faulted at any decision (the faults are all reported and the replay still runs to the end).
@@ -34,13 +35,14 @@ from typing import Any, Sequence
 import trio
 from rich.console import Console
 
+from ..display import safe_name
 from ..players.base import DecisionRequest
 from ..players.faults import BotFailure, FaultKind
 from ..players.process import BotProcess, BotSpec
 from ..referee import TimeControl, forfeit_result
 from ..rules import Action, Kind, Match
 from .jsonform import index_of
-from .replay import RecordError, game_of, steps
+from .replay import RecordError, game_of, move_label, steps
 from .store import Record
 
 
@@ -49,6 +51,7 @@ class Divergence:
     """A decision where the bot did not choose the recorded action, or could not choose at all."""
 
     move_number: int
+    """As the bot was sent it (``ActRequest.move_number``, from 0); shown from 1 (:func:`~.replay.move_label`)."""
     round: int
     """From 0 (shown from 1)."""
     seat: int
@@ -59,7 +62,7 @@ class Divergence:
     message: str = ""
 
     def __str__(self) -> str:
-        where = f"move {self.move_number} (round {self.round + 1}), seat {self.seat}"
+        where = f"{move_label(self.move_number)} (round {self.round + 1}), seat {self.seat}"
         if self.fault is not None:
             return f"{where}: recorded {_shown(self.recorded)}; {self.fault.value}: {self.message}"
         return f"{where}: recorded {_shown(self.recorded)}, bot chose {_shown(self.chosen)}"
@@ -199,9 +202,9 @@ async def _walk(record: Record, report: AgainstReport, processes: dict[int, BotP
     if match is not None:
         await _notify_end(record, processes, match_id, match)
     for fault in record.get("faults", ()):
-        report.notes.append(f"the record ends with a fault of seat {fault.get('seat', 0)} at move "
-                            f"{fault.get('moveNumber', 0)} ({fault.get('kind', '?')}): that decision has no "
-                            f"recorded action to compare")
+        report.notes.append(f"the record ends with a fault of seat {fault.get('seat', 0)} at "
+                            f"{move_label(int(fault.get('moveNumber', 0)))} ({fault.get('kind', '?')}): that "
+                            f"decision has no recorded action to compare")
 
 
 async def _ask(process: BotProcess, request: DecisionRequest, legal: list[Action], recorded: Action, round_: int,
@@ -210,7 +213,8 @@ async def _ask(process: BotProcess, request: DecisionRequest, legal: list[Action
     try:
         bot = await process.ensure_running()  # restarts a bot that crashed at an earlier decision
     except BotFailure as failure:
-        report.error = f"seat {request.seat}: the bot did not restart at move {request.move_number}: {failure}"
+        report.error = (f"seat {request.seat}: the bot did not restart at {move_label(request.move_number)}: "
+                        f"{failure}")
         raise _Stop from None
     tally = report.by_seat[request.seat]
     report.decisions += 1
@@ -273,8 +277,8 @@ def _shown(action: Any) -> str:
 
 def print_against(report: AgainstReport, console: Console) -> None:
     """Every divergence, then the summary (and the error that stopped the replay, if any)."""
-    def out(text: str) -> None:
-        console.print(text, highlight=False, markup=False, soft_wrap=True)
+    def out(text: str) -> None:  # a bot's error message or name may hold escape sequences: never print them raw
+        console.print(safe_name(text, 4000), highlight=False, markup=False, soft_wrap=True)
 
     seats = ", ".join(map(str, report.seats)) or "none"
     bot = f" ({report.bot})" if report.bot else ""
@@ -290,8 +294,8 @@ def print_against(report: AgainstReport, console: Console) -> None:
         out("summary: no decisions compared")
     else:
         first = report.first_divergence
-        first_text = (f"first divergence at move {first.move_number} (round {first.round + 1}, seat {first.seat})"
-                      if first is not None else "no divergence")
+        first_text = (f"first divergence at {move_label(first.move_number)} (round {first.round + 1}, seat "
+                      f"{first.seat})" if first is not None else "no divergence")
         out(f"summary: {report.decisions} decisions compared, {report.agreements} agreements ({rate:.1%}), "
             f"{len(report.divergences)} divergences ({report.faults} faults); {first_text}")
         if len(report.seats) > 1:

@@ -76,9 +76,35 @@ def game_record_pb(record: MatchRecord, *, index: int, tournament: str, deal_key
     return message
 
 
+def full_tiles(data: dict[str, Any], descriptor: Any = tpb.GameRecord.DESCRIPTOR) -> dict[str, Any]:
+    """A message's JSON mapping (``json_format.MessageToDict``) with every ``Tile`` written in full, as
+    :mod:`.jsonform` writes records (``[0|0]`` as ``{"low": 0, "high": 0}``, not ``{}``): for ``arena fetch`` and for
+    comparing with protobuf's own mapping. Walks the message's descriptor, so a map key named like a tile field
+    (the option ``target``) is left alone. Returns a new dict."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        field = descriptor.fields_by_camelcase_name.get(key) or descriptor.fields_by_name.get(key)
+        message = field.message_type if field is not None else None
+        if message is None or message.GetOptions().map_entry:
+            out[key] = value
+        elif message.full_name == TILE:
+            out[key] = [_full_tile(t) for t in value] if field.is_repeated else _full_tile(value)
+        else:
+            out[key] = [full_tiles(m, message) for m in value] if field.is_repeated else full_tiles(value, message)
+    return out
+
+
+TILE = pb.Tile.DESCRIPTOR.full_name
+
+
+def _full_tile(tile: dict[str, Any]) -> dict[str, Any]:
+    return {"low": tile.get("low", 0), "high": tile.get("high", 0)}
+
+
 def to_json_line(record: tpb.GameRecord | dict) -> str:
-    """One line of JSON, no newline inside (from the message, or from the dict of :mod:`.jsonform`)."""
-    data = record if isinstance(record, dict) else json_format.MessageToDict(record)
+    """One line of JSON, no newline inside (from the message, or from the dict of :mod:`.jsonform`); a message's
+    tiles are written in full, as :mod:`.jsonform` writes them."""
+    data = record if isinstance(record, dict) else full_tiles(json_format.MessageToDict(record))
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -92,5 +118,5 @@ def moves_of(message: tpb.RoundRecord) -> list[tuple[int, Any]]:
     return [(m.seat, action_from_pb(m.action)) for m in message.moves]
 
 
-__all__ = ["deal_pb", "deal_from_pb", "game_record_pb", "to_json_line", "from_json_line", "moves_of",
+__all__ = ["deal_pb", "deal_from_pb", "game_record_pb", "full_tiles", "to_json_line", "from_json_line", "moves_of",
            "RECORD_VERSION", "tile_pb"]

@@ -5,7 +5,10 @@ Python's ``json_format`` costs milliseconds per game (it walks every field in Py
 tournament's record writer and ``arena replay --verify`` slow, so this module builds and reads the same JSON
 directly. The mapping rules it follows: lowerCamelCase names; enums by name; int64/uint64 as strings; fields at
 their default value (0, false, "", empty list, enum zero, unset message) left out; ``optional`` fields and oneof
-members present when set, even at zero. A test checks it against ``json_format`` for games of every variant.
+members present when set, even at zero. One exception, on purpose: a ``Tile`` always has both fields, so ``[0|0]``
+is ``{"low": 0, "high": 0}`` and not ``{}`` (records written before this still read: a missing half is 0). A test
+checks it against ``json_format`` for games of every variant, tiles aside (:func:`.format.full_tiles` writes
+``json_format``'s output the same way).
 """
 
 from __future__ import annotations
@@ -34,12 +37,9 @@ class FormatError(ValueError):
 
 
 def _tile(t: int) -> dict[str, int]:
-    d = {}
-    if LOW[t]:
-        d["low"] = LOW[t]
-    if HIGH[t]:
-        d["high"] = HIGH[t]
-    return d
+    """Both halves, zeros too (``[0|0]`` is ``{"low": 0, "high": 0}``, never ``{}``): a tile reads the same in any
+    language and to a person, and protobuf's parsers read the explicit zeros as the defaults they are."""
+    return {"low": LOW[t], "high": HIGH[t]}
 
 
 TILES = tuple(_tile(t) for t in range(len(LOW)))

@@ -4,7 +4,15 @@
 regression replay). ``verify_game`` re-simulates a game from its seed and recorded actions and lists every
 difference: a deal that the seed does not give, an action that was not legal or not the recorded seat's turn, a round
 result or a match result that the rules do not give or that is missing, a seed that does not derive from the revealed
-master seed.
+master seed. A record without its seed (one fetched from a server while its tournament runs: the seed is withheld
+until the master seed is revealed) is verified against its own recorded deals: everything but the shuffle is checked,
+and the report says how many games that was.
+
+**Move numbers.** People see moves numbered through the whole game from 1, forced moves, draws and passes included
+(``move 37`` is the game's 37th move, in whatever round): the terminal replay, the HTML viewer, ``--against`` reports,
+fault lines and verification mismatches all say it this way (:func:`move_label`). Records and the bot protocol count
+the same moves from 0 (a fault's ``moveNumber`` is the ``ActRequest.move_number`` of the decision that faulted), and
+keep doing so: only the display adds one.
 """
 
 from __future__ import annotations
@@ -13,36 +21,50 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..referee import forfeit_result
-from ..rules import DRAW, Game, Kind, Match, RulesError, new_game
+from ..rules import DRAW, Deal, Game, Kind, Match, RulesError, new_game
 from ..tournament.seed import REVEALED_FILE, commitment_of
-from .jsonform import (
-    RECORD_VERSION, FormatError, action_from, deal_from, index_of, match_result_dict, option_from, round_result_dict,
-)
-from .store import ReadReport, Record, _incomplete, iter_records
+from .jsonform import FormatError, action_from, deal_from, index_of, match_result_dict, option_from, round_result_dict
+from .schema import RecordFormatError, parse_record
+from .store import ReadReport, Record, RepairReport, complete_lines, iter_records, repair
 
 RECORDS = "games.jsonl"
+
+
+def move_label(number: int) -> str:
+    """``move N`` for the move whose number in the record is ``number`` (from 0): people count from 1 (see the
+    module's docstring, *Move numbers*)."""
+    return f"move {number + 1}"
 
 
 class RecordError(Exception):
     """A record file or game that cannot be used, with a message for people."""
 
 
+NO_GAME = -1
+"""The game of a mismatch that belongs to no game (an unreadable line, the seed's commitment)."""
+
+
 @dataclass(frozen=True)
 class Mismatch:
     game: int
+    """The game's index, or :data:`NO_GAME`."""
     round: int | None
+    """From 0 (shown from 1)."""
     move: int | None
+    """The move's number in the game, from 0 as records count it (shown from 1 by :func:`move_label`)."""
     problem: str
 
     def __str__(self) -> str:
+        if self.game == NO_GAME:
+            return self.problem
         where = f"game {self.game}"
         if self.round is not None:
             where += f", round {self.round + 1}"
         if self.move is not None:
-            where += f", move {self.move + 1}"
+            where += f", {move_label(self.move)}"
         return f"{where}: {self.problem}"
 
 
@@ -71,14 +93,16 @@ def locate(path: str | Path) -> RunFiles:
         raise RecordError(f"{files.records}: the record file is empty")
     if files.folder is not None:
         revealed = files.folder / REVEALED_FILE
-        if revealed.exists():
-            try:
-                files.revealed = json.loads(revealed.read_text())
-            except (ValueError, OSError) as error:
-                raise RecordError(f"{revealed}: cannot read the revealed seed: {error}") from None
         commitment = files.folder / "commitment.txt"
-        if commitment.exists():
-            files.commitment = commitment.read_text().split()[0] if commitment.read_text().split() else None
+        try:
+            if revealed.exists():
+                files.revealed = json.loads(revealed.read_text())
+            if commitment.exists():
+                words = commitment.read_text().split()
+                files.commitment = words[0] if words else None
+        except (ValueError, OSError, RecursionError) as error:
+            problem = "nested too deep" if isinstance(error, RecursionError) else str(error)[:200]
+            raise RecordError(f"{files.folder}: cannot read the revealed seed or its commitment: {problem}") from None
     return files
 
 
@@ -90,13 +114,56 @@ def load_games(files: RunFiles, report: ReadReport) -> Iterator[Record]:
 
 
 def find_game(files: RunFiles, index: int) -> Record:
+    """The first readable record of game ``index``; a :class:`RecordError` names the unreadable lines (with their
+    numbers) when it is not there."""
     report = ReadReport()
     for record in load_games(files, report):
         if index_of(record) == index:
             return record
+    check_record_file(files, report)
     known = report.games
-    problems = f"; {len(report.bad_lines)} unreadable lines" if report.bad_lines else ""
+    problems = ""
+    if report.bad_lines:
+        several = len(report.bad_lines) > 1
+        numbers = ", ".join(str(number) for number, _ in report.bad_lines[:10])
+        numbers += ", ..." if len(report.bad_lines) > 10 else ""
+        problems = (f"; line{'s' if several else ''} {numbers} cannot be read: arena replay "
+                    f"{files.folder or files.records} --verify says why, --repair moves {'them' if several else 'it'} "
+                    f"aside")
     raise RecordError(f"{files.records}: no game {index} (the file holds {known} readable games{problems})")
+
+
+def repair_run(path: str | Path) -> RepairReport:
+    """``arena replay RUN --repair``: move the lines of the record file that are not records to its side file
+    (:func:`.store.repair`). Refused for a file in which no line is a record (a tournament file given by mistake
+    would otherwise be moved aside whole) and while a tournament is writing the file."""
+    files = locate(path)
+    report = ReadReport()
+    for _ in load_games(files, report):
+        pass
+    check_record_file(files, report)
+    try:
+        return repair(files.records)
+    except BlockingIOError:
+        raise RecordError(f"{files.records}: a tournament is writing to this file; stop it (Ctrl-C), repair, then "
+                          f"continue it with --resume") from None
+    except OSError as error:
+        raise RecordError(f"{files.records}: cannot repair: {error.strerror or error}") from None
+
+
+def check_record_file(files: RunFiles, report: ReadReport) -> None:
+    """Raise :class:`RecordError` for a file in which no line is a record and that does not even start like one
+    (a tournament file given by mistake, a log, a binary): one line instead of one per unreadable line."""
+    if report.games or not report.bad_lines:
+        return
+    try:
+        with open(files.records, "rb") as f:
+            start = f.read(4096).lstrip()
+    except OSError as error:
+        raise RecordError(f"{files.records}: cannot read: {error}") from None
+    if not start.startswith(b"{"):
+        raise RecordError(f"{files.records}: not a record file (no line of it is a game record); expected a run "
+                          f"folder or its {RECORDS}")
 
 
 def game_of(record: Record) -> Game:
@@ -118,7 +185,7 @@ class Step:
     move: int | None = None
     """The move's index within its round."""
     number: int = 0
-    """The move's number within the match, counting every move (as in fault records)."""
+    """The move's number within the match from 0, counting every move (as fault records and the protocol do)."""
     recorded: dict | None = None
     """The move as recorded (seat, action, thinkMs, forced, comment)."""
     action: Any = None
@@ -148,8 +215,8 @@ def steps(record: Record) -> Iterator[Step]:
             for m, move in enumerate(rnd.get("moves", ())):
                 seat = move.get("seat", 0)
                 if seat != match.turn:
-                    raise RecordError(f"game {index}, round {r + 1}: seat {seat} moved at move {number}, but it "
-                                      f"was seat {match.turn}'s turn")
+                    raise RecordError(f"game {index}, round {r + 1}: seat {seat} moved at {move_label(number)}, "
+                                      f"but it was seat {match.turn}'s turn")
                 action = action_from(move.get("action", {}))
                 yield Step("move", r, match, m, number, move, action)
                 match.apply(DRAW if action.kind == Kind.DRAW else action)
@@ -166,11 +233,14 @@ class Position:
 
     round: int
     move: int | None
+    """The move's index within its round; None at a round's start."""
     seat: int | None
     action: Any
     match: Match
     forced: bool = False
     think_ms: float = 0.0
+    number: int | None = None
+    """The move's number within the game from 0 (shown with :func:`move_label`); None at a round's start."""
 
 
 def positions(record: Record) -> Iterator[Position]:
@@ -188,7 +258,7 @@ def positions(record: Record) -> Iterator[Position]:
         elif step.kind == "move":
             move = step.recorded or {}
             after = Position(step.round, step.move, move.get("seat", 0), step.action, step.match,
-                             move.get("forced", False), move.get("thinkMs", 0.0))
+                             move.get("forced", False), move.get("thinkMs", 0.0), step.number)
     if after is not None:
         yield after
 
@@ -203,6 +273,21 @@ class VerifyReport:
     mismatches: list[Mismatch] = field(default_factory=list)
     read: ReadReport = field(default_factory=ReadReport)
     seed_checked: bool = False
+    unseeded: int = 0
+    """Games whose record carries no seed (withheld until the tournament's end): their deals were taken as recorded,
+    and everything else verified."""
+
+
+@dataclass
+class _Part:
+    """What verifying some lines found (a chunk in a worker process, or the whole file); picklable."""
+
+    games: int = 0
+    moves: int = 0
+    unseeded: int = 0
+    indices: list[int] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    bad_lines: list[tuple[int, str]] = field(default_factory=list)
 
 
 PARALLEL_FROM = 400
@@ -211,66 +296,38 @@ CHUNK = 200
 
 
 def verify_run(path: str | Path, jobs: int | None = None) -> VerifyReport:
-    """Verify every game of a run folder or record file; large files in parallel over the machine's cores."""
+    """Verify every game of a run folder or record file; large files in parallel over the machine's cores.
+
+    Raises :class:`RecordError` for a path that is not a record file; every problem of a record file, unreadable
+    lines included, is a mismatch in the report.
+    """
     files = locate(path)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     if jobs > 1 and files.records.stat().st_size > PARALLEL_FROM * 20_000:
         return _verify_parallel(files, jobs)
     report = VerifyReport()
     master = _check_commitment(files, report)
-    seen: set[int] = set()
-    for number, raw in _lines(files, report.read):
-        record = _record_to_verify(number, raw, report.read)
-        if record is None:
-            continue
-        index = index_of(record)
-        if index in seen:
-            report.mismatches.append(Mismatch(index, None, None, "recorded twice"))
-        seen.add(index)
-        report.games += 1
-        report.mismatches.extend(verify_game(record, master, report))
+    _merge(report, _verify_lines(_lines(files, report.read), master), set())
+    return _finish(files, report)
+
+
+def _finish(files: RunFiles, report: VerifyReport) -> VerifyReport:
+    """The file's reading problems as mismatches (a file that is no record file at all as an error)."""
+    check_record_file(files, report.read)
     report.read.games = report.games
-    _report_read_problems(report)
+    for number, problem in report.read.bad_lines:
+        report.mismatches.append(Mismatch(NO_GAME, None, None, f"line {number}: {problem}"))
+    if report.read.torn_tail:
+        report.mismatches.append(Mismatch(NO_GAME, None, None, "the last line is cut short (an interrupted write)"))
     return report
 
 
 def _lines(files: RunFiles, read: ReadReport) -> Iterator[tuple[int, bytes]]:
     """Every complete, non-blank line of the record file with its number; a cut last line is noted in ``read``."""
     try:
-        with open(files.records, "rb") as f:
-            for number, raw in enumerate(f, 1):
-                if not raw.endswith(b"\n"):
-                    read.torn_tail = True
-                    return
-                if raw.strip():
-                    yield number, raw
+        yield from complete_lines(files.records, read)
     except OSError as error:
         raise RecordError(f"{files.records}: cannot read: {error}") from None
-
-
-def _record_to_verify(number: int, raw: bytes, read: ReadReport) -> Record | None:
-    """The game record on a line, or None with the problem in ``read`` (as :func:`.store.iter_records` reads them).
-
-    A record whose only lack is its match result is returned all the same, so that verification reports the missing
-    result with the game's number instead of an anonymous unreadable line.
-    """
-    try:
-        record = json.loads(raw)
-    except ValueError as error:
-        read.bad_lines.append((number, f"not JSON: {str(error)[:120]}"))
-        return None
-    if not isinstance(record, dict) or "recordVersion" not in record:
-        read.bad_lines.append((number, "not a game record (no recordVersion)"))
-        return None
-    if record["recordVersion"] != RECORD_VERSION:
-        read.bad_lines.append((number, f"record version {record['recordVersion']!r}; this arena reads "
-                                       f"version {RECORD_VERSION}"))
-        return None
-    problem = _incomplete(dict(record, result={}))
-    if problem:
-        read.bad_lines.append((number, f"not a complete game record: {problem}"))
-        return None
-    return record
 
 
 def _verify_parallel(files: RunFiles, jobs: int) -> VerifyReport:
@@ -288,51 +345,54 @@ def _verify_parallel(files: RunFiles, jobs: int) -> VerifyReport:
     seen: set[int] = set()
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        for part in pool.map(_verify_chunk, chunks, [master] * len(chunks)):
-            games, moves, indices, mismatches, bad_lines = part
-            report.games += games
-            report.moves += moves
-            report.mismatches.extend(mismatches)
-            report.read.bad_lines.extend(bad_lines)
-            for index in indices:
-                if index in seen:
-                    report.mismatches.append(Mismatch(index, None, None, "recorded twice"))
-                seen.add(index)
-    report.read.games = report.games
-    _report_read_problems(report)
-    return report
+        for part in pool.map(_verify_lines, chunks, [master] * len(chunks)):
+            _merge(report, part, seen)
+    return _finish(files, report)
 
 
-def _verify_chunk(lines: list[tuple[int, bytes]], master: str | None) -> tuple:
+def _verify_lines(lines: Iterable[tuple[int, bytes]], master: str | None) -> _Part:
+    """Verify every record among ``lines``; a line that is not one is a bad line (with its number)."""
+    part = _Part()
     report = VerifyReport()
-    indices = []
     for number, raw in lines:
-        record = _record_to_verify(number, raw, report.read)
-        if record is None:
+        try:
+            record = parse_record(raw, complete=False)
+        except RecordFormatError as error:
+            part.bad_lines.append((number, str(error)))
             continue
-        indices.append(index_of(record))
-        report.games += 1
-        report.mismatches.extend(verify_game(record, master, report))
-    return report.games, report.moves, indices, report.mismatches, report.read.bad_lines
+        part.indices.append(index_of(record))
+        part.games += 1
+        part.mismatches.extend(verify_game(record, master, report))
+    part.moves, part.unseeded = report.moves, report.unseeded
+    return part
+
+
+def _merge(report: VerifyReport, part: _Part, seen: set[int]) -> None:
+    """Add a part's findings to the report, and a mismatch for each game recorded a second time."""
+    report.games += part.games
+    report.moves += part.moves
+    report.unseeded += part.unseeded
+    report.mismatches.extend(part.mismatches)
+    report.read.bad_lines.extend(part.bad_lines)
+    for index in part.indices:
+        if index in seen:
+            report.mismatches.append(Mismatch(index, None, None, "recorded twice"))
+        seen.add(index)
 
 
 def _check_commitment(files: RunFiles, report: VerifyReport) -> str | None:
     if files.revealed is None:
         return None
+    if not isinstance(files.revealed, dict):
+        report.mismatches.append(Mismatch(NO_GAME, None, None, f"{REVEALED_FILE} does not hold a seed and a nonce"))
+        return None
     seed, nonce = str(files.revealed.get("seed", "")), str(files.revealed.get("nonce", ""))
     expected = files.commitment or files.revealed.get("commitment")
     if expected != commitment_of(seed, nonce):
-        report.mismatches.append(Mismatch(-1, None, None, "the revealed seed and nonce do not match the published "
-                                                         "commitment"))
+        report.mismatches.append(Mismatch(NO_GAME, None, None, "the revealed seed and nonce do not match the "
+                                                              "published commitment"))
     report.seed_checked = True
     return seed
-
-
-def _report_read_problems(report: VerifyReport) -> None:
-    for number, problem in report.read.bad_lines:
-        report.mismatches.append(Mismatch(-1, None, None, f"line {number}: {problem}"))
-    if report.read.torn_tail:
-        report.mismatches.append(Mismatch(-1, None, None, "the last line is cut short (an interrupted write)"))
 
 
 def verify_game(record: Record, master_seed: str | None = None, report: VerifyReport | None = None
@@ -340,9 +400,54 @@ def verify_game(record: Record, master_seed: str | None = None, report: VerifyRe
     """Every difference between the record and what the rules give from its seed and actions."""
     try:
         return _verify(record, master_seed, report)
-    except (FormatError, RulesError, KeyError, TypeError, ValueError, AttributeError) as error:
-        return [Mismatch(index_of(record) if isinstance(record, dict) else -1, None, None,
+    except (FormatError, RulesError, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        return [Mismatch(index_of(record) if isinstance(record, dict) else NO_GAME, None, None,
                          f"the record does not follow the GameRecord schema: {error}")]
+
+
+STAND_IN_SEED = "dominoes/no-seed"
+"""What a seedless record is dealt from to learn what the rules fix whatever the seed (the seed is never used)."""
+
+
+class _DealsFromRecord:
+    """A game that deals every round as the record says: for a record whose seed is not revealed yet.
+
+    A ``Match`` asks its game for each deal (``first_deal``, ``next_deal``); this wrapper answers with the recorded
+    deal, and keeps what the rules deal from a stand-in seed in ``expected``, so that verification can still compare
+    every fact of a deal that does not depend on the seed (:func:`_seedless_difference`). Everything else is the
+    game's own.
+    """
+
+    def __init__(self, game: Game, deals: list[Deal]) -> None:
+        self._game = game
+        self._deals = deals
+        self.expected: list[Deal] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    def first_deal(self, seed: int | str) -> Deal:
+        self.expected.append(self._game.first_deal(STAND_IN_SEED))
+        return self._deals[0]
+
+    def next_deal(self, seed: int | str, round_index: int, previous: Deal, result: Any) -> Deal:
+        self.expected.append(self._game.next_deal(STAND_IN_SEED, round_index, previous, result))
+        return self._deals[round_index]
+
+
+def _seedless_difference(recorded: Deal, expected: Deal, round_index: int) -> str | None:
+    """How a recorded deal differs from the rules' in what the seed does not decide: the hand and boneyard sizes,
+    the engine, the lead tile and, after the first round (whose leader the seed draws), the leader."""
+    if tuple(map(len, recorded.hands)) != tuple(map(len, expected.hands)):
+        return (f"the hands hold {', '.join(str(len(h)) for h in recorded.hands)} tiles; the rules deal "
+                f"{', '.join(str(len(h)) for h in expected.hands)}")
+    if len(recorded.boneyard) != len(expected.boneyard):
+        return f"the boneyard holds {len(recorded.boneyard)} tiles; the rules leave {len(expected.boneyard)}"
+    if recorded.engine != expected.engine or recorded.lead_tile != expected.lead_tile:
+        return "the engine or the tile to lead is not the one the rules give"
+    if round_index > 0 and recorded.leader != expected.leader:
+        return f"seat {recorded.leader} leads; the rules give seat {expected.leader}"
+    return None
 
 
 def _verify(record: Record, master_seed: str | None, report: VerifyReport | None) -> list[Mismatch]:
@@ -365,9 +470,19 @@ def _verify(record: Record, master_seed: str | None, report: VerifyReport | None
     if len(seats) != game.players or list(side_of) != list(game.side_of):
         problem(f"expected {game.players} seats on sides {list(game.side_of)}, got {len(seats)} on {list(side_of)}")
         return found
-    match = game.new_match(seed)
+    rounds = record.get("rounds", ())
+    dealer: _DealsFromRecord | None = None
+    if not seed and master_seed is None and rounds:
+        dealer = _DealsFromRecord(game, [deal_from(rnd.get("deal", {})) for rnd in rounds])
+        if report is not None:
+            report.unseeded += 1
+    try:
+        match = game.new_match(seed) if dealer is None else Match(dealer, seed)  # type: ignore[arg-type]
+    except RulesError as error:
+        problem(f"the recorded deal is not a deal of this game: {error}", 0)
+        return found
     moves = 0
-    for r, rnd in enumerate(record.get("rounds", ())):
+    for r, rnd in enumerate(rounds):
         if r > 0:
             if match.is_over():
                 problem("a round is recorded after the match was over", r)
@@ -375,42 +490,52 @@ def _verify(record: Record, master_seed: str | None, report: VerifyReport | None
             if not match.round.is_over():
                 problem("a round is recorded after a round that did not end", r)
                 return found
-            match.next_round()
-        if deal_from(rnd.get("deal", {})) != match.round.deal:
+            try:
+                match.next_round()
+            except RulesError as error:
+                problem(f"the recorded deal is not a deal of this game: {error}", r)
+                return found
+        if dealer is not None:
+            difference = _seedless_difference(match.round.deal, dealer.expected[r], r)
+            if difference:
+                problem(f"the deal is not one the rules deal: {difference}", r)
+                return found
+        elif deal_from(rnd.get("deal", {})) != match.round.deal:
             problem("the deal is not the one the rules deal from the game's seed", r)
             return found
         state = match.round
-        for m, move in enumerate(rnd.get("moves", ())):
+        for move in rnd.get("moves", ()):
+            number = moves
             moves += 1
             if state.is_over():
-                problem("a move is recorded after the round was over", r, m)
+                problem("a move is recorded after the round was over", r, number)
                 return found
             seat = move.get("seat", 0)
             if seat != state.turn:
-                problem(f"seat {seat} moved, but it was seat {state.turn}'s turn", r, m)
+                problem(f"seat {seat} moved, but it was seat {state.turn}'s turn", r, number)
                 return found
             action = action_from(move.get("action", {}))
             legal = state.legal_actions()
             if action.kind == Kind.DRAW:
                 if DRAW not in legal:
-                    problem("draw was not legal", r, m)
+                    problem("draw was not legal", r, number)
                     return found
                 if action.tile != state.boneyard[-1]:
-                    problem(f"the recorded draw ({action}) is not the boneyard's top tile", r, m)
+                    problem(f"the recorded draw ({action}) is not the boneyard's top tile", r, number)
                     return found
                 action = DRAW
             elif action not in legal:
-                problem(f"{action} was not legal; legal: {', '.join(map(str, legal))}", r, m)
+                problem(f"{action} was not legal; legal: {', '.join(map(str, legal))}", r, number)
                 return found
             if move.get("forced", False) and len(legal) != 1:
-                problem("recorded as forced, but there was a choice", r, m)
+                problem("recorded as forced, but there was a choice", r, number)
             match.apply(action)
         if "result" in rnd:
             if not state.is_over():
                 problem("a round result is recorded for a round that is not over", r)
                 return found
             expected = round_result_dict(state.result(), r, match.scores)
-            if expected != rnd["result"]:
+            if expected != _every_tile_field(rnd["result"]):
                 problem(f"the round result differs from the rules: recorded {_short(rnd['result'])}, "
                         f"rules give {_short(expected)}", r)
         elif state.is_over():
@@ -434,6 +559,17 @@ def _verify(record: Record, master_seed: str | None, report: VerifyReport | None
     elif expected != recorded:
         problem(f"the match result differs from the rules: recorded {_short(recorded)}, rules give {_short(expected)}")
     return found
+
+
+def _every_tile_field(result: dict[str, Any]) -> dict[str, Any]:
+    """A recorded round result with every tile of its hands written in full. Older records left out a tile's zero
+    halves, as protobuf's JSON mapping does (``[0|0]`` as ``{}``); both forms are the same tile."""
+    hands = result.get("hands")
+    if not hands:
+        return result
+    full = [({"tiles": [{"low": t.get("low", 0), "high": t.get("high", 0)} for t in hand["tiles"]]}
+             if hand.get("tiles") else hand) for hand in hands]
+    return dict(result, hands=full)
 
 
 def _short(data: Any) -> str:

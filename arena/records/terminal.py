@@ -1,7 +1,11 @@
-"""``arena replay PATH --game ID [--seat K] [--step]``: a recorded game shown in the terminal, move by move.
+"""``arena replay PATH --game ID [--seat K] [--step] [--full | --compact]``: a recorded game in the terminal.
 
 The record is replayed through the rules engine (:func:`~arena.records.replay.positions`) and each position is
-written as plain lines of text, coloured by rich when the output is a terminal and plain otherwise.
+written as plain lines of text, coloured by rich when the output is a terminal and plain otherwise. Two layouts:
+
+- **full** (the default on a terminal, ``--full``): after every move, the layout and every hand as they are now.
+- **compact** (the default when the output is a file or a pipe, ``--compact``): one line a move; the hands at each
+  round's start, and the layout with the hands revealed at each round's end: a Draw game in a fifth of the lines.
 
 Text conventions:
 
@@ -19,7 +23,9 @@ Text conventions:
   seats' draws without the tile, exactly what ``state.observation(K)`` holds. Round results reveal every hand
   (that is public at the end of a round).
 - A move: ``move N · seat S (entrant) · action · think time``; a forced move shows ``(forced)`` instead of a time.
-  A fault: ``FAULT · round R, move N · seat S (entrant) · kind: message`` where the move was being decided.
+  ``N`` counts the moves of the whole game from 1 (:func:`~arena.records.replay.move_label`), as every other view
+  does; the header says so. A fault: ``FAULT · round R, move N · seat S (entrant) · kind: message``, ``N`` the move
+  that was being decided.
 """
 
 from __future__ import annotations
@@ -29,13 +35,14 @@ from typing import Any, Iterable, Mapping, Sequence
 from rich.console import Console
 from rich.text import Text
 
+from ..display import safe_name
 from ..rules import MEXICAN_TRAIN, Game, Match
 from ..rules.line import LineView
 from ..rules.spinner import NO_SPINNER, SpinnerView
 from ..rules.tiles import HIGH, LOW, NAMES
 from ..rules.trains import TrainsView
 from .jsonform import index_of
-from .replay import Position, RecordError, game_of, positions
+from .replay import Position, RecordError, game_of, move_label, positions
 
 CROSSWISE = "‖"
 """The bar between the halves of a double in the layout (it lies across the line)."""
@@ -64,18 +71,20 @@ Line = Sequence[str | tuple[str, str]]
 
 
 def show_game(record: Mapping[str, Any], seat: int | None = None, step: bool = False,
-              console: Console | None = None) -> None:
+              console: Console | None = None, compact: bool | None = None) -> None:
     """Print a recorded game move by move; with ``seat``, only what that seat knew at each moment.
 
-    With ``step`` and a terminal, wait for Enter (or ``q`` to quit) between moves; without a terminal, ``step`` is
-    ignored so a pipe never blocks. Raises :class:`RecordError` for a seat the game does not have.
+    ``compact`` None picks the layout from the output: full on a terminal, compact otherwise (a file or a pipe is
+    read or searched, not watched). With ``step`` and a terminal, wait for Enter (or ``q`` to quit) between moves;
+    without a terminal, ``step`` is ignored so a pipe never blocks. Raises :class:`RecordError` for a seat the game
+    does not have, or a record that does not replay.
     """
     console = console if console is not None else Console()
     game = game_of(record)
     if seat is not None and not 0 <= seat < game.players:
         raise RecordError(f"seat {seat} does not exist: the game has {game.players} seats "
                           f"(0 to {game.players - 1})")
-    show = _Show(record, game, seat, console)
+    show = _Show(record, game, seat, console, not console.is_terminal if compact is None else compact)
     pause = _Pause(console) if step and console.is_terminal else None
     show.run(pause)  # a closed pipe (``| head``) is rich's to handle: it exits quietly
 
@@ -105,13 +114,15 @@ class _Pause:
 class _Show:
     """Writes one game: the header, every position, the faults where they happened, the result."""
 
-    def __init__(self, record: Mapping[str, Any], game: Game, seat: int | None, console: Console) -> None:
+    def __init__(self, record: Mapping[str, Any], game: Game, seat: int | None, console: Console,
+                 compact: bool) -> None:
         self.record = record
         self.game = game
         self.seat = seat
         self.console = console
+        self.compact = compact
         seats = list(record.get("seats", ()))
-        self.names = [seats[s] if s < len(seats) else "" for s in range(game.players)]
+        self.names = [safe_name(seats[s]) if s < len(seats) else "" for s in range(game.players)]
         self.faults = sorted(record.get("faults", ()), key=lambda f: int(f.get("moveNumber", 0)))
 
     # --- output ---
@@ -126,11 +137,17 @@ class _Show:
                 line.append(part)
         self.console.print(line, soft_wrap=True, highlight=False)
 
-    def run(self, pause: _Pause | None) -> None:
-        for line in header_lines(self.record, self.game, self.names, self.seat):
+    def block(self, lines: Iterable[Line], gap: bool = True) -> None:
+        """Lines, after a blank line unless ``gap`` is False."""
+        if gap:
+            self.out()
+        for line in lines:
             self.out(*line)
+
+    def run(self, pause: _Pause | None) -> None:
+        self.block(header_lines(self.record, self.game, self.names, self.seat), gap=False)
         applied = 0  # moves applied over the whole match: a fault's moveNumber counts the same way
-        moves_in_round = 0
+        scores: tuple[int, ...] = ()
         first = True
         for position in positions(self.record):
             if not first and pause is not None and not pause.next():
@@ -139,34 +156,27 @@ class _Show:
             first = False
             state = position.match.round
             if position.move is None:
-                moves_in_round = 0
-                self.out()
-                for line in round_start_lines(position, self.game, self.names, self.seat):
-                    self.out(*line)
+                self.block(round_start_lines(position, self.game, self.names, self.seat))
             else:
                 applied += 1
-                moves_in_round += 1
-                self.out()
-                for line in move_lines(position, self.game, self.names, self.seat):
-                    self.out(*line)
+                if self.compact:
+                    scored = state.scores() != scores
+                    self.block([compact_move_line(position, self.game, self.names, self.seat, scored)], gap=False)
+                else:
+                    self.block(move_lines(position, self.game, self.names, self.seat))
                 if state.is_over():
-                    self.out()
-                    for line in round_end_lines(position.match, position.round, self.game, self.names):
-                        self.out(*line)
+                    self.block(round_end_lines(position.match, position.round, self.game, self.names,
+                                               layout=self.compact))
+            scores = state.scores()
             if not state.is_over():
-                self.show_faults(applied, position.round, moves_in_round)
-        self.show_faults(None, None, None)
-        self.out()
-        for line in result_lines(self.record, self.game, self.names):
-            self.out(*line)
+                self.show_faults(applied, position.round)
+        self.show_faults(None, None)
+        self.block(result_lines(self.record, self.game, self.names))
 
-    def show_faults(self, applied: int | None, round_index: int | None, moves_in_round: int | None) -> None:
+    def show_faults(self, applied: int | None, round_index: int | None) -> None:
         """Print the faults that happened at this point (with ``applied`` None: every fault not printed yet)."""
         while self.faults and (applied is None or int(self.faults[0].get("moveNumber", 0)) <= applied):
-            fault = self.faults.pop(0)
-            self.out()
-            for line in fault_lines(fault, self.names, round_index, moves_in_round):
-                self.out(*line)
+            self.block(fault_lines(self.faults.pop(0), self.names, round_index))
 
 
 # --- names --------------------------------------------------------------------------------------------------------
@@ -197,8 +207,8 @@ def option_text(value: Any) -> str:
     if isinstance(value, Mapping):
         for key in ("boolValue", "intValue", "stringValue"):
             if key in value:
-                return str(value[key]).lower() if key == "boolValue" else str(value[key])
-    return str(value)
+                return str(value[key]).lower() if key == "boolValue" else safe_name(str(value[key]))
+    return safe_name(str(value))
 
 
 # --- the layout ---------------------------------------------------------------------------------------------------
@@ -286,7 +296,7 @@ def trains_lines(view: TrainsView, names: Sequence[str]) -> list[Line]:
 def header_lines(record: Mapping[str, Any], game: Game, names: Sequence[str], seat: int | None) -> list[Line]:
     lines: list[Line] = [(
         (f"Game {index_of(record)}", "title"),
-        f" · {game.name}: {game.title} · {game.players} players · seed {record.get('seed', '')}",
+        f" · {game.name}: {game.title} · {game.players} players · seed {safe_name(record.get('seed', ''))}",
     )]
     options = record.get("options", {})
     if options:
@@ -299,6 +309,7 @@ def header_lines(record: Mapping[str, Any], game: Game, names: Sequence[str], se
     else:
         lines.append((("view: ", "label"), f"{seat_label(seat, names)} only; other hands are hidden until a round "
                                            f"ends"))
+    lines.append((("moves: ", "label"), "numbered through the whole game from 1, forced moves included"))
     return lines
 
 
@@ -319,16 +330,30 @@ def round_start_lines(position: Position, game: Game, names: Sequence[str], seat
     return lines
 
 
-def move_lines(position: Position, game: Game, names: Sequence[str], seat: int | None) -> list[Line]:
+def move_header(position: Position, names: Sequence[str], seat: int | None) -> list[str | tuple[str, str]]:
+    """``move N · seat S (entrant) · action · time``, the action as ``seat`` saw it (another seat's draw without
+    its tile)."""
     state = position.match.round
     action = position.action
     if seat is not None:
-        action = state.observation(seat).history[-1][1]  # another seat's draw without its tile
+        action = state.observation(seat).history[-1][1]
     timing: tuple[str, str] = ("(forced)", "forced") if position.forced else (f"{position.think_ms:.1f} ms", "time")
-    lines: list[Line] = [(
-        (f"move {position.move + 1}", "move"), " · ", (seat_label(position.seat, names), "seat"),
-        f" · {action} · ", timing,
-    )]
+    return [(move_label(position.number or 0), "move"), " · ", (seat_label(position.seat or 0, names), "seat"),
+            f" · {action} · ", timing]
+
+
+def compact_move_line(position: Position, game: Game, names: Sequence[str], seat: int | None,
+                      scored: bool) -> Line:
+    """A move on one line; the scores after it when it scored (All Fives scores during play)."""
+    line = move_header(position, names, seat)
+    if scored and not position.match.round.is_over():
+        line += [" · ", ("scores: ", "label"), scores_text(position.match.round.scores(), game, names)]
+    return line
+
+
+def move_lines(position: Position, game: Game, names: Sequence[str], seat: int | None) -> list[Line]:
+    state = position.match.round
+    lines: list[Line] = [move_header(position, names, seat)]
     lines.extend(_indent(layout_lines(state.layout.view(), names)))
     if any(state.play_points):
         lines.append(("  ", ("scores: ", "label"), scores_text(state.scores(), game, names)))
@@ -365,15 +390,20 @@ def hands_lines(match: Match, game: Game, names: Sequence[str], seat: int | None
     return lines
 
 
-def round_end_lines(match: Match, round_index: int, game: Game, names: Sequence[str]) -> list[Line]:
+def round_end_lines(match: Match, round_index: int, game: Game, names: Sequence[str],
+                    layout: bool = False) -> list[Line]:
+    """How the round ended, the points, every hand revealed and the scores; with ``layout``, the layout too (the
+    compact view shows it only here)."""
     result = match.round.result()
     if result.out_seat is not None:
         how = f"domino by {seat_label(result.out_seat, names)}" + (" (capicú)" if result.capicu else "")
     else:
         how = "block"
     who = "nobody wins the round" if result.winner is None else f"{side_label(result.winner, game, names)} wins"
-    lines: list[Line] = [
-        ((f"Round {round_index + 1} ends", "round"), f": {how}; {who}"),
+    lines: list[Line] = [((f"Round {round_index + 1} ends", "round"), f": {how}; {who}")]
+    if layout:
+        lines.extend(_indent(layout_lines(match.round.layout.view(), names)))
+    lines += [
         ("  ", ("points: ", "label"), scores_text(result.points, game, names)),
         ("  ", ("hands revealed:", "label")),
     ]
@@ -383,12 +413,13 @@ def round_end_lines(match: Match, round_index: int, game: Game, names: Sequence[
     return lines
 
 
-def fault_lines(fault: Mapping[str, Any], names: Sequence[str], round_index: int | None,
-                moves_in_round: int | None) -> list[Line]:
-    where = "before play" if round_index is None else f"round {round_index + 1}, move {(moves_in_round or 0) + 1}"
+def fault_lines(fault: Mapping[str, Any], names: Sequence[str], round_index: int | None) -> list[Line]:
+    """The fault where it happened: the move being decided (its record number is the decision's, from 0)."""
+    number = int(fault.get("moveNumber", 0))
+    where = "before play" if round_index is None else f"round {round_index + 1}, {move_label(number)}"
     seat = int(fault.get("seat", 0))
     return [(("FAULT", "fault"), f" · {where} · ", (seat_label(seat, names), "seat"),
-             (f" · {fault.get('kind', 'fault')}: {fault.get('message', '')}", "fault"))]
+             (f" · {safe_name(fault.get('kind', 'fault'))}: {safe_name(fault.get('message', ''), 1000)}", "fault"))]
 
 
 def result_lines(record: Mapping[str, Any], game: Game, names: Sequence[str]) -> list[Line]:

@@ -70,8 +70,12 @@ def add_server_commands(sub: Any) -> None:
     add_client_arguments(p)
     p.set_defaults(func=cmd_watch)
 
-    p = sub.add_parser("games", help="the recorded games of a tournament")
+    p = sub.add_parser("games", help="the recorded games of a tournament (a table, or CSV with --csv)")
     p.add_argument("id", help="a tournament id")
+    p.add_argument("--csv", action="store_true",
+                   help="one CSV row per game, as `arena export RUN --csv` writes them (seeds empty until the "
+                        "tournament's master seed is revealed)")
+    p.add_argument("--out", metavar="FILE", help="with --csv: write to this file instead of stdout")
     add_client_arguments(p)
     p.set_defaults(func=cmd_games)
 
@@ -211,49 +215,82 @@ def cmd_watch(args: argparse.Namespace) -> int:
             return _refused(describe(error, args.server))
         finally:
             stream.cancel()
-        if view.final_state is None:
+        if view.final is None:
             return _refused("the watch ended before the tournament did")
-        return 0 if view.final_state == apb.TOURNAMENT_STATE_FINISHED else EXIT_REFUSED
+        print_final_standings(client, view.final)
+        view.print_ending()
+        return 0 if view.final.tournament.state == apb.TOURNAMENT_STATE_FINISHED else EXIT_REFUSED
 
     return _with_client(args, body)
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    from rich.table import Table
+    """The recorded games as a table, or with ``--csv`` as ``arena export`` writes a run's (from ListGames: its
+    summaries carry every column, the seed only once the master seed is revealed; a page holds 1000 games, where
+    GetGame would fetch every move of every game)."""
+    from ..records.export import row_from_summary, save_csv, write_csv
 
-    from ..protocol import arena_pb2 as apb
+    if args.out and not args.csv:
+        from ..rules import RulesError
+
+        raise RulesError("--out goes with --csv (the table is printed)")
 
     def body(client: Any) -> int:
-        games = []
-        while True:
-            reply = client.call("ListGames", apb.ListGamesRequest(id=args.id, offset=len(games), limit=1000))
-            games.extend(reply.games)
-            if not reply.games or len(games) >= reply.games_done:
-                break
-        table = Table(title=f"{len(games)} of {reply.games_total} games recorded")
-        for column in ("game", "seats", "scores", "winner", "rounds", "faults", "seconds"):
-            table.add_column(column, justify="right" if column in ("game", "rounds", "seconds") else "left")
-        for g in games:
-            table.add_row(str(g.index), safe_markup(", ".join(g.seats), 400),
-                          " ".join(str(s) for s in g.result.scores), safe_markup(_winner(g), 200),
-                          str(g.result.rounds),
-                          safe_markup("; ".join(f"{f.kind} (seat {f.seat})" for f in g.faults), 400),
-                          f"{g.duration_s:.2f}")
-        _console().print(table)
+        games, total = all_games(client, args.id)
+        if args.csv:
+            rows = [row_from_summary(g) for g in games]
+            if args.out:
+                print(f"wrote {save_csv(rows, args.out)} games to {args.out}", file=sys.stderr)
+            else:
+                write_csv(rows, sys.stdout)
+                sys.stdout.flush()
+            return 0
+        _console().print(games_table(games, total))
         return 0
 
     return _with_client(args, body)
+
+
+def all_games(client: Any, tournament_id: str) -> tuple[list[Any], int]:
+    """Every recorded game's summary in index order (ListGames, 1000 a page), and the games in the schedule."""
+    from ..protocol import arena_pb2 as apb
+
+    games: list[Any] = []
+    while True:
+        reply = client.call("ListGames", apb.ListGamesRequest(id=tournament_id, offset=len(games), limit=1000))
+        games.extend(reply.games)
+        if not reply.games or len(games) >= reply.games_done:
+            return games, reply.games_total
+
+
+def games_table(games: list[Any], total: int) -> Any:
+    """The games as a rich table (every name from the server made safe to print)."""
+    from rich.table import Table
+
+    table = Table(title=f"{len(games)} of {total} games recorded")
+    for column in ("game", "seats", "scores", "winner", "rounds", "faults", "seconds"):
+        table.add_column(column, justify="right" if column in ("game", "rounds", "seconds") else "left")
+    for g in games:
+        table.add_row(str(g.index), safe_markup(", ".join(g.seats), 400),
+                      " ".join(str(s) for s in g.result.scores), safe_markup(_winner(g), 200),
+                      str(g.result.rounds),
+                      safe_markup("; ".join(f"{f.kind} (seat {f.seat})" for f in g.faults), 400),
+                      f"{g.duration_s:.2f}")
+    return table
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
     from google.protobuf import json_format
 
     from ..protocol import arena_pb2 as apb
+    from ..records.format import full_tiles
 
     def body(client: Any) -> int:
         reply = client.call("GetGame", apb.GetGameRequest(id=args.id, index=args.game))
         # ASCII JSON: a name or a fault message in the record cannot reach the terminal as a control character.
-        print(json.dumps(json_format.MessageToDict(reply.record), separators=(",", ":"), ensure_ascii=True))
+        # Tiles in full, as records are stored ([0|0] is {"low":0,"high":0}; protobuf's mapping would write {}).
+        record = full_tiles(json_format.MessageToDict(reply.record))
+        print(json.dumps(record, separators=(",", ":"), ensure_ascii=True))
         if reply.seed_withheld:
             print("note: the seed is withheld until the tournament's master seed is revealed", file=sys.stderr)
         return 0
@@ -358,13 +395,14 @@ def standings_table(standings: Any, title: str) -> Any:
 
 
 class WatchView:
-    """Prints a watch stream's events as lines; remembers how the tournament ended."""
+    """Prints a watch stream's events as lines, one per finished game (with ``--moves``, also each game's start,
+    moves and rounds); keeps the final event, whose standings :func:`print_final_standings` prints in full."""
 
     def __init__(self, moves: bool) -> None:
         self.moves = moves
-        self.final_state: int | None = None
+        self.final: Any = None
+        """The TournamentFinished event, once it came."""
         self.seats: dict[int, list[str]] = {}
-        self._last_done = -1
 
     def out(self, text: str) -> None:
         """Every line of the view; its parts from the server are already through safe_name."""
@@ -383,8 +421,10 @@ class WatchView:
             self.seats[g.index] = list(g.seats)
 
     def _game_started(self, g: Any) -> None:
+        """Only with --moves, as the heading of the game's moves: the finished line says who played."""
         self.seats[g.index] = list(g.seats)
-        self.out(f"game {g.index} started: {' v '.join(safe_name(s) for s in g.seats)}")
+        if self.moves:
+            self.out(f"game {g.index} started: {' v '.join(safe_name(s) for s in g.seats)}")
 
     def _move(self, m: Any) -> None:
         seats = self.seats.get(m.game, [])
@@ -400,7 +440,9 @@ class WatchView:
                  f"scores {list(res.scores)}; hands {hands}")
 
     def _game_finished(self, f: Any) -> None:
+        """The one line of a game: who played, the scores, the winner, any fault."""
         g = f.game
+        self.seats.pop(g.index, None)
         sides = _sides(g.seats, g.side_of_seat)
         scores = ", ".join(f"{name} {score}" for name, score in zip(sides, g.result.scores))
         faults = "; ".join(f"{safe_name(x.kind)} by seat {x.seat}: {safe_name(x.message, 300)}" for x in g.faults)
@@ -408,22 +450,73 @@ class WatchView:
                  + (f"; fault: {faults}" if faults else ""))
 
     def _standings(self, s: Any) -> None:
-        if s.games_done == self._last_done:
-            return
-        self._last_done = s.games_done
-        leaders = ", ".join(f"{safe_name(e.name)} {e.match_points:g}" for e in s.standings.entrants[:3])
-        self.out(f"standings after {s.games_done}/{s.games_total}: {leaders}")
+        """Not printed: a line per update would double the lines per game; the full standings come at the end
+        (and ``arena status ID`` shows them at any time)."""
 
     def _dropped(self, d: Any) -> None:
         self.out(f"note: this watcher fell behind: {d.moves} move events and {d.standings} standings updates "
                  f"were dropped")
 
     def _finished(self, f: Any) -> None:
-        info = f.tournament
-        self.final_state = info.state
-        if f.standings.entrants:
-            title = f"{safe_markup(info.name)}: {safe_markup(info.variant)}, {info.games_total} games"
-            _console().print(standings_table(f.standings, title))
+        self.final = f
+
+    def print_ending(self) -> None:
+        """The last line: how the tournament ended, and its master seed once revealed."""
+        info = self.final.tournament
         self.out(f"tournament {safe_name(info.id)} {_state(info.state)}: {info.games_done}/{info.games_total} games"
                  + (f" ({safe_name(info.error, 1000)})" if info.error else "")
                  + (f"; master seed {safe_name(info.master_seed)}" if info.master_seed else ""))
+
+
+def print_final_standings(client: Any, final: Any) -> None:
+    """The standings and the pairwise table exactly as ``arena run`` prints them (the tables of
+    arena/tournament/standings.py), from the tournament's recorded games; the server's own standings table when the
+    games cannot be listed (the server is stopping) or do not add up."""
+    from ..tournament.standings import OutcomeError
+
+    from .client import ServerSaidNo
+
+    info = final.tournament
+    console = _console()
+    try:
+        games, _ = all_games(client, info.id)
+        standings = standings_from_games(games, final.standings)
+    except (ServerSaidNo, OutcomeError) as error:
+        if final.standings.entrants:
+            console.print(standings_table(final.standings, f"{safe_markup(info.name)}: {safe_markup(info.variant)}, "
+                                                           f"{final.standings.games} games"))
+        console.print(f"note: the pairwise table is not shown: {safe_markup(str(error), 300)}")
+        return
+    if not standings.games:
+        return
+    console.print(standings.table(f"{info.name}: {info.variant}, {_games_text(standings.games)}"))
+    console.print(standings.pairwise_table())
+
+
+def _games_text(count: int) -> str:
+    return f"{count} game" + ("" if count == 1 else "s")
+
+
+def standings_from_games(games: list[Any], reported: Any) -> Any:
+    """A :class:`~arena.tournament.standings.Standings` fed with the games' summaries in the order they finished
+    (the order the server counted them: OpenSkill depends on it). A summary has no think times, so each entrant's
+    totals from the server's standings (``reported``, a Standings message) go with its first seat: the table's
+    per-decision mean is the same."""
+    from ..tournament.standings import GameOutcome, Standings
+
+    think = {e.name: (e.think_ms_per_decision * e.decisions, e.decisions) for e in reported.entrants
+             if e.HasField("think_ms_per_decision")}
+    standings = Standings(group_size=max(1, reported.group_size))
+    for g in sorted(games, key=lambda g: (g.started_at + g.duration_s, g.index)):
+        seats = tuple(g.seats)
+        think_ms, decisions = [0.0] * len(seats), [0] * len(seats)
+        for seat, name in enumerate(seats):
+            if name in think:
+                think_ms[seat], decisions[seat] = think.pop(name)
+        standings.add(GameOutcome(
+            index=g.index, deal_key=g.deal_key, seats=seats, side_of=tuple(g.side_of_seat) or tuple(range(len(seats))),
+            scores=tuple(g.result.scores), ranking=tuple(g.result.ranking),
+            winner=g.result.winner if g.result.HasField("winner") else None,
+            fault_seats=tuple(sorted({f.seat for f in g.faults})), think_ms=tuple(think_ms),
+            decisions=tuple(decisions)))
+    return standings

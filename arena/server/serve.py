@@ -8,7 +8,9 @@ RUNNING in their ``server.json``, so the next start on the same data folder resu
 
 from __future__ import annotations
 
+import errno
 import signal
+import socket
 import stat
 import sys
 from concurrent import futures
@@ -151,18 +153,78 @@ def make_server(config: ServeConfig, servicer: ArenaServicer) -> tuple[grpc.Serv
     )
     add_to_server(server, servicer)
     add_introspection(server, arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
+    unix = config.listen.startswith("unix")
+    if not unix:
+        check_port(config.listen)
     try:
         if config.credentials is not None:
             port = server.add_secure_port(config.listen, config.credentials)
         else:
             port = server.add_insecure_port(config.listen)
-    except RuntimeError as error:
-        raise ConfigError(f"cannot listen on {config.listen}: {error}") from None
-    unix = config.listen.startswith("unix")
-    if port == 0 and not unix:
-        raise ConfigError(f"cannot listen on {config.listen} (address in use, or not an address of this machine)")
+        bound = unix or port != 0  # older gRPC said 0 instead of raising
+    except RuntimeError:  # gRPC says only "Failed to bind ...; set GRPC_VERBOSITY=debug ...": find out why
+        bound = False
+    if not bound:
+        raise ConfigError(f"cannot listen on {config.listen}: {bind_problem(config.listen)}")
     shown = config.listen if unix else config.listen.rsplit(":", 1)[0] + f":{port}"
     return server, shown
+
+
+def check_port(address: str) -> None:
+    """``HOST:PORT`` with a port from 0 to 65535 (gRPC would take ``HOST`` alone as port 443, and 99999 modulo
+    65536)."""
+    _, colon, port = address.rpartition(":")
+    if not colon or not port.isdigit() or int(port) > 65535 or address.endswith("]"):
+        raise ConfigError(f"cannot listen on {address}: expected HOST:PORT with a port from 0 to 65535 (0: any free "
+                          f"port), or unix:/path")
+
+
+BIND_REASONS = {
+    errno.EADDRINUSE: "address already in use",
+    errno.EADDRNOTAVAIL: "not an address of this machine",
+}
+"""What a failed bind means, in words; other errors are told by their system message."""
+
+
+def bind_problem(address: str) -> str:
+    """Why the address cannot be listened on, found by binding it ourselves (gRPC's own error names no reason).
+
+    The probe binds as gRPC does (SO_REUSEADDR, so a port in TIME_WAIT is free) and closes at once; a Unix socket
+    file it creates is removed."""
+    if address.startswith("unix-abstract:"):
+        return "gRPC could not bind it"
+    if address.startswith("unix:"):
+        path = address[len("unix:"):]
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.bind(path)
+        except OSError as error:
+            return _reason(error)
+        finally:
+            probe.close()
+        Path(path).unlink(missing_ok=True)  # the probe's own socket file (binding fails on an existing one)
+        return "gRPC could not bind it"
+    host, _, port = address.rpartition(":")
+    try:
+        found = socket.getaddrinfo(host.strip("[]") or None, int(port), type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as error:
+        return f"not an address of this machine ({getattr(error, 'strerror', None) or error})"
+    for family, kind, proto, _, where in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(where)
+            except OSError as error:
+                if error.errno == errno.EACCES:
+                    return "permission denied (ports below 1024 need privileges)"
+                return _reason(error)
+    return "gRPC could not bind it"
+
+
+def _reason(error: OSError) -> str:
+    """The error in words for one line: ``address already in use``, else the system's message in lower case."""
+    return BIND_REASONS.get(error.errno or 0) or (error.strerror or str(error)).lower()
 
 
 def log_policy(log: ServerLog, config: ServeConfig) -> None:
@@ -184,14 +246,14 @@ def log_policy(log: ServerLog, config: ServeConfig) -> None:
 async def serve(config: ServeConfig) -> None:
     make_private_folder(config.data)
     log = ServerLog(config.data)
-    log_policy(log, config)
     arena = Arena(config.data, concurrency=config.concurrency, max_tournaments=config.max_tournaments, log=log,
                   watch_buffer=config.watch_buffer, max_watchers=config.max_watchers, admission=config.admission,
                   max_bot_processes=config.max_bot_processes)
     try:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())
-            server, address = make_server(config, servicer)
+            server, address = make_server(config, servicer)  # first: a port in use is the only line printed
+            log_policy(log, config)
             async with trio.open_nursery() as nursery:
                 await nursery.start(arena.run)
                 server.start()

@@ -493,11 +493,15 @@ class ArenaServicer(apb_grpc.ArenaServicer):
         limit = min(request.limit or 100, 1000)
         t.records.refresh()
         indices = t.records.indices()
+        revealed = bool(info.master_seed)  # as GetGame: a game's seed only once the master seed is revealed
         games = []
         for index in indices[request.offset:request.offset + limit]:
             record = t.records.read(index)
             if record is not None:
-                games.append(game_summary(record))
+                summary = game_summary(record)
+                if revealed and isinstance(record.get("seed"), str):
+                    summary.seed = record["seed"]
+                games.append(summary)
         return apb.ListGamesReply(games=games, games_done=len(indices), games_total=info.games_total)
 
     @_handled

@@ -20,6 +20,8 @@ from typing import Any
 import trio
 
 from ..protocol import arena_pb2 as apb
+from ..records.jsonform import index_of
+from ..records.schema import RecordFormatError, parse_record
 from ..tournament.seed import COMMITMENT_FILE, REVEALED_FILE
 from ..tournament.spec import TournamentSpec
 from ..tournament.standings import Standings
@@ -161,26 +163,41 @@ class Tournament:
         return range(first, first + self.group_size)
 
 
-_PREFIX = re.compile(rb'^\{"recordVersion":1(?:,"index":"(\d+)")?[,}]')
+_PREFIX = re.compile(rb'^\{"recordVersion":1(?:,"index":"(\d{1,20})")?[,}]')
+"""The first bytes of a record line as the arena writes it (recordVersion, then the index unless it is 0)."""
 
 
 class RecordIndex:
     """Where each recorded game is in games.jsonl, found by reading only what was appended since the last look.
-    Used from gRPC threads; the file is only ever appended to while the server runs."""
+
+    A line is placed by the index in its first bytes (:data:`_PREFIX`; a line that does not start that way is parsed
+    whole to find it), and checked whole (:func:`~arena.records.schema.parse_record`) when it is read: so a listing
+    of a long run costs a scan, not a parse of every game. A line that is not a record, whatever it holds, is then
+    dropped from the index, with its line number and problem in ``bad_lines``; a later line of the same game (one
+    played again on resume) takes its place. Nothing a line holds raises out of this class.
+
+    Used from gRPC threads. While the server runs the file is only appended to, except by ``arena replay
+    --repair``, which replaces it: a file that shrank or is another file is read again from its start.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._offsets: dict[int, tuple[int, int]] = {}
+        self._offsets: dict[int, list[tuple[int, int, int]]] = {}
+        """Game index -> where its lines are: (offset, length, line number), in file order."""
         self._position = 0
+        self._lines = 0
+        self._identity: tuple[int, int] | None = None
+        self.bad_lines: list[tuple[int, str]] = []
+        """(line number, problem) of every line found not to be a record."""
 
     def refresh(self) -> None:
         with self._lock:
             try:
                 with open(self.path, "rb") as f:
-                    if os.fstat(f.fileno()).st_size < self._position:  # truncated (a torn tail dropped)
-                        self._position = 0
-                        self._offsets.clear()
+                    info = os.fstat(f.fileno())
+                    if (info.st_dev, info.st_ino) != self._identity or info.st_size < self._position:
+                        self._forget((info.st_dev, info.st_ino))
                     f.seek(self._position)
                     data = f.read()
             except FileNotFoundError:
@@ -190,11 +207,31 @@ class RecordIndex:
                 end = data.find(b"\n", start)
                 if end < 0:
                     break
-                index = _index_of_line(data[start:end])
-                if index is not None and index not in self._offsets:
-                    self._offsets[index] = (self._position + start, end - start)
+                self._lines += 1
+                self._place(data[start:end], self._position + start, self._lines)
                 start = end + 1
             self._position += start
+
+    def _forget(self, identity: tuple[int, int]) -> None:
+        """Start over on another file (or a shorter one: a torn tail dropped, a repair)."""
+        self._identity = identity
+        self._position = self._lines = 0
+        self._offsets.clear()
+        self.bad_lines.clear()
+
+    def _place(self, line: bytes, offset: int, number: int) -> None:
+        if not line.strip():
+            return
+        match = _PREFIX.match(line)
+        if match:
+            index = int(match.group(1) or 0)
+        else:
+            try:
+                index = index_of(parse_record(line))
+            except RecordFormatError as error:
+                self.bad_lines.append((number, str(error)))
+                return
+        self._offsets.setdefault(index, []).append((offset, len(line), number))
 
     def indices(self) -> list[int]:
         with self._lock:
@@ -205,23 +242,39 @@ class RecordIndex:
             return index in self._offsets
 
     def read(self, index: int) -> dict[str, Any] | None:
-        with self._lock:
-            where = self._offsets.get(index)
-        if where is None:
-            return None
+        """The game's record, checked; None when no readable line holds it."""
+        while True:
+            with self._lock:
+                places = self._offsets.get(index)
+                if not places:
+                    return None
+                place, identity = places[0], self._identity
+            try:
+                raw = self._bytes_at(place, identity)
+            except FileNotFoundError:
+                return None
+            if raw is None:  # replaced by a repair since the last look: find the lines again
+                self.refresh()
+                continue
+            try:
+                return parse_record(raw)
+            except RecordFormatError as error:
+                self._drop(index, place, str(error))
+
+    def _bytes_at(self, place: tuple[int, int, int], identity: tuple[int, int] | None) -> bytes | None:
+        """The line at ``place`` in the file last looked at; None if the file there is another one now."""
         with open(self.path, "rb") as f:
-            f.seek(where[0])
-            return json.loads(f.read(where[1]))
+            info = os.fstat(f.fileno())
+            if (info.st_dev, info.st_ino) != identity:
+                return None
+            f.seek(place[0])
+            return f.read(place[1])
 
-
-def _index_of_line(line: bytes) -> int | None:
-    match = _PREFIX.match(line)
-    if match:
-        return int(match.group(1) or 0)
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(record, dict) or record.get("recordVersion") != 1:
-        return None
-    return int(record.get("index", 0))
+    def _drop(self, index: int, place: tuple[int, int, int], problem: str) -> None:
+        with self._lock:
+            places = self._offsets.get(index)
+            if places and place in places:
+                places.remove(place)
+                self.bad_lines.append((place[2], problem))
+                if not places:
+                    del self._offsets[index]

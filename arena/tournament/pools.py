@@ -46,12 +46,23 @@ class EntrantPool:
     def name(self) -> str:
         return self.spec.name
 
+    @property
+    def given_up(self) -> bool:
+        """The bot failed to start ``GIVE_UP_AFTER`` times in a row: every later game of this entrant is a forfeit
+        without another try, so the run reports it at the end (and exits non-zero) instead of finishing quietly."""
+        return self.failed_starts >= GIVE_UP_AFTER and self.last_failure is not None
+
+    @property
+    def log_path(self) -> Path:
+        """The log of the entrant's first process (the one started before the first game)."""
+        return self.processes[0].log_path
+
     async def client(self, occurrence: int) -> RemoteBot:
         """The running bot for the entrant's ``occurrence``-th seat at a table (started or restarted if needed).
 
         Every successful call must be paired with :meth:`release` when the game ends.
         """
-        if self.failed_starts >= GIVE_UP_AFTER and self.last_failure is not None:
+        if self.given_up:
             raise BotFailure(FaultKind.START_FAILED,
                              detail=f"gave up after {self.failed_starts} failed starts; last: {self.last_failure}")
         process = self.processes[occurrence]
@@ -101,6 +112,7 @@ class EntrantPool:
                 "protocol_version": hello.protocol_version, "variants": list(hello.variants),
             },
             "last_start_failure": str(self.last_failure) if self.last_failure else None,
+            "given_up": self.given_up,
         }
 
     async def stop(self) -> None:

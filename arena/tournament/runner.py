@@ -1,26 +1,41 @@
 """Run a tournament: the schedule's games on a trio worker pool, every finished game appended to the record file
 and fsynced before it counts, standings as games finish, and resume after any interruption (kill -9 included).
 
-The run folder holds: ``tournament.toml`` (the file as run), ``commitment.txt`` (published before the first game),
-``seed.secret`` (until the end) then ``seed.json`` (revealed), ``bots.json`` (handshakes), ``games.jsonl`` (one
-record per game), ``standings.json``, ``arena.log`` (structlog JSON events) and ``logs/`` (each bot's output).
+The run folder holds: ``tournament.toml`` (the file as run), ``entrants.json`` (the entrants and the schedule's
+order), ``commitment.txt`` (published before the first game), ``seed.secret`` (until the end) then ``seed.json``
+(revealed), ``bots.json`` (handshakes), ``games.jsonl`` (one record per game), ``standings.json``, ``arena.log``
+(structlog JSON events) and ``logs/`` (each bot's output).
+
+What stops a run, and how it says so: an entrant that cannot play (its program is missing, it exits or stays silent
+before its handshake, it does not play the variant) is found before the first game, by starting every entrant once,
+and stops the run with :class:`EntrantsCannotPlay`; a write to the run folder that fails (a full disk, a file size
+limit) stops the games in flight and raises :class:`RecordsNotWritten`, saying how many games are safe, after
+writing ``standings.json`` for them when it can. Both are :class:`~.spec.SpecError`, so every caller that reports one
+in a line (the CLI, the server's FAILED state) reports these the same way. A bot that fails to start for good in the
+middle of a run (``pools.GIVE_UP_AFTER`` failed starts in a row) is not a reason to stop: its games are forfeits and
+:attr:`RunSummary.given_up` names it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
+import shlex
+import shutil
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import structlog
 import trio
 
+from ..display import safe_name
 from ..players.faults import BotFailure, Fault, FaultKind
 from ..players.remote import new_match_id
 from ..records.jsonform import game_record_dict, index_of
@@ -28,16 +43,88 @@ from ..records.store import ReadReport, Record, RecordWriter, drop_torn_tail, it
 from ..referee import TimeControl, forfeit_before_start, play_match
 from ..rules import Game
 from .pools import EntrantPool
-from .schedule import Schedule, ScheduledGame
-from .seed import SECRET_FILE, SeedCommitment, load_secret, new_seed, publish, reveal
+from .schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
+from .seed import REVEALED_FILE, SECRET_FILE, SeedCommitment, load_secret, new_seed, publish, reveal
 from .spec import SpecError, TournamentSpec
-from .standings import GameOutcome, OutcomeError, Standings
+from .standings import GameOutcome, OutcomeError, Standings, points_text
 
 STUCK = (FaultKind.TIMEOUT, FaultKind.BOT_ERROR)
 """Faults after which a bot process may be stuck, so it is restarted once no game uses it."""
 RECORDS = "games.jsonl"
 SPEC_COPY = "tournament.toml"
 ENTRANTS = "entrants.json"
+STANDINGS = "standings.json"
+BOTS = "bots.json"
+LOG = "arena.log"
+
+
+class RunError(SpecError):
+    """A tournament that stopped, or could not start, for a reason its file could not show."""
+
+
+class EntrantsCannotPlay(RunError):
+    """Entrants whose bot could not be started before the first game; nothing was played."""
+
+    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
+        self.problems = tuple(problems)
+        """(bot name, why it cannot play) per entrant, in entrant order."""
+        if len(problems) == 1:
+            name, why = problems[0]
+            text = f"bot {name!r} cannot play: {why}; no game was played"
+        else:
+            text = (f"{len(problems)} bots cannot play (no game was played): "
+                    + "; ".join(f"bot {name!r}: {why}" for name, why in problems))
+        super().__init__(text)
+
+
+class RecordsNotWritten(RunError):
+    """A write to the run folder failed mid-run: which file, why, and how many games are safe."""
+
+    def __init__(self, path: Path, error: OSError, safe: int, total: int, standings_error: OSError | None) -> None:
+        self.path, self.error, self.safe, self.total = path, error, safe, total
+        if path.name == STANDINGS:
+            standings = ""
+        elif standings_error is not None:
+            standings = f" ({STANDINGS} could not be written either: {_reason(standings_error)})"
+        else:
+            standings = f" ({STANDINGS} holds their standings)"
+        super().__init__(f"cannot write {path}: {_reason(error)}; {safe} of {count_text(total, 'game')} are "
+                         f"recorded and safe in {path.parent}{standings}")
+
+    @property
+    def remedy(self) -> str:
+        """What to do before resuming, by the error's kind."""
+        if self.error.errno in (errno.ENOSPC, errno.EDQUOT):
+            return "free some space"
+        if self.error.errno == errno.EFBIG:
+            return "raise the file size limit (ulimit -f)"
+        return "fix the cause"
+
+
+class WriteFailed(Exception):
+    """A write to the run folder failed: which file (a write on an open file does not say), and the error."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(f"{path}: {error}")
+        self.path, self.error = path, error
+
+
+@contextlib.contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Turn an OSError of the block into :class:`WriteFailed` naming ``path``."""
+    try:
+        yield
+    except OSError as error:
+        raise WriteFailed(path, error) from error
+
+
+def _reason(error: OSError | None) -> str:
+    return (error.strerror or str(error)) if error is not None else ""
+
+
+def count_text(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 @dataclass
@@ -52,6 +139,8 @@ class RunSummary:
     seed: SeedCommitment | None = None
     skipped_bots: tuple[str, ...] = ()
     first_index: int | None = None
+    given_up: list[str] = field(default_factory=list)
+    """One line per entrant given up on mid-run (failed to start again and again): its later games are forfeits."""
 
 
 def outcome_of(record: Record) -> GameOutcome:
@@ -80,15 +169,22 @@ def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -
     records = run / RECORDS
     if resume:
         if not (run / SECRET_FILE).exists():
-            if (run / "seed.json").exists():
+            if (run / REVEALED_FILE).exists():
                 raise SpecError(f"{run}: this tournament is finished (seed revealed); nothing to resume")
             raise SpecError(f"{run}: no tournament to resume here (no {SECRET_FILE})")
-        previous = (run / SPEC_COPY).read_text() if (run / SPEC_COPY).exists() else None
-        if previous is not None and _digest(previous) != _digest(spec_text):
-            raise SpecError(f"{run}: the tournament file differs from the one this run started with "
-                            f"({run / SPEC_COPY}); resume with the same file")
-        _check_entrants(spec, run)
-        return load_secret(run)
+        try:
+            previous = (run / SPEC_COPY).read_text() if (run / SPEC_COPY).exists() else None
+            if previous is not None and _digest(previous) != _digest(spec_text):
+                raise SpecError(f"{run}: the tournament file differs from the one this run started with "
+                                f"({run / SPEC_COPY}); resume with the same file")
+            _check_entrants(spec, run)
+            return load_secret(run)
+        except SpecError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:  # a damaged folder
+            raise SpecError(f"{run}: cannot read the run folder to resume it: {error}") from None
+    if is_finished(run):
+        raise SpecError(f"{run}: this folder holds a finished tournament; give --out a new folder for a new run")
     if records.exists() and records.stat().st_size > 0:
         raise SpecError(f"{run}: this folder already holds a tournament's games; use --resume to continue it, "
                         f"or --out for a new folder")
@@ -97,19 +193,45 @@ def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -
         run.mkdir(parents=True, exist_ok=True)
         os.chmod(run, 0o700)  # the secret seed and unfinished records: the arena's user only
         (run / SPEC_COPY).write_text(spec_text)
-        (run / ENTRANTS).write_text(json.dumps([b.name for b in spec.bots]) + "\n")
+        (run / ENTRANTS).write_text(json.dumps({"entrants": [b.name for b in spec.bots],
+                                                "schedule": INTERLEAVED}) + "\n")
         publish(run, seed)
     except OSError as error:
         raise SpecError(f"{run}: cannot write the run folder: {error.strerror or error}") from None
     return seed
 
 
-def _check_entrants(spec: TournamentSpec, run: Path) -> None:
-    """A resumed run must have the same entrants in the same order (a bot skipped as missing changes the schedule)."""
+def is_finished(run: Path) -> bool:
+    """The folder holds a tournament that ended (its seed revealed, its secret gone)."""
+    return (run / REVEALED_FILE).exists() and not (run / SECRET_FILE).exists()
+
+
+def _started_with(run: Path) -> tuple[list[str] | None, str]:
+    """The entrants and the schedule order a run folder was started with. ``entrants.json`` was a bare list of names
+    before the order was interleaved: such a run (or one without the file) keeps the table-by-table order, so that
+    its recorded game indices still mean the same games when it is resumed."""
     path = run / ENTRANTS
     if not path.exists():
+        return None, BY_TABLE
+    data = json.loads(path.read_text())
+    if isinstance(data, list):
+        return [str(name) for name in data], BY_TABLE
+    order = data.get("schedule", BY_TABLE)
+    if order not in ORDERS:
+        raise ValueError(f"{ENTRANTS} names an unknown schedule order {order!r}")
+    return [str(name) for name in data["entrants"]], order
+
+
+def schedule_order(run: Path) -> str:
+    """The order of the run's schedule: interleaved for a new run, what it was started with for a resumed one."""
+    return _started_with(run)[1]
+
+
+def _check_entrants(spec: TournamentSpec, run: Path) -> None:
+    """A resumed run must have the same entrants in the same order (a bot skipped as missing changes the schedule)."""
+    before, _ = _started_with(run)
+    if before is None:
         return
-    before = json.loads(path.read_text())
     now = [b.name for b in spec.bots]
     if before != now:
         raise SpecError(f"{run}: the entrants differ from this run's start ({', '.join(before)}; now "
@@ -130,7 +252,7 @@ def _digest(text: str) -> str:
 
 def open_log(run: Path) -> Any:
     """A structlog logger writing one JSON event per line to the run's arena.log (no global configuration)."""
-    log_file = open(run / "arena.log", "a")
+    log_file = open(run / LOG, "a")
     return structlog.wrap_logger(
         structlog.WriteLogger(log_file),
         processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"),
@@ -139,13 +261,20 @@ def open_log(run: Path) -> Any:
 
 
 class Progress:
-    """A live bar on a terminal; plain lines (at most one every few seconds) otherwise."""
+    """A live bar on a terminal; plain lines (at most one every few seconds) otherwise.
 
-    def __init__(self, total: int, done: int, console: Any, live: bool) -> None:
+    Made when the games begin (every bot has answered), so its rate is the games this run played over the time
+    since: a resumed run's games recorded before it are not counted, nor is the bots' start-up. The leaders are
+    the top three by match points, labelled ``pts``.
+    """
+
+    def __init__(self, total: int, done: int, console: Any, live: bool,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.total, self.done, self.console = total, done, console
-        self.started = time.perf_counter()
+        self.clock = clock
+        self.started = clock()
         self.start_done = done
-        self.last_line = 0.0
+        self.last_line: float | None = None
         self._bar = None
         if live:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn
@@ -156,20 +285,29 @@ class Progress:
             self._task = self._bar.add_task("games", total=total, completed=done, rate="", leaders="")
             self._bar.start()
 
-    def advance(self, leaders: str) -> None:
+    def rate(self) -> float:
+        """Games per second played by this run so far."""
+        elapsed = self.clock() - self.started
+        return (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
+
+    def advance(self, leaders: Sequence[tuple[str, Any]]) -> None:
+        """One more game recorded; ``leaders`` are (name, match points) best first."""
         self.done += 1
-        elapsed = time.perf_counter() - self.started
-        rate = (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
+        rate = self.rate()
+        board = ", ".join(f"{safe_name(name, 40)} {points_text(points)} pts" for name, points in leaders)
         if self._bar is not None:
-            self._bar.update(self._task, completed=self.done, rate=f"{rate:.1f}/s", leaders=leaders)
+            from rich.markup import escape
+
+            self._bar.update(self._task, completed=self.done, rate=f"{rate:.1f} games/s",
+                             leaders=escape(f"leaders: {board}"))
             return
-        now = time.perf_counter()
-        if now - self.last_line >= 5 or self.done == self.total:
+        now = self.clock()
+        if self.last_line is None or now - self.last_line >= 5 or self.done == self.total:
             self.last_line = now
             left = self.total - self.done
             eta = f"{left / rate:.0f}s" if rate > 0 else "?"
             self.console.print(f"games {self.done}/{self.total} ({100 * self.done / max(1, self.total):.0f}%), "
-                               f"{rate:.1f}/s, ETA {eta}; leaders: {leaders}", highlight=False)
+                               f"{rate:.1f} games/s, ETA {eta}; leaders: {board}", highlight=False, markup=False)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -189,112 +327,250 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
     ``on_game_start(scheduled, seats)`` is called as a game starts; what it returns, if not None, is the game's
     ``on_progress`` callback for :func:`~arena.referee.play_match` (each move and each finished round).
     ``protected`` are paths no bot may see besides the run folder (a server's data folder and token).
+
+    Raises :class:`EntrantsCannotPlay` before the first game when an entrant's bot cannot be started, and
+    :class:`RecordsNotWritten` when a write to the run folder fails (the games recorded until then stay, and a
+    resume continues from them).
     """
     game = spec.game()
     seed = prepare_run(spec, spec_text, run, resume)
-    log, log_file = open_log(run)
-    records_path = run / RECORDS
-    summary = RunSummary(run=run, total=0, seed=seed, skipped_bots=spec.skipped)
-    schedule = Schedule(len(spec.bots), game, spec.games, spec.duplicate, seed.seed)
-    summary.total = schedule.total()
-    standings = Standings(group_size=schedule.group_size)
-    summary.standings = standings
-    done: set[int] = set()
-    summary.dropped_bytes = drop_torn_tail(records_path)
-    if records_path.exists():
-        report = ReadReport()
-        for record in iter_records(records_path, report):
-            index = index_of(record)
-            if index in done or index >= summary.total:
-                continue
-            try:
-                standings.add(outcome_of(record))
-            except (OutcomeError, ValueError, KeyError, TypeError, IndexError) as error:
-                report.bad_lines.append((-1, f"game {index} is not a complete record ({error}); it is played again"))
-                continue
-            done.add(index)
-        summary.bad_lines = report.bad_lines
-    summary.resumed_from = len(done)
-    log.info("tournament_started", name=spec.name, variant=spec.variant, games=summary.total,
-             already_recorded=len(done), commitment=seed.commitment, resume=resume,
-             skipped_bots=list(spec.skipped))
-    names = [b.name for b in spec.bots]
-    time_control = TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms,
-                               first_move_ms=spec.time.first_move_ms)
-    pools = [EntrantPool(b, schedule.processes_per_entrant(), run / "logs", spec.time.startup_ms / 1000,
-                         spec.variant, protected=(run, *protected)) for b in spec.bots]
-    writer = RecordWriter(records_path)
-    write_lock = trio.Lock()
-    live = console is not None and console.is_terminal
-    progress = Progress(summary.total, len(done), console, live) if console is not None else None
-    pending = (g for g in schedule if g.index not in done)
-
-    async def play_one(scheduled: ScheduledGame) -> None:
-        async with (limiter if limiter is not None else contextlib.nullcontext()):
-            on_progress = None
-            if on_game_start is not None:
-                on_progress = on_game_start(scheduled, tuple(names[e] for e in scheduled.seats))
-            record = await _play_scheduled(game, pools, names, scheduled, time_control, schedule.process_for,
-                                           on_progress=on_progress)
-        message = game_record_dict(record, index=scheduled.index, tournament=spec.name,
-                                   deal_key=scheduled.deal_key, rotation=scheduled.rotation, side_of=game.side_of)
-        async with write_lock:
-            await trio.to_thread.run_sync(writer.write, message)
-        standings.add(outcome_of(message))
-        summary.played_now += 1
-        if summary.first_index is None:
-            summary.first_index = scheduled.index
-        result = message.get("result", {})
-        log.info("game_finished", index=scheduled.index, seats=message.get("seats"),
-                 scores=[int(v) for v in result.get("scores", ())], winner=result.get("winner"),
-                 faults=[f["kind"] for f in message.get("faults", ())])
-        if on_game is not None:
-            on_game(message)
-        if progress is not None:
-            progress.advance(", ".join(f"{n} {p:.1f}" for n, p in standings.leaders(3)))
-
-    async def worker() -> None:
-        for scheduled in pending:
-            await play_one(scheduled)
-
     try:
-        await _start_pools(pools, log)
-        write_json(run / "bots.json", [p.info() for p in pools])
-        async with trio.open_nursery() as nursery:
-            for _ in range(concurrency or spec.concurrency):
-                nursery.start_soon(worker)
+        order = schedule_order(run)
+        log, log_file = open_log(run)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise SpecError(f"{run}: cannot use the run folder: {error}") from None
+    schedule = Schedule(len(spec.bots), game, spec.games, spec.duplicate, seed.seed, order=order)
+    summary = RunSummary(run=run, total=schedule.total(), seed=seed, skipped_bots=spec.skipped,
+                         standings=Standings(group_size=schedule.group_size))
+    run_games = _RunGames(spec, game, schedule, summary, log, on_game, limiter, on_game_start)
+    try:
+        with writing(run / RECORDS):
+            done = _recorded_games(run / RECORDS, summary)
+        summary.resumed_from = len(done)
+        with writing(run / LOG):
+            log.info("tournament_started", name=spec.name, variant=spec.variant, games=summary.total,
+                     already_recorded=len(done), commitment=seed.commitment, resume=resume,
+                     skipped_bots=list(spec.skipped), schedule=order)
+        await run_games.play(done, concurrency or spec.concurrency, console, protected)
+        if len(done) + summary.played_now >= summary.total and not run_games.failures:
+            with writing(run / REVEALED_FILE):
+                reveal(run, seed)
+                (run / SECRET_FILE).unlink(missing_ok=True)
+            with writing(run / LOG):
+                log.info("tournament_finished", games=summary.total, seed=seed.seed, nonce=seed.nonce,
+                         commitment=seed.commitment)
+    except WriteFailed as failure:
+        run_games.failures.insert(0, failure)
     finally:
-        writer.close()
-        if progress is not None:
-            progress.close()
-        with trio.CancelScope(shield=True):
-            for pool in pools:
-                await pool.stop()
-        write_json(run / "bots.json", [p.info() for p in pools])
-        write_json(run / "standings.json", standings.to_json())
-        log_file.flush()
-    if len(done) + summary.played_now >= summary.total:
-        reveal(run, seed)
-        (run / SECRET_FILE).unlink(missing_ok=True)
-        log.info("tournament_finished", games=summary.total, seed=seed.seed, nonce=seed.nonce,
-                 commitment=seed.commitment)
-    log_file.close()
+        with contextlib.suppress(OSError):
+            log_file.close()
+    if run_games.failures:
+        first = run_games.failures[0]
+        raise RecordsNotWritten(first.path, first.error, summary.resumed_from + summary.played_now, summary.total,
+                                run_games.standings_error)
     return summary
 
 
-async def _start_pools(pools: list[EntrantPool], log: Any) -> None:
-    """Start every entrant's first process concurrently; a failure is logged, its games become forfeits."""
-    async def start(pool: EntrantPool) -> None:
+class _RunGames:
+    """The games of one run: the entrants' pools, the workers, the record writer, and what stops them."""
+
+    def __init__(self, spec: TournamentSpec, game: Game, schedule: Schedule, summary: RunSummary, log: Any,
+                 on_game: Callable[[Record], None] | None, limiter: trio.CapacityLimiter | None,
+                 on_game_start: Callable[[ScheduledGame, tuple[str, ...]], Callable | None] | None) -> None:
+        self.spec, self.game, self.schedule, self.summary, self.log = spec, game, schedule, summary, log
+        self.on_game, self.limiter, self.on_game_start = on_game, limiter, on_game_start
+        self.run = summary.run
+        self.names = [b.name for b in spec.bots]
+        self.time_control = TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms,
+                                        first_move_ms=spec.time.first_move_ms)
+        self.write_lock = trio.Lock()
+        self.games = trio.CancelScope()
+        self.failures: list[WriteFailed] = []
+        """Every failed write, the first one first: it stopped the games."""
+        self.standings_error: OSError | None = None
+        self.progress: Progress | None = None
+        self.writer: RecordWriter | None = None
+
+    @property
+    def standings(self) -> Standings:
+        assert self.summary.standings is not None
+        return self.summary.standings
+
+    def stop(self, failure: WriteFailed) -> None:
+        """A failed write stops every game (those in flight are not recorded: a resume plays them again)."""
+        self.failures.append(failure)
+        self.games.cancel()
+
+    async def play(self, done: set[int], concurrency: int, console: Any, protected: Sequence[Path]) -> None:
+        """Check every entrant, then play the games not in ``done`` on ``concurrency`` workers; always stop the bots
+        and write ``bots.json`` and ``standings.json`` at the end, whatever ended the games."""
+        run, spec = self.run, self.spec
+        pools = [EntrantPool(b, self.schedule.processes_per_entrant(), run / "logs", spec.time.startup_ms / 1000,
+                             spec.variant, protected=(run, *protected)) for b in spec.bots]
+        pending = (g for g in self.schedule if g.index not in done)
+
+        async def worker() -> None:
+            for scheduled in pending:
+                if self.failures:
+                    return
+                await self.play_one(pools, scheduled)
+
+        try:
+            with writing(run / RECORDS):
+                self.writer = RecordWriter(run / RECORDS)
+            problems = await check_entrants(pools, self.log)
+            if problems:
+                raise EntrantsCannotPlay(problems)
+            with writing(run / BOTS):
+                write_json(run / BOTS, [p.info() for p in pools])
+            if console is not None:  # from here: the rate counts the games of this run over their own time
+                self.progress = Progress(self.summary.total, len(done), console, console.is_terminal)
+            with self.games:
+                async with trio.open_nursery() as nursery:
+                    for _ in range(concurrency):
+                        nursery.start_soon(worker)
+        except WriteFailed as failure:
+            self.stop(failure)
+        finally:
+            await self.wrap_up(pools)
+
+    async def play_one(self, pools: list[EntrantPool], scheduled: ScheduledGame) -> None:
+        """Play one game, then record it (fsynced) before it counts anywhere: standings, log, callers."""
+        async with (self.limiter if self.limiter is not None else contextlib.nullcontext()):
+            on_progress = None
+            if self.on_game_start is not None:
+                on_progress = self.on_game_start(scheduled, tuple(self.names[e] for e in scheduled.seats))
+            record = await _play_scheduled(self.game, pools, self.names, scheduled, self.time_control,
+                                           self.schedule.process_for, on_progress=on_progress)
+        message = game_record_dict(record, index=scheduled.index, tournament=self.spec.name,
+                                   deal_key=scheduled.deal_key, rotation=scheduled.rotation,
+                                   side_of=self.game.side_of)
+        assert self.writer is not None
+        try:
+            async with self.write_lock:
+                if self.failures:
+                    return  # not recorded: a resume plays it again
+                with writing(self.run / RECORDS):
+                    await trio.to_thread.run_sync(self.writer.write, message)
+            self.standings.add(outcome_of(message))
+            self.summary.played_now += 1
+            if self.summary.first_index is None:
+                self.summary.first_index = scheduled.index
+            result = message.get("result", {})
+            with writing(self.run / LOG):
+                self.log.info("game_finished", index=scheduled.index, seats=message.get("seats"),
+                              scores=[int(v) for v in result.get("scores", ())], winner=result.get("winner"),
+                              faults=[f["kind"] for f in message.get("faults", ())])
+        except WriteFailed as failure:
+            self.stop(failure)
+            return
+        if self.on_game is not None:
+            self.on_game(message)
+        if self.progress is not None:
+            self.progress.advance(self.standings.leaders(3))
+
+    async def wrap_up(self, pools: list[EntrantPool]) -> None:
+        """Close the records, stop every bot, name the entrants given up on, and write ``bots.json`` and
+        ``standings.json`` for what was played; a write that fails here is noted, never raised."""
+        if self.writer is not None:
+            with contextlib.suppress(OSError):  # a game counts once its write returned: nothing counted is lost
+                self.writer.close()
+        if self.progress is not None:
+            self.progress.close()
+        with trio.CancelScope(shield=True):
+            for pool in pools:
+                await pool.stop()
+        self.summary.given_up = [_given_up_text(pool) for pool in pools if pool.given_up]
+        for path, data in ((self.run / BOTS, lambda: [p.info() for p in pools]),
+                           (self.run / STANDINGS, self.standings.to_json)):
+            try:
+                write_json(path, data())
+            except OSError as error:
+                if path.name == STANDINGS:
+                    self.standings_error = error
+                self.failures.append(WriteFailed(path, error))
+
+
+def _recorded_games(records_path: Path, summary: RunSummary) -> set[int]:
+    """The indices of the games the record file already holds (a torn last line dropped), counted in the
+    standings; every line that is not a usable record goes to ``summary.bad_lines`` (its game is played again)."""
+    standings = summary.standings
+    assert standings is not None
+    done: set[int] = set()
+    summary.dropped_bytes = drop_torn_tail(records_path)
+    if not records_path.exists():
+        return done
+    report = ReadReport()
+    for record in iter_records(records_path, report):
+        index = index_of(record)
+        if index in done or index >= summary.total:
+            continue
+        try:
+            standings.add(outcome_of(record))
+        except (OutcomeError, ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
+            report.bad_lines.append((-1, f"game {index} is not a complete record ({error}); it is played again"))
+            continue
+        done.add(index)
+    summary.bad_lines = report.bad_lines
+    return done
+
+
+def _given_up_text(pool: EntrantPool) -> str:
+    """Why an entrant's later games were forfeits, for the end of the run."""
+    return (f"bot {safe_name(pool.name)!r} failed to start {pool.failed_starts} times in a row and was given up: its "
+            f"later games were forfeits; last failure: {safe_name(str(pool.last_failure), 1000)}")
+
+
+async def check_entrants(pools: list[EntrantPool], log: Any) -> list[tuple[str, str]]:
+    """Start every entrant's first process at once and wait for its handshake, before any game: a bot that cannot
+    play (its program missing, a script path with a typo, a crash at start, silence, a wrong protocol version, a
+    variant it does not play) is one clear problem now, not a tournament of forfeits. (name, why) per such
+    entrant, in entrant order, printable, the why ending with the last lines its log got from this start."""
+    problems: dict[int, tuple[str, str]] = {}
+
+    async def start(number: int, pool: EntrantPool) -> None:
+        offset = _size(pool.log_path)  # a folder used before keeps its logs: show only this start's lines
         try:
             await pool.client(0)
             pool.release(0)
-            log.info("bot_started", entrant=pool.name, hello=pool.info()["hello"])
+            with contextlib.suppress(OSError):  # a full disk is reported by the next write that matters
+                log.info("bot_started", entrant=pool.name, hello=pool.info()["hello"])
         except BotFailure as failure:
-            log.warning("bot_failed_to_start", entrant=pool.name, error=str(failure))
+            with contextlib.suppress(OSError):
+                log.warning("bot_failed_to_start", entrant=pool.name, error=str(failure))
+            problems[number] = (safe_name(pool.name), _start_problem(failure, pool.log_path, offset))
 
     async with trio.open_nursery() as nursery:
-        for pool in pools:
-            nursery.start_soon(start, pool)
+        for number, pool in enumerate(pools):
+            nursery.start_soon(start, number, pool)
+    return [problems[number] for number in sorted(problems)]
+
+
+LOG_TAIL = 600
+"""The most of a bot's log an error line quotes (its last bytes)."""
+OUTPUT_MARK = "; its last output: "
+"""Where a start failure's message (arena/players/process.py) begins quoting the log's end, which may hold an
+earlier run's lines: :func:`_start_problem` quotes this start's lines instead."""
+
+
+def _start_problem(failure: BotFailure, log_path: Path, offset: int) -> str:
+    """Why a bot cannot play, on one printable line: the failure, then the last lines its log got since
+    ``offset`` and where the log is."""
+    why = str(failure).split(OUTPUT_MARK, 1)[0]
+    tail = ""
+    with contextlib.suppress(OSError):
+        with open(log_path, "rb") as f:
+            f.seek(max(offset, _size(log_path) - LOG_TAIL))
+            tail = f.read(LOG_TAIL).decode(errors="replace").strip().replace("\n", " | ")
+    where = f" (log: {log_path})" if log_path.exists() else ""
+    return safe_name(why + (f"; its log ends: {tail}" if tail else "") + where, 2000)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str], scheduled: ScheduledGame,
@@ -329,21 +605,44 @@ async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str]
             pools[entrant].release(index, stuck=seat in stuck)
 
 
-def print_summary(summary: RunSummary, console: Any, title: str) -> None:
-    """The standings, the pairwise table, where the records are, and how to replay a game."""
+def print_summary(summary: RunSummary, console: Any, title: str, command: str = "arena") -> None:
+    """The standings, the pairwise table, what went wrong, where the records are, and how to replay a game
+    (``command`` is how to call the arena again: see :func:`arena_command`)."""
     assert summary.standings is not None
     console.print(summary.standings.table(title))
     console.print(summary.standings.pairwise_table())
     if summary.skipped_bots:
-        console.print(f"skipped (not installed): {', '.join(summary.skipped_bots)}")
+        console.print(f"skipped (not installed): {', '.join(summary.skipped_bots)}", markup=False)
     for number, problem in summary.bad_lines:
         where = f"line {number}" if number > 0 else "resume"
-        console.print(f"warning: {summary.run / RECORDS} {where}: {problem}", soft_wrap=True, highlight=False)
-    console.print(f"records: {summary.run / RECORDS} ({summary.total} games); standings: "
-                  f"{summary.run / 'standings.json'}")
-    if summary.seed is not None and (summary.run / "seed.json").exists():
-        console.print(f"master seed revealed: {summary.seed.seed} (commitment {summary.seed.commitment[:16]}…)")
-    console.print(f"replay a game: arena replay {summary.run} --game 0", soft_wrap=True, highlight=False)
+        console.print(f"warning: {summary.run / RECORDS} {where}: {problem}", soft_wrap=True, highlight=False,
+                      markup=False)
+    for line in summary.given_up:
+        console.print(f"warning: {line}", soft_wrap=True, highlight=False, markup=False)
+    console.print(f"records: {summary.run / RECORDS} ({count_text(summary.total, 'game')}); standings: "
+                  f"{summary.run / STANDINGS}", soft_wrap=True, highlight=False, markup=False)
+    if summary.seed is not None and (summary.run / REVEALED_FILE).exists():
+        console.print(f"master seed revealed: {summary.seed.seed} (commitment {summary.seed.commitment[:16]}…)",
+                      markup=False)
+    console.print(f"replay a game: {command} replay {shlex.quote(str(summary.run))} --game 0 "
+                  f"(or --game 0 --html FILE: a page to open in a browser)", soft_wrap=True, highlight=False,
+                  markup=False)
 
 
-__all__ = ["run_tournament", "print_summary", "RunSummary", "outcome_of", "prepare_run"]
+def arena_command(argv0: str | None = None) -> str:
+    """How to call this arena again, as the user can type it in the same folder: ``arena`` when that name on the
+    PATH is this very program, else the path it was started by (``.venv/bin/arena``: set-up puts nothing on the
+    PATH), or ``python -m arena`` when it was started that way."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    if Path(argv0).name == "__main__.py":
+        return f"{shlex.quote(sys.executable)} -m arena"
+    if os.sep not in argv0:
+        return shlex.quote(argv0)  # found on the PATH by that name
+    on_path = shutil.which("arena")
+    if on_path is not None and Path(on_path).resolve() == Path(argv0).resolve():
+        return "arena"
+    return shlex.quote(argv0)
+
+
+__all__ = ["run_tournament", "print_summary", "RunSummary", "outcome_of", "prepare_run", "arena_command",
+           "count_text", "is_finished", "RunError", "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants"]

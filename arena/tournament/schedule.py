@@ -8,7 +8,14 @@ holding both seats of its side (seats 0+2 against 1+3), each seat with its own b
 Seat rotations: with duplicate deals, every deal set is played under every rotation of the table (k rotations for k
 seats; the teams swapped for team games), all with the same match seed, so each entrant plays each hand. Without,
 each game has its own seed and the rotation cycles from game to game. A game's seed is derived from the master seed
-and its schedule position: ``"<master>/<table>/<deal set>"``.
+and its table and deal set, never from its position in the order: ``"<master>/<table>/<deal set>"``.
+
+Order (``INTERLEAVED``, every new run): deal set 0 of every table, then deal set 1 of every table, and so on, the
+rotations of one deal set next to each other. Every pairing has then played about as many games as every other at any
+moment, so the leaders of a run cut short (or of the progress line) mean something; and a deal set still ends as soon
+as its rotations have been played, which keeps the standings' memory flat. ``BY_TABLE`` (every deal set of table 0,
+then of table 1, ...) is the order of runs started before, kept so that they resume with their own game indices: the
+run folder says which order it was started with (see ``runner.py``, ``entrants.json``).
 """
 
 from __future__ import annotations
@@ -19,6 +26,12 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ..rules import Game
+
+INTERLEAVED = "interleaved"
+"""Deal set g of every table before deal set g + 1 of any (every run started by this version)."""
+BY_TABLE = "by_table"
+"""Every deal set of a table before the next table (runs started before the interleaved order existed)."""
+ORDERS = (INTERLEAVED, BY_TABLE)
 
 
 @dataclass(frozen=True)
@@ -35,7 +48,11 @@ class ScheduledGame:
 class Schedule:
     """Every game of the tournament, generated on demand."""
 
-    def __init__(self, entrants: int, game: Game, games: int, duplicate: bool, master_seed: str) -> None:
+    def __init__(self, entrants: int, game: Game, games: int, duplicate: bool, master_seed: str,
+                 order: str = INTERLEAVED) -> None:
+        if order not in ORDERS:
+            raise ValueError(f"expected a schedule order among {', '.join(ORDERS)}, got {order!r}")
+        self.order = order
         self.entrants = entrants
         self.seats = game.players
         self.teams = game.teams
@@ -85,14 +102,25 @@ class Schedule:
 
     def __iter__(self) -> Iterator[ScheduledGame]:
         index = 0
-        for t, table in enumerate(self.tables()):
-            for g in range(self.games):
-                seed = f"{self.master_seed}/{t}/{g}"
-                key = f"{t}/{g}"
-                rotations = range(self.rotations) if self.duplicate else [g % self.rotations]
-                for r in rotations:
-                    yield ScheduledGame(index, self.rotate(table, r), seed, key, r)
-                    index += 1
+        for t, table, g in self._deal_sets():
+            seed = f"{self.master_seed}/{t}/{g}"
+            key = f"{t}/{g}"
+            rotations = range(self.rotations) if self.duplicate else [g % self.rotations]
+            for r in rotations:
+                yield ScheduledGame(index, self.rotate(table, r), seed, key, r)
+                index += 1
+
+    def _deal_sets(self) -> Iterator[tuple[int, tuple[int, ...], int]]:
+        """(table number, seat layout, deal set) in the schedule's order; the tables are generated again for each
+        deal set rather than kept, so memory stays flat however many tables there are."""
+        if self.order == BY_TABLE:
+            for t, table in enumerate(self.tables()):
+                for g in range(self.games):
+                    yield t, table, g
+            return
+        for g in range(self.games):
+            for t, table in enumerate(self.tables()):
+                yield t, table, g
 
     def seats_per_entrant(self) -> int:
         """The most seats one entrant holds at one table (each seat has a bot process of its own)."""

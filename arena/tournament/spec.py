@@ -189,7 +189,7 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         time=time_spec,
         fault_policy=policy,
         concurrency=_integer(data, "concurrency", minimum=1, maximum=256, default=4),
-        output=_text(data, "output", default=f"runs/{variant}"),
+        output=_system_text(data, "output", default=f"runs/{variant}"),
         skipped=tuple(skipped),
         sandbox=sandbox,
         limits=limits,
@@ -210,7 +210,7 @@ def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], l
             raise SpecError(f"key '{where}name' must be unique, got {name!r} twice")
         names.add(name)
         command = _command(entry.get("command"), where)
-        address = _text(entry, "address", default="", where=where)
+        address = _system_text(entry, "address", default="", where=where)
         if bool(command) == bool(address):
             raise SpecError(f"bot {name!r} needs exactly one of 'command' or 'address'")
         if address and not is_address(address):
@@ -218,8 +218,12 @@ def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], l
         env = entry.get("env", {})
         if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
             raise SpecError(f"key '{where}env' must be a table of text values, got {env!r}")
-        cwd = _text(entry, "cwd", default="", where=where) or None
-        folder = _text(entry, "folder", default="", where=where) or None
+        for key, value in env.items():  # what exec would refuse, refused here rather than at the bot's start
+            if not isinstance(key, str) or not key or "=" in key or "\0" in key or "\0" in value:
+                raise SpecError(f"key '{where}env' must map variable names (not empty, no '=' or NUL character) to "
+                                f"texts without NUL characters, got {key!r} = {value!r}")
+        cwd = _system_text(entry, "cwd", default="", where=where) or None
+        folder = _system_text(entry, "folder", default="", where=where) or None
         transport = _text(entry, "transport", default="unix", where=where)
         if transport not in TRANSPORTS:
             raise SpecError(f"key '{where}transport' must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
@@ -247,10 +251,14 @@ def _command(value: Any, where: str) -> list[str]:
         return []
     if isinstance(value, str):
         try:
-            return shlex.split(value)
+            value = shlex.split(value)
         except ValueError as error:
             raise SpecError(f"key '{where}command' cannot be read as a command line: {error}") from None
+        if not value:
+            return []
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        if any("\0" in v for v in value):  # exec cannot pass a NUL: refuse it here, not at the bot's start
+            raise SpecError(f"key '{where}command' must not hold a NUL character, got {value!r}")
         return list(value)
     raise SpecError(f"key '{where}command' must be a command line (text) or a list of texts, got {value!r}")
 
@@ -269,6 +277,15 @@ def _text(table: Mapping[str, Any], key: str, *, required: bool = False, default
     value = table[key]
     if not isinstance(value, str) or (required and not value):
         raise SpecError(f"key '{where}{key}' must be a non-empty text, got {value!r}")
+    return value
+
+
+def _system_text(table: Mapping[str, Any], key: str, *, default: str, where: str = "") -> str:
+    """A text the system is given (a path, an address): as :func:`_text`, without a NUL character, which every
+    system call refuses with an exception (refused here rather than when the run or the bot starts)."""
+    value = _text(table, key, default=default, where=where)
+    if "\0" in value:
+        raise SpecError(f"key '{where}{key}' must not hold a NUL character, got {value!r}")
     return value
 
 

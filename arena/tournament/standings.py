@@ -5,32 +5,44 @@ running sums, a pairwise cell per ordered pair of entrants, one OpenSkill rating
 sets still being played. Nothing grows with the number of games, so a tournament of 100,000 games costs what a
 tournament of ten does.
 
-Definitions (one *result* is an entrant's result on one side of one game):
+Definitions (one *result* is an entrant's result in one game):
 
 - **Places.** The sides are walked in ``ranking`` order; a side shares the place of the side before it when both
   have the same score and both faulted or both did not (a faulting side ranks below every clean side, whatever its
   score). The winner, when there is one, is always alone in first place. A drawn match (``winner`` None) is a tie
   for first place.
-- **An entrant's result** is its side's result. An entrant holding seats on one side only (a team, or two seats of
-  one team) counts once per game; an entrant holding seats on several sides (fewer entrants than seats) counts once
-  per side it holds, so ``games`` counts results and ``games == wins + draws + losses`` always.
-- **Win**: its side is the winner. **Draw**: a drawn match and its side is among those tied for first (with 3 or
-  more sides the others get a loss). **Loss**: otherwise.
-- **Match points** of a result: (sides placed strictly below + 0.5 × other sides sharing its place) / (sides − 1);
-  1, 0.5 or 0 in a two-sided game.
-- **Scored**: its side's score. **Conceded**: the other side's score in a two-sided game, the mean of the other
-  sides' scores with 3 or more sides (so scored and conceded stay on one scale).
+- **One result per entrant per game**, however many seats it holds: a team (both seats of a side), or several sides
+  when there are fewer entrants than seats (3 entrants at a 4-seat table). So ``games`` counts the games it played
+  and ``games == wins + draws + losses`` always.
+- **Win**: one of its sides is the winner. **Draw**: a drawn match and one of its sides is among those tied for first
+  (with 3 or more sides the others get a loss). **Loss**: otherwise.
+- **Match points** of a side: (sides placed strictly below + 0.5 × other sides sharing its place) / (sides − 1);
+  1, 0.5 or 0 in a two-sided game. An entrant's match points in a game are the mean over the sides it holds (one
+  side but for fewer entrants than seats), so a game is worth at most 1 to anyone. Kept as exact fractions, so
+  entrants level on points are exactly level.
+- **Scored**: the mean score of its sides (its side's score, with one side). **Conceded**: the mean score of the
+  sides it does not hold (the other side's score in a two-sided game), so scored and conceded stay on one scale.
+  Both are whole numbers in two-sided games; with 3 or more sides they are means over several sides, which can be
+  fractions (three sides: halves, four: thirds). They are kept exact (no float error can make a whole number look
+  fractional) and printed whole when whole (``702``), else with up to two decimals (``702.5``, ``700.33``).
 - **Faults**: the seats it held that faulted (one per faulting seat per game).
 - **Think ms**: its total think time over its total decisions (ms per decision); None before its first decision.
 - **Pairwise**: for every ordered pair of different entrants and every pair of different sides they held in one
-  game, A beats B when A's side is placed above B's side, draws when they share a place (equal scores, same fault
-  status), loses otherwise.
+  game (a *meeting*; one per game unless one of them held several sides), A beats B when A's side is placed above
+  B's side, draws when they share a place (equal scores, same fault status), loses otherwise.
+- **Order** (:meth:`Standings.order`, the rank column): more match points; entrants level on points are ordered by
+  their head-to-head score among themselves (pairwise wins + ½ draws against the others level with them), then
+  more wins, then fewer games (same points in fewer games, while a run is under way), then name. ``TIE_RULE`` says
+  it in a line, printed under the table.
 - **Elo** (the rating shown for two-sided games): s is the entrant's mean match points per result, its Elo
   difference against the field is ``-400·log10(1/s − 1)``; the 95% interval is ``s ± 1.96·sd/√n`` (sd the sample
   standard deviation, n − 1 denominator, so at least 2 samples), each bound clamped into
   ``[ELO_CLAMP, 1 − ELO_CLAMP]`` (about ±1200 Elo) and converted the same way. When s is 0 or 1 the Elo is
   infinite: the Elo and both bounds are None. The *by-deal* interval uses the duplicate deal sets as the unit: the
-  entrant's match points are averaged over each ``deal_key`` group first and the group means are the samples.
+  entrant's match points are averaged over each ``deal_key`` group first and the group means are the samples
+  (without duplicate deals every game is its own deal set, and the two intervals are the same). The games of one
+  deal set are not independent (the same hands, seats rotated), so the table shows the by-deal interval, always,
+  as its two bounds (the interval is not symmetric around the Elo): ``+35 [-13, +84]``; ``standings.json`` has both.
 - **OpenSkill** (the rating shown with 3 or more sides, computed for every game): a Plackett-Luce update after each
   game, each side's team being the distinct entrants on it and its rank its place (ties share a rank); the ordinal
   is mu − 3σ.
@@ -40,7 +52,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import Any, Callable
 
 from openskill.models import PlackettLuce
 from rich.table import Table
@@ -53,6 +66,12 @@ ELO_CLAMP = 1e-3
 """Interval bounds on the score fraction are clamped into [ELO_CLAMP, 1 - ELO_CLAMP] before turning into Elo."""
 ELO = "elo"
 OPENSKILL = "openskill"
+Exact = int | Fraction
+"""Points kept exactly: sums of means over 2 or 3 sides are fractions, and ties must be exact ties."""
+ELO_HEADER = "Elo [95% by deal set]"
+"""The rating column of two-sided standings: the Elo and its by-deal 95% interval, as two bounds."""
+TIE_RULE = "ties in points: head-to-head among the tied entrants, then more wins, then fewer games, then name"
+"""How :meth:`Standings.order` breaks ties in match points, as the table's caption says it."""
 
 
 class OutcomeError(ValueError):
@@ -181,9 +200,9 @@ class _Entrant:
     def __init__(self, name: str) -> None:
         self.name = name
         self.games = self.wins = self.draws = self.losses = self.faults = self.decisions = 0
-        self.match_points = 0.0
-        self.scored = 0
-        self.conceded = 0.0
+        self.match_points: Exact = 0
+        self.scored: Exact = 0
+        self.conceded: Exact = 0
         self.think_ms = 0.0
         self.per_game = _Moments()
         self.per_deal = _Moments()
@@ -235,6 +254,16 @@ def places(outcome: GameOutcome) -> tuple[int, ...]:
     return tuple(place)
 
 
+def sides_held(outcome: GameOutcome) -> dict[str, list[int]]:
+    """The sides each entrant holds in a game, in seat order (two seats of one side are one side)."""
+    held: dict[str, list[int]] = {}
+    for seat, name in enumerate(outcome.seats):
+        their_sides = held.setdefault(name, [])
+        if outcome.side_of[seat] not in their_sides:
+            their_sides.append(outcome.side_of[seat])
+    return held
+
+
 def check_outcome(outcome: GameOutcome) -> None:
     """Raise :class:`OutcomeError` unless the parts of the outcome fit together."""
     seats, sides = len(outcome.seats), len(outcome.scores)
@@ -255,11 +284,42 @@ def check_outcome(outcome: GameOutcome) -> None:
     if outcome.winner is None and places(outcome).count(0) < 2:
         raise OutcomeError(f"expected a tie for first in a drawn match, got scores {outcome.scores!r} "
                            f"and ranking {outcome.ranking!r}")
+    if any(len(their_sides) == sides for their_sides in sides_held(outcome).values()):
+        raise OutcomeError(f"expected entrants on at least two different sides, got seats {outcome.seats!r}")
 
 
-def _number(value: float) -> str:
-    """1.0 -> '1', 2.5 -> '2.5', 3.333 -> '3.33'."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")
+def exact_mean(total: int, count: int) -> Exact:
+    """``total / count`` exactly: an int when it divides (every two-sided game, so sums stay plain ints and fast),
+    else a Fraction."""
+    return total // count if total % count == 0 else Fraction(total, count)
+
+
+def points_text(value: Exact) -> str:
+    """A number of points as the table prints it: whole when whole (``702``, never ``702.0``), else with up to two
+    decimals (``702.5``, ``3.33``). Fractions come only from means (see the module docstring)."""
+    if isinstance(value, int) or value.denominator == 1:
+        return str(int(value))
+    return f"{float(value):.2f}".rstrip("0").rstrip(".")
+
+
+def plain_number(value: Exact) -> int | float:
+    """A whole number as an int, anything else as a float, for JSON (``702`` rather than ``702.0``)."""
+    return int(value) if isinstance(value, int) or value.denominator == 1 else float(value)
+
+
+def elo_cell(elo: float | None, score: float | None, interval: tuple[float, float] | None) -> str:
+    """The Elo column's text: ``+35 [-13, +84]`` (the Elo and its 95% bounds), ``+35`` with fewer than two samples,
+    ``+∞`` / ``−∞`` for a perfect or a null score, ``-`` before any game. For every view of the standings."""
+    if score is None:
+        return "-"
+    if elo is None:
+        return "+∞" if score >= 1.0 else "−∞"
+    text = _signed(elo)
+    return text if interval is None else f"{text} [{_signed(interval[0])}, {_signed(interval[1])}]"
+
+
+def _signed(value: float) -> str:
+    return f"{round(value) + 0:+d}"  # + 0 turns -0 into 0
 
 
 class Standings:
@@ -286,28 +346,23 @@ class Standings:
     # --- feeding -------------------------------------------------------------------------------------------------
 
     def add(self, outcome: GameOutcome) -> None:
-        """Count one finished game."""
+        """Count one finished game: one result for each entrant in it, however many seats it held."""
         check_outcome(outcome)
         sides = len(outcome.scores)
         place = places(outcome)
-        points = [(sum(1 for other in place if other > mine) + 0.5 * (place.count(mine) - 1)) / (sides - 1)
-                  for mine in place]
-        held: dict[str, list[int]] = {}
-        for seat, name in enumerate(outcome.seats):
-            side = outcome.side_of[seat]
-            held.setdefault(name, [])
-            if side not in held[name]:
-                held[name].append(side)
+        halves = [2 * sum(1 for other in place if other > mine) + place.count(mine) - 1 for mine in place]
+        """Each side's match points in units of 1 / (2·(sides − 1)), so they stay whole numbers."""
+        held = sides_held(outcome)
         self.games += 1
         self.max_sides = max(self.max_sides, sides)
         deal_set = self._deal_sets.setdefault(outcome.deal_key, _DealSet())
         for name, their_sides in held.items():
             entrant = self._entrant(name)
-            for side in their_sides:
-                self._count_result(entrant, outcome, side, place, points[side])
-                cell = deal_set.points.setdefault(name, [0.0, 0])
-                cell[0] += points[side]
-                cell[1] += 1
+            result = exact_mean(sum(halves[side] for side in their_sides), 2 * (sides - 1) * len(their_sides))
+            self._count_result(entrant, outcome, their_sides, place, result)
+            cell = deal_set.points.setdefault(name, [0.0, 0])
+            cell[0] += float(result)
+            cell[1] += 1
         for seat, name in enumerate(outcome.seats):
             entrant = self._entrants[name]
             if outcome.think_ms:
@@ -330,20 +385,21 @@ class Standings:
         return self._entrants[name]
 
     @staticmethod
-    def _count_result(entrant: _Entrant, outcome: GameOutcome, side: int, place: tuple[int, ...],
-                      points: float) -> None:
+    def _count_result(entrant: _Entrant, outcome: GameOutcome, sides: list[int], place: tuple[int, ...],
+                      points: Exact) -> None:
+        """One game's result for an entrant holding ``sides`` (one, but for fewer entrants than seats)."""
         entrant.games += 1
-        if outcome.winner == side:
+        if outcome.winner in sides:
             entrant.wins += 1
-        elif outcome.winner is None and place[side] == 0:
+        elif outcome.winner is None and any(place[side] == 0 for side in sides):
             entrant.draws += 1
         else:
             entrant.losses += 1
         entrant.match_points += points
-        entrant.per_game.add(points)
-        others = [score for other, score in enumerate(outcome.scores) if other != side]
-        entrant.scored += outcome.scores[side]
-        entrant.conceded += sum(others) / len(others)
+        entrant.per_game.add(float(points))
+        others = [score for other, score in enumerate(outcome.scores) if other not in sides]
+        entrant.scored += exact_mean(sum(outcome.scores[side] for side in sides), len(sides))
+        entrant.conceded += exact_mean(sum(others), len(others))
 
     def _count_pairs(self, held: dict[str, list[int]], place: tuple[int, ...]) -> None:
         for a, a_sides in held.items():
@@ -406,7 +462,8 @@ class Standings:
         skill = self._skill[name]
         return {
             "name": name, "games": e.games, "wins": e.wins, "draws": e.draws, "losses": e.losses,
-            "match_points": e.match_points, "scored": e.scored, "conceded": e.conceded, "faults": e.faults,
+            "match_points": float(e.match_points), "scored": plain_number(e.scored),
+            "conceded": plain_number(e.conceded), "faults": e.faults,
             "decisions": e.decisions, "think_ms": e.think_ms, "think_ms_per_decision": e.think_per_decision(),
             "elo": elo.to_json(),
             "openskill": {"mu": skill.mu, "sigma": skill.sigma, "ordinal": skill.ordinal},
@@ -437,21 +494,35 @@ class Standings:
         return tuple(self._pairwise.get((a, b), (0, 0, 0)))  # type: ignore[return-value]
 
     def order(self) -> list[str]:
-        """Entrant names by match points, then Elo (two-sided) or ordinal (more sides), then name."""
-        elo = self.elo() if self.rating_kind == ELO else {}
+        """Entrant names, best first: by match points, ties broken as ``TIE_RULE`` says (see the module docstring).
 
-        def key(name: str) -> tuple[float, float, str]:
-            if self.rating_kind == ELO:
-                score = elo[name].score
-                rating = -1.0 if score is None else score  # the score fraction orders as Elo does, infinities too
-            else:
-                rating = self._skill[name].ordinal
-            return (-self._entrants[name].match_points, -rating, name)
+        Not by rating: the Elo is a function of points per game, so it could not tell apart entrants level on points
+        after the same number of games, which is every tie at the end of a round robin."""
+        level: dict[Exact, list[str]] = {}
+        for name, e in self._entrants.items():
+            level.setdefault(e.match_points, []).append(name)
+        ordered: list[str] = []
+        for points in sorted(level, reverse=True):
+            ordered.extend(sorted(level[points], key=self._tie_key(level[points])))
+        return ordered
 
-        return sorted(self._entrants, key=key)
+    def _tie_key(self, tied: list[str]) -> Callable[[str], tuple[int, int, int, str]]:
+        """The sort key among entrants level on points: head-to-head (counted in half points: 2 per pairwise win, 1
+        per draw, against the others of ``tied``), wins, fewer games, name."""
+        def key(name: str) -> tuple[int, int, int, str]:
+            head_to_head = 0
+            for other in tied:
+                if other != name:
+                    wins, draws, _ = self.pairwise(name, other)
+                    head_to_head += 2 * wins + draws
+            e = self._entrants[name]
+            return (-head_to_head, -e.wins, e.games, name)
 
-    def leaders(self, k: int = 3) -> list[tuple[str, float]]:
-        """The top ``k`` entrants with their match points, for a progress line."""
+        return key
+
+    def leaders(self, k: int = 3) -> list[tuple[str, Exact]]:
+        """The top ``k`` entrants with their match points (exact: print them with :func:`points_text`), for a
+        progress line."""
         return [(name, self._entrants[name].match_points) for name in self.order()[:k]]
 
     def to_json(self) -> dict[str, Any]:
@@ -469,27 +540,18 @@ class Standings:
         }
 
     def rating_text(self, name: str, elo: EloEstimate | None = None) -> str:
-        """The rating cell: ``+35 ±48`` (Elo, the by-deal interval when deal sets have several games) or
+        """The rating cell: ``+35 [-13, +84]`` (Elo with its by-deal 95% interval, see :func:`elo_cell`) or
         ``21.3 (27.1, 1.9)`` (ordinal, mu, sigma)."""
         if self.rating_kind == OPENSKILL:
             skill = self._skill[name]
             return f"{skill.ordinal:.1f} ({skill.mu:.1f}, {skill.sigma:.1f})"
         estimate = elo if elo is not None else self.elo()[name]
-        if estimate.score is None:
-            return "-"
-        if estimate.elo is None:
-            return "+∞" if estimate.score >= 1.0 else "−∞"
-        interval = estimate.elo_interval_by_deal if self.group_size > 1 else estimate.elo_interval
-        interval = interval or estimate.elo_interval
-        elo = f"{round(estimate.elo) + 0:+d}"  # + 0 turns -0 into 0
-        if interval is None:
-            return elo
-        return f"{elo} ±{(interval[1] - interval[0]) / 2:.0f}"
+        return elo_cell(estimate.elo, estimate.score, estimate.elo_interval_by_deal)
 
     def table(self, title: str = "standings") -> Table:
-        """The standings as a rich table, best first."""
-        rating_header = "Elo ±95%" if self.rating_kind == ELO else "ordinal (μ, σ)"
-        table = Table(title=safe_markup(title, 200))
+        """The standings as a rich table, best first; the caption says how ties in points are broken."""
+        rating_header = ELO_HEADER if self.rating_kind == ELO else "ordinal (μ, σ)"
+        table = Table(title=safe_markup(title, 200), caption=TIE_RULE)
         for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "conceded", "faults",
                        "think ms", rating_header):
             table.add_column(header, justify="left" if header == "entrant" else "right")
@@ -498,8 +560,8 @@ class Standings:
             e = self._entrants[name]
             think = e.think_per_decision()
             table.add_row(str(rank), safe_markup(name), str(e.games), str(e.wins), str(e.draws), str(e.losses),
-                          _number(e.match_points), str(e.scored), _number(e.conceded), str(e.faults),
-                          "-" if think is None else f"{think:.1f}", self.rating_text(name, elo[name]))
+                          points_text(e.match_points), points_text(e.scored), points_text(e.conceded),
+                          str(e.faults), "-" if think is None else f"{think:.1f}", self.rating_text(name, elo[name]))
         return table
 
     def pairwise_table(self, title: str = "pairwise (W-D-L of the row against the column)") -> Table:

@@ -3,6 +3,7 @@
 // proto/dominoes/v1/bot.proto. Copy it and change choose() to write your own.
 //
 // Run:  node bot.js --listen 127.0.0.1:50053 [--policy random|heaviest] [--name NAME] [--proto-dir DIR]
+// The handshake name is NAME, or node-POLICY ("node-random", "node-heaviest") without --name.
 // The arena starts it with DOMINOES_BOT_LISTEN set instead of --listen.
 'use strict';
 
@@ -24,7 +25,8 @@ function parseOptions() {
       options: {
         listen: { type: 'string' },
         policy: { type: 'string', default: 'random' },
-        name: { type: 'string', default: 'node-random' },
+        // No default here: the name follows the policy unless given (see below).
+        name: { type: 'string' },
         // The .proto files are read at run time, by default from the repository's proto/ folder,
         // found from this script's own location so the bot runs from any working directory.
         'proto-dir': { type: 'string', default: path.join(__dirname, '..', '..', 'proto') },
@@ -39,6 +41,8 @@ function parseOptions() {
     process.exit(0);
   }
   if (!(values.policy in POLICIES)) fail(`unknown policy "${values.policy}"`);
+  // The handshake name tells the policies apart in standings and logs ("node-heaviest"); --name overrides it.
+  values.name = values.name || `node-${values.policy}`;
   values.listen = values.listen || process.env.DOMINOES_BOT_LISTEN;
   if (!values.listen) fail('no address to listen on: pass --listen ADDR or set DOMINOES_BOT_LISTEN');
   return values;
