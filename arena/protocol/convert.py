@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from ..rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Kind, Observation, Point, RoundResult
+from ..rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Game, Kind, Observation, Point, RoundResult
 from ..rules.results import Ending, MatchResult
 from ..rules.tiles import HIGH, LOW, MAX_DOUBLE, tile_id
 from . import types_pb2 as pb
@@ -210,6 +210,52 @@ def observation_pb(obs: Observation, side_of_seat: Iterable[int]) -> pb.Observat
         scores=list(obs.scores),
         side_of_seat=list(side_of_seat),
         legal_actions=[action_pb(a) for a in obs.legal_actions],
+    )
+
+
+def options_from_pb(options: Mapping[str, pb.OptionValue]) -> dict[str, Any]:
+    """A request's variant options as plain values (the inverse of :func:`options_pb`)."""
+    return {key: option_value_from_pb(value) for key, value in options.items()}
+
+
+def observation_from_pb(message: pb.Observation, game: Game) -> Observation:
+    """The engine's :class:`~arena.rules.Observation` of a request's observation (the inverse of
+    :func:`observation_pb`), for Python bots that use the rules engine on what they are sent. ``game`` is the
+    request's variant with its options (``new_game(request.variant, message.players,
+    options_from_pb(request.options))``). The layout view is rebuilt from the history (in Mexican Train from the
+    engine, the history and the markers of the message), so it is the engine's own."""
+    history = tuple((event.seat, action_from_pb(event.action)) for event in message.history)
+    engine = tile_from_pb(message.layout.engine) if message.layout.HasField("engine") else None
+    layout = game.new_layout(Deal(hands=(), boneyard=(), leader=0, engine=engine))
+    trains = engine is not None
+    for _, action in history:
+        if action.kind != Kind.PLACE:
+            continue
+        if trains:
+            layout.place(action.tile, action.train, action.target, action.point)
+        elif action.target == NO_TILE:
+            layout.lead(action.tile)
+        else:
+            layout.place(action.tile, action.target, action.point)
+    if trains:
+        for train in message.layout.trains:
+            if train.marker and train.train.kind == pb.TRAIN_KIND_PERSONAL:
+                layout.set_marker(train.train.seat, True)
+    return Observation(
+        variant=game.name,
+        players=message.players,
+        seat=message.seat,
+        round_index=message.round_index,
+        turn=message.turn,
+        leader=message.leader,
+        hand=tuple(sorted(tile_from_pb(t) for t in message.hand)),
+        layout=layout.view(),
+        history=history,
+        hand_counts=tuple(message.hand_counts),
+        boneyard_count=message.boneyard_count,
+        scores=tuple(message.scores),
+        legal_actions=tuple(action_from_pb(a) for a in message.legal_actions),
+        options=dict(game.options),
     )
 
 

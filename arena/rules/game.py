@@ -69,6 +69,11 @@ class Game:
                 f"{self.players} players and the double-{self.double} set ({tiles} tiles){kept}, got {self.hand_size}"
             )
 
+    @property
+    def all_tiles(self) -> int:
+        """The bit mask of every tile of the set."""
+        return (1 << set_size(self.double)) - 1
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(players={self.players}, options={self.options})"
 
@@ -97,6 +102,11 @@ class Game:
     def first_deal(self, seed: int | str) -> Deal:
         """The first round's deal. Default: the leader is drawn by fair lot (uniform over seats)."""
         return self.deal(seed, 0, Rng("lot", seed).below(self.players))
+
+    def lead_tile(self, round_index: int) -> int | None:
+        """The tile the leader of round ``round_index`` must lead with (La Plaza partnership's first round: [6|6]);
+        None: any tile. The deals say it too (``Deal.lead_tile``); this is for rebuilding a round from a seat's view."""
+        return None
 
     def next_deal(self, seed: int | str, round_index: int, previous: Deal, result: RoundResult) -> Deal:
         return self.deal(seed, round_index, self.next_leader(previous, result))

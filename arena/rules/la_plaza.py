@@ -69,6 +69,9 @@ class LaPlazaTeams(LaPlazaGame):
     teams = True
     drawing = False
 
+    def lead_tile(self, round_index: int) -> int | None:
+        return DOUBLE_OF[6] if round_index == 0 else None
+
     def first_deal(self, seed: int | str) -> Deal:
         """Whoever holds [6|6] leads it."""
         six_six = DOUBLE_OF[6]

@@ -125,6 +125,12 @@ class MexicanTrainRound(RoundState):
         for name in MexicanTrainRound.__slots__:
             setattr(other, name, getattr(self, name))
 
+    def _hidden_changed(self) -> None:
+        live = mask_of(self.boneyard)
+        for hand in self.hands:
+            live |= hand
+        self.live = live
+
     # --- legal actions ------------------------------------------------------------------------------------------
 
     def _on_trains(self, hand: int, trains: int, actions: list[Action]) -> list[Action]:
@@ -177,6 +183,16 @@ class MexicanTrainRound(RoundState):
         if actions:
             return actions
         return [DRAW] if drawn == NO_TILE and self.boneyard else [PASS]
+
+    def _legal_for_any_hand(self) -> list[Action]:
+        """As the base class, and as if no tile had been drawn this turn: the placements the seat's hand could have
+        had (a pass after a draw shows that neither the hand nor the drawn tile fits them)."""
+        drawn = self.drawn
+        self.drawn = NO_TILE
+        try:
+            return super()._legal_for_any_hand()
+        finally:
+            self.drawn = drawn
 
     def can_place(self, seat: int) -> bool:
         """Whether ``seat`` would have a placement at the start of a turn now (the first turns being over)."""

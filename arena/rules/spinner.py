@@ -82,6 +82,25 @@ class Spinner:
         """The layout count: the sum of the outer values of every open arm end, by the rules above."""
         return self._count
 
+    def count_after(self, tile: int, target: int, point: Point) -> int:
+        """The count the layout would have after placing ``tile`` on (``target``, ``point``) (``target`` -1: the
+        lead), without placing it: what a placement would score is ``points_in_play`` of it. Unchecked: the
+        placement must be legal."""
+        if target < 0:
+            return LOW[tile] + HIGH[tile]
+        for end_tile, end_point, value in self.ends:
+            if end_tile == target and end_point == point:
+                break
+        else:
+            raise RulesError(f"{NAMES[target]} {Point(point).label} is not an open end of the layout")
+        open_value = value if IS_DOUBLE[tile] else (LOW[tile] if HIGH[tile] == value else HIGH[tile])
+        worth = open_value + open_value if IS_DOUBLE[tile] else open_value
+        if target == self.spinner:
+            if end_point <= _LINE_B and self.long_open == 1:
+                worth -= value + value
+            return self._count + worth
+        return self._count + worth - (value + value if IS_DOUBLE[target] else value)
+
     def lead(self, tile: int) -> None:
         """Put the first tile down; a double lead is the spinner, with both long sides open."""
         if self.tiles:

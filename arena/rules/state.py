@@ -133,6 +133,34 @@ class RoundState:
         self._clone_extra(other)
         return other
 
+    def lack_shown_by(self, action: Action) -> int | None:
+        """What the seat to move shows it lacks by taking ``action`` (a draw or a pass), as a tile mask.
+
+        A draw or a pass that the rules allow only to a seat without a legal placement shows that the seat holds
+        none of the tiles that would have been one: their mask is returned (whatever the seat's real hand; tiles on
+        the table may be in it). None when the action is legal beside a placement (Draw's voluntary draw, the pass
+        that ends a first-turn train in Mexican Train), so it shows nothing. For search bots' beliefs
+        (:mod:`arena.rules.restore`); the state is left as it was.
+        """
+        legal = self._legal_for_any_hand()
+        if action.kind == Kind.PLACE or any(a.kind == action.kind for a in legal):
+            return None
+        return _tiles_placed_by(legal)
+
+    def fitting_tiles(self) -> int:
+        """The mask of every tile the seat to move could place now if it held it (tiles on the table included)."""
+        return _tiles_placed_by(self._legal_for_any_hand())
+
+    def _legal_for_any_hand(self) -> list[Action]:
+        """The legal actions of the seat to move if it held every tile of the set (its hand is put back)."""
+        seat = self.turn
+        saved = self.hands[seat]
+        self.hands[seat] = self.game.all_tiles
+        try:
+            return self._compute_legal()
+        finally:
+            self.hands[seat] = saved
+
     def hand(self, seat: int) -> tuple[int, ...]:
         """A seat's tiles (ids, ascending). Hidden information: only for the referee, tests and that seat."""
         return tuple(tiles_of(self.hands[seat]))
@@ -264,6 +292,10 @@ class RoundState:
     def _clone_extra(self, other: "RoundState") -> None:
         """Copy variant-specific mutable state into a clone."""
 
+    def _hidden_changed(self) -> None:
+        """The hands or the boneyard were set from outside (a rebuilt round, :mod:`arena.rules.restore`): recompute
+        what the variant derives from them (Mexican Train's tiles that can still satisfy a double)."""
+
     # --- messages ----------------------------------------------------------------------------------------
 
     def _illegal_message(self, action: Any, legal: list[Action]) -> str:
@@ -271,6 +303,14 @@ class RoundState:
             return f"the round is over; no action is legal, got {action}"
         shown = ", ".join(str(a) for a in legal[:12]) + (" ..." if len(legal) > 12 else "")
         return f"illegal action for seat {self.turn}: expected one of {shown}; got {action}"
+
+
+def _tiles_placed_by(actions: list[Action]) -> int:
+    mask = 0
+    for a in actions:
+        if a.kind == Kind.PLACE:
+            mask |= 1 << a.tile
+    return mask
 
 
 def _is_capicu(tile: int, ends_before: list[int] | None) -> bool:
