@@ -113,7 +113,24 @@ def hello_problem(reply: bot_pb2.HelloReply) -> str | None:
     return None
 
 
-class RemoteBot:
+class Notifications:
+    """The end-of-round and end-of-match notifications, the same for every transport: each builds the Notification
+    and hands it to the transport's ``_notify`` (best effort, never a fault)."""
+
+    async def _notify(self, message: bot_pb2.Notification) -> None:
+        raise NotImplementedError
+
+    async def round_ended(self, match_id: str, seat: int, index: int, result: RoundResult,
+                          scores: tuple[int, ...]) -> None:
+        await self._notify(bot_pb2.Notification(match_id=match_id, seat=seat,
+                                                round_end=round_result_pb(result, index, scores)))
+
+    async def match_ended(self, match_id: str, seat: int, result: MatchResult, by_fault: bool) -> None:
+        await self._notify(bot_pb2.Notification(match_id=match_id, seat=seat,
+                                                match_end=match_result_pb(result, by_fault)))
+
+
+class RemoteBot(Notifications):
     """A connection to one bot process (or an address given by the user)."""
 
     def __init__(self, address: str, name: str | None = None,
@@ -168,15 +185,6 @@ class RemoteBot:
                                            detail=f"the connection to the bot was closed ({error})")) from None
         think = time.perf_counter() - started
         return Decision(chosen_action(reply, request), think, reply.comment[:MAX_COMMENT])
-
-    async def round_ended(self, match_id: str, seat: int, index: int, result: RoundResult,
-                          scores: tuple[int, ...]) -> None:
-        await self._notify(bot_pb2.Notification(match_id=match_id, seat=seat,
-                                                round_end=round_result_pb(result, index, scores)))
-
-    async def match_ended(self, match_id: str, seat: int, result: MatchResult, by_fault: bool) -> None:
-        await self._notify(bot_pb2.Notification(match_id=match_id, seat=seat,
-                                                match_end=match_result_pb(result, by_fault)))
 
     async def _notify(self, message: bot_pb2.Notification) -> None:
         """Best effort: a slow or failing Notify is never a fault."""

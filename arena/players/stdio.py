@@ -23,17 +23,14 @@ from google.protobuf import json_format
 
 from .. import __version__
 from ..protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2
-from ..protocol.convert import match_result_pb, round_result_pb
-from ..rules import RoundResult
-from ..rules.results import MatchResult
 from .base import Decision, DecisionRequest
 from .faults import BotFailure, FaultKind
-from .remote import MAX_COMMENT, act_request_pb, chosen_action, hello_problem
+from .remote import MAX_COMMENT, Notifications, act_request_pb, chosen_action, hello_problem
 
 NOTIFY_TIMEOUT_S = 2.0
 
 
-class StdioBot:
+class StdioBot(Notifications):
     """The arena's end of a stdio bot: a writer to its stdin and a line reader on its stdout."""
 
     def __init__(self, stdin: trio.abc.SendStream, stdout: trio.abc.ReceiveStream, name: str,
@@ -91,15 +88,6 @@ class StdioBot:
             raise self._explain(failure) from None
         think = time.perf_counter() - started
         return Decision(chosen_action(reply, request), think, reply.comment[:MAX_COMMENT])
-
-    async def round_ended(self, match_id: str, seat: int, index: int, result: RoundResult,
-                          scores: tuple[int, ...]) -> None:
-        await self._notify(bot_pb2.Notification(match_id=match_id, seat=seat,
-                                                round_end=round_result_pb(result, index, scores)))
-
-    async def match_ended(self, match_id: str, seat: int, result: MatchResult, by_fault: bool) -> None:
-        await self._notify(bot_pb2.Notification(match_id=match_id, seat=seat,
-                                                match_end=match_result_pb(result, by_fault)))
 
     async def _notify(self, message: bot_pb2.Notification) -> None:
         """Best effort, never a fault: written when the channel is free, within a short time."""
