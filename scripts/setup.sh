@@ -24,12 +24,18 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 
+# The Ray backend (`--backend ray`) is an optional extra of about 70 MB: installed when ARENA_WITH_RAY=1 (test.sh sets
+# it, so CI runs the Ray tests) and kept once installed, so a later plain set-up does not flip the install back.
+extras=test
+if [ "${ARENA_WITH_RAY:-0}" = 1 ] || [ -d .venv/lib/python3.11/site-packages/ray ]; then
+  extras=test,ray
+fi
 stamp=.venv/.arena-installed
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+want="$(sha256sum pyproject.toml | cut -d' ' -f1) $extras"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "setup: installing the arena and its dependencies into .venv"
+  echo "setup: installing the arena and its dependencies into .venv (extras: $extras)"
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".[test]"
+  .venv/bin/python -m pip install --quiet -e ".[$extras]"
   echo "$want" > "$stamp"
 fi
 

@@ -2,7 +2,7 @@
 # Run the whole test suite (setting up first if needed). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+ARENA_WITH_RAY=1 bash scripts/setup.sh  # with the Ray extra: tests/test_ray.py runs a local Ray cluster
 # The compiled bots (starter kits) the tests start, built once per run; their toolchains' downloads are cached
 # outside the clone (bots/build.sh). A kit that does not build fails the run.
 bash bots/build.sh
