@@ -17,7 +17,7 @@ from .players.faults import BotFailure, Fault
 from .players.process import BotProcess, BotSpec
 from .players.remote import RemoteBot, new_match_id
 from .referee import TimeControl, play_match
-from .display import safe_name
+from .display import move_label, safe_name
 from .rules import VARIANTS, new_game
 from .sandbox import Limits
 
@@ -136,4 +136,5 @@ def describe_containment(report: dict | None) -> str:
 
 
 def _describe(fault: Fault) -> str:
-    return f"{fault.kind.value} at move {fault.move_number}: {fault.message}"
+    """One fault as the report lists it, its move counted from 1 as every view counts it."""
+    return f"{fault.kind.value} at {move_label(fault.move_number)}: {fault.message}"

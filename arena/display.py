@@ -18,3 +18,9 @@ def safe_name(text: str, limit: int = MAX_SHOWN) -> str:
 def safe_markup(text: str, limit: int = MAX_SHOWN) -> str:
     """:func:`safe_name`, with rich markup escaped, for tables and console prints that interpret markup."""
     return escape(safe_name(text, limit))
+
+
+def move_label(number: int) -> str:
+    """``move N`` for the move whose number in a record, a fault or an ``ActRequest`` is ``number`` (from 0): moves
+    are numbered per game from 1 everywhere people read them (see arena/records/replay.py, *Move numbers*)."""
+    return f"move {number + 1}"

@@ -105,7 +105,7 @@ def test_arena_play_names_a_bot_that_never_started_after_its_program() -> None:
                 "builtin:random")
     assert out.returncode == 1, out.stdout + out.stderr
     assert out.stdout.splitlines()[0] == "Block (no drawing): seat 0: no_such_bot, seat 1: builtin:random"
-    assert re.search(r"^FAULT seat 0, move 0: start_failed: no_such_bot: the bot did not start", out.stdout, re.M)
+    assert re.search(r"^FAULT seat 0, move 1: start_failed: no_such_bot: the bot did not start", out.stdout, re.M)
     assert result_line(out.stdout) == "result: seat 1 (builtin:random) wins, scores [0, 0], ranking [1, 0] (by fault)"
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from ..display import move_label
+
 
 class FaultKind(str, Enum):
     """What went wrong with a seat's bot."""
@@ -38,6 +40,8 @@ class Fault:
     kind: FaultKind
     seat: int
     move_number: int
+    """The game's move that faulted, from 0 as records and ``ActRequest.move_number`` count it (a bot that never
+    started faults at 0); shown from 1, as every view numbers moves (:func:`~arena.display.move_label`)."""
     message: str
 
     @classmethod
@@ -45,7 +49,7 @@ class Fault:
         return cls(kind, seat, move_number, TEMPLATES[kind].format(**values))
 
     def __str__(self) -> str:
-        return f"seat {self.seat}, move {self.move_number}: {self.kind.value}: {self.message}"
+        return f"seat {self.seat}, {move_label(self.move_number)}: {self.kind.value}: {self.message}"
 
 
 class BotFailure(Exception):

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from ..display import move_label as move_label  # here too: where every view finds it
 from ..referee import forfeit_result
 from ..rules import DRAW, Deal, Game, Kind, Match, RulesError, new_game
 from ..tournament.seed import REVEALED_FILE, commitment_of
@@ -31,12 +32,6 @@ from .schema import RecordFormatError, parse_record
 from .store import ReadReport, Record, RepairReport, complete_lines, iter_records, repair
 
 RECORDS = "games.jsonl"
-
-
-def move_label(number: int) -> str:
-    """``move N`` for the move whose number in the record is ``number`` (from 0): people count from 1 (see the
-    module's docstring, *Move numbers*)."""
-    return f"move {number + 1}"
 
 
 class RecordError(Exception):
