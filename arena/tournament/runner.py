@@ -27,6 +27,7 @@ import shlex
 import shutil
 import sys
 import time
+import typing
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,7 @@ from ..players.faults import BotFailure, Fault, FaultKind
 from ..players.remote import new_match_id
 from ..records.jsonform import game_record_dict, index_of
 from ..records.store import ReadReport, Record, RecordWriter, drop_torn_tail, iter_records
-from ..referee import TimeControl, forfeit_before_start, play_match
+from ..referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from ..rules import Game
 from .pools import EntrantPool
 from .schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
@@ -320,6 +321,7 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
                          limiter: trio.CapacityLimiter | None = None,
                          on_game_start: Callable[[ScheduledGame, tuple[str, ...]], Callable | None] | None = None,
                          protected: Sequence[Path] = (),
+                         backend: BackendFactory | None = None,
                          ) -> RunSummary:
     """Play every game of the schedule that the run folder does not hold yet.
 
@@ -327,6 +329,8 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
     ``on_game_start(scheduled, seats)`` is called as a game starts; what it returns, if not None, is the game's
     ``on_progress`` callback for :func:`~arena.referee.play_match` (each move and each finished round).
     ``protected`` are paths no bot may see besides the run folder (a server's data folder and token).
+    ``backend`` makes where the games are played (default :class:`LocalBackend`: this machine's bot processes;
+    ``arena.cluster.RayBackend``: actors of a Ray cluster); the schedule, seeds and records stay here.
 
     Raises :class:`EntrantsCannotPlay` before the first game when an entrant's bot cannot be started, and
     :class:`RecordsNotWritten` when a write to the run folder fails (the games recorded until then stay, and a
@@ -351,7 +355,7 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
             log.info("tournament_started", name=spec.name, variant=spec.variant, games=summary.total,
                      already_recorded=len(done), commitment=seed.commitment, resume=resume,
                      skipped_bots=list(spec.skipped), schedule=order)
-        await run_games.play(done, concurrency or spec.concurrency, console, protected)
+        await run_games.play(done, concurrency or spec.concurrency, console, protected, backend or LocalBackend)
         if len(done) + summary.played_now >= summary.total and not run_games.failures:
             with writing(run / REVEALED_FILE):
                 reveal(run, seed)
@@ -381,8 +385,6 @@ class _RunGames:
         self.on_game, self.limiter, self.on_game_start = on_game, limiter, on_game_start
         self.run = summary.run
         self.names = [b.name for b in spec.bots]
-        self.time_control = TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms,
-                                        first_move_ms=spec.time.first_move_ms)
         self.write_lock = trio.Lock()
         self.games = trio.CancelScope()
         self.failures: list[WriteFailed] = []
@@ -401,28 +403,28 @@ class _RunGames:
         self.failures.append(failure)
         self.games.cancel()
 
-    async def play(self, done: set[int], concurrency: int, console: Any, protected: Sequence[Path]) -> None:
+    async def play(self, done: set[int], concurrency: int, console: Any, protected: Sequence[Path],
+                   make_backend: BackendFactory) -> None:
         """Check every entrant, then play the games not in ``done`` on ``concurrency`` workers; always stop the bots
         and write ``bots.json`` and ``standings.json`` at the end, whatever ended the games."""
         run, spec = self.run, self.spec
-        pools = [EntrantPool(b, self.schedule.processes_per_entrant(), run / "logs", spec.time.startup_ms / 1000,
-                             spec.variant, protected=(run, *protected)) for b in spec.bots]
+        backend = make_backend(BackendSetup(spec, self.schedule, run, tuple(protected)))
         pending = (g for g in self.schedule if g.index not in done)
 
         async def worker() -> None:
             for scheduled in pending:
                 if self.failures:
                     return
-                await self.play_one(pools, scheduled)
+                await self.play_one(backend, scheduled)
 
         try:
             with writing(run / RECORDS):
                 self.writer = RecordWriter(run / RECORDS)
-            problems = await check_entrants(pools, self.log)
+            problems = await backend.check(self.log)
             if problems:
                 raise EntrantsCannotPlay(problems)
             with writing(run / BOTS):
-                write_json(run / BOTS, [p.info() for p in pools])
+                write_json(run / BOTS, backend.info())
             if console is not None:  # from here: the rate counts the games of this run over their own time
                 self.progress = Progress(self.summary.total, len(done), console, console.is_terminal)
             with self.games:
@@ -432,16 +434,15 @@ class _RunGames:
         except WriteFailed as failure:
             self.stop(failure)
         finally:
-            await self.wrap_up(pools)
+            await self.wrap_up(backend)
 
-    async def play_one(self, pools: list[EntrantPool], scheduled: ScheduledGame) -> None:
+    async def play_one(self, backend: GameBackend, scheduled: ScheduledGame) -> None:
         """Play one game, then record it (fsynced) before it counts anywhere: standings, log, callers."""
         async with (self.limiter if self.limiter is not None else contextlib.nullcontext()):
             on_progress = None
             if self.on_game_start is not None:
                 on_progress = self.on_game_start(scheduled, tuple(self.names[e] for e in scheduled.seats))
-            record = await _play_scheduled(self.game, pools, self.names, scheduled, self.time_control,
-                                           self.schedule.process_for, on_progress=on_progress)
+            record = await backend.play(scheduled, on_progress)
         message = game_record_dict(record, index=scheduled.index, tournament=self.spec.name,
                                    deal_key=scheduled.deal_key, rotation=scheduled.rotation,
                                    side_of=self.game.side_of)
@@ -469,7 +470,7 @@ class _RunGames:
         if self.progress is not None:
             self.progress.advance(self.standings.leaders(3))
 
-    async def wrap_up(self, pools: list[EntrantPool]) -> None:
+    async def wrap_up(self, backend: GameBackend) -> None:
         """Close the records, stop every bot, name the entrants given up on, and write ``bots.json`` and
         ``standings.json`` for what was played; a write that fails here is noted, never raised."""
         if self.writer is not None:
@@ -478,10 +479,9 @@ class _RunGames:
         if self.progress is not None:
             self.progress.close()
         with trio.CancelScope(shield=True):
-            for pool in pools:
-                await pool.stop()
-        self.summary.given_up = [_given_up_text(pool) for pool in pools if pool.given_up]
-        for path, data in ((self.run / BOTS, lambda: [p.info() for p in pools]),
+            await backend.stop()
+        self.summary.given_up = backend.given_up()
+        for path, data in ((self.run / BOTS, backend.info),
                            (self.run / STANDINGS, self.standings.to_json)):
             try:
                 write_json(path, data())
@@ -605,6 +605,80 @@ async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str]
             pools[entrant].release(index, stuck=seat in stuck)
 
 
+@dataclass(frozen=True)
+class BackendSetup:
+    """What any backend needs to play a run's games: plain data, so a cluster backend can ship it to its nodes."""
+
+    spec: TournamentSpec
+    schedule: Schedule
+    run: Path
+    protected: tuple[Path, ...] = ()
+    """Paths no bot may see besides the run folder (a server's data folder and token)."""
+    logs: Path | None = None
+    """Where the bots' logs go (default: the run folder's ``logs/``)."""
+
+
+class GameBackend(typing.Protocol):
+    """Where a run's games are played. The driver (:func:`run_tournament`) keeps the schedule, the seeds, resume, the
+    single writer of the records, the standings and the progress; a backend only turns a scheduled game into the
+    referee's record. It never records anything, so a game it plays twice (after a node died) is recorded once."""
+
+    async def check(self, log: Any) -> list[tuple[str, str]]:
+        """Start every entrant once before the first game: (name, why it cannot play) per entrant that cannot."""
+
+    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
+        """Play one scheduled game (its seed, its seats) to its end; faults are in the record, never raised."""
+
+    def info(self) -> list[dict[str, Any]]:
+        """What ``bots.json`` says about the entrants."""
+
+    def given_up(self) -> list[str]:
+        """One line per entrant given up on (failed to start again and again): its later games were forfeits."""
+
+    async def stop(self) -> None:
+        """Stop every bot process (shielded by the caller)."""
+
+
+BackendFactory = Callable[[BackendSetup], GameBackend]
+
+
+def time_control_of(spec: TournamentSpec) -> TimeControl:
+    """The referee's clock of a tournament, from its ``[time]``."""
+    return TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms, first_move_ms=spec.time.first_move_ms)
+
+
+class LocalBackend:
+    """The games played here, by this machine's bot processes: one :class:`EntrantPool` per entrant. A Ray actor
+    plays its games with one of these too (``arena/cluster/ray_backend.py``)."""
+
+    def __init__(self, setup: BackendSetup) -> None:
+        spec, run = setup.spec, setup.run
+        self.setup = setup
+        self.game = spec.game()
+        self.names = [b.name for b in spec.bots]
+        self.time_control = time_control_of(spec)
+        self.pools = [EntrantPool(b, setup.schedule.processes_per_entrant(), setup.logs or run / "logs",
+                                  spec.time.startup_ms / 1000, spec.variant, protected=(run, *setup.protected))
+                      for b in spec.bots]
+
+    async def check(self, log: Any) -> list[tuple[str, str]]:
+        return await check_entrants(self.pools, log)
+
+    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
+        return await _play_scheduled(self.game, self.pools, self.names, scheduled, self.time_control,
+                                     self.setup.schedule.process_for, on_progress=on_progress)
+
+    def info(self) -> list[dict[str, Any]]:
+        return [pool.info() for pool in self.pools]
+
+    def given_up(self) -> list[str]:
+        return [_given_up_text(pool) for pool in self.pools if pool.given_up]
+
+    async def stop(self) -> None:
+        for pool in self.pools:
+            await pool.stop()
+
+
 def print_summary(summary: RunSummary, console: Any, title: str, command: str = "arena") -> None:
     """The standings, the pairwise table, what went wrong, where the records are, and how to replay a game
     (``command`` is how to call the arena again: see :func:`arena_command`)."""
@@ -645,4 +719,5 @@ def arena_command(argv0: str | None = None) -> str:
 
 
 __all__ = ["run_tournament", "print_summary", "RunSummary", "outcome_of", "prepare_run", "arena_command",
-           "count_text", "is_finished", "RunError", "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants"]
+           "count_text", "is_finished", "RunError", "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants",
+           "BackendSetup", "GameBackend", "BackendFactory", "LocalBackend", "time_control_of"]
