@@ -1,0 +1,390 @@
+"""Tournaments on a Ray cluster: the driver keeps the schedule, the seeds, resume and the single writer of the records;
+Ray actors, one per node, play the games with their own bot processes and send each record back as its game ends.
+
+The driver's workers are the runner's (``arena/tournament/runner.py``): each asks the schedule for its next game and
+awaits :meth:`RayBackend.play`, which sends that one game to the live actor with the fewest games in flight, so a
+node plays as many games at once as the driver gives it, and the runner's stop rules (a failed write, a decided SPRT)
+stop the flow of new games as they do on one machine. An actor is a :class:`GameActor`: a trio loop in a thread of
+its own that lives as long as the actor, holding a :class:`~arena.tournament.runner.LocalBackend` (the entrants' bot
+processes on that node, sandboxed as on one machine, kept alive from game to game: they die with the thread that
+started them, so the thread must outlive every game); Ray calls its methods from its own threads, which hand each
+call to the trio loop.
+
+Faults of the cluster: an actor that dies (its node lost, its process killed) fails the calls it had in flight with
+a ``RayActorError``; each of those games is sent again, with the same seed and seats, to another live actor, and only
+the call that returns is recorded (the driver records each schedule index once, so no game is recorded twice). A
+node that joins later gets an actor, which plays once its entrants have all started there. A driver killed with
+kill -9 loses only its games in flight; ``--resume`` replays them as on one machine. Every entrant is started on
+every node before the first game: a bot missing on a node is a clear error naming the node and the bot.
+
+What never crosses to the actors: the master seed is inside each game's seed string, as on one machine (a bot sees
+neither), and the records are written by the driver only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+import structlog
+import trio
+
+from ..referee import MatchRecord
+from ..tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError
+from ..tournament.schedule import ScheduledGame
+from ..tournament.spec import SpecError
+
+RAY_MISSING = "the Ray backend needs the ray extra: pip install -e '.[ray]' (or ARENA_WITH_RAY=1 bash scripts/setup.sh)"
+LOCAL_OBJECT_STORE_BYTES = 128 * 1024 * 1024
+"""The object store of a Ray started on this machine by ``--backend ray`` without ``--address``: records are a few
+tens of kilobytes each, so a small store is plenty (and fits a container's small /dev/shm)."""
+NODE_REFRESH_S = 10.0
+"""How often, at most, the driver looks for nodes that joined the cluster (to give them an actor)."""
+NO_NODE_WAIT_S = 60.0
+"""How long the driver waits for a live node when every actor is gone, before it stops the run."""
+STOP_S = 30.0
+"""How long the actors may take to stop their bots at the end of a run."""
+
+
+class ClusterError(RunError):
+    """The cluster cannot play the run: Ray is missing, unreachable, or every node is gone."""
+
+
+def require_ray() -> Any:
+    """The ``ray`` module, or one clear error saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise ClusterError(RAY_MISSING) from None
+    return ray
+
+
+def connect(address: str | None) -> None:
+    """Join the Ray cluster at ``address`` (``auto``: the one this machine belongs to), or start a Ray of this
+    machine alone when there is none. Called once, before trio starts (``ray.init`` blocks)."""
+    ray = require_ray()
+    if ray.is_initialized():
+        return
+    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "warning",
+                               "configure_logging": False}
+    if address is None:
+        options["object_store_memory"] = LOCAL_OBJECT_STORE_BYTES
+    try:
+        ray.init(address=address, **options)
+    except (ConnectionError, RuntimeError, ValueError) as error:
+        where = f"the Ray cluster at {address!r}" if address else "a local Ray"
+        raise ClusterError(f"cannot reach {where}: {str(error).splitlines()[0] if str(error) else error}") from None
+
+
+def ray_backend(concurrency: int) -> BackendFactory:
+    """The factory :func:`~arena.tournament.runner.run_tournament` takes: games on the actors of the cluster joined
+    by :func:`connect`, at most ``concurrency`` of them in flight (the driver's workers), on whichever nodes."""
+    if concurrency < 1:
+        raise SpecError(f"expected a concurrency of at least 1, got {concurrency}")
+    return lambda setup: RayBackend(setup, concurrency)
+
+
+def node_label(node_id: str, address: str) -> str:
+    """How errors and logs name a node: its address and the start of its Ray id (two nodes may share a machine)."""
+    return f"{address} ({node_id[:8]})"
+
+
+def setup_for_node(setup: BackendSetup, node_id: str, cwd: Path) -> BackendSetup:
+    """The run as an actor on another machine needs it: every path absolute (as the driver means it; the arena and
+    the bots are installed at the same paths on every node), the bots' logs in a folder of that node's own."""
+    run = (cwd / setup.run).resolve()
+    bots = tuple(dataclasses.replace(bot, cwd=str(cwd / (bot.cwd or ""))) if bot.command else bot
+                 for bot in setup.spec.bots)
+    return dataclasses.replace(
+        setup, spec=dataclasses.replace(setup.spec, bots=bots), run=run,
+        protected=tuple((cwd / p).resolve() for p in setup.protected),
+        logs=(cwd / (setup.logs or run / "logs")) / f"node-{node_id[:8]}")
+
+
+class GameActor:
+    """One node's player of games (made a Ray actor by :class:`RayBackend`): its entrants' bot processes, on a trio
+    loop in a thread that lives as long as the actor. Every method is called from one of Ray's threads."""
+
+    def __init__(self, setup: BackendSetup, label: str) -> None:
+        self.label = label
+        self._ready = threading.Event()
+        self._failed: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(setup,), name="arena-games", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._failed is not None:
+            raise self._failed
+
+    def _run(self, setup: BackendSetup) -> None:
+        try:
+            trio.run(self._main, setup)
+        except BaseException as error:  # noqa: BLE001 - reported to the creator of the actor
+            self._failed = error
+            self._ready.set()
+
+    async def _main(self, setup: BackendSetup) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        self._stopped = trio.Event()
+        self._backend = LocalBackend(setup)
+        assert setup.logs is not None
+        setup.logs.mkdir(parents=True, exist_ok=True)
+        self._log_file = open(setup.logs / "node.log", "a")
+        self._log = structlog.wrap_logger(
+            structlog.WriteLogger(self._log_file),
+            processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"),
+                        structlog.processors.JSONRenderer()])
+        self._ready.set()
+        try:
+            await self._stopped.wait()
+        finally:
+            self._log_file.close()
+
+    def check(self) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+        """Start every entrant once on this node: (name, why) per entrant that cannot play here, and the entrants'
+        ``bots.json`` data."""
+        problems = trio.from_thread.run(self._backend.check, self._log, trio_token=self._token)
+        return [(name, f"on node {self.label}: {why}") for name, why in problems], self._backend.info()
+
+    def play(self, scheduled: ScheduledGame) -> MatchRecord:
+        """Play one game to its end on this node's bots; the driver records it."""
+        return trio.from_thread.run(self._backend.play, scheduled, None, trio_token=self._token)
+
+    def stop(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """Stop every bot of this node and end the trio loop; the entrants' data and the given-up lines."""
+        async def stop_all() -> None:
+            with trio.CancelScope(shield=True):
+                await self._backend.stop()
+            self._stopped.set()
+
+        trio.from_thread.run(stop_all, trio_token=self._token)
+        self._thread.join(STOP_S)
+        return self._backend.info(), [f"on node {self.label}: {line}" for line in self._backend.given_up()]
+
+
+@dataclasses.dataclass
+class _Node:
+    """The driver's view of one actor."""
+
+    label: str
+    node_id: str
+    handle: Any
+    in_flight: int = 0
+    ready: bool = False
+    """Every entrant started there: it may be given games."""
+    alive: bool = True
+    why: str = ""
+    """Why its actor could not start, when it could not."""
+    info: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """Its entrants' ``bots.json`` data, as of its check (and of its stop, at the end)."""
+
+
+class RayBackend:
+    """Games on Ray actors, one per live node, each with its own bot processes (see the module's docstring)."""
+
+    def __init__(self, setup: BackendSetup, concurrency: int) -> None:
+        self.ray = require_ray()
+        self.setup = setup
+        self.concurrency = concurrency
+        self.cwd = Path.cwd()
+        self.nodes: list[_Node] = []
+        self.replayed: list[tuple[int, str]] = []
+        """(schedule index, node) of every game sent again because the node playing it was lost."""
+        self._given_up: list[str] = []
+        self._log: Any = None
+        self._refreshed = 0.0
+        self._changed = trio.Event()
+        self._add_new_nodes()
+
+    def _add_new_nodes(self) -> list[_Node]:
+        """An actor on every live node that has none yet (every node at the start; later, those that joined)."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        self._refreshed = time.monotonic()
+        known = {node.node_id for node in self.nodes}
+        added = []
+        for entry in self.ray.nodes():
+            node_id = entry["NodeID"]
+            if not entry.get("Alive") or node_id in known:
+                continue
+            label = node_label(node_id, entry.get("NodeManagerAddress", "?"))
+            actor = self.ray.remote(GameActor).options(
+                num_cpus=0, max_concurrency=self.concurrency + 3, max_restarts=0,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            ).remote(setup_for_node(self.setup, node_id, self.cwd), label)
+            added.append(_Node(label, node_id, actor))
+        self.nodes.extend(added)
+        return added
+
+    async def _call(self, node: _Node, method: str, *args: Any) -> Any:
+        """A method of the node's actor, awaited without blocking trio (a cancelled wait cancels the call too)."""
+        ref = getattr(node.handle, method).remote(*args)
+        token = trio.lowlevel.current_trio_token()
+        done = trio.Event()
+
+        def wake(_: Any) -> None:
+            try:
+                token.run_sync_soon(done.set)
+            except trio.RunFinishedError:
+                pass
+
+        future = ref.future()
+        future.add_done_callback(wake)
+        try:
+            await done.wait()
+        except trio.Cancelled:
+            with contextlib.suppress(Exception):  # best effort: a running call of a threaded actor goes on
+                self.ray.cancel(ref)
+            raise
+        return future.result()
+
+    async def check(self, log: Any) -> list[tuple[str, str]]:
+        """Every entrant started on every node before the first game; a node whose actor cannot start stops the
+        run with one line naming it."""
+        self._log = log
+        problems = await self._check_nodes(self.nodes)
+        lost = [node for node in self.nodes if not node.ready]
+        if lost and not problems:
+            raise ClusterError(f"the Ray actor could not start on node {lost[0].label}: {lost[0].why}; no game "
+                               f"was played (is the arena installed at the same path on every node?)")
+        return problems
+
+    async def _check_nodes(self, nodes: list[_Node]) -> list[tuple[str, str]]:
+        problems: list[tuple[str, str]] = []
+
+        async def check_one(node: _Node) -> None:
+            try:
+                found, info = await self._call(node, "check")
+            except self.ray.exceptions.RayError as error:
+                node.alive, node.why = False, _first_line(error)
+                return
+            problems.extend(found)
+            if found:
+                node.alive = False
+                self.ray.kill(node.handle)
+            else:
+                node.ready, node.info = True, info
+
+        async with trio.open_nursery() as nursery:
+            for node in nodes:
+                nursery.start_soon(check_one, node)
+        for node in nodes:
+            if node.ready:
+                self._note("node_ready", node=node.label, level="info")
+        return problems
+
+    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
+        """Play the game on the least busy live node; when that node is lost mid-game, play it again elsewhere."""
+        while True:
+            node = await self._pick()
+            node.in_flight += 1
+            try:
+                record = await self._call(node, "play", scheduled)
+            except self.ray.exceptions.RayActorError as error:
+                self._lose(node, error)
+                self.replayed.append((scheduled.index, node.label))
+                self._note("game_replayed", index=scheduled.index, lost_on=node.label)
+                continue
+            finally:
+                node.in_flight -= 1
+            replay_progress(record, on_progress)
+            return record
+
+    async def _pick(self) -> _Node:
+        """The ready node with the fewest games in flight (waiting for one, up to a limit, when none is left)."""
+        if time.monotonic() - self._refreshed > NODE_REFRESH_S:
+            await self._welcome(self._add_new_nodes())
+        with trio.move_on_after(NO_NODE_WAIT_S):
+            while True:
+                ready = [node for node in self.nodes if node.ready and node.alive]
+                if ready:
+                    return min(ready, key=lambda node: node.in_flight)
+                await self._welcome(self._add_new_nodes())
+                with trio.move_on_after(1.0):
+                    await self._changed.wait()
+        raise ClusterError(f"no node of the Ray cluster is left to play on (lost: "
+                           f"{', '.join(node.label for node in self.nodes)}); the recorded games are safe: resume "
+                           f"when the cluster is back")
+
+    async def _welcome(self, nodes: list[_Node]) -> None:
+        """Nodes that joined mid-run play once every entrant started there (a node that cannot is left out)."""
+        if not nodes:
+            return
+        for name, why in await self._check_nodes(nodes):
+            self._note("node_left_out", bot=name, why=why)
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def _lose(self, node: _Node, error: BaseException) -> None:
+        if node.alive:
+            node.alive = False
+            self._note("node_lost", node=node.label, error=_first_line(error), in_flight=node.in_flight)
+            self.ray.kill(node.handle)  # a node only unreachable for now must not come back with stale games
+
+    def _note(self, event: str, level: str = "warning", **fields: Any) -> None:
+        """An event of the cluster in the run's ``arena.log``."""
+        if self._log is not None:
+            with contextlib.suppress(OSError):  # a full disk is reported by the next write that matters
+                getattr(self._log, level)(event, **fields)
+
+    def info(self) -> list[dict[str, Any]]:
+        """``bots.json``: each entrant as the first node saw it, with its starts summed over every node."""
+        played = [node for node in self.nodes if node.ready]
+        return merge_info([node.info for node in played], [node.label for node in played])
+
+    def given_up(self) -> list[str]:
+        return self._given_up
+
+    async def stop(self) -> None:
+        """Stop every live actor's bots (then the actor); a node that does not answer in time is killed."""
+        async def stop_one(node: _Node) -> None:
+            with contextlib.suppress(self.ray.exceptions.RayError):  # a lost node's bots died with it
+                node.info, given_up = await self._call(node, "stop")
+                self._given_up.extend(given_up)
+
+        with trio.move_on_after(STOP_S):
+            async with trio.open_nursery() as nursery:
+                for node in self.nodes:
+                    if node.alive:
+                        nursery.start_soon(stop_one, node)
+        for node in self.nodes:
+            self.ray.kill(node.handle)
+
+
+def replay_progress(record: MatchRecord, on_progress: Callable | None) -> None:
+    """A game played on another node reaches the driver whole: its moves and round ends are passed to
+    ``on_progress`` (the server's live watch) as it ends, in the order the referee made them."""
+    if on_progress is None:
+        return
+    for number, round_record in enumerate(record.rounds):
+        for move in round_record.moves:
+            on_progress(number, move)
+        if round_record.result is not None:
+            on_progress(number, round_record)
+
+
+def merge_info(infos: list[list[dict[str, Any]]], nodes: list[str]) -> list[dict[str, Any]]:
+    """One ``bots.json`` entry per entrant from every node's: the first node's, with starts and restarts summed
+    and the nodes named."""
+    merged = []
+    for entrant in zip(*infos):
+        first = dict(entrant[0])
+        totals: Counter[str] = Counter()
+        for data in entrant:
+            totals.update({key: data.get(key) or 0 for key in ("starts", "restarts_after_timeouts")})
+        first.update(totals, given_up=any(data.get("given_up") for data in entrant), nodes=nodes)
+        merged.append(first)
+    return merged
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+__all__ = ["RayBackend", "GameActor", "ClusterError", "connect", "ray_backend", "require_ray", "replay_progress",
+           "merge_info", "node_label", "setup_for_node", "RAY_MISSING"]
