@@ -68,7 +68,11 @@ def write_html(record: Record, path: Path) -> None:
 
 def render_html(record: Record) -> str:
     """The whole page as text."""
-    data = viewer_data(record)
+    return page_html(viewer_data(record))
+
+
+def page_html(data: dict[str, Any]) -> str:
+    """The page showing viewer data (the web dashboard also gives it data cut to what spectators may see)."""
     try:
         template = resources.files(__package__).joinpath(TEMPLATE).read_text(encoding="utf-8")
     except OSError:

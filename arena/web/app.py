@@ -1,0 +1,382 @@
+"""The web dashboard: a Starlette application on the Arena's own state, served by Hypercorn's trio worker inside
+``arena serve`` (the same process and the same trio loop as the gRPC server; see :func:`serve_web`).
+
+Pages are small HTML shells (``templates/page.html``) that ``static/dashboard.js`` fills from the JSON routes under
+``/api/``, and keeps current from server-sent events (``/api/.../events``): each stream sends a ``change`` event
+when what its page shows has changed (the server looks every ``POLL_S``), and the page fetches the JSON again. The
+game page is the records' own viewer (:mod:`arena.records.html`) fed from the server, which ``static/game.js``
+updates move by move while the game is played. What each route may show is decided in :mod:`arena.web.data` and
+:mod:`arena.web.access`; no route changes anything but the sign-in cookie.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import socket
+import urllib.parse
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import trio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..records.export import GameRow, write_csv
+from ..records.html import page_html
+from ..server.service import Arena, ApiError
+from ..server.tournaments import Tournament
+from . import data
+from .access import COOKIE, Access, AccessRules
+from .data import GameCatalog, NotShown, RatingHistory
+from .live import LiveGames
+
+POLL_S = 0.25
+"""How often an event stream looks for a change to send."""
+KEEP_ALIVE_S = 15.0
+"""A comment line this often on a quiet stream, so proxies and browsers keep it open."""
+SHUTDOWN_GRACE_S = 1.0
+"""Requests still open this long after the server is told to stop are closed (event streams never end)."""
+PACKAGE = "arena.web"
+
+
+@dataclass
+class Web:
+    """What the routes share: the Arena, the access rules, the live games and the per-tournament caches."""
+
+    arena: Arena
+    rules: AccessRules
+    live: LiveGames = field(default_factory=LiveGames)
+    catalogs: dict[str, GameCatalog] = field(default_factory=dict)
+    histories: dict[str, RatingHistory] = field(default_factory=dict)
+
+    def access(self, request: Request) -> Access:
+        return self.rules.level(request.headers.get("authorization"), request.cookies.get(COOKIE))
+
+    def tournament(self, tournament_id: str) -> Tournament:
+        try:
+            return self.arena.lookup(tournament_id)
+        except ApiError as error:
+            raise NotShown(404 if "no tournament" in error.message else 503, error.message) from None
+
+    async def game_rows(self, t: Tournament) -> list[GameRow]:
+        """Every recorded game's export row, in schedule order."""
+        catalog = self.catalogs.setdefault(t.id, GameCatalog())
+        return await trio.to_thread.run_sync(catalog.refresh, t)
+
+    async def rows(self, t: Tournament) -> list[dict[str, Any]]:
+        return [data.row_json(row) for row in await self.game_rows(t)]
+
+    async def chart(self, t: Tournament) -> dict[str, Any]:
+        history = self.histories.setdefault(t.id, RatingHistory(t.group_size))
+        await trio.to_thread.run_sync(history.refresh, t.records.path, t.games_total)
+        return history.chart()
+
+
+Handler = Callable[[Web, Request], Awaitable[Response]]
+
+
+def create_app(arena: Arena, rules: AccessRules) -> Starlette:
+    """The application; it also registers the live-game observer with the Arena."""
+    web = Web(arena, rules)
+    arena.game_observers.append(web.live.game_started)
+
+    def route(path: str, handler: Handler, *, api: bool, methods: tuple[str, ...] = ("GET",),
+              needs: Access = Access.PUBLIC) -> Route:
+        async def endpoint(request: Request) -> Response:
+            level = web.access(request)
+            if level is Access.NONE and needs is not Access.NONE:
+                return _refused(request, api)
+            try:
+                return await handler(web, request)
+            except NotShown as refusal:
+                return _error(refusal.status, refusal.message, api)
+        return Route(path, endpoint, methods=list(methods))
+
+    routes = [
+        route("/", shell("tournaments"), api=False),
+        route("/t/{tid}", shell("tournament"), api=False),
+        route("/t/{tid}/games", shell("games"), api=False),
+        route("/t/{tid}/entrants/{name:path}", shell("entrant"), api=False),
+        route("/t/{tid}/games/{index:int}", game_page, api=False),
+        route("/signin", signin_form, api=False, needs=Access.NONE),
+        route("/signin", signin, api=False, methods=("POST",), needs=Access.NONE),
+        route("/signout", signout, api=False, methods=("POST",), needs=Access.NONE),
+        route("/api/tournaments", api_tournaments, api=True),
+        route("/api/events", api_list_events, api=True),
+        route("/api/t/{tid}", api_tournament, api=True),
+        route("/api/t/{tid}/events", api_tournament_events, api=True),
+        route("/api/t/{tid}/ratings", api_ratings, api=True),
+        route("/api/t/{tid}/standings.json", api_standings_json, api=True),
+        route("/api/t/{tid}/standings.csv", api_standings_csv, api=True),
+        route("/api/t/{tid}/games", api_games, api=True),
+        route("/api/t/{tid}/games.jsonl", api_games_jsonl, api=True),
+        route("/api/t/{tid}/games.csv", api_games_csv, api=True),
+        route("/api/t/{tid}/games/{index:int}.json", api_game_record, api=True),
+        route("/api/t/{tid}/games/{index:int}/view", api_game_view, api=True),
+        route("/api/t/{tid}/games/{index:int}/events", api_game_events, api=True),
+        route("/api/t/{tid}/entrants/{name:path}", api_entrant, api=True),
+        Mount("/static", StaticFiles(packages=[(PACKAGE, "static")]), name="static"),
+    ]
+    return Starlette(routes=routes)
+
+
+# --- answers ------------------------------------------------------------------------------------------------------
+
+
+def _error(status: int, message: str, api: bool) -> Response:
+    if api:
+        return JSONResponse({"error": message}, status_code=status)
+    return HTMLResponse(_template("page.html", title="error", page="error", message=message), status_code=status)
+
+
+def _refused(request: Request, api: bool) -> Response:
+    """Without the token: 401, and for a page the sign-in form (which comes back here once signed in)."""
+    if api:
+        return JSONResponse({"error": "missing token: send 'Authorization: Bearer <token>' (the server's "
+                                      "--token-file), or sign in at /signin"}, status_code=401,
+                            headers={"WWW-Authenticate": "Bearer"})
+    return HTMLResponse(_signin_page(request.url.path, ""), status_code=401, headers={"WWW-Authenticate": "Bearer"})
+
+
+def _template(name: str, **values: str) -> str:
+    """A page template with each ``__KEY__`` replaced by its value, HTML-escaped."""
+    text = resources.files(PACKAGE).joinpath("templates", name).read_text(encoding="utf-8")
+    for key, value in values.items():
+        text = text.replace(f"__{key.upper()}__", html.escape(value))
+    return text
+
+
+def shell(page: str) -> Handler:
+    """A page that the dashboard's script fills in from the API."""
+    async def handler(web: Web, request: Request) -> Response:
+        params = request.path_params
+        title = page
+        if "tid" in params:
+            t = web.tournament(params["tid"])
+            title = f"{t.name} · {page}" if page != "tournament" else t.name
+        return HTMLResponse(_template("page.html", title=title, page=page, tournament=params.get("tid", ""),
+                                      entrant=params.get("name", ""), access=web.access(request).value,
+                                      message=""))
+    return handler
+
+
+async def game_page(web: Web, request: Request) -> Response:
+    """The records' viewer with the game's data, and a bar back to the tournament that follows a live game."""
+    t = web.tournament(request.path_params["tid"])
+    index = request.path_params["index"]
+    view = await data.game_view(t, index, web.access(request), web.live)
+    bar = _game_bar(t, index, view["live"])
+    page = page_html(view).replace("<body>", "<body>\n" + bar, 1)
+    page = page.replace("</body>", '<script src="/static/game.js"></script>\n</body>', 1)
+    return HTMLResponse(page)
+
+
+def _game_bar(t: Tournament, index: int, live: bool) -> str:
+    """The bar above the viewer: back to the tournament and its games, the record, and whether it is live."""
+    tid = html.escape(t.id)
+    link = 'style="color:#fff"'
+    parts = [f'<a {link} href="/t/{tid}">&larr; {html.escape(t.name)}</a>', f'<a {link} href="/t/{tid}/games">games</a>']
+    if not live:
+        parts.append(f'<a {link} download href="/api/t/{tid}/games/{index}.json">record (JSON line)</a>')
+    state = "live: following the game as it is played" if live else "finished"
+    parts.append(f'<span id="arena-live">{state}</span>')
+    return (f'<nav id="arena-bar" data-tournament="{tid}" data-game="{index}" data-live="{int(live)}" '
+            f'style="padding:6px 16px;background:#1f4d36;color:#fff;font:14px system-ui,sans-serif">'
+            + " · ".join(parts) + "</nav>")
+
+
+def _signin_page(next_path: str, problem: str) -> str:
+    return _template("signin.html", next=next_path, problem=problem)
+
+
+async def signin_form(web: Web, request: Request) -> Response:
+    return HTMLResponse(_signin_page(_local(request.query_params.get("next", "/")), ""))
+
+
+async def signin(web: Web, request: Request) -> Response:
+    """Check the token from the form; set the session cookie and go back to the page asked for."""
+    form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"))
+    token = form.get("token", [""])[0].strip()
+    next_path = _local(form.get("next", ["/"])[0])
+    if web.rules.token is None:
+        return RedirectResponse(next_path, status_code=303)
+    if not web.rules.token_matches(token):
+        return HTMLResponse(_signin_page(next_path, "wrong token"), status_code=401)
+    response = RedirectResponse(next_path, status_code=303)
+    response.set_cookie(COOKIE, web.rules.session_cookie(), httponly=True, samesite="strict", path="/",
+                        secure=request.url.scheme == "https")
+    return response
+
+
+async def signout(web: Web, request: Request) -> Response:
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+def _local(path: str) -> str:
+    """Only a path on this site (``//host`` or a scheme would send the browser elsewhere after signing in)."""
+    return path if path.startswith("/") and not path.startswith("//") and "\\" not in path else "/"
+
+
+# --- the API --------------------------------------------------------------------------------------------------
+
+
+async def api_tournaments(web: Web, request: Request) -> Response:
+    return JSONResponse({"tournaments": [data.tournament_json(t) for t in web.arena.tournaments.values()],
+                         "access": web.access(request).value})
+
+
+async def api_tournament(web: Web, request: Request) -> Response:
+    t = web.tournament(request.path_params["tid"])
+    return JSONResponse(data.tournament_detail(t, web.access(request)))
+
+
+async def api_ratings(web: Web, request: Request) -> Response:
+    return JSONResponse(await web.chart(web.tournament(request.path_params["tid"])))
+
+
+async def api_standings_json(web: Web, request: Request) -> Response:
+    t = web.tournament(request.path_params["tid"])
+    return JSONResponse(t.standings_json(), headers=_attachment(f"{t.id}-standings.json"))
+
+
+async def api_standings_csv(web: Web, request: Request) -> Response:
+    t = web.tournament(request.path_params["tid"])
+    return PlainTextResponse(data.standings_csv(t.standings_json()), media_type="text/csv",
+                             headers=_attachment(f"{t.id}-standings.csv"))
+
+
+async def api_games(web: Web, request: Request) -> Response:
+    t = web.tournament(request.path_params["tid"])
+    query = request.query_params
+    entrant, result, faults = query.get("entrant", ""), query.get("result", ""), query.get("faults", "")
+    data.check_filters(entrant, result, faults, t.entrants)
+    rows = await web.rows(t)
+    return JSONResponse({"tournament": data.tournament_json(t), "recorded": len(rows),
+                         "games": data.filter_games(rows, entrant, result, faults)})
+
+
+async def api_games_jsonl(web: Web, request: Request) -> Response:
+    t = web.tournament(request.path_params["tid"])
+    text = await trio.to_thread.run_sync(lambda: "".join(data.released_lines(t)))
+    return PlainTextResponse(text, media_type="application/jsonl", headers=_attachment(f"{t.id}-games.jsonl"))
+
+
+async def api_games_csv(web: Web, request: Request) -> Response:
+    t = web.tournament(request.path_params["tid"])
+    out = io.StringIO()
+    write_csv(await web.game_rows(t), out)
+    return PlainTextResponse(out.getvalue(), media_type="text/csv", headers=_attachment(f"{t.id}-games.csv"))
+
+
+async def api_game_record(web: Web, request: Request) -> Response:
+    t = web.tournament(request.path_params["tid"])
+    index = request.path_params["index"]
+    record = await trio.to_thread.run_sync(data.released_record, t, index)
+    return PlainTextResponse(data.record_line(record), media_type="application/json",
+                             headers=_attachment(f"{t.id}-game-{index}.json"))
+
+
+async def api_game_view(web: Web, request: Request) -> Response:
+    t = web.tournament(request.path_params["tid"])
+    return JSONResponse(await data.game_view(t, request.path_params["index"], web.access(request), web.live))
+
+
+async def api_entrant(web: Web, request: Request) -> Response:
+    t = web.tournament(request.path_params["tid"])
+    rows = await web.rows(t)
+    return JSONResponse(data.entrant_json(t, request.path_params["name"], rows))
+
+
+def _attachment(name: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{name}"'}
+
+
+# --- live: server-sent events ---------------------------------------------------------------------------------
+
+
+async def api_list_events(web: Web, request: Request) -> Response:
+    return _stream(web, lambda: [(t.id, t.state, t.games_done, len(t.in_progress))
+                                 for t in web.arena.tournaments.values()])
+
+
+async def api_tournament_events(web: Web, request: Request) -> Response:
+    t = web.tournament(request.path_params["tid"])
+    full = web.access(request) is Access.FULL
+    return _stream(web, lambda: [t.state, t.games_done, sorted(t.in_progress) if full else len(t.in_progress)])
+
+
+async def api_game_events(web: Web, request: Request) -> Response:
+    """A change at every move of the game (while it may be followed) and when it is recorded."""
+    t = web.tournament(request.path_params["tid"])
+    index = request.path_params["index"]
+    full = web.access(request) is Access.FULL
+
+    def moves() -> list[Any]:
+        live = web.live.get(t, index) if full and data.followable(t, index) else None
+        return [index in t.done, live.moves if live is not None else -1]
+
+    return _stream(web, moves)
+
+
+def _stream(web: Web, fingerprint: Callable[[], Any]) -> Response:
+    """An event stream that sends ``change`` (with the fingerprint as its data) whenever the fingerprint of what
+    the page shows differs from the last one sent; the first is sent at once."""
+    async def events() -> AsyncIterator[str]:
+        last: Any = None
+        quiet = 0.0
+        while not web.arena.stopping:
+            now = fingerprint()
+            if now != last:
+                last, quiet = now, 0.0
+                yield f"event: change\ndata: {json.dumps(now)}\n\n"
+            elif quiet >= KEEP_ALIVE_S:
+                quiet = 0.0
+                yield ": still here\n\n"
+            await trio.sleep(POLL_S)
+            quiet += POLL_S
+
+    return StreamingResponse(events(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+# --- serving ----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class WebServer:
+    """The running dashboard: its address and how to stop it."""
+
+    address: str
+    stop: trio.Event
+
+
+async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, *,
+                    task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    """Serve the dashboard on an already bound socket until ``stop`` is set (the WebServer given to
+    ``task_status``)."""
+    from hypercorn.config import Config
+    from hypercorn.trio import serve
+
+    config = Config()
+    config.bind = [f"fd://{listener.fileno()}"]
+    config.accesslog = None
+    config.loglevel = "WARNING"
+    config.graceful_timeout = SHUTDOWN_GRACE_S
+    host, port = listener.getsockname()[:2]
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    stop = trio.Event()
+    app = create_app(arena, rules)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(lambda task_status: serve(app, config, shutdown_trigger=stop.wait,
+                                                      task_status=task_status))
+        task_status.started(WebServer(f"http://{shown}/", stop))

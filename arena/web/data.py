@@ -1,0 +1,383 @@
+"""What the web dashboard shows, as plain data: exactly what ``arena watch`` and the other clients may see.
+
+The rules are the gRPC API's (:mod:`arena.server.service`), applied here once for every page and download:
+
+- a tournament's facts and standings are public; its master seed only once revealed (when it has finished), and a
+  game's seed likewise;
+- a finished game's summary (seats, scores, winner, faults) is public as soon as it is recorded, as ``watch``
+  announces it; its record (deals, hands, moves) only once every game of its duplicate deal set is recorded too
+  (those games were dealt the very same tiles);
+- a game in progress shows the public side of each move (a draw without its tile) and no hand before its round has
+  ended (:mod:`arena.web.live`), and only when it may be followed live (no other game of its deal set still to
+  finish) and by someone with full access.
+
+Records are read on worker threads (``trio.to_thread``); everything else here runs on the trio thread, where the
+Arena's state lives.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Iterable
+
+import trio
+
+from ..protocol import arena_pb2 as apb
+from ..records.export import GameRow, row_from_record
+from ..records.html import viewer_data
+from ..records.jsonform import index_of
+from ..records.schema import RecordFormatError, parse_record
+from ..server.tournaments import STATE_NAMES, Tournament
+from ..tournament.runner import BOTS, outcome_of
+from ..tournament.standings import (
+    ELO_HEADER, OPENSKILL, TIE_RULE, OutcomeError, Standings, elo_cell, points_text,
+)
+from .access import Access
+from .live import LiveGames, public_view
+
+CHART_POINTS = 200
+"""The rating chart is thinned to at most this many points per entrant."""
+RESULTS = ("win", "draw", "loss")
+
+
+class NotShown(Exception):
+    """A page or download this request may not have: the HTTP status and a message saying why."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# --- tournaments ----------------------------------------------------------------------------------------------
+
+
+def seed_revealed(t: Tournament) -> bool:
+    return t.state == apb.TOURNAMENT_STATE_FINISHED and bool(t.master_seed())
+
+
+def tournament_json(t: Tournament) -> dict[str, Any]:
+    """A tournament's facts, as ``arena status`` shows them."""
+    return {
+        "id": t.id, "name": t.name, "variant": t.variant, "players": t.players, "state": STATE_NAMES[t.state],
+        "games_done": t.games_done, "games_total": t.games_total, "games_in_progress": len(t.in_progress),
+        "entrants": list(t.entrants), "created_at": t.created_at, "started_at": t.started_at,
+        "finished_at": t.finished_at, "error": t.error, "seed_commitment": t.commitment(),
+        "master_seed": t.master_seed() if seed_revealed(t) else "",
+    }
+
+
+def followable(t: Tournament, index: int) -> bool:
+    """Whether a game's moves may be shown as they are played: no other game of its deal set is still to finish
+    (the rule by which the server holds back ``watch``'s move events)."""
+    return all(other == index or other in t.done for other in t.deal_set(index))
+
+
+def tournament_detail(t: Tournament, access: Access) -> dict[str, Any]:
+    """The tournament page: facts, standings (with SPRT when the standings carry it), and, for full access, the
+    games in progress."""
+    standings = t.standings_json()
+    detail = {"tournament": tournament_json(t), "standings": standings, "sprt": standings.get("sprt"),
+              "table": standings_table(standings),
+              "access": access.value, "in_progress": []}
+    if access is Access.FULL:
+        detail["in_progress"] = [{"index": i, "seats": list(t.in_progress[i].seats), "live": followable(t, i)}
+                                 for i in sorted(t.in_progress)]
+    return detail
+
+
+def standings_table(standings: dict[str, Any]) -> dict[str, Any]:
+    """The cells of the standings as ``arena run`` prints them (its formatting helpers), one row per entrant."""
+    skill = standings.get("rating") == OPENSKILL
+    rows = []
+    for e in standings.get("entrants", ()):
+        if skill:
+            s = e.get("openskill") or {}
+            rating = f"{s.get('ordinal', 0.0):.1f} ({s.get('mu', 0.0):.1f}, {s.get('sigma', 0.0):.1f})"
+        else:
+            elo = e.get("elo") or {}
+            interval = elo.get("elo_interval_by_deal")
+            rating = elo_cell(elo.get("elo"), elo.get("score"), tuple(interval) if interval else None)
+        rows.append({"name": e["name"], "points": _points(e["match_points"]), "scored": _points(e["scored"]),
+                     "conceded": _points(e["conceded"]), "rating": rating})
+    return {"rating_header": "ordinal (μ, σ)" if skill else ELO_HEADER, "tie_rule": TIE_RULE, "rows": rows}
+
+
+def _points(value: float) -> str:
+    return points_text(Fraction(value).limit_denominator(1000))
+
+
+def standings_csv(standings: dict[str, Any]) -> str:
+    """One row per entrant, in standings order, with the columns of ``arena run``'s table."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(("rank", "entrant", "games", "wins", "draws", "losses", "match_points", "scored", "conceded",
+                     "faults", "think_ms_per_decision", "elo", "elo_low", "elo_high", "openskill_mu",
+                     "openskill_sigma", "openskill_ordinal"))
+    for rank, e in enumerate(standings.get("entrants", ()), start=1):
+        elo = e.get("elo") or {}
+        interval = elo.get("elo_interval_by_deal") or elo.get("elo_interval") or (None, None)
+        skill = e.get("openskill") or {}
+        writer.writerow((rank, e["name"], e["games"], e["wins"], e["draws"], e["losses"], e["match_points"],
+                         e["scored"], e["conceded"], e["faults"], _blank(e.get("think_ms_per_decision")),
+                         _blank(elo.get("elo")), _blank(interval[0]), _blank(interval[1]), _blank(skill.get("mu")),
+                         _blank(skill.get("sigma")), _blank(skill.get("ordinal"))))
+    return out.getvalue()
+
+
+def _blank(value: Any) -> Any:
+    return "" if value is None else value
+
+
+# --- games ----------------------------------------------------------------------------------------------------
+
+
+def row_json(row: GameRow) -> dict[str, Any]:
+    return {"index": row.index, "deal_key": row.deal_key, "rotation": row.rotation, "seats": list(row.seats),
+            "side_of_seat": list(row.side_of_seat) or list(range(len(row.seats))), "seed": row.seed,
+            "scores": list(row.scores), "winner": row.winner, "winner_names": row.winner_names(),
+            "ranking": list(row.ranking), "faults": [list(f) for f in row.faults], "duration_s": row.duration_s}
+
+
+def result_for(row: dict[str, Any], entrant: str) -> str:
+    """``win``, ``draw`` or ``loss`` of an entrant in a game (one of its sides won, the match was drawn, or not)."""
+    sides = {side for name, side in zip(row["seats"], row["side_of_seat"]) if name == entrant}
+    if row["winner"] is None:
+        return "draw"
+    return "win" if row["winner"] in sides else "loss"
+
+
+@dataclass
+class GameCatalog:
+    """The recorded games of one tournament as rows, read once each (a record is never rewritten but by
+    ``--repair``, whose new file is read again from its start)."""
+
+    rows: dict[int, GameRow] = field(default_factory=dict)
+    seeded: bool = False
+    """Whether the rows were read with their seeds (after the reveal they are read again)."""
+    identity: tuple[int, int] | None = None
+
+    def refresh(self, t: Tournament) -> list[GameRow]:
+        """Every recorded game's row, in schedule order (runs on a worker thread)."""
+        t.records.refresh()
+        revealed = seed_revealed(t)
+        identity = _identity(t.records.path)
+        if revealed != self.seeded or identity != self.identity:
+            self.rows, self.seeded, self.identity = {}, revealed, identity
+        for index in t.records.indices():
+            if index in self.rows or index >= t.games_total:
+                continue
+            record = t.records.read(index)
+            if record is None:
+                continue
+            try:
+                self.rows[index] = row_from_record(record, show_seed=revealed)
+            except ValueError:
+                continue  # the record index already dropped lines that are not records; this cannot be exported
+        return [self.rows[i] for i in sorted(self.rows)]
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def filter_games(rows: list[dict[str, Any]], entrant: str = "", result: str = "", faults: str = "") -> list[dict]:
+    """The games list's filters: an entrant's games, its wins, draws or losses (``decided``/``drawn`` without an
+    entrant), and games with or without faults."""
+    chosen = []
+    for row in rows:
+        if entrant and entrant not in row["seats"]:
+            continue
+        if result in RESULTS and entrant and result_for(row, entrant) != result:
+            continue
+        if result == "drawn" or (result == "draw" and not entrant):
+            if row["winner"] is not None:
+                continue
+        if result == "decided" and row["winner"] is None:
+            continue
+        if faults == "yes" and not row["faults"] or faults == "no" and row["faults"]:
+            continue
+        chosen.append(row)
+    return chosen
+
+
+def check_filters(entrant: str, result: str, faults: str, entrants: list[str]) -> None:
+    if entrant and entrant not in entrants:
+        raise NotShown(400, f"expected an entrant of this tournament ({', '.join(entrants)}), got {entrant!r}")
+    if result and result not in (*RESULTS, "decided", "drawn"):
+        raise NotShown(400, f"expected result to be one of win, draw, loss, decided, drawn, got {result!r}")
+    if faults and faults not in ("yes", "no"):
+        raise NotShown(400, f"expected faults to be yes or no, got {faults!r}")
+
+
+def released_record(t: Tournament, index: int, *, keep_seed: bool = False) -> dict[str, Any]:
+    """A finished game's record as a client may fetch it (``GetGame``'s rules); :class:`NotShown` otherwise.
+    ``keep_seed``: for the server's own use (replaying rounds after the first needs it), never to be sent as is.
+    Runs on a worker thread."""
+    if not 0 <= index < t.games_total:
+        raise NotShown(404, f"tournament {t.id} has games 0 to {t.games_total - 1}, not {index}")
+    t.records.refresh()
+    record = t.records.read(index)
+    if record is None:
+        raise NotShown(404, f"game {index} of tournament {t.id} is not recorded (yet)")
+    if t.active:
+        waiting = [i for i in t.deal_set(index) if i != index and i not in t.records]
+        if waiting:
+            raise NotShown(403, f"game {index} shares its deals with game(s) {', '.join(map(str, waiting))}, still to "
+                                f"finish; its record is withheld until then")
+    if not keep_seed and not seed_revealed(t):
+        record = dict(record)
+        record.pop("seed", None)
+    return record
+
+
+def record_line(record: dict[str, Any]) -> str:
+    """One record as a JSON line, ASCII only, as ``arena fetch`` prints it."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=True) + "\n"
+
+
+def released_lines(t: Tournament) -> Iterable[str]:
+    """The tournament's ``games.jsonl`` as a client may have it: every released record, in schedule order, seeds
+    only once revealed (runs on a worker thread)."""
+    t.records.refresh()
+    for index in t.records.indices():
+        try:
+            yield record_line(released_record(t, index))
+        except NotShown:
+            continue
+
+
+async def game_view(t: Tournament, index: int, access: Access, live: LiveGames) -> dict[str, Any]:
+    """The viewer's data of a game: its record once released, or the game as it is being played."""
+    game = live.get(t, index)
+    if game is not None and index not in t.done:
+        if access is not Access.FULL:
+            raise NotShown(403, f"game {index} is being played; this public site shows it once it has finished")
+        if not followable(t, index):
+            raise NotShown(403, f"game {index} is being played, and other games of its deal set are still to finish: "
+                                f"its moves are held back until they have")
+        record = game.record()
+        data = await trio.to_thread.run_sync(viewer_data, record)
+        view = public_view(data, seed_revealed=False, hands_public=False)
+        view["live"] = True
+        return view
+    record = await trio.to_thread.run_sync(lambda: released_record(t, index, keep_seed=True))
+    data = await trio.to_thread.run_sync(viewer_data, record)
+    view = public_view(data, seed_revealed=seed_revealed(t), hands_public=True)
+    view["live"] = False
+    return view
+
+
+# --- the rating chart -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class RatingHistory:
+    """Each entrant's rating after each game, in the order the games finished (the order of ``games.jsonl``):
+    Elo against the field in two-sided games, the OpenSkill ordinal otherwise. Read incrementally."""
+
+    group_size: int
+    standings: Standings | None = None
+    points: list[dict[str, Any]] = field(default_factory=list)
+    seen: set[int] = field(default_factory=set)
+    position: int = 0
+    identity: tuple[int, int] | None = None
+
+    def refresh(self, path: Path, games_total: int) -> None:
+        """Read the lines appended since the last look (runs on a worker thread)."""
+        identity = _identity(path)
+        if identity is None:
+            return
+        if identity != self.identity or os.path.getsize(path) < self.position:
+            self.standings, self.points, self.seen, self.position = None, [], set(), 0
+            self.identity = identity
+        if self.standings is None:
+            self.standings = Standings(group_size=self.group_size)
+        with open(path, "rb") as f:
+            f.seek(self.position)
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        self.position += end
+        for line in data[:end].splitlines():
+            self._add(line, games_total)
+
+    def _add(self, line: bytes, games_total: int) -> None:
+        assert self.standings is not None
+        try:
+            record = parse_record(line)
+            index = index_of(record)
+            if index in self.seen or index >= games_total:
+                return
+            self.standings.add(outcome_of(record))
+        except (RecordFormatError, OutcomeError, ValueError, KeyError):
+            return
+        self.seen.add(index)
+        self.points.append({"games": len(self.seen), "values": self._values()})
+
+    def _values(self) -> dict[str, float | None]:
+        assert self.standings is not None
+        if self.standings.rating_kind == OPENSKILL:
+            return {name: round(r.ordinal, 2) for name, r in self.standings.ratings().items()}
+        return {name: None if e.elo is None else round(e.elo, 1) for name, e in self.standings.elo().items()}
+
+    def chart(self) -> dict[str, Any]:
+        kind = self.standings.rating_kind if self.standings is not None else ""
+        step = max(1, -(-len(self.points) // CHART_POINTS))
+        shown = self.points[step - 1::step]
+        if self.points and (not shown or shown[-1] is not self.points[-1]):
+            shown.append(self.points[-1])
+        return {"rating": "OpenSkill ordinal" if kind == OPENSKILL else "Elo", "points": shown}
+
+
+# --- entrants -------------------------------------------------------------------------------------------------
+
+
+def handshakes(folder: Path) -> dict[str, dict[str, Any]]:
+    """Each entrant's handshake and process counts from ``bots.json`` (not its command, folder or containment:
+    those are the operator's)."""
+    try:
+        entries = json.loads((folder / BOTS).read_text())
+    except (OSError, ValueError):
+        return {}
+    shown = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            shown[entry["name"]] = {key: entry.get(key) for key in ("hello", "processes", "starts",
+                                                                    "restarts_after_timeouts", "given_up")}
+    return shown
+
+
+def entrant_json(t: Tournament, name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One entrant's page: its standings line, results by opponent and by seat, its games and faults, its
+    handshake."""
+    if name not in t.entrants:
+        raise NotShown(404, f"expected an entrant of tournament {t.id} ({', '.join(t.entrants)}), got {name!r}")
+    standings = t.standings_json()
+    line = next((e for e in standings.get("entrants", ()) if e["name"] == name), None)
+    games = [row for row in rows if name in row["seats"]]
+    by_seat: dict[int, dict[str, int]] = {}
+    faults = []
+    for row in games:
+        result = result_for(row, name)
+        for seat, seated in enumerate(row["seats"]):
+            if seated == name:
+                by_seat.setdefault(seat, dict.fromkeys(RESULTS, 0))[result] += 1
+        faults.extend({"game": row["index"], "kind": kind, "seat": seat} for kind, seat in row["faults"]
+                      if seat < len(row["seats"]) and row["seats"][seat] == name)
+    return {
+        "tournament": tournament_json(t), "name": name, "standing": line,
+        "by_opponent": (standings.get("pairwise") or {}).get(name, {}),
+        "by_seat": [{"seat": seat, **counts} for seat, counts in sorted(by_seat.items())],
+        "games": [dict(row, result=result_for(row, name)) for row in games], "faults": faults,
+        "handshake": handshakes(t.folder).get(name),
+    }
