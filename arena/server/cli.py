@@ -52,6 +52,12 @@ def add_server_commands(sub: Any) -> None:
     p.add_argument("--max-entrants", type=int, default=64, help="entrants per tournament (default 64)")
     p.add_argument("--max-bot-processes", type=int, default=64,
                    help="bot processes alive at once over the queued and running tournaments (default 64)")
+    p.add_argument("--http", nargs="?", const="127.0.0.1:8080", metavar="ADDR",
+                   help="also serve the web dashboard at HOST:PORT (127.0.0.1:8080 when no address is given); beyond "
+                        "loopback it asks for the token of --token-file, unless --http-public")
+    p.add_argument("--http-public", action="store_true",
+                   help="make the web dashboard a read-only spectators' site: without the token, finished games and "
+                        "public facts only")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("submit", help="submit a tournament file to an arena server")

@@ -53,6 +53,9 @@ class ServeConfig:
     max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES
     data_mode_was: int | None = None
     """The data folder's mode before the server made it private (None when it already was, or is new)."""
+    http: str | None = None
+    """Where the web dashboard listens (HOST:PORT), or None for none."""
+    http_public: bool = False
 
 
 def config_from_args(args: Any) -> ServeConfig:
@@ -62,6 +65,14 @@ def config_from_args(args: Any) -> ServeConfig:
         token = read_token(args.token_file)
         check_private(args.token_file, "token file")
     check_listen(args.listen, token)
+    http = getattr(args, "http", None)
+    if http is not None:
+        from ..web.access import check_http_listen
+
+        http_address(http)
+        check_http_listen(http, token, args.http_public)
+    elif getattr(args, "http_public", False):
+        raise ConfigError("--http-public goes with --http [ADDR]")
     credentials = server_credentials(args.tls_cert, args.tls_key)
     for name in ("concurrency", "max_tournaments", "watch_buffer", "max_entrants", "max_bot_processes"):
         if getattr(args, name) < 1:
@@ -77,7 +88,36 @@ def config_from_args(args: Any) -> ServeConfig:
     return ServeConfig(listen=args.listen, data=data, token=token, credentials=credentials,
                        concurrency=args.concurrency, max_tournaments=args.max_tournaments,
                        watch_buffer=args.watch_buffer, admission=admission,
-                       max_bot_processes=args.max_bot_processes, data_mode_was=mode_was)
+                       max_bot_processes=args.max_bot_processes, data_mode_was=mode_was, http=http,
+                       http_public=bool(getattr(args, "http_public", False)))
+
+
+def http_address(address: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[V6]:PORT``) of the web dashboard, checked."""
+    host, colon, port = address.rpartition(":")
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise ConfigError(f"cannot serve the web dashboard on {address}: expected HOST:PORT with a port from 0 to "
+                          f"65535 (0: any free port)")
+    return host.strip("[]"), int(port)
+
+
+def bind_http(address: str) -> socket.socket:
+    """The dashboard's listening socket, bound here so that a busy port is one clear line (as for gRPC)."""
+    host, port = http_address(address)
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as error:
+        raise ConfigError(f"cannot serve the web dashboard on {address}: not an address of this machine "
+                          f"({getattr(error, 'strerror', None) or error})") from None
+    listener = socket.socket(family, kind, proto)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind(where)
+        listener.listen(128)
+    except OSError as error:
+        listener.close()
+        raise ConfigError(f"cannot serve the web dashboard on {address}: {_reason(error)}") from None
+    return listener
 
 
 def require_sandbox() -> None:
@@ -253,6 +293,7 @@ async def serve(config: ServeConfig) -> None:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())
             server, address = make_server(config, servicer)  # first: a port in use is the only line printed
+            listener = bind_http(config.http) if config.http is not None else None
             log_policy(log, config)
             async with trio.open_nursery() as nursery:
                 await nursery.start(arena.run)
@@ -263,6 +304,7 @@ async def serve(config: ServeConfig) -> None:
                 print(f"listening on {address}", file=sys.stderr, flush=True)
                 log.info("server_started", address=address, transport=tls, auth=auth, data=str(config.data),
                          concurrency=config.concurrency)
+                web = await start_web(nursery, arena, config, listener) if listener is not None else None
                 if config.token and config.credentials is None and not is_loopback(config.listen):
                     log.warning("token_in_plain_text", advice="without --tls-cert/--tls-key anyone on the path can "
                                                               "read the token")
@@ -270,6 +312,8 @@ async def serve(config: ServeConfig) -> None:
                     log.info("shutting_down", signal=signal.Signals(received).name)
                     break
                 arena.stopping = True
+                if web is not None:
+                    web.stop.set()
                 stopped = server.stop(grace=STOP_GRACE_S)
                 await arena.shutdown()
                 arena.cancel_stuck_streams()
@@ -278,6 +322,17 @@ async def serve(config: ServeConfig) -> None:
         log.info("stopped")
     finally:
         log.close()
+
+
+async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, listener: socket.socket) -> Any:
+    """The web dashboard on the same trio loop and the same Arena (arena/web); prints where it is."""
+    from ..web.access import AccessRules
+    from ..web.app import serve_web
+
+    web = await nursery.start(serve_web, arena, AccessRules(config.token, config.http_public), listener)
+    # Tests and scripts read this line to learn the dashboard's port.
+    print(f"web dashboard on {web.address}", file=sys.stderr, flush=True)
+    return web
 
 
 def run(config: ServeConfig) -> int:

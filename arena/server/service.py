@@ -76,6 +76,9 @@ class Arena:
         """Watchers told to end whose streams are not over yet (reaped after REAP_S)."""
         self._runners = 0
         self._idle = trio.Event()
+        self.game_observers: list[Callable[[Tournament, ScheduledGame, tuple[str, ...]], Callable]] = []
+        """Told of each game as it starts (the web dashboard follows live games so); each returns the callback to
+        give every move and finished round of that game, on the trio thread."""
 
     # --- life of the server ---
 
@@ -229,8 +232,11 @@ class Arena:
         self._queue(t, event(game_started=started))
         index = scheduled.index
         counter = {"round": -1, "move": 0}
+        followers = [observe(t, scheduled, seats) for observe in self.game_observers]
 
         def progress(round_index: int, item: Any) -> None:
+            for follow in followers:
+                follow(round_index, item)
             if not t.move_watchers:
                 return
             if isinstance(item, MoveRecord):
