@@ -271,9 +271,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(f"note: skipping {', '.join(spec.skipped)} (program not installed)", markup=False)
     text = read_spec_text(args.file)
     resume = f"{command} run {shlex.quote(args.file)} --out {shlex.quote(str(run))} --resume"
+    if args.backend != "local":
+        resume += f" --backend {args.backend}" + (f" --address {shlex.quote(args.address)}" if args.address else "")
+    backend = backend_from(args, args.concurrency or spec.concurrency)
     try:
         summary = trio.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
-                                                                      concurrency=args.concurrency, console=console))
+                                                                      concurrency=args.concurrency, console=console,
+                                                                      backend=backend))
     except RecordsNotWritten as error:
         print(f"error: {error}; {error.remedy}, then continue with: {resume}", file=sys.stderr)
         return 1
@@ -499,6 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="the run folder (default: the file's 'output')")
     p.add_argument("--concurrency", type=int, help="games at once (default: the file's 'concurrency')")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in the same folder")
+    add_backend_arguments(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("replay", help="verify records, or show a recorded game (terminal, HTML, against a bot)")
@@ -560,6 +565,28 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench_records)
     add_server_commands(sub)
     return parser
+
+
+def add_backend_arguments(p: argparse.ArgumentParser) -> None:
+    """``--backend`` and ``--address``, on ``arena run`` and ``arena serve``."""
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="where games are played: this machine's bot processes (default), or the nodes of a Ray "
+                        "cluster (the ray extra; see README, Running on a cluster)")
+    p.add_argument("--address", help="with --backend ray: the cluster to join (host:port of its head, or auto); "
+                                     "default: a Ray of this machine alone")
+
+
+def backend_from(args: argparse.Namespace, concurrency: int) -> Any:
+    """The runner's backend factory for ``--backend``/``--address`` (None: this machine), joining the Ray cluster
+    now, before trio starts; ``concurrency`` is the games in flight over the whole cluster."""
+    if args.backend != "ray":
+        if args.address:
+            raise RulesError(f"--address is for --backend ray, got --backend {args.backend}")
+        return None
+    from .cluster import connect, ray_backend
+
+    connect(args.address)
+    return ray_backend(concurrency)
 
 
 def add_bench_sandbox_argument(p: argparse.ArgumentParser) -> None:

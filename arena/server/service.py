@@ -24,13 +24,14 @@ from ..protocol import arena_pb2_grpc as apb_grpc
 from ..records.jsonform import index_of
 from ..records.store import ReadReport, iter_records
 from ..referee import MoveRecord
-from ..tournament.runner import outcome_of, run_tournament
+from ..tournament.runner import RecordsNotWritten, outcome_of, run_tournament
 from ..tournament.schedule import Schedule, ScheduledGame
 from ..tournament.seed import REVEALED_FILE, SECRET_FILE
 from ..tournament.spec import SpecError, TournamentSpec
 from ..tournament.standings import Standings
 from .events import (
-    WATCH_BUFFER_EVENTS, Watcher, event, game_summary, move_event, record_message, round_event, standings_pb,
+    WATCH_BUFFER_EVENTS, MoveNumbers, Watcher, event, game_summary, move_event, record_message, round_event,
+    standings_pb,
 )
 from .admission import DEFAULT_MAX_BOT_PROCESSES, NO_BOTS, Admission
 from .tournaments import STATE_NAMES, Tournament
@@ -104,8 +105,11 @@ class Arena:
                 self.log.warning("tournament_unreadable", folder=str(folder), error=str(error))
         for t in sorted(found, key=lambda t: t.created_at):
             self.tournaments[t.id] = t
-            if not t.active:
+            if not t.active and not t.resumable:
                 continue
+            if t.resumable:  # FAILED by a write error: its recorded games are safe, and it goes on from them
+                self.log.info("tournament_resuming_after_write_error", id=t.id, error=t.error)
+                t.resumable, t.error, t.finished_at = False, "", 0.0
             if (t.folder / REVEALED_FILE).exists() and not (t.folder / SECRET_FILE).exists():
                 self._end(t, apb.TOURNAMENT_STATE_FINISHED)  # it finished just before the server stopped
                 continue
@@ -168,11 +172,12 @@ class Arena:
                     t.save()
                     self.log.info("tournament_running", id=t.id, name=t.name)
                     self._queue(t, event(standings=self._standings_event(t)))
-                    await run_tournament(
+                    summary = await run_tournament(
                         t.spec, t.spec_text, t.folder, resume=(t.folder / SECRET_FILE).exists(),
                         on_game=lambda record: self._game_finished(t, record), limiter=self.limiter,
                         on_game_start=lambda scheduled, seats: self._game_started(t, scheduled, seats),
                         protected=self.admission.protected)
+                    self._note_given_up(t, summary.given_up)
             if t.cancel_scope.cancelled_caught:
                 if t.cancel_requested:
                     t.error = "cancelled by request"
@@ -183,18 +188,31 @@ class Arena:
                     t.save()
             else:
                 self._end(t, apb.TOURNAMENT_STATE_FINISHED)
+        except RecordsNotWritten as error:  # a full disk: nothing recorded is lost, and it can go on later
+            t.error = f"{error}; {error.remedy}, then restart the server: it resumes this tournament"
+            t.resumable = True
+            self.log.error("tournament_failed", id=t.id, error=t.error, resumable=True)
+            self._end(t, apb.TOURNAMENT_STATE_FAILED)
         except Exception as error:  # a failure of the arena itself (bot faults never get here)
             t.error = _describe(error)
             self.log.error("tournament_failed", id=t.id, error=t.error)
             self._end(t, apb.TOURNAMENT_STATE_FAILED)
 
+    def _note_given_up(self, t: Tournament, lines: list[str]) -> None:
+        """Keep the entrants given up on (their later games were forfeits), for GetStandings and the log."""
+        t.given_up = list(lines)
+        for line in lines:
+            self.log.warning("entrant_given_up", id=t.id, detail=line)
+
     async def _load_results(self, t: Tournament) -> None:
         """The live standings and the set of recorded games, from what the run folder already holds."""
+        report = ReadReport()
+
         def load() -> tuple[Standings, set[int]]:
             standings, done = Standings(group_size=t.group_size), set()
             path = t.folder / "games.jsonl"
             if path.exists():
-                for record in iter_records(path, ReadReport()):
+                for record in iter_records(path, report):
                     index = index_of(record)
                     if index not in done and index < t.games_total:
                         done.add(index)
@@ -203,6 +221,8 @@ class Arena:
 
         t.standings, t.done = await trio.to_thread.run_sync(load)
         t.games_done = len(t.done)
+        for number, problem in report.bad_lines:  # the resume plays their games again
+            self.log.warning("record_line_skipped", id=t.id, file="games.jsonl", line=number, problem=problem)
 
     def _end(self, t: Tournament, state: int) -> None:
         t.state = state
@@ -231,22 +251,18 @@ class Arena:
         t.in_progress[scheduled.index] = started
         self._queue(t, event(game_started=started))
         index = scheduled.index
-        counter = {"round": -1, "move": 0}
+        numbers = MoveNumbers()
         followers = [observe(t, scheduled, seats) for observe in self.game_observers]
 
         def progress(round_index: int, item: Any) -> None:
             for follow in followers:
                 follow(round_index, item)
-            if not t.move_watchers:
-                return
             if isinstance(item, MoveRecord):
-                if round_index != counter["round"]:
-                    counter["round"], counter["move"] = round_index, 0
-                ev = move_event(index, round_index, counter["move"], item)
-                counter["move"] += 1
-            else:
-                ev = round_event(index, round_index, item)
-            self._queue_move(t, index, ev)
+                number, in_game = numbers.next(round_index)  # even unwatched: a watcher may come mid-game
+                if t.move_watchers:
+                    self._queue_move(t, index, move_event(index, round_index, number, in_game, item))
+            elif t.move_watchers:
+                self._queue_move(t, index, round_event(index, round_index, item))
 
         return progress
 
@@ -520,6 +536,12 @@ class ArenaServicer(apb_grpc.ArenaServicer):
             if index >= info.games_total:
                 raise ApiError(grpc.StatusCode.NOT_FOUND,
                                f"tournament {t.id} has games 0 to {info.games_total - 1}, not {index}")
+            unreadable = t.records.unreadable(index)
+            if unreadable is not None:
+                number, problem = unreadable
+                raise ApiError(grpc.StatusCode.DATA_LOSS,
+                               f"game {index} of tournament {t.id}: its record, line {number} of games.jsonl, is "
+                               f"unreadable: {problem}")
             raise ApiError(grpc.StatusCode.NOT_FOUND, f"game {index} of tournament {t.id} is not recorded (yet)")
         if info.state in (apb.TOURNAMENT_STATE_QUEUED, apb.TOURNAMENT_STATE_RUNNING):
             waiting = [i for i in t.deal_set(index) if i != index and i not in t.records]
