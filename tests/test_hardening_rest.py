@@ -8,13 +8,30 @@ the CLI; no sleeps (output lines, watch streams and files are waited on with dea
 
 from __future__ import annotations
 
+import io
+import json
 import re
+import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
+from typing import Iterator
+
+import pytest
+from rich.console import Console
 
 from arena.check_bot import _describe
 from arena.players.faults import Fault, FaultKind
+from arena.protocol import arena_pb2 as apb
+from arena.server.cli import WatchView, rating_text, standings_table
+from arena.server.events import standings_pb
+from arena.tournament.runner import outcome_of
+from arena.tournament.standings import TIE_RULE, GameOutcome, Standings
+from test_server import (
+    FINISHED, BackgroundWatch, Server, bot_entry, index, named, random_bot, records, registry, submit, tournament,
+    watch,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
@@ -44,3 +61,155 @@ def test_arena_play_numbers_the_faulting_move_after_the_moves_it_printed() -> No
     played = len(re.findall(r"^  seat \d: ", out.stdout, re.M))
     faults = re.findall(r"^FAULT seat 0, move (\d+): crashed: ", out.stdout, re.M)
     assert played > 3 and faults == [str(played + 1)], out.stdout
+
+
+# --- items 3 and 4: `arena status` standings read as the local ones, fractional points kept -----------------------
+
+
+def rendered(table: object) -> str:
+    """A rich table as text, at the width the CLI uses when its output is not a terminal."""
+    console = Console(width=120, record=True, file=io.StringIO())
+    console.print(table)
+    return console.export_text()
+
+
+def outcome(index: int, seats: tuple[str, ...], scores: tuple[int, ...], ranking: tuple[int, ...],
+            deal_key: str) -> GameOutcome:
+    return GameOutcome(index=index, deal_key=deal_key, seats=seats, side_of=tuple(range(len(seats))), scores=scores,
+                       ranking=ranking, winner=ranking[0], fault_seats=(), think_ms=(3.0,) * len(seats),
+                       decisions=(2,) * len(seats))
+
+
+TWO_SIDED = [outcome(i, ("ann", "bob") if i % 2 else ("bob", "ann"), (3 + i, 1) if i % 3 else (0, 2 + i),
+                     (0, 1) if i % 3 else (1, 0), f"d{i // 2}") for i in range(8)]
+"""Two-sided games in deal sets of two: the Elo column with its by-deal interval."""
+SHARED_SEATS = [outcome(0, ("ann", "bob", "ann", "cid"), (10, 3, 5, 0), (0, 2, 1, 3), "a"),
+                outcome(1, ("cid", "ann", "bob", "bob"), (4, 9, 1, 6), (1, 3, 0, 2), "b")]
+"""Four sides, two of them held by one entrant: OpenSkill, and points that are means of several sides."""
+
+
+@pytest.mark.parametrize("games, group_size", [(TWO_SIDED, 2), (SHARED_SEATS, 1)], ids=["elo", "openskill"])
+def test_the_server_standings_print_as_the_local_table(games: list[GameOutcome], group_size: int) -> None:
+    """The same games through standings.json and the Standings message print the same table as `arena run`:
+    header, cells (points as 14.5, never 14), caption with the tie-break rule."""
+    local = Standings(group_size=group_size)
+    for game in games:
+        local.add(game)
+    served = standings_table(standings_pb(local.to_json()), "the title")
+    assert rendered(served) == rendered(local.table("the title"))
+    assert TIE_RULE in rendered(served)
+
+
+def test_fractional_points_reach_the_message_exactly_and_rounded() -> None:
+    standings = Standings()
+    for game in SHARED_SEATS:
+        standings.add(game)
+    ann = next(e for e in standings_pb(standings.to_json()).entrants if e.name == "ann")
+    assert (ann.scored_exact, ann.scored) == (7.5 + 9, 16), "ann scored (10 + 5) / 2 and 9"
+    assert ann.conceded == pytest.approx((3 + 0) / 2 + (4 + 1 + 6) / 3)
+
+
+def test_the_elo_cell_of_the_message_is_the_local_one() -> None:
+    message = apb.EntrantStanding(score=0.6, elo=70.4, elo_low_by_deal=-12.6, elo_high_by_deal=160.2,
+                                  elo_low=1.0, elo_high=2.0)
+    assert rating_text(apb.Standings(rating="elo", group_size=2), message) == "+70 [-13, +160]"
+    assert rating_text(apb.Standings(rating="elo"), apb.EntrantStanding(score=1.0)) == "+∞"
+    assert rating_text(apb.Standings(rating="elo"), apb.EntrantStanding()) == "-"
+
+
+# --- a real server: watch numbering (item 2), status (item 3), entrants given up on (item 7) ------------------------
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server whose registry has alpha and beta (random bots) and dying: a bad bot that crashes after 3 decisions,
+    run from a folder of its own so a test can delete its program (its restarts then fail)."""
+    folder = tmp_path_factory.mktemp("hardening-server")
+    dying = folder / "dying"
+    dying.mkdir()
+    for name in ("bad_bot.py", "testbot.py"):
+        shutil.copy(ROOT / "tests" / "bots" / name, dying / name)
+    tag = uuid.uuid4().hex
+    bots = (random_bot("alpha", tag) + random_bot("beta", tag)
+            + bot_entry("dying", str(dying / "bad_bot.py"), "--mode", "exit_mid", "--tag", tag))
+    running = Server(folder / "data", *registry(folder, bots))
+    running.dying = dying / "bad_bot.py"
+    yield running
+    running.stop()
+
+
+def lines_of_watch(events: list[apb.TournamentEvent]) -> list[str]:
+    """What `arena watch --moves` prints for these events (its WatchView, its lines captured)."""
+    lines: list[str] = []
+    view = WatchView(moves=True)
+    view.out = lines.append  # type: ignore[method-assign]
+    for ev in events:
+        view.show(ev)
+    return lines
+
+
+def move_rounds(record: dict) -> list[int]:
+    """The round (from 1) of each of the game's moves, in order."""
+    return [r + 1 for r, rnd in enumerate(record["rounds"]) for _ in rnd.get("moves", ())]
+
+
+def test_watch_numbers_moves_per_game_from_1_and_status_prints_the_local_table(server: Server) -> None:
+    """Matches of several rounds: every game watched from its start shows moves 1 to N with each move's round, N
+    being the record's move count; a game joined late shows the end of that sequence. `arena status ID` then prints
+    the table `arena run` would, from the same records."""
+    stub = server.stub()
+    text = tournament(games=2, concurrency=1).replace("target = 1", "target = 40")
+    info = submit(stub, text)
+    events = watch(stub, info.id, moves=True)
+    assert events[-1].finished.tournament.state == FINISHED, events[-1]
+    stored = {index(r): r for r in records(server.data / "tournaments" / info.id)}
+    assert sorted(stored) == [0, 1, 2, 3]
+    shown: dict[int, list[tuple[int, int]]] = {}
+    for line in lines_of_watch(events):
+        move = re.match(r"  game (\d+) round (\d+) move (\d+): seat \d \((alpha|beta)\): ", line)
+        if move:
+            game, round_number, number = map(int, move.groups()[:3])
+            shown.setdefault(game, []).append((number, round_number))
+    started = {e.game_started.index for e in events if e.HasField("game_started")}
+    assert {1, 2, 3} <= started, "concurrency 1: games 1 to 3 start after the watch"
+    assert any(len(stored[g]["rounds"]) > 1 for g in started), "some match has several rounds"
+    for game, record in stored.items():
+        rounds = move_rounds(record)
+        expected = list(zip(range(1, len(rounds) + 1), rounds))
+        if game in started:
+            assert shown.get(game) == expected, (game, lines_of_watch(events)[:8])
+        else:
+            assert shown.get(game, []) == expected[len(expected) - len(shown.get(game, [])):], game
+
+    status = server.cli("status", info.id)
+    assert status.returncode == 0, status.stderr
+    local = Standings(group_size=2)
+    for record in stored.values():
+        local.add(outcome_of(record))
+    assert rendered(local.table("standings after 4 games")) in status.stdout, status.stdout
+
+
+def test_the_server_keeps_and_shows_the_entrants_given_up_on(server: Server) -> None:
+    """dying passes the check before the first game; its program is deleted after a game is recorded, so its
+    restarts fail until its pool gives up on it: the tournament finishes with forfeits, and the server says so in
+    the watch, in status, in server.json and in its log."""
+    stub = server.stub()
+    info = submit(stub, tournament(games=6, concurrency=1, bots=named("dying", "alpha")))
+    live = BackgroundWatch(stub, info.id)
+    live.wait_games(1, 120)
+    server.dying.unlink()
+    live.join(180)
+    final = live.events[-1].finished.tournament
+    assert final.state == FINISHED and final.games_done == 12, final
+    assert len(final.given_up) == 1, final
+    line = final.given_up[0]
+    assert line.startswith("bot 'dying' failed to start 3 times in a row and was given up: its later games were "
+                           "forfeits; last failure: the bot did not start: "), line
+    server.wait_line(rf"^arena: entrant given up \(id={info.id} detail=bot 'dying' failed to start 3 times ", 30)
+    status = server.cli("status", info.id)
+    assert status.returncode == 0, status.stderr
+    assert f"warning: {line}" in status.stdout.splitlines()
+    saved = json.loads((server.data / "tournaments" / info.id / "server.json").read_text())
+    assert saved["given_up"] == [line]
+    watched = server.cli("watch", info.id)
+    assert watched.stdout.splitlines()[-1] == f"warning: {line}"

@@ -227,7 +227,7 @@ def test_submit_watch_status_games_and_fetch_with_the_cli(server: Server, tmp_pa
     recorded = int(re.match(rf"tournament {tournament_id}: 'cli run' \(block\), \w+; (\d)/6 games recorded",
                             watched.stdout).group(1))
     assert len(re.findall(r"^game \d+ finished \(\d/6\)", watched.stdout, re.M)) == 6 - recorded
-    assert re.search(r"^  game \d+ round 0 move 0: seat \d \((slow|quick)\): lead \[\d\|\d\]$", watched.stdout, re.M)
+    assert re.search(r"^  game \d+ round 1 move 1: seat \d \((slow|quick)\): lead \[\d\|\d\]$", watched.stdout, re.M)
     assert f"tournament {tournament_id} finished: 6/6 games; master seed" in watched.stdout
 
     status = server.cli("status", tournament_id)

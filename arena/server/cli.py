@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..display import safe_markup, safe_name
+from ..display import move_label, safe_markup, safe_name
 
 DEFAULT_SERVER = "127.0.0.1:50500"
 EXIT_REFUSED = 1
@@ -184,7 +184,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             reply = client.call("GetStandings", apb.GetStandingsRequest(id=args.id))
             print_info(reply.tournament)
             if reply.standings.entrants:
-                _console().print(standings_table(reply.standings, f"standings after {reply.standings.games} games"))
+                _console().print(standings_table(reply.standings,
+                                                 f"standings after {_games_text(reply.standings.games)}"))
             return 0
         reply = client.call("ListTournaments", apb.ListTournamentsRequest())
         if not reply.tournaments:
@@ -366,37 +367,51 @@ def print_info(info: Any) -> None:
     print(f"submitted {_when(info.created_at)}; started {_when(info.started_at)}; ended {_when(info.finished_at)}")
     if info.error:
         print(f"note: {safe_name(info.error, 1000)}")
+    if info.resumable:
+        print("resumable: its recorded games are safe; the server resumes it at its next start")
+    for line in info.given_up:
+        print(f"warning: {safe_name(line, 1000)}")
     if info.seed_commitment:
         print(f"seed commitment: {safe_name(info.seed_commitment)}"
               + (f"; master seed revealed: {safe_name(info.master_seed)}" if info.master_seed else ""))
 
 
 def rating_text(standings: Any, e: Any) -> str:
-    if standings.rating == "openskill":
-        return f"{e.openskill_ordinal:.1f} ({e.openskill_mu:.1f}, {e.openskill_sigma:.1f})"
-    if not e.HasField("score"):
-        return "-"
-    if not e.HasField("elo"):
-        return "+∞" if e.score >= 1.0 else "−∞"
-    low, high = (e.elo_low_by_deal, e.elo_high_by_deal) if standings.group_size > 1 and e.HasField(
-        "elo_low_by_deal") else (e.elo_low, e.elo_high)
-    text = f"{round(e.elo) + 0:+d}"
-    if e.HasField("elo_low") or e.HasField("elo_low_by_deal"):
-        text += f" ±{(high - low) / 2:.0f}"
-    return text
+    """An EntrantStanding's rating cell, written as the local standings write it (arena/tournament/standings.py)."""
+    from ..tournament.standings import OPENSKILL, elo_cell, skill_cell
+
+    if standings.rating == OPENSKILL:
+        return skill_cell(e.openskill_ordinal, e.openskill_mu, e.openskill_sigma)
+    interval = (e.elo_low_by_deal, e.elo_high_by_deal) if e.HasField("elo_low_by_deal") else None
+    return elo_cell(_field(e, "elo"), _field(e, "score"), interval)
+
+
+def _field(message: Any, name: str) -> Any:
+    """An optional field's value, None when absent."""
+    return getattr(message, name) if message.HasField(name) else None
+
+
+def _points(value: float) -> str:
+    """Points as the local standings print them (``702``, ``702.5``)."""
+    from fractions import Fraction
+
+    from ..tournament.standings import points_text
+
+    return points_text(Fraction(value))
 
 
 def standings_table(standings: Any, title: str) -> Any:
-    from rich.table import Table
+    """A Standings message as the same table ``arena run`` prints: the columns, cells and tie-break caption of
+    :func:`~arena.tournament.standings.table_frame` (the server's order is the standings' own)."""
+    from ..tournament.standings import table_frame
 
-    table = Table(title=title)
-    rating = "Elo ±95%" if standings.rating != "openskill" else "ordinal (μ, σ)"
-    for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "faults", "think ms", rating):
-        table.add_column(header, justify="left" if header == "entrant" else "right")
+    table = table_frame(title, standings.rating)
     for e in standings.entrants:
         think = f"{e.think_ms_per_decision:.1f}" if e.HasField("think_ms_per_decision") else "-"
+        scored = e.scored_exact if e.HasField("scored_exact") else e.scored
         table.add_row(str(e.rank), safe_markup(e.name), str(e.games), str(e.wins), str(e.draws), str(e.losses),
-                      f"{e.match_points:g}", str(e.scored), str(e.faults), think, rating_text(standings, e))
+                      _points(e.match_points), _points(scored), _points(e.conceded), str(e.faults), think,
+                      rating_text(standings, e))
     return table
 
 
@@ -433,25 +448,28 @@ class WatchView:
             self.out(f"game {g.index} started: {' v '.join(safe_name(s) for s in g.seats)}")
 
     def _move(self, m: Any) -> None:
+        """Rounds and moves numbered from 1, moves through the whole game, as every other view numbers them."""
         seats = self.seats.get(m.game, [])
         who = f"seat {m.seat}" + (f" ({safe_name(seats[m.seat])})" if m.seat < len(seats) else "")
-        self.out(f"  game {m.game} round {m.round_index} move {m.move_number}: {who}: {safe_name(m.action.text)}"
-                 + (" (forced)" if m.forced else ""))
+        self.out(f"  game {m.game} round {m.round_index + 1} {move_label(m.move_number_in_game)}: {who}: "
+                 f"{safe_name(m.action.text)}" + (" (forced)" if m.forced else ""))
 
     def _round_finished(self, r: Any) -> None:
         res = r.result
         ending = {1: "domino", 2: "block"}.get(res.ending, "?")
         hands = "; ".join(f"seat {i}: {' '.join(_tile(t) for t in h.tiles) or '-'}" for i, h in enumerate(res.hands))
-        self.out(f"  game {r.game} round {res.round_index} ended by {ending}: points {list(res.points)}, "
+        self.out(f"  game {r.game} round {res.round_index + 1} ended by {ending}: points {list(res.points)}, "
                  f"scores {list(res.scores)}; hands {hands}")
 
     def _game_finished(self, f: Any) -> None:
         """The one line of a game: who played, the scores, the winner, any fault."""
         g = f.game
-        self.seats.pop(g.index, None)
+        if not self.moves:  # with --moves, a game's moves may come after it finished (held for its deal set)
+            self.seats.pop(g.index, None)
         sides = _sides(g.seats, g.side_of_seat)
         scores = ", ".join(f"{name} {score}" for name, score in zip(sides, g.result.scores))
-        faults = "; ".join(f"{safe_name(x.kind)} by seat {x.seat}: {safe_name(x.message, 300)}" for x in g.faults)
+        faults = "; ".join(f"{safe_name(x.kind)} by seat {x.seat} at {move_label(x.move_number)}: "
+                           f"{safe_name(x.message, 300)}" for x in g.faults)
         self.out(f"game {g.index} finished ({f.games_done}/{f.games_total}): {scores}; winner {_winner(g)}"
                  + (f"; fault: {faults}" if faults else ""))
 
@@ -472,6 +490,8 @@ class WatchView:
         self.out(f"tournament {safe_name(info.id)} {_state(info.state)}: {info.games_done}/{info.games_total} games"
                  + (f" ({safe_name(info.error, 1000)})" if info.error else "")
                  + (f"; master seed {safe_name(info.master_seed)}" if info.master_seed else ""))
+        for line in info.given_up:
+            self.out(f"warning: {safe_name(line, 1000)}")
 
 
 def print_final_standings(client: Any, final: Any) -> None:
@@ -489,8 +509,8 @@ def print_final_standings(client: Any, final: Any) -> None:
         standings = standings_from_games(games, final.standings)
     except (ServerSaidNo, OutcomeError) as error:
         if final.standings.entrants:
-            console.print(standings_table(final.standings, f"{safe_markup(info.name)}: {safe_markup(info.variant)}, "
-                                                           f"{final.standings.games} games"))
+            console.print(standings_table(final.standings, f"{info.name}: {info.variant}, "
+                                                           f"{_games_text(final.standings.games)}"))
         console.print(f"note: the pairwise table is not shown: {safe_markup(str(error), 300)}")
         return
     if not standings.games:

@@ -154,10 +154,30 @@ def public_action(action: Action) -> Action:
     return Action(Kind.DRAW) if action.kind == Kind.DRAW else action
 
 
-def move_event(game: int, round_index: int, number: int, move: MoveRecord) -> apb.TournamentEvent:
+class MoveNumbers:
+    """The numbers of a game's moves as they come: within their round and within the game, both from 0."""
+
+    def __init__(self) -> None:
+        self.round = -1
+        self.in_round = 0
+        self.in_game = 0
+
+    def next(self, round_index: int) -> tuple[int, int]:
+        """(number in its round, number in the game) of the next move, which belongs to round ``round_index``."""
+        if round_index != self.round:
+            self.round, self.in_round = round_index, 0
+        numbers = (self.in_round, self.in_game)
+        self.in_round += 1
+        self.in_game += 1
+        return numbers
+
+
+def move_event(game: int, round_index: int, number: int, in_game: int, move: MoveRecord) -> apb.TournamentEvent:
+    """A move as every seat saw it; ``number`` counts the moves of its round, ``in_game`` those of its game (both
+    from 0, forced moves included)."""
     return event(move=apb.MoveEvent(game=game, round_index=round_index, move_number=number, seat=move.seat,
                                     action=action_pb(public_action(move.action)), forced=move.forced,
-                                    think_ms=move.think_ms))
+                                    think_ms=move.think_ms, move_number_in_game=in_game))
 
 
 def round_event(game: int, round_index: int, record: RoundRecord) -> apb.TournamentEvent:
@@ -189,8 +209,8 @@ def standings_pb(data: Mapping[str, Any]) -> apb.Standings:
     for rank, e in enumerate(data.get("entrants", ()), start=1):
         entrant = message.entrants.add(
             rank=rank, name=e["name"], games=e["games"], wins=e["wins"], draws=e["draws"], losses=e["losses"],
-            match_points=e["match_points"], scored=int(e["scored"]), conceded=float(e["conceded"]),
-            faults=e["faults"], decisions=e["decisions"],
+            match_points=e["match_points"], scored=round(e["scored"]), scored_exact=float(e["scored"]),
+            conceded=float(e["conceded"]), faults=e["faults"], decisions=e["decisions"],
         )
         if e.get("think_ms_per_decision") is not None:
             entrant.think_ms_per_decision = e["think_ms_per_decision"]

@@ -3,7 +3,8 @@
 ``<data>/tournaments/<id>/`` is the tournament's run folder (the layout of :mod:`arena.tournament.runner`:
 ``tournament.toml``, ``games.jsonl``, ``standings.json``, seeds, logs) plus ``server.json``, the server's own
 facts (name, state, times, counts), replaced atomically at every change of state. A restarted server reads every
-``server.json`` back: finished, cancelled and failed tournaments are listed; queued and running ones are resumed.
+``server.json`` back: finished, cancelled and failed tournaments are listed; queued and running ones are resumed,
+and so are those FAILED by a write error (``resumable``: a full disk, once space is freed).
 """
 
 from __future__ import annotations
@@ -58,6 +59,11 @@ class Tournament:
     finished_at: float = 0.0
     error: str = ""
     games_done: int = 0
+    resumable: bool = False
+    """FAILED by a write error (a full disk): its recorded games are safe, and the next start of the server resumes
+    it."""
+    given_up: list[str] = field(default_factory=list)
+    """One line per entrant given up on in its last run (``RunSummary.given_up``)."""
 
     spec: TournamentSpec | None = None
     spec_text: str = ""
@@ -97,6 +103,7 @@ class Tournament:
             "entrants": self.entrants, "games_total": self.games_total, "group_size": self.group_size,
             "created_at": self.created_at, "state": STATE_NAMES[self.state], "started_at": self.started_at,
             "finished_at": self.finished_at, "error": self.error, "games_done": self.games_done,
+            "resumable": self.resumable, "given_up": self.given_up,
         }
         temporary = self.folder / (SERVER_FILE + ".tmp")
         with open(temporary, "w") as f:
@@ -114,7 +121,8 @@ class Tournament:
             entrants=list(facts["entrants"]), games_total=facts["games_total"], group_size=facts["group_size"],
             created_at=facts["created_at"], state=STATES[facts["state"]], started_at=facts.get("started_at", 0.0),
             finished_at=facts.get("finished_at", 0.0), error=facts.get("error", ""),
-            games_done=facts.get("games_done", 0),
+            games_done=facts.get("games_done", 0), resumable=bool(facts.get("resumable", False)),
+            given_up=[str(line) for line in facts.get("given_up", [])],
         )
 
     # --- as the API shows it ---
@@ -142,6 +150,7 @@ class Tournament:
             started_at=self.started_at, finished_at=self.finished_at, error=self.error, entrants=self.entrants,
             games_in_progress=len(self.in_progress), seed_commitment=self.commitment(),
             master_seed=self.master_seed() if self.state == apb.TOURNAMENT_STATE_FINISHED else "",
+            resumable=self.resumable, given_up=self.given_up,
         )
 
     def standings_json(self) -> dict[str, Any]:
@@ -190,6 +199,8 @@ class RecordIndex:
         self._identity: tuple[int, int] | None = None
         self.bad_lines: list[tuple[int, str]] = []
         """(line number, problem) of every line found not to be a record."""
+        self._unreadable: dict[int, tuple[int, str]] = {}
+        """Game index -> (line number, problem) of the last line placed as that game's and found not to be a record."""
 
     def refresh(self) -> None:
         with self._lock:
@@ -218,6 +229,7 @@ class RecordIndex:
         self._position = self._lines = 0
         self._offsets.clear()
         self.bad_lines.clear()
+        self._unreadable.clear()
 
     def _place(self, line: bytes, offset: int, number: int) -> None:
         if not line.strip():
@@ -261,6 +273,12 @@ class RecordIndex:
             except RecordFormatError as error:
                 self._drop(index, place, str(error))
 
+    def unreadable(self, index: int) -> tuple[int, str] | None:
+        """(line number, problem) of a line that held game ``index`` but is not a record, when :meth:`read` found
+        one; None otherwise (a line too broken to name its game is only in ``bad_lines``)."""
+        with self._lock:
+            return self._unreadable.get(index)
+
     def _bytes_at(self, place: tuple[int, int, int], identity: tuple[int, int] | None) -> bytes | None:
         """The line at ``place`` in the file last looked at; None if the file there is another one now."""
         with open(self.path, "rb") as f:
@@ -276,5 +294,6 @@ class RecordIndex:
             if places and place in places:
                 places.remove(place)
                 self.bad_lines.append((place[2], problem))
+                self._unreadable[index] = (place[2], problem)
                 if not places:
                     del self._offsets[index]

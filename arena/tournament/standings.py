@@ -318,6 +318,22 @@ def elo_cell(elo: float | None, score: float | None, interval: tuple[float, floa
     return text if interval is None else f"{text} [{_signed(interval[0])}, {_signed(interval[1])}]"
 
 
+def skill_cell(ordinal: float, mu: float, sigma: float) -> str:
+    """The OpenSkill column's text: ``21.3 (27.1, 1.9)`` (ordinal, mu, sigma). For every view of the standings."""
+    return f"{ordinal:.1f} ({mu:.1f}, {sigma:.1f})"
+
+
+def table_frame(title: str, rating_kind: str) -> Table:
+    """The standings table without its rows: the columns (the rating's by ``rating_kind``, ``elo`` or ``openskill``)
+    and the caption saying how ties in points are broken. For every view of the standings (``arena run``, ``arena
+    status``), so they read the same."""
+    table = Table(title=safe_markup(title, 200), caption=TIE_RULE)
+    for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "conceded", "faults", "think ms",
+                   ELO_HEADER if rating_kind == ELO else "ordinal (μ, σ)"):
+        table.add_column(header, justify="left" if header == "entrant" else "right")
+    return table
+
+
 def _signed(value: float) -> str:
     return f"{round(value) + 0:+d}"  # + 0 turns -0 into 0
 
@@ -544,17 +560,13 @@ class Standings:
         ``21.3 (27.1, 1.9)`` (ordinal, mu, sigma)."""
         if self.rating_kind == OPENSKILL:
             skill = self._skill[name]
-            return f"{skill.ordinal:.1f} ({skill.mu:.1f}, {skill.sigma:.1f})"
+            return skill_cell(skill.ordinal, skill.mu, skill.sigma)
         estimate = elo if elo is not None else self.elo()[name]
         return elo_cell(estimate.elo, estimate.score, estimate.elo_interval_by_deal)
 
     def table(self, title: str = "standings") -> Table:
         """The standings as a rich table, best first; the caption says how ties in points are broken."""
-        rating_header = ELO_HEADER if self.rating_kind == ELO else "ordinal (μ, σ)"
-        table = Table(title=safe_markup(title, 200), caption=TIE_RULE)
-        for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "conceded", "faults",
-                       "think ms", rating_header):
-            table.add_column(header, justify="left" if header == "entrant" else "right")
+        table = table_frame(title, self.rating_kind)
         elo = self.elo()
         for rank, name in enumerate(self.order(), start=1):
             e = self._entrants[name]
