@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .cluster.options import add_backend_arguments, backend_from
 from .display import safe_name
 from .rules import VARIANTS, RulesError, new_game
 from .server.cli import add_server_commands
@@ -273,7 +274,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     resume = f"{command} run {shlex.quote(args.file)} --out {shlex.quote(str(run))} --resume"
     if args.backend != "local":
         resume += f" --backend {args.backend}" + (f" --address {shlex.quote(args.address)}" if args.address else "")
-    backend = backend_from(args, args.concurrency or spec.concurrency)
+    backend = backend_from(args.backend, args.address, args.concurrency or spec.concurrency)
     try:
         summary = trio.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
                                                                       concurrency=args.concurrency, console=console,
@@ -291,7 +292,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         were = "was" if summary.resumed_from == 1 else "were"
         console.print(f"resume: {count_text(summary.resumed_from, 'game')} {were} already recorded; played "
                       f"{summary.played_now}", highlight=False)
-    print_summary(summary, console, f"{spec.name}: {spec.variant}, {count_text(summary.total, 'game')}", command)
+    print_summary(summary, console, f"{spec.name}: {spec.variant}, {count_text(summary.recorded, 'game')}", command)
     return 1 if summary.given_up else 0
 
 
@@ -565,28 +566,6 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench_records)
     add_server_commands(sub)
     return parser
-
-
-def add_backend_arguments(p: argparse.ArgumentParser) -> None:
-    """``--backend`` and ``--address``, on ``arena run`` and ``arena serve``."""
-    p.add_argument("--backend", choices=("local", "ray"), default="local",
-                   help="where games are played: this machine's bot processes (default), or the nodes of a Ray "
-                        "cluster (the ray extra; see README, Running on a cluster)")
-    p.add_argument("--address", help="with --backend ray: the cluster to join (host:port of its head, or auto); "
-                                     "default: a Ray of this machine alone")
-
-
-def backend_from(args: argparse.Namespace, concurrency: int) -> Any:
-    """The runner's backend factory for ``--backend``/``--address`` (None: this machine), joining the Ray cluster
-    now, before trio starts; ``concurrency`` is the games in flight over the whole cluster."""
-    if args.backend != "ray":
-        if args.address:
-            raise RulesError(f"--address is for --backend ray, got --backend {args.backend}")
-        return None
-    from .cluster import connect, ray_backend
-
-    connect(args.address)
-    return ray_backend(concurrency)
 
 
 def add_bench_sandbox_argument(p: argparse.ArgumentParser) -> None:

@@ -81,7 +81,7 @@ def connect(address: str | None) -> None:
         raise ClusterError(f"cannot reach {where}: {str(error).splitlines()[0] if str(error) else error}") from None
 
 
-def ray_backend(concurrency: int) -> BackendFactory:
+def ray_factory(concurrency: int) -> BackendFactory:
     """The factory :func:`~arena.tournament.runner.run_tournament` takes: games on the actors of the cluster joined
     by :func:`connect`, at most ``concurrency`` of them in flight (the driver's workers), on whichever nodes."""
     if concurrency < 1:
@@ -386,5 +386,5 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-__all__ = ["RayBackend", "GameActor", "ClusterError", "connect", "ray_backend", "require_ray", "replay_progress",
+__all__ = ["RayBackend", "GameActor", "ClusterError", "connect", "ray_factory", "require_ray", "replay_progress",
            "merge_info", "node_label", "setup_for_node", "RAY_MISSING"]

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..cluster.options import add_backend_arguments
 from ..display import move_label, safe_markup, safe_name
 
 DEFAULT_SERVER = "127.0.0.1:50500"
@@ -52,6 +53,7 @@ def add_server_commands(sub: Any) -> None:
     p.add_argument("--max-entrants", type=int, default=64, help="entrants per tournament (default 64)")
     p.add_argument("--max-bot-processes", type=int, default=64,
                    help="bot processes alive at once over the queued and running tournaments (default 64)")
+    add_backend_arguments(p)
     p.add_argument("--http", nargs="?", const="127.0.0.1:8080", metavar="ADDR",
                    help="also serve the web dashboard at HOST:PORT (127.0.0.1:8080 when no address is given); beyond "
                         "loopback it asks for the token of --token-file, unless --http-public")

@@ -23,6 +23,7 @@ import structlog
 import trio
 
 from ..botkit import add_introspection
+from ..cluster.options import backend_from
 from ..protocol import MAX_MESSAGE_BYTES, arena_pb2
 from ..display import safe_name
 from .admission import DEFAULT_MAX_BOT_PROCESSES, Admission
@@ -56,6 +57,8 @@ class ServeConfig:
     http: str | None = None
     """Where the web dashboard listens (HOST:PORT), or None for none."""
     http_public: bool = False
+    backend: Any = None
+    """Where games are played: the runner's backend factory (``--backend ray``), or None for this machine."""
 
 
 def config_from_args(args: Any) -> ServeConfig:
@@ -85,11 +88,12 @@ def config_from_args(args: Any) -> ServeConfig:
                           protected=protected, cwd=Path.cwd())
     if admission.runs_anything:
         require_sandbox()
+    backend = backend_from(getattr(args, "backend", "local"), getattr(args, "address", None), args.concurrency)
     return ServeConfig(listen=args.listen, data=data, token=token, credentials=credentials,
                        concurrency=args.concurrency, max_tournaments=args.max_tournaments,
                        watch_buffer=args.watch_buffer, admission=admission,
                        max_bot_processes=args.max_bot_processes, data_mode_was=mode_was, http=http,
-                       http_public=bool(getattr(args, "http_public", False)))
+                       http_public=bool(getattr(args, "http_public", False)), backend=backend)
 
 
 def http_address(address: str) -> tuple[str, int]:
@@ -288,7 +292,7 @@ async def serve(config: ServeConfig) -> None:
     log = ServerLog(config.data)
     arena = Arena(config.data, concurrency=config.concurrency, max_tournaments=config.max_tournaments, log=log,
                   watch_buffer=config.watch_buffer, max_watchers=config.max_watchers, admission=config.admission,
-                  max_bot_processes=config.max_bot_processes)
+                  max_bot_processes=config.max_bot_processes, backend=config.backend)
     try:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())

@@ -59,8 +59,11 @@ class Arena:
 
     def __init__(self, data: Path, *, concurrency: int, max_tournaments: int, log: Any,
                  watch_buffer: int = WATCH_BUFFER_EVENTS, max_watchers: int = MAX_WATCHERS,
-                 admission: Admission = Admission(), max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES) -> None:
+                 admission: Admission = Admission(), max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES,
+                 backend: Any = None) -> None:
         self.data = data
+        self.backend = backend
+        """Where the games are played (the runner's backend factory: ``--backend ray``), None for this machine."""
         self.admission = admission
         """What submissions may run (the registry, --allow-commands, --max-entrants, the protected paths)."""
         self.max_bot_processes = max_bot_processes
@@ -176,7 +179,7 @@ class Arena:
                         t.spec, t.spec_text, t.folder, resume=(t.folder / SECRET_FILE).exists(),
                         on_game=lambda record: self._game_finished(t, record), limiter=self.limiter,
                         on_game_start=lambda scheduled, seats: self._game_started(t, scheduled, seats),
-                        protected=self.admission.protected)
+                        protected=self.admission.protected, backend=self.backend)
                     self._note_given_up(t, summary.given_up)
             if t.cancel_scope.cancelled_caught:
                 if t.cancel_requested:

@@ -1,0 +1,38 @@
+"""``--backend`` and ``--address``, shared by ``arena run`` and ``arena serve`` (a helper below both commands, so
+neither imports the other), and the backend they choose. Light to import: Ray is loaded only when chosen."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..rules import RulesError
+
+BACKENDS = ("local", "ray")
+
+
+def add_backend_arguments(p: argparse.ArgumentParser) -> None:
+    """``--backend`` and ``--address`` on a command that plays tournaments."""
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="where games are played: this machine's bot processes (default), or the nodes of a Ray "
+                        "cluster (the ray extra; see README, Running on a cluster)")
+    p.add_argument("--address", help="with --backend ray: the cluster to join (host:port of its head, or auto); "
+                                     "default: a Ray of this machine alone")
+
+
+def check_backend_arguments(backend: str, address: str | None) -> None:
+    """``--address`` means nothing without ``--backend ray``: say so rather than run on this machine silently."""
+    if backend != "ray" and address:
+        raise RulesError(f"--address is for --backend ray, got --backend {backend}")
+
+
+def backend_from(backend: str, address: str | None, concurrency: int) -> Any:
+    """The runner's backend factory (None: this machine), joining the Ray cluster now, before trio starts (joining
+    blocks); ``concurrency`` is the most games in flight over the whole cluster."""
+    check_backend_arguments(backend, address)
+    if backend != "ray":
+        return None
+    from .ray_backend import connect, ray_factory
+
+    connect(address)
+    return ray_factory(concurrency)
