@@ -11,23 +11,31 @@ from __future__ import annotations
 import io
 import json
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Iterator
 
+import grpc
 import pytest
 from rich.console import Console
 
 from arena.check_bot import _describe
 from arena.players.faults import Fault, FaultKind
 from arena.protocol import arena_pb2 as apb
+from arena.records.jsonform import index_of
+from arena.records.schema import RecordFormatError, parse_record
+from arena.records.store import ReadReport, iter_records
 from arena.server.cli import WatchView, rating_text, standings_table
 from arena.server.events import standings_pb
 from arena.tournament.runner import outcome_of
 from arena.tournament.standings import TIE_RULE, GameOutcome, Standings
+from helpers import bot_processes
 from test_server import (
     FINISHED, BackgroundWatch, Server, bot_entry, index, named, random_bot, records, registry, submit, tournament,
     watch,
@@ -213,3 +221,84 @@ def test_the_server_keeps_and_shows_the_entrants_given_up_on(server: Server) -> 
     assert saved["given_up"] == [line]
     watched = server.cli("watch", info.id)
     assert watched.stdout.splitlines()[-1] == f"warning: {line}"
+
+
+# --- items 5 and 6: a write error leaves the tournament resumable; unreadable lines are logged and named -----------
+
+
+def corrupt_in_place(path: Path) -> tuple[int, int, str]:
+    """Overwrite the first complete line that names its game in its first bytes with garbage of the same length
+    (the file keeps its size and inode, as a server reading it expects); (line number, game, problem)."""
+    lines = path.read_bytes().split(b"\n")
+    offset = 0
+    for number, line in enumerate(lines[:-1], 1):
+        prefix = re.match(rb'\{"recordVersion":1,"index":"(\d+)",', line)
+        if prefix:
+            bad = prefix.group(0) + b"#" * (len(line) - len(prefix.group(0)))
+            with open(path, "r+b") as f:
+                f.seek(offset)
+                f.write(bad)
+            with pytest.raises(RecordFormatError) as problem:
+                parse_record(bad)
+            return number, int(prefix.group(1)), str(problem.value)
+        offset += len(line) + 1
+    raise AssertionError(f"no line of {path} names its game")
+
+
+def test_a_write_error_fails_resumably_and_a_restart_resumes_with_every_game_once(tmp_path: Path) -> None:
+    """The server's files may not grow past 30,000 bytes (RLIMIT_FSIZE, set on the running server: its writes get
+    EFBIG, as on a full disk): the tournament ends FAILED, resumable, saying what is safe. A line then broken by
+    hand: GetGame on its game names the line. The restarted server (no limit) logs the broken line, resumes, and
+    finishes with every game recorded exactly once, the safe lines kept as they were."""
+    tag = uuid.uuid4().hex
+    data = tmp_path / "data"
+    bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+    first = Server(data, *bots)
+    try:
+        resource.prlimit(first.process.pid, resource.RLIMIT_FSIZE, (30_000, 30_000))
+        stub = first.stub()
+        info = submit(stub, tournament(games=20, concurrency=2))
+        failed = watch(stub, info.id)[-1].finished.tournament
+        folder = data / "tournaments" / info.id
+        kept = (folder / "games.jsonl").read_bytes()
+        safe = kept.count(b"\n")
+        assert failed.state == apb.TOURNAMENT_STATE_FAILED and failed.resumable, failed
+        assert 0 < safe < 40 and len(kept) == 30_000
+        assert failed.error == (f"cannot write {folder}/games.jsonl: File too large; {safe} of 40 games are recorded "
+                                f"and safe in {folder} (standings.json holds their standings); raise the file size "
+                                f"limit (ulimit -f), then restart the server: it resumes this tournament")
+        status = first.cli("status", info.id)
+        assert "resumable: its recorded games are safe; the server resumes it at its next start" in status.stdout
+
+        line, game, problem = corrupt_in_place(folder / "games.jsonl")
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.GetGame(apb.GetGameRequest(id=info.id, index=game), timeout=30)
+        assert refused.value.code() == grpc.StatusCode.DATA_LOSS
+        assert refused.value.details() == (f"game {game} of tournament {info.id}: its record, line {line} of "
+                                           f"games.jsonl, is unreadable: {problem}")
+        first.stop()
+    finally:
+        first.stop(signal.SIGKILL)
+    before = (folder / "games.jsonl").read_bytes()
+    complete = before[:before.rfind(b"\n") + 1]
+
+    again = Server(data, *bots)
+    try:
+        again.wait_line(rf"^arena: record line skipped \(id={info.id} file=games.jsonl line={line} "
+                        rf"problem={re.escape(problem)}\)$", 30)
+        stub = again.stub()
+        finished = watch(stub, info.id)[-1].finished.tournament
+        assert finished.state == FINISHED and not finished.resumable and finished.error == "", finished
+        assert finished.games_done == 40
+        after = (folder / "games.jsonl").read_bytes()
+        assert after.startswith(complete), "the safe lines (and the broken one) are kept as they were"
+        report = ReadReport()
+        indices = Counter(index_of(record) for record in iter_records(folder / "games.jsonl", report))
+        assert indices == Counter(range(40)), "every game exactly once, the broken line's game played again"
+        assert [number for number, _ in report.bad_lines] == [line]
+        assert stub.GetGame(apb.GetGameRequest(id=info.id, index=game), timeout=30).record.index == game
+        saved = json.loads((folder / "server.json").read_text())
+        assert (saved["state"], saved["resumable"]) == ("finished", False)
+    finally:
+        again.stop()
+    assert not bot_processes(tag)
