@@ -440,7 +440,7 @@ class Arena:
 
 def schedule_of(spec: TournamentSpec) -> Schedule:
     """The tournament's schedule without its seed: the games, deal sets and processes are the same for any seed."""
-    return Schedule(len(spec.bots), spec.game(), spec.games, spec.duplicate, "")
+    return spec.schedule()
 
 
 def bot_processes(spec: TournamentSpec) -> int:

@@ -45,6 +45,7 @@ from ..referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from ..rules import Game
 from .pools import EntrantPool
 from .schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
+from .sequential import MatchupTest
 from .seed import REVEALED_FILE, SECRET_FILE, SeedCommitment, load_secret, new_seed, publish, reveal
 from .spec import SpecError, TournamentSpec
 from .standings import GameOutcome, OutcomeError, Standings, points_text
@@ -142,6 +143,29 @@ class RunSummary:
     first_index: int | None = None
     given_up: list[str] = field(default_factory=list)
     """One line per entrant given up on mid-run (failed to start again and again): its later games are forfeits."""
+    sprt: MatchupTest | None = None
+    """The file's sequential test, when it has [sprt]: the run ends when it decides."""
+    candidates: tuple[str, ...] = ()
+    """A gauntlet's candidates (the rows of its pairwise table)."""
+
+    @property
+    def recorded(self) -> int:
+        """Games in the record file: those of earlier runs of this folder, and this run's."""
+        return self.resumed_from + self.played_now
+
+    @property
+    def finished(self) -> bool:
+        """Every game played, or the test decided (the games it left unplayed are not needed)."""
+        return (self.recorded >= self.total
+                or (self.sprt is not None and self.sprt.decided))
+
+    def standings_json(self) -> dict[str, Any]:
+        """``standings.json``: the standings, with the test when there is one."""
+        assert self.standings is not None
+        data = self.standings.to_json()
+        if self.sprt is not None:
+            data["sprt"] = self.sprt.to_json()
+        return data
 
 
 def outcome_of(record: Record) -> GameOutcome:
@@ -291,16 +315,19 @@ class Progress:
         elapsed = self.clock() - self.started
         return (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
 
-    def advance(self, leaders: Sequence[tuple[str, Any]]) -> None:
-        """One more game recorded; ``leaders`` are (name, match points) best first."""
+    def advance(self, leaders: Sequence[tuple[str, Any]], test: str = "") -> None:
+        """One more game recorded; ``leaders`` are (name, match points) best first; ``test`` the SPRT's LLR and
+        bounds, when the run has one (shown first: it says when the run ends)."""
         self.done += 1
         rate = self.rate()
-        board = ", ".join(f"{safe_name(name, 40)} {points_text(points)} pts" for name, points in leaders)
+        board = "leaders: " + ", ".join(f"{safe_name(name, 40)} {points_text(points)} pts" for name, points in leaders)
+        if test:
+            board = f"{test}; {board}"
         if self._bar is not None:
             from rich.markup import escape
 
             self._bar.update(self._task, completed=self.done, rate=f"{rate:.1f} games/s",
-                             leaders=escape(f"leaders: {board}"))
+                             leaders=escape(board))
             return
         now = self.clock()
         if self.last_line is None or now - self.last_line >= 5 or self.done == self.total:
@@ -308,7 +335,7 @@ class Progress:
             left = self.total - self.done
             eta = f"{left / rate:.0f}s" if rate > 0 else "?"
             self.console.print(f"games {self.done}/{self.total} ({100 * self.done / max(1, self.total):.0f}%), "
-                               f"{rate:.1f} games/s, ETA {eta}; leaders: {board}", highlight=False, markup=False)
+                               f"{rate:.1f} games/s, ETA {eta}; {board}", highlight=False, markup=False)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -343,9 +370,10 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
         log, log_file = open_log(run)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise SpecError(f"{run}: cannot use the run folder: {error}") from None
-    schedule = Schedule(len(spec.bots), game, spec.games, spec.duplicate, seed.seed, order=order)
+    schedule = spec.schedule(seed.seed, order)
     summary = RunSummary(run=run, total=schedule.total(), seed=seed, skipped_bots=spec.skipped,
-                         standings=Standings(group_size=schedule.group_size))
+                         standings=Standings(group_size=schedule.group_size),
+                         sprt=MatchupTest.for_tournament(spec, schedule), candidates=spec.candidates)
     run_games = _RunGames(spec, game, schedule, summary, log, on_game, limiter, on_game_start)
     try:
         with writing(run / RECORDS):
@@ -356,7 +384,7 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
                      already_recorded=len(done), commitment=seed.commitment, resume=resume,
                      skipped_bots=list(spec.skipped), schedule=order)
         await run_games.play(done, concurrency or spec.concurrency, console, protected, backend or LocalBackend)
-        if len(done) + summary.played_now >= summary.total and not run_games.failures:
+        if summary.finished and not run_games.failures:
             with writing(run / REVEALED_FILE):
                 reveal(run, seed)
                 (run / SECRET_FILE).unlink(missing_ok=True)
@@ -410,11 +438,12 @@ class _RunGames:
         run, spec = self.run, self.spec
         backend = make_backend(BackendSetup(spec, self.schedule, run, tuple(protected)))
         pending = (g for g in self.schedule if g.index not in done)
+        test = self.summary.sprt
 
         async def worker() -> None:
             for scheduled in pending:
-                if self.failures:
-                    return
+                if self.failures or (test is not None and test.decided):
+                    return  # a decided test: games in flight finish and are recorded, no new one starts
                 await self.play_one(backend, scheduled)
 
         try:
@@ -453,7 +482,10 @@ class _RunGames:
                     return  # not recorded: a resume plays it again
                 with writing(self.run / RECORDS):
                     await trio.to_thread.run_sync(self.writer.write, message)
-            self.standings.add(outcome_of(message))
+            outcome = outcome_of(message)
+            self.standings.add(outcome)
+            if self.summary.sprt is not None:
+                self.summary.sprt.add(outcome)
             self.summary.played_now += 1
             if self.summary.first_index is None:
                 self.summary.first_index = scheduled.index
@@ -468,7 +500,8 @@ class _RunGames:
         if self.on_game is not None:
             self.on_game(message)
         if self.progress is not None:
-            self.progress.advance(self.standings.leaders(3))
+            self.progress.advance(self.standings.leaders(3),
+                                  self.summary.sprt.progress_text() if self.summary.sprt is not None else "")
 
     async def wrap_up(self, backend: GameBackend) -> None:
         """Close the records, stop every bot, name the entrants given up on, and write ``bots.json`` and
@@ -482,7 +515,7 @@ class _RunGames:
             await backend.stop()
         self.summary.given_up = backend.given_up()
         for path, data in ((self.run / BOTS, backend.info),
-                           (self.run / STANDINGS, self.standings.to_json)):
+                           (self.run / STANDINGS, self.summary.standings_json)):
             try:
                 write_json(path, data())
             except OSError as error:
@@ -506,7 +539,10 @@ def _recorded_games(records_path: Path, summary: RunSummary) -> set[int]:
         if index in done or index >= summary.total:
             continue
         try:
-            standings.add(outcome_of(record))
+            outcome = outcome_of(record)
+            standings.add(outcome)
+            if summary.sprt is not None:
+                summary.sprt.add(outcome)
         except (OutcomeError, ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
             report.bad_lines.append((-1, f"game {index} is not a complete record ({error}); it is played again"))
             continue
@@ -684,7 +720,13 @@ def print_summary(summary: RunSummary, console: Any, title: str, command: str = 
     (``command`` is how to call the arena again: see :func:`arena_command`)."""
     assert summary.standings is not None
     console.print(summary.standings.table(title))
-    console.print(summary.standings.pairwise_table())
+    if summary.candidates:
+        console.print(summary.standings.pairwise_table("gauntlet (W-D-L of each candidate against each entrant)",
+                                                       rows=summary.candidates))
+    else:
+        console.print(summary.standings.pairwise_table())
+    if summary.sprt is not None:
+        console.print(summary.sprt.summary(), soft_wrap=True, highlight=False, markup=False)
     if summary.skipped_bots:
         console.print(f"skipped (not installed): {', '.join(summary.skipped_bots)}", markup=False)
     for number, problem in summary.bad_lines:
@@ -693,7 +735,7 @@ def print_summary(summary: RunSummary, console: Any, title: str, command: str = 
                       markup=False)
     for line in summary.given_up:
         console.print(f"warning: {line}", soft_wrap=True, highlight=False, markup=False)
-    console.print(f"records: {summary.run / RECORDS} ({count_text(summary.total, 'game')}); standings: "
+    console.print(f"records: {summary.run / RECORDS} ({count_text(summary.recorded, 'game')}); standings: "
                   f"{summary.run / STANDINGS}", soft_wrap=True, highlight=False, markup=False)
     if summary.seed is not None and (summary.run / REVEALED_FILE).exists():
         console.print(f"master seed revealed: {summary.seed.seed} (commitment {summary.seed.commitment[:16]}…)",

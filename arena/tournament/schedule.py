@@ -1,9 +1,16 @@
-"""The round-robin schedule: a lazy iterator of games with a known total, so a 100,000-game tournament starts at once
-and runs in flat memory.
+"""The schedule: a lazy iterator of games with a known total, so a 100,000-game tournament starts at once and runs in
+flat memory.
 
-Tables: 2-player variants play every pair of entrants; k-player variants every k-combination (with fewer entrants
-than seats, one table where the entrants fill the seats in turn); team variants pair entrants as teams, each entrant
-holding both seats of its side (seats 0+2 against 1+3), each seat with its own bot process.
+Tables of a round robin (``ROUND_ROBIN``): 2-player variants play every pair of entrants; k-player variants every
+k-combination (with fewer entrants than seats, one table where the entrants fill the seats in turn); team variants
+pair entrants as teams, each entrant holding both seats of its side (seats 0+2 against 1+3), each seat with its own
+bot process.
+
+Tables of a gauntlet (``GAUNTLET``, the candidates named): every table has a candidate, and the other entrants never
+meet without one. Two-sided variants (2 players, or teams) pair each candidate with every other entrant, candidates
+included (each such pair once); k-player variants seat one candidate with every (k-1)-combination of the
+non-candidates, or, with fewer non-candidates than k-1, with the non-candidates filling the other seats in turn (a
+candidate against one baseline holding the three other seats of a Mexican Train table).
 
 Seat rotations: with duplicate deals, every deal set is played under every rotation of the table (k rotations for k
 seats; the teams swapped for team games), all with the same match seed, so each entrant plays each hand. Without,
@@ -23,7 +30,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ..rules import Game
 
@@ -32,6 +39,9 @@ INTERLEAVED = "interleaved"
 BY_TABLE = "by_table"
 """Every deal set of a table before the next table (runs started before the interleaved order existed)."""
 ORDERS = (INTERLEAVED, BY_TABLE)
+ROUND_ROBIN = "round_robin"
+GAUNTLET = "gauntlet"
+FORMATS = (ROUND_ROBIN, GAUNTLET)
 
 
 @dataclass(frozen=True)
@@ -49,10 +59,15 @@ class Schedule:
     """Every game of the tournament, generated on demand."""
 
     def __init__(self, entrants: int, game: Game, games: int, duplicate: bool, master_seed: str,
-                 order: str = INTERLEAVED) -> None:
+                 order: str = INTERLEAVED, candidates: tuple[int, ...] = ()) -> None:
+        """``candidates``: the entrant indices of a gauntlet's candidates; none for a round robin."""
         if order not in ORDERS:
             raise ValueError(f"expected a schedule order among {', '.join(ORDERS)}, got {order!r}")
+        if any(not 0 <= c < entrants for c in candidates) or len(set(candidates)) != len(candidates):
+            raise ValueError(f"expected distinct candidates among entrants 0..{entrants - 1}, got {candidates!r}")
         self.order = order
+        self.candidates = tuple(sorted(candidates))
+        self.others = tuple(e for e in range(entrants) if e not in self.candidates)
         self.entrants = entrants
         self.seats = game.players
         self.teams = game.teams
@@ -60,22 +75,50 @@ class Schedule:
         self.duplicate = duplicate
         self.master_seed = master_seed
 
+    @property
+    def format(self) -> str:
+        return GAUNTLET if self.candidates else ROUND_ROBIN
+
+    @property
+    def two_sided(self) -> bool:
+        """Two sides at a table: two players, or two teams (a table is then a pair of entrants)."""
+        return self.teams or self.seats == 2
+
     def tables(self) -> Iterator[tuple[int, ...]]:
         """The seat layout (entrant per seat) of each table, before rotation."""
-        if self.teams:
-            for a, b in itertools.combinations(range(self.entrants), 2):
-                yield (a, b, a, b)
-        elif self.entrants >= self.seats:
-            yield from itertools.combinations(range(self.entrants), self.seats)
-        else:
-            yield tuple(s % self.entrants for s in range(self.seats))
+        for pair in self._pairs():
+            yield (*pair, *pair) if self.teams else pair
+        if self.two_sided:
+            return
+        if not self.candidates:
+            if self.entrants >= self.seats:
+                yield from itertools.combinations(range(self.entrants), self.seats)
+            else:
+                yield _filled(range(self.entrants), self.seats)
+            return
+        for candidate in self.candidates:
+            if len(self.others) >= self.seats - 1:
+                for rest in itertools.combinations(self.others, self.seats - 1):
+                    yield (candidate, *rest)
+            else:
+                yield (candidate, *_filled(self.others, self.seats - 1))
+
+    def _pairs(self) -> Iterator[tuple[int, int]]:
+        """The pairs of entrants that meet, for a two-sided variant (none otherwise): every pair in a round robin,
+        every pair with a candidate in a gauntlet."""
+        if not self.two_sided:
+            return
+        for a, b in itertools.combinations(range(self.entrants), 2):
+            if not self.candidates or a in self.candidates or b in self.candidates:
+                yield (a, b)
 
     def table_count(self) -> int:
-        if self.teams:
-            return math.comb(self.entrants, 2)
-        if self.entrants >= self.seats:
-            return math.comb(self.entrants, self.seats)
-        return 1
+        n, k = self.entrants, self.seats
+        if self.two_sided:
+            return math.comb(n, 2) - (math.comb(len(self.others), 2) if self.candidates else 0)
+        if not self.candidates:
+            return math.comb(n, k) if n >= k else 1
+        return len(self.candidates) * (math.comb(len(self.others), k - 1) if len(self.others) >= k - 1 else 1)
 
     @property
     def rotations(self) -> int:
@@ -126,6 +169,10 @@ class Schedule:
         """The most seats one entrant holds at one table (each seat has a bot process of its own)."""
         if self.teams:
             return 2
+        if self.two_sided:
+            return 1
+        if self.candidates:
+            return max(1, math.ceil((self.seats - 1) / len(self.others))) if self.others else 1
         if self.entrants >= self.seats:
             return 1
         return math.ceil(self.seats / self.entrants)
@@ -140,3 +187,9 @@ class Schedule:
         deal set goes to the processes of lane r."""
         lane = scheduled.rotation if self.duplicate else 0
         return lane * self.seats_per_entrant() + occurrence
+
+
+def _filled(entrants: Iterable[int], seats: int) -> tuple[int, ...]:
+    """``seats`` seats filled by the entrants in turn (0, 1, 2, 0, 1, ...), when there are fewer entrants than seats."""
+    pool = tuple(entrants)
+    return tuple(pool[s % len(pool)] for s in range(seats))

@@ -12,9 +12,18 @@ the control API shares. A malformed file gets one message naming the key, the pr
     concurrency = 4
     output = "runs/demo"
     fault_policy = "forfeit"
+    format = "round_robin"      # or "gauntlet": every table has one of the candidates
+    candidates = ["py-search"]  # a gauntlet's candidates (names of [[bots]])
 
     [options]                   # variant options
     target = 100
+
+    [sprt]                      # optional: stop as soon as a sequential test decides (two-sided match-ups only)
+    elo0 = 0                    # H0: the candidate is elo0 stronger than its opponent
+    elo1 = 10                   # H1: elo1 stronger
+    alpha = 0.05                # false positive rate
+    beta = 0.05                 # false negative rate
+    model = "logistic"          # or "normalized"
 
     sandbox = true              # every started bot in a sandbox (README, "Security model")
 
@@ -57,13 +66,17 @@ from ..players.specs import is_address
 from ..rules import Game, RulesError, new_game
 from ..sandbox import Limits, LimitsError, limits_from_table
 from ..sandbox.contain import TRANSPORTS
-from .schedule import Schedule
+from .schedule import FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule
+from .sprt import LOGISTIC, MODELS, Sprt, SprtError
 
 FAULT_POLICIES = ("forfeit",)
 MAX_GAMES = 10_000_000
 """The most games one tournament may schedule (the schedule is lazy, but a run should end)."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
-            "concurrency", "output", "sandbox", "limits")
+            "concurrency", "output", "sandbox", "limits", "format", "candidates", "sprt")
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
+SPRT_GAMES = 10_000
+"""Deal sets (or games) per pairing when a file with [sprt] does not say: the test's cap, rarely reached."""
 BOT_KEYS = ("name", "command", "address", "env", "cwd", "folder", "limits", "transport", "protocol",
             "skip_if_missing")
 PROTOCOLS = ("grpc", "stdio")
@@ -81,6 +94,21 @@ class TimeSpec:
     startup_ms: int = 15000
     first_move_ms: int = 0
     """Time for each seat's first decision of a match, when more than move_ms (runtimes that warm up)."""
+
+
+@dataclass(frozen=True)
+class SprtSpec:
+    """A file's [sprt] table: the hypotheses and error rates of the sequential test (see arena/tournament/sprt.py)."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: str = LOGISTIC
+
+    def new_test(self, meetings: int) -> Sprt:
+        """A fresh test whose unit holds ``meetings`` meetings (a game, or a duplicate deal set)."""
+        return Sprt(self.elo0, self.elo1, self.alpha, self.beta, meetings, self.model)
 
 
 @dataclass(frozen=True)
@@ -103,9 +131,19 @@ class TournamentSpec:
     sandbox: bool = True
     limits: Limits = Limits()
     """The tournament's [limits]; each bot's own (with its overrides) is in its BotSpec."""
+    format: str = ROUND_ROBIN
+    candidates: tuple[str, ...] = ()
+    """A gauntlet's candidates, by name, in the file's order."""
+    sprt: SprtSpec | None = None
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, self.options)
+
+    def schedule(self, master_seed: str = "", order: str = INTERLEAVED) -> Schedule:
+        """The tournament's schedule under ``master_seed`` (an empty seed for counting games)."""
+        names = [b.name for b in self.bots]
+        return Schedule(len(self.bots), self.game(), self.games, self.duplicate, master_seed, order=order,
+                        candidates=tuple(names.index(name) for name in self.candidates))
 
 
 def read_spec_text(path: str | Path) -> str:
@@ -171,9 +209,17 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
     if len(bots) < minimum_entrants:
         extra = f" ({', '.join(skipped)} skipped: not installed)" if skipped else ""
         raise SpecError(f"key 'bots' must list at least {minimum_entrants} bots that can run, got {len(bots)}{extra}")
-    games = _integer(data, "games", minimum=1, default=2)
+    tournament_format, candidates = _format(data, [b.name for b in bots])
+    sprt = _sprt(data.get("sprt"))
+    games = _integer(data, "games", minimum=1, default=SPRT_GAMES if sprt is not None else 2)
     duplicate = _boolean(data, "duplicate", default=True)
-    total = Schedule(len(bots), game, games, duplicate, "").total()
+    names = [b.name for b in bots]
+    schedule = Schedule(len(bots), game, games, duplicate, "", candidates=tuple(names.index(c) for c in candidates))
+    if sprt is not None and schedule.table_count() != 1:
+        raise SpecError(f"[sprt] tests one match-up: two bots, or a gauntlet of one candidate against one other "
+                        f"bot; this file has {schedule.table_count()} tables ({len(bots)} bots"
+                        f"{f', {len(candidates)} candidates' if candidates else ''})")
+    total = schedule.total()
     if total > MAX_GAMES:
         raise SpecError(f"key 'games': this tournament would play {total:,} games ({len(bots)} bots, "
                         f"{game.players} seats); at most {MAX_GAMES:,}")
@@ -193,7 +239,58 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         skipped=tuple(skipped),
         sandbox=sandbox,
         limits=limits,
+        format=tournament_format,
+        candidates=candidates,
+        sprt=sprt,
     )
+
+
+def _format(data: Mapping[str, Any], names: list[str]) -> tuple[str, tuple[str, ...]]:
+    """The format and a gauntlet's candidates (names of bots that play, at least one, and not every bot)."""
+    tournament_format = _text(data, "format", default=ROUND_ROBIN)
+    if tournament_format not in FORMATS:
+        raise SpecError(f"key 'format' must be one of {', '.join(FORMATS)}, got {tournament_format!r}")
+    candidates = data.get("candidates")
+    if tournament_format != GAUNTLET:
+        if candidates is not None:
+            raise SpecError(f"key 'candidates' is for format = \"{GAUNTLET}\", got it with {tournament_format!r}")
+        return tournament_format, ()
+    if (not isinstance(candidates, list) or not candidates
+            or not all(isinstance(c, str) for c in candidates)):
+        raise SpecError(f"key 'candidates' must list the names of the gauntlet's candidates, got {candidates!r}")
+    for name in candidates:
+        if name not in names:
+            raise SpecError(f"key 'candidates' names {name!r}, which is not a bot that plays "
+                            f"(bots: {', '.join(names)})")
+    if len(set(candidates)) != len(candidates):
+        raise SpecError(f"key 'candidates' must name each bot once, got {candidates!r}")
+    if len(candidates) == len(names):
+        raise SpecError("key 'candidates' names every bot: a gauntlet needs at least one bot that is not a candidate")
+    return tournament_format, tuple(candidates)
+
+
+def _sprt(table: Any) -> SprtSpec | None:
+    """The [sprt] table, checked by building the test it describes."""
+    if table is None:
+        return None
+    if not isinstance(table, Mapping):
+        raise SpecError(f"key 'sprt' must be a table with {', '.join(SPRT_KEYS)}, got {table!r}")
+    _no_unknown(table, SPRT_KEYS, "in [sprt]")
+    model = _text(table, "model", default=LOGISTIC, where="sprt.")
+    if model not in MODELS:
+        raise SpecError(f"key 'sprt.model' must be one of {', '.join(MODELS)}, got {model!r}")
+    for key in ("elo0", "elo1", "alpha", "beta"):
+        value = table.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise SpecError(f"key 'sprt.{key}' must be a number, got {value!r}")
+    defaults = SprtSpec()
+    spec = SprtSpec(**{key: float(table.get(key, getattr(defaults, key))) for key in ("elo0", "elo1", "alpha", "beta")},
+                    model=model)
+    try:
+        spec.new_test(1)
+    except SprtError as error:
+        raise SpecError(f"[sprt]: {error}") from None
+    return spec
 
 
 def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], list[str]]:

@@ -53,7 +53,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from openskill.models import PlackettLuce
 from rich.table import Table
@@ -576,14 +576,18 @@ class Standings:
                           str(e.faults), "-" if think is None else f"{think:.1f}", self.rating_text(name, elo[name]))
         return table
 
-    def pairwise_table(self, title: str = "pairwise (W-D-L of the row against the column)") -> Table:
-        """Rows A, columns B, cells ``W-D-L`` of A against B; empty when they never met."""
+    def pairwise_table(self, title: str = "pairwise (W-D-L of the row against the column)",
+                       rows: Sequence[str] = ()) -> Table:
+        """Rows A, columns B, cells ``W-D-L`` of A against B; empty when they never met. ``rows``: only these
+        entrants as rows (a gauntlet's candidates, each against every opponent), in standings order."""
         order = self.order()
         table = Table(title=title)
         table.add_column("")
         for name in order:
             table.add_column(safe_markup(name), justify="center")
         for a in order:
+            if rows and a not in rows:
+                continue
             cells = ["·" if a == b else ("-".join(map(str, self.pairwise(a, b))) if (a, b) in self._pairwise
                                          else "") for b in order]
             table.add_row(safe_markup(a), *cells)
