@@ -1,0 +1,223 @@
+"""Tournaments on a Ray cluster of three nodes started on this machine (``ray.cluster_utils.Cluster``): the same
+tournament through Ray and in-process deals and plays the same games; a node killed mid-run costs only its games in
+flight, played again elsewhere, none lost and none recorded twice; a driver killed with kill -9 resumes; a bot missing
+on one node stops the run before any game, naming the node and the bot. Every bot is a real sandboxed process."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import tomllib
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import trio
+
+from arena.records.replay import verify_run
+from arena.tournament.runner import EntrantsCannotPlay, run_tournament
+from arena.tournament.spec import spec_from_dict
+from helpers import bot_processes, wait_for
+
+ray = pytest.importorskip("ray", reason="the Ray backend's tests need the ray extra (pip install -e '.[ray]'; "
+                                        "scripts/test.sh installs it)")
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from arena.cluster import connect, ray_factory  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+GREEDY_BOT = ROOT / "bots" / "python" / "greedy_bot.py"
+SLEEPY_BOT = ROOT / "arena" / "cluster" / "sleepy_bot.py"
+NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
+HEAD = {**NODE, "include_dashboard": False,
+        # A lost node is noticed in about a second (the default takes about fifteen).
+        "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 2,
+                           "health_check_initial_delay_ms": 0}}
+ONLY_ON_PATH = "ray-test-only-on-path-bot"
+"""A bot program found on the PATH of the cluster's usual nodes, and not on the PATH of a node added to miss it."""
+
+
+@pytest.fixture(scope="module")
+def path_folder() -> Iterator[Path]:
+    """A folder holding the program :data:`ONLY_ON_PATH` (readable by a bot's own user when the arena is root)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-ray-path-"))
+    folder.chmod(0o755)
+    program = folder / ONLY_ON_PATH
+    program.write_text(f"#!{sys.executable}\nfrom arena.botkit import serve\nserve(lambda request: 0, name='first')\n")
+    program.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(path_folder: Path) -> Iterator[Cluster]:
+    """A head and two more nodes on this machine, this test process their driver."""
+    env = {"PATH": f"{path_folder}{os.pathsep}{os.environ.get('PATH', '')}"}
+    started = Cluster(initialize_head=True, head_node_args={**HEAD, "env_vars": env})
+    try:
+        for _ in range(2):
+            started.add_node(**NODE, env_vars=env)
+        connect(started.address)
+        started.wait_for_nodes()
+        yield started
+    finally:
+        ray.shutdown()
+        started.shutdown()
+
+
+def tournament_text(out: Path, bots: list[list[str]], games: int, concurrency: int) -> str:
+    """Block to one point (a game is a round or two) between the given bot commands, duplicate deals."""
+    entries = "".join(f'[[bots]]\nname = "bot{number}"\ncommand = {json.dumps(command)}\n'
+                      for number, command in enumerate(bots))
+    return (f'name = "ray"\nvariant = "block"\ngames = {games}\nduplicate = true\nconcurrency = {concurrency}\n'
+            f'seed = "ray-test"\noutput = "{out}"\n[options]\ntarget = 1\n[time]\nmove_ms = 5000\n{entries}')
+
+
+def sleepy(tag: str, sleep_ms: int = 10) -> list[str]:
+    return [sys.executable, str(SLEEPY_BOT), "--sleep-ms", str(sleep_ms), "--tag", tag]
+
+
+def records(run: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run / "games.jsonl").read_text().splitlines()]
+
+
+def index(record: dict[str, Any]) -> int:
+    """A record's schedule index (an int64: a string in protobuf's JSON mapping; absent when 0)."""
+    return int(record.get("index", 0))
+
+
+def arena(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout)
+
+
+def assert_verifies(run: Path, games: int) -> None:
+    report = verify_run(run, jobs=1)
+    assert (report.games, report.mismatches, report.seed_checked) == (games, [], True)
+
+
+def play(record: dict[str, Any]) -> list[Any]:
+    """What a game was, without what differs from run to run (timings, match ids)."""
+    return [(round_["deal"], [(m.get("seat", 0), m["action"], m.get("forced", False)) for m in round_["moves"]])
+            for round_ in record["rounds"]]
+
+
+def test_the_same_tournament_through_ray_and_in_process_is_the_same_games(cluster: Cluster, tmp_path: Path) -> None:
+    # The greedy bot is deterministic, so the same deals give the same moves: every game must match exactly.
+    bot = [sys.executable, str(GREEDY_BOT)]
+    text = tournament_text(tmp_path / "ray", [bot, bot, bot], games=3, concurrency=6)
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+
+    through_ray = arena("run", str(path), "--backend", "ray", "--address", cluster.address)
+    assert through_ray.returncode == 0, through_ray.stdout + through_ray.stderr
+    assert "records: " in through_ray.stdout and "(18 games)" in through_ray.stdout
+    local = tmp_path / "local"
+    assert arena("run", str(path), "--out", str(local)).returncode == 0
+
+    remote_games, local_games = records(tmp_path / "ray"), records(local)
+    assert sorted(index(g) for g in remote_games) == list(range(18))
+    assert len(local_games) == 18
+    by_index = {index(g): g for g in local_games}
+    for game in remote_games:
+        twin = by_index[index(game)]
+        assert (game["seed"], game["seats"], game["result"]) == (twin["seed"], twin["seats"], twin["result"])
+        assert play(game) == play(twin)
+    assert_verifies(tmp_path / "ray", 18)
+    bots = json.loads((tmp_path / "ray" / "bots.json").read_text())
+    assert [len(b["nodes"]) for b in bots] == [3, 3, 3], "every entrant started on every node"
+    played_on = {folder.name for folder in (tmp_path / "ray" / "logs").iterdir()}
+    assert len(played_on) == 3 and all(name.startswith("node-") for name in played_on)
+
+
+async def test_a_node_killed_mid_run_loses_nothing_and_records_nothing_twice(cluster: Cluster,
+                                                                            tmp_path: Path) -> None:
+    doomed = cluster.add_node(**NODE)  # in the main thread (Ray sets a signal handler); nothing else runs yet
+    cluster.wait_for_nodes()
+    tag = uuid.uuid4().hex
+    text = tournament_text(tmp_path / "run", [sleepy(tag), sleepy(tag)], games=16, concurrency=8)
+    spec = spec_from_dict(tomllib.loads(text))
+    backends = []
+
+    def keep(setup: Any) -> Any:
+        backend = ray_factory(8)(setup)
+        backends.append(backend)
+        return backend
+
+    recorded = []
+    kill_now = trio.Event()
+
+    def on_game(record: dict[str, Any]) -> None:
+        recorded.append(index(record))
+        if len(recorded) == 6:
+            kill_now.set()
+
+    async with trio.open_nursery() as nursery:
+        async def kill_the_node() -> None:
+            await kill_now.wait()
+            # Not graceful: its raylet, its actor and everything they started are killed at once.
+            await trio.to_thread.run_sync(lambda: cluster.remove_node(doomed, allow_graceful=False))
+
+        nursery.start_soon(kill_the_node)
+        summary = await run_tournament(spec, text, tmp_path / "run", backend=keep, on_game=on_game)
+    backend = backends[0]
+    lost_label = next(node.label for node in backend.nodes if node.node_id == doomed.node_id)
+    assert backend.replayed, "the killed node had games in flight"
+    assert {label for _, label in backend.replayed} == {lost_label}
+    assert summary.played_now == 32
+    indices = [index(g) for g in records(tmp_path / "run")]
+    assert sorted(indices) == list(range(32)), "every game exactly once"
+    assert sorted(recorded) == list(range(32))
+    for number, _ in backend.replayed:  # played again in full, on another node, with the seed of its schedule slot
+        game = next(g for g in records(tmp_path / "run") if index(g) == number)
+        assert game["seed"] == f"ray-test/0/{number // 2}" and not game.get("faults")
+    assert_verifies(tmp_path / "run", 32)
+    wait_for(lambda: not bot_processes(tag), 20, "every bot to stop, the lost node's too")
+
+
+def test_a_driver_killed_with_kill_9_resumes(cluster: Cluster, tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    out = tmp_path / "run"
+    path = tmp_path / "t.toml"
+    path.write_text(tournament_text(out, [sleepy(tag), sleepy(tag)], games=12, concurrency=6))
+    driver = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--backend", "ray", "--address",
+                               cluster.address], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    records_file = out / "games.jsonl"
+    try:
+        wait_for(lambda: records_file.exists() and records_file.read_bytes().count(b"\n") >= 4, 120, "four games")
+    finally:
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(timeout=30)
+    wait_for(lambda: not bot_processes(tag), 30, "the bots to stop with the driver's actors")
+    complete = records_file.read_bytes().count(b"\n")
+    assert 4 <= complete < 24, "the run must be interrupted in the middle"
+
+    resumed = arena("run", str(path), "--resume", "--backend", "ray", "--address", cluster.address)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"{complete} games were already recorded" in resumed.stdout
+    assert sorted(index(g) for g in records(out)) == list(range(24)), "every game exactly once"
+    assert_verifies(out, 24)
+
+
+async def test_a_bot_missing_on_a_node_stops_the_run_before_any_game(cluster: Cluster, tmp_path: Path) -> None:
+    # The node's PATH lacks the folder of the bot's program, which every other node has.
+    lacking = cluster.add_node(**NODE, env_vars={"PATH": os.environ["PATH"]})
+    try:
+        cluster.wait_for_nodes()
+        text = tournament_text(tmp_path / "run", [[ONLY_ON_PATH], [sys.executable, str(GREEDY_BOT)]], games=2,
+                               concurrency=2)
+        with pytest.raises(EntrantsCannotPlay) as caught:
+            await run_tournament(spec_from_dict(tomllib.loads(text)), text, tmp_path / "run", backend=ray_factory(2))
+        address = ray.nodes()[0]["NodeManagerAddress"]
+        assert caught.value.problems == (
+            ("bot0", f"on node {address} ({lacking.node_id[:8]}): the bot did not start: cannot run "
+                     f"'{ONLY_ON_PATH}': it is not on the PATH"),)
+        assert not (tmp_path / "run" / "games.jsonl").read_bytes(), "no game was played"
+    finally:
+        await trio.to_thread.run_sync(lambda: cluster.remove_node(lacking))
