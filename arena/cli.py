@@ -454,10 +454,43 @@ def cmd_bench_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (argparse turns the error into a usage line, exit status 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def cmd_bench_search(args: argparse.Namespace) -> int:
+    from .bench_search import DEFAULT_CASES, bench_search
+
+    cases = tuple(case for case in DEFAULT_CASES if not args.variant or case[0] in args.variant)
+    print(json.dumps(bench_search(cases, move_ms=args.move_ms, decisions=args.decisions), indent=2))
+    return 0
+
+
 def cmd_bench_records(args: argparse.Namespace) -> int:
     from .benchmarks import bench_records
 
     print(json.dumps(bench_records(args.games, args.verify_games, args.jobs), indent=2))
+    return 0
+
+
+def cmd_bench_cluster(args: argparse.Namespace) -> int:
+    from .cluster import require_ray
+    from .cluster.bench import bench_cluster
+
+    require_ray()
+    nodes = [int(n) for n in args.nodes.split(",")]
+    if min(nodes) < 1 or args.games < 2 or args.slots < 1 or args.sleep_ms < 0:
+        raise RulesError(f"expected --nodes of at least 1, --games of at least 2, --slots of at least 1 and "
+                         f"--sleep-ms of at least 0, got {args.nodes}, {args.games}, {args.slots}, {args.sleep_ms}")
+    sandbox = bench_sandboxes(args.sandbox)[0]
+    print(json.dumps(bench_cluster(args.games, nodes, args.sleep_ms, args.slots, sandbox), indent=2))
     return 0
 
 
@@ -564,11 +597,27 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--verify-games", type=int, default=3000, help="Draw games to verify (default 3000)")
     b.add_argument("--jobs", type=int, default=None, help="processes for verification (default: one per core)")
     b.set_defaults(func=cmd_bench_records)
+    b = bench.add_parser("cluster", help="games/s in-process and through Ray, and games/s against the nodes of a "
+                                         "local Ray cluster (JSON; the ray extra)")
+    b.add_argument("--games", type=int, default=48, help="games per measurement (default 48)")
+    b.add_argument("--nodes", default="1,2,4", help="comma-separated cluster sizes (default 1,2,4)")
+    b.add_argument("--sleep-ms", type=int, default=50, help="the sleepy bots' time per decision (default 50)")
+    b.add_argument("--slots", type=int, default=4, help="games at once per node (default 4)")
+    add_bench_sandbox_argument(b, both=False)
+    b.set_defaults(func=cmd_bench_cluster)
+    b = bench.add_parser("search", help="the search bot's decisions/s and playouts per decision at a move time (JSON)")
+    b.add_argument("--move-ms", type=positive_int, default=100, help="the move time (default 100; it thinks half)")
+    b.add_argument("--decisions", type=positive_int, default=200, help="decisions per variant (default 200)")
+    b.add_argument("--variant", action="append", choices=sorted(VARIANTS), help="only this variant (repeatable)")
+    b.set_defaults(func=cmd_bench_search)
     add_server_commands(sub)
     return parser
 
 
-def add_bench_sandbox_argument(p: argparse.ArgumentParser) -> None:
+def add_bench_sandbox_argument(p: argparse.ArgumentParser, both: bool = True) -> None:
+    if not both:
+        p.add_argument("--sandbox", choices=("on", "off"), default="on", help="bots sandboxed (default on) or not")
+        return
     p.add_argument("--sandbox", choices=("both", "on", "off"), default="both",
                    help="measure bots without and with the sandbox in one run (default both), or one of them")
 

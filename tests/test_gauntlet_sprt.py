@@ -221,6 +221,8 @@ def test_a_stronger_bot_is_accepted_and_the_run_stops_at_the_bound(tmp_path: Pat
     assert line.startswith(f"SPRT first vs second: H1 accepted: LLR {test['llr']:.2f} [-2.94, 2.94], Elo +")
     assert line.endswith(f"(95%), {test['units']} deal sets ({test['games']} games)")
     assert f"records: {out / 'games.jsonl'} ({len(games)} games)" in done.stdout
+    progress = [line for line in done.stdout.splitlines() if line.startswith("games ")]
+    assert progress and all("games/s; LLR " in line and " [-2.94, 2.94]; leaders: " in line for line in progress)
     assert (out / "seed.json").exists(), "a decided test ends the tournament: the seed is revealed"
 
 

@@ -4,7 +4,9 @@ deterministic for a seed, and it beats the greedy built-in player clearly."""
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -258,3 +260,15 @@ def test_the_search_benchmark_reports_decisions_per_second_and_playouts_per_deci
     assert report["move_ms"] == 20 and [row["variant"] for row in report["variants"]] == ["block", "mexican_train"]
     for row in report["variants"]:
         assert row["decisions"] == 3 and row["playouts_per_decision"] > 0 and row["decisions_per_s"] > 0
+
+
+def test_arena_bench_search_prints_the_report_for_the_variants_asked() -> None:
+    done = subprocess.run([sys.executable, "-m", "arena", "bench", "search", "--move-ms", "20", "--decisions", "2",
+                           "--variant", "block", "--variant", "la_plaza"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["move_ms"] == 20 and [row["variant"] for row in report["variants"]] == ["block", "la_plaza"]
+    assert all(row["decisions"] == 2 for row in report["variants"])
+    refused = subprocess.run([sys.executable, "-m", "arena", "bench", "search", "--move-ms", "0"], capture_output=True,
+                             text=True, timeout=60)
+    assert refused.returncode == 2 and "argument --move-ms: expected an integer >= 1, got 0" in refused.stderr

@@ -294,8 +294,9 @@ class Progress:
     """
 
     def __init__(self, total: int, done: int, console: Any, live: bool,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
-        self.total, self.done, self.console = total, done, console
+                 clock: Callable[[], float] = time.perf_counter, eta: bool = True) -> None:
+        """``eta``: show the time left (not for a sequential test, whose total is only its cap)."""
+        self.total, self.done, self.console, self.eta = total, done, console, eta
         self.clock = clock
         self.started = clock()
         self.start_done = done
@@ -304,9 +305,9 @@ class Progress:
         if live:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn
 
-            self._bar = Bar(TextColumn("games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-                            TimeRemainingColumn(), TextColumn("{task.fields[leaders]}"), console=console,
-                            transient=False)
+            columns = [TextColumn("games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                       *([TimeRemainingColumn()] if eta else []), TextColumn("{task.fields[leaders]}")]
+            self._bar = Bar(*columns, console=console, transient=False)
             self._task = self._bar.add_task("games", total=total, completed=done, rate="", leaders="")
             self._bar.start()
 
@@ -333,9 +334,9 @@ class Progress:
         if self.last_line is None or now - self.last_line >= 5 or self.done == self.total:
             self.last_line = now
             left = self.total - self.done
-            eta = f"{left / rate:.0f}s" if rate > 0 else "?"
+            eta = f", ETA {left / rate:.0f}s" if rate > 0 else ", ETA ?"
             self.console.print(f"games {self.done}/{self.total} ({100 * self.done / max(1, self.total):.0f}%), "
-                               f"{rate:.1f} games/s, ETA {eta}; {board}", highlight=False, markup=False)
+                               f"{rate:.1f} games/s{eta if self.eta else ''}; {board}", highlight=False, markup=False)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -455,7 +456,8 @@ class _RunGames:
             with writing(run / BOTS):
                 write_json(run / BOTS, backend.info())
             if console is not None:  # from here: the rate counts the games of this run over their own time
-                self.progress = Progress(self.summary.total, len(done), console, console.is_terminal)
+                self.progress = Progress(self.summary.total, len(done), console, console.is_terminal,
+                                         eta=self.summary.sprt is None)
             with self.games:
                 async with trio.open_nursery() as nursery:
                     for _ in range(concurrency):
