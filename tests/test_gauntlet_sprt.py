@@ -306,3 +306,22 @@ command = {json.dumps([PYTHON, HASHED, "--salt", "b"])}
         assert cell == expected, (name, cell)
     assert sum(pairwise[name]["wins"] + pairwise[name]["draws"] + pairwise[name]["losses"]
                for name in ("base-a", "base-b")) == 8
+
+
+def test_a_gauntlet_with_an_sprt_goes_to_the_server_as_a_message_and_back() -> None:
+    import tomllib
+
+    from arena.server.submission import dict_from_message, message_from_dict, parse_submission, toml_text
+
+    text = (ROOT / "tournaments" / "sprt_mexican_train.toml").read_text()
+    data = tomllib.loads(text)
+    message = message_from_dict(data)
+    assert (message.format, list(message.candidates)) == ("gauntlet", ["py-search"])
+    assert (message.sprt.elo0, message.sprt.elo1, message.sprt.HasField("alpha")) == (0.0, 50.0, True)
+    spec, kept = parse_submission(message, text)  # the message and the TOML must say the same
+    assert kept == text and spec.sprt is not None and spec.sprt.elo1 == 50.0 and spec.candidates == ("py-search",)
+    alone, written = parse_submission(message, "")
+    assert alone == spec and spec_from_dict(tomllib.loads(written)) == spec
+    empty = message_from_dict({**data, "sprt": {}})
+    assert empty.HasField("sprt") and dict_from_message(empty)["sprt"] == {}
+    assert "sprt = {  }" in toml_text(dict_from_message(empty))

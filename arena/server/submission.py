@@ -22,7 +22,7 @@ from ..protocol import tournament_pb2 as tpb
 from ..protocol.convert import option_value_from_pb, option_value_pb
 from ..sandbox import LIMIT_KEYS, SandboxError
 from ..sandbox.contain import resolve_program
-from ..tournament.spec import TIME_KEYS, SpecError, TournamentSpec, spec_from_dict
+from ..tournament.spec import SPRT_NUMBERS, TIME_KEYS, SpecError, TournamentSpec, spec_from_dict
 
 FAULT_POLICY_NAMES = {tpb.FAULT_POLICY_FORFEIT: "forfeit"}
 
@@ -59,6 +59,12 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
             data["limits"] = limits
     if message.fault_policy:
         data["fault_policy"] = FAULT_POLICY_NAMES.get(message.fault_policy, f"<enum value {message.fault_policy}>")
+    if message.format:
+        data["format"] = message.format
+    if message.candidates:
+        data["candidates"] = list(message.candidates)
+    if message.HasField("sprt"):
+        data["sprt"] = _sprt_from_pb(message.sprt)
     bots = []
     for entry in message.bots:
         bot: dict[str, Any] = {"name": entry.name}
@@ -80,6 +86,14 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
         bots.append(bot)
     data["bots"] = bots
     return data
+
+
+def _sprt_from_pb(sprt: tpb.SprtSpec) -> dict[str, Any]:
+    """The fields of an SprtSpec that are set."""
+    table: dict[str, Any] = {key: getattr(sprt, key) for key in SPRT_NUMBERS if sprt.HasField(key)}
+    if sprt.model:
+        table["model"] = sprt.model
+    return table
 
 
 def _limits_from_pb(limits: tpb.LimitsSpec) -> dict[str, Any]:
@@ -120,6 +134,13 @@ def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
     if "fault_policy" in data:
         names = {v: k for k, v in FAULT_POLICY_NAMES.items()}
         message.fault_policy = names[data["fault_policy"]]
+    if "format" in data:
+        message.format = data["format"]
+    message.candidates.extend(data.get("candidates", ()))
+    if "sprt" in data:
+        message.sprt.SetInParent()  # an empty [sprt] table is a test with every default
+        for key, value in dict(data["sprt"]).items():
+            setattr(message.sprt, key, value)
     for entry in data.get("bots", []):
         bot = message.bots.add(name=entry["name"])
         command = entry.get("command")
@@ -137,7 +158,8 @@ def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
         for key, value in dict(entry.get("env", {})).items():
             bot.env[key] = value
     unknown = set(data) - {"name", "variant", "players", "games", "concurrency", "output", "seed", "duplicate",
-                           "options", "time", "fault_policy", "bots", "sandbox", "limits"}
+                           "options", "time", "fault_policy", "bots", "sandbox", "limits", "format", "candidates",
+                           "sprt"}
     if unknown:
         raise ValueError(f"unknown keys {sorted(unknown)}")
     return message
@@ -149,8 +171,8 @@ def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
 def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
     if isinstance(value, str):
         return json.dumps(value)  # JSON's string escapes are valid TOML basic-string escapes
     if isinstance(value, (list, tuple)):

@@ -74,7 +74,8 @@ MAX_GAMES = 10_000_000
 """The most games one tournament may schedule (the schedule is lazy, but a run should end)."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
             "concurrency", "output", "sandbox", "limits", "format", "candidates", "sprt")
-SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
+SPRT_NUMBERS = ("elo0", "elo1", "alpha", "beta")
+SPRT_KEYS = (*SPRT_NUMBERS, "model")
 SPRT_GAMES = 10_000
 """Deal sets (or games) per pairing when a file with [sprt] does not say: the test's cap, rarely reached."""
 BOT_KEYS = ("name", "command", "address", "env", "cwd", "folder", "limits", "transport", "protocol",
@@ -279,12 +280,12 @@ def _sprt(table: Any) -> SprtSpec | None:
     model = _text(table, "model", default=LOGISTIC, where="sprt.")
     if model not in MODELS:
         raise SpecError(f"key 'sprt.model' must be one of {', '.join(MODELS)}, got {model!r}")
-    for key in ("elo0", "elo1", "alpha", "beta"):
+    for key in SPRT_NUMBERS:
         value = table.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise SpecError(f"key 'sprt.{key}' must be a number, got {value!r}")
     defaults = SprtSpec()
-    spec = SprtSpec(**{key: float(table.get(key, getattr(defaults, key))) for key in ("elo0", "elo1", "alpha", "beta")},
+    spec = SprtSpec(**{key: float(table.get(key, getattr(defaults, key))) for key in SPRT_NUMBERS},
                     model=model)
     try:
         spec.new_test(1)
