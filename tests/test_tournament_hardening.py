@@ -598,3 +598,31 @@ def test_the_fuzz_base_is_valid() -> None:
     spec = spec_from_dict(BASE_DATA)
     assert [b.name for b in spec.bots][0] == "a" and spec.time.move_ms == 1000
     assert datetime  # the value strategy includes TOML's dates and times
+
+
+async def test_a_write_error_after_an_entrant_was_given_up_still_names_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot passes the check, then its program is gone: every start fails and the pool gives up on it (forfeits)
+    long before the disk fills at the 30th record; the failure still carries the line naming it."""
+    folder = tmp_path / "dying"
+    folder.mkdir()
+    for name in ("bad_bot.py", "testbot.py"):
+        shutil.copy(ROOT / "tests" / "bots" / name, folder / name)
+    tag = uuid.uuid4().hex
+    spec = load_spec(write(tmp_path, block_text(tag, 20, concurrency=1,
+                                                first=[PYTHON, str(folder / "bad_bot.py"), "--mode", "exit_mid",
+                                                       "--tag", tag])))
+    real_check = runner.check_entrants
+
+    async def check_then_delete(pools: list, log: Any) -> list:
+        problems = await real_check(pools, log)
+        (folder / "bad_bot.py").unlink()  # started once for the check; every later start fails
+        return problems
+
+    monkeypatch.setattr(runner, "check_entrants", check_then_delete)
+    fail_on_write(monkeypatch, after=30)
+    with pytest.raises(RecordsNotWritten) as caught:
+        await run_tournament(spec, "# t\n", tmp_path / "run")
+    assert len(caught.value.given_up) == 1
+    assert caught.value.given_up[0].startswith("bot 'alpha' failed to start 3 times in a row and was given up")
+    assert not bot_processes(tag)

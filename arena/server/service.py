@@ -194,6 +194,7 @@ class Arena:
         except RecordsNotWritten as error:  # a full disk: nothing recorded is lost, and it can go on later
             t.error = f"{error}; {error.remedy}, then restart the server: it resumes this tournament"
             t.resumable = True
+            self._note_given_up(t, error.given_up)
             self.log.error("tournament_failed", id=t.id, error=t.error, resumable=True)
             self._end(t, apb.TOURNAMENT_STATE_FAILED)
         except Exception as error:  # a failure of the arena itself (bot faults never get here)

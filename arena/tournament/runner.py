@@ -84,6 +84,8 @@ class RecordsNotWritten(RunError):
 
     def __init__(self, path: Path, error: OSError, safe: int, total: int, standings_error: OSError | None) -> None:
         self.path, self.error, self.safe, self.total = path, error, safe, total
+        self.given_up: list[str] = []
+        """The entrants given up on before the write failed (as :attr:`RunSummary.given_up`)."""
         if path.name == STANDINGS:
             standings = ""
         elif standings_error is not None:
@@ -399,8 +401,10 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
             log_file.close()
     if run_games.failures:
         first = run_games.failures[0]
-        raise RecordsNotWritten(first.path, first.error, summary.resumed_from + summary.played_now, summary.total,
-                                run_games.standings_error)
+        failure = RecordsNotWritten(first.path, first.error, summary.recorded, summary.total,
+                                    run_games.standings_error)
+        failure.given_up = list(summary.given_up)
+        raise failure
     return summary
 
 
