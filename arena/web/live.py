@@ -27,6 +27,7 @@ class LiveGame:
     """One game in progress: its schedule entry and the moves applied so far, per round."""
 
     tournament: str
+    """Its name, as records carry it."""
     game: Game
     scheduled: ScheduledGame
     seats: tuple[str, ...]
@@ -92,7 +93,7 @@ class LiveGames:
         for key in [k for k in self.games if k[0] == t.id and k[1] not in t.in_progress]:
             del self.games[key]
         assert t.spec is not None
-        live = LiveGame(t.id, t.spec.game(), scheduled, seats)
+        live = LiveGame(t.name, t.spec.game(), scheduled, seats)
         self.games[(t.id, scheduled.index)] = live
         return live.progress
 

@@ -24,5 +24,6 @@
       if (again) { again = false; refresh(); }
     }
   }
+  window.arenaViewer.end();   // a live game opens at its latest position, and stays there as moves come
   source.addEventListener('change', refresh);
 })();

@@ -1,0 +1,397 @@
+"""The web dashboard (``arena serve --http``): real servers on free ports, real bots, HTTP from the standard library,
+and a real headless Chromium (the DevTools-pipe helper of test_replay_html.py) that watches a tournament live.
+
+Every route is asked for and its answer checked against the run folder the server wrote; the access rules are tried
+with and without the token (header and sign-in cookie) and on the public site; a running duplicate tournament is
+checked for what it must not show (held-back moves, withheld records, seeds, hands). Screenshots of the main pages
+go to /tmp/arena-web-shots (outside the repository)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import secrets
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from test_replay_html import Chromium, needs_chromium
+from test_server import ROOT, WATCHED_BOT, Server, bot_entry, named, random_bot, registry, submit, tournament
+
+SHOTS = Path("/tmp/arena-web-shots")
+BEARER = "Bearer "
+
+
+# --- helpers ----------------------------------------------------------------------------------------------------
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+OPENER = urllib.request.build_opener(NoRedirect)
+
+
+def http(url: str, *, headers: dict[str, str] | None = None, form: dict[str, str] | None = None
+         ) -> tuple[int, dict[str, str], bytes]:
+    """One request: its status, headers and body (errors are answers too)."""
+    data = urllib.parse.urlencode(form).encode() if form is not None else None
+    request = urllib.request.Request(url, data=data, headers=headers or {})
+    try:
+        with OPENER.open(request, timeout=30) as reply:
+            return reply.status, {k.lower(): v for k, v in reply.headers.items()}, reply.read()
+    except urllib.error.HTTPError as error:
+        return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
+
+
+def get_json(url: str, status: int = 200, headers: dict[str, str] | None = None) -> Any:
+    code, _, body = http(url, headers=headers)
+    assert code == status, (url, code, body[:300])
+    return json.loads(body)
+
+
+class WebServer(Server):
+    """``arena serve`` with the dashboard on a free port too."""
+
+    def __init__(self, data: Path, *extra: str) -> None:
+        super().__init__(data, "--http", "127.0.0.1:0", *extra)
+        self.web = self.wait_line(r"^web dashboard on (http://\S+)/$", 30).group(1)
+
+
+def wait_state(web: str, tid: str, condition: Any, seconds: float, what: str,
+               headers: dict[str, str] | None = None) -> dict:
+    """Poll the tournament's JSON until ``condition(detail)`` holds, with a deadline."""
+    deadline = time.monotonic() + seconds
+    while True:
+        detail = get_json(f"{web}/api/t/{tid}", headers=headers)
+        if condition(detail):
+            return detail
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}: {json.dumps(detail)[:600]}")
+        time.sleep(0.05)
+
+
+def finished(detail: dict) -> bool:
+    return detail["tournament"]["state"] == "finished"
+
+
+def run_records(server: Server, tid: str) -> dict[int, dict]:
+    path = server.data / "tournaments" / tid / "games.jsonl"
+    return {int(r.get("index", 0)): r for r in map(json.loads, path.read_text().splitlines())}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):
+    """One server with the dashboard, for the tests that need no special flags: alpha and beta (random) and slow
+    (a move every 0.15 s)."""
+    folder = tmp_path_factory.mktemp("web")
+    tag = uuid.uuid4().hex
+    bots = (random_bot("alpha", tag) + random_bot("beta", tag)
+            + bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.15", "--tag", tag))
+    running = WebServer(folder / "data", "--concurrency", "2", *registry(folder, bots))
+    yield running
+    running.stop()
+
+
+# --- every route, on a finished tournament ------------------------------------------------------------------------
+
+
+def test_every_route_answers_from_the_run_folder(server: WebServer) -> None:
+    info = submit(server.stub(), tournament(games=3, variant="draw", name="routes <b>&"))
+    web, tid = server.web, info.id
+    wait_state(web, tid, finished, 120, "the tournament to finish")
+    folder = server.data / "tournaments" / tid
+    records = run_records(server, tid)
+    standings = json.loads((folder / "standings.json").read_text())
+    assert len(records) == info.games_total == 6
+
+    for path, page in [("/", "tournaments"), (f"/t/{tid}", "tournament"), (f"/t/{tid}/games", "games"),
+                       (f"/t/{tid}/entrants/alpha", "entrant")]:
+        code, headers, body = http(web + path)
+        assert code == 200 and headers["content-type"].startswith("text/html"), path
+        assert f'data-page="{page}"' in body.decode() and '<script src="/static/dashboard.js">' in body.decode()
+    assert "routes &lt;b&gt;&amp;" in http(f"{web}/t/{tid}")[2].decode()       # names are escaped in pages
+    for asset in ("dashboard.js", "dashboard.css", "game.js"):
+        assert http(f"{web}/static/{asset}")[0] == 200
+
+    listed = get_json(f"{web}/api/tournaments")
+    mine = next(t for t in listed["tournaments"] if t["id"] == tid)
+    assert (mine["state"], mine["games_done"], mine["entrants"]) == ("finished", 6, ["alpha", "beta"])
+    assert mine["master_seed"] == json.loads((folder / "seed.json").read_text())["seed"]
+
+    detail = get_json(f"{web}/api/t/{tid}")
+    assert detail["standings"] == standings and detail["sprt"] is None and detail["in_progress"] == []
+    assert [row["name"] for row in detail["table"]["rows"]] == [e["name"] for e in standings["entrants"]]
+    assert detail["table"]["rating_header"] == "Elo [95% by deal set]"
+
+    code, headers, body = http(f"{web}/api/t/{tid}/standings.json")
+    assert code == 200 and json.loads(body) == standings and "attachment" in headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(http(f"{web}/api/t/{tid}/standings.csv")[2].decode())))
+    assert [(r["entrant"], int(r["wins"]), int(r["games"])) for r in rows] == [
+        (e["name"], e["wins"], e["games"]) for e in standings["entrants"]]
+
+    lines = http(f"{web}/api/t/{tid}/games.jsonl")[2].decode().splitlines()
+    assert {int(json.loads(line).get("index", 0)): json.loads(line) for line in lines} == records
+    games_csv = list(csv.DictReader(io.StringIO(http(f"{web}/api/t/{tid}/games.csv")[2].decode())))
+    assert [int(r["index"]) for r in games_csv] == list(range(6))
+    assert [r["seed"] for r in games_csv] == [records[i]["seed"] for i in range(6)]   # revealed: shown
+    code, headers, body = http(f"{web}/api/t/{tid}/games/3.json")
+    assert code == 200 and json.loads(body) == records[3] and body.endswith(b"\n") and body.count(b"\n") == 1
+
+    games = get_json(f"{web}/api/t/{tid}/games")
+    assert [g["index"] for g in games["games"]] == list(range(6)) and games["recorded"] == 6
+    alpha = next(e for e in standings["entrants"] if e["name"] == "alpha")
+    wins = get_json(f"{web}/api/t/{tid}/games?entrant=alpha&result=win")["games"]
+    assert len(wins) == alpha["wins"] and all(g["winner_names"] == "alpha" for g in wins)
+    assert len(get_json(f"{web}/api/t/{tid}/games?entrant=alpha&result=loss")["games"]) == alpha["losses"]
+    assert get_json(f"{web}/api/t/{tid}/games?faults=yes")["games"] == []
+    assert len(get_json(f"{web}/api/t/{tid}/games?faults=no")["games"]) == 6
+    assert get_json(f"{web}/api/t/{tid}/games?result=won", 400) == {
+        "error": "expected result to be one of win, draw, loss, decided, drawn, got 'won'"}
+    assert get_json(f"{web}/api/t/{tid}/games?entrant=zed", 400)["error"].startswith(
+        "expected an entrant of this tournament (alpha, beta), got 'zed'")
+
+    view = get_json(f"{web}/api/t/{tid}/games/3/view")
+    assert view["live"] is False and view["seed"] == records[3]["seed"] and view["hands"] is not None
+    assert len(view["moves"]) == sum(len(r.get("moves", ())) for r in records[3]["rounds"])
+    code, _, body = http(f"{web}/t/{tid}/games/3")
+    page = body.decode()
+    assert code == 200 and 'id="arena-bar"' in page and 'data-live="0"' in page and "window.arenaViewer" in page
+
+    entrant = get_json(f"{web}/api/t/{tid}/entrants/alpha")
+    assert entrant["by_opponent"] == standings["pairwise"]["alpha"]
+    assert sum(r["win"] + r["draw"] + r["loss"] for r in entrant["by_seat"]) == alpha["games"]
+    assert [r["seat"] for r in entrant["by_seat"]] == [0, 1]                    # seats rotate between games
+    assert entrant["handshake"]["hello"]["name"] and entrant["standing"] == alpha
+    assert "command" not in entrant["handshake"] and "containment" not in entrant["handshake"]
+
+    chart = get_json(f"{web}/api/t/{tid}/ratings")
+    assert chart["rating"] == "Elo" and [p["games"] for p in chart["points"]] == list(range(1, 7))
+
+    assert get_json(f"{web}/api/t/nope", 404)["error"].startswith("no tournament 'nope' on this server")
+    assert get_json(f"{web}/api/t/{tid}/games/6/view", 404) == {"error": f"tournament {tid} has games 0 to 5, not 6"}
+    assert http(f"{web}/t/{tid}/games/9")[0] == 404 and http(f"{web}/t/nope")[0] == 404
+    assert get_json(f"{web}/api/t/{tid}/entrants/zed", 404)["error"].startswith("expected an entrant of tournament")
+
+
+# --- what a running tournament shows -------------------------------------------------------------------------------
+
+
+def test_a_running_duplicate_tournament_shows_only_what_watch_may(server: WebServer) -> None:
+    """One game at a time, so each deal set's first game is played while its second is still to come (held back,
+    its record withheld) and its second can be followed live (move by move, no hand, no seed)."""
+    info = submit(server.stub(), tournament(games=2, variant="draw", concurrency=1, name="dup",
+                                            bots=named("slow", "alpha")).replace("target = 1", "target = 20"))
+    web, tid = server.web, info.id
+    first = wait_state(web, tid, lambda d: [g["index"] for g in d["in_progress"]] == [0], 60, "game 0 to start")
+    assert first["in_progress"] == [{"index": 0, "seats": ["slow", "alpha"], "live": False}]
+    assert get_json(f"{web}/api/t/{tid}/games/0/view", 403)["error"] == (
+        "game 0 is being played, and other games of its deal set are still to finish: its moves are held back "
+        "until they have")
+
+    wait_state(web, tid, lambda d: [g["index"] for g in d["in_progress"]] == [1], 60, "game 1 to start")
+    assert get_json(f"{web}/api/t/{tid}/games/0.json", 403)["error"] == (
+        "game 0 shares its deals with game(s) 1, still to finish; its record is withheld until then")
+    assert http(f"{web}/api/t/{tid}/games.jsonl")[2] == b""                   # nothing released yet
+    assert [g["index"] for g in get_json(f"{web}/api/t/{tid}/games")["games"]] == [0]   # its summary is public
+    assert get_json(f"{web}/api/t/{tid}/games")["games"][0]["seed"] == ""
+    live = get_json(f"{web}/api/t/{tid}/games/1/view")
+    assert live["live"] is True and live["hands"] is None and live["seed"] == ""
+    assert live["seen"] == [{}, {}] and live["tournament"] == "dup"
+    assert all(not re.search(r"draw \[", m["t"]) for m in live["moves"])        # a draw never names its tile
+    ended = [r for r in live["rounds"] if "result" in r]
+    assert all(len(r["result"]["hands"]) == 2 for r in ended)                 # hands only once their round ended
+    code, _, body = http(f"{web}/t/{tid}/games/1")
+    assert code == 200 and 'data-live="1"' in body.decode() and "seed withheld" in body.decode()
+
+    detail = wait_state(web, tid, finished, 120, "the tournament to finish")
+    assert detail["tournament"]["master_seed"] != ""
+    records = run_records(server, tid)
+    lines = http(f"{web}/api/t/{tid}/games.jsonl")[2].decode().splitlines()
+    assert [json.loads(line)["seed"] for line in lines] == [records[i]["seed"] for i in range(4)]
+
+
+def test_event_streams_announce_each_change(server: WebServer) -> None:
+    info = submit(server.stub(), tournament(games=2, variant="block", duplicate=False, name="events"))
+    request = urllib.request.Request(f"{server.web}/api/t/{info.id}/events")
+    seen = []
+    with urllib.request.urlopen(request, timeout=60) as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        for raw in stream:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("data: "):
+                seen.append(json.loads(line[6:]))
+                if seen[-1][0] == 3:          # TOURNAMENT_STATE_FINISHED
+                    break
+    done = [games for _, games, _ in seen]
+    assert done == sorted(done) and done[-1] == 2 and len(set(map(json.dumps, seen))) == len(seen)
+
+
+# --- access -------------------------------------------------------------------------------------------------------
+
+
+def token_file(folder: Path) -> tuple[Path, str]:
+    token = secrets.token_urlsafe(24)
+    path = folder / "token"
+    path.write_text(token + "\n")
+    path.chmod(0o600)
+    return path, token
+
+
+def test_with_a_token_every_request_needs_it_by_header_or_sign_in_cookie(tmp_path: Path) -> None:
+    path, token = token_file(tmp_path)
+    server = WebServer(tmp_path / "data", "--token-file", str(path))
+    try:
+        web = server.web
+        code, headers, body = http(f"{web}/api/tournaments")
+        assert code == 401 and json.loads(body)["error"].startswith("missing token") and headers["www-authenticate"]
+        code, _, body = http(f"{web}/t/anything/games")
+        assert code == 401 and 'action="/signin"' in body.decode() and 'value="/t/anything/games"' in body.decode()
+        assert http(f"{web}/api/tournaments", headers={"Authorization": BEARER + "x" * 32})[0] == 401
+        assert http(f"{web}/api/tournaments", headers={"Authorization": token})[0] == 401
+        assert get_json(f"{web}/api/tournaments", headers={"Authorization": BEARER + token})["access"] == "full"
+
+        code, _, body = http(f"{web}/signin", form={"token": "nope", "next": "/"})
+        assert code == 401 and "wrong token" in body.decode()
+        code, headers, _ = http(f"{web}/signin", form={"token": token, "next": "//elsewhere.example/"})
+        assert code == 303 and headers["location"] == "/"                       # never sent off this site
+        cookie = headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie and token not in cookie
+        session = cookie.split(";")[0]
+        assert get_json(f"{web}/api/tournaments", headers={"Cookie": session})["access"] == "full"
+        assert http(f"{web}/api/tournaments", headers={"Cookie": session[:-2] + "00"})[0] == 401
+    finally:
+        server.stop()
+
+
+def test_the_public_site_shows_finished_and_public_data_only(tmp_path: Path) -> None:
+    path, token = token_file(tmp_path)
+    tag = uuid.uuid4().hex
+    bots = random_bot("alpha", tag) + bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.15")
+    server = WebServer(tmp_path / "data", "--token-file", str(path), "--http-public", *registry(tmp_path, bots))
+    full = {"Authorization": BEARER + token}
+    try:
+        web = server.web
+        info = submit(server.stub(), tournament(games=1, variant="draw", duplicate=False, bots=named("slow", "alpha"),
+                                                extra="", name="public"),
+                      metadata=(("authorization", BEARER + token),))
+        detail = wait_state(web, info.id, lambda d: d["in_progress"], 60, "a game in progress", headers=full)
+        index = detail["in_progress"][0]["index"]
+        public = get_json(f"{web}/api/t/{info.id}")
+        assert public["access"] == "public" and public["in_progress"] == []
+        assert get_json(f"{web}/api/t/{info.id}/games/{index}/view", 403)["error"] == (
+            f"game {index} is being played; this public site shows it once it has finished")
+        assert get_json(f"{web}/api/t/{info.id}/games/{index}/view", headers=full)["live"] is True
+        assert 'data-access="public"' in http(f"{web}/")[2].decode()
+        wait_state(web, info.id, finished, 120, "the tournament to finish")
+        assert get_json(f"{web}/api/t/{info.id}/games/{index}/view")["live"] is False
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--http", "0.0.0.0:0"], "error: refusing to serve the web dashboard on 0.0.0.0:0 without a token"),
+    (["--http-public"], "error: --http-public goes with --http [ADDR]"),
+    (["--http", "localhost"], "error: cannot serve the web dashboard on localhost: expected HOST:PORT"),
+])
+def test_bad_http_flags_are_one_line_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--data",
+                           str(tmp_path / "d"), *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_a_busy_http_port_is_one_line(server: WebServer, tmp_path: Path) -> None:
+    busy = server.web.removeprefix("http://")
+    done = subprocess.run([sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--data",
+                           str(tmp_path / "d"), "--http", busy], capture_output=True, text=True, cwd=ROOT,
+                          timeout=60)
+    assert done.returncode == 2 and done.stderr == (
+        f"error: cannot serve the web dashboard on {busy}: address already in use\n")
+
+
+# --- a real browser -----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def browser(tmp_path: Path):
+    chromium = Chromium(tmp_path)
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+
+
+def wait_js(browser: Chromium, expression: str, seconds: float, what: str) -> Any:
+    """Poll a JavaScript expression until it is truthy, with a deadline."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = browser.js(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what} ({expression}); the page: "
+                                 f"{browser.js('[location.href, document.body.innerText.slice(0, 300)]')}")
+        time.sleep(0.1)
+
+
+def goto(browser: Chromium, url: str) -> None:
+    """Another page in the same tab (the last page's event streams close with it)."""
+    browser.events.clear()
+    browser.call("Page.navigate", {"url": url})
+    browser.wait_event("Page.loadEventFired")
+
+
+@needs_chromium
+def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server: WebServer, browser: Chromium
+                                                                           ) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    info = submit(server.stub(), tournament(games=1, variant="draw", duplicate=False, concurrency=1, name="live",
+                                            bots=named("alpha", "beta", "slow"), extra="")
+                  .replace("target = 1", "target = 15"))
+    web, tid = server.web, info.id
+    detail = wait_state(web, tid, lambda d: any(g["live"] and "slow" in g["seats"] for g in d["in_progress"]),
+                        90, "a live game of the slow bot")
+    index = next(g["index"] for g in detail["in_progress"] if "slow" in g["seats"])
+
+    browser.open_page(f"{web}/t/{tid}/games/{index}")
+    browser.js("window.unreloaded = true")
+    moves = wait_js(browser, "document.querySelectorAll('#moves .move').length", 30, "the first moves")
+    wait_js(browser, f"document.querySelectorAll('#moves .move').length >= {moves + 3}", 30, "three more moves")
+    assert browser.js("document.getElementById('arena-live').textContent").startswith("live")
+    assert browser.js("document.body.getAttribute('data-frame') == document.getElementById('slider').max")
+    hidden, round_over = browser.js("[[...document.querySelectorAll('.hand')].every((h) => h.dataset.hidden === '1'), "
+                                    "!!document.querySelector('#moves .result.current')]")
+    assert hidden or round_over                                               # no hand before its round ends
+    assert browser.js("window.unreloaded") is True
+    browser.screenshot(SHOTS / "game-live.png")
+
+    goto(browser, f"{web}/t/{tid}")
+    browser.js("window.unreloaded = true")
+    games = int(wait_js(browser, "document.getElementById('standings-games') && "
+                                 "document.getElementById('standings-games').textContent", 30, "the standings"))
+    assert browser.js("document.querySelectorAll('#standings tbody tr').length") >= 2
+    wait_js(browser, f"Number(document.getElementById('standings-games').textContent) > {games}", 90,
+            "the standings to count another game")
+    wait_js(browser, f"document.getElementById('rating-chart') && "
+                     f"Number(document.getElementById('rating-chart').dataset.points) > {games}", 30, "the chart")
+    assert browser.js("document.querySelectorAll('#rating-chart path').length") == 3
+    assert browser.js("window.unreloaded") is True
+    browser.screenshot(SHOTS / "tournament.png")
+
+    for path, shot in [("/", "tournaments.png"), (f"/t/{tid}/games?entrant=slow", "games.png"),
+                       (f"/t/{tid}/entrants/slow", "entrant.png"), (f"/t/{tid}/games/{index}", "game-finished.png")]:
+        goto(browser, web + path)
+        wait_js(browser, "!document.querySelector('main .message:not(:empty)') && "
+                         "!!(document.querySelector('table') || document.getElementById('layout'))", 30, path)
+        browser.screenshot(SHOTS / shot)
