@@ -14,6 +14,7 @@ import sys
 import tempfile
 import tomllib
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -221,3 +222,25 @@ async def test_a_bot_missing_on_a_node_stops_the_run_before_any_game(cluster: Cl
         assert not (tmp_path / "run" / "games.jsonl").read_bytes(), "no game was played"
     finally:
         await trio.to_thread.run_sync(lambda: cluster.remove_node(lacking))
+
+
+def test_the_server_plays_on_the_cluster_and_its_watchers_see_every_move(cluster: Cluster, tmp_path: Path) -> None:
+    from test_server import FINISHED, Server, kinds, random_pair, submit, tournament, watch
+
+    tag = uuid.uuid4().hex
+    server = Server(tmp_path / "data", "--backend", "ray", "--address", cluster.address,
+                    *random_pair(tmp_path, tag))
+    try:
+        stub = server.stub()
+        info = submit(stub, tournament(games=2, concurrency=4))
+        events = watch(stub, info.id, moves=True)
+        assert kinds(events)[-1] == "finished" and events[-1].finished.tournament.state == FINISHED
+        stored = records(server.data / "tournaments" / info.id)
+        assert sorted(index(g) for g in stored) == [0, 1, 2, 3]
+        seen = Counter(e.move.game for e in events if e.HasField("move"))
+        assert seen == {index(g): sum(len(r["moves"]) for r in g["rounds"]) for g in stored}, (
+            "every move of a game played on a node reaches the watchers when the game ends")
+        assert_verifies(server.data / "tournaments" / info.id, 4)
+    finally:
+        server.stop()
+    wait_for(lambda: not bot_processes(tag), 20, "every bot to stop with the server")

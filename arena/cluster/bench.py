@@ -1,0 +1,160 @@
+"""``arena bench cluster``: what the Ray path costs and how it scales, measured on a Ray cluster started on this
+machine (``ray.cluster_utils.Cluster``: every node a raylet of its own, as on separate machines, sharing these cores).
+
+1. **In-process against Ray**: the same quick tournament (two random Python bots, Block to one point, every bot
+   sandboxed) played by this machine's pools and by one Ray node, one game at a time and ``slots`` at once; the
+   per-game overhead of the Ray path is the difference of the seconds per game one at a time. Beside it, the round
+   trip of one actor call carrying a real game record (what each game adds: the call and the record's pickling).
+2. **Nodes**: games/s of a tournament between bots that sleep a fixed time per decision, on clusters of 1, 2, ...
+   nodes, each node given ``slots`` games at once (the driver's concurrency is ``slots`` times the nodes): the bots
+   barely use the CPU, so what grows is what a node brings, game slots, as on a real cluster where each node has
+   cores of its own.
+
+Rates count the games from the first recorded to the last (the bots' start-up before the first game is not a game);
+every configuration runs in a fresh process with a fresh cluster, so none inherits another's warm state.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "python" / "random_bot.py"
+SLEEPY_BOT = Path(__file__).resolve().parent / "sleepy_bot.py"
+NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
+ECHO_CALLS = 200
+
+
+def bench_cluster(games: int, quick_games: int, nodes: list[int], sleep_ms: int, slots: int,
+                  sandbox: bool) -> dict[str, Any]:
+    """Every measurement, each in a fresh process (see the module's docstring): ``quick_games`` games between random
+    bots in-process and through Ray, ``games`` between sleepy bots on each cluster size."""
+    overhead = _in_fresh_process("overhead", quick_games, slots, sandbox)
+    scaling = [_in_fresh_process("nodes", games, slots, sandbox, count, sleep_ms) for count in nodes]
+    base = scaling[0]["games_per_s"] if scaling else 0
+    for row in scaling:
+        row["speedup"] = round(row["games_per_s"] / base, 2) if base else None
+    return {"in_process_vs_ray": overhead, "nodes": scaling}
+
+
+def _in_fresh_process(what: str, *args: Any) -> dict[str, Any]:
+    code = (f"import json; from arena.cluster.bench import measure_{what}; "
+            f"print(json.dumps(measure_{what}(*{args!r})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"the {what} measurement {args!r} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure_overhead(games: int, slots: int, sandbox: bool) -> dict[str, Any]:
+    """Games/s in-process and through one Ray node, one game at a time and ``slots`` at once; the round trip of an
+    actor call carrying a game record."""
+    from ray.cluster_utils import Cluster
+
+    from .ray_backend import connect, ray_factory
+
+    bot = [sys.executable, str(RANDOM_BOT)]
+    result: dict[str, Any] = {"games": games, "sandbox": sandbox}
+    for concurrency in (1, slots):
+        result[f"in_process_{concurrency}"] = _rate(games, concurrency, bot, sandbox, None)
+    cluster = Cluster(initialize_head=True, head_node_args={**NODE, "num_cpus": 2, "include_dashboard": False})
+    try:
+        connect(cluster.address)
+        for concurrency in (1, slots):
+            result[f"ray_{concurrency}"] = _rate(games, concurrency, bot, sandbox, ray_factory(concurrency))
+        result["actor_call_ms"], result["actor_call_with_record_ms"] = _actor_round_trips_ms()
+    finally:
+        _shutdown(cluster)
+    one_local, one_ray = result["in_process_1"], result["ray_1"]
+    result["overhead_ms_per_game"] = round(1000 / one_ray - 1000 / one_local, 2)
+    return result
+
+
+def measure_nodes(games: int, slots: int, sandbox: bool, nodes: int, sleep_ms: int) -> dict[str, Any]:
+    """Games/s on a cluster of ``nodes`` nodes, ``slots`` games at once on each, bots sleeping ``sleep_ms`` a
+    decision."""
+    from ray.cluster_utils import Cluster
+
+    from .ray_backend import connect, ray_factory
+
+    cluster = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
+    try:
+        for _ in range(nodes - 1):
+            cluster.add_node(**NODE)
+        connect(cluster.address)
+        cluster.wait_for_nodes()
+        bot = [sys.executable, str(SLEEPY_BOT), "--sleep-ms", str(sleep_ms)]
+        concurrency = slots * nodes
+        rate = _rate(games, concurrency, bot, sandbox, ray_factory(concurrency))
+    finally:
+        _shutdown(cluster)
+    return {"nodes": nodes, "games": games, "concurrency": concurrency, "sleep_ms": sleep_ms, "games_per_s": rate}
+
+
+def _rate(games: int, concurrency: int, bot: list[str], sandbox: bool, backend: Any) -> float:
+    """Games/s of a quick tournament, from its first recorded game to its last."""
+    import trio
+
+    from ..benchmarks import quick_tournament_text
+    from ..tournament.runner import run_tournament
+    from ..tournament.spec import spec_from_dict
+
+    text = quick_tournament_text(games, concurrency, bot, sandbox)
+    spec = spec_from_dict(tomllib.loads(text))
+    finished: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+        trio.run(lambda: run_tournament(spec, text, Path(folder) / "run", backend=backend,
+                                        on_game=lambda record: finished.append(time.perf_counter())))
+    return round((len(finished) - 1) / (finished[-1] - finished[0]), 2)
+
+
+class _Echo:
+    """An actor that sends back what it is given: the bare cost of a call that carries a game record."""
+
+    def echo(self, value: Any) -> Any:
+        return value
+
+
+def _actor_round_trips_ms() -> tuple[float, float]:
+    """The median time of one call to an actor of this node carrying nothing, and carrying a Draw record (sent back,
+    pickled both ways; the record of an in-process match between random players)."""
+    import ray
+    import trio
+
+    from ..players import RandomPlayer
+    from ..players.base import LocalPlayer
+    from ..referee import play_match
+    from ..rules import new_game
+
+    game = new_game("draw", 2)
+    seats = [LocalPlayer(RandomPlayer(f"bench/{s}")) for s in range(2)]
+    record = trio.run(lambda: play_match(game, seats, seed="bench", match_id="bench"))
+    echo = ray.remote(_Echo).options(num_cpus=0).remote()
+    medians = []
+    for payload in (None, record):
+        ray.get(echo.echo.remote(payload))
+        times = []
+        for _ in range(ECHO_CALLS):
+            started = time.perf_counter()
+            ray.get(echo.echo.remote(payload))
+            times.append(time.perf_counter() - started)
+        medians.append(round(statistics.median(times) * 1000, 3))
+    ray.kill(echo)
+    return medians[0], medians[1]
+
+
+def _shutdown(cluster: Any) -> None:
+    import ray
+
+    ray.shutdown()
+    cluster.shutdown()
+
+
+__all__ = ["bench_cluster", "measure_overhead", "measure_nodes"]
