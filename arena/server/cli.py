@@ -188,6 +188,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             if reply.standings.entrants:
                 _console().print(standings_table(reply.standings,
                                                  f"standings after {_games_text(reply.standings.games)}"))
+            if reply.standings.HasField("sprt"):
+                print(safe_name(reply.standings.sprt.summary, 1000))
             return 0
         reply = client.call("ListTournaments", apb.ListTournamentsRequest())
         if not reply.tournaments:
@@ -200,7 +202,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             table.add_column(column, justify="right" if column in ("games", "playing") else "left")
         for info in reply.tournaments:
             table.add_row(safe_markup(info.id), safe_markup(info.name), safe_markup(info.variant), _state(info.state),
-                          f"{info.games_done}/{info.games_total}", str(info.games_in_progress), _when(info.created_at))
+                          games_cell(info), str(info.games_in_progress), _when(info.created_at))
         _console().print(table)
         return 0
 
@@ -364,7 +366,7 @@ def print_info(info: Any) -> None:
     """A tournament's facts as lines; every text from the server made safe to print."""
     print(f"tournament {safe_name(info.id)}: {safe_name(info.name)!r}, {safe_name(info.variant)} with "
           f"{info.players} players; {_state(info.state)}")
-    print(f"games: {info.games_done}/{info.games_total} recorded, {info.games_in_progress} being played")
+    print(f"games: {games_recorded(info)}, {info.games_in_progress} being played")
     print(f"entrants: {', '.join(safe_name(e) for e in info.entrants)}")
     print(f"submitted {_when(info.created_at)}; started {_when(info.started_at)}; ended {_when(info.finished_at)}")
     if info.error:
@@ -376,6 +378,18 @@ def print_info(info: Any) -> None:
     if info.seed_commitment:
         print(f"seed commitment: {safe_name(info.seed_commitment)}"
               + (f"; master seed revealed: {safe_name(info.master_seed)}" if info.master_seed else ""))
+
+
+def games_recorded(info: Any) -> str:
+    """``12/40 recorded``; with [sprt] the total is only the test's cap, so it is said as one."""
+    if info.sprt:
+        return f"{info.games_done} recorded (SPRT: stops when it decides; cap {info.games_total})"
+    return f"{info.games_done}/{info.games_total} recorded"
+
+
+def games_cell(info: Any) -> str:
+    """The games column of the tournaments table: ``12/40``, or ``12 (SPRT, cap 20000)``."""
+    return f"{info.games_done} (SPRT, cap {info.games_total})" if info.sprt else f"{info.games_done}/{info.games_total}"
 
 
 def rating_text(standings: Any, e: Any) -> str:

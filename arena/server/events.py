@@ -231,6 +231,34 @@ def standings_pb(data: Mapping[str, Any]) -> apb.Standings:
         for b, cell in row.items():
             message.pairwise.add(entrant=a, opponent=b, wins=cell["wins"], draws=cell["draws"],
                                  losses=cell["losses"])
+    if data.get("sprt") is not None:
+        sprt = sprt_pb(data["sprt"], message.group_size)
+        if sprt is not None:
+            message.sprt.CopyFrom(sprt)
+    return message
+
+
+def sprt_pb(data: Mapping[str, Any], group_size: int) -> apb.SprtState | None:
+    """The message for a test as ``MatchupTest.to_json`` (and standings.json's "sprt") gives it, with its verdict
+    line; None when the saved test is unreadable (the standings are shown without it)."""
+    from ..tournament.sequential import MatchupTest
+    from ..tournament.sprt import SprtError
+
+    try:
+        test = MatchupTest.from_json(data, group_size)
+    except SprtError:
+        return None
+    estimate = test.test.elo_estimate()
+    message = apb.SprtState(candidate=test.candidate, opponent=test.opponent, unit=test.unit_name(),
+                            state=test.test.state, llr=test.test.llr, lower_bound=test.test.lower,
+                            upper_bound=test.test.upper, units=test.test.units, games=test.games,
+                            elo0=test.test.elo0, elo1=test.test.elo1, counts=test.test.counts,
+                            summary=test.summary())
+    for name, value in (("elo", estimate.elo), ("score", estimate.score), ("decided_at", test.test.decided_at)):
+        if value is not None:
+            setattr(message, name, value)
+    if estimate.interval is not None:
+        message.elo_low, message.elo_high = estimate.interval
     return message
 
 

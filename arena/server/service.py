@@ -27,6 +27,7 @@ from ..referee import MoveRecord
 from ..tournament.runner import RecordsNotWritten, outcome_of, run_tournament
 from ..tournament.schedule import Schedule, ScheduledGame
 from ..tournament.seed import REVEALED_FILE, SECRET_FILE
+from ..tournament.sequential import MatchupTest
 from ..tournament.spec import SpecError, TournamentSpec
 from ..tournament.standings import Standings
 from .events import (
@@ -212,6 +213,9 @@ class Arena:
         """The live standings and the set of recorded games, from what the run folder already holds."""
         report = ReadReport()
 
+        assert t.spec is not None
+        test = MatchupTest.for_tournament(t.spec, schedule_of(t.spec))
+
         def load() -> tuple[Standings, set[int]]:
             standings, done = Standings(group_size=t.group_size), set()
             path = t.folder / "games.jsonl"
@@ -220,10 +224,14 @@ class Arena:
                     index = index_of(record)
                     if index not in done and index < t.games_total:
                         done.add(index)
-                        standings.add(outcome_of(record))
+                        outcome = outcome_of(record)
+                        standings.add(outcome)
+                        if test is not None:  # in file order, as the runner rebuilds its own test on resume
+                            test.add(outcome)
             return standings, done
 
         t.standings, t.done = await trio.to_thread.run_sync(load)
+        t.sprt, t.has_sprt = test, test is not None
         t.games_done = len(t.done)
         for number, problem in report.bad_lines:  # the resume plays their games again
             self.log.warning("record_line_skipped", id=t.id, file="games.jsonl", line=number, problem=problem)
@@ -234,8 +242,8 @@ class Arena:
         t.finished_at = time.time()
         t.games_done = max(t.games_done, len(t.done))
         if t.standings is not None:
-            t.final_standings = t.standings.to_json()
-            t.standings = None
+            t.final_standings = t.standings_json()
+            t.standings, t.sprt = None, None
         t.in_progress.clear()
         t.held.clear()
         t.save()
@@ -286,7 +294,10 @@ class Arena:
         t.games_done = len(t.done)
         t.in_progress.pop(index, None)
         if t.standings is not None:
-            t.standings.add(outcome_of(record))
+            outcome = outcome_of(record)
+            t.standings.add(outcome)
+            if t.sprt is not None:
+                t.sprt.add(outcome)
         t.standings_dirty = True
         if t.watchers:
             self._queue(t, event(game_finished=apb.GameFinished(game=game_summary(record), games_done=t.games_done,
@@ -373,7 +384,8 @@ class Arena:
         make_private_folder(folder)
         t = Tournament(id=tournament_id, folder=folder, name=spec.name, variant=spec.variant, players=spec.players,
                        entrants=[b.name for b in spec.bots], games_total=len(schedule),
-                       group_size=schedule.group_size, spec=spec, spec_text=spec_text, processes=processes)
+                       group_size=schedule.group_size, spec=spec, spec_text=spec_text, processes=processes,
+                       has_sprt=spec.sprt is not None)
         (folder / "tournament.toml").write_text(spec_text)
         t.save()
         self.tournaments[t.id] = t

@@ -24,6 +24,7 @@ from ..protocol import arena_pb2 as apb
 from ..records.jsonform import index_of
 from ..records.schema import RecordFormatError, parse_record
 from ..tournament.seed import COMMITMENT_FILE, REVEALED_FILE
+from ..tournament.sequential import MatchupTest
 from ..tournament.spec import TournamentSpec
 from ..tournament.standings import Standings
 from .events import Watcher
@@ -64,6 +65,8 @@ class Tournament:
     it."""
     given_up: list[str] = field(default_factory=list)
     """One line per entrant given up on in its last run (``RunSummary.given_up``)."""
+    has_sprt: bool = False
+    """Its file has [sprt]: it ends when the test decides, and ``games_total`` is only the test's cap."""
 
     spec: TournamentSpec | None = None
     spec_text: str = ""
@@ -77,6 +80,8 @@ class Tournament:
     done: set[int] = field(default_factory=set)
     in_progress: dict[int, apb.GameStarted] = field(default_factory=dict)
     standings: Standings | None = None
+    sprt: MatchupTest | None = None
+    """The live test of a file with [sprt], fed the same games as ``standings`` (None without [sprt])."""
     final_standings: dict[str, Any] | None = None
     watchers: list[Watcher] = field(default_factory=list)
     move_watchers: int = 0
@@ -103,7 +108,7 @@ class Tournament:
             "entrants": self.entrants, "games_total": self.games_total, "group_size": self.group_size,
             "created_at": self.created_at, "state": STATE_NAMES[self.state], "started_at": self.started_at,
             "finished_at": self.finished_at, "error": self.error, "games_done": self.games_done,
-            "resumable": self.resumable, "given_up": self.given_up,
+            "resumable": self.resumable, "given_up": self.given_up, "sprt": self.has_sprt,
         }
         temporary = self.folder / (SERVER_FILE + ".tmp")
         with open(temporary, "w") as f:
@@ -122,7 +127,7 @@ class Tournament:
             created_at=facts["created_at"], state=STATES[facts["state"]], started_at=facts.get("started_at", 0.0),
             finished_at=facts.get("finished_at", 0.0), error=facts.get("error", ""),
             games_done=facts.get("games_done", 0), resumable=bool(facts.get("resumable", False)),
-            given_up=[str(line) for line in facts.get("given_up", [])],
+            given_up=[str(line) for line in facts.get("given_up", [])], has_sprt=bool(facts.get("sprt", False)),
         )
 
     # --- as the API shows it ---
@@ -150,12 +155,17 @@ class Tournament:
             started_at=self.started_at, finished_at=self.finished_at, error=self.error, entrants=self.entrants,
             games_in_progress=len(self.in_progress), seed_commitment=self.commitment(),
             master_seed=self.master_seed() if self.state == apb.TOURNAMENT_STATE_FINISHED else "",
-            resumable=self.resumable, given_up=self.given_up,
+            resumable=self.resumable, given_up=self.given_up, sprt=self.has_sprt,
         )
 
     def standings_json(self) -> dict[str, Any]:
+        """The standings as standings.json holds them (with the test under "sprt" when there is one): live while
+        the tournament runs, then final."""
         if self.standings is not None:
-            return self.standings.to_json()
+            data = self.standings.to_json()
+            if self.sprt is not None:
+                data["sprt"] = self.sprt.to_json()
+            return data
         if self.final_standings is None and not self.active:
             path = self.folder / "standings.json"
             if path.exists():

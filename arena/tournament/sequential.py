@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..display import safe_name
-from .sprt import CONTINUE, Meetings, Sprt, outcome_meetings
+from .sprt import CONTINUE, Meetings, Sprt, SprtError, outcome_meetings
 from .standings import GameOutcome
 
 if TYPE_CHECKING:
@@ -82,6 +82,18 @@ class MatchupTest:
         """The test for ``standings.json``: who, the counts, the LLR, the state and the Elo estimate."""
         return {"candidate": self.candidate, "opponent": self.opponent, "unit": self.unit_name(),
                 "games": self.games, **self.test.to_json()}
+
+    @classmethod
+    def from_json(cls, data: Any, group_size: int) -> MatchupTest:
+        """A test back from :meth:`to_json` (a finished tournament's ``standings.json``), to show it as it ended;
+        raises :class:`~.sprt.SprtError` naming what is wrong."""
+        test = Sprt.from_json(data)
+        try:
+            matchup = cls(test, str(data["candidate"]), str(data["opponent"]), group_size)
+            matchup.games = int(data["games"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise SprtError(f"expected the candidate, opponent and games of a saved SPRT, got {error}") from None
+        return matchup
 
 
 __all__ = ["MatchupTest"]
