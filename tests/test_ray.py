@@ -244,3 +244,27 @@ def test_the_server_plays_on_the_cluster_and_its_watchers_see_every_move(cluster
     finally:
         server.stop()
     wait_for(lambda: not bot_processes(tag), 20, "every bot to stop with the server")
+
+
+def test_cluster_options_that_cannot_work_are_one_line(tmp_path: Path) -> None:
+    import socket
+
+    path = tmp_path / "t.toml"
+    path.write_text(tournament_text(tmp_path / "run", [[sys.executable, str(GREEDY_BOT)]] * 2, games=1,
+                                    concurrency=1))
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"127.0.0.1:{probe.getsockname()[1]}"
+    cases = [
+        (("--backend", "ray", "--address", closed),
+         f"error: cannot reach the Ray cluster at '{closed}': Connection refused; is its head running "
+         f"(ray start --head)?\n"),
+        (("--backend", "ray", "--address", "head-without-port"),
+         "error: expected --address HOST:PORT (the head's GCS port, 6379 by default) or auto, got "
+         "'head-without-port'\n"),
+        (("--address", closed), f"error: --address is for --backend ray, got --backend local\n"),
+    ]
+    for options, message in cases:
+        result = arena("run", str(path), *options, timeout=60)
+        assert (result.returncode, result.stderr) == (2, message)
+        assert not (tmp_path / "run").exists(), "nothing was started"

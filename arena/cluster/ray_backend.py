@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import socket
 import threading
 import time
 from collections import Counter
@@ -47,6 +48,8 @@ NODE_REFRESH_S = 10.0
 """How often, at most, the driver looks for nodes that joined the cluster (to give them an actor)."""
 NO_NODE_WAIT_S = 60.0
 """How long the driver waits for a live node when every actor is gone, before it stops the run."""
+REACH_S = 5.0
+"""How long a cluster's head may take to accept a connection before ``--address`` is called unreachable."""
 STOP_S = 30.0
 """How long the actors may take to stop their bots at the end of a run."""
 
@@ -74,11 +77,29 @@ def connect(address: str | None) -> None:
                                "configure_logging": False}
     if address is None:
         options["object_store_memory"] = LOCAL_OBJECT_STORE_BYTES
+    else:
+        check_reachable(address)
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as error:
         where = f"the Ray cluster at {address!r}" if address else "a local Ray"
         raise ClusterError(f"cannot reach {where}: {str(error).splitlines()[0] if str(error) else error}") from None
+
+
+def check_reachable(address: str) -> None:
+    """A cluster's head that does not answer is one line at once (``ray.init`` would retry for minutes, printing
+    warnings). ``auto`` and other schemes (``ray://``) are left to Ray."""
+    if address == "auto" or "://" in address:
+        return
+    host, colon, port = address.rpartition(":")
+    if not colon or not host or not port.isdigit():
+        raise ClusterError(f"expected --address HOST:PORT (the head's GCS port, 6379 by default) or auto, got "
+                           f"{address!r}")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_S).close()
+    except OSError as error:
+        raise ClusterError(f"cannot reach the Ray cluster at {address!r}: {error.strerror or error}; is its head "
+                           f"running (ray start --head)?") from None
 
 
 def ray_factory(concurrency: int) -> BackendFactory:
