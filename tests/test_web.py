@@ -13,6 +13,7 @@ import io
 import json
 import re
 import secrets
+import ssl
 import subprocess
 import sys
 import time
@@ -20,13 +21,19 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from http.client import HTTPException
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arena.tournament.standings import skill_cell
+from arena.web.data import CHART_POINTS, RatingHistory
+from test_gauntlet_sprt import outcome
 from test_replay_html import Chromium, needs_chromium
-from test_server import ROOT, WATCHED_BOT, Server, bot_entry, named, random_bot, registry, submit, tournament
+from test_server import (
+    ROOT, WATCHED_BOT, Server, bot_entry, named, random_bot, registry, self_signed, submit, tournament,
+)
 
 SHOTS = Path("/tmp/arena-web-shots")
 BEARER = "Bearer "
@@ -66,7 +73,7 @@ class WebServer(Server):
 
     def __init__(self, data: Path, *extra: str) -> None:
         super().__init__(data, "--http", "127.0.0.1:0", *extra)
-        self.web = self.wait_line(r"^web dashboard on (http://\S+)/$", 30).group(1)
+        self.web = self.wait_line(r"^web dashboard on (https?://\S+)/$", 30).group(1)
 
 
 def wait_state(web: str, tid: str, condition: Any, seconds: float, what: str,
@@ -318,6 +325,77 @@ def test_a_busy_http_port_is_one_line(server: WebServer, tmp_path: Path) -> None
                           timeout=60)
     assert done.returncode == 2 and done.stderr == (
         f"error: cannot serve the web dashboard on {busy}: address already in use\n")
+
+
+def test_with_tls_the_dashboard_is_https_too(tmp_path: Path) -> None:
+    """--tls-cert/--tls-key serve the dashboard over HTTPS with the same certificate (plain HTTP gets nothing), and
+    the sign-in cookie is then Secure."""
+    cert, key = self_signed(tmp_path)
+    path, token = token_file(tmp_path)
+    server = WebServer(tmp_path / "data", "--tls-cert", str(cert), "--tls-key", str(key), "--token-file", str(path))
+    try:
+        assert re.fullmatch(r"https://127\.0\.0\.1:\d+", server.web), server.web
+        trusted = urllib.request.build_opener(NoRedirect, urllib.request.HTTPSHandler(
+            context=ssl.create_default_context(cafile=str(cert))))
+        request = urllib.request.Request(f"{server.web}/api/tournaments", headers={"Authorization": BEARER + token})
+        with trusted.open(request, timeout=30) as reply:
+            assert reply.status == 200 and json.loads(reply.read()) == {"tournaments": [], "access": "full"}
+        signin = urllib.request.Request(f"{server.web}/signin", data=urllib.parse.urlencode(
+            {"token": token, "next": "/"}).encode())
+        with pytest.raises(urllib.error.HTTPError) as redirect:  # NoRedirect: the 303 comes back as an error
+            trusted.open(signin, timeout=30)
+        assert redirect.value.code == 303 and "Secure" in redirect.value.headers["set-cookie"]
+        with pytest.raises((HTTPException, OSError)):
+            urllib.request.urlopen(server.web.replace("https://", "http://") + "/api/tournaments", timeout=30)
+    finally:
+        server.stop()
+
+
+def test_the_openskill_column_is_the_standings_own_cell(server: WebServer) -> None:
+    info = submit(server.stub(), tournament(games=2, variant="draw", duplicate=False, name="three",
+                                            bots=named("alpha", "beta", "slow"), extra="players = 3"))
+    detail = wait_state(server.web, info.id, finished, 120, "the three-player tournament to finish")
+    saved = json.loads((server.data / "tournaments" / info.id / "standings.json").read_text())
+    assert detail["table"]["rating_header"] == "ordinal (μ, σ)" and saved["rating"] == "openskill"
+    assert [row["rating"] for row in detail["table"]["rows"]] == [
+        skill_cell(e["openskill"]["ordinal"], e["openskill"]["mu"], e["openskill"]["sigma"])
+        for e in saved["entrants"]]
+    shown = server.cli("status", info.id)
+    assert all(row["rating"] in shown.stdout for row in detail["table"]["rows"]), shown.stdout
+
+
+def history_of(winners: list[int], total: int = 5000) -> RatingHistory:
+    """A chart fed games of two entrants, a and b, one per winner (0: a won, 1: b won)."""
+    history = RatingHistory(group_size=1, games_total=total)
+    for index, winner in enumerate(winners):
+        history.add(index, outcome(f"{index}/0", ("a", "b"), winner))
+    return history
+
+
+def test_the_rating_chart_thins_as_points_come_and_keeps_the_latest() -> None:
+    history = RatingHistory(group_size=1, games_total=5000)
+    most = 0
+    for index in range(1000):
+        history.add(index, outcome(f"{index}/0", ("a", "b"), index % 3 == 0))
+        most = max(most, len(history.points))
+    history.add(999, outcome("999/0", ("a", "b"), 0))  # the same game again (played again on resume): once
+    assert most == CHART_POINTS and (history.counted, history.stride) == (1000, 8)
+    games = [p["games"] for p in history.chart()["points"]]
+    assert games == list(range(8, 1000, 8)) + [1000], "evenly spaced, and the latest game always shown"
+
+
+def test_the_rating_chart_leaves_infinite_elo_out_and_says_so() -> None:
+    first = history_of([0, 0]).chart()  # a won both: +inf and -inf, nothing finite to draw
+    assert [p["values"] for p in first["points"]] == [{"a": None, "b": None}] * 2
+    assert [p["infinite"] for p in first["points"]] == [{"a": "+", "b": "-"}] * 2
+    assert (first["axis"], first["left_out"]) == (None, {"a": 2, "b": 2})
+    later = history_of([0, 0, 1, 0, 0]).chart()
+    assert later["left_out"] == {"a": 2, "b": 2}
+    finite = [v for p in later["points"] for v in p["values"].values() if v is not None]
+    assert [p["values"]["a"] for p in later["points"]] == [None, None, 120.4, 190.8, 240.8]  # 400 log10(w / l)
+    ticks = [t["value"] for t in later["axis"]["ticks"]]
+    assert ticks == [-300, -200, -100, 0, 100, 200, 300] and min(finite) >= ticks[0] and max(finite) <= ticks[-1]
+    assert [t["label"] for t in later["axis"]["ticks"]] == ["-300", "-200", "-100", "0", "+100", "+200", "+300"]
 
 
 # --- a real browser -----------------------------------------------------------------------------------------------

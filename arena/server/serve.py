@@ -57,6 +57,8 @@ class ServeConfig:
     http: str | None = None
     """Where the web dashboard listens (HOST:PORT), or None for none."""
     http_public: bool = False
+    tls_files: tuple[str, str] | None = None
+    """The certificate chain and key files of --tls-cert/--tls-key: the dashboard serves HTTPS with them too."""
     backend: Any = None
     """Where games are played: the runner's backend factory (``--backend ray``), or None for this machine."""
 
@@ -93,7 +95,8 @@ def config_from_args(args: Any) -> ServeConfig:
                        concurrency=args.concurrency, max_tournaments=args.max_tournaments,
                        watch_buffer=args.watch_buffer, admission=admission,
                        max_bot_processes=args.max_bot_processes, data_mode_was=mode_was, http=http,
-                       http_public=bool(getattr(args, "http_public", False)), backend=backend)
+                       http_public=bool(getattr(args, "http_public", False)), backend=backend,
+                       tls_files=(args.tls_cert, args.tls_key) if credentials is not None else None)
 
 
 def http_address(address: str) -> tuple[str, int]:
@@ -333,7 +336,8 @@ async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, li
     from ..web.access import AccessRules
     from ..web.app import serve_web
 
-    web = await nursery.start(serve_web, arena, AccessRules(config.token, config.http_public), listener)
+    web = await nursery.start(serve_web, arena, AccessRules(config.token, config.http_public), listener,
+                              config.tls_files)
     # Tests and scripts read this line to learn the dashboard's port.
     print(f"web dashboard on {web.address}", file=sys.stderr, flush=True)
     return web

@@ -70,6 +70,8 @@ Exact = int | Fraction
 """Points kept exactly: sums of means over 2 or 3 sides are fractions, and ties must be exact ties."""
 ELO_HEADER = "Elo [95% by deal set]"
 """The rating column of two-sided standings: the Elo and its by-deal 95% interval, as two bounds."""
+SKILL_HEADER = "ordinal (μ, σ)"
+"""The rating column with three or more sides: the OpenSkill ordinal, then mu and sigma (:func:`skill_cell`)."""
 TIE_RULE = "ties in points: head-to-head among the tied entrants, then more wins, then fewer games, then name"
 """How :meth:`Standings.order` breaks ties in match points, as the table's caption says it."""
 
@@ -329,7 +331,7 @@ def table_frame(title: str, rating_kind: str) -> Table:
     status``), so they read the same."""
     table = Table(title=safe_markup(title, 200), caption=TIE_RULE)
     for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "conceded", "faults", "think ms",
-                   ELO_HEADER if rating_kind == ELO else "ordinal (μ, σ)"):
+                   ELO_HEADER if rating_kind == ELO else SKILL_HEADER):
         table.add_column(header, justify="left" if header == "entrant" else "right")
     return table
 

@@ -75,8 +75,8 @@ class Web:
         return [data.row_json(row) for row in await self.game_rows(t)]
 
     async def chart(self, t: Tournament) -> dict[str, Any]:
-        history = self.histories.setdefault(t.id, RatingHistory(t.group_size))
-        await trio.to_thread.run_sync(history.refresh, t.records.path, t.games_total)
+        history = self.histories.setdefault(t.id, RatingHistory(t.group_size, t.games_total))
+        await trio.to_thread.run_sync(history.refresh, t.records.path)
         return history.chart()
 
 
@@ -360,10 +360,11 @@ class WebServer:
     stop: trio.Event
 
 
-async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, *,
-                    task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, tls: tuple[str, str] | None = None,
+                    *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
     """Serve the dashboard on an already bound socket until ``stop`` is set (the WebServer given to
-    ``task_status``)."""
+    ``task_status``); over HTTPS with ``tls`` (the certificate chain and key files the gRPC server uses), so the
+    token and the sign-in cookie never cross the network in plain text when gRPC's do not either."""
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
@@ -372,6 +373,8 @@ async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, *
     config.accesslog = None
     config.loglevel = "WARNING"
     config.graceful_timeout = SHUTDOWN_GRACE_S
+    if tls is not None:
+        config.certfile, config.keyfile = tls
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     stop = trio.Event()
@@ -379,4 +382,4 @@ async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, *
     async with trio.open_nursery() as nursery:
         await nursery.start(lambda task_status: serve(app, config, shutdown_trigger=stop.wait,
                                                       task_status=task_status))
-        task_status.started(WebServer(f"http://{shown}/", stop))
+        task_status.started(WebServer(f"{'https' if tls else 'http'}://{shown}/", stop))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -36,13 +37,16 @@ from ..records.schema import RecordFormatError, parse_record
 from ..server.tournaments import STATE_NAMES, Tournament
 from ..tournament.runner import BOTS, outcome_of
 from ..tournament.standings import (
-    ELO_HEADER, OPENSKILL, TIE_RULE, OutcomeError, Standings, elo_cell, points_text,
+    ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, GameOutcome, OutcomeError, Standings, elo_cell, points_text,
+    skill_cell,
 )
 from .access import Access
 from .live import LiveGames, public_view
 
 CHART_POINTS = 200
 """The rating chart is thinned to at most this many points per entrant."""
+ELO_SPAN = 20.0
+"""The rating chart's y axis spans at least this many Elo (closer ratings are noise, not worth decimals)."""
 RESULTS = ("win", "draw", "loss")
 
 
@@ -69,7 +73,7 @@ def tournament_json(t: Tournament) -> dict[str, Any]:
         "games_done": t.games_done, "games_total": t.games_total, "games_in_progress": len(t.in_progress),
         "entrants": list(t.entrants), "created_at": t.created_at, "started_at": t.started_at,
         "finished_at": t.finished_at, "error": t.error, "seed_commitment": t.commitment(),
-        "master_seed": t.master_seed() if seed_revealed(t) else "",
+        "master_seed": t.master_seed() if seed_revealed(t) else "", "sprt": t.has_sprt,
     }
 
 
@@ -99,14 +103,14 @@ def standings_table(standings: dict[str, Any]) -> dict[str, Any]:
     for e in standings.get("entrants", ()):
         if skill:
             s = e.get("openskill") or {}
-            rating = f"{s.get('ordinal', 0.0):.1f} ({s.get('mu', 0.0):.1f}, {s.get('sigma', 0.0):.1f})"
+            rating = skill_cell(s.get("ordinal", 0.0), s.get("mu", 0.0), s.get("sigma", 0.0))
         else:
             elo = e.get("elo") or {}
             interval = elo.get("elo_interval_by_deal")
             rating = elo_cell(elo.get("elo"), elo.get("score"), tuple(interval) if interval else None)
         rows.append({"name": e["name"], "points": _points(e["match_points"]), "scored": _points(e["scored"]),
                      "conceded": _points(e["conceded"]), "rating": rating})
-    return {"rating_header": "ordinal (μ, σ)" if skill else ELO_HEADER, "tie_rule": TIE_RULE, "rows": rows}
+    return {"rating_header": SKILL_HEADER if skill else ELO_HEADER, "tie_rule": TIE_RULE, "rows": rows}
 
 
 def _points(value: float) -> str:
@@ -283,60 +287,114 @@ async def game_view(t: Tournament, index: int, access: Access, live: LiveGames) 
 
 @dataclass
 class RatingHistory:
-    """Each entrant's rating after each game, in the order the games finished (the order of ``games.jsonl``):
-    Elo against the field in two-sided games, the OpenSkill ordinal otherwise. Read incrementally."""
+    """Each entrant's rating as games accumulate, in the order the games finished (the order of ``games.jsonl``):
+    Elo against the field in two-sided games, the OpenSkill ordinal otherwise. Read incrementally.
+
+    Memory stays bounded however long the tournament: a point is kept every ``stride`` games, and when more than
+    :data:`CHART_POINTS` are kept every other one is dropped and the stride doubles (so the kept points stay evenly
+    spaced); the latest game is always shown. The games seen are one byte each in a table of the schedule's size."""
 
     group_size: int
+    games_total: int
     standings: Standings | None = None
     points: list[dict[str, Any]] = field(default_factory=list)
-    seen: set[int] = field(default_factory=set)
+    stride: int = 1
+    counted: int = 0
+    """Games added to the standings."""
+    seen: bytearray = field(default_factory=bytearray)
     position: int = 0
     identity: tuple[int, int] | None = None
 
-    def refresh(self, path: Path, games_total: int) -> None:
+    def refresh(self, path: Path) -> None:
         """Read the lines appended since the last look (runs on a worker thread)."""
         identity = _identity(path)
         if identity is None:
             return
         if identity != self.identity or os.path.getsize(path) < self.position:
-            self.standings, self.points, self.seen, self.position = None, [], set(), 0
+            self.standings, self.points, self.stride, self.counted, self.position = None, [], 1, 0, 0
             self.identity = identity
-        if self.standings is None:
-            self.standings = Standings(group_size=self.group_size)
         with open(path, "rb") as f:
             f.seek(self.position)
             data = f.read()
         end = data.rfind(b"\n") + 1
         self.position += end
         for line in data[:end].splitlines():
-            self._add(line, games_total)
+            self._add_line(line)
 
-    def _add(self, line: bytes, games_total: int) -> None:
-        assert self.standings is not None
+    def _add_line(self, line: bytes) -> None:
         try:
             record = parse_record(line)
             index = index_of(record)
-            if index in self.seen or index >= games_total:
-                return
-            self.standings.add(outcome_of(record))
+            outcome = outcome_of(record)
         except (RecordFormatError, OutcomeError, ValueError, KeyError):
             return
-        self.seen.add(index)
-        self.points.append({"games": len(self.seen), "values": self._values()})
+        self.add(index, outcome)
 
-    def _values(self) -> dict[str, float | None]:
+    def add(self, index: int, outcome: GameOutcome) -> None:
+        """Count one finished game (once: a game played again on resume is in the file twice), keeping a point when
+        its turn comes."""
+        if self.standings is None:
+            self.standings, self.seen = Standings(group_size=self.group_size), bytearray(self.games_total)
+        if not 0 <= index < self.games_total or self.seen[index]:
+            return
+        try:
+            self.standings.add(outcome)
+        except (OutcomeError, ValueError, KeyError):
+            return
+        self.seen[index] = 1
+        self.counted += 1
+        if self.counted % self.stride == 0:
+            self.points.append(self._point())
+            if len(self.points) > CHART_POINTS:
+                self.points = self.points[1::2]  # those at multiples of twice the stride
+                self.stride *= 2
+
+    def _point(self) -> dict[str, Any]:
+        """The ratings now: each entrant's value, None where it is not finite (an Elo of a score of 0 or 1, or no
+        game yet), and in ``infinite`` the sign of each infinite Elo."""
         assert self.standings is not None
         if self.standings.rating_kind == OPENSKILL:
-            return {name: round(r.ordinal, 2) for name, r in self.standings.ratings().items()}
-        return {name: None if e.elo is None else round(e.elo, 1) for name, e in self.standings.elo().items()}
+            values = {name: round(r.ordinal, 2) for name, r in self.standings.ratings().items()}
+            return {"games": self.counted, "values": values, "infinite": {}}
+        values, infinite = {}, {}
+        for name, e in self.standings.elo().items():
+            values[name] = None if e.elo is None else round(e.elo, 1)
+            if e.elo is None and e.score is not None:
+                infinite[name] = "+" if e.score >= 1.0 else "-"
+        return {"games": self.counted, "values": values, "infinite": infinite}
 
     def chart(self) -> dict[str, Any]:
+        """The points to draw (the kept ones and the latest), the y axis's ticks over their finite values, and, per
+        entrant, how many points are left out because its Elo was infinite there."""
         kind = self.standings.rating_kind if self.standings is not None else ""
-        step = max(1, -(-len(self.points) // CHART_POINTS))
-        shown = self.points[step - 1::step]
-        if self.points and (not shown or shown[-1] is not self.points[-1]):
-            shown.append(self.points[-1])
-        return {"rating": "OpenSkill ordinal" if kind == OPENSKILL else "Elo", "points": shown}
+        shown = list(self.points)
+        if self.counted and (not shown or shown[-1]["games"] != self.counted):
+            shown.append(self._point())
+        left_out: dict[str, int] = {}
+        for point in shown:
+            for name in point["infinite"]:
+                left_out[name] = left_out.get(name, 0) + 1
+        finite = [v for point in shown for v in point["values"].values() if v is not None]
+        span = 1.0 if kind == OPENSKILL else ELO_SPAN
+        return {"rating": "OpenSkill ordinal" if kind == OPENSKILL else "Elo", "points": shown,
+                "axis": axis_ticks(min(finite), max(finite), span) if finite else None, "left_out": left_out}
+
+
+def axis_ticks(low: float, high: float, span: float = 1.0, most: int = 6) -> dict[str, Any]:
+    """A y axis over ``low``..``high`` (widened to at least ``span``) with round ticks, 1, 2 or 5 times a power of
+    ten apart (about ``most`` of them), their labels, and the axis's ends (the outer ticks), so that every label
+    stands where its value is."""
+    if high - low < span:
+        middle = (low + high) / 2
+        low, high = middle - span / 2, middle + span / 2
+    rough = (high - low) / (most - 1)
+    power = 10 ** math.floor(math.log10(rough))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= rough)
+    first, last = math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    ticks = [round(k * step, decimals) for k in range(first, last + 1)]
+    return {"low": ticks[0], "high": ticks[-1],
+            "ticks": [{"value": v, "label": f"{v:+.{decimals}f}" if v else "0"} for v in ticks]}
 
 
 # --- entrants -------------------------------------------------------------------------------------------------

@@ -45,8 +45,11 @@
     if (PAGE === 'entrant') parts.push(esc(ENTRANT));
     $('crumbs').innerHTML = '› ' + parts.join(' › ');
   }
-  const progress = (t) => `<span class="progress"><span style="width:${t.games_total ? 100 * t.games_done / t.games_total : 0}%">` +
-    `</span></span>${t.games_done}/${t.games_total}`;
+  // With [sprt] the schedule's total is only the test's cap: no bar towards it, the count and the cap said as such.
+  const progress = (t) => t.sprt
+    ? `<span class="sprt-count">${t.games_done} recorded (SPRT: stops when it decides; cap ${t.games_total})</span>`
+    : `<span class="progress"><span style="width:${t.games_total ? 100 * t.games_done / t.games_total : 0}%">` +
+      `</span></span>${t.games_done}/${t.games_total}`;
   const state = (t) => `<span class="state ${esc(t.state)}">${esc(t.state)}</span>`;
   const entrantLink = (name) => `<a href="/t/${enc(TID)}/entrants/${enc(name)}">${esc(name)}</a>`;
   const gameLink = (index) => `<a href="/t/${enc(TID)}/games/${index}">game ${index}</a>`;
@@ -88,41 +91,86 @@
     })]);
     return table([{ t: 'W-D-L of the row against the column', l: 1 }, ...names], rows, 'pairwise');
   }
-  function sprtBlock(sprt) {
+  // The SPRT as MatchupTest.to_json() gives it (standings.json's "sprt", the same live from the server).
+  const VERDICTS = { continue: 'running', H0: 'H0 accepted', H1: 'H1 accepted' };
+  const signed = (v) => (v > 0 ? '+' : v < 0 ? '−' : '') + Math.abs(v).toFixed(1);
+  function verdict(sprt, t) {
+    if (sprt.state !== 'continue') return VERDICTS[sprt.state];
+    return t.state === 'running' || t.state === 'queued' ? 'running' : 'undecided';
+  }
+  function eloText(estimate) {
+    if (estimate.score === null || estimate.score === undefined) return '-';
+    if (estimate.elo === null || estimate.elo === undefined) return estimate.score >= 1 ? '+∞' : '−∞';
+    const interval = estimate.elo_interval;
+    return signed(estimate.elo) + (interval ? ` [${signed(interval[0])}, ${signed(interval[1])}] (95%)` : '');
+  }
+  // The LLR on a bar from the lower bound (H0) to the upper one (H1), clamped to the bar when outside.
+  function llrBar(sprt) {
+    const [lower, upper] = sprt.bounds;
+    const W = 320, H = 34, L = 10, R = 10;
+    const x = (v) => L + (W - L - R) * (Math.min(upper, Math.max(lower, v)) - lower) / (upper - lower);
+    const zero = x(0).toFixed(1), mark = x(sprt.llr).toFixed(1);
+    return `<svg class="llr-bar" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" ` +
+      `aria-label="LLR ${sprt.llr.toFixed(2)} between ${lower.toFixed(2)} and ${upper.toFixed(2)}">` +
+      `<rect class="h0" x="${L}" y="8" width="${zero - L}" height="10"/>` +
+      `<rect class="h1" x="${zero}" y="8" width="${W - R - zero}" height="10"/>` +
+      `<line class="zero" x1="${zero}" x2="${zero}" y1="5" y2="21"/>` +
+      `<line class="llr" id="llr-mark" data-llr="${sprt.llr}" x1="${mark}" x2="${mark}" y1="2" y2="24"/>` +
+      `<text x="${L}" y="33">${lower.toFixed(2)} H0</text>` +
+      `<text x="${W - R}" y="33" text-anchor="end">H1 ${upper.toFixed(2)}</text></svg>`;
+  }
+  function sprtBlock(sprt, t) {
     if (!sprt) return '';
-    const items = Object.entries(sprt).map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(typeof v === 'object' ? JSON.stringify(v) : v)}</dd>`);
-    return `<h2>SPRT</h2><section class="card" id="sprt"><dl class="kv">${items.join('')}</dl></section>`;
+    const said = verdict(sprt, t);
+    const games = sprt.unit === 'games' ? '' : ` (${sprt.games} games)`;
+    return `<h2>SPRT</h2><section class="card" id="sprt">` +
+      `<div class="verdict ${esc(sprt.state)}" id="sprt-verdict">${esc(said)}</div>` +
+      `<div class="matchup">${entrantLink(sprt.candidate)} vs ${entrantLink(sprt.opponent)} · ` +
+      `H0: Elo ${signed(sprt.elo0)}, H1: Elo ${signed(sprt.elo1)} (α ${sprt.alpha}, β ${sprt.beta})</div>` +
+      `<dl class="kv"><dt>LLR</dt><dd id="sprt-llr">${sprt.llr.toFixed(2)} [${sprt.bounds[0].toFixed(2)}, ` +
+      `${sprt.bounds[1].toFixed(2)}]</dd><dt></dt><dd>${llrBar(sprt)}</dd>` +
+      `<dt>Elo</dt><dd id="sprt-elo">${esc(eloText(sprt.estimate))}</dd>` +
+      `<dt>counted</dt><dd id="sprt-units">${sprt.units} ${esc(sprt.unit)}${games}` +
+      (sprt.decided_at ? `; decided at ${sprt.decided_at}` : '') + `</dd></dl></section>`;
   }
   function chart(history) {
     const points = history.points;
     if (points.length < 2) return '<p class="meta">The chart starts after two games.</p>';
     const names = Object.keys(points[points.length - 1].values);
-    const values = points.flatMap((p) => Object.values(p.values)).filter((v) => v !== null);
-    if (!values.length) return '<p class="meta">No finite rating yet.</p>';
-    let lo = Math.min(...values), hi = Math.max(...values);
-    if (hi - lo < 1) { lo -= 1; hi += 1; }
+    const left = Object.entries(history.left_out || {}).map(([name, n]) => `${esc(name)} at ${n}`);
+    const note = left.length ? `<p class="meta" id="chart-left-out">Left out where an Elo is infinite (a score of 0 or ` +
+      `1 so far): ${left.join(', ')} of the ${points.length} points.</p>` : '';
+    if (!history.axis) return '<p class="meta">No finite rating yet.</p>' + note;
+    const lo = history.axis.low, hi = history.axis.high;
     const W = 760, H = 260, L = 48, R = 12, T = 10, B = 28;
     const x = (g) => L + (W - L - R) * (g - points[0].games) / Math.max(1, points[points.length - 1].games - points[0].games);
     const y = (v) => T + (H - T - B) * (hi - v) / (hi - lo);
     let svg = '';
-    for (let k = 0; k <= 4; k++) {
-      const v = lo + (hi - lo) * k / 4;
-      svg += `<line class="grid-line" x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}"/><text x="${L - 6}" y="${y(v) + 4}" text-anchor="end">${Math.round(v)}</text>`;
+    for (const tick of history.axis.ticks) {
+      svg += `<line class="grid-line" x1="${L}" x2="${W - R}" y1="${y(tick.value)}" y2="${y(tick.value)}"/>` +
+        `<text class="tick" x="${L - 6}" y="${y(tick.value) + 4}" text-anchor="end">${esc(tick.label)}</text>`;
     }
     svg += `<line class="axis" x1="${L}" x2="${W - R}" y1="${H - B}" y2="${H - B}"/>`;
     svg += `<text x="${L}" y="${H - 8}">${points[0].games}</text><text x="${W - R}" y="${H - 8}" text-anchor="end">${points[points.length - 1].games} games</text>`;
+    // A line through each run of finite values; a value alone between left-out points is a dot.
     names.forEach((name, i) => {
-      let d = '', pen = 'M';
+      const color = COLORS[i % COLORS.length];
+      let d = '', run = [];
+      const close = () => {
+        if (run.length === 1) svg += `<circle cx="${run[0][0]}" cy="${run[0][1]}" r="3" fill="${color}"/>`;
+        run.forEach(([px, py], k) => { d += `${k ? 'L' : 'M'}${px},${py} `; });
+        run = [];
+      };
       for (const p of points) {
         const v = p.values[name];
-        if (v === null || v === undefined) { pen = 'M'; continue; }
-        d += `${pen}${x(p.games).toFixed(1)},${y(v).toFixed(1)} `;
-        pen = 'L';
+        if (v === null || v === undefined) { close(); continue; }
+        run.push([x(p.games).toFixed(1), y(v).toFixed(1)]);
       }
-      svg += `<path d="${d}" fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="2" data-entrant="${esc(name)}"/>`;
+      close();
+      svg += `<path d="${d}" fill="none" stroke="${color}" stroke-width="2" data-entrant="${esc(name)}"/>`;
     });
     const legend = names.map((n, i) => `<span><i style="background:${COLORS[i % COLORS.length]}"></i>${esc(n)}</span>`).join('');
-    return `<svg viewBox="0 0 ${W} ${H}" id="rating-chart" data-points="${points.length}">${svg}</svg><div class="legend">${legend}</div>`;
+    return `<svg viewBox="0 0 ${W} ${H}" id="rating-chart" data-points="${points.length}">${svg}</svg><div class="legend">${legend}</div>` + note;
   }
   function inProgress(detail) {
     if (detail.access !== 'full') return '';
@@ -139,7 +187,7 @@
     const api = `/api/t/${enc(TID)}`;
     $('main').innerHTML =
       `<h1>${esc(t.name)}</h1><div class="meta">${esc(t.variant)}, ${t.players} players · ${state(t)} · ` +
-      `<span id="progress">${progress(t)}</span> games · ${t.games_in_progress} being played · ` +
+      `<span id="progress">${progress(t)}</span>${t.sprt ? '' : ' games'} · ${t.games_in_progress} being played · ` +
       `entrants ${t.entrants.map(entrantLink).join(', ')}</div>` +
       (t.error ? `<p class="message">${esc(t.error)}</p>` : '') +
       `<div class="meta">seed commitment <code>${esc(t.seed_commitment || '-')}</code>` +
@@ -149,7 +197,7 @@
       `<a download href="${api}/standings.json">standings.json</a><a download href="${api}/standings.csv">standings.csv</a></div>` +
       `<h2>Standings after <span id="standings-games">${detail.standings.games}</span> games</h2>` +
       `<section class="card">${standingsTable(detail)}</section>` +
-      sprtBlock(detail.sprt) +
+      sprtBlock(detail.sprt, t) +
       `<div class="grid"><div><h2>Pairwise</h2><section class="card">${pairwiseTable(detail.standings)}</section>` +
       `<h2>Faults</h2><section class="card" id="faults">${faulty.length ? faulty.map((e) =>
         `<a class="fault" href="/t/${enc(TID)}/games?entrant=${enc(e.name)}&faults=yes">${esc(e.name)}: ${e.faults}</a>`).join(' · ')
