@@ -159,6 +159,13 @@ def test_status_prints_the_verdict_line_and_the_cap(run: Run) -> None:
     assert lines[-1] == test.summary
     every = run.status()
     assert every.returncode == 0 and f"{info.games_done} (SPRT, cap {CAP})" in every.stdout, every.stdout
+    watched = subprocess.run([sys.executable, "-m", "arena", "watch", run.tid, "--server", run.server.address],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ, "COLUMNS": "200"})
+    assert watched.returncode == 0, watched.stderr
+    lines = watched.stdout.splitlines()
+    recorded = f"{info.games_done} games recorded (SPRT: stops when it decides; cap {CAP})"
+    assert lines[0] == f"tournament {run.tid}: 'sprt' (block), finished; {recorded}, 0 being played"
+    assert lines[-2:] == [f"tournament {run.tid} finished: {recorded}; master seed sprt-test", test.summary]
 
 
 def test_a_restarted_server_shows_the_test_it_ended_with(run: Run, tmp_path: Path) -> None:

@@ -380,11 +380,17 @@ def print_info(info: Any) -> None:
               + (f"; master seed revealed: {safe_name(info.master_seed)}" if info.master_seed else ""))
 
 
-def games_recorded(info: Any) -> str:
+def games_recorded(info: Any, unit: str = "") -> str:
     """``12/40 recorded``; with [sprt] the total is only the test's cap, so it is said as one."""
-    if info.sprt:
-        return f"{info.games_done} recorded (SPRT: stops when it decides; cap {info.games_total})"
-    return f"{info.games_done}/{info.games_total} recorded"
+    return recorded_of(info.games_done, info.games_total, info.sprt, unit)
+
+
+def recorded_of(done: int, total: int, sprt: bool, unit: str = "") -> str:
+    """``12/40{unit} recorded``, or for a tournament with [sprt] ``12{unit} recorded (SPRT: stops when it decides;
+    cap 800)``."""
+    if sprt:
+        return f"{done}{unit} recorded (SPRT: stops when it decides; cap {total})"
+    return f"{done}/{total}{unit} recorded"
 
 
 def games_cell(info: Any) -> str:
@@ -440,6 +446,8 @@ class WatchView:
         self.final: Any = None
         """The TournamentFinished event, once it came."""
         self.seats: dict[int, list[str]] = {}
+        self.sprt = False
+        """The tournament has [sprt]: its total is only the test's cap (from the snapshot)."""
 
     def out(self, text: str) -> None:
         """Every line of the view; its parts from the server are already through safe_name."""
@@ -451,9 +459,9 @@ class WatchView:
 
     def _snapshot(self, s: Any) -> None:
         info = s.tournament
+        self.sprt = info.sprt
         self.out(f"tournament {safe_name(info.id)}: {safe_name(info.name)!r} ({safe_name(info.variant)}), "
-                 f"{_state(info.state)}; "
-                 f"{info.games_done}/{info.games_total} games recorded, {len(s.in_progress)} being played")
+                 f"{_state(info.state)}; {games_recorded(info, ' games')}, {len(s.in_progress)} being played")
         for g in s.in_progress:
             self.seats[g.index] = list(g.seats)
 
@@ -486,7 +494,8 @@ class WatchView:
         scores = ", ".join(f"{name} {score}" for name, score in zip(sides, g.result.scores))
         faults = "; ".join(f"{safe_name(x.kind)} by seat {x.seat} at {move_label(x.move_number)}: "
                            f"{safe_name(x.message, 300)}" for x in g.faults)
-        self.out(f"game {g.index} finished ({f.games_done}/{f.games_total}): {scores}; winner {_winner(g)}"
+        count = f"{f.games_done} recorded, SPRT cap {f.games_total}" if self.sprt else f"{f.games_done}/{f.games_total}"
+        self.out(f"game {g.index} finished ({count}): {scores}; winner {_winner(g)}"
                  + (f"; fault: {faults}" if faults else ""))
 
     def _standings(self, s: Any) -> None:
@@ -503,9 +512,12 @@ class WatchView:
     def print_ending(self) -> None:
         """The last line: how the tournament ended, and its master seed once revealed."""
         info = self.final.tournament
-        self.out(f"tournament {safe_name(info.id)} {_state(info.state)}: {info.games_done}/{info.games_total} games"
+        count = games_recorded(info, " games") if info.sprt else f"{info.games_done}/{info.games_total} games"
+        self.out(f"tournament {safe_name(info.id)} {_state(info.state)}: {count}"
                  + (f" ({safe_name(info.error, 1000)})" if info.error else "")
                  + (f"; master seed {safe_name(info.master_seed)}" if info.master_seed else ""))
+        if self.final.standings.HasField("sprt"):
+            self.out(safe_name(self.final.standings.sprt.summary, 1000))
         for line in info.given_up:
             self.out(f"warning: {safe_name(line, 1000)}")
 
