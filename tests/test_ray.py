@@ -30,7 +30,7 @@ ray = pytest.importorskip("ray", reason="the Ray backend's tests need the ray ex
                                         "scripts/test.sh installs it)")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from arena.cluster import connect, ray_factory  # noqa: E402
+from arena.cluster import connect, ray_backend, ray_factory  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GREEDY_BOT = ROOT / "bots" / "python" / "greedy_bot.py"
@@ -180,6 +180,34 @@ async def test_a_node_killed_mid_run_loses_nothing_and_records_nothing_twice(clu
         assert game["seed"] == f"ray-test/0/{number // 2}" and not game.get("faults")
     assert_verifies(tmp_path / "run", 32)
     wait_for(lambda: not bot_processes(tag), 20, "every bot to stop, the lost node's too")
+
+
+async def test_an_actor_killed_on_a_live_node_is_replaced(cluster: Cluster, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ray_backend, "NODE_REFRESH_S", 0.5)  # look for nodes without an actor twice a second
+    tag = uuid.uuid4().hex
+    text = tournament_text(tmp_path / "run", [sleepy(tag), sleepy(tag)], games=10, concurrency=6)
+    backends = []
+
+    def keep(setup: Any) -> Any:
+        backends.append(ray_factory(6)(setup))
+        return backends[-1]
+
+    killed: list[str] = []
+
+    def on_game(record: dict[str, Any]) -> None:
+        if not killed:  # at the first recorded game, the first node's actor, its process only: the node lives on
+            killed.append(backends[0].nodes[0].label)
+            ray.kill(backends[0].nodes[0].handle)
+
+    summary = await run_tournament(spec_from_dict(tomllib.loads(text)), text, tmp_path / "run", backend=keep,
+                                   on_game=on_game, concurrency=6)
+    backend = backends[0]
+    first = backend.nodes[0]
+    assert first.lost and backend.replayed and {label for _, label in backend.replayed} == {first.label}
+    assert [n.node_id for n in backend.nodes].count(first.node_id) == 2, "the live node got a new actor"
+    assert summary.played_now == 20 and sorted(index(g) for g in records(tmp_path / "run")) == list(range(20))
+    assert_verifies(tmp_path / "run", 20)
 
 
 def test_a_driver_killed_with_kill_9_resumes(cluster: Cluster, tmp_path: Path) -> None:

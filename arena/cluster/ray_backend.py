@@ -35,6 +35,7 @@ from typing import Any, Callable
 import structlog
 import trio
 
+from ..display import safe_name
 from ..referee import MatchRecord
 from ..tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError
 from ..tournament.schedule import ScheduledGame
@@ -198,6 +199,8 @@ class _Node:
     ready: bool = False
     """Every entrant started there: it may be given games."""
     alive: bool = True
+    lost: bool = False
+    """Its actor died mid-run (its node lost, or only its process): a node still alive gets a new actor."""
     why: str = ""
     """Why its actor could not start, when it could not."""
     info: list[dict[str, Any]] = dataclasses.field(default_factory=list)
@@ -222,11 +225,12 @@ class RayBackend:
         self._add_new_nodes()
 
     def _add_new_nodes(self) -> list[_Node]:
-        """An actor on every live node that has none yet (every node at the start; later, those that joined)."""
+        """An actor on every live node that has none yet (every node at the start; later, those that joined, and
+        those whose actor died while the node lived on). A node that failed its check keeps its place: no retry."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         self._refreshed = time.monotonic()
-        known = {node.node_id for node in self.nodes}
+        known = {node.node_id for node in self.nodes if not node.lost}
         added = []
         for entry in self.ray.nodes():
             node_id = entry["NodeID"]
@@ -296,7 +300,8 @@ class RayBackend:
         for node in nodes:
             if node.ready:
                 self._note("node_ready", node=node.label, level="info")
-        return problems
+        order = {safe_name(bot.name): number for number, bot in enumerate(self.setup.spec.bots)}
+        return sorted(problems, key=lambda problem: (order.get(problem[0], len(order)), problem[1]))
 
     async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
         """Play the game on the least busy live node; when that node is lost mid-game, play it again elsewhere."""
@@ -342,7 +347,7 @@ class RayBackend:
 
     def _lose(self, node: _Node, error: BaseException) -> None:
         if node.alive:
-            node.alive = False
+            node.alive, node.lost = False, True
             self._note("node_lost", node=node.label, error=_first_line(error), in_flight=node.in_flight)
             self.ray.kill(node.handle)  # a node only unreachable for now must not come back with stale games
 
@@ -397,7 +402,7 @@ def merge_info(infos: list[list[dict[str, Any]]], nodes: list[str]) -> list[dict
         totals: Counter[str] = Counter()
         for data in entrant:
             totals.update({key: data.get(key) or 0 for key in ("starts", "restarts_after_timeouts")})
-        first.update(totals, given_up=any(data.get("given_up") for data in entrant), nodes=nodes)
+        first.update(totals, given_up=any(data.get("given_up") for data in entrant), nodes=list(dict.fromkeys(nodes)))
         merged.append(first)
     return merged
 

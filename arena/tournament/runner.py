@@ -425,6 +425,8 @@ class _RunGames:
         self.standings_error: OSError | None = None
         self.progress: Progress | None = None
         self.writer: RecordWriter | None = None
+        self.backend_error: RunError | None = None
+        """Why the backend could not go on, if it could not (the games in flight are not recorded)."""
 
     @property
     def standings(self) -> Standings:
@@ -466,6 +468,8 @@ class _RunGames:
                 async with trio.open_nursery() as nursery:
                     for _ in range(concurrency):
                         nursery.start_soon(worker)
+            if self.backend_error is not None:
+                raise self.backend_error
         except WriteFailed as failure:
             self.stop(failure)
         finally:
@@ -477,7 +481,12 @@ class _RunGames:
             on_progress = None
             if self.on_game_start is not None:
                 on_progress = self.on_game_start(scheduled, tuple(self.names[e] for e in scheduled.seats))
-            record = await backend.play(scheduled, on_progress)
+            try:
+                record = await backend.play(scheduled, on_progress)
+            except RunError as error:  # the backend cannot go on (every node of a cluster lost): stop, say why
+                self.backend_error = self.backend_error or error
+                self.games.cancel()
+                return
         message = game_record_dict(record, index=scheduled.index, tournament=self.spec.name,
                                    deal_key=scheduled.deal_key, rotation=scheduled.rotation,
                                    side_of=self.game.side_of)
