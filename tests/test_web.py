@@ -285,7 +285,9 @@ def test_with_a_token_every_request_needs_it_by_header_or_sign_in_cookie(tmp_pat
 def test_the_public_site_shows_finished_and_public_data_only(tmp_path: Path) -> None:
     path, token = token_file(tmp_path)
     tag = uuid.uuid4().hex
-    bots = random_bot("alpha", tag) + bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.15")
+    # a slow bot (0.6 s a decision, so a one-round game lasts seconds): the checks below, made while the game is in
+    # progress, finish long before it does even on a busy machine
+    bots = random_bot("alpha", tag) + bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.6")
     server = WebServer(tmp_path / "data", "--token-file", str(path), "--http-public", *registry(tmp_path, bots))
     full = {"Authorization": BEARER + token}
     try:
