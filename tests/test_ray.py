@@ -296,3 +296,18 @@ def test_cluster_options_that_cannot_work_are_one_line(tmp_path: Path) -> None:
         result = arena("run", str(path), *options, timeout=60)
         assert (result.returncode, result.stderr) == (2, message)
         assert not (tmp_path / "run").exists(), "nothing was started"
+
+
+def test_the_cluster_package_exports_its_names_and_loads_ray_only_when_one_is_used() -> None:
+    code = ("import sys, arena.cli, arena.cluster as c; "
+            "print(sorted(m for m in ('ray', 'arena.tournament.runner') if m in sys.modules)); "
+            "print(sorted(c.__all__)); print(all(getattr(c, name) is not None for name in c.__all__)); "
+            "print('ray' in sys.modules, c.require_ray() is sys.modules['ray'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.stdout.splitlines() == [
+        "[]",  # the command line starts without Ray or the runner
+        "['ClusterError', 'RayBackend', 'add_backend_arguments', 'backend_from', 'connect', 'ray_factory', "
+        "'require_ray']",
+        "True",
+        "False True",  # the backend's module loads Ray only when asked for it
+    ], out.stderr
