@@ -485,20 +485,6 @@ def cmd_bench_cluster(args: argparse.Namespace) -> int:
     from .cluster.bench import bench_cluster
 
     require_ray()
-    nodes = [int(n) for n in args.nodes.split(",")]
-    if min(nodes) < 1 or args.games < 2 or args.slots < 1 or args.sleep_ms < 0:
-        raise RulesError(f"expected --nodes of at least 1, --games of at least 2, --slots of at least 1 and "
-                         f"--sleep-ms of at least 0, got {args.nodes}, {args.games}, {args.slots}, {args.sleep_ms}")
-    sandbox = bench_sandboxes(args.sandbox)[0]
-    print(json.dumps(bench_cluster(args.games, nodes, args.sleep_ms, args.slots, sandbox), indent=2))
-    return 0
-
-
-def cmd_bench_cluster(args: argparse.Namespace) -> int:
-    from .cluster import require_ray
-    from .cluster.bench import bench_cluster
-
-    require_ray()
     nodes = [int(n) for n in args.nodes.split(",") if n.strip().isdigit()]
     if len(nodes) != len(args.nodes.split(",")) or min(nodes) < 1:
         raise RulesError(f"--nodes must be cluster sizes of at least 1, comma-separated, got {args.nodes!r}")
@@ -619,14 +605,6 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--games", type=int, default=48, help="games per cluster size (default 48)")
     b.add_argument("--quick-games", type=int, default=200,
                    help="games of the in-process and Ray comparison, between random bots (default 200)")
-    b.add_argument("--nodes", default="1,2,4", help="comma-separated cluster sizes (default 1,2,4)")
-    b.add_argument("--sleep-ms", type=int, default=50, help="the sleepy bots' time per decision (default 50)")
-    b.add_argument("--slots", type=int, default=4, help="games at once per node (default 4)")
-    add_bench_sandbox_argument(b, both=False)
-    b.set_defaults(func=cmd_bench_cluster)
-    b = bench.add_parser("cluster", help="games/s in-process and through Ray, and games/s against the nodes of a "
-                                         "local Ray cluster (JSON; the ray extra)")
-    b.add_argument("--games", type=int, default=48, help="games per measurement (default 48)")
     b.add_argument("--nodes", default="1,2,4", help="comma-separated cluster sizes (default 1,2,4)")
     b.add_argument("--sleep-ms", type=int, default=50, help="the sleepy bots' time per decision (default 50)")
     b.add_argument("--slots", type=int, default=4, help="games at once per node (default 4)")
