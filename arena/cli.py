@@ -280,6 +280,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                                       concurrency=args.concurrency, console=console,
                                                                       backend=backend))
     except RecordsNotWritten as error:
+        for line in error.given_up:
+            print(f"warning: {line}", file=sys.stderr)
         print(f"error: {error}; {error.remedy}, then continue with: {resume}", file=sys.stderr)
         return 1
     if summary is None:
