@@ -161,6 +161,8 @@ def test_every_route_answers_from_the_run_folder(server: WebServer) -> None:
     alpha = next(e for e in standings["entrants"] if e["name"] == "alpha")
     wins = get_json(f"{web}/api/t/{tid}/games?entrant=alpha&result=win")["games"]
     assert len(wins) == alpha["wins"] and all(g["winner_names"] == "alpha" for g in wins)
+    assert {g["result"] for g in get_json(f"{web}/api/t/{tid}/games?entrant=alpha")["games"]} <= {"win", "draw", "loss"}
+    assert [g["result"] for g in wins] == ["win"] * len(wins) and "result" not in games["games"][0]
     assert len(get_json(f"{web}/api/t/{tid}/games?entrant=alpha&result=loss")["games"]) == alpha["losses"]
     assert get_json(f"{web}/api/t/{tid}/games?faults=yes")["games"] == []
     assert len(get_json(f"{web}/api/t/{tid}/games?faults=no")["games"]) == 6

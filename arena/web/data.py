@@ -197,7 +197,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 def filter_games(rows: list[dict[str, Any]], entrant: str = "", result: str = "", faults: str = "") -> list[dict]:
     """The games list's filters: an entrant's games, its wins, draws or losses (``decided``/``drawn`` without an
-    entrant), and games with or without faults."""
+    entrant), and games with or without faults. With an entrant, each row says its ``result`` in that game."""
     chosen = []
     for row in rows:
         if entrant and entrant not in row["seats"]:
@@ -211,7 +211,7 @@ def filter_games(rows: list[dict[str, Any]], entrant: str = "", result: str = ""
             continue
         if faults == "yes" and not row["faults"] or faults == "no" and row["faults"]:
             continue
-        chosen.append(row)
+        chosen.append(dict(row, result=result_for(row, entrant)) if entrant else row)
     return chosen
 
 
