@@ -246,7 +246,7 @@
       `<h2>Handshake</h2><section class="card" id="handshake">` + (hello ? `<dl class="kv"><dt>name</dt><dd>${esc(hello.name)}</dd>` +
         `<dt>version</dt><dd>${esc(hello.version)}</dd><dt>author</dt><dd>${esc(hello.author)}</dd>` +
         `<dt>protocol</dt><dd>${esc(hello.protocol_version)}</dd><dt>variants</dt><dd>${esc(hello.variants.join(', '))}</dd>` +
-        `<dt>processes</dt><dd>${esc(data.handshake.processes)} (started ${esc(data.handshake.starts)} times)</dd></dl>`
+        `<dt>processes</dt><dd>${esc(data.handshake.processes)} (started ${data.handshake.starts === 1 ? "once" : `${esc(data.handshake.starts)} times`})</dd></dl>`
         : 'not recorded yet') + '</section>' +
       `<div class="grid"><div><h2>By opponent</h2>${table([{ t: 'opponent', l: 1 }, 'W', 'D', 'L'], opponents, 'by-opponent')}</div>` +
       `<div><h2>By seat</h2>${table(['seat', 'W', 'D', 'L'], seats, 'by-seat')}</div></div>` +
