@@ -298,6 +298,58 @@ def test_cluster_options_that_cannot_work_are_one_line(tmp_path: Path) -> None:
         assert not (tmp_path / "run").exists(), "nothing was started"
 
 
+def test_a_failed_call_is_one_line_naming_its_innermost_errors() -> None:
+    # A node's check that raised inside its trio loop: Ray's error, whose text starts "+ Exception Group Traceback",
+    # holding a nursery's group (leaves nested, one repeated).
+    from ray.exceptions import RayActorError, RayTaskError
+
+    missing = FileNotFoundError(2, "No such file or directory", "/tmp/arena-bots-123-x")
+    group = ExceptionGroup("Exceptions from Trio nursery", [missing, ExceptionGroup("inner", [ValueError("bad"),
+                                                                                             missing])])
+    failed = RayTaskError("GameActor.check", "+ Exception Group Traceback (most recent call last):\n  | ...", group,
+                          proctitle="ray::GameActor.check", pid=1, ip="10.0.0.7").as_instanceof_cause()
+    assert str(failed).startswith("+ Exception Group Traceback")
+    assert ray_backend.cause_line(failed) == ("FileNotFoundError: [Errno 2] No such file or directory: "
+                                              "'/tmp/arena-bots-123-x'; ValueError: bad")
+    many = ExceptionGroup("many", [KeyError(str(number)) for number in range(5)])
+    assert ray_backend.cause_line(many) == "KeyError: '0'; KeyError: '1'; KeyError: '2'; and 2 more"
+    # An actor that failed in its creation: the cause only as a traceback's text (with the colours of a terminal).
+    died = RayActorError("a1", "The actor died because of an error raised in its creation task, \x1b[36mray::"
+                         "GameActor.__init__()\x1b[39m (pid=1, ip=10.0.0.7)\n  File \"x.py\", line 3, in __init__\n"
+                         "    raise OSError(28, 'full')\nOSError: [Errno 28] No space left on device", True)
+    assert ray_backend.cause_line(died) == "OSError: [Errno 28] No space left on device"
+    assert ray_backend.cause_line(RuntimeError("first\nlast")) == "RuntimeError: first (last)"
+    assert ray_backend.cause_line(RuntimeError()) == "RuntimeError"
+
+
+def test_a_real_actors_failure_is_reported_by_its_cause(cluster: Cluster) -> None:
+    class Failing:  # as GameActor: a trio loop whose nursery raises, in a threaded actor
+        def check(self) -> None:
+            async def start(path: str) -> None:
+                open(path)
+
+            async def main() -> None:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(start, "/nonexistent/bot.log")
+
+            trio.run(main)
+
+    actor = ray.remote(Failing).options(num_cpus=0, max_concurrency=2).remote()
+    try:
+        with pytest.raises(ray.exceptions.RayTaskError) as caught:
+            actor.check.remote().future().result(timeout=60)
+        assert ray_backend.cause_line(caught.value) == ("FileNotFoundError: [Errno 2] No such file or directory: "
+                                                        "'/nonexistent/bot.log'")
+        ray.kill(actor)
+        with pytest.raises(ray.exceptions.RayActorError) as killed:
+            actor.check.remote().future().result(timeout=60)
+        assert ray_backend.cause_line(killed.value) == (
+            "ActorDiedError: The actor died unexpectedly before finishing this task. (The actor is dead because it "
+            "was killed by `ray.kill`.)")
+    finally:
+        ray.kill(actor)
+
+
 def test_the_cluster_package_exports_its_names_and_loads_ray_only_when_one_is_used() -> None:
     code = ("import sys, arena.cli, arena.cluster as c; "
             "print(sorted(m for m in ('ray', 'arena.tournament.runner') if m in sys.modules)); "

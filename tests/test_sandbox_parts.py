@@ -105,6 +105,52 @@ def test_cgroup_v1_files_and_limit_events(tmp_path: Path) -> None:
     assert isinstance(group, BotCgroup)
 
 
+def test_leftovers_of_dead_arenas_removed_by_another_arena_at_the_same_moment_are_skipped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arena processes killed with SIGKILL (a Ray actor, every time one is killed) leave their work folder and their
+    cgroup; the next arena process removes them. Several start at once (a Ray cluster's actors on one machine), and
+    a folder or a group one of them lists may be gone by the time it looks inside: skipped, never an error (it once
+    failed a tournament's start on a node with a FileNotFoundError)."""
+    import tempfile
+    import threading
+
+    from arena.sandbox import cgroups
+    from arena.sandbox import host as _  # noqa: F401 - the module, below (the package's ``host`` is the function)
+
+    host_module = sys.modules["arena.sandbox.host"]
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = 4_000_000  # above any pid_max: no such process
+    gone = tmp_path / f"arena-bots-{dead}-gone"
+    gone.symlink_to(tmp_path / "removed-meanwhile")  # listed, then not there when looked at
+    host_module._remove_stale_work_folders()  # no FileNotFoundError
+    gone.unlink()
+
+    # The race itself, many times: threads cleaning the same leftovers at once.
+    groups = tmp_path / "cgroup"
+    for round_ in range(20):
+        for number in range(20):
+            (tmp_path / f"arena-bots-{dead + number}-{round_}" / "bot-0" / "listen").mkdir(parents=True)
+            for child in ("bot-0", "bot-1"):
+                (groups / f"arena-bots-{dead + number}" / child).mkdir(parents=True, exist_ok=True)
+        start, errors = threading.Barrier(4), []
+
+        def clean() -> None:
+            start.wait()
+            try:
+                host_module._remove_stale_work_folders()
+                cgroups._remove_stale(groups)
+            except Exception as error:  # noqa: BLE001 - collected for the assertion
+                errors.append(error)
+
+        threads = [threading.Thread(target=clean) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert errors == []
+        assert not list(tmp_path.glob("arena-bots-*-*")) and not list(groups.iterdir())
+
+
 def test_a_bot_folder_inside_a_secret_is_refused_too(tmp_path: Path) -> None:
     run = tmp_path / "run"
     (run / "bots").mkdir(parents=True)

@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
 import socket
+import sys
 import threading
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import structlog
 import trio
@@ -202,7 +204,9 @@ class _Node:
     lost: bool = False
     """Its actor died mid-run (its node lost, or only its process): a node still alive gets a new actor."""
     why: str = ""
-    """Why its actor could not start, when it could not."""
+    """Why its actor could not start, or its check failed, when one did: one line, the innermost error."""
+    ran: bool = False
+    """Its actor started, and its check raised (not a missing arena or Ray's fault: the error says what)."""
     info: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     """Its entrants' ``bots.json`` data, as of its check (and of its stop, at the end)."""
 
@@ -274,8 +278,12 @@ class RayBackend:
         problems = await self._check_nodes(self.nodes)
         lost = [node for node in self.nodes if not node.ready]
         if lost and not problems:
-            raise ClusterError(f"the Ray actor could not start on node {lost[0].label}: {lost[0].why}; no game "
-                               f"was played (is the arena installed at the same path on every node?)")
+            node = lost[0]
+            if node.ran:
+                raise ClusterError(f"starting the entrants failed on node {node.label}: {node.why}; no game was "
+                                   f"played")
+            raise ClusterError(f"the Ray actor could not start on node {node.label}: {node.why}; no game was "
+                               f"played (is the arena installed at the same path on every node?)")
         return problems
 
     async def _check_nodes(self, nodes: list[_Node]) -> list[tuple[str, str]]:
@@ -285,7 +293,8 @@ class RayBackend:
             try:
                 found, info = await self._call(node, "check")
             except self.ray.exceptions.RayError as error:
-                node.alive, node.why = False, _first_line(error)
+                node.alive, node.why = False, cause_line(error)
+                node.ran = isinstance(error, self.ray.exceptions.RayTaskError)
                 return
             problems.extend(found)
             if found:
@@ -342,13 +351,16 @@ class RayBackend:
             return
         for name, why in await self._check_nodes(nodes):
             self._note("node_left_out", bot=name, why=why)
+        for node in nodes:
+            if node.why:
+                self._note("node_left_out", node=node.label, why=node.why)
         self._changed.set()
         self._changed = trio.Event()
 
     def _lose(self, node: _Node, error: BaseException) -> None:
         if node.alive:
             node.alive, node.lost = False, True
-            self._note("node_lost", node=node.label, error=_first_line(error), in_flight=node.in_flight)
+            self._note("node_lost", node=node.label, error=cause_line(error), in_flight=node.in_flight)
             self.ray.kill(node.handle)  # a node only unreachable for now must not come back with stale games
 
     def _note(self, event: str, level: str = "warning", **fields: Any) -> None:
@@ -407,9 +419,56 @@ def merge_info(infos: list[list[dict[str, Any]]], nodes: list[str]) -> list[dict
     return merged
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
+CAUSE_CHARS = 1000
+"""The most of an error's text :func:`cause_line` keeps."""
+CAUSES_SHOWN = 3
+"""The most distinct leaves of an exception group :func:`cause_line` names."""
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_RAISED = re.compile(r"^((?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt|Failure|Cancelled|Iteration|Group))"
+                     r"(?::\s*(.*))?$")
+"""A traceback's line naming the exception raised (``FileNotFoundError: [Errno 2] ...``)."""
+
+
+def cause_line(error: BaseException) -> str:
+    """What went wrong, on one line: the innermost exception's type and message. A Ray task's error is followed to
+    the exception its task raised, an exception group (a trio nursery's) to its leaves (each distinct one named, in
+    order), and an error that carries its cause only as a traceback's text (an actor that failed in its creation)
+    to that traceback's last exception. The first line of such errors is ``+ Exception Group Traceback ...``, or
+    Ray's header, which says nothing."""
+    causes = list(dict.fromkeys(_describe(leaf) for leaf in _leaves(error, 0)))
+    more = len(causes) - CAUSES_SHOWN
+    line = "; ".join(causes[:CAUSES_SHOWN]) + (f"; and {more} more" if more > 0 else "")
+    return line if len(line) <= CAUSE_CHARS else line[:CAUSE_CHARS - 1] + "…"
+
+
+def _leaves(error: BaseException, depth: int) -> Iterator[BaseException]:
+    ray_exceptions = sys.modules.get("ray.exceptions")  # no Ray loaded: no error of Ray's to follow
+    task_error = ray_exceptions.RayTaskError if ray_exceptions is not None else ()
+    if depth < 20 and isinstance(error, task_error):
+        cause = error.cause
+        if isinstance(cause, BaseException) and cause is not error:
+            yield from _leaves(cause, depth + 1)
+            return
+    if depth < 20 and isinstance(error, BaseExceptionGroup) and error.exceptions:
+        for inner in error.exceptions:
+            yield from _leaves(inner, depth + 1)
+        return
+    yield error
+
+
+def _describe(error: BaseException) -> str:
+    """One exception as ``Type: message``; a message holding a traceback, as its last exception's line."""
+    lines = [line.strip() for line in _ANSI.sub("", str(error)).splitlines() if line.strip()]
+    if any(line.lstrip("|+ ").startswith(("File ", "Traceback ", "Exception Group Traceback ")) for line in lines):
+        for line in reversed(lines):
+            raised = _RAISED.match(line.lstrip("|+ "))
+            if raised:
+                return f"{raised[1]}: {raised[2]}" if raised[2] else raised[1]
+    name = type(error).__name__
+    if not lines:
+        return name
+    last = f" ({lines[-1]})" if len(lines) > 1 and not lines[-1].startswith(("File ", "^")) else ""
+    return f"{name}: {lines[0]}{last}"
 
 
 __all__ = ["RayBackend", "GameActor", "ClusterError", "connect", "ray_factory", "require_ray", "replay_progress",

@@ -226,11 +226,17 @@ def _parent_v2(mount: Mount) -> CgroupParent:
 
 
 def _remove_stale(base: Path) -> None:
-    """Groups of arena processes that no longer exist (killed with SIGKILL) are emptied and removed."""
+    """Groups of arena processes that no longer exist (killed with SIGKILL) are emptied and removed. Another arena
+    process may be removing the same group at the same moment (the Ray actors of one machine start together): a
+    group gone meanwhile is skipped, not a reason to go without cgroups."""
     for parent in base.glob(f"{PARENT_PREFIX}*"):
         pid = parent.name[len(PARENT_PREFIX):]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            for child in parent.glob("bot-*"):
+            try:
+                children = list(parent.glob("bot-*"))
+            except OSError:  # removed by another arena process since the listing
+                continue
+            for child in children:
                 BotCgroup(1, {"pids": child, "memory": child}, Limits()).kill()
                 _rmdir_when_empty(child)
             _rmdir_when_empty(parent)

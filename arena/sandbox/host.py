@@ -73,10 +73,19 @@ def host() -> Host:
 
 
 def _remove_stale_work_folders() -> None:
-    """The private folders of arena processes that are gone (killed with SIGKILL, so no exit handler ran)."""
+    """The private folders of arena processes that are gone (killed with SIGKILL, so no exit handler ran). Other
+    arena processes may be removing the same folders at the same moment (the Ray actors of one machine start
+    together, and each finds the folders of the actors killed before them): a folder gone meanwhile is skipped, as
+    cleaning up is never a reason for a bot not to start."""
     for folder in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*"):
         pid = folder.name[len(WORK_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists() and folder.stat().st_uid == os.geteuid():
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        try:
+            owner = folder.stat().st_uid
+        except OSError:  # removed by another arena process since the listing
+            continue
+        if owner == os.geteuid():
             shutil.rmtree(folder, ignore_errors=True)
 
 
