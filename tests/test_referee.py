@@ -234,3 +234,16 @@ async def test_a_bot_outlives_the_arenas_idle_worker_threads(tmp_path: Path) -> 
         assert (await process.client.handshake(5)).name == "py-random"  # type: ignore[union-attr]
     finally:
         await process.stop()
+
+
+async def test_a_log_that_cannot_be_opened_is_a_start_failure_not_a_crash(tmp_path: Path) -> None:
+    """The log folder is a file: the start fails with START_FAILED naming the log, and nothing is left running."""
+    from arena.players.faults import BotFailure
+
+    (tmp_path / "logs").write_text("not a folder")
+    process = BotProcess(bad("exit_mid"), tmp_path / "logs", startup_s=15)
+    with pytest.raises(BotFailure) as caught:
+        await process.ensure_running()
+    assert caught.value.kind is FaultKind.START_FAILED
+    assert f"cannot open its log {tmp_path / 'logs'}" in str(caught.value)
+    assert process._process is None and process._containment is None

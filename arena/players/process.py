@@ -130,8 +130,15 @@ class BotProcess:
                 limits=spec.limits, sandbox=spec.sandbox, protected=self.protected, transport=spec.transport)
         except (SandboxError, SandboxUnavailable) as error:
             raise BotFailure(FaultKind.START_FAILED, detail=str(error)) from None
+        except OSError as error:  # the machine refused what the sandbox needs (a folder, a cgroup): this start fails
+            raise BotFailure(FaultKind.START_FAILED, detail=f"cannot prepare its sandbox: {error}") from None
         self.containment_report = containment.report
-        self._log = CappedLog(self._open_log(), spec.limits.log_mb * 1024 * 1024)
+        try:
+            self._log = CappedLog(self._open_log(), spec.limits.log_mb * 1024 * 1024)
+        except OSError as error:
+            await self.stop()
+            raise BotFailure(FaultKind.START_FAILED, detail=f"cannot open its log {self.log_path}: "
+                                                            f"{error.strerror or error}") from None
         started = time.perf_counter()
         stdio = spec.protocol == "stdio"
         # A stdio bot talks on its stdin and stdout (pipes the arena holds); a gRPC bot's stdout goes to its log.
