@@ -38,6 +38,7 @@ import structlog
 import trio
 
 from ..display import safe_name
+from ..futures import await_future
 from ..referee import MatchRecord
 from ..tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError
 from ..tournament.schedule import ScheduledGame
@@ -252,24 +253,12 @@ class RayBackend:
     async def _call(self, node: _Node, method: str, *args: Any) -> Any:
         """A method of the node's actor, awaited without blocking trio (a cancelled wait cancels the call too)."""
         ref = getattr(node.handle, method).remote(*args)
-        token = trio.lowlevel.current_trio_token()
-        done = trio.Event()
 
-        def wake(_: Any) -> None:
-            try:
-                token.run_sync_soon(done.set)
-            except trio.RunFinishedError:
-                pass
-
-        future = ref.future()
-        future.add_done_callback(wake)
-        try:
-            await done.wait()
-        except trio.Cancelled:
+        def cancel() -> None:
             with contextlib.suppress(Exception):  # best effort: a running call of a threaded actor goes on
                 self.ray.cancel(ref)
-            raise
-        return future.result()
+
+        return await await_future(ref.future(), cancel)
 
     async def check(self, log: Any) -> list[tuple[str, str]]:
         """Every entrant started on every node before the first game; a node whose actor cannot start stops the
