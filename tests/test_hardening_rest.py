@@ -302,3 +302,35 @@ def test_a_write_error_fails_resumably_and_a_restart_resumes_with_every_game_onc
     finally:
         again.stop()
     assert not bot_processes(tag)
+
+
+def test_a_tournament_failed_by_a_write_error_can_be_cancelled_and_is_then_not_resumed(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    data = tmp_path / "data"
+    bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+    first = Server(data, *bots)
+    try:
+        resource.prlimit(first.process.pid, resource.RLIMIT_FSIZE, (20_000, 20_000))
+        stub = first.stub()
+        info = submit(stub, tournament(games=20, concurrency=2))
+        failed = watch(stub, info.id)[-1].finished.tournament
+        assert failed.state == apb.TOURNAMENT_STATE_FAILED and failed.resumable, failed
+        cancelled = stub.CancelTournament(apb.CancelTournamentRequest(id=info.id), timeout=30).tournament
+        assert cancelled.state == apb.TOURNAMENT_STATE_CANCELLED and not cancelled.resumable
+        assert cancelled.error == f"cancelled by request after it failed: {failed.error}"
+        with pytest.raises(grpc.RpcError) as again:
+            stub.CancelTournament(apb.CancelTournamentRequest(id=info.id), timeout=30)
+        assert again.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        first.stop()
+    finally:
+        first.stop(signal.SIGKILL)
+    games = (data / "tournaments" / info.id / "games.jsonl").read_bytes()
+    restarted = Server(data, *bots)
+    try:
+        stub = restarted.stub()
+        state = stub.GetStandings(apb.GetStandingsRequest(id=info.id), timeout=30).tournament
+        assert state.state == apb.TOURNAMENT_STATE_CANCELLED and not state.resumable
+        assert (data / "tournaments" / info.id / "games.jsonl").read_bytes() == games, "not resumed"
+    finally:
+        restarted.stop()
+    assert not bot_processes(tag)

@@ -422,6 +422,10 @@ class Arena:
     async def cancel(self, tournament_id: str) -> apb.TournamentInfo:
         """Cancel, and answer once the tournament's games are stopped and its bots too."""
         t = self.lookup(tournament_id)
+        if t.resumable:  # FAILED by a write error and waiting for the next start to resume: it will not
+            t.resumable, t.error = False, f"cancelled by request after it failed: {t.error}"
+            self._end(t, apb.TOURNAMENT_STATE_CANCELLED)
+            return t.info()
         if not t.active or t.cancel_requested:
             raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
                            f"tournament {t.id} is already {STATE_NAMES.get(t.state, '?')}"
