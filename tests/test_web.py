@@ -477,3 +477,14 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
         wait_js(browser, "!document.querySelector('main .message:not(:empty)') && "
                          "!!(document.querySelector('table') || document.getElementById('layout'))", 30, path)
         browser.screenshot(SHOTS / shot)
+
+
+def test_the_web_keeps_the_caches_of_the_most_recently_viewed_tournaments_only() -> None:
+    from arena.web import app
+
+    cache: Any = app.OrderedDict()
+    made: list[str] = []
+    for key in [f"t{i}" for i in range(app.CACHED_TOURNAMENTS)] + ["t0", "new"]:
+        app._recent(cache, key, lambda key=key: made.append(key) or key)
+    assert len(cache) == app.CACHED_TOURNAMENTS and "t1" not in cache, "the least recently viewed one is dropped"
+    assert list(cache)[-2:] == ["t0", "new"] and made.count("t0") == 1, "a cached one is not made again"

@@ -16,9 +16,10 @@ import io
 import json
 import socket
 import urllib.parse
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 import trio
 from starlette.applications import Starlette
@@ -45,6 +46,9 @@ KEEP_ALIVE_S = 15.0
 SHUTDOWN_GRACE_S = 1.0
 """Requests still open this long after the server is told to stop are closed (event streams never end)."""
 PACKAGE = "arena.web"
+CACHED_TOURNAMENTS = 16
+"""Tournaments whose game rows and rating chart the web keeps in memory, the most recently viewed; another one's are
+read again from its record file when it is viewed (a long-lived server sees many tournaments)."""
 
 
 @dataclass
@@ -54,8 +58,8 @@ class Web:
     arena: Arena
     rules: AccessRules
     live: LiveGames = field(default_factory=LiveGames)
-    catalogs: dict[str, GameCatalog] = field(default_factory=dict)
-    histories: dict[str, RatingHistory] = field(default_factory=dict)
+    catalogs: OrderedDict[str, GameCatalog] = field(default_factory=OrderedDict)
+    histories: OrderedDict[str, RatingHistory] = field(default_factory=OrderedDict)
 
     def access(self, request: Request) -> Access:
         return self.rules.level(request.headers.get("authorization"), request.cookies.get(COOKIE))
@@ -68,19 +72,31 @@ class Web:
 
     async def game_rows(self, t: Tournament) -> list[GameRow]:
         """Every recorded game's export row, in schedule order."""
-        catalog = self.catalogs.setdefault(t.id, GameCatalog())
+        catalog = _recent(self.catalogs, t.id, GameCatalog)
         return await trio.to_thread.run_sync(catalog.refresh, t)
 
     async def rows(self, t: Tournament) -> list[dict[str, Any]]:
         return [data.row_json(row) for row in await self.game_rows(t)]
 
     async def chart(self, t: Tournament) -> dict[str, Any]:
-        history = self.histories.setdefault(t.id, RatingHistory(t.group_size, t.games_total))
+        history = _recent(self.histories, t.id, lambda: RatingHistory(t.group_size, t.games_total))
         await trio.to_thread.run_sync(history.refresh, t.records.path)
         return history.chart()
 
 
 Handler = Callable[[Web, Request], Awaitable[Response]]
+Cached = TypeVar("Cached")
+
+
+def _recent(cache: OrderedDict[str, Cached], key: str, make: Callable[[], Cached]) -> Cached:
+    """The cached value of ``key`` (made when missing), now the most recent; the least recent beyond
+    :data:`CACHED_TOURNAMENTS` are dropped."""
+    if key not in cache:
+        cache[key] = make()
+    cache.move_to_end(key)
+    while len(cache) > CACHED_TOURNAMENTS:
+        cache.popitem(last=False)
+    return cache[key]
 
 
 def create_app(arena: Arena, rules: AccessRules) -> Starlette:
