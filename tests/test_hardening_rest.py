@@ -19,7 +19,7 @@ import sys
 import uuid
 from collections import Counter
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import grpc
 import pytest
@@ -245,6 +245,17 @@ def corrupt_in_place(path: Path) -> tuple[int, int, str]:
     raise AssertionError(f"no line of {path} names its game")
 
 
+def fail_by_a_file_size_limit(server: Server, limit: int) -> tuple[Any, apb.TournamentInfo, apb.TournamentInfo]:
+    """Limit the running server's files to ``limit`` bytes (RLIMIT_FSIZE: its writes get EFBIG, as on a full disk),
+    submit 40 games and watch them until the tournament ends FAILED and resumable: (stub, submitted, failed)."""
+    resource.prlimit(server.process.pid, resource.RLIMIT_FSIZE, (limit, limit))
+    stub = server.stub()
+    info = submit(stub, tournament(games=20, concurrency=2))
+    failed = watch(stub, info.id)[-1].finished.tournament
+    assert failed.state == apb.TOURNAMENT_STATE_FAILED and failed.resumable, failed
+    return stub, info, failed
+
+
 def test_a_write_error_fails_resumably_and_a_restart_resumes_with_every_game_once(tmp_path: Path) -> None:
     """The server's files may not grow past 30,000 bytes (RLIMIT_FSIZE, set on the running server: its writes get
     EFBIG, as on a full disk): the tournament ends FAILED, resumable, saying what is safe. A line then broken by
@@ -255,14 +266,10 @@ def test_a_write_error_fails_resumably_and_a_restart_resumes_with_every_game_onc
     bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
     first = Server(data, *bots)
     try:
-        resource.prlimit(first.process.pid, resource.RLIMIT_FSIZE, (30_000, 30_000))
-        stub = first.stub()
-        info = submit(stub, tournament(games=20, concurrency=2))
-        failed = watch(stub, info.id)[-1].finished.tournament
+        stub, info, failed = fail_by_a_file_size_limit(first, 30_000)
         folder = data / "tournaments" / info.id
         kept = (folder / "games.jsonl").read_bytes()
         safe = kept.count(b"\n")
-        assert failed.state == apb.TOURNAMENT_STATE_FAILED and failed.resumable, failed
         assert 0 < safe < 40 and len(kept) == 30_000
         assert failed.error == (f"cannot write {folder}/games.jsonl: File too large; {safe} of 40 games are recorded "
                                 f"and safe in {folder} (standings.json holds their standings); raise the file size "
@@ -310,11 +317,7 @@ def test_a_tournament_failed_by_a_write_error_can_be_cancelled_and_is_then_not_r
     bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
     first = Server(data, *bots)
     try:
-        resource.prlimit(first.process.pid, resource.RLIMIT_FSIZE, (20_000, 20_000))
-        stub = first.stub()
-        info = submit(stub, tournament(games=20, concurrency=2))
-        failed = watch(stub, info.id)[-1].finished.tournament
-        assert failed.state == apb.TOURNAMENT_STATE_FAILED and failed.resumable, failed
+        stub, info, failed = fail_by_a_file_size_limit(first, 20_000)
         cancelled = stub.CancelTournament(apb.CancelTournamentRequest(id=info.id), timeout=30).tournament
         assert cancelled.state == apb.TOURNAMENT_STATE_CANCELLED and not cancelled.resumable
         assert cancelled.error == f"cancelled by request after it failed: {failed.error}"

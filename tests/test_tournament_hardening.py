@@ -181,6 +181,18 @@ def fail_on_write(monkeypatch: pytest.MonkeyPatch, after: int) -> list[int]:
     return calls
 
 
+def fail_standings_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writing standings.json raises ENOSPC, as on a full disk; other JSON files are written."""
+    real_write_json = runner.write_json
+
+    def write_json(path: Path, data: Any) -> None:
+        if path.name == "standings.json":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_write_json(path, data)
+
+    monkeypatch.setattr(runner, "write_json", write_json)
+
+
 @pytest.mark.parametrize("standings_too", [False, True], ids=["records", "records-and-standings"])
 async def test_a_full_disk_says_what_is_safe_and_resume_finishes_with_nothing_lost(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, standings_too: bool) -> None:
@@ -189,14 +201,7 @@ async def test_a_full_disk_says_what_is_safe_and_resume_finishes_with_nothing_lo
     run = tmp_path / "run"
     fail_on_write(monkeypatch, after=3)
     if standings_too:
-        real_write_json = runner.write_json
-
-        def write_json(path: Path, data: Any) -> None:
-            if path.name == "standings.json":
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            real_write_json(path, data)
-
-        monkeypatch.setattr(runner, "write_json", write_json)
+        fail_standings_write(monkeypatch)
     with pytest.raises(RecordsNotWritten) as caught:
         await run_tournament(spec, "# t\n", run)
     standings = ("standings.json could not be written either: No space left on device" if standings_too
@@ -224,14 +229,7 @@ async def test_standings_that_cannot_be_written_at_the_end_keep_the_run_open(
     resume writes the standings and finishes it without playing again."""
     spec = load_spec(write(tmp_path, block_text(uuid.uuid4().hex, 1)))
     run = tmp_path / "run"
-    real_write_json = runner.write_json
-
-    def write_json(path: Path, data: Any) -> None:
-        if path.name == "standings.json":
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        real_write_json(path, data)
-
-    monkeypatch.setattr(runner, "write_json", write_json)
+    fail_standings_write(monkeypatch)
     with pytest.raises(RecordsNotWritten) as caught:
         await run_tournament(spec, "# t\n", run)
     assert str(caught.value) == (f"cannot write {run}/standings.json: No space left on device; 2 of 2 games are "
