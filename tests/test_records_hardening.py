@@ -33,7 +33,7 @@ from rich.console import Console
 from arena import cli
 from arena.players import RandomPlayer
 from arena.players.base import LocalPlayer
-from arena.players.faults import BotFailure, Fault, FaultKind
+from arena.players.faults import Fault, FaultKind
 from arena.records import replay, schema, store
 from arena.records.format import full_tiles, to_json_line
 from arena.records.html import viewer_data
@@ -49,6 +49,7 @@ from arena.server.tournaments import RecordIndex
 from arena.tournament.runner import outcome_of
 from arena.tournament.seed import commitment_of
 from arena.tournament.standings import Standings
+from helpers import fails_after as failing_player
 from test_records_guard import verify_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,20 +60,6 @@ MASTER = "hardening"
 # --- making runs ----------------------------------------------------------------------------------------------
 
 
-class FailsAfter(LocalPlayer):
-    """A random player whose bot stops answering at its decision number ``after`` (a recorded timeout fault)."""
-
-    def __init__(self, seed: str, after: int) -> None:
-        super().__init__(RandomPlayer(seed), name="fails")
-        self.left = after
-
-    async def act(self, request, timeout_s: float):
-        if self.left == 0:
-            raise BotFailure(FaultKind.TIMEOUT, allowed_ms=2250)
-        self.left -= 1
-        return await super().act(request, timeout_s)
-
-
 def played(variant: str, seed: str, index: int, players: int | None = None, options: dict | None = None,
            fails_after: int | None = None) -> dict[str, Any]:
     """One game between random players (seat 1 faulting at its decision ``fails_after``), as the runner records
@@ -80,7 +67,7 @@ def played(variant: str, seed: str, index: int, players: int | None = None, opti
     game = new_game(variant, players, options)
     seats: list[LocalPlayer] = [LocalPlayer(RandomPlayer(f"{seed}/{s}"), name=f"bot{s}") for s in range(game.players)]
     if fails_after is not None:
-        seats[1] = FailsAfter(f"{seed}/1", fails_after)
+        seats[1] = failing_player(f"{seed}/1", fails_after)
     record = trio.run(lambda: play_match(game, seats, seed=seed, match_id=f"m{index}"))
     return game_record_dict(record, index=index, tournament="t", deal_key=seed.split("/", 1)[1], rotation=0,
                             side_of=game.side_of)

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from arena.players import RandomPlayer
 from arena.players.base import LocalPlayer
-from arena.players.faults import BotFailure, Fault, FaultKind
+from arena.players.faults import Fault, FaultKind
 from arena.records.format import to_json_line
 from arena.records.jsonform import game_record_dict
 from arena.records.replay import RecordError, positions
@@ -24,6 +24,7 @@ from arena.referee import forfeit_before_start, play_match
 from arena.rules import VARIANTS, Deal, Kind, new_game, parse_tile
 from arena.rules.spinner import NO_SPINNER
 from arena.rules.tiles import IS_DOUBLE, LOW, NAMES, full_set
+from helpers import fails_after
 
 # --- making records -----------------------------------------------------------------------------------------------
 
@@ -78,20 +79,6 @@ async def scripted_record(variant: str, deal: Deal, script: list[str]) -> dict:
     seats = [LocalPlayer(Scripted(script), name=name) for name in names_of(2)]
     record = await play_match(game, seats, seed="scripted/0/0", match_id="m0", first_deal=deal)
     return as_dict(game, record)
-
-
-class FailsAfter(LocalPlayer):
-    """A random player whose bot stops answering at its decision number ``after``."""
-
-    def __init__(self, seed: str, after: int, name: str) -> None:
-        super().__init__(RandomPlayer(seed), name=name)
-        self.left = after
-
-    async def act(self, request, timeout_s: float):
-        if self.left == 0:
-            raise BotFailure(FaultKind.TIMEOUT, allowed_ms=2250)
-        self.left -= 1
-        return await super().act(request, timeout_s)
 
 
 # --- reading the output -------------------------------------------------------------------------------------------
@@ -308,7 +295,7 @@ async def test_forced_moves_are_marked(variant: str) -> None:
 
 async def test_a_fault_is_shown_where_it_happened_and_the_game_stops_there() -> None:
     game = new_game("draw", 2)
-    seats = [LocalPlayer(RandomPlayer("f/0"), name="bot0"), FailsAfter("f/1", 4, "bot1")]
+    seats = [LocalPlayer(RandomPlayer("f/0"), name="bot0"), fails_after("f/1", 4, "bot1")]
     record = as_dict(game, await play_match(game, seats, seed="fault/0/0", match_id="m0"))
     assert record["faults"] and record["result"]["byFault"]
     text = render(record)
