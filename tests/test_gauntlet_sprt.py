@@ -43,6 +43,8 @@ def test_a_two_player_gauntlet_pairs_each_candidate_with_every_other_entrant_onc
     assert (one.table_count(), two.table_count()) == (3, 5)
     assert two.total() == 10 and len(list(two)) == 10
     assert two.processes_per_entrant() == 2
+    with pytest.raises(ValueError, match="an entrant that is not a candidate"):
+        Schedule(2, new_game("mexican_train", 4), games=1, duplicate=True, master_seed="g", candidates=(0, 1))
 
 
 def test_a_k_player_gauntlet_has_one_candidate_at_every_table() -> None:

@@ -68,6 +68,9 @@ class Schedule:
         self.order = order
         self.candidates = tuple(sorted(candidates))
         self.others = tuple(e for e in range(entrants) if e not in self.candidates)
+        if self.candidates and not self.others:
+            raise ValueError(f"expected a gauntlet with an entrant that is not a candidate, got candidates "
+                             f"{candidates!r} of {entrants} entrants")
         self.entrants = entrants
         self.seats = game.players
         self.teams = game.teams
