@@ -1,4 +1,4 @@
-"""Small helpers shared by the tests: write tiles and deals the way RULES.md does."""
+"""Small helpers shared by the tests: write tiles and deals the way docs/rules.md does."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def names(ids) -> list[str]:
 
 
 def show(actions) -> list[str]:
-    """Actions as the strings RULES.md would write."""
+    """Actions as the strings docs/rules.md writes (docs/rules.md#the-line)."""
     return [str(a) for a in actions]
 
 

@@ -1,4 +1,5 @@
-"""Block (RULES.md "Block"): no drawing, pass when unable, Draw's scoring, the winner leads next."""
+"""Block (docs/rules.md#block, examples in docs/rules.md#block-examples): no drawing, pass when unable, Draw's
+scoring, the winner leads next."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Await grpcio futures from trio, with cancellation that reaches the bot (DESIGN.md, "trio owns concurrency").
+"""Await grpcio futures from trio, with cancellation that reaches the bot (docs/architecture.md#the-layers,
+"trio owns concurrency").
 
 A unary call is started with the sync stub's ``.future()`` and awaited with :func:`arena.futures.await_future` (shared
 with the Ray backend's actor calls): if the trio task is cancelled while waiting, the future is cancelled, so the call

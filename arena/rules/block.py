@@ -1,9 +1,10 @@
-"""Block (variant ``block``): no drawing, pass when unable. Seed 003 names it; scoring follows Pagat's Block.
+"""Block (variant ``block``): no drawing, pass when unable. A computer game's guide names it; scoring follows
+Pagat's Block (docs/rules.md#block).
 
 Double-6, 2 to 4 players, 7 tiles each with 2 players, 5 with 3 or 4; the rest is out of play. Must place if able,
 else pass; blocked when every player in turn has passed. Scoring and match end as in Draw. The first leader is
-drawn by lot (seed 003); then the previous round's winner leads, and after a block with no sole winner the seat
-after the previous leader.
+drawn by lot (as that guide says); then the previous round's winner leads, and after a block with no sole winner
+the seat after the previous leader.
 """
 
 from __future__ import annotations

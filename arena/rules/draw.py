@@ -1,13 +1,14 @@
-"""Draw (variant ``draw``): Pagat's individual Draw game, seeds 000 and 001.
+"""Draw (variant ``draw``): Pagat's individual Draw game (docs/rules.md#draw).
 
 Double-6, 2 to 4 players each for themselves, 7 tiles each (6 with 4 players). A player may draw while the
 boneyard holds more than the two protected tiles, even holding a playable tile, and must draw when unable to
 place; the turn goes on after a draw. No points for placing. Domino: the winner scores the opponents' pips. Block:
 the sole lowest hand scores opponents' total minus its own; a tie scores nothing. Next leader rotates from the
-previous leader (option ``next_leader = "winner"`` for seed 003's rule). Target 100 with 2 players, 61 with 3-4.
+previous leader (option ``next_leader = "winner"`` for the computer game's rule). Target 100 with 2 players,
+61 with 3-4.
 
-Seed 003 describes a stricter Draw (draw only when unable to place, no protected tiles, winner leads): set
-``voluntary_draw = false``, ``protected_tiles = 0``, ``next_leader = "winner"``.
+A computer game's guide describes a stricter Draw (draw only when unable to place, no protected tiles, winner
+leads): set ``voluntary_draw = false``, ``protected_tiles = 0``, ``next_leader = "winner"``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Mexican Train (variant ``mexican_train``): seed 004, completed from Pagat and common tournament rules.
+"""Mexican Train (variant ``mexican_train``): a Mexican Train rules guide, completed from Pagat and
+common tournament rules (docs/rules.md#mexican-train).
 
 Sets double-9 (2-4 players), double-12 (2-8) and double-15 or double-18 (9-12); option ``set``, default double-12
 with 2-8 players and double-15 with 9-12. Hands (option ``hand_size``): double-12 2->16, 3->16, 4->15, 5->14,
@@ -10,7 +11,7 @@ N + 1 rounds (13 with double-12); option ``rounds`` plays only the first k engin
 set before the shuffle (it lives in ``Deal.engine``, in no hand and not in the boneyard); the other tiles are
 shuffled by the stream ``deal/<round index>`` and dealt as in every variant. ``deal`` accepts any round index (the
 engine is chosen by the index modulo the number of rounds). The first leader of the match is drawn by lot
-(``Rng("lot", seed)``); then the leader moves one seat clockwise each round (seed 004: choose a player to start,
+(``Rng("lot", seed)``); then the leader moves one seat clockwise each round (the guide: choose a player to start,
 then play clockwise).
 
 Decisions taken for the turn, as explicit actions (``DRAW``, ``PASS`` from actions.py):
@@ -65,7 +66,7 @@ from .trains import Trains
 # --- the variant's facts ----------------------------------------------------------------------------------------
 
 SET_PLAYERS: dict[int, range] = {9: range(2, 5), 12: range(2, 9), 15: range(9, 13), 18: range(9, 13)}
-"""The player counts each set serves (RULES.md)."""
+"""The player counts each set serves (docs/rules.md#mexican-train)."""
 HAND_SIZES: dict[int, dict[int, int]] = {
     9: {2: 15, 3: 13, 4: 10},
     12: {2: 16, 3: 16, 4: 15, 5: 14, 6: 12, 7: 10, 8: 9},

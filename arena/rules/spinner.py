@@ -1,8 +1,9 @@
 """The All Fives layout: a line whose first double becomes the spinner, which can open two more arms.
 
-RULES.md, All Fives: the first double played (the lead or later) is the only spinner, laid crosswise. Its long sides
-are line A and line B (a spinner played mid-line joins by line A and leaves line B open). Once tiles touch both long
-sides, its short sides **side C** and **side D** open too, and the layout grows in four directions.
+The rules (docs/rules.md#all-fives-spinner): the first double played (the lead or later) is the only spinner, laid
+crosswise. Its long sides are line A and line B (a spinner played mid-line joins by line A and leaves line B open).
+Once tiles touch both long sides, its short sides **side C** and **side D** open too, and the layout grows in four
+directions.
 
 The **count** after each placement is the sum of the outer values of every open arm end: a double at the end of an
 arm counts both halves; the spinner counts both halves while one of its long sides is still open and nothing after

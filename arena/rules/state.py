@@ -27,7 +27,7 @@ History = tuple[tuple[int, Action], ...]
 
 @dataclass(frozen=True)
 class Observation:
-    """Everything one seat may know, and nothing more (RULES.md, Common ground)."""
+    """Everything one seat may know, and nothing more (docs/rules.md#common-ground)."""
 
     variant: str
     players: int
