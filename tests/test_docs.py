@@ -1,0 +1,98 @@
+"""The documentation stays true to the repository: docs/ builds with ``mkdocs build --strict`` (a broken link or
+anchor fails it), README.md's relative links resolve, every ``docs/<page>.md#<anchor>`` cited in code, tests or docs
+exists in the built site, and no tracked file cites a document that is not in the repository (the private rule
+notes and design notes the project started from, or the original rule texts by their numbers): a reader of a clone
+must be able to open everything a comment points to.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+OUTSIDE_DOCUMENTS = re.compile(r"(?<![\w/.-])(?:RULES|DESIGN|STYLE)\.md\b|(?i:\bseeds? 0\d\d\b)")
+"""Names of documents a clone does not hold: the notes the project began with and the numbered rule texts."""
+
+MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+DOCS_ANCHOR = re.compile(r"\bdocs/([\w/-]+)\.md#([\w-]+)")
+
+
+def tracked_files() -> list[Path]:
+    """The files git tracks (what a clone holds), text files only."""
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    files = []
+    for name in out.decode().split("\0"):
+        path = ROOT / name
+        if name and path.is_file() and b"\0" not in path.read_bytes()[:4096]:
+            files.append(path)
+    return files
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """docs/ built once with --strict into a temporary folder (never into the work tree)."""
+    out = tmp_path_factory.mktemp("site")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(ROOT / "mkdocs.yml"),
+         "--site-dir", str(out)],
+        cwd=ROOT, capture_output=True, text=True, env=env, timeout=600,
+    )
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stderr[-4000:]}"
+    return out
+
+
+def page_ids(site: Path, page: str) -> set[str]:
+    """Every element id of a built page (headings' anchors included)."""
+    html = (site / ("" if page == "index" else page) / "index.html").read_text()
+    return set(re.findall(r'\bid="([^"]+)"', html))
+
+
+def test_the_docs_build_strictly_with_every_page_in_the_nav(site: Path) -> None:
+    pages = sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
+    assert "rules" in pages and "index" in pages
+    for page in pages:
+        assert page_ids(site, page), f"docs/{page}.md was not built"
+
+
+def test_no_tracked_file_cites_a_document_outside_the_repository() -> None:
+    found = []
+    for path in tracked_files():
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if OUTSIDE_DOCUMENTS.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}")
+    assert not found, "cite a page of the repository instead:\n" + "\n".join(found)
+
+
+def test_every_relative_link_in_the_readme_resolves(site: Path) -> None:
+    broken = []
+    for target in MARKDOWN_LINK.findall((ROOT / "README.md").read_text()):
+        if target.startswith(("http://", "https://", "mailto:")):
+            continue
+        path, _, anchor = target.partition("#")
+        if path and not (ROOT / path).exists():
+            broken.append(target)
+        elif anchor and path.startswith("docs/") and path.endswith(".md"):
+            if anchor not in page_ids(site, path[len("docs/"):-len(".md")]):
+                broken.append(target)
+    assert not broken, f"README.md links to what is not there: {broken}"
+
+
+def test_every_cited_docs_anchor_exists(site: Path) -> None:
+    """Tests and comments point to docs/<page>.md#<anchor> links; each anchor must be in the built page."""
+    missing = []
+    cited = 0
+    for path in tracked_files():
+        for page, anchor in DOCS_ANCHOR.findall(path.read_text(errors="replace")):
+            cited += 1
+            if not (ROOT / "docs" / f"{page}.md").exists() or anchor not in page_ids(site, page):
+                missing.append(f"{path.relative_to(ROOT)}: docs/{page}.md#{anchor}")
+    assert cited, "the rule tests cite docs/rules.md anchors: none found"
+    assert not missing, "anchors that are not there:\n" + "\n".join(missing)
