@@ -13,7 +13,7 @@ if ! command -v bwrap >/dev/null 2>&1; then
       || echo "setup: warning: could not install bubblewrap; bots cannot be sandboxed until it is installed"
   else
     echo "setup: warning: bubblewrap (bwrap) is not installed, so bots cannot be sandboxed; install the package" \
-         "bubblewrap (sudo apt-get install bubblewrap), or run without a sandbox (see README, Security model)"
+         "bubblewrap (sudo apt-get install bubblewrap), or run without a sandbox (see docs/security.md)"
   fi
 fi
 

@@ -1,6 +1,6 @@
 """The proof of strength (issue 13, item 4): each of the four SPRT files in tournaments/ runs as it is, the search bot
 against the greedy bot on duplicate deals, and accepts H1 (the search bot is stronger). These are the longest tests
-of the suite (a minute or two each here); the numbers in the README come from the same files."""
+of the suite (a minute or two each here); the numbers in docs/bots.md come from the same files."""
 
 from __future__ import annotations
 

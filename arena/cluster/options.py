@@ -15,7 +15,7 @@ def add_backend_arguments(p: argparse.ArgumentParser) -> None:
     """``--backend`` and ``--address`` on a command that plays tournaments."""
     p.add_argument("--backend", choices=BACKENDS, default="local",
                    help="where games are played: this machine's bot processes (default), or the nodes of a Ray "
-                        "cluster (the ray extra; see README, Running on a cluster)")
+                        "cluster (the ray extra; see docs/cluster.md)")
     p.add_argument("--address", help="with --backend ray: the cluster to join (host:port of its head, or auto); "
                                      "default: a Ray of this machine alone")
 

@@ -25,7 +25,7 @@ the control API shares. A malformed file gets one message naming the key, the pr
     beta = 0.05                 # false negative rate
     model = "logistic"          # or "normalized"
 
-    sandbox = true              # every started bot in a sandbox (README, "Security model")
+    sandbox = true              # every started bot in a sandbox (docs/security.md)
 
     [time]
     move_ms = 2000
