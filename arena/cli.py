@@ -18,6 +18,7 @@ from rich.table import Table
 
 from .cluster.options import add_backend_arguments, backend_from
 from .display import safe_name
+from .errors import ArenaError
 from .rules import VARIANTS, RulesError, new_game
 from .server.cli import add_server_commands
 
@@ -212,7 +213,7 @@ async def until_interrupted(work):
             async def run_work() -> None:
                 try:
                     outcome["result"] = await work()
-                except RulesError as error:  # a user's mistake: one line, not an exception group
+                except ArenaError as error:  # a user's mistake: one line, not an exception group
                     outcome["error"] = error
                 nursery.cancel_scope.cancel()
 
@@ -674,7 +675,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except RulesError as error:
+    except ArenaError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

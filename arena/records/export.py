@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, TextIO
 
 from ..display import safe_name
-from ..rules.errors import RulesError
+from ..errors import ArenaError
 from ..tournament.seed import REVEALED_FILE, SECRET_FILE
 from .store import ReadReport, iter_records
 
@@ -38,9 +38,9 @@ LONGEST_NAME = 1000
 """A name longer than this is cut (names from a server are at most 64 characters; a local file may hold anything)."""
 
 
-class ExportError(RulesError):
-    """A record whose fields do not have the types a row needs, or an export that cannot be written (a RulesError,
-    so the command line prints it as one ``error:`` line)."""
+class ExportError(ArenaError, ValueError):
+    """A record whose fields do not have the types a row needs, or an export that cannot be written (an
+    :class:`~arena.errors.ArenaError`, so the command line prints it as one ``error:`` line)."""
 
 
 @dataclass(frozen=True)

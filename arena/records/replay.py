@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..display import move_label as move_label  # here too: where every view finds it
+from ..errors import ArenaError
 from ..referee import forfeit_result
 from ..rules import DRAW, Deal, Game, Kind, Match, RulesError, new_game
 from ..tournament.seed import REVEALED_FILE, commitment_of
@@ -34,7 +35,7 @@ from .store import ReadReport, Record, RepairReport, complete_lines, iter_record
 RECORDS = "games.jsonl"
 
 
-class RecordError(Exception):
+class RecordError(ArenaError):
     """A record file or game that cannot be used, with a message for people."""
 
 

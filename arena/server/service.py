@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator
 import grpc
 import trio
 
+from ..errors import ArenaError
 from ..protocol import arena_pb2 as apb
 from ..protocol import arena_pb2_grpc as apb_grpc
 from ..records.jsonform import index_of
@@ -475,7 +476,7 @@ def _describe(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         return _describe(error.exceptions[0])
     text = str(error)
-    return f"{type(error).__name__}: {text}" if not isinstance(error, SpecError) else text
+    return f"{type(error).__name__}: {text}" if not isinstance(error, ArenaError) else text
 
 
 # --- the gRPC side ------------------------------------------------------------------------------------------------

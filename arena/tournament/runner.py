@@ -10,8 +10,9 @@ What stops a run, and how it says so: an entrant that cannot play (its program i
 before its handshake, it does not play the variant) is found before the first game, by starting every entrant once,
 and stops the run with :class:`EntrantsCannotPlay`; a write to the run folder that fails (a full disk, a file size
 limit) stops the games in flight and raises :class:`RecordsNotWritten`, saying how many games are safe, after
-writing ``standings.json`` for them when it can. Both are :class:`~.spec.SpecError`, so every caller that reports one
-in a line (the CLI, the server's FAILED state) reports these the same way. A bot that fails to start for good in the
+writing ``standings.json`` for them when it can. Both are :class:`RunError`, an :class:`~arena.errors.ArenaError` (not a
+``ValueError``: a full disk is nobody's bad value), so every caller that reports one in a line (the CLI, the server's
+FAILED state) reports these the same way. A bot that fails to start for good in the
 middle of a run (``pools.GIVE_UP_AFTER`` failed starts in a row) is not a reason to stop: its games are forfeits and
 :attr:`RunSummary.given_up` names it.
 """
@@ -37,6 +38,7 @@ import structlog
 import trio
 
 from ..display import safe_name
+from ..errors import ArenaError
 from ..players.faults import BotFailure, Fault, FaultKind
 from ..players.remote import new_match_id
 from ..records.jsonform import game_record_dict, index_of
@@ -60,7 +62,7 @@ BOTS = "bots.json"
 LOG = "arena.log"
 
 
-class RunError(SpecError):
+class RunError(ArenaError):
     """A tournament that stopped, or could not start, for a reason its file could not show."""
 
 

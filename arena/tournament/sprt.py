@@ -64,6 +64,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
 
+from ..errors import ArenaError
+
 if TYPE_CHECKING:
     from .standings import GameOutcome
 
@@ -93,7 +95,7 @@ _FIXED_POINT_ROUNDS = 200
 _FIXED_POINT_TOLERANCE = 1e-12
 
 
-class SprtError(ValueError):
+class SprtError(ArenaError, ValueError):
     """Parameters or saved data of a test that do not fit (the counts of a running test never raise)."""
 
 

@@ -59,6 +59,7 @@ from openskill.models import PlackettLuce
 from rich.table import Table
 
 from ..display import safe_markup
+from ..errors import ArenaError
 
 Z95 = 1.96
 """The normal quantile of a two-sided 95% interval."""
@@ -76,7 +77,7 @@ TIE_RULE = "ties in points: head-to-head among the tied entrants, then more wins
 """How :meth:`Standings.order` breaks ties in match points, as the table's caption says it."""
 
 
-class OutcomeError(ValueError):
+class OutcomeError(ArenaError, ValueError):
     """A game outcome whose parts do not fit together (lengths, sides, ranking, winner)."""
 
 
