@@ -19,6 +19,7 @@ from rich.table import Table
 from .cluster.options import add_backend_arguments, backend_from
 from .display import safe_name
 from .errors import ArenaError
+from .records.run_folder import RunFolder
 from .rules import VARIANTS, RulesError, new_game
 from .server.cli import add_server_commands
 
@@ -229,15 +230,10 @@ async def until_interrupted(work):
     return outcome.get("result")
 
 
-def holds_games(run: Path) -> bool:
-    records = run / "games.jsonl"
-    return records.exists() and records.stat().st_size > 0
-
-
 def next_free_folder(run: Path) -> Path:
     """``runs/demo-2``, ``runs/demo-3``, ...: the first that holds no games."""
     number = 2
-    while holds_games(run.with_name(f"{run.name}-{number}")):
+    while RunFolder(run.with_name(f"{run.name}-{number}")).holds_games():
         number += 1
     return run.with_name(f"{run.name}-{number}")
 
@@ -251,8 +247,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     import trio
 
-    from .tournament.runner import (RecordsNotWritten, arena_command, count_text, is_finished, print_summary,
-                                    run_tournament)
+    from .tournament.runner import RecordsNotWritten, arena_command, count_text, print_summary, run_tournament
     from .tournament.spec import load_spec, read_spec_text
 
     spec = load_spec(args.file)
@@ -263,9 +258,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     run = Path(args.out or spec.output)
     command = arena_command()
     console = make_console()
-    if not args.out and not args.resume and holds_games(run):
+    if not args.out and not args.resume and RunFolder(run).holds_games():
         earlier, run = run, next_free_folder(run)
-        before = ("a finished run" if is_finished(earlier) else
+        before = ("a finished run" if RunFolder(earlier).is_finished() else
                   f"an unfinished run (continue that one with: {command} run {shlex.quote(args.file)} --resume)")
         console.print(f"note: {earlier} holds {before}; this run goes to {run}", highlight=False, markup=False,
                       soft_wrap=True)

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping, TextIO
 
 from ..display import safe_name
 from ..errors import ArenaError
-from ..tournament.seed import REVEALED_FILE, SECRET_FILE
+from .run_folder import RunFolder
 from .store import ReadReport, iter_records
 
 COLUMNS = ("index", "deal_key", "rotation", "seats", "seed", "scores", "winner", "ranking", "faults", "duration_s")
@@ -179,8 +179,7 @@ def save_csv(rows: Iterable[GameRow], path: str | Path) -> int:
 def seeds_revealed(records: Path) -> bool:
     """Whether the seeds in this record file may be shown: not while its run folder keeps the master seed secret
     (``seed.secret`` and no ``seed.json``). A record file alone, outside any run folder, shows what it holds."""
-    folder = records.parent
-    return (folder / REVEALED_FILE).exists() or not (folder / SECRET_FILE).exists()
+    return RunFolder(records.parent).seeds_shown()
 
 
 @dataclass
