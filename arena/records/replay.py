@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..display import move_label as move_label  # here too: where every view finds it
+from ..display import move_label
 from ..errors import ArenaError
 from ..referee import forfeit_result
 from ..rules import DRAW, Deal, Game, Kind, Match, RulesError, new_game
 from .jsonform import FormatError, action_from, deal_from, index_of, match_result_dict, option_from, round_result_dict
 from .run_folder import RECORDS, REVEALED, RunFolder, commitment_of
-from .schema import RecordFormatError, parse_record
-from .store import ReadReport, Record, RepairReport, complete_lines, iter_records, repair
+from .schema import Record, RecordFormatError, parse_record
+from .store import ReadReport, RepairReport, complete_lines, iter_records, repair
 
 
 class RecordError(ArenaError):

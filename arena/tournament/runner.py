@@ -41,7 +41,8 @@ from ..players.faults import BotFailure, Fault, FaultKind
 from ..players.remote import new_match_id
 from ..records.jsonform import game_record_dict, index_of
 from ..records.run_folder import STANDINGS, RunFolder, SeedCommitment, new_seed
-from ..records.store import ReadReport, Record, RecordWriter, drop_torn_tail, iter_records
+from ..records.schema import Record
+from ..records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records
 from ..referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from ..rules import Game
 from .pools import EntrantPool
