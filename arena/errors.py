@@ -4,6 +4,7 @@ Every refusal the arena explains to people is an :class:`ArenaError`: its messag
 expected and shows the bad value, so the command line catches ``ArenaError`` once and prints ``error: <message>``,
 and the server puts the same line in a tournament's FAILED state. The families under it say whose the problem is:
 
+- a command line that cannot work (options that do not go together), :class:`UsageError`;
 - the rules engine's :class:`~arena.rules.errors.RulesError` (a bad option, deal, tile or action);
 - a tournament file's :class:`~arena.tournament.spec.SpecError` and a limit's
   :class:`~arena.sandbox.limits.LimitsError`;
@@ -22,3 +23,7 @@ such (a damaged folder read with ``json``, a field parsed with ``int``); the oth
 
 class ArenaError(Exception):
     """Anything the arena refuses or cannot do, with a one-line message for people."""
+
+
+class UsageError(ArenaError, ValueError):
+    """A command line whose options cannot work together, or an option's value out of range (exit status 2)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UsageError
 from arena.records.export import ExportError
 from arena.records.jsonform import FormatError
 from arena.records.replay import RecordError
@@ -83,14 +83,14 @@ def test_the_run_folder_layout_is_spelled_in_one_module() -> None:
     assert spelled == []
 
 
-@pytest.mark.parametrize("error", [RulesError, OptionError, IllegalActionError, SpecError, LimitsError, ConfigError,
-                                   RunError, EntrantsCannotPlay, RecordsNotWritten, RecordError, RecordFormatError,
-                                   FormatError, ExportError, SprtError, OutcomeError])
+@pytest.mark.parametrize("error", [UsageError, RulesError, OptionError, IllegalActionError, SpecError, LimitsError,
+                                   ConfigError, RunError, EntrantsCannotPlay, RecordsNotWritten, RecordError,
+                                   RecordFormatError, FormatError, ExportError, SprtError, OutcomeError])
 def test_every_refusal_is_an_arena_error(error: type[Exception]) -> None:
     assert issubclass(error, ArenaError)
 
 
-@pytest.mark.parametrize("error", [SpecError, LimitsError, ConfigError, RunError, EntrantsCannotPlay,
+@pytest.mark.parametrize("error", [UsageError, SpecError, LimitsError, ConfigError, RunError, EntrantsCannotPlay,
                                    RecordsNotWritten, RecordError, RecordFormatError, FormatError, ExportError,
                                    SprtError, OutcomeError])
 def test_only_the_rules_refusals_are_rules_errors(error: type[Exception]) -> None:

@@ -242,9 +242,9 @@ def cmd_games(args: argparse.Namespace) -> int:
     from ..records.export import row_from_summary, save_csv, write_csv
 
     if args.out and not args.csv:
-        from ..rules import RulesError
+        from ..errors import UsageError
 
-        raise RulesError("--out goes with --csv (the table is printed)")
+        raise UsageError("--out goes with --csv (the table is printed)")
 
     def body(client: Any) -> int:
         games, total = all_games(client, args.id)
