@@ -18,6 +18,8 @@ from rich.table import Table
 
 from .cluster.options import add_backend_arguments, backend_from
 from .display import safe_name
+from .errors import ArenaError
+from .records.run_folder import RunFolder
 from .rules import VARIANTS, RulesError, new_game
 from .server.cli import add_server_commands
 
@@ -212,7 +214,7 @@ async def until_interrupted(work):
             async def run_work() -> None:
                 try:
                     outcome["result"] = await work()
-                except RulesError as error:  # a user's mistake: one line, not an exception group
+                except ArenaError as error:  # a user's mistake: one line, not an exception group
                     outcome["error"] = error
                 nursery.cancel_scope.cancel()
 
@@ -228,15 +230,10 @@ async def until_interrupted(work):
     return outcome.get("result")
 
 
-def holds_games(run: Path) -> bool:
-    records = run / "games.jsonl"
-    return records.exists() and records.stat().st_size > 0
-
-
 def next_free_folder(run: Path) -> Path:
     """``runs/demo-2``, ``runs/demo-3``, ...: the first that holds no games."""
     number = 2
-    while holds_games(run.with_name(f"{run.name}-{number}")):
+    while RunFolder(run.with_name(f"{run.name}-{number}")).holds_games():
         number += 1
     return run.with_name(f"{run.name}-{number}")
 
@@ -250,8 +247,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     import trio
 
-    from .tournament.runner import (RecordsNotWritten, arena_command, count_text, is_finished, print_summary,
-                                    run_tournament)
+    from .tournament.runner import RecordsNotWritten, arena_command, count_text, print_summary, run_tournament
     from .tournament.spec import load_spec, read_spec_text
 
     spec = load_spec(args.file)
@@ -262,9 +258,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     run = Path(args.out or spec.output)
     command = arena_command()
     console = make_console()
-    if not args.out and not args.resume and holds_games(run):
+    if not args.out and not args.resume and RunFolder(run).holds_games():
         earlier, run = run, next_free_folder(run)
-        before = ("a finished run" if is_finished(earlier) else
+        before = ("a finished run" if RunFolder(earlier).is_finished() else
                   f"an unfinished run (continue that one with: {command} run {shlex.quote(args.file)} --resume)")
         console.print(f"note: {earlier} holds {before}; this run goes to {run}", highlight=False, markup=False,
                       soft_wrap=True)
@@ -674,7 +670,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except RulesError as error:
+    except ArenaError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

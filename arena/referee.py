@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Callable, NamedTuple, Sequence
 
 import trio
@@ -23,11 +22,6 @@ from .players.faults import BotFailure, Fault, FaultKind
 from .rules import Action, Deal, Game, Kind, RoundResult
 from .rules.results import MatchResult
 from .rules.scoring import ranking
-
-
-class FaultPolicy(str, Enum):
-    FORFEIT = "forfeit"
-    """The faulting seat's side loses the match at once; the others are ranked by score at that moment."""
 
 
 @dataclass(frozen=True)

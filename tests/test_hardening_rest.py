@@ -31,10 +31,10 @@ from arena.protocol import arena_pb2 as apb
 from arena.records.jsonform import index_of
 from arena.records.schema import RecordFormatError, parse_record
 from arena.records.store import ReadReport, iter_records
-from arena.server.cli import WatchView, rating_text, standings_table
-from arena.server.events import standings_pb
+from arena.server.cli import WatchView, standings_table
+from arena.server.events import entrant_json, standings_pb
 from arena.tournament.runner import outcome_of
-from arena.tournament.standings import TIE_RULE, GameOutcome, Standings
+from arena.tournament.standings import TIE_RULE, GameOutcome, Standings, row_cells
 from helpers import bot_processes
 from test_server import (
     FINISHED, BackgroundWatch, Server, bot_entry, index, named, random_bot, records, registry, submit, tournament,
@@ -120,9 +120,12 @@ def test_fractional_points_reach_the_message_exactly_and_rounded() -> None:
 def test_the_elo_cell_of_the_message_is_the_local_one() -> None:
     message = apb.EntrantStanding(score=0.6, elo=70.4, elo_low_by_deal=-12.6, elo_high_by_deal=160.2,
                                   elo_low=1.0, elo_high=2.0)
-    assert rating_text(apb.Standings(rating="elo", group_size=2), message) == "+70 [-13, +160]"
-    assert rating_text(apb.Standings(rating="elo"), apb.EntrantStanding(score=1.0)) == "+∞"
-    assert rating_text(apb.Standings(rating="elo"), apb.EntrantStanding()) == "-"
+    def rating_text(e: apb.EntrantStanding) -> str:
+        return row_cells(1, entrant_json(e), "elo").rating
+
+    assert rating_text(message) == "+70 [-13, +160]"
+    assert rating_text(apb.EntrantStanding(score=1.0)) == "+∞"
+    assert rating_text(apb.EntrantStanding()) == "-"
 
 
 # --- a real server: watch numbering (item 2), status (item 3), entrants given up on (item 7) ------------------------

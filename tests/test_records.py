@@ -18,7 +18,7 @@ from arena.records.replay import RecordError, find_game, locate, positions, veri
 from arena.records.store import ReadReport, drop_torn_tail, iter_records, to_message
 from arena.referee import play_match
 from arena.rules import VARIANTS, new_game
-from arena.tournament.seed import commitment_of
+from arena.records.run_folder import commitment_of
 
 
 async def recorded_game(variant: str, seed: str, index: int = 0, players: int | None = None):

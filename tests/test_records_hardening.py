@@ -47,7 +47,7 @@ from arena.rules import new_game
 from arena.server.events import game_summary, record_message
 from arena.server.tournaments import RecordIndex
 from arena.tournament.runner import outcome_of
-from arena.tournament.seed import commitment_of
+from arena.records.run_folder import commitment_of
 from arena.tournament.standings import Standings
 from helpers import fails_after as failing_player
 from test_records_guard import verify_cli

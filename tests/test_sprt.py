@@ -12,9 +12,10 @@ import statistics
 
 import pytest
 
+from arena.tournament.ratings import elo_of_score, score_of_elo
 from arena.tournament.sprt import (
-    CONTINUE, DRAW, H0, H1, LOSS, WIN, Meetings, Sprt, SprtError, bounds, bucket, elo_of_score, llr, meetings,
-    outcome_meetings, pentanomial_bucket, score_of_elo, trinomial_bucket,
+    CONTINUE, DRAW, H0, H1, LOSS, WIN, Meetings, Sprt, SprtError, bounds, bucket, llr, meetings, outcome_meetings,
+    pentanomial_bucket, trinomial_bucket,
 )
 from arena.tournament.standings import GameOutcome
 

@@ -10,7 +10,8 @@ import pytest
 from openskill.models import PlackettLuce
 from rich.console import Console
 
-from arena.tournament.standings import ELO_CLAMP, GameOutcome, OutcomeError, Standings, elo_of
+from arena.tournament.ratings import ELO_CLAMP, elo_of_score
+from arena.tournament.standings import GameOutcome, OutcomeError, Standings
 
 
 def game(index: int, seats: str, scores: tuple[int, ...], *, winner: int | None, ranking: tuple[int, ...] | None = None,
@@ -126,7 +127,7 @@ def test_a_perfect_score_has_an_infinite_elo_reported_as_none() -> None:
     assert elo["A"].score == 1.0 and elo["A"].elo is None and elo["A"].elo_interval is None
     assert elo["B"].score == 0.0 and elo["B"].elo is None
     assert standings.rating_text("A") == "+∞" and standings.rating_text("B") == "−∞"
-    assert elo_of(0.5) == 0.0 and elo_of(0.0) is None and elo_of(1.0) is None
+    assert elo_of_score(0.5) == 0.0 and elo_of_score(0.0) is None and elo_of_score(1.0) is None
 
 
 def test_duplicate_deal_sets_narrow_the_interval_for_complementary_results() -> None:

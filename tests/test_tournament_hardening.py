@@ -25,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.errors import ArenaError
 from arena.rules import new_game
 from arena.records.store import RecordWriter
 from arena.tournament import runner
@@ -117,8 +118,8 @@ command = {json.dumps([PYTHON, str(BAD_BOT), "--mode", "block_only"])}
     assert json.loads((out / "standings.json").read_text())["games"] == 0
 
 
-async def test_the_server_gets_a_spec_error_it_marks_failed_with_the_same_line(tmp_path: Path) -> None:
-    """run_tournament raises EntrantsCannotPlay, a SpecError: the server's FAILED state carries its text as is."""
+async def test_the_server_gets_an_arena_error_it_marks_failed_with_the_same_line(tmp_path: Path) -> None:
+    """run_tournament raises EntrantsCannotPlay, an ArenaError: the server's FAILED state carries its text as is."""
     from arena.server.service import _describe
 
     table = {"name": "t", "variant": "block", "games": 1, "options": {"target": 1}, "bots": [
@@ -126,7 +127,7 @@ async def test_the_server_gets_a_spec_error_it_marks_failed_with_the_same_line(t
         {"name": "gone", "command": [PYTHON, str(tmp_path / "missing.py")]}]}
     with pytest.raises(EntrantsCannotPlay) as caught:
         await run_tournament(spec_from_dict(table), "# test\n", tmp_path / "run")
-    assert isinstance(caught.value, SpecError)
+    assert isinstance(caught.value, ArenaError) and not isinstance(caught.value, ValueError)
     assert [name for name, _ in caught.value.problems] == ["gone"]
     assert _describe(caught.value) == str(caught.value)
     assert str(caught.value).startswith("bot 'gone' cannot play: the bot did not start: the process exited with "

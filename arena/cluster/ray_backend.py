@@ -39,6 +39,7 @@ import trio
 
 from ..display import safe_name
 from ..futures import await_future
+from ..records.run_folder import RunFolder
 from ..referee import MatchRecord
 from ..tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError
 from ..tournament.schedule import ScheduledGame
@@ -128,7 +129,7 @@ def setup_for_node(setup: BackendSetup, node_id: str, cwd: Path) -> BackendSetup
     return dataclasses.replace(
         setup, spec=dataclasses.replace(setup.spec, bots=bots), run=run,
         protected=tuple((cwd / p).resolve() for p in setup.protected),
-        logs=(cwd / (setup.logs or run / "logs")) / f"node-{node_id[:8]}")
+        logs=(cwd / (setup.logs or RunFolder(run).bot_logs)) / f"node-{node_id[:8]}")
 
 
 class GameActor:

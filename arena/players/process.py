@@ -338,7 +338,3 @@ def _signal_group(process: ChildProcess, sig: int) -> None:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "bot"
-
-
-def command_spec(name: str, command: Sequence[str]) -> BotSpec:
-    return BotSpec(name=name, command=tuple(command))

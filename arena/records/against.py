@@ -35,15 +35,15 @@ from typing import Any, Sequence
 import trio
 from rich.console import Console
 
-from ..display import safe_name
+from ..display import move_label, safe_name
 from ..players.base import DecisionRequest
 from ..players.faults import BotFailure, FaultKind
 from ..players.process import BotProcess, BotSpec
 from ..referee import TimeControl, forfeit_result
 from ..rules import Action, Kind, Match
 from .jsonform import index_of
-from .replay import RecordError, game_of, move_label, steps
-from .store import Record
+from .replay import RecordError, game_of, steps
+from .schema import Record
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, TextIO
 
 from ..display import safe_name
-from ..rules.errors import RulesError
-from ..tournament.seed import REVEALED_FILE, SECRET_FILE
+from ..errors import ArenaError
+from .run_folder import RunFolder
 from .store import ReadReport, iter_records
 
 COLUMNS = ("index", "deal_key", "rotation", "seats", "seed", "scores", "winner", "ranking", "faults", "duration_s")
@@ -38,9 +38,9 @@ LONGEST_NAME = 1000
 """A name longer than this is cut (names from a server are at most 64 characters; a local file may hold anything)."""
 
 
-class ExportError(RulesError):
-    """A record whose fields do not have the types a row needs, or an export that cannot be written (a RulesError,
-    so the command line prints it as one ``error:`` line)."""
+class ExportError(ArenaError, ValueError):
+    """A record whose fields do not have the types a row needs, or an export that cannot be written (an
+    :class:`~arena.errors.ArenaError`, so the command line prints it as one ``error:`` line)."""
 
 
 @dataclass(frozen=True)
@@ -179,8 +179,7 @@ def save_csv(rows: Iterable[GameRow], path: str | Path) -> int:
 def seeds_revealed(records: Path) -> bool:
     """Whether the seeds in this record file may be shown: not while its run folder keeps the master seed secret
     (``seed.secret`` and no ``seed.json``). A record file alone, outside any run folder, shows what it holds."""
-    folder = records.parent
-    return (folder / REVEALED_FILE).exists() or not (folder / SECRET_FILE).exists()
+    return RunFolder(records.parent).seeds_shown()
 
 
 @dataclass

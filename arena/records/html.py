@@ -45,7 +45,7 @@ from ..rules.tiles import HIGH, LOW, other_value
 from ..rules.trains import TrainsView
 from .jsonform import index_of
 from .replay import RecordError, game_of, positions
-from .store import Record
+from .schema import Record
 
 TEMPLATE = "viewer.html"
 DATA_MARK = "__GAME_DATA__"

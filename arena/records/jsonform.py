@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 
+from ..errors import ArenaError
 from ..referee import MatchRecord
 from ..rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Kind, Point, RoundResult
 from ..rules.results import Ending, MatchResult
@@ -29,7 +30,7 @@ POINTS = {name: p for p, name in POINT_NAMES.items()}
 ENDING_NAMES = {Ending.DOMINO: "ENDING_DOMINO", Ending.BLOCK: "ENDING_BLOCK"}
 
 
-class FormatError(ValueError):
+class FormatError(ArenaError, ValueError):
     """A record that does not follow the GameRecord schema."""
 
 

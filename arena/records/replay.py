@@ -23,18 +23,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..display import move_label as move_label  # here too: where every view finds it
+from ..display import move_label
+from ..errors import ArenaError
 from ..referee import forfeit_result
 from ..rules import DRAW, Deal, Game, Kind, Match, RulesError, new_game
-from ..tournament.seed import REVEALED_FILE, commitment_of
 from .jsonform import FormatError, action_from, deal_from, index_of, match_result_dict, option_from, round_result_dict
-from .schema import RecordFormatError, parse_record
-from .store import ReadReport, Record, RepairReport, complete_lines, iter_records, repair
+from .run_folder import RECORDS, REVEALED, RunFolder, commitment_of
+from .schema import Record, RecordFormatError, parse_record
+from .store import ReadReport, RepairReport, complete_lines, iter_records, repair
 
-RECORDS = "games.jsonl"
 
-
-class RecordError(Exception):
+class RecordError(ArenaError):
     """A record file or game that cannot be used, with a message for people."""
 
 
@@ -76,25 +75,21 @@ class RunFiles:
 def locate(path: str | Path) -> RunFiles:
     path = Path(path)
     if path.is_dir():
-        records = path / RECORDS
+        records = RunFolder(path).records
         if not records.exists():
             raise RecordError(f"{path}: no {RECORDS} in this folder (is it a run folder?)")
         files = RunFiles(records, path)
     elif path.exists():
-        files = RunFiles(path, path.parent if (path.parent / REVEALED_FILE).exists() else None)
+        files = RunFiles(path, path.parent if RunFolder(path.parent).revealed_file.exists() else None)
     else:
         raise RecordError(f"{path}: no such run folder or record file")
     if files.records.stat().st_size == 0:
         raise RecordError(f"{files.records}: the record file is empty")
     if files.folder is not None:
-        revealed = files.folder / REVEALED_FILE
-        commitment = files.folder / "commitment.txt"
+        folder = RunFolder(files.folder)
         try:
-            if revealed.exists():
-                files.revealed = json.loads(revealed.read_text())
-            if commitment.exists():
-                words = commitment.read_text().split()
-                files.commitment = words[0] if words else None
+            files.revealed = folder.revealed()
+            files.commitment = folder.commitment()
         except (ValueError, OSError, RecursionError) as error:
             problem = "nested too deep" if isinstance(error, RecursionError) else str(error)[:200]
             raise RecordError(f"{files.folder}: cannot read the revealed seed or its commitment: {problem}") from None
@@ -379,7 +374,7 @@ def _check_commitment(files: RunFiles, report: VerifyReport) -> str | None:
     if files.revealed is None:
         return None
     if not isinstance(files.revealed, dict):
-        report.mismatches.append(Mismatch(NO_GAME, None, None, f"{REVEALED_FILE} does not hold a seed and a nonce"))
+        report.mismatches.append(Mismatch(NO_GAME, None, None, f"{REVEALED} does not hold a seed and a nonce"))
         return None
     seed, nonce = str(files.revealed.get("seed", "")), str(files.revealed.get("nonce", ""))
     expected = files.commitment or files.revealed.get("commitment")

@@ -36,6 +36,7 @@ from typing import Any, Callable
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from rich.markup import escape
 
+from ..errors import ArenaError
 from ..protocol import tournament_pb2 as tpb
 from .jsonform import RECORD_VERSION
 
@@ -50,7 +51,7 @@ UINT64 = (0, (1 << 64) - 1)
 _INTEGER_TEXT = re.compile(r"-?[0-9]{1,20}\Z")
 
 
-class RecordFormatError(ValueError):
+class RecordFormatError(ArenaError, ValueError):
     """A line that is not a usable game record; the message says where and what."""
 
     def __init__(self, problem: str, path: str = "") -> None:

@@ -35,14 +35,14 @@ from typing import Any, Iterable, Mapping, Sequence
 from rich.console import Console
 from rich.text import Text
 
-from ..display import safe_name
+from ..display import move_label, safe_name
 from ..rules import MEXICAN_TRAIN, Game, Match
 from ..rules.line import LineView
 from ..rules.spinner import NO_SPINNER, SpinnerView
 from ..rules.tiles import HIGH, LOW, NAMES
 from ..rules.trains import TrainsView
 from .jsonform import index_of
-from .replay import Position, RecordError, game_of, move_label, positions
+from .replay import Position, RecordError, game_of, positions
 
 CROSSWISE = "‖"
 """The bar between the halves of a double in the layout (it lies across the line)."""

@@ -3,8 +3,10 @@
 Messages are lowercase, say what was expected and show the bad value, so a CLI can print them as they are.
 """
 
+from ..errors import ArenaError
 
-class RulesError(ValueError):
+
+class RulesError(ArenaError, ValueError):
     """Anything the rules engine refuses: a bad option, a bad deal, a bad tile."""
 
 

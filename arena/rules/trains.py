@@ -142,13 +142,6 @@ class Trains:
     def has_marker(self, seat: int) -> bool:
         return bool(self.marks >> seat & 1)
 
-    def table_mask(self) -> int:
-        """The bit mask of every tile on the table, the engine included."""
-        mask = 1 << self.engine
-        for tile in self.tiles:
-            mask |= 1 << tile
-        return mask
-
     def first_satisfiable(self, live: int, reverse: bool = False) -> int:
         """The train index of the open double that must be answered first, or -1 when none restricts play.
 

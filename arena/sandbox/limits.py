@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
-from ..rules.errors import RulesError
+from ..errors import ArenaError
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
 }
 
 
-class LimitsError(RulesError):
+class LimitsError(ArenaError, ValueError):
     """A limit that cannot be applied, with the key, the bounds and the bad value."""
 
 

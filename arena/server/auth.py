@@ -15,13 +15,13 @@ from typing import Any, Callable
 
 import grpc
 
-from ..rules.errors import RulesError
+from ..errors import ArenaError
 
 AUTH_HEADER = "authorization"
 SCHEME = "Bearer "
 
 
-class ConfigError(RulesError):
+class ConfigError(ArenaError, ValueError):
     """A server or client setting that cannot work (a usage error: exit status 2)."""
 
 

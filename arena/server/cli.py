@@ -242,9 +242,9 @@ def cmd_games(args: argparse.Namespace) -> int:
     from ..records.export import row_from_summary, save_csv, write_csv
 
     if args.out and not args.csv:
-        from ..rules import RulesError
+        from ..errors import UsageError
 
-        raise RulesError("--out goes with --csv (the table is printed)")
+        raise UsageError("--out goes with --csv (the table is printed)")
 
     def body(client: Any) -> int:
         games, total = all_games(client, args.id)
@@ -398,42 +398,16 @@ def games_cell(info: Any) -> str:
     return f"{info.games_done} (SPRT, cap {info.games_total})" if info.sprt else f"{info.games_done}/{info.games_total}"
 
 
-def rating_text(standings: Any, e: Any) -> str:
-    """An EntrantStanding's rating cell, written as the local standings write it (arena/tournament/standings.py)."""
-    from ..tournament.standings import OPENSKILL, elo_cell, skill_cell
-
-    if standings.rating == OPENSKILL:
-        return skill_cell(e.openskill_ordinal, e.openskill_mu, e.openskill_sigma)
-    interval = (e.elo_low_by_deal, e.elo_high_by_deal) if e.HasField("elo_low_by_deal") else None
-    return elo_cell(_field(e, "elo"), _field(e, "score"), interval)
-
-
-def _field(message: Any, name: str) -> Any:
-    """An optional field's value, None when absent."""
-    return getattr(message, name) if message.HasField(name) else None
-
-
-def _points(value: float) -> str:
-    """Points as the local standings print them (``702``, ``702.5``)."""
-    from fractions import Fraction
-
-    from ..tournament.standings import points_text
-
-    return points_text(Fraction(value))
-
-
 def standings_table(standings: Any, title: str) -> Any:
     """A Standings message as the same table ``arena run`` prints: the columns, cells and tie-break caption of
-    :func:`~arena.tournament.standings.table_frame` (the server's order is the standings' own)."""
-    from ..tournament.standings import table_frame
+    :func:`~arena.tournament.standings.table_frame`, each row by :func:`~arena.tournament.standings.row_cells`
+    (the server's order is the standings' own)."""
+    from ..tournament.standings import row_cells, table_frame
+    from .events import entrant_json
 
     table = table_frame(title, standings.rating)
     for e in standings.entrants:
-        think = f"{e.think_ms_per_decision:.1f}" if e.HasField("think_ms_per_decision") else "-"
-        scored = e.scored_exact if e.HasField("scored_exact") else e.scored
-        table.add_row(str(e.rank), safe_markup(e.name), str(e.games), str(e.wins), str(e.draws), str(e.losses),
-                      _points(e.match_points), _points(scored), _points(e.conceded), str(e.faults), think,
-                      rating_text(standings, e))
+        table.add_row(*row_cells(e.rank, entrant_json(e), standings.rating).table_row())
     return table
 
 

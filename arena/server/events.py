@@ -238,6 +238,23 @@ def standings_pb(data: Mapping[str, Any]) -> apb.Standings:
     return message
 
 
+def entrant_json(e: apb.EntrantStanding) -> dict[str, Any]:
+    """An entrant of a Standings message as ``standings.json`` holds it (what :func:`standings_pb` put in), for
+    :func:`arena.tournament.standings.row_cells`: a client prints the server's row as ``arena run`` prints its own."""
+    def present(name: str) -> Any:
+        return getattr(e, name) if e.HasField(name) else None
+
+    by_deal = (e.elo_low_by_deal, e.elo_high_by_deal) if e.HasField("elo_low_by_deal") else None
+    return {
+        "name": e.name, "games": e.games, "wins": e.wins, "draws": e.draws, "losses": e.losses,
+        "match_points": e.match_points, "scored": e.scored_exact if e.HasField("scored_exact") else e.scored,
+        "conceded": e.conceded, "faults": e.faults, "decisions": e.decisions,
+        "think_ms_per_decision": present("think_ms_per_decision"),
+        "elo": {"score": present("score"), "elo": present("elo"), "elo_interval_by_deal": by_deal},
+        "openskill": {"mu": e.openskill_mu, "sigma": e.openskill_sigma, "ordinal": e.openskill_ordinal},
+    }
+
+
 def sprt_pb(data: Mapping[str, Any], group_size: int) -> apb.SprtState | None:
     """The message for a test as ``MatchupTest.to_json`` (and standings.json's "sprt") gives it, with its verdict
     line; None when the saved test is unreadable (the standings are shown without it)."""

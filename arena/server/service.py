@@ -19,14 +19,15 @@ from typing import Any, Callable, Iterator
 import grpc
 import trio
 
+from ..errors import ArenaError
 from ..protocol import arena_pb2 as apb
 from ..protocol import arena_pb2_grpc as apb_grpc
 from ..records.jsonform import index_of
+from ..records.run_folder import RECORDS, RunFolder
 from ..records.store import ReadReport, iter_records
 from ..referee import MoveRecord
 from ..tournament.runner import RecordsNotWritten, outcome_of, run_tournament
 from ..tournament.schedule import Schedule, ScheduledGame
-from ..tournament.seed import REVEALED_FILE, SECRET_FILE
 from ..tournament.sequential import MatchupTest
 from ..tournament.spec import SpecError, TournamentSpec
 from ..tournament.standings import Standings
@@ -114,11 +115,11 @@ class Arena:
             if t.resumable:  # FAILED by a write error: its recorded games are safe, and it goes on from them
                 self.log.info("tournament_resuming_after_write_error", id=t.id, error=t.error)
                 t.resumable, t.error, t.finished_at = False, "", 0.0
-            if (t.folder / REVEALED_FILE).exists() and not (t.folder / SECRET_FILE).exists():
+            if RunFolder(t.folder).is_finished():
                 self._end(t, apb.TOURNAMENT_STATE_FINISHED)  # it finished just before the server stopped
                 continue
             try:
-                t.spec_text = (t.folder / "tournament.toml").read_text()
+                t.spec_text = RunFolder(t.folder).spec_copy.read_text()
                 t.spec, _ = self.admission.validate(None, t.spec_text)
                 t.processes = bot_processes(t.spec)
             except (OSError, SpecError) as error:
@@ -177,7 +178,7 @@ class Arena:
                     self.log.info("tournament_running", id=t.id, name=t.name)
                     self._queue(t, event(standings=self._standings_event(t)))
                     summary = await run_tournament(
-                        t.spec, t.spec_text, t.folder, resume=(t.folder / SECRET_FILE).exists(),
+                        t.spec, t.spec_text, t.folder, resume=RunFolder(t.folder).keeps_secret(),
                         on_game=lambda record: self._game_finished(t, record), limiter=self.limiter,
                         on_game_start=lambda scheduled, seats: self._game_started(t, scheduled, seats),
                         protected=self.admission.protected, backend=self.backend)
@@ -218,7 +219,7 @@ class Arena:
 
         def load() -> tuple[Standings, set[int]]:
             standings, done = Standings(group_size=t.group_size), set()
-            path = t.folder / "games.jsonl"
+            path = RunFolder(t.folder).records
             if path.exists():
                 for record in iter_records(path, report):
                     index = index_of(record)
@@ -234,7 +235,7 @@ class Arena:
         t.sprt, t.has_sprt = test, test is not None
         t.games_done = len(t.done)
         for number, problem in report.bad_lines:  # the resume plays their games again
-            self.log.warning("record_line_skipped", id=t.id, file="games.jsonl", line=number, problem=problem)
+            self.log.warning("record_line_skipped", id=t.id, file=RECORDS, line=number, problem=problem)
 
     def _end(self, t: Tournament, state: int) -> None:
         t.state = state
@@ -386,7 +387,7 @@ class Arena:
                        entrants=[b.name for b in spec.bots], games_total=len(schedule),
                        group_size=schedule.group_size, spec=spec, spec_text=spec_text, processes=processes,
                        has_sprt=spec.sprt is not None)
-        (folder / "tournament.toml").write_text(spec_text)
+        RunFolder(folder).spec_copy.write_text(spec_text)
         t.save()
         self.tournaments[t.id] = t
         self.log.info("tournament_submitted", id=t.id, name=t.name, variant=t.variant, games=t.games_total)
@@ -475,7 +476,7 @@ def _describe(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         return _describe(error.exceptions[0])
     text = str(error)
-    return f"{type(error).__name__}: {text}" if not isinstance(error, SpecError) else text
+    return f"{type(error).__name__}: {text}" if not isinstance(error, ArenaError) else text
 
 
 # --- the gRPC side ------------------------------------------------------------------------------------------------
@@ -560,7 +561,7 @@ class ArenaServicer(apb_grpc.ArenaServicer):
             if unreadable is not None:
                 number, problem = unreadable
                 raise ApiError(grpc.StatusCode.DATA_LOSS,
-                               f"game {index} of tournament {t.id}: its record, line {number} of games.jsonl, is "
+                               f"game {index} of tournament {t.id}: its record, line {number} of {RECORDS}, is "
                                f"unreadable: {problem}")
             raise ApiError(grpc.StatusCode.NOT_FOUND, f"game {index} of tournament {t.id} is not recorded (yet)")
         if info.state in (apb.TOURNAMENT_STATE_QUEUED, apb.TOURNAMENT_STATE_RUNNING):

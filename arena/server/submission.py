@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import tomllib
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping
 
 from ..players.process import BotSpec
 from ..protocol import tournament_pb2 as tpb

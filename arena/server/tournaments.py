@@ -22,8 +22,8 @@ import trio
 
 from ..protocol import arena_pb2 as apb
 from ..records.jsonform import index_of
+from ..records.run_folder import RunFolder
 from ..records.schema import RecordFormatError, parse_record
-from ..tournament.seed import COMMITMENT_FILE, REVEALED_FILE
 from ..tournament.sequential import MatchupTest
 from ..tournament.spec import TournamentSpec
 from ..tournament.standings import Standings
@@ -94,7 +94,7 @@ class Tournament:
 
     def __post_init__(self) -> None:
         if self.records is None:
-            self.records = RecordIndex(self.folder / "games.jsonl")
+            self.records = RecordIndex(RunFolder(self.folder).records)
 
     @property
     def active(self) -> bool:
@@ -135,17 +135,13 @@ class Tournament:
     def commitment(self) -> str:
         """Published before the first game (read once)."""
         if not self._commitment:
-            path = self.folder / COMMITMENT_FILE
-            self._commitment = path.read_text().split()[0] if path.exists() else ""
+            self._commitment = RunFolder(self.folder).commitment() or ""
         return self._commitment
 
     def master_seed(self) -> str:
         """Revealed when the last game is recorded (read once)."""
         if not self._master_seed:
-            try:
-                self._master_seed = str(json.loads((self.folder / REVEALED_FILE).read_text())["seed"])
-            except (OSError, ValueError, KeyError):
-                return ""
+            self._master_seed = RunFolder(self.folder).revealed_seed()
         return self._master_seed
 
     def info(self) -> apb.TournamentInfo:
@@ -167,7 +163,7 @@ class Tournament:
                 data["sprt"] = self.sprt.to_json()
             return data
         if self.final_standings is None and not self.active:
-            path = self.folder / "standings.json"
+            path = RunFolder(self.folder).standings
             if path.exists():
                 try:
                     self.final_standings = json.loads(path.read_text())

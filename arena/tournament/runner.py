@@ -1,17 +1,16 @@
 """Run a tournament: the schedule's games on a trio worker pool, every finished game appended to the record file
 and fsynced before it counts, standings as games finish, and resume after any interruption (kill -9 included).
 
-The run folder holds: ``tournament.toml`` (the file as run), ``entrants.json`` (the entrants and the schedule's
-order), ``commitment.txt`` (published before the first game), ``seed.secret`` (until the end) then ``seed.json``
-(revealed), ``bots.json`` (handshakes), ``games.jsonl`` (one record per game), ``standings.json``, ``arena.log``
-(structlog JSON events) and ``logs/`` (each bot's output).
+The run folder's files and what they mean are :mod:`arena.records.run_folder`'s (:class:`RunFolder`): this module
+writes them through it.
 
 What stops a run, and how it says so: an entrant that cannot play (its program is missing, it exits or stays silent
 before its handshake, it does not play the variant) is found before the first game, by starting every entrant once,
 and stops the run with :class:`EntrantsCannotPlay`; a write to the run folder that fails (a full disk, a file size
 limit) stops the games in flight and raises :class:`RecordsNotWritten`, saying how many games are safe, after
-writing ``standings.json`` for them when it can. Both are :class:`~.spec.SpecError`, so every caller that reports one
-in a line (the CLI, the server's FAILED state) reports these the same way. A bot that fails to start for good in the
+writing ``standings.json`` for them when it can. Both are :class:`RunError`, an :class:`~arena.errors.ArenaError` (not a
+``ValueError``: a full disk is nobody's bad value), so every caller that reports one in a line (the CLI, the server's
+FAILED state) reports these the same way. A bot that fails to start for good in the
 middle of a run (``pools.GIVE_UP_AFTER`` failed starts in a row) is not a reason to stop: its games are forfeits and
 :attr:`RunSummary.given_up` names it.
 """
@@ -37,30 +36,26 @@ import structlog
 import trio
 
 from ..display import safe_name
+from ..errors import ArenaError
 from ..players.faults import BotFailure, Fault, FaultKind
 from ..players.remote import new_match_id
 from ..records.jsonform import game_record_dict, index_of
-from ..records.store import ReadReport, Record, RecordWriter, drop_torn_tail, iter_records
+from ..records.run_folder import STANDINGS, RunFolder, SeedCommitment, new_seed
+from ..records.schema import Record
+from ..records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records
 from ..referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from ..rules import Game
 from .pools import EntrantPool
 from .schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
 from .sequential import MatchupTest
-from .seed import REVEALED_FILE, SECRET_FILE, SeedCommitment, load_secret, new_seed, publish, reveal
 from .spec import SpecError, TournamentSpec
 from .standings import GameOutcome, OutcomeError, Standings, points_text
 
 STUCK = (FaultKind.TIMEOUT, FaultKind.BOT_ERROR)
 """Faults after which a bot process may be stuck, so it is restarted once no game uses it."""
-RECORDS = "games.jsonl"
-SPEC_COPY = "tournament.toml"
-ENTRANTS = "entrants.json"
-STANDINGS = "standings.json"
-BOTS = "bots.json"
-LOG = "arena.log"
 
 
-class RunError(SpecError):
+class RunError(ArenaError):
     """A tournament that stopped, or could not start, for a reason its file could not show."""
 
 
@@ -193,51 +188,46 @@ def outcome_of(record: Record) -> GameOutcome:
 
 def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -> SeedCommitment:
     """Create or check the run folder; the seed and its commitment."""
-    records = run / RECORDS
+    folder = RunFolder(run)
     if resume:
-        if not (run / SECRET_FILE).exists():
-            if (run / REVEALED_FILE).exists():
+        if not folder.keeps_secret():
+            if folder.revealed_file.exists():
                 raise SpecError(f"{run}: this tournament is finished (seed revealed); nothing to resume")
-            raise SpecError(f"{run}: no tournament to resume here (no {SECRET_FILE})")
+            raise SpecError(f"{run}: no tournament to resume here (no {folder.secret_file.name})")
         try:
-            previous = (run / SPEC_COPY).read_text() if (run / SPEC_COPY).exists() else None
+            previous = folder.spec_copy.read_text() if folder.spec_copy.exists() else None
             if previous is not None and _digest(previous) != _digest(spec_text):
                 raise SpecError(f"{run}: the tournament file differs from the one this run started with "
-                                f"({run / SPEC_COPY}); resume with the same file")
+                                f"({folder.spec_copy}); resume with the same file")
             _check_entrants(spec, run)
-            return load_secret(run)
+            return folder.load_secret()
         except SpecError:
             raise
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:  # a damaged folder
             raise SpecError(f"{run}: cannot read the run folder to resume it: {error}") from None
-    if is_finished(run):
+    if folder.is_finished():
         raise SpecError(f"{run}: this folder holds a finished tournament; give --out a new folder for a new run")
-    if records.exists() and records.stat().st_size > 0:
+    if folder.holds_games():
         raise SpecError(f"{run}: this folder already holds a tournament's games; use --resume to continue it, "
                         f"or --out for a new folder")
     seed = new_seed(spec.seed)
     try:
         run.mkdir(parents=True, exist_ok=True)
         os.chmod(run, 0o700)  # the secret seed and unfinished records: the arena's user only
-        (run / SPEC_COPY).write_text(spec_text)
-        (run / ENTRANTS).write_text(json.dumps({"entrants": [b.name for b in spec.bots],
-                                                "schedule": INTERLEAVED}) + "\n")
-        publish(run, seed)
+        folder.spec_copy.write_text(spec_text)
+        folder.entrants.write_text(json.dumps({"entrants": [b.name for b in spec.bots],
+                                               "schedule": INTERLEAVED}) + "\n")
+        folder.publish(seed)
     except OSError as error:
         raise SpecError(f"{run}: cannot write the run folder: {error.strerror or error}") from None
     return seed
-
-
-def is_finished(run: Path) -> bool:
-    """The folder holds a tournament that ended (its seed revealed, its secret gone)."""
-    return (run / REVEALED_FILE).exists() and not (run / SECRET_FILE).exists()
 
 
 def _started_with(run: Path) -> tuple[list[str] | None, str]:
     """The entrants and the schedule order a run folder was started with. ``entrants.json`` was a bare list of names
     before the order was interleaved: such a run (or one without the file) keeps the table-by-table order, so that
     its recorded game indices still mean the same games when it is resumed."""
-    path = run / ENTRANTS
+    path = RunFolder(run).entrants
     if not path.exists():
         return None, BY_TABLE
     data = json.loads(path.read_text())
@@ -245,7 +235,7 @@ def _started_with(run: Path) -> tuple[list[str] | None, str]:
         return [str(name) for name in data], BY_TABLE
     order = data.get("schedule", BY_TABLE)
     if order not in ORDERS:
-        raise ValueError(f"{ENTRANTS} names an unknown schedule order {order!r}")
+        raise ValueError(f"{path.name} names an unknown schedule order {order!r}")
     return [str(name) for name in data["entrants"]], order
 
 
@@ -279,7 +269,7 @@ def _digest(text: str) -> str:
 
 def open_log(run: Path) -> Any:
     """A structlog logger writing one JSON event per line to the run's arena.log (no global configuration)."""
-    log_file = open(run / LOG, "a")
+    log_file = open(RunFolder(run).log, "a")
     return structlog.wrap_logger(
         structlog.WriteLogger(log_file),
         processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"),
@@ -378,20 +368,21 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
                          standings=Standings(group_size=schedule.group_size),
                          sprt=MatchupTest.for_tournament(spec, schedule), candidates=spec.candidates)
     run_games = _RunGames(spec, game, schedule, summary, log, on_game, limiter, on_game_start)
+    folder = RunFolder(run)
     try:
-        with writing(run / RECORDS):
-            done = _recorded_games(run / RECORDS, summary)
+        with writing(folder.records):
+            done = _recorded_games(folder.records, summary)
         summary.resumed_from = len(done)
-        with writing(run / LOG):
+        with writing(folder.log):
             log.info("tournament_started", name=spec.name, variant=spec.variant, games=summary.total,
                      already_recorded=len(done), commitment=seed.commitment, resume=resume,
                      skipped_bots=list(spec.skipped), schedule=order)
         await run_games.play(done, concurrency or spec.concurrency, console, protected, backend or LocalBackend)
         if summary.finished and not run_games.failures:
-            with writing(run / REVEALED_FILE):
-                reveal(run, seed)
-                (run / SECRET_FILE).unlink(missing_ok=True)
-            with writing(run / LOG):
+            with writing(folder.revealed_file):
+                folder.reveal(seed)
+                folder.secret_file.unlink(missing_ok=True)
+            with writing(folder.log):
                 log.info("tournament_finished", games=summary.total, seed=seed.seed, nonce=seed.nonce,
                          commitment=seed.commitment)
     except WriteFailed as failure:
@@ -417,6 +408,7 @@ class _RunGames:
         self.spec, self.game, self.schedule, self.summary, self.log = spec, game, schedule, summary, log
         self.on_game, self.limiter, self.on_game_start = on_game, limiter, on_game_start
         self.run = summary.run
+        self.folder = RunFolder(summary.run)
         self.names = [b.name for b in spec.bots]
         self.write_lock = trio.Lock()
         self.games = trio.CancelScope()
@@ -454,13 +446,13 @@ class _RunGames:
                 await self.play_one(backend, scheduled)
 
         try:
-            with writing(run / RECORDS):
-                self.writer = RecordWriter(run / RECORDS)
+            with writing(self.folder.records):
+                self.writer = RecordWriter(self.folder.records)
             problems = await backend.check(self.log)
             if problems:
                 raise EntrantsCannotPlay(problems)
-            with writing(run / BOTS):
-                write_json(run / BOTS, backend.info())
+            with writing(self.folder.bots):
+                write_json(self.folder.bots, backend.info())
             if console is not None:  # from here: the rate counts the games of this run over their own time
                 self.progress = Progress(self.summary.total, len(done), console, console.is_terminal,
                                          eta=self.summary.sprt is None)
@@ -495,7 +487,7 @@ class _RunGames:
             async with self.write_lock:
                 if self.failures:
                     return  # not recorded: a resume plays it again
-                with writing(self.run / RECORDS):
+                with writing(self.folder.records):
                     await trio.to_thread.run_sync(self.writer.write, message)
             outcome = outcome_of(message)
             self.standings.add(outcome)
@@ -505,7 +497,7 @@ class _RunGames:
             if self.summary.first_index is None:
                 self.summary.first_index = scheduled.index
             result = message.get("result", {})
-            with writing(self.run / LOG):
+            with writing(self.folder.log):
                 self.log.info("game_finished", index=scheduled.index, seats=message.get("seats"),
                               scores=[int(v) for v in result.get("scores", ())], winner=result.get("winner"),
                               faults=[f["kind"] for f in message.get("faults", ())])
@@ -529,8 +521,8 @@ class _RunGames:
         with trio.CancelScope(shield=True):
             await backend.stop()
         self.summary.given_up = backend.given_up()
-        for path, data in ((self.run / BOTS, backend.info),
-                           (self.run / STANDINGS, self.summary.standings_json)):
+        for path, data in ((self.folder.bots, backend.info),
+                           (self.folder.standings, self.summary.standings_json)):
             try:
                 write_json(path, data())
             except OSError as error:
@@ -708,7 +700,7 @@ class LocalBackend:
         self.game = spec.game()
         self.names = [b.name for b in spec.bots]
         self.time_control = time_control_of(spec)
-        self.pools = [EntrantPool(b, setup.schedule.processes_per_entrant(), setup.logs or run / "logs",
+        self.pools = [EntrantPool(b, setup.schedule.processes_per_entrant(), setup.logs or RunFolder(run).bot_logs,
                                   spec.time.startup_ms / 1000, spec.variant, protected=(run, *setup.protected))
                       for b in spec.bots]
 
@@ -746,13 +738,14 @@ def print_summary(summary: RunSummary, console: Any, title: str, command: str = 
         console.print(f"skipped (not installed): {', '.join(summary.skipped_bots)}", markup=False)
     for number, problem in summary.bad_lines:
         where = f"line {number}" if number > 0 else "resume"
-        console.print(f"warning: {summary.run / RECORDS} {where}: {problem}", soft_wrap=True, highlight=False,
+        console.print(f"warning: {RunFolder(summary.run).records} {where}: {problem}", soft_wrap=True, highlight=False,
                       markup=False)
     for line in summary.given_up:
         console.print(f"warning: {line}", soft_wrap=True, highlight=False, markup=False)
-    console.print(f"records: {summary.run / RECORDS} ({count_text(summary.recorded, 'game')}); standings: "
-                  f"{summary.run / STANDINGS}", soft_wrap=True, highlight=False, markup=False)
-    if summary.seed is not None and (summary.run / REVEALED_FILE).exists():
+    folder = RunFolder(summary.run)
+    console.print(f"records: {folder.records} ({count_text(summary.recorded, 'game')}); standings: "
+                  f"{folder.standings}", soft_wrap=True, highlight=False, markup=False)
+    if summary.seed is not None and folder.revealed_file.exists():
         console.print(f"master seed revealed: {summary.seed.seed} (commitment {summary.seed.commitment[:16]}…)",
                       markup=False)
     console.print(f"replay a game: {command} replay {shlex.quote(str(summary.run))} --game 0 "
@@ -776,5 +769,5 @@ def arena_command(argv0: str | None = None) -> str:
 
 
 __all__ = ["run_tournament", "print_summary", "RunSummary", "outcome_of", "prepare_run", "arena_command",
-           "count_text", "is_finished", "RunError", "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants",
+           "count_text", "RunError", "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants",
            "BackendSetup", "GameBackend", "BackendFactory", "LocalBackend", "time_control_of"]

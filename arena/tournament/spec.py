@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..errors import ArenaError
 from ..players.process import BotSpec
 from ..players.specs import is_address
 from ..rules import Game, RulesError, new_game
@@ -84,7 +85,7 @@ PROTOCOLS = ("grpc", "stdio")
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms")
 
 
-class SpecError(RulesError):
+class SpecError(ArenaError, ValueError):
     """A tournament file that cannot be run, with the key and the allowed values in the message."""
 
 

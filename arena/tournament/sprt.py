@@ -64,6 +64,9 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
 
+from ..errors import ArenaError
+from .ratings import Z95, elo_bounds, elo_of_score, score_interval, score_of_elo
+
 if TYPE_CHECKING:
     from .standings import GameOutcome
 
@@ -85,15 +88,11 @@ REGULARIZE = 1e-3
 """The count an outcome never seen gets in the LLR (fishtest's ``regularize``)."""
 NELO_PER_T = 800.0 / math.log(10.0)
 """Normalized Elo per unit of t-value per game (347.44, fishtest's ``nelo_divided_by_nt``)."""
-Z95 = 1.96
-"""The normal quantile of a two-sided 95% interval."""
-ELO_CLAMP = 1e-3
-"""Interval bounds on the score are clamped into [ELO_CLAMP, 1 - ELO_CLAMP] before turning into Elo (about ±1200)."""
 _FIXED_POINT_ROUNDS = 200
 _FIXED_POINT_TOLERANCE = 1e-12
 
 
-class SprtError(ValueError):
+class SprtError(ArenaError, ValueError):
     """Parameters or saved data of a test that do not fit (the counts of a running test never raise)."""
 
 
@@ -101,19 +100,7 @@ class _NoRoot(ArithmeticError):
     """The secular equation has no root: its shifts do not change sign."""
 
 
-# --- Elo and scores ---------------------------------------------------------------------------------------------
-
-
-def score_of_elo(elo: float) -> float:
-    """The expected score of a player ``elo`` logistic Elo stronger: ``1 / (1 + 10^(-elo/400))``."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
-
-
-def elo_of_score(score: float) -> float | None:
-    """The logistic Elo difference of an expected score, ``-400·log10(1/score - 1)``; None (infinite) at 0 or 1."""
-    if not 0.0 < score < 1.0:
-        return None
-    return -400.0 * math.log10(1.0 / score - 1.0)
+# --- the bounds ---------------------------------------------------------------------------------------------------
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -460,8 +447,7 @@ class Sprt:
         elo = elo_of_score(mu)
         low = high = None
         if units >= 2 and elo is not None:
-            low, high = (elo_of_score(min(max(x, ELO_CLAMP), 1.0 - ELO_CLAMP)) for x in (mu - Z95 * error,
-                                                                                      mu + Z95 * error))
+            low, high = elo_bounds(score_interval(mu, error))
         nelo = nelo_low = nelo_high = None
         if variance > 0.0:
             per_game = math.sqrt(self.meetings * variance)

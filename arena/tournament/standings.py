@@ -53,17 +53,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from openskill.models import PlackettLuce
 from rich.table import Table
 
 from ..display import safe_markup
+from ..errors import ArenaError
+from .ratings import elo_bounds, elo_of_score, score_interval
 
-Z95 = 1.96
-"""The normal quantile of a two-sided 95% interval."""
-ELO_CLAMP = 1e-3
-"""Interval bounds on the score fraction are clamped into [ELO_CLAMP, 1 - ELO_CLAMP] before turning into Elo."""
 ELO = "elo"
 OPENSKILL = "openskill"
 Exact = int | Fraction
@@ -76,7 +74,7 @@ TIE_RULE = "ties in points: head-to-head among the tied entrants, then more wins
 """How :meth:`Standings.order` breaks ties in match points, as the table's caption says it."""
 
 
-class OutcomeError(ValueError):
+class OutcomeError(ArenaError, ValueError):
     """A game outcome whose parts do not fit together (lengths, sides, ranking, winner)."""
 
 
@@ -189,8 +187,7 @@ class _Moments:
             return None
         mean = self.total / self.n
         variance = max(0.0, (self.squares - self.n * mean * mean) / (self.n - 1))
-        half = Z95 * math.sqrt(variance) / math.sqrt(self.n)
-        return mean - half, mean + half
+        return score_interval(mean, math.sqrt(variance) / math.sqrt(self.n))
 
 
 class _Entrant:
@@ -226,18 +223,11 @@ class _DealSet:
         return {name: total / count for name, (total, count) in self.points.items()}
 
 
-def elo_of(score: float) -> float | None:
-    """The Elo difference of a score fraction against the field; None (infinite) at 0 or 1."""
-    if score <= 0.0 or score >= 1.0:
-        return None
-    return -400.0 * math.log10(1.0 / score - 1.0)
-
-
 def _elo_bounds(interval: tuple[float, float] | None, score: float | None) -> tuple[float | None, float | None]:
-    if interval is None or score is None or elo_of(score) is None:
+    """The Elo bounds of a score interval; none when there is no interval or the Elo itself is infinite."""
+    if interval is None or score is None or elo_of_score(score) is None:
         return None, None
-    low, high = (min(max(bound, ELO_CLAMP), 1.0 - ELO_CLAMP) for bound in interval)
-    return elo_of(low), elo_of(high)
+    return elo_bounds(interval)
 
 
 def places(outcome: GameOutcome) -> tuple[int, ...]:
@@ -323,6 +313,56 @@ def elo_cell(elo: float | None, score: float | None, interval: tuple[float, floa
 def skill_cell(ordinal: float, mu: float, sigma: float) -> str:
     """The OpenSkill column's text: ``21.3 (27.1, 1.9)`` (ordinal, mu, sigma). For every view of the standings."""
     return f"{ordinal:.1f} ({mu:.1f}, {sigma:.1f})"
+
+
+@dataclass(frozen=True)
+class RowCells:
+    """One entrant's row of the standings as every view writes it (``arena run``, ``arena status``, the web): the
+    text of each cell. The name is as it is: each view escapes it its own way (rich markup, HTML)."""
+
+    rank: str
+    name: str
+    games: str
+    wins: str
+    draws: str
+    losses: str
+    points: str
+    scored: str
+    conceded: str
+    faults: str
+    think: str
+    rating: str
+
+    def table_row(self) -> tuple[str, ...]:
+        """The cells in the columns of :func:`table_frame`, the name made safe for rich markup."""
+        return (self.rank, safe_markup(self.name), self.games, self.wins, self.draws, self.losses, self.points,
+                self.scored, self.conceded, self.faults, self.think, self.rating)
+
+
+def row_cells(rank: int, entrant: Mapping[str, Any], rating_kind: str) -> RowCells:
+    """The cells of one entrant's row, from the entrant as ``standings.json`` holds it (:meth:`Standings.entrant`;
+    the server's message gives the same through :func:`arena.server.events.entrant_json`), the rating's cell by
+    ``rating_kind`` (``elo`` or ``openskill``). The one rendering of a standings row."""
+    think = entrant.get("think_ms_per_decision")
+    if rating_kind == OPENSKILL:
+        skill = entrant.get("openskill") or {}
+        rating = skill_cell(skill.get("ordinal", 0.0), skill.get("mu", 0.0), skill.get("sigma", 0.0))
+    else:
+        elo = entrant.get("elo") or {}
+        interval = elo.get("elo_interval_by_deal")
+        rating = elo_cell(elo.get("elo"), elo.get("score"), (interval[0], interval[1]) if interval else None)
+    return RowCells(
+        rank=str(rank), name=str(entrant["name"]), games=str(entrant["games"]), wins=str(entrant["wins"]),
+        draws=str(entrant["draws"]), losses=str(entrant["losses"]), points=_points_cell(entrant["match_points"]),
+        scored=_points_cell(entrant["scored"]), conceded=_points_cell(entrant["conceded"]),
+        faults=str(entrant["faults"]), think="-" if think is None else f"{think:.1f}", rating=rating)
+
+
+def _points_cell(value: Exact | float) -> str:
+    """Points as :func:`points_text` writes them, from an exact value or a float of JSON (whose fractions, means
+    over at most a few sides, have small denominators: they come back exactly)."""
+    exact = value if isinstance(value, (int, Fraction)) else Fraction(value).limit_denominator(1000)
+    return points_text(exact)
 
 
 def table_frame(title: str, rating_kind: str) -> Table:
@@ -499,7 +539,7 @@ class Standings:
             by_deal = e.per_deal.with_samples(unfinished.get(name, []))
             low, high = _elo_bounds(e.per_game.interval(), score)
             low_by_deal, high_by_deal = _elo_bounds(by_deal.interval(), by_deal.mean())
-            estimates[name] = EloEstimate(score, None if score is None else elo_of(score), low, high,
+            estimates[name] = EloEstimate(score, None if score is None else elo_of_score(score), low, high,
                                           low_by_deal, high_by_deal, e.per_game.n, by_deal.n)
         return estimates
 
@@ -557,25 +597,17 @@ class Standings:
                          for a in order},
         }
 
-    def rating_text(self, name: str, elo: EloEstimate | None = None) -> str:
+    def rating_text(self, name: str) -> str:
         """The rating cell: ``+35 [-13, +84]`` (Elo with its by-deal 95% interval, see :func:`elo_cell`) or
         ``21.3 (27.1, 1.9)`` (ordinal, mu, sigma)."""
-        if self.rating_kind == OPENSKILL:
-            skill = self._skill[name]
-            return skill_cell(skill.ordinal, skill.mu, skill.sigma)
-        estimate = elo if elo is not None else self.elo()[name]
-        return elo_cell(estimate.elo, estimate.score, estimate.elo_interval_by_deal)
+        return row_cells(0, self.entrant(name), self.rating_kind).rating
 
     def table(self, title: str = "standings") -> Table:
         """The standings as a rich table, best first; the caption says how ties in points are broken."""
         table = table_frame(title, self.rating_kind)
         elo = self.elo()
         for rank, name in enumerate(self.order(), start=1):
-            e = self._entrants[name]
-            think = e.think_per_decision()
-            table.add_row(str(rank), safe_markup(name), str(e.games), str(e.wins), str(e.draws), str(e.losses),
-                          points_text(e.match_points), points_text(e.scored), points_text(e.conceded),
-                          str(e.faults), "-" if think is None else f"{think:.1f}", self.rating_text(name, elo[name]))
+            table.add_row(*row_cells(rank, self.entrant(name, elo[name]), self.rating_kind).table_row())
         return table
 
     def pairwise_table(self, title: str = "pairwise (W-D-L of the row against the column)",

@@ -23,7 +23,6 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -33,12 +32,12 @@ from ..protocol import arena_pb2 as apb
 from ..records.export import GameRow, row_from_record
 from ..records.html import viewer_data
 from ..records.jsonform import index_of
+from ..records.run_folder import RunFolder
 from ..records.schema import RecordFormatError, parse_record
 from ..server.tournaments import STATE_NAMES, Tournament
-from ..tournament.runner import BOTS, outcome_of
+from ..tournament.runner import outcome_of
 from ..tournament.standings import (
-    ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, GameOutcome, OutcomeError, Standings, elo_cell, points_text,
-    skill_cell,
+    ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, GameOutcome, OutcomeError, Standings, row_cells,
 )
 from .access import Access
 from .live import LiveGames, public_view
@@ -98,23 +97,13 @@ def tournament_detail(t: Tournament, access: Access) -> dict[str, Any]:
 
 def standings_table(standings: dict[str, Any]) -> dict[str, Any]:
     """The cells of the standings as ``arena run`` prints them (its formatting helpers), one row per entrant."""
-    skill = standings.get("rating") == OPENSKILL
+    kind = str(standings.get("rating", ""))
     rows = []
-    for e in standings.get("entrants", ()):
-        if skill:
-            s = e.get("openskill") or {}
-            rating = skill_cell(s.get("ordinal", 0.0), s.get("mu", 0.0), s.get("sigma", 0.0))
-        else:
-            elo = e.get("elo") or {}
-            interval = elo.get("elo_interval_by_deal")
-            rating = elo_cell(elo.get("elo"), elo.get("score"), tuple(interval) if interval else None)
-        rows.append({"name": e["name"], "points": _points(e["match_points"]), "scored": _points(e["scored"]),
-                     "conceded": _points(e["conceded"]), "rating": rating})
-    return {"rating_header": SKILL_HEADER if skill else ELO_HEADER, "tie_rule": TIE_RULE, "rows": rows}
-
-
-def _points(value: float) -> str:
-    return points_text(Fraction(value).limit_denominator(1000))
+    for rank, e in enumerate(standings.get("entrants", ()), start=1):
+        cells = row_cells(rank, e, kind)
+        rows.append({"name": cells.name, "points": cells.points, "scored": cells.scored, "conceded": cells.conceded,
+                     "rating": cells.rating})
+    return {"rating_header": SKILL_HEADER if kind == OPENSKILL else ELO_HEADER, "tie_rule": TIE_RULE, "rows": rows}
 
 
 def standings_csv(standings: dict[str, Any]) -> str:
@@ -404,7 +393,7 @@ def handshakes(folder: Path) -> dict[str, dict[str, Any]]:
     """Each entrant's handshake and process counts from ``bots.json`` (not its command, folder or containment:
     those are the operator's)."""
     try:
-        entries = json.loads((folder / BOTS).read_text())
+        entries = json.loads(RunFolder(folder).bots.read_text())
     except (OSError, ValueError):
         return {}
     shown = {}
