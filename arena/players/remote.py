@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 import uuid
-import weakref
 from typing import Any, Callable
 
 import grpc
@@ -16,9 +15,7 @@ import grpc
 from .. import __version__
 from ..protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc
 from ..protocol.wire import act_request_bytes
-from ..protocol.convert import (
-    ProtocolError, action_from_pb, match_result_pb, observation_pb, options_pb, round_result_pb,
-)
+from ..protocol.convert import ProtocolError, action_from_pb, match_result_pb, round_result_pb
 from ..rules import Action, Kind, RoundResult
 from ..rules.results import MatchResult
 from .base import Decision, DecisionRequest
@@ -192,31 +189,6 @@ class RemoteBot(Notifications):
             await await_call(self._stub.Notify.future(message, timeout=NOTIFY_TIMEOUT_S))
         except (grpc.RpcError, ValueError):  # ValueError: the channel was closed by a restart meanwhile
             pass
-
-
-_OPTIONS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
-
-
-def _options_of(game: Any) -> dict:
-    """The options map of a game, converted once per game object."""
-    options = _OPTIONS.get(game)
-    if options is None:
-        options = _OPTIONS[game] = options_pb(game.options)
-    return options
-
-
-def act_request_pb(request: DecisionRequest) -> bot_pb2.ActRequest:
-    """The decision request exactly as a bot receives it."""
-    game = request.game
-    return bot_pb2.ActRequest(
-        match_id=request.match_id,
-        variant=game.name,
-        options=_options_of(game),
-        seat=request.seat,
-        observation=observation_pb(request.observation, game.side_of),
-        time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms),
-        move_number=request.move_number,
-    )
 
 
 def new_match_id() -> str:

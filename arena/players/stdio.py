@@ -25,7 +25,8 @@ from .. import __version__
 from ..protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2
 from .base import Decision, DecisionRequest
 from .faults import BotFailure, FaultKind
-from .remote import MAX_COMMENT, Notifications, act_request_pb, chosen_action, hello_problem
+from ..protocol.convert import act_request_pb
+from .remote import MAX_COMMENT, Notifications, chosen_action, hello_problem
 
 NOTIFY_TIMEOUT_S = 2.0
 
