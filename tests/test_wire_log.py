@@ -57,7 +57,8 @@ def test_log_level_debug_shows_each_request_and_reply_of_a_bot_in_one_short_line
     logged = play(protocol, "--log-level", "debug")
     assert wire_lines(quiet.stderr) == []
     lines = wire_lines(logged.stderr)
-    assert lines[0] == f'{HEAD}seat0-{Path(BOTS[protocol].split()[0]).stem} -> hello: {{"arenaVersion":"0.1.0","protocolVersion":1}}'
+    bot = Path(BOTS[protocol].split()[0]).stem
+    assert lines[0] == f'{HEAD}seat0-{bot} -> hello: {{"arenaVersion":"0.1.0","protocolVersion":1}}'
     assert re.match(rf'^{HEAD}seat0-\w+ <- hello: {{"name":"', lines[1]), lines[1]
     requests = [line for line in lines if REQUEST.match(line)]
     replies = [line for line in lines if REPLY.match(line)]
@@ -72,10 +73,13 @@ def test_the_environment_variable_turns_the_wire_log_on_at_any_level() -> None:
     assert any(REQUEST.match(line) for line in lines) and any(REPLY.match(line) for line in lines)
 
 
+VARYING = ("thinkMs", "startedAt", "durationS", "matchId")
+
+
 def without_times(value: Any) -> Any:
     """A record without the fields that differ between two runs of the same tournament (times, the match id)."""
     if isinstance(value, dict):
-        return {k: without_times(v) for k, v in value.items() if k not in ("thinkMs", "startedAt", "durationS", "matchId")}
+        return {k: without_times(v) for k, v in value.items() if k not in VARYING}
     if isinstance(value, list):
         return [without_times(v) for v in value]
     return value

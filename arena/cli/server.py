@@ -126,8 +126,7 @@ def add_client_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    # gRPC's own log lines (e.g. a failed bind, beside our one `error:` line) only with GRPC_VERBOSITY=ERROR/DEBUG.
-    os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+    """The server, until it is stopped (gRPC's own log lines stay quiet: GRPC_VERBOSITY, arena/cli/__init__.py)."""
     return run(config_from_args(args))
 
 
