@@ -15,7 +15,8 @@ from .players import RandomPlayer
 from .players.base import Decision, DecisionRequest, LocalPlayer, SeatPlayer
 from .players.faults import BotFailure, Fault
 from .players.process import BotProcess, BotSpec
-from .players.remote import RemoteBot, new_match_id
+from .players.client import BotClient
+from .players.remote import new_match_id
 from .referee import TimeControl, play_match
 from .display import move_label, safe_name
 from .rules import VARIANTS, new_game
@@ -62,7 +63,7 @@ class CheckReport:
 class _Timed:
     """Wraps the bot's seat to collect reply times."""
 
-    def __init__(self, bot: RemoteBot, check: VariantCheck) -> None:
+    def __init__(self, bot: BotClient, check: VariantCheck) -> None:
         self.bot, self.check, self.name = bot, check, bot.name
 
     async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:

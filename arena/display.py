@@ -1,9 +1,13 @@
 """Names from strangers, made safe to print: a bot's or a tournament's name may hold escape sequences that clear a
 terminal, or rich markup that restyles a table. Everything the arena prints that came from a bot or a client goes
-through :func:`safe_name` (plain output) or :func:`safe_markup` (rich output)."""
+through :func:`safe_name` (plain output) or :func:`safe_markup` (rich output).
+
+Also the one console every command prints through (:func:`make_console`): a helper below both the command line and
+the server's client commands, so neither imports the other for it."""
 
 from __future__ import annotations
 
+from rich.console import Console
 from rich.markup import escape
 
 MAX_SHOWN = 80
@@ -24,3 +28,9 @@ def move_label(number: int) -> str:
     """``move N`` for the move whose number in a record, a fault or an ``ActRequest`` is ``number`` (from 0): moves
     are numbered per game from 1 everywhere people read them (see arena/records/replay.py, *Move numbers*)."""
     return f"move {number + 1}"
+
+
+def make_console() -> Console:
+    """A console that keeps tables readable when output goes to a file or a pipe (no terminal width)."""
+    console = Console()
+    return console if console.is_terminal else Console(width=120)

@@ -1,65 +1,183 @@
-"""The layers hold: records/ never imports tournament/, arena/errors.py imports nothing of the arena, and the error
-hierarchy says whose a problem is (a failed disk write is an ArenaError, not a bad value of the rules)."""
+"""The arena's import graph, read from the source with ``ast`` (every import, at module level and inside
+functions; not those under ``if TYPE_CHECKING:``, which never run): no import cycle between modules, and no lower
+layer importing a higher one (the layers, low to high, are :data:`LAYERS`); and the facts that have one owner are
+spelled only there (a run folder's file names in ``arena/records/run_folder.py``)."""
 
 from __future__ import annotations
 
 import ast
-import errno
 from pathlib import Path
 
-import pytest
-
-from arena.errors import ArenaError, UsageError
-from arena.records.export import ExportError
-from arena.records.jsonform import FormatError
-from arena.records.replay import RecordError
-from arena.records.schema import RecordFormatError
-from arena.rules.errors import IllegalActionError, OptionError, RulesError
-from arena.sandbox.limits import LimitsError
-from arena.server.auth import ConfigError
-from arena.tournament.runner import EntrantsCannotPlay, RecordsNotWritten, RunError
-from arena.tournament.spec import SpecError
-from arena.tournament.sprt import SprtError
-from arena.tournament.standings import OutcomeError
 
 ARENA = Path(__file__).resolve().parents[1] / "arena"
 
+LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
+    "arena errors display futures rules codegen",  # `arena` itself: the package's __init__ (its version)
+    "protocol",
+    "referee players sandbox botkit simulate bench_search play check_bot",
+    "records",
+    "tournament benchmarks",
+    "cluster",
+    "server web",
+    "cli __main__",
+))
+"""Each name is a top-level module or package of ``arena``; a module may import its own layer and those below."""
 
-def arena_imports(path: Path) -> list[str]:
-    """Every arena module a file imports (relative imports resolved), at any depth of the file (imports inside
-    functions count: a late import is still a dependency)."""
-    package = path.relative_to(ARENA.parent).with_suffix("").parts[:-1]
-    found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ARENA.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in ARENA.rglob("*.py") if "_generated" not in p.parts}
+
+
+def type_checking_only(tree: ast.AST) -> set[ast.AST]:
+    """The import statements under ``if TYPE_CHECKING:`` (for annotations only: they never run)."""
+    skipped: set[ast.AST] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(n for stmt in node.body for n in ast.walk(stmt))
+    return skipped
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The arena modules ``name`` imports (``from .x import y`` counts as x.y when that is a module, else x)."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    tree = ast.parse(path.read_text())
+    skipped = type_checking_only(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if node in skipped:
+            continue
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package[:len(package) - node.level + 1]
-                found.append(".".join((*base, *(node.module.split(".") if node.module else ()))))
-            elif node.module:
-                found.append(node.module)
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                if f"{source}.{alias.name}" in known:
+                    found.add(f"{source}.{alias.name}")
+                elif source in known:
+                    found.add(source)
         elif isinstance(node, ast.Import):
-            found.extend(alias.name for alias in node.names)
-    return [name for name in found if name == "arena" or name.startswith("arena.")]
+            found.update(alias.name for alias in node.names if alias.name in known)
+    found.discard(name)
+    return found
 
 
-def test_the_import_finder_sees_relative_and_late_imports(tmp_path: Path) -> None:
-    """The checker below must be able to fail: it finds ``from ..tournament import x`` and a late import."""
-    sample = ARENA / "records" / "replay.py"
-    imports = arena_imports(sample)
-    assert "arena.records.run_folder" in imports and "arena.rules" in imports
-    late = ARENA / "tournament" / "sprt.py"  # imports .standings inside a function
-    assert "arena.tournament.standings" in arena_imports(late)
+def import_graph() -> dict[str, set[str]]:
+    found = modules()
+    known = set(found)
+    return {name: imports_of(name, path, known) for name, path in found.items()}
 
 
-def test_records_imports_nothing_of_tournament() -> None:
-    offending = {str(path.relative_to(ARENA.parent)): name
-                 for path in sorted((ARENA / "records").rglob("*.py"))
-                 for name in arena_imports(path) if name.startswith("arena.tournament")}
-    assert offending == {}
+def unit(module: str) -> str:
+    """The top-level module or package a module belongs to (``arena.players.remote``: ``players``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "arena"
 
 
-def test_the_errors_module_imports_nothing_of_the_arena() -> None:
-    assert arena_imports(ARENA / "errors.py") == []
+def layer_of(module: str) -> int:
+    name = unit(module)
+    for level, layer in enumerate(LAYERS):
+        if name in layer:
+            return level
+    raise AssertionError(f"{module}: {name} is in no layer of tests/test_architecture.py (add it to LAYERS)")
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    return sorted((a, b) for a, targets in graph.items() for b in targets if layer_of(b) > layer_of(a))
+
+
+def test_import_graph_sees_the_imports_inside_functions_too() -> None:
+    graph = import_graph()
+    assert "arena.players.remote" in graph["arena.players.process"]
+    assert "arena.cluster.ray_backend" in graph["arena.cluster.options"]  # imported inside backend_from
+
+
+def test_import_graph_has_no_cycle() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_import_graph_the_cycle_finder_finds_one() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_import_graph_no_lower_layer_imports_a_higher_one() -> None:
+    assert upward_imports(import_graph()) == []
+
+
+def test_import_graph_protocol_imports_nothing_above_it() -> None:
+    graph = import_graph()
+    assert sorted({unit(b) for a, targets in graph.items() if unit(a) == "protocol" for b in targets}) == [
+        "protocol", "rules"]
+
+
+def test_import_graph_records_imports_no_tournament() -> None:
+    """records/ reads what tournaments wrote (the run folder, the seed's commitment) without knowing tournaments."""
+    graph = import_graph()
+    assert sorted(b for a, targets in graph.items() if unit(a) == "records" for b in targets
+                  if unit(b) == "tournament") == []
+
+
+def test_import_graph_the_errors_module_imports_nothing_of_the_arena() -> None:
+    assert import_graph()["arena.errors"] == set()
+
+
+def test_import_graph_the_command_line_imports_at_the_top() -> None:
+    """arena/cli/ imports its modules once, at the top (Ray, the one heavy optional dependency, is loaded by
+    arena.cluster when a command asks for it, not here)."""
+    inside_functions = []
+    for path in sorted((ARENA / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inside_functions += [f"{path.name}:{n.lineno}" for n in ast.walk(node)
+                                     if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert inside_functions == []
 
 
 def test_the_run_folder_layout_is_spelled_in_one_module() -> None:
@@ -81,34 +199,3 @@ def test_the_run_folder_layout_is_spelled_in_one_module() -> None:
                     and id(node) not in documentation and id(node) not in help_texts):
                 spelled.append(f"{path.relative_to(ARENA.parent)}:{node.lineno}: {node.value}")
     assert spelled == []
-
-
-@pytest.mark.parametrize("error", [UsageError, RulesError, OptionError, IllegalActionError, SpecError, LimitsError,
-                                   ConfigError, RunError, EntrantsCannotPlay, RecordsNotWritten, RecordError,
-                                   RecordFormatError, FormatError, ExportError, SprtError, OutcomeError])
-def test_every_refusal_is_an_arena_error(error: type[Exception]) -> None:
-    assert issubclass(error, ArenaError)
-
-
-@pytest.mark.parametrize("error", [UsageError, SpecError, LimitsError, ConfigError, RunError, EntrantsCannotPlay,
-                                   RecordsNotWritten, RecordError, RecordFormatError, FormatError, ExportError,
-                                   SprtError, OutcomeError])
-def test_only_the_rules_refusals_are_rules_errors(error: type[Exception]) -> None:
-    assert not issubclass(error, RulesError)
-
-
-def test_a_failed_disk_write_is_an_arena_error_and_no_bad_value(tmp_path: Path) -> None:
-    """RecordsNotWritten (a full disk) is an ArenaError the CLI prints in a line, and neither a RulesError nor a
-    ValueError that a caller catching bad values would swallow."""
-    error = RecordsNotWritten(tmp_path / "games.jsonl", OSError(errno.ENOSPC, "No space left on device"), 3, 10,
-                              None)
-    assert isinstance(error, ArenaError) and isinstance(error, RunError)
-    assert not isinstance(error, (RulesError, SpecError, ValueError))
-    assert str(error).startswith(f"cannot write {tmp_path / 'games.jsonl'}: No space left on device; 3 of 10 games")
-
-
-@pytest.mark.parametrize("error", [RulesError, SpecError, LimitsError, ConfigError, RecordFormatError, FormatError,
-                                   ExportError, SprtError, OutcomeError])
-def test_refusals_of_a_bad_value_stay_value_errors(error: type[Exception]) -> None:
-    """Callers catch these as ValueError (a damaged folder read with json, a field parsed with int): they stay so."""
-    assert issubclass(error, ValueError)

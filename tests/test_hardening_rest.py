@@ -31,7 +31,7 @@ from arena.protocol import arena_pb2 as apb
 from arena.records.jsonform import index_of
 from arena.records.schema import RecordFormatError, parse_record
 from arena.records.store import ReadReport, iter_records
-from arena.server.cli import WatchView, standings_table
+from arena.cli.server import WatchView, standings_table
 from arena.server.events import entrant_json, standings_pb
 from arena.tournament.runner import outcome_of
 from arena.tournament.standings import TIE_RULE, GameOutcome, Standings, row_cells

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from arena.players.base import Decision, DecisionRequest
-from arena.players.remote import act_request_pb
+from arena.protocol.convert import act_request_pb
 from arena.protocol import types_pb2 as pb
 from arena.protocol.convert import ProtocolError, action_from_pb, action_pb, tile_from_pb
 from arena.referee import play_match

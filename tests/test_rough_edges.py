@@ -161,7 +161,7 @@ def test_the_watch_standings_rebuilt_from_the_games_are_the_servers(tmp_path: Pa
     import json
 
     from arena.records.store import iter_records
-    from arena.server.cli import standings_from_games
+    from arena.cli.server import standings_from_games
     from arena.server.events import game_summary, standings_pb
     from arena.tournament.runner import outcome_of
     from arena.tournament.standings import Standings

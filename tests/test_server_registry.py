@@ -23,7 +23,7 @@ import grpc
 import pytest
 
 from arena.protocol import arena_pb2 as apb
-from arena.server import cli as server_cli
+from arena.cli import server as server_cli
 from test_server import (
     FINISHED, RANDOM_BOT, ROOT, WATCHED_BOT, Server, bot_entry, named, random_bot, registry, submit, tournament,
     watch,

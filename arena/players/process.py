@@ -23,12 +23,10 @@ import trio
 
 from ..protocol import LISTEN_ENV, bot_pb2
 from ..sandbox import CappedLog, Containment, Limits, SandboxError, SandboxUnavailable, contain
+from .client import BotClient
 from .faults import BotFailure, FaultKind
 from .remote import RemoteBot
 from .stdio import StdioBot
-
-BotClient = RemoteBot | StdioBot
-"""The arena's end of a running bot: the same verbs over gRPC or over stdin and stdout."""
 
 STOP_GRACE_S = 3.0
 SOCKET_POLL_S = 0.002

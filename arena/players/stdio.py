@@ -21,39 +21,32 @@ from typing import Any, Callable
 import trio
 from google.protobuf import json_format
 
-from .. import __version__
-from ..protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2
-from .base import Decision, DecisionRequest
+from ..protocol import MAX_MESSAGE_BYTES, bot_pb2
+from ..protocol.convert import act_request_pb
+from .base import DecisionRequest
+from .client import BotClient
 from .faults import BotFailure, FaultKind
-from .remote import MAX_COMMENT, Notifications, act_request_pb, chosen_action, hello_problem
 
 NOTIFY_TIMEOUT_S = 2.0
 
 
-class StdioBot(Notifications):
+class StdioBot(BotClient):
     """The arena's end of a stdio bot: a writer to its stdin and a line reader on its stdout."""
 
     def __init__(self, stdin: trio.abc.SendStream, stdout: trio.abc.ReceiveStream, name: str,
                  explain: Callable[[BotFailure], BotFailure] | None = None) -> None:
-        self.name = name
-        self.address = "stdio"
-        self.hello: bot_pb2.HelloReply | None = None
+        super().__init__(name, "stdio", explain)
         self._stdin = stdin
         self._stdout = stdout
         self._buffer = bytearray()
         self._lock = trio.Lock()
         self._owed = 0
         """Replies the bot still owes for requests whose deadline passed: thrown away when they come."""
-        self._explain = explain or (lambda failure: failure)
 
     def close(self) -> None:
-        """The pipes are closed by the process's stop; nothing to do here (the RemoteBot interface)."""
+        """The pipes are closed by the process's stop; nothing to do here (the BotClient interface)."""
 
-    def plays(self, variant: str) -> bool:
-        return self.hello is None or not self.hello.variants or variant in self.hello.variants
-
-    async def handshake(self, timeout_s: float) -> bot_pb2.HelloReply:
-        request = bot_pb2.HelloRequest(arena_version=__version__, protocol_version=PROTOCOL_VERSION)
+    async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float) -> bot_pb2.HelloReply:
         try:
             line = await self._call("hello", request, timeout_s)
         except BotFailure as failure:
@@ -64,19 +57,11 @@ class StdioBot(Notifications):
                 raise BotFailure(FaultKind.START_FAILED, detail=str(failure)) from None
             raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=str(failure)) from None
         try:
-            reply = _parse(line, bot_pb2.HelloReply())
+            return _parse(line, bot_pb2.HelloReply())
         except ValueError as error:
             raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"the hello reply is not a HelloReply: {error}") from None
-        if reply.protocol_version != PROTOCOL_VERSION:
-            raise BotFailure(FaultKind.HANDSHAKE_FAILED,
-                             detail=f"expected protocol version {PROTOCOL_VERSION}, got {reply.protocol_version}")
-        problem = hello_problem(reply)
-        if problem:
-            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=problem)
-        self.hello = reply
-        return reply
 
-    async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
+    async def _act(self, request: DecisionRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
         started = time.perf_counter()
         try:
             line = await self._call("act", act_request_pb(request), timeout_s, started_at=lambda: started)
@@ -86,8 +71,7 @@ class StdioBot(Notifications):
                 raise BotFailure(FaultKind.MALFORMED_REPLY, detail=f"the line is not an ActReply: {error}") from None
         except BotFailure as failure:
             raise self._explain(failure) from None
-        think = time.perf_counter() - started
-        return Decision(chosen_action(reply, request), think, reply.comment[:MAX_COMMENT])
+        return reply, time.perf_counter() - started
 
     async def _notify(self, message: bot_pb2.Notification) -> None:
         """Best effort, never a fault: written when the channel is free, within a short time."""

@@ -7,11 +7,13 @@ the seat may know), and everything a bot sends is parsed here into an engine :cl
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Iterable, Mapping
 
 from ..rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Game, Kind, Observation, Point, RoundResult
 from ..rules.results import Ending, MatchResult
 from ..rules.tiles import HIGH, LOW, MAX_DOUBLE, tile_id
+from . import bot_pb2
 from . import types_pb2 as pb
 
 
@@ -290,3 +292,32 @@ def match_result_pb(result: MatchResult, by_fault: bool = False) -> pb.MatchResu
     if result.winner is not None:
         message.winner = result.winner
     return message
+
+
+# --- the decision request -------------------------------------------------------------------------------------
+
+
+_OPTIONS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+
+
+def _options_of(game: Any) -> dict:
+    """The options map of a game, converted once per game object."""
+    options = _OPTIONS.get(game)
+    if options is None:
+        options = _OPTIONS[game] = options_pb(game.options)
+    return options
+
+
+def act_request_pb(request: Any) -> bot_pb2.ActRequest:
+    """The decision request (a :class:`~arena.players.base.DecisionRequest`) exactly as a bot receives it: the
+    reference encoding, which :func:`arena.protocol.wire.act_request_bytes` must match byte for byte."""
+    game = request.game
+    return bot_pb2.ActRequest(
+        match_id=request.match_id,
+        variant=game.name,
+        options=_options_of(game),
+        seat=request.seat,
+        observation=observation_pb(request.observation, game.side_of),
+        time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms),
+        move_number=request.move_number,
+    )

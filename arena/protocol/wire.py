@@ -5,7 +5,7 @@ connections and open ends, the legal actions, the tiles. Building a fresh messag
 microseconds of Python; here each part is encoded once and requests are joined from the cached bytes. This is valid
 protobuf: a message's encoding is the concatenation of its fields' encodings, in any order, and a parser appends
 repeated fields in the order it meets them. A test checks, for every variant, that these bytes parse to exactly the
-message :func:`arena.players.remote.act_request_pb` builds.
+message :func:`arena.protocol.convert.act_request_pb` builds.
 """
 
 from __future__ import annotations

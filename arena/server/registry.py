@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..players.process import BotSpec
-from ..players.remote import MAX_NAME
+from ..players.client import MAX_NAME
 from ..sandbox import Limits, exposure_problem
 from ..tournament.spec import SpecError, spec_from_dict
 from .auth import ConfigError

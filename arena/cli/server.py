@@ -6,20 +6,37 @@ Every client command takes ``--server ADDR`` (default 127.0.0.1:50500, the defau
 prints one ``error:`` line and exits with status 2; a call the server refuses (or a server that cannot be
 reached) prints one ``error:`` line and exits with status 1.
 
-This module imports nothing heavy at load time: ``arena --help`` stays fast.
+Moved here from ``arena/server/cli.py``: the server is below the command line and never imports it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
+import grpc
+from google.protobuf import json_format
+from rich.table import Table
+
 from ..cluster.options import add_backend_arguments
-from ..display import move_label, safe_markup, safe_name
+from ..display import make_console, move_label, safe_markup, safe_name
+from ..protocol import arena_pb2 as apb
+from ..records.export import row_from_summary, save_csv, write_csv
+from ..records.format import full_tiles
+from ..errors import UsageError
+from ..server.client import ServerSaidNo, connect, describe
+from ..server.serve import config_from_args, run
+from ..server.submission import message_from_dict
+from ..server.tournaments import STATE_NAMES
+from ..tournament.spec import read_spec_text
+from ..server.events import entrant_json
+from ..tournament.standings import GameOutcome, OutcomeError, Standings, row_cells, table_frame
 
 DEFAULT_SERVER = "127.0.0.1:50500"
 EXIT_REFUSED = 1
@@ -107,25 +124,12 @@ def add_client_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tls-server-name", help="the name the server's certificate must carry (default: the host)")
 
 
-# --- the server -------------------------------------------------------------------------------------------------
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
-    import os
-
-    # gRPC's own log lines (e.g. a failed bind, beside our one `error:` line) only with GRPC_VERBOSITY=ERROR/DEBUG.
-    os.environ.setdefault("GRPC_VERBOSITY", "NONE")
-    from .serve import config_from_args, run
-
+    """The server, until it is stopped (gRPC's own log lines stay quiet: GRPC_VERBOSITY, arena/cli/__init__.py)."""
     return run(config_from_args(args))
 
 
-# --- clients ------------------------------------------------------------------------------------------------------
-
-
 def _client(args: argparse.Namespace) -> Any:
-    from .client import connect
-
     return connect(args.server, args.token_file, args.tls_ca, args.tls, args.tls_server_name)
 
 
@@ -135,16 +139,12 @@ def _refused(message: str) -> int:
 
 
 def _with_client(args: argparse.Namespace, body: Any) -> int:
-    from .client import ServerSaidNo
-
     client = _client(args)
     try:
         return body(client)
     except ServerSaidNo as error:
         return _refused(str(error))
     except BrokenPipeError:  # the output went to a pipe that closed (e.g. `| head`)
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_REFUSED
     finally:
@@ -152,12 +152,6 @@ def _with_client(args: argparse.Namespace, body: Any) -> int:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    import tomllib
-
-    from ..protocol import arena_pb2 as apb
-    from ..tournament.spec import read_spec_text
-    from .submission import message_from_dict
-
     path = Path(args.file)
     text = read_spec_text(path)
     request = apb.SubmitTournamentRequest(toml=text)
@@ -179,14 +173,12 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from ..protocol import arena_pb2 as apb
-
     def body(client: Any) -> int:
         if args.id:
             reply = client.call("GetStandings", apb.GetStandingsRequest(id=args.id))
             print_info(reply.tournament)
             if reply.standings.entrants:
-                _console().print(standings_table(reply.standings,
+                make_console().print(standings_table(reply.standings,
                                                  f"standings after {_games_text(reply.standings.games)}"))
             if reply.standings.HasField("sprt"):
                 print(safe_name(reply.standings.sprt.summary, 1000))
@@ -195,26 +187,19 @@ def cmd_status(args: argparse.Namespace) -> int:
         if not reply.tournaments:
             print("no tournaments yet (submit one with: arena submit FILE)")
             return 0
-        from rich.table import Table
-
         table = Table(title=f"tournaments on {safe_markup(args.server)}")
         for column in ("id", "name", "variant", "state", "games", "playing", "submitted"):
             table.add_column(column, justify="right" if column in ("games", "playing") else "left")
         for info in reply.tournaments:
             table.add_row(safe_markup(info.id), safe_markup(info.name), safe_markup(info.variant), _state(info.state),
                           games_cell(info), str(info.games_in_progress), _when(info.created_at))
-        _console().print(table)
+        make_console().print(table)
         return 0
 
     return _with_client(args, body)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    import grpc
-
-    from ..protocol import arena_pb2 as apb
-    from .client import describe
-
     def body(client: Any) -> int:
         view = WatchView(moves=args.moves)
         stream = client.stream("WatchTournament", apb.WatchTournamentRequest(id=args.id, moves=args.moves))
@@ -239,11 +224,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     """The recorded games as a table, or with ``--csv`` as ``arena export`` writes a run's (from ListGames: its
     summaries carry every column, the seed only once the master seed is revealed; a page holds 1000 games, where
     GetGame would fetch every move of every game)."""
-    from ..records.export import row_from_summary, save_csv, write_csv
-
     if args.out and not args.csv:
-        from ..errors import UsageError
-
         raise UsageError("--out goes with --csv (the table is printed)")
 
     def body(client: Any) -> int:
@@ -256,7 +237,7 @@ def cmd_games(args: argparse.Namespace) -> int:
                 write_csv(rows, sys.stdout)
                 sys.stdout.flush()
             return 0
-        _console().print(games_table(games, total))
+        make_console().print(games_table(games, total))
         return 0
 
     return _with_client(args, body)
@@ -264,8 +245,6 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 def all_games(client: Any, tournament_id: str) -> tuple[list[Any], int]:
     """Every recorded game's summary in index order (ListGames, 1000 a page), and the games in the schedule."""
-    from ..protocol import arena_pb2 as apb
-
     games: list[Any] = []
     while True:
         reply = client.call("ListGames", apb.ListGamesRequest(id=tournament_id, offset=len(games), limit=1000))
@@ -276,8 +255,6 @@ def all_games(client: Any, tournament_id: str) -> tuple[list[Any], int]:
 
 def games_table(games: list[Any], total: int) -> Any:
     """The games as a rich table (every name from the server made safe to print)."""
-    from rich.table import Table
-
     table = Table(title=f"{len(games)} of {total} games recorded")
     for column in ("game", "seats", "scores", "winner", "rounds", "faults", "seconds"):
         table.add_column(column, justify="right" if column in ("game", "rounds", "seconds") else "left")
@@ -291,11 +268,6 @@ def games_table(games: list[Any], total: int) -> Any:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from google.protobuf import json_format
-
-    from ..protocol import arena_pb2 as apb
-    from ..records.format import full_tiles
-
     def body(client: Any) -> int:
         reply = client.call("GetGame", apb.GetGameRequest(id=args.id, index=args.game))
         # ASCII JSON: a name or a fault message in the record cannot reach the terminal as a control character.
@@ -310,8 +282,6 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def cmd_cancel(args: argparse.Namespace) -> int:
-    from ..protocol import arena_pb2 as apb
-
     def body(client: Any) -> int:
         info = client.call("CancelTournament", apb.CancelTournamentRequest(id=args.id), timeout=60).tournament
         print(f"tournament {safe_name(info.id)}: {_state(info.state)} after {info.games_done}/{info.games_total} "
@@ -321,18 +291,7 @@ def cmd_cancel(args: argparse.Namespace) -> int:
     return _with_client(args, body)
 
 
-# --- showing things -----------------------------------------------------------------------------------------------
-
-
-def _console() -> Any:
-    from ..cli import make_console
-
-    return make_console()
-
-
 def _state(state: int) -> str:
-    from .tournaments import STATE_NAMES
-
     return STATE_NAMES.get(state, "unknown")
 
 
@@ -402,9 +361,6 @@ def standings_table(standings: Any, title: str) -> Any:
     """A Standings message as the same table ``arena run`` prints: the columns, cells and tie-break caption of
     :func:`~arena.tournament.standings.table_frame`, each row by :func:`~arena.tournament.standings.row_cells`
     (the server's order is the standings' own)."""
-    from ..tournament.standings import row_cells, table_frame
-    from .events import entrant_json
-
     table = table_frame(title, standings.rating)
     for e in standings.entrants:
         table.add_row(*row_cells(e.rank, entrant_json(e), standings.rating).table_row())
@@ -500,12 +456,8 @@ def print_final_standings(client: Any, final: Any) -> None:
     """The standings and the pairwise table exactly as ``arena run`` prints them (the tables of
     arena/tournament/standings.py), from the tournament's recorded games; the server's own standings table when the
     games cannot be listed (the server is stopping) or do not add up."""
-    from ..tournament.standings import OutcomeError
-
-    from .client import ServerSaidNo
-
     info = final.tournament
-    console = _console()
+    console = make_console()
     try:
         games, _ = all_games(client, info.id)
         standings = standings_from_games(games, final.standings)
@@ -530,8 +482,6 @@ def standings_from_games(games: list[Any], reported: Any) -> Any:
     (the order the server counted them: OpenSkill depends on it). A summary has no think times, so each entrant's
     totals from the server's standings (``reported``, a Standings message) go with its first seat: the table's
     per-decision mean is the same."""
-    from ..tournament.standings import GameOutcome, Standings
-
     think = {e.name: (e.think_ms_per_decision * e.decisions, e.decisions) for e in reported.entrants
              if e.HasField("think_ms_per_decision")}
     standings = Standings(group_size=max(1, reported.group_size))

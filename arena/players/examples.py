@@ -4,7 +4,8 @@ the arena into ``proto/examples/`` so a policy can be unit-tested without the ar
 Each is the first decision of a seeded match between greedy players at which a seat has at least three legal
 actions, a few decisions in, so the layout, the history and the legal actions all have something in them.
 
-Run: ``python -m arena.protocol.examples [FOLDER]`` (default ``proto/examples``).
+Run: ``python -m arena.players.examples [FOLDER]`` (default ``proto/examples``). It lives among the players, not in
+:mod:`arena.protocol`, because it plays a match with them: the protocol imports nothing above it.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
-from ..players.base import DecisionRequest
-from ..players.builtin import GreedyPlayer
-from ..players.remote import act_request_pb
+from ..protocol import bot_pb2
+from ..protocol.convert import act_request_pb
 from ..rules import VARIANTS, new_game
-from . import bot_pb2
+from .base import DecisionRequest
+from .builtin import GreedyPlayer
 
 FOLDER = Path(__file__).resolve().parents[2] / "proto" / "examples"
 MIN_LEGAL = 3

@@ -1,0 +1,135 @@
+"""``arena bench ...``: benchmarks that print their numbers as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..bench_search import DEFAULT_CASES, bench_search
+from ..benchmarks import bench_engine, bench_protocol, bench_records, bench_tournament
+from ..cluster import require_ray
+from ..cluster.bench import bench_cluster
+from ..rules import VARIANTS, RulesError
+from .options import add_game_arguments, options_from, require_sandbox
+
+
+def cmd_bench_engine(args: argparse.Namespace) -> int:
+    print(json.dumps(bench_engine(args.variant, args.players, args.seconds, args.seed, options_from(args))))
+    return 0
+
+
+def bench_sandboxes(choice: str) -> tuple[bool, ...]:
+    """``both`` (the default: without, then with, in one run), ``on`` or ``off``."""
+    sandboxes = {"both": (False, True), "on": (True,), "off": (False,)}[choice]
+    if True in sandboxes:
+        require_sandbox(True)
+    return sandboxes
+
+
+def cmd_bench_protocol(args: argparse.Namespace) -> int:
+    command = shlex.split(args.bot) if args.bot else [sys.executable, "bots/python/random_bot.py"]
+    concurrencies = [int(c) for c in args.concurrency.split(",")]
+    sandboxes = bench_sandboxes(args.sandbox)
+    print(json.dumps(trio.run(bench_protocol, command, args.seconds, concurrencies, sandboxes), indent=2))
+    return 0
+
+
+def cmd_bench_tournament(args: argparse.Namespace) -> int:
+    bot = shlex.split(args.bot) if args.bot else [sys.executable, str(Path("bots/python/random_bot.py").resolve())]
+    sizes = [int(g) for g in args.games.split(",")]
+    concurrencies = [int(c) for c in args.concurrency.split(",")]
+    print(json.dumps(bench_tournament(sizes, concurrencies, bot, bench_sandboxes(args.sandbox)), indent=2))
+    return 0
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (argparse turns the error into a usage line, exit status 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def cmd_bench_search(args: argparse.Namespace) -> int:
+    cases = tuple(case for case in DEFAULT_CASES if not args.variant or case[0] in args.variant)
+    print(json.dumps(bench_search(cases, move_ms=args.move_ms, decisions=args.decisions), indent=2))
+    return 0
+
+
+def cmd_bench_records(args: argparse.Namespace) -> int:
+    print(json.dumps(bench_records(args.games, args.verify_games, args.jobs), indent=2))
+    return 0
+
+
+def cmd_bench_cluster(args: argparse.Namespace) -> int:
+    require_ray()
+    nodes = [int(n) for n in args.nodes.split(",") if n.strip().isdigit()]
+    if len(nodes) != len(args.nodes.split(",")) or min(nodes) < 1:
+        raise RulesError(f"--nodes must be cluster sizes of at least 1, comma-separated, got {args.nodes!r}")
+    if min(args.games, args.quick_games) < 2 or args.slots < 1 or args.sleep_ms < 0:
+        raise RulesError(f"expected --games and --quick-games of at least 2, --slots of at least 1 and --sleep-ms of "
+                         f"at least 0, got {args.games}, {args.quick_games}, {args.slots} and {args.sleep_ms}")
+    sandbox = bench_sandboxes(args.sandbox)[0]
+    print(json.dumps(bench_cluster(args.games, args.quick_games, nodes, args.sleep_ms, args.slots, sandbox),
+                     indent=2))
+    return 0
+
+
+def add_bench_sandbox_argument(p: argparse.ArgumentParser, both: bool = True) -> None:
+    if not both:
+        p.add_argument("--sandbox", choices=("on", "off"), default="on", help="bots sandboxed (default on) or not")
+        return
+    p.add_argument("--sandbox", choices=("both", "on", "off"), default="both",
+                   help="measure bots without and with the sandbox in one run (default both), or one of them")
+
+
+def add_bench_commands(sub: Any) -> None:
+    """``bench`` and its benchmarks."""
+    p = sub.add_parser("bench", help="benchmarks that print numbers")
+    bench = p.add_subparsers(dest="bench", required=True, metavar="WHAT")
+    b = bench.add_parser("engine", help="random-playout hands/s and moves/s of the rules engine (JSON)")
+    add_game_arguments(b)
+    b.add_argument("--seconds", type=float, default=5.0)
+    b.add_argument("--seed", type=int, default=1)
+    b.set_defaults(func=cmd_bench_engine)
+    b = bench.add_parser("protocol", help="referee decisions/s against a bot next to plain gRPC ping-pong (JSON)")
+    b.add_argument("--bot", help="the bot command (default: the random Python bot)")
+    b.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
+    b.add_argument("--concurrency", default="1,16", help="comma-separated concurrent matches (default 1,16)")
+    add_bench_sandbox_argument(b)
+    b.set_defaults(func=cmd_bench_protocol)
+    b = bench.add_parser("tournament", help="games/s and peak memory of quick tournaments (JSON)")
+    b.add_argument("--games", default="1000,10000", help="tournament sizes (default 1000,10000)")
+    b.add_argument("--concurrency", default="1,4,16", help="concurrent games (default 1,4,16)")
+    b.add_argument("--bot", help="the bot command (default: the random Python bot)")
+    add_bench_sandbox_argument(b)
+    b.set_defaults(func=cmd_bench_tournament)
+    b = bench.add_parser("records", help="record bytes per game for every variant, and --verify games/s (JSON)")
+    b.add_argument("--games", type=int, default=50, help="games per variant for the sizes (default 50)")
+    b.add_argument("--verify-games", type=int, default=3000, help="Draw games to verify (default 3000)")
+    b.add_argument("--jobs", type=int, default=None, help="processes for verification (default: one per core)")
+    b.set_defaults(func=cmd_bench_records)
+    b = bench.add_parser("cluster", help="games/s in-process and through Ray, and games/s against the nodes of a "
+                                         "local Ray cluster (JSON; the ray extra)")
+    b.add_argument("--games", type=int, default=48, help="games per cluster size (default 48)")
+    b.add_argument("--quick-games", type=int, default=200,
+                   help="games of the in-process and Ray comparison, between random bots (default 200)")
+    b.add_argument("--nodes", default="1,2,4", help="comma-separated cluster sizes (default 1,2,4)")
+    b.add_argument("--sleep-ms", type=int, default=50, help="the sleepy bots' time per decision (default 50)")
+    b.add_argument("--slots", type=int, default=4, help="games at once per node (default 4)")
+    add_bench_sandbox_argument(b, both=False)
+    b.set_defaults(func=cmd_bench_cluster)
+    b = bench.add_parser("search", help="the search bot's decisions/s and playouts per decision at a move time (JSON)")
+    b.add_argument("--move-ms", type=positive_int, default=100, help="the move time (default 100; it thinks half)")
+    b.add_argument("--decisions", type=positive_int, default=200, help="decisions per variant (default 200)")
+    b.add_argument("--variant", action="append", choices=sorted(VARIANTS), help="only this variant (repeatable)")
+    b.set_defaults(func=cmd_bench_search)

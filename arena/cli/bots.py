@@ -1,0 +1,88 @@
+"""``arena play`` and ``arena check-bot``: bot processes (or addresses) in one match, or a compliance run."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import trio
+from rich.markup import escape
+from rich.table import Table
+
+from ..check_bot import check_bot
+from ..display import make_console, safe_name
+from ..play import play_once, print_record
+from ..players.process import BotSpec
+from ..rules import VARIANTS, RulesError, new_game
+from .options import (add_game_arguments, add_sandbox_arguments, add_time_arguments, log_dir_from, options_from,
+                      sandbox_from, time_control_from)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    game = new_game(args.variant, args.players, options_from(args))
+    sandbox, limits = sandbox_from(args)
+    log_dir = log_dir_from(args)
+    record = trio.run(play_once, game, args.bots, args.seed, time_control_from(args), log_dir,
+                      args.startup_ms / 1000, sandbox, limits, args.transport, args.protocol)
+    print_record(record, game)
+    print(f"bot logs: {log_dir}")
+    return 1 if record.faults else 0
+
+
+def cmd_check_bot(args: argparse.Namespace) -> int:
+    command = [c for c in args.command if c != "--"]
+    if bool(command) == bool(args.address):
+        raise RulesError("expected a bot command after -- or --address ADDR (exactly one)")
+    sandbox, limits = sandbox_from(args)
+    spec = BotSpec(name="bot", command=tuple(command), address=args.address, sandbox=sandbox, limits=limits,
+                   transport=args.transport, protocol=args.protocol)
+    log_dir = log_dir_from(args)
+    variants = [v.strip() for v in args.variants.split(",")] if args.variants else None
+    for v in variants or []:
+        if v not in VARIANTS:
+            raise RulesError(f"unknown variant {v!r}; valid variants: {', '.join(VARIANTS)}")
+    report = trio.run(check_bot, spec, args.matches, time_control_from(args), args.startup_ms / 1000, log_dir,
+                      variants)
+    console = make_console()
+    console.print(f"bot: {report.bot}")
+    if report.start_fault:
+        console.print(f"[bold red]FAIL[/] {escape(safe_name(report.start_fault, 2000))}")
+        console.print(f"bot log: {log_dir}")
+        return 1
+    console.print(f"handshake: {escape(report.hello)}; started in {report.startup_ms:.0f} ms", highlight=False)
+    if report.containment:
+        console.print(f"containment: {report.containment}", highlight=False)
+    table = Table(title="compliance")
+    for column in ("variant", "players", "result", "matches", "decisions", "median ms", "worst ms", "faults"):
+        table.add_column(column)
+    for v in report.variants:
+        table.add_row(v.variant, str(v.players), "[green]PASS[/]" if v.passed else "[red]FAIL[/]", str(v.matches),
+                      str(v.decisions), f"{v.median_ms:.2f}" if v.median_ms is not None else "-",
+                      f"{v.worst_ms:.2f}" if v.worst_ms is not None else "-",
+                      "\n".join(escape(safe_name(f, 400)) for f in v.faults) or "-")
+    console.print(table)
+    console.print("[bold green]PASS[/]" if report.passed else "[bold red]FAIL[/]")
+    console.print(f"bot log: {log_dir}")
+    return 0 if report.passed else 1
+
+
+def add_bot_commands(sub: Any) -> None:
+    """``play`` and ``check-bot``."""
+    p = sub.add_parser("play", help="one match between bots (commands, addresses, or builtin:random)")
+    add_game_arguments(p)
+    p.add_argument("bots", nargs="+", metavar="BOT",
+                   help="a command in quotes ('python bots/python/random_bot.py'), an address (127.0.0.1:50051, "
+                        "unix:/path), or builtin:random / builtin:greedy; cycled over the seats")
+    p.add_argument("--seed", default="1", help="the match seed (default 1)")
+    add_time_arguments(p)
+    add_sandbox_arguments(p)
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("check-bot", help="compliance run of a bot: handshake, quick matches of every variant")
+    p.add_argument("--address", help="check an already-running bot at this address instead of a command")
+    p.add_argument("--matches", type=int, default=2, help="matches per variant (default 2)")
+    p.add_argument("--variants", help="comma-separated variants to check (default: all the bot claims)")
+    add_time_arguments(p)
+    add_sandbox_arguments(p)
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ... to start the bot")
+    p.set_defaults(func=cmd_check_bot)

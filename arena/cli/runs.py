@@ -1,0 +1,248 @@
+"""``arena run``, ``arena replay`` and ``arena export``: a tournament into its run folder, and what is read back
+from one."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..cluster.options import add_backend_arguments, backend_from
+from ..display import make_console, safe_name
+from ..records.against import print_against, replay_against
+from ..records.export import rows_of_file, save_csv, write_csv
+from ..records.html import write_html
+from ..records.replay import RecordError, check_record_file, find_game, locate, repair_run, verify_run
+from ..records.terminal import show_game
+from ..errors import ArenaError
+from ..records.run_folder import RunFolder
+from ..rules import RulesError
+from ..tournament.runner import RecordsNotWritten, arena_command, count_text, print_summary, run_tournament
+from ..tournament.spec import load_spec, read_spec_text
+from .options import require_sandbox
+
+
+async def until_interrupted(work):
+    """Run ``work()`` until it returns or SIGINT/SIGTERM arrives; on a signal, cancel it cleanly (bots are stopped,
+    records stay whole) and return None. Not KeyboardInterrupt: that can land inside grpc and leave it stuck."""
+    outcome: dict[str, object] = {}
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            async def run_work() -> None:
+                try:
+                    outcome["result"] = await work()
+                except ArenaError as error:  # a user's mistake: one line, not an exception group
+                    outcome["error"] = error
+                nursery.cancel_scope.cancel()
+
+            async def watch_signals() -> None:
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(run_work)
+            nursery.start_soon(watch_signals)
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome.get("result")
+
+
+def next_free_folder(run: Path) -> Path:
+    """``runs/demo-2``, ``runs/demo-3``, ...: the first that holds no games."""
+    number = 2
+    while RunFolder(run.with_name(f"{run.name}-{number}")).holds_games():
+        number += 1
+    return run.with_name(f"{run.name}-{number}")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``arena run``. Exit status: 0 when every game was played; 1 when a write to the run folder failed (one
+    ``error:`` line with the ``--resume`` command) or an entrant was given up on mid-run (named at the end); 2 for a
+    tournament that cannot start (a bad file, or an entrant whose bot does not start: one ``error:`` line naming it
+    and its log's last lines); 130 when interrupted."""
+    spec = load_spec(args.file)
+    if any(b.command for b in spec.bots):
+        require_sandbox(spec.sandbox, "sandbox = false in the tournament file")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise RulesError(f"--concurrency must be at least 1, got {args.concurrency}")
+    run = Path(args.out or spec.output)
+    command = arena_command()
+    console = make_console()
+    if not args.out and not args.resume and RunFolder(run).holds_games():
+        earlier, run = run, next_free_folder(run)
+        before = ("a finished run" if RunFolder(earlier).is_finished() else
+                  f"an unfinished run (continue that one with: {command} run {shlex.quote(args.file)} --resume)")
+        console.print(f"note: {earlier} holds {before}; this run goes to {run}", highlight=False, markup=False,
+                      soft_wrap=True)
+    if spec.skipped:
+        console.print(f"note: skipping {', '.join(spec.skipped)} (program not installed)", markup=False)
+    text = read_spec_text(args.file)
+    resume = f"{command} run {shlex.quote(args.file)} --out {shlex.quote(str(run))} --resume"
+    if args.backend != "local":
+        resume += f" --backend {args.backend}" + (f" --address {shlex.quote(args.address)}" if args.address else "")
+    backend = backend_from(args.backend, args.address, args.concurrency or spec.concurrency)
+    try:
+        summary = trio.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
+                                                                      concurrency=args.concurrency, console=console,
+                                                                      backend=backend))
+    except RecordsNotWritten as error:
+        for line in error.given_up:
+            print(f"warning: {line}", file=sys.stderr)
+        print(f"error: {error}; {error.remedy}, then continue with: {resume}", file=sys.stderr)
+        return 1
+    if summary is None:
+        console.print(f"interrupted: every finished game is recorded in {run}; continue with: {resume}",
+                      highlight=False, markup=False, soft_wrap=True)
+        return 130
+    if summary.dropped_bytes:
+        console.print(f"resume: dropped a torn last record line ({summary.dropped_bytes} bytes)")
+    if summary.resumed_from:
+        were = "was" if summary.resumed_from == 1 else "were"
+        console.print(f"resume: {count_text(summary.resumed_from, 'game')} {were} already recorded; played "
+                      f"{summary.played_now}", highlight=False)
+    print_summary(summary, console, f"{spec.name}: {spec.variant}, {count_text(summary.recorded, 'game')}", command)
+    return 1 if summary.given_up else 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    command = [c for c in (args.against or []) if c != "--"]
+    if args.against is not None and not command:
+        raise RulesError("expected a bot command after --against -- (e.g. --against -- python bots/python/greedy_bot.py)")
+    if sum((args.verify, args.repair, args.game is not None)) > 1:
+        raise RulesError("expected one of --verify, --repair or --game ID")
+    try:
+        if args.verify:
+            started = time.perf_counter()
+            report = verify_run(args.path, jobs=args.jobs)
+            return print_verify(report, args.path, time.perf_counter() - started)
+        if args.repair:
+            return print_repair(repair_run(args.path))
+        if args.game is None:
+            raise RulesError("expected --verify, --repair, or --game ID (with --seat K, --step, --html FILE or "
+                             "--against)")
+        files = locate(args.path)
+        record = find_game(files, args.game)
+        if args.html:
+            write_html(record, Path(args.html))
+            print(f"wrote {args.html}")
+            return 0
+        if command:
+            require_sandbox(not args.no_sandbox)
+            report = replay_against(record, command, seat=args.seat, startup_s=args.startup_ms / 1000,
+                                    move_ms=args.move_ms, sandbox=not args.no_sandbox)
+            print_against(report, make_console())
+            return 0 if report.ok else 1
+        compact = True if args.compact else False if args.full else None
+        show_game(record, seat=args.seat, step=args.step, console=make_console(), compact=compact)
+        return 0
+    except RecordError as error:
+        raise RulesError(str(error)) from None
+
+
+def print_verify(report, path: str, seconds: float) -> int:
+    """Every mismatch, a note for games whose seed is not revealed yet, and the summary; the exit status."""
+    console = make_console()
+    for mismatch in report.mismatches:
+        console.print(f"MISMATCH {mismatch}", highlight=False, markup=False, soft_wrap=True)
+    if report.unseeded:
+        games = "1 game carries" if report.unseeded == 1 else f"{report.unseeded} games carry"
+        console.print(f"note: {games} no seed: it is not revealed until the tournament ends (a game fetched while its "
+                      f"tournament runs), so the shuffle of their deals could not be checked; everything else was. "
+                      f"Fetch them again once the tournament has finished to check the deals too.", highlight=False,
+                      markup=False, soft_wrap=True)
+    seed = "deals checked against the revealed master seed" if report.seed_checked else (
+        "no revealed master seed (deals checked against each game's own seed"
+        + (", where it has one)" if report.unseeded else ")"))
+    verdict = "OK" if not report.mismatches else f"{len(report.mismatches)} mismatches"
+    rate = report.games / seconds if seconds > 0 else 0.0
+    console.print(f"verified {report.games} games, {report.moves} moves in {path}: {verdict}; {seed}; "
+                  f"{seconds:.2f} s, {rate:.0f} games/s", highlight=False, markup=False)
+    return 0 if not report.mismatches else 1
+
+
+def print_repair(report) -> int:
+    """What ``--repair`` moved, and where to."""
+    if not report.moved:
+        print(f"nothing to repair: every line of {report.path} is a record ({report.kept} records)")
+        return 0
+    count = len(report.moved)
+    print(f"moved {count} unreadable line{'s' if count != 1 else ''} of {report.path} to {report.side_file} "
+          f"(appended, each with its line number and problem); kept {report.kept} records:")
+    for number, problem in report.moved:
+        print(f"  line {number}: {safe_name(problem, 300)}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """One CSV row per recorded game (see arena/records/export.py), to stdout or ``--out FILE``; unreadable lines
+    are skipped with a warning on stderr. A server's tournament: ``arena games ID --csv``."""
+    try:
+        files = locate(args.path)
+        report = rows_of_file(files.records)
+        check_record_file(files, report.read)  # a tournament file given by mistake: one line, not one per line
+    except RecordError as error:
+        raise RulesError(str(error)) from None
+    except OSError as error:
+        raise RulesError(f"{args.path}: cannot read: {error.strerror or error}") from None
+    for warning in report.warnings:
+        print(f"warning: {safe_name(warning, 2000)}", file=sys.stderr)
+    if args.out:
+        print(f"wrote {save_csv(report.rows, args.out)} games to {args.out}", file=sys.stderr)
+        return 0
+    try:
+        write_csv(report.rows, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the output went to a pipe that closed (e.g. `| head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def add_run_commands(sub: Any) -> None:
+    """``run``, ``replay`` and ``export``."""
+    p = sub.add_parser("run", help="run a tournament file (round robin, records, standings)")
+    p.add_argument("file", help="a tournament file (TOML), e.g. tournaments/demo.toml")
+    p.add_argument("--out", help="the run folder (default: the file's 'output')")
+    p.add_argument("--concurrency", type=int, help="games at once (default: the file's 'concurrency')")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in the same folder")
+    add_backend_arguments(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("replay", help="verify records, or show a recorded game (terminal, HTML, against a bot)")
+    p.add_argument("path", help="a run folder or a record file (games.jsonl)")
+    p.add_argument("--verify", action="store_true", help="re-simulate every game and report every mismatch")
+    p.add_argument("--jobs", type=int, default=None, help="processes for --verify (default: one per core)")
+    p.add_argument("--repair", action="store_true",
+                   help="move every unreadable line of the record file to games.rejected.jsonl beside it (appended, "
+                        "with its line number) and keep the rest")
+    p.add_argument("--game", type=int, help="the game's index in the schedule")
+    p.add_argument("--seat", type=int, help="show only what this seat knew at each moment")
+    p.add_argument("--step", action="store_true", help="wait for a key between moves (on a terminal)")
+    layout = p.add_mutually_exclusive_group()
+    layout.add_argument("--full", action="store_true",
+                        help="the layout and every hand after each move (the default on a terminal)")
+    layout.add_argument("--compact", action="store_true",
+                        help="one line a move, the layout at round ends (the default when the output is not a "
+                             "terminal)")
+    p.add_argument("--html", help="write a self-contained HTML viewer of the game to this file")
+    p.add_argument("--move-ms", type=int, default=2000, help="with --against: time per decision (default 2000)")
+    p.add_argument("--startup-ms", type=int, default=15000, help="with --against: time to start the bot")
+    p.add_argument("--no-sandbox", action="store_true", help="with --against: run the bot without a sandbox")
+    p.add_argument("--against", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                   help="replay the game to a bot (its command after --, last on the line) and report where its "
+                        "choices differ")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("export", help="results for spreadsheets and scripts: one CSV row per game")
+    p.add_argument("path", metavar="RUN", help="a run folder or a record file (games.jsonl)")
+    p.add_argument("--csv", action="store_true", required=True,
+                   help="CSV with a header: index, deal_key, rotation, seats, seed, scores, winner, ranking, faults, "
+                        "duration_s (the only format; a server's tournament: arena games ID --csv)")
+    p.add_argument("--out", metavar="FILE", help="write to this file instead of stdout")
+    p.set_defaults(func=cmd_export)

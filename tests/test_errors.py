@@ -1,0 +1,53 @@
+"""The error hierarchy says whose a problem is: every refusal is an :class:`~arena.errors.ArenaError` the command
+line prints as one line, only the rules' refusals are rules errors, and a failed disk write is no bad value."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ArenaError, UsageError
+from arena.records.export import ExportError
+from arena.records.jsonform import FormatError
+from arena.records.replay import RecordError
+from arena.records.schema import RecordFormatError
+from arena.rules.errors import IllegalActionError, OptionError, RulesError
+from arena.sandbox.limits import LimitsError
+from arena.server.auth import ConfigError
+from arena.tournament.runner import EntrantsCannotPlay, RecordsNotWritten, RunError
+from arena.tournament.spec import SpecError
+from arena.tournament.sprt import SprtError
+from arena.tournament.standings import OutcomeError
+
+
+@pytest.mark.parametrize("error", [UsageError, RulesError, OptionError, IllegalActionError, SpecError, LimitsError,
+                                   ConfigError, RunError, EntrantsCannotPlay, RecordsNotWritten, RecordError,
+                                   RecordFormatError, FormatError, ExportError, SprtError, OutcomeError])
+def test_every_refusal_is_an_arena_error(error: type[Exception]) -> None:
+    assert issubclass(error, ArenaError)
+
+
+@pytest.mark.parametrize("error", [UsageError, SpecError, LimitsError, ConfigError, RunError, EntrantsCannotPlay,
+                                   RecordsNotWritten, RecordError, RecordFormatError, FormatError, ExportError,
+                                   SprtError, OutcomeError])
+def test_only_the_rules_refusals_are_rules_errors(error: type[Exception]) -> None:
+    assert not issubclass(error, RulesError)
+
+
+def test_a_failed_disk_write_is_an_arena_error_and_no_bad_value(tmp_path: Path) -> None:
+    """RecordsNotWritten (a full disk) is an ArenaError the CLI prints in a line, and neither a RulesError nor a
+    ValueError that a caller catching bad values would swallow."""
+    error = RecordsNotWritten(tmp_path / "games.jsonl", OSError(errno.ENOSPC, "No space left on device"), 3, 10,
+                              None)
+    assert isinstance(error, ArenaError) and isinstance(error, RunError)
+    assert not isinstance(error, (RulesError, SpecError, ValueError))
+    assert str(error).startswith(f"cannot write {tmp_path / 'games.jsonl'}: No space left on device; 3 of 10 games")
+
+
+@pytest.mark.parametrize("error", [RulesError, SpecError, LimitsError, ConfigError, RecordFormatError, FormatError,
+                                   ExportError, SprtError, OutcomeError])
+def test_refusals_of_a_bad_value_stay_value_errors(error: type[Exception]) -> None:
+    """Callers catch these as ValueError (a damaged folder read with json, a field parsed with int): they stay so."""
+    assert issubclass(error, ValueError)
