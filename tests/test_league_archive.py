@@ -312,6 +312,7 @@ BOMB_RUNNER = """
 import resource, sys, tracemalloc
 from arena.league.archive import ArchiveError, ArchiveLimits, pack
 resource.setrlimit(resource.RLIMIT_FSIZE, ({fsize}, {fsize}))  # a bigger file kills this process (SIGXFSZ)
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # and reading 10 GB into memory fails
 tracemalloc.start()
 try:
     pack(sys.argv[1], sys.argv[2], ArchiveLimits(max_uncompressed_bytes={limit}))
@@ -324,7 +325,8 @@ print(tracemalloc.get_traced_memory()[1])
 
 def run_bomb(tmp_path: Path, upload: bytes) -> tuple[str, int]:
     """The refusal of a bomb and the most memory Python allocated meanwhile; the process may write no file
-    bigger than the limit plus a little (a reader that did not count would be killed by the file size limit)."""
+    bigger than the limit plus a little (a reader that did not count would be killed by the file size limit) and
+    has 1 GiB of address space (one that read a bomb into memory would fail, not take the machine's memory)."""
     path = write(tmp_path, "bomb", upload)
     work = tmp_path / "work"
     work.mkdir()
@@ -611,3 +613,51 @@ def test_gzip_members_concatenated_are_read_as_one_stream(store, tmp_path):
     upload = gzip.compress(whole[:1024]) + gzip.compress(whole[1024:])
     assert store.add(write(tmp_path, "two.tar.gz", upload)).sha256 == store.add(
         write(tmp_path, "one.tar", whole)).sha256
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The binary kit: the entry must be an executable static ELF for this machine
+
+
+BINARY_MANIFEST = b'kit = "binary"\nentry = "bot"\nvariants = ["draw"]\n'
+
+
+def binary_upload(tmp_path: Path, program: bytes, mode: int = 0o755, entry: str = "bot") -> Path:
+    manifest = BINARY_MANIFEST.replace(b'"bot"', f'"{entry}"'.encode())
+    return write(tmp_path, "bot.tar.gz", tar_bytes([member("bot.toml", manifest), member(entry, program, mode=mode)]))
+
+
+def test_a_static_binary_is_accepted(store, tmp_path):
+    from test_league_manifest import elf
+
+    if os.uname().machine != "x86_64":
+        pytest.skip("the crafted ELF header is for x86_64")
+    stored = store.add(binary_upload(tmp_path, elf((6, 1))))
+    assert stored.manifest.kit == "binary" and stored.files[0].executable
+    go = BOTS / "go" / "bin" / "bot"
+    if go.is_file():  # the Go kit's build: CGO_ENABLED=0, a real static binary
+        assert store.add(binary_upload(tmp_path, go.read_bytes())).new
+
+
+def test_a_binary_that_is_dynamic_not_executable_or_left_out_is_refused(store, tmp_path):
+    sh = Path("/bin/sh").resolve().read_bytes()
+    assert refused(store, binary_upload(tmp_path, sh)) == (
+        "bot.toml: key 'entry' names 'bot': expected a statically linked executable, got one that needs a dynamic "
+        "loader (PT_INTERP): link it statically (e.g. CGO_ENABLED=0, or -static)")
+    assert refused(store, binary_upload(tmp_path, b"#!/bin/sh\nexec /bin/sh\n" + bytes(64))) == (
+        "bot.toml: key 'entry' names 'bot': expected an ELF executable, got a file starting with b'#!/b'")
+    assert refused(store, binary_upload(tmp_path, sh, mode=0o644)) == (
+        "bot.toml: key 'entry' names 'bot', which is not executable (set its mode, chmod +x)")
+    assert refused(store, binary_upload(tmp_path, sh, entry="bin/bot")).startswith(
+        "bot.toml: key 'entry' names 'bin/bot', which is not a file in the upload (uploads leave out build output")
+
+
+def test_a_pax_header_that_claims_10_gb_is_stopped_at_the_limit(tmp_path):
+    """tarfile reads a pax header whole: the counter under it stops it at the limit, so memory stays near it."""
+    header = tarfile.TarInfo("././@PaxHeader")
+    header.type, header.size = tarfile.XHDTYPE, TEN_GB
+    stream = raw_deflate(header.tobuf(tarfile.GNU_FORMAT)) + deflate_zeros(TEN_GB) + FINAL_BLOCK
+    bomb = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + stream + bytes(8)
+    message, peak = run_bomb(tmp_path, bomb)
+    assert message == f"the upload is over the limit of {BOMB_LIMIT:,} bytes uncompressed"
+    assert peak < 3 * BOMB_LIMIT

@@ -426,6 +426,8 @@ def _read_folder(root: Path, collector: _Collector) -> None:
         raise ArchiveError(f"{root}: cannot read the folder: {error.strerror}") from None
     try:
         _read_folder_fd(root_fd, b"", collector)
+    except OSError as error:  # a folder that changes while it is read
+        raise ArchiveError(f"{root}: cannot read the folder: {error.strerror}") from None
     finally:
         os.close(root_fd)
 
