@@ -4,8 +4,10 @@ limit, every kit's example packed to one identity from a folder, a tar.gz and a 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import os
+import socket
 import stat
 import struct
 import subprocess
@@ -19,8 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.league.archive import IGNORED_TOP, ArchiveError, ArchiveLimits, pack
+from arena.league.archive import IGNORED_TOP, ArchiveError, ArchiveLimits
 from arena.league.store import Store, StoreError, _write_file
+from test_league_manifest import elf
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 ROOT = BOTS.parent
@@ -198,7 +201,8 @@ def test_each_bad_tar_member_is_refused_with_its_line(store, tmp_path, extra, me
 
 def test_a_folder_entry_named_like_a_file_is_refused(store, tmp_path):
     members = [member("bot.py", kind=tarfile.DIRTYPE, mode=0o755)] + [member(n, d) for n, d in SAFE.items()]
-    assert refused(store, write(tmp_path, "x.tar", tar_bytes(members, gz=False))) == "'bot.py': both a file and a folder"
+    assert refused(store, write(tmp_path, "x.tar", tar_bytes(members, gz=False))) == (
+        "'bot.py': both a file and a folder")
 
 
 BAD_ZIP_MODES = [
@@ -400,8 +404,6 @@ def test_a_folder_with_a_fifo_is_refused_without_blocking(store, tmp_path):
 
 
 def test_a_folder_with_a_socket_or_device_is_refused(store, tmp_path):
-    import socket
-
     folder = safe_folder(tmp_path)
     with socket.socket(socket.AF_UNIX) as server:
         server.bind(str(folder / "sock"))
@@ -539,8 +541,6 @@ def test_a_link_planted_in_the_build_folder_meanwhile_is_not_followed(tmp_path):
 def test_extract_re_checks_a_stored_archive(store, tmp_path):
     """An archive planted in the store under its true SHA-256, holding '../escape': refused, nothing written."""
     evil = tar_bytes([member("bot.toml", MANIFEST), member("../escape", b"x")], gz=False)
-    import hashlib
-
     sha = hashlib.sha256(evil).hexdigest()
     store.path_of(sha).parent.mkdir()
     store.path_of(sha).write_bytes(evil)
@@ -628,8 +628,6 @@ def binary_upload(tmp_path: Path, program: bytes, mode: int = 0o755, entry: str 
 
 
 def test_a_static_binary_is_accepted(store, tmp_path):
-    from test_league_manifest import elf
-
     if os.uname().machine != "x86_64":
         pytest.skip("the crafted ELF header is for x86_64")
     stored = store.add(binary_upload(tmp_path, elf((6, 1))))

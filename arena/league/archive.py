@@ -111,14 +111,6 @@ def pack(source: str | os.PathLike[str], workdir: str | os.PathLike[str],
         os.unlink(spool_name)
 
 
-def shown_name(raw: bytes) -> str:
-    """A member's name for an error line: the text when it decodes, else the bytes with escapes."""
-    try:
-        return repr(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        return repr(raw)
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # Counting
 
