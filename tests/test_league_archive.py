@@ -284,7 +284,18 @@ def test_not_an_archive_or_a_broken_one_is_refused(store, tmp_path):
         "not a valid tar.gz archive: Error -3 while decompressing data: invalid block type")
     assert refused(store, write(tmp_path, "bad.zip", b"PK\x03\x04" + bytes(100))) == (
         "not a valid zip archive: File is not a zip file")
-    assert refused(store, tmp_path / "missing.zip").startswith(f"{tmp_path / 'missing.zip'}: cannot read the upload")
+    assert refused(store, tmp_path / "missing.zip") == (
+        f"{tmp_path / 'missing.zip'}: cannot read the upload: No such file or directory")
+    assert refused(store, write(tmp_path, "text.tar.gz", gzip.compress(b"not a tar" * 100))) == (
+        "not a valid tar.gz archive: invalid header")
+    assert refused(store, write(tmp_path, "empty.tar.gz", gzip.compress(b""))) == (
+        "not a valid tar.gz archive: empty file")
+    assert refused(store, write(tmp_path, "cut.tar", files_tar(SAFE, gz=False)[:1000])) == (
+        "not a valid tar archive: unexpected end of data")
+    assert refused(store, write(tmp_path, "empty", b"")) == (
+        "not a folder, tar, tar.gz or zip archive (by its first bytes)")
+    os.mkfifo(tmp_path / "fifo")
+    assert refused(store, tmp_path / "fifo") == f"{tmp_path / 'fifo'}: not a folder or a file"
 
 
 def test_the_limits_on_size_and_files(store, tmp_path):
@@ -570,7 +581,8 @@ def without_clashes(paths: list[str]) -> bool:
     names = set(paths) | {"bot.toml", "bot.py"}
     prefixes = {"/".join(p.split("/")[:end]) for p in names for end in range(1, len(p.split("/")))}
     tops = {p.split("/")[0] for p in names}
-    return not (names & prefixes) and not tops & set(IGNORED_TOP) and "__pycache__" not in "/".join(names)
+    return not (names & prefixes) and not tops & set(IGNORED_TOP) and "__pycache__" not in "/".join(names) \
+        and not set(paths) & set(SAFE)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -315,7 +315,10 @@ def _read_source(source: Path, collector: _Collector, limits: ArchiveLimits) -> 
         _read_folder(source, collector)
         return
     try:
-        size = source.stat().st_size
+        info = source.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block, a device never end
+            raise ArchiveError(f"{source}: not a folder or a file")
+        size = info.st_size
         with open(source, "rb") as raw:
             head = raw.read(512)
     except OSError as error:
