@@ -242,7 +242,7 @@ class _Collector:
         if path in self.files:
             raise ArchiveError(f"{path!r}: two entries for the same path")
         self.budget.take_file()
-        offset = self.spool.tell()
+        offset = self.spool.seek(0, os.SEEK_END)
         digest = hashlib.sha256()
         size = 0
         while chunk := data.read(CHUNK):
