@@ -18,6 +18,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
     "records",
     "tournament benchmarks",
     "cluster",
+    "league",
     "server web",
     "cli __main__",
 ))
