@@ -99,12 +99,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def time_control_from(args: argparse.Namespace):
-    from .referee import TimeControl
+    from .referee import TimeControl, grace_problem
 
     for name in ("move_ms", "bank_ms", "startup_ms", "first_move_ms"):
         if getattr(args, name) < 0:
             raise RulesError(f"--{name.replace('_', '-')} must be non-negative, got {getattr(args, name)}")
-    return TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms, first_move_ms=args.first_move_ms)
+    problem = grace_problem(args.grace_ms)
+    if problem:
+        raise RulesError(f"--grace-ms {problem}")
+    return TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms, grace_ms=args.grace_ms,
+                       first_move_ms=args.first_move_ms)
 
 
 def log_dir_from(args: argparse.Namespace) -> Path:
@@ -648,12 +652,17 @@ def add_sandbox_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_time_arguments(p: argparse.ArgumentParser) -> None:
+    from .referee import GRACE_MS, MAX_GRACE_MS
+
     p.add_argument("--move-ms", type=int, default=2000, help="time per move in ms (default 2000)")
     p.add_argument("--bank-ms", type=int, default=0, help="extra time bank per seat per match in ms (default 0)")
     p.add_argument("--startup-ms", type=int, default=15000, help="time for a bot to start and answer (default 15000)")
     p.add_argument("--first-move-ms", type=int, default=0,
                    help="time for each seat's first decision of a match, when more than --move-ms (runtimes that "
                         "warm up, such as the JVM; default 0: none)")
+    p.add_argument("--grace-ms", type=int, default=GRACE_MS,
+                   help=f"ms added to every deadline for the reply's way back, 0 to {MAX_GRACE_MS} "
+                        f"(default {GRACE_MS})")
     p.add_argument("--log-dir", help="folder for the bots' logs (default: a new temporary folder)")
 
 

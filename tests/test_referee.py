@@ -11,9 +11,10 @@ import pytest
 import trio
 
 from arena.players import RandomPlayer
-from arena.players.base import LocalPlayer
+from arena.players.base import Decision, DecisionRequest, LocalPlayer
 from arena.players.faults import FaultKind
 from arena.players.process import BotProcess, BotSpec
+from arena.players.remote import act_request_pb
 from arena.referee import TimeControl, play_match
 from arena.rules import DRAW, Kind, new_game
 
@@ -100,6 +101,65 @@ async def test_a_first_decision_allowance_gives_a_warming_up_bot_its_time(first_
     else:
         assert [(f.kind, f.seat) for f in record.faults] == [(FaultKind.TIMEOUT, 0)]
         assert "no reply within 550 ms" in record.faults[0].message
+
+
+@pytest.mark.parametrize("grace_ms, timeout", [(20, True), (5000, False)], ids=["small-grace", "large-grace"])
+async def test_the_grace_is_a_setting_a_reply_within_move_plus_grace_is_in_time_and_one_after_it_a_timeout(
+        grace_ms: int, timeout: bool, tmp_path: Path) -> None:
+    """The bot takes 1 s for its first decision against a move time of 100 ms: after a grace of 20 ms (deadline
+    120 ms) it is a timeout; within a grace of 5 s it is in time (the default 250 ms would have timed it out). Both
+    margins are seconds wide, so a busy machine cannot turn one case into the other."""
+    process = BotProcess(bad("slow_first"), tmp_path, startup_s=15)
+    try:
+        bot = await process.ensure_running()
+        with trio.fail_after(60):
+            record = await play_match(new_game("draw", 2, {"target": 1}), [bot, LocalPlayer(RandomPlayer(1))],
+                                      seed=5, match_id="grace", time_control=TimeControl(move_ms=100,
+                                                                                         grace_ms=grace_ms))
+    finally:
+        await process.stop()
+    if timeout:
+        assert [(f.kind, f.seat, f.message) for f in record.faults] == [(FaultKind.TIMEOUT, 0, "no reply within 120 ms")]
+        assert not any(m.seat == 0 and not m.forced for r in record.rounds for m in r.moves)
+    else:
+        assert record.faults == [] and record.result is not None
+        first = next(m for r in record.rounds for m in r.moves if m.seat == 0 and not m.forced)
+        assert first.think_ms >= 1000, "the slow first reply came after its move time and still counted"
+
+
+class Clocked(LocalPlayer):
+    """A random player that says each decision took ``think_ms`` (so it spends the bank) and keeps every request it
+    was asked with the timeout the referee gave it."""
+
+    def __init__(self, seed: int, think_ms: float) -> None:
+        super().__init__(RandomPlayer(seed))
+        self.think_s = think_ms / 1000
+        self.asked: list[tuple[DecisionRequest, float]] = []
+
+    async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
+        self.asked.append((request, timeout_s))
+        decision = await super().act(request, timeout_s)
+        return Decision(decision.action, self.think_s)
+
+
+async def test_each_request_carries_its_deadline_and_the_referee_waits_exactly_that_long() -> None:
+    """The deadline a request tells (``deadline_ms``, sent as ``TimeControl.deadline_ms``) is the move time (the
+    first decision's allowance included), plus the bank left, plus the grace; it is the timeout the referee gives."""
+    players = [Clocked(1, think_ms=70), Clocked(2, think_ms=0)]
+    time_control = TimeControl(move_ms=40, bank_ms=500, grace_ms=7, first_move_ms=90)
+    await play_match(new_game("draw", 2, {"target": 30}), players, seed=3, match_id="deadline",
+                     time_control=time_control)
+    for player in players:
+        assert len(player.asked) > 3
+        requests = [request for request, _ in player.asked]
+        assert [r.move_ms for r in requests] == [90] + [40] * (len(requests) - 1)
+        for request, timeout_s in player.asked:
+            assert request.deadline_ms == request.move_ms + request.bank_ms + 7
+            assert timeout_s == request.deadline_ms / 1000
+            assert act_request_pb(request).time.deadline_ms == request.deadline_ms
+    slow_banks = [request.bank_ms for request, _ in players[0].asked]
+    assert slow_banks[:3] == [500, 500, 470], "70 ms against 40: 30 ms of bank a decision (the first had 90)"
+    assert slow_banks[-1] < 500 and {r.bank_ms for r, _ in players[1].asked} == {500}
 
 
 async def test_cancelling_a_game_cancels_the_call_and_the_bot_sees_it(tmp_path: Path) -> None:

@@ -652,3 +652,16 @@ def test_the_spec_message_and_the_file_are_one_schema() -> None:
     assert parse_submission(None, kept)[0] == from_file, "the TOML kept for a message describes the same tournament"
     assert dict_from_message(message)["duplicate"] is True and toml_text({"name": 'a "b"'}).endswith('"a \\"b\\""\n')
     assert not tpb.TournamentSpec().HasField("duplicate"), "unset means the file's default (true)"
+
+
+@pytest.mark.parametrize("grace_ms", [0, 40])
+def test_the_grace_goes_through_the_spec_message_a_set_zero_included(grace_ms: int) -> None:
+    """``TimeControlSpec.grace_ms`` has presence: a submitted 0 is no grace (not the default 250), and unset is 250."""
+    text = tournament(extra=f"[time]\ngrace_ms = {grace_ms}\n", bots=random_bot("alpha", "x") + random_bot("beta", "x"))
+    message = message_from_dict(tomllib.loads(text))
+    assert message.time.HasField("grace_ms") and message.time.grace_ms == grace_ms
+    from_message, kept = parse_submission(message, "")
+    assert from_message.time.grace_ms == grace_ms and parse_submission(None, kept)[0] == from_message
+    assert parse_submission(message, text)[0] == from_message, "the message and its TOML agree"
+    message.time.ClearField("grace_ms")
+    assert parse_submission(message, "")[0].time.grace_ms == 250

@@ -695,7 +695,8 @@ BackendFactory = Callable[[BackendSetup], GameBackend]
 
 def time_control_of(spec: TournamentSpec) -> TimeControl:
     """The referee's clock of a tournament, from its ``[time]``."""
-    return TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms, first_move_ms=spec.time.first_move_ms)
+    return TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms, grace_ms=spec.time.grace_ms,
+                       first_move_ms=spec.time.first_move_ms)
 
 
 class LocalBackend:
