@@ -12,7 +12,7 @@ import trio
 
 from arena.players import RandomPlayer
 from arena.players.base import Decision, DecisionRequest, LocalPlayer
-from arena.players.faults import FaultKind
+from arena.players.faults import Fault, FaultKind
 from arena.players.process import BotProcess, BotSpec
 from arena.players.remote import act_request_pb
 from arena.referee import TimeControl, play_match
@@ -278,6 +278,25 @@ def test_forfeit_ranks_the_faulting_side_last_and_respects_lowest_wins() -> None
     assert (result.winner, result.ranking) == (2, (2, 0, 1))
     tied = forfeit_result(draw, (30, 0, 30), {1}, 2)
     assert tied.winner is None and tied.ranking == (0, 2, 1)
+
+
+async def test_in_a_team_game_a_fault_by_seat_2_forfeits_seat_2s_side() -> None:
+    """Seats 0 and 2 are side 0. Seat 2 times out at its first decision, before anyone scored: side 0 forfeits and
+    side 1 wins (taking the seat for the side would name a side the game does not have: nobody would forfeit, and
+    the 0-0 match would be a draw). The same for a bot of seat 2 that never started."""
+    from arena.referee import forfeit_before_start
+    from helpers import fails_after
+
+    game = new_game("la_plaza_teams")
+    players = [LocalPlayer(RandomPlayer(s), name=f"p{s}") for s in range(4)]
+    players[2] = fails_after("team", 0, name="p2")
+    record = await play_match(game, players, seed=4, match_id="team-fault")
+    assert [(f.kind, f.seat) for f in record.faults] == [(FaultKind.TIMEOUT, 2)]
+    assert record.result is not None and record.result.scores == (0, 0)
+    assert (record.result.winner, record.result.ranking) == (1, (1, 0))
+    fault = Fault(FaultKind.START_FAILED, 2, 0, "did not start")
+    unstarted = forfeit_before_start(game, ("p0", "p1", "p2", "p3"), [fault], seed=4, match_id="team-start")
+    assert unstarted.result is not None and (unstarted.result.winner, unstarted.result.ranking) == (1, (1, 0))
 
 
 async def test_a_bot_outlives_the_arenas_idle_worker_threads(tmp_path: Path) -> None:
