@@ -16,7 +16,7 @@ import pytest
 
 from arena.rules import new_game
 from arena.tournament.runner import time_control_of
-from arena.tournament.schedule import Schedule
+from arena.tournament.schedule import BY_TABLE, INTERLEAVED, Schedule
 from arena.tournament.spec import SpecError, load_spec
 from helpers import bot_processes, wait_for
 
@@ -184,6 +184,21 @@ def test_no_bot_process_ever_plays_a_deal_twice(variant: str, players: int, entr
             seen.setdefault((entrant, process), []).append(scheduled.deal_key)
     for (entrant, process), keys in seen.items():
         assert len(keys) == len(set(keys)), f"entrant {entrant}'s process {process} saw a deal twice: {keys}"
+
+
+@pytest.mark.parametrize("order", [INTERLEAVED, BY_TABLE])
+@pytest.mark.parametrize(("variant", "players", "entrants", "candidates"), [
+    ("draw", 2, 4, ()), ("draw", 2, 4, (2,)), ("mexican_train", 4, 3, ()), ("mexican_train", 4, 6, (0,)),
+    ("la_plaza_teams", 4, 3, ()), ("all_fives", 3, 5, ())])
+def test_the_game_at_an_index_is_the_one_the_schedule_plays_there(variant: str, players: int, entrants: int,
+                                                                   candidates: tuple[int, ...], order: str) -> None:
+    """What resume checks a recorded game against (``game_at``) is, index by index, what the run plays."""
+    for games, duplicate in ((3, True), (3, False)):
+        schedule = Schedule(entrants, new_game(variant, players), games=games, duplicate=duplicate, master_seed="m",
+                            order=order, candidates=candidates)
+        assert [schedule.game_at(index) for index in range(schedule.total())] == list(schedule)
+        with pytest.raises(IndexError):
+            schedule.game_at(schedule.total())
 
 
 def test_a_huge_schedule_is_lazy() -> None:
