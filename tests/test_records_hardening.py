@@ -757,7 +757,8 @@ SCHEMA_REFUSALS = {
                   "rounds[0].moves[0].seat: expected an integer from 0 to 4294967295, got true"),
     "players false": (set_top("players", False), "players: expected an integer from 0 to 4294967295, got false"),
     "index true": (set_top("index", True), f"index: {UINT64}, got true"),
-    "scores [true, 1]": (changed(lambda r: r["result"].update(scores=[True, 1])), f"result.scores[0]: {INT64}, got true"),
+    "scores [true, 1]": (changed(lambda r: r["result"].update(scores=[True, 1])),
+                         f"result.scores[0]: {INT64}, got true"),
 }
 
 

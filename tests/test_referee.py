@@ -119,7 +119,8 @@ async def test_the_grace_is_a_setting_a_reply_within_move_plus_grace_is_in_time_
     finally:
         await process.stop()
     if timeout:
-        assert [(f.kind, f.seat, f.message) for f in record.faults] == [(FaultKind.TIMEOUT, 0, "no reply within 120 ms")]
+        faults = [(f.kind, f.seat, f.message) for f in record.faults]
+        assert faults == [(FaultKind.TIMEOUT, 0, "no reply within 120 ms")]
         assert not any(m.seat == 0 and not m.forced for r in record.rounds for m in r.moves)
     else:
         assert record.faults == [] and record.result is not None
