@@ -154,7 +154,7 @@ def test_requests_joined_from_cached_bytes_equal_the_built_message(variant: str)
             match.next_round()
             continue
         seat = match.turn
-        request = DecisionRequest("id", game, seat, match.observation(seat), number, 1000, 5)
+        request = DecisionRequest("id", game, seat, match.observation(seat), number, 1000, 5, 1255)
         assert bot_pb2.ActRequest.FromString(act_request_bytes(request)) == act_request_pb(request)
         match.apply(rng.choice(match.legal_actions()))
         number += 1

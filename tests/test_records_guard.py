@@ -100,19 +100,20 @@ async def test_on_game_sees_its_line_already_fsynced_in_games_jsonl(tmp_path: Pa
 # --- time: a bank is spent by slow decisions, and a timeout follows once it is gone ------------------------------
 
 
-def told_times(log: Path) -> list[tuple[int, int]]:
-    """(move_ms, bank_ms) of every decision request the sleepy bot received, in order."""
+def told_times(log: Path) -> list[tuple[int, int, int]]:
+    """(move_ms, bank_ms, deadline_ms) of every decision request the sleepy bot received, in order."""
     times = []
     for line in log.read_text().splitlines():
         if line.startswith("MARK time "):
-            _, _, _, move_ms, _, bank_ms = line.split()
-            times.append((int(move_ms), int(bank_ms)))
+            _, _, _, move_ms, _, bank_ms, _, deadline_ms = line.split()
+            times.append((int(move_ms), int(bank_ms), int(deadline_ms)))
     return times
 
 
 async def test_a_bot_sleeping_past_its_move_time_spends_its_bank_then_times_out(tmp_path: Path) -> None:
     """Guards: the referee spends a seat's bank by the time it takes beyond move_ms, tells the bot what is left
-    (``time.bank_ms`` of each ActRequest), and gives it only move_ms + bank + grace. Each decision of the bot takes
+    (``time.bank_ms`` of each ActRequest), and gives it only move_ms + bank + grace, the deadline it tells the bot
+    (``time.deadline_ms``). Each decision of the bot takes
     600 ms against a move time of 200 ms, so each costs its bank at least 400 ms: 750, then at most 350 (still in
     time: 600 ms < 200 + 350 + 250), then nothing, and it times out at 200 + 0 + 250 = 450 ms."""
     spec = BotSpec(name="sleepy", command=(sys.executable, BAD_BOT, "--mode", "sleepy", "--sleep-ms", "600"))
@@ -126,8 +127,10 @@ async def test_a_bot_sleeping_past_its_move_time_spends_its_bank_then_times_out(
     finally:
         await process.stop()
     times = told_times(process.log_path)
-    assert [move_ms for move_ms, _ in times] == [200] * len(times)
-    banks = [bank for _, bank in times]
+    assert [move_ms for move_ms, _, _ in times] == [200] * len(times)
+    banks = [bank for _, bank, _ in times]
+    # Each request tells the real deadline: the move time, the bank left and the grace (450 for the last).
+    assert [deadline for _, _, deadline in times] == [200 + bank + 250 for bank in banks]
     assert len(banks) == 3 and banks[0] == 750 and 0 < banks[1] <= 750 - 400 and banks[2] == 0, banks
     assert [(f.kind, f.seat, f.message) for f in record.faults] == [(FaultKind.TIMEOUT, 0, "no reply within 450 ms")]
     answered = [m for r in record.rounds for m in r.moves if m.seat == 0 and not m.forced]

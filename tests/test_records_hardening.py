@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import re
 import subprocess
@@ -575,6 +576,33 @@ def test_a_seedless_record_is_still_verified(tamper, expected: str, tmp_path: Pa
     assert str(report.mismatches[0]).startswith(expected), report.mismatches
 
 
+def another_tile_leads(record: dict) -> None:
+    deal = record["rounds"][0]["deal"]
+    hand = deal["hands"][deal.get("leader", 0)]["tiles"]
+    deal["leadTile"] = next(tile for tile in hand if tile != {"low": 6, "high": 6})
+
+
+def no_tile_must_lead(record: dict) -> None:
+    del record["rounds"][0]["deal"]["leadTile"]
+
+
+@pytest.mark.parametrize("tamper", [another_tile_leads, no_tile_must_lead])
+def test_a_seedless_record_is_checked_for_the_tile_that_leads(tamper, tmp_path: Path) -> None:
+    """La Plaza for teams: whoever holds [6|6] leads it, whatever the seed. A record without its seed whose first
+    deal names another tile to lead (one its leader holds, so the deal is still a deal), or none at all (under which
+    the recorded lead of [6|6] is legal too), is not what the rules deal."""
+    record = fetched_while_running(played("la_plaza_teams", f"{MASTER}/0/3", 3))
+    assert "seed" not in record and record["rounds"][0]["deal"]["leadTile"] == {"low": 6, "high": 6}
+    tamper(record)
+    path = tmp_path / "fetched.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    report = verify_run(path)
+    assert report.unseeded == 1
+    assert [str(m) for m in report.mismatches] == [
+        "game 3, round 1: the deal is not one the rules deal: the engine or the tile to lead is not the one the rules "
+        "give"]
+
+
 def test_a_swapped_tile_needs_the_seed_to_be_seen() -> None:
     """What a seedless record cannot show (said in the note): a deal that is a deal, but not the seed's."""
     record = fetched_while_running(draw_game(1))
@@ -690,6 +718,72 @@ def test_a_game_forfeited_before_play_passes_the_complete_check() -> None:
                                 seed="x/0/0", match_id="m")
     assert_complete(game_record_dict(both, index=6, tournament="t", deal_key="0/0", rotation=0,
                                      side_of=game.side_of))
+
+
+def first_thought_move(record: dict) -> int:
+    """The index in round 1 of the first move with a think time (a decision, not a forced move)."""
+    return next(m for m, move in enumerate(record["rounds"][0]["moves"]) if "thinkMs" in move)
+
+
+def set_think_ms(value: float) -> Callable[[dict], str]:
+    def make(record: dict) -> str:
+        record["rounds"][0]["moves"][first_thought_move(record)]["thinkMs"] = value
+        return json.dumps(record)  # json writes NaN, Infinity and -Infinity, as a hand-edited line may hold them
+    return make
+
+
+def set_top(key: str, value: Any) -> Callable[[dict], str]:
+    def make(record: dict) -> str:
+        record[key] = value
+        return json.dumps(record)
+    return make
+
+
+def fault_of_seat(seat: int) -> Callable[[dict], str]:
+    def make(record: dict) -> str:
+        record["faults"] = [{"kind": "timeout", "seat": seat, "moveNumber": 3, "message": "no reply within 2250 ms"}]
+        return json.dumps(record)
+    return make
+
+
+UINT64 = "expected an integer from 0 to 18446744073709551615 (as a string of digits)"
+INT64 = "expected an integer from -9223372036854775808 to 9223372036854775807 (as a string of digits)"
+SCHEMA_REFUSALS = {
+    "thinkMs NaN": (set_think_ms(math.nan), "rounds[0].moves[{m}].thinkMs: expected a finite number, got nan"),
+    "thinkMs Infinity": (set_think_ms(math.inf), "rounds[0].moves[{m}].thinkMs: expected a finite number, got inf"),
+    "durationS -Infinity": (set_top("durationS", -math.inf), "durationS: expected a finite number, got -inf"),
+    "startedAt NaN": (set_top("startedAt", math.nan), "startedAt: expected a finite number, got nan"),
+    "seat true": (changed(lambda r: r["rounds"][0]["moves"][0].update(seat=True)),
+                  "rounds[0].moves[0].seat: expected an integer from 0 to 4294967295, got true"),
+    "players false": (set_top("players", False), "players: expected an integer from 0 to 4294967295, got false"),
+    "index true": (set_top("index", True), f"index: {UINT64}, got true"),
+    "scores [true, 1]": (changed(lambda r: r["result"].update(scores=[True, 1])),
+                         f"result.scores[0]: {INT64}, got true"),
+}
+
+
+@pytest.mark.parametrize("name", list(SCHEMA_REFUSALS))
+def test_the_schema_refuses_non_finite_numbers_and_booleans_where_integers_go(name: str) -> None:
+    """Python's json reads NaN and Infinity, and True is an int to Python: neither is what any field of a record
+    can hold (protobuf's JSON mapping writes neither), and a reader given one would compute with it."""
+    make, expected = SCHEMA_REFUSALS[name]
+    record = draw_game(1)
+    expected = expected.format(m=first_thought_move(record))
+    with pytest.raises(RecordFormatError) as refused:
+        parse_record(make(record))
+    assert str(refused.value) == "not a game record: " + expected
+
+
+@pytest.mark.parametrize("seat, refused", [(2, True), (1, False)])
+def test_the_schema_refuses_a_fault_at_a_seat_the_game_does_not_have(seat: int, refused: bool) -> None:
+    line = fault_of_seat(seat)(draw_game(1))
+    if not refused:
+        assert parse_record(line)["faults"][0]["seat"] == 1
+        return
+    with pytest.raises(RecordFormatError) as error:
+        parse_record(line)
+    assert str(error.value) == "not a complete game record: a fault of seat 2, but the game has 2 seats"
+    assert parse_record(line, complete=False)["faults"][0]["seat"] == 2, "verification still reads it, to report it"
 
 
 def test_shown_values_are_brief_and_never_markup() -> None:

@@ -11,9 +11,10 @@ import pytest
 import trio
 
 from arena.players import RandomPlayer
-from arena.players.base import LocalPlayer
-from arena.players.faults import FaultKind
+from arena.players.base import Decision, DecisionRequest, LocalPlayer
+from arena.players.faults import Fault, FaultKind
 from arena.players.process import BotProcess, BotSpec
+from arena.players.remote import act_request_pb
 from arena.referee import TimeControl, play_match
 from arena.rules import DRAW, Kind, new_game
 
@@ -100,6 +101,66 @@ async def test_a_first_decision_allowance_gives_a_warming_up_bot_its_time(first_
     else:
         assert [(f.kind, f.seat) for f in record.faults] == [(FaultKind.TIMEOUT, 0)]
         assert "no reply within 550 ms" in record.faults[0].message
+
+
+@pytest.mark.parametrize("grace_ms, timeout", [(20, True), (5000, False)], ids=["small-grace", "large-grace"])
+async def test_the_grace_is_a_setting_a_reply_within_move_plus_grace_is_in_time_and_one_after_it_a_timeout(
+        grace_ms: int, timeout: bool, tmp_path: Path) -> None:
+    """The bot takes 1 s for its first decision against a move time of 100 ms: after a grace of 20 ms (deadline
+    120 ms) it is a timeout; within a grace of 5 s it is in time (the default 250 ms would have timed it out). Both
+    margins are seconds wide, so a busy machine cannot turn one case into the other."""
+    process = BotProcess(bad("slow_first"), tmp_path, startup_s=15)
+    try:
+        bot = await process.ensure_running()
+        with trio.fail_after(60):
+            record = await play_match(new_game("draw", 2, {"target": 1}), [bot, LocalPlayer(RandomPlayer(1))],
+                                      seed=5, match_id="grace", time_control=TimeControl(move_ms=100,
+                                                                                         grace_ms=grace_ms))
+    finally:
+        await process.stop()
+    if timeout:
+        faults = [(f.kind, f.seat, f.message) for f in record.faults]
+        assert faults == [(FaultKind.TIMEOUT, 0, "no reply within 120 ms")]
+        assert not any(m.seat == 0 and not m.forced for r in record.rounds for m in r.moves)
+    else:
+        assert record.faults == [] and record.result is not None
+        first = next(m for r in record.rounds for m in r.moves if m.seat == 0 and not m.forced)
+        assert first.think_ms >= 1000, "the slow first reply came after its move time and still counted"
+
+
+class Clocked(LocalPlayer):
+    """A random player that says each decision took ``think_ms`` (so it spends the bank) and keeps every request it
+    was asked with the timeout the referee gave it."""
+
+    def __init__(self, seed: int, think_ms: float) -> None:
+        super().__init__(RandomPlayer(seed))
+        self.think_s = think_ms / 1000
+        self.asked: list[tuple[DecisionRequest, float]] = []
+
+    async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
+        self.asked.append((request, timeout_s))
+        decision = await super().act(request, timeout_s)
+        return Decision(decision.action, self.think_s)
+
+
+async def test_each_request_carries_its_deadline_and_the_referee_waits_exactly_that_long() -> None:
+    """The deadline a request tells (``deadline_ms``, sent as ``TimeControl.deadline_ms``) is the move time (the
+    first decision's allowance included), plus the bank left, plus the grace; it is the timeout the referee gives."""
+    players = [Clocked(1, think_ms=70), Clocked(2, think_ms=0)]
+    time_control = TimeControl(move_ms=40, bank_ms=500, grace_ms=7, first_move_ms=90)
+    await play_match(new_game("draw", 2, {"target": 30}), players, seed=3, match_id="deadline",
+                     time_control=time_control)
+    for player in players:
+        assert len(player.asked) > 3
+        requests = [request for request, _ in player.asked]
+        assert [r.move_ms for r in requests] == [90] + [40] * (len(requests) - 1)
+        for request, timeout_s in player.asked:
+            assert request.deadline_ms == request.move_ms + request.bank_ms + 7
+            assert timeout_s == request.deadline_ms / 1000
+            assert act_request_pb(request).time.deadline_ms == request.deadline_ms
+    slow_banks = [request.bank_ms for request, _ in players[0].asked]
+    assert slow_banks[:3] == [500, 500, 470], "70 ms against 40: 30 ms of bank a decision (the first had 90)"
+    assert slow_banks[-1] < 500 and {r.bank_ms for r, _ in players[1].asked} == {500}
 
 
 async def test_cancelling_a_game_cancels_the_call_and_the_bot_sees_it(tmp_path: Path) -> None:
@@ -218,6 +279,25 @@ def test_forfeit_ranks_the_faulting_side_last_and_respects_lowest_wins() -> None
     assert (result.winner, result.ranking) == (2, (2, 0, 1))
     tied = forfeit_result(draw, (30, 0, 30), {1}, 2)
     assert tied.winner is None and tied.ranking == (0, 2, 1)
+
+
+async def test_in_a_team_game_a_fault_by_seat_2_forfeits_seat_2s_side() -> None:
+    """Seats 0 and 2 are side 0. Seat 2 times out at its first decision, before anyone scored: side 0 forfeits and
+    side 1 wins (taking the seat for the side would name a side the game does not have: nobody would forfeit, and
+    the 0-0 match would be a draw). The same for a bot of seat 2 that never started."""
+    from arena.referee import forfeit_before_start
+    from helpers import fails_after
+
+    game = new_game("la_plaza_teams")
+    players = [LocalPlayer(RandomPlayer(s), name=f"p{s}") for s in range(4)]
+    players[2] = fails_after("team", 0, name="p2")
+    record = await play_match(game, players, seed=4, match_id="team-fault")
+    assert [(f.kind, f.seat) for f in record.faults] == [(FaultKind.TIMEOUT, 2)]
+    assert record.result is not None and record.result.scores == (0, 0)
+    assert (record.result.winner, record.result.ranking) == (1, (1, 0))
+    fault = Fault(FaultKind.START_FAILED, 2, 0, "did not start")
+    unstarted = forfeit_before_start(game, ("p0", "p1", "p2", "p3"), [fault], seed=4, match_id="team-start")
+    assert unstarted.result is not None and (unstarted.result.winner, unstarted.result.ranking) == (1, (1, 0))
 
 
 async def test_a_bot_outlives_the_arenas_idle_worker_threads(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from arena.protocol import arena_pb2 as apb
 from arena.protocol import arena_pb2_grpc as apb_grpc
 from arena.protocol import tournament_pb2 as tpb
 from arena.protocol import types_pb2
+from arena.rules import Kind
 from arena.records.format import full_tiles
 from arena.server.events import Watcher, event
 from arena.server.submission import dict_from_message, message_from_dict, parse_submission, toml_text
@@ -285,6 +286,87 @@ def test_watchers_get_public_information_only(server: Server) -> None:
     events = watch(stub, single.id, moves=True)
     first_move = min(n for n, e in enumerate(events) if e.HasField("move"))
     assert first_move < min(n for n, e in enumerate(events) if e.HasField("game_finished"))
+
+
+SAMPLES = 4
+"""Samples of the live view per seat (each replays the game so far)."""
+
+
+class Sampling:
+    """A random player that, at each of its decisions while a tile drawn in this round is still in its drawer's hand,
+    samples the live view of the game as the web serves it (``game_view``: the viewer's data cut by ``public_view``)."""
+
+    def __init__(self, seed: int, live_game, sample) -> None:
+        from arena.players import RandomPlayer
+        from arena.players.base import LocalPlayer
+
+        self.player = LocalPlayer(RandomPlayer(seed))
+        self.name = self.player.name
+        self.live_game, self.sample = live_game, sample
+        self.sampled = 0
+
+    async def act(self, request, timeout_s: float):
+        round_index = request.observation.round_index
+        moves = self.live_game.rounds[round_index] if round_index < len(self.live_game.rounds) else []
+        drawn = {(m.seat, m.action.tile) for m in moves if m.action.kind == Kind.DRAW}
+        placed = {m.action.tile for m in moves if m.action.kind == Kind.PLACE}
+        held = {(seat, tile) for seat, tile in drawn if tile not in placed}
+        if held and self.sampled < SAMPLES:
+            self.sampled += 1
+            await self.sample(round_index, held)
+        return await self.player.act(request, timeout_s)
+
+    async def round_ended(self, *args: Any) -> None:
+        return None
+
+    async def match_ended(self, *args: Any) -> None:
+        return None
+
+
+async def test_a_seats_drawn_tiles_never_reach_the_live_view() -> None:
+    """Sampled only while some seat holds a tile it drew in the round being played (the view before any draw would
+    prove nothing): the full viewer data then names the tile in that seat's own view ("draw [a|b]"), and the live
+    view the web serves holds no hand, no seat's own view, no seed and no draw with its tile."""
+    from types import SimpleNamespace
+
+    from arena.records.html import viewer_data
+    from arena.referee import play_match
+    from arena.rules import new_game
+    from arena.server.events import move_event
+    from arena.rules.tiles import NAMES
+    from arena.tournament.schedule import ScheduledGame
+    from arena.web.access import Access
+    from arena.web.data import game_view
+    from arena.web.live import LiveGames
+
+    game = new_game("draw", 2, {"target": 30})
+    scheduled = ScheduledGame(0, (0, 1), "live/0/0", "0/0", 0)
+    t = SimpleNamespace(id="t1", name="live", spec=SimpleNamespace(game=lambda: game), in_progress={0: None},
+                        done=set(), deal_set=lambda index: range(index, index + 1))
+    live = LiveGames()
+    progress = live.game_started(t, scheduled, ("alpha", "beta"))
+    live_game = live.get(t, 0)
+    samples: list[dict] = []
+
+    async def sample(round_index: int, held: set[tuple[int, int]]) -> None:
+        full = viewer_data(live_game.record())
+        for seat, tile in held:
+            assert f"draw {NAMES[tile]}" in full["seen"][seat].values(), "the data to cut holds the drawn tile"
+        view = await game_view(t, 0, Access.FULL, live)
+        assert view["live"] is True and view["hands"] is None and view["seed"] == ""
+        assert view["seen"] == [{}, {}]
+        assert "draw [" not in json.dumps(view), "a draw is shown without its tile"
+        now = [m["t"] for m in view["moves"] if m["r"] == round_index]
+        assert not any(NAMES[tile] in text for text in now for _, tile in held)
+        assert "result" not in view["rounds"][round_index], "the round's hands are not revealed before its end"
+        draws = [move_event(0, round_index, n, n, m) for n, m in enumerate(live_game.rounds[round_index])
+                 if m.action.kind == Kind.DRAW]
+        assert draws and not any(e.move.action.HasField("tile") for e in draws), "nor do the watch's move events"
+        samples.append(view)
+
+    players = [Sampling(1, live_game, sample), Sampling(2, live_game, sample)]
+    record = await play_match(game, players, seed=scheduled.seed, match_id="live", on_progress=progress)
+    assert record.result is not None and len(samples) == 2 * SAMPLES
 
 
 def test_fifty_watchers_and_a_stuck_one_do_not_slow_the_games(server: Server) -> None:
@@ -652,3 +734,16 @@ def test_the_spec_message_and_the_file_are_one_schema() -> None:
     assert parse_submission(None, kept)[0] == from_file, "the TOML kept for a message describes the same tournament"
     assert dict_from_message(message)["duplicate"] is True and toml_text({"name": 'a "b"'}).endswith('"a \\"b\\""\n')
     assert not tpb.TournamentSpec().HasField("duplicate"), "unset means the file's default (true)"
+
+
+@pytest.mark.parametrize("grace_ms", [0, 40])
+def test_the_grace_goes_through_the_spec_message_a_set_zero_included(grace_ms: int) -> None:
+    """``TimeControlSpec.grace_ms`` has presence: a submitted 0 is no grace (not the default 250), and unset is 250."""
+    text = tournament(extra=f"[time]\ngrace_ms = {grace_ms}\n", bots=random_bot("alpha", "x") + random_bot("beta", "x"))
+    message = message_from_dict(tomllib.loads(text))
+    assert message.time.HasField("grace_ms") and message.time.grace_ms == grace_ms
+    from_message, kept = parse_submission(message, "")
+    assert from_message.time.grace_ms == grace_ms and parse_submission(None, kept)[0] == from_message
+    assert parse_submission(message, text)[0] == from_message, "the message and its TOML agree"
+    message.time.ClearField("grace_ms")
+    assert parse_submission(message, "")[0].time.grace_ms == 250

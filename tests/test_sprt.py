@@ -311,6 +311,22 @@ def test_the_decision_stays_and_later_units_still_count() -> None:
     assert test.llr < test.upper and test.counts == [10, 0, decided_at]
 
 
+@pytest.mark.parametrize("bound", ["lower", "upper"])
+def test_an_llr_exactly_on_a_bound_goes_on_the_bounds_are_strict(bound: str, monkeypatch) -> None:
+    """fishtest's comparisons: H0 only below the lower bound, H1 only above the upper one; an LLR equal to a bound
+    continues. The LLR is set to the bound exactly (no counts give a float exactly on it), then a hair beyond it."""
+    from arena.tournament import sprt
+
+    test = Sprt(0, 10)
+    edge = getattr(test, bound)
+    assert test.verdict(edge) == CONTINUE
+    monkeypatch.setattr(sprt, "llr", lambda *args: edge)
+    assert test.add(1) == CONTINUE and test.llr == edge and (test.decided, test.decided_at) == (False, None)
+    beyond = math.nextafter(edge, -math.inf if bound == "lower" else math.inf)
+    monkeypatch.setattr(sprt, "llr", lambda *args: beyond)
+    assert test.add(1) == (H0 if bound == "lower" else H1) and test.decided_at == 2
+
+
 def test_parameters_are_checked() -> None:
     for args, kwargs in [((10, 0), {}), ((0, 0), {}), ((0, 10, 0.5), {}), ((0, 10), {"kind": "hexanomial"}),
                          ((0, 10), {"kind": 0}), ((0, 10), {"model": "bayeselo"}), ((math.nan, 10), {}),

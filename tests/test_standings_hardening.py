@@ -103,6 +103,19 @@ def test_ties_in_points_then_more_wins() -> None:
     assert standings.order() == ["W", "Z", "M"]
 
 
+def test_ties_in_points_head_to_head_decides_before_the_number_of_wins() -> None:
+    """B and A end level on 2 points in 3 games each. B beat A, then drew twice with Z (1 win); A won twice against
+    W (2 wins). Head-to-head puts B first; the number of wins, and the names, would put A first."""
+    standings = Standings()
+    for index, (seats, winner) in enumerate([("B A", 0), ("B Z", None), ("Z B", None), ("A W", 0), ("W A", 1)]):
+        add(standings, index, seats, winner)
+    b, a = standings.entrant("B"), standings.entrant("A")
+    assert (b["match_points"], b["wins"], b["games"]) == (2, 1, 3)
+    assert (a["match_points"], a["wins"], a["games"]) == (2, 2, 3)
+    assert standings.pairwise("B", "A") == (1, 0, 0)
+    assert standings.order() == ["B", "A", "Z", "W"]
+
+
 def test_the_elo_column_always_shows_the_by_deal_interval_as_two_bounds() -> None:
     standings = Standings(group_size=2)
     # One finished deal set and one with a single game: two by-deal samples, three games.

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from arena.rules import new_game
-from arena.tournament.schedule import Schedule
+from arena.tournament.runner import time_control_of
+from arena.tournament.schedule import BY_TABLE, INTERLEAVED, Schedule
 from arena.tournament.spec import SpecError, load_spec
 from helpers import bot_processes, wait_for
 
@@ -60,6 +61,12 @@ def write(tmp_path: Path, text: str) -> Path:
          "key 'fault_policy' must be one of forfeit, got 'ignore'"),
         (lambda t: t.replace('games = 2', 'games = 2\n[time]\nmove_ms = -5'),
          "key 'time.move_ms' must be an integer >= 1, got -5"),
+        (lambda t: t.replace('games = 2', 'games = 2\n[time]\ngrace_ms = -1'),
+         "key 'time.grace_ms' must be an integer >= 0 and <= 60000, got -1"),
+        (lambda t: t.replace('games = 2', 'games = 2\n[time]\ngrace_ms = 60001'),
+         "key 'time.grace_ms' must be an integer >= 0 and <= 60000, got 60001"),
+        (lambda t: t.replace('games = 2', 'games = 2\n[time]\ngrace_ms = 0.5'),
+         "key 'time.grace_ms' must be an integer >= 0 and <= 60000, got 0.5"),
         (lambda t: t.replace('name = "b"', 'name = "a"'), "key 'bots[2].name' must be unique, got 'a' twice"),
         (lambda t: t.replace('name = "b"', 'name = "b"\naddress = "127.0.0.1:1"'),
          "bot 'b' needs exactly one of 'command' or 'address'"),
@@ -79,6 +86,16 @@ def test_a_malformed_file_gets_one_message_naming_key_problem_and_allowed_values
         load_spec(path)
     assert str(error.value).startswith(f"{path}: ")
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize("table, grace_ms", [("", 250), ("[time]\ngrace_ms = 40", 40), ("[time]\ngrace_ms = 0", 0)])
+def test_the_grace_is_the_files_time_grace_ms_and_reaches_the_referees_clock(tmp_path: Path, table: str,
+                                                                              grace_ms: int) -> None:
+    """``[time] grace_ms``: 250 when not given, 0 for none; the runner's clock waits move + bank + exactly that."""
+    spec = load_spec(write(tmp_path, GOOD.replace("games = 2", f"games = 2\n{table}")))
+    clock = time_control_of(spec)
+    assert spec.time.grace_ms == clock.grace_ms == grace_ms
+    assert clock.deadline_ms(300) == spec.time.move_ms + 300 + grace_ms
 
 
 def test_a_missing_program_can_be_skipped(tmp_path: Path) -> None:
@@ -167,6 +184,21 @@ def test_no_bot_process_ever_plays_a_deal_twice(variant: str, players: int, entr
             seen.setdefault((entrant, process), []).append(scheduled.deal_key)
     for (entrant, process), keys in seen.items():
         assert len(keys) == len(set(keys)), f"entrant {entrant}'s process {process} saw a deal twice: {keys}"
+
+
+@pytest.mark.parametrize("order", [INTERLEAVED, BY_TABLE])
+@pytest.mark.parametrize(("variant", "players", "entrants", "candidates"), [
+    ("draw", 2, 4, ()), ("draw", 2, 4, (2,)), ("mexican_train", 4, 3, ()), ("mexican_train", 4, 6, (0,)),
+    ("la_plaza_teams", 4, 3, ()), ("all_fives", 3, 5, ())])
+def test_the_game_at_an_index_is_the_one_the_schedule_plays_there(variant: str, players: int, entrants: int,
+                                                                   candidates: tuple[int, ...], order: str) -> None:
+    """What resume checks a recorded game against (``game_at``) is, index by index, what the run plays."""
+    for games, duplicate in ((3, True), (3, False)):
+        schedule = Schedule(entrants, new_game(variant, players), games=games, duplicate=duplicate, master_seed="m",
+                            order=order, candidates=candidates)
+        assert [schedule.game_at(index) for index in range(schedule.total())] == list(schedule)
+        with pytest.raises(IndexError):
+            schedule.game_at(schedule.total())
 
 
 def test_a_huge_schedule_is_lazy() -> None:

@@ -135,6 +135,45 @@ async def test_the_server_gets_an_arena_error_it_marks_failed_with_the_same_line
     assert str(caught.value).endswith(f"(log: {tmp_path}/run/logs/gone.0.log); no game was played")
 
 
+async def test_an_entrant_is_given_up_after_three_failed_starts_in_a_row_not_three_in_all(tmp_path: Path) -> None:
+    """A real bot whose program is there or not: fail, fail, a good start, fail, fail is not given up (the good
+    start ends the row); a third failure in a row is, and the next game is a forfeit without another start."""
+    from arena.players.faults import BotFailure
+    from arena.players.process import BotSpec
+    from arena.tournament.pools import GIVE_UP_AFTER, EntrantPool
+
+    folder = tmp_path / "flaky"
+    folder.mkdir()
+    shutil.copy(ROOT / "tests" / "bots" / "testbot.py", folder / "testbot.py")
+    program = folder / "bad_bot.py"
+    spec = BotSpec("flaky", command=(PYTHON, str(program), "--mode", "good"), folder=str(folder))
+    pool = EntrantPool(spec, 1, tmp_path / "logs", startup_s=15, variant="block")
+
+    async def start_fails() -> str:
+        with pytest.raises(BotFailure) as caught:
+            await pool.client(0)
+        return str(caught.value)
+
+    try:
+        for _ in range(2):
+            assert "before the handshake" in await start_fails()
+        shutil.copy(BAD_BOT, program)
+        await pool.client(0)
+        pool.release(0)
+        await pool.processes[0].stop()  # the next game needs a new start
+        program.unlink()
+        for _ in range(2):
+            assert "before the handshake" in await start_fails()
+        assert GIVE_UP_AFTER == 3 and (pool.failed_starts, pool.given_up) == (2, False)
+        assert pool.processes[0].starts == 5
+        await start_fails()
+        assert pool.given_up and pool.processes[0].starts == 6
+        assert (await start_fails()).startswith("the bot did not start: gave up after 3 failed starts; last: ")
+        assert pool.processes[0].starts == 6, "given up: no other start"
+    finally:
+        await pool.stop()
+
+
 def test_a_bot_given_up_mid_run_is_named_at_the_end_and_the_exit_status_is_1(tmp_path: Path) -> None:
     """The bot starts (it passes the check), crashes every few decisions, and its program is deleted after the
     first game: its restarts fail until the pool gives up on it. The run finishes (forfeits), names it, exits 1."""
@@ -222,6 +261,43 @@ async def test_a_full_disk_says_what_is_safe_and_resume_finishes_with_nothing_lo
     assert indices(run) == list(range(8))
     assert (run / "games.jsonl").read_bytes().startswith(before), "the safe games are kept as they were"
     assert json.loads((run / "standings.json").read_text())["games"] == 8
+
+
+def with_seats_swapped(record: dict) -> None:
+    record["seats"].reverse()
+
+
+def with_the_seed_of_another_deal_set(record: dict) -> None:
+    record["seed"] = record["seed"].rsplit("/", 1)[0] + "/7"
+
+
+@pytest.mark.parametrize("change, misfit", [
+    (with_seats_swapped, 'its seats ["beta", "alpha"], the schedule\'s ["alpha", "beta"]'),
+    (with_the_seed_of_another_deal_set, 'its seed "hardening/0/7", the schedule\'s "hardening/0/0"'),
+])
+async def test_resume_plays_again_a_well_formed_record_that_does_not_fit_the_schedule(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change, misfit: str) -> None:
+    """Game 0's line is a complete, well-formed record, but not of the game the schedule has at index 0 (its seats
+    or its seed changed): resume says so and plays game 0 again; it never counts as done, nor in the standings."""
+    spec = load_spec(write(tmp_path, block_text(uuid.uuid4().hex, 2, concurrency=1)))
+    run = tmp_path / "run"
+    fail_on_write(monkeypatch, after=3)
+    with pytest.raises(RecordsNotWritten):
+        await run_tournament(spec, "# t\n", run)
+    monkeypatch.undo()
+    lines = (run / "games.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [int(r.get("index", 0)) for r in records] == [0, 1, 2]
+    change(records[0])
+    (run / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    summary = await run_tournament(spec, "# t\n", run, resume=True)
+    assert (summary.resumed_from, summary.played_now) == (2, 2)
+    assert summary.bad_lines == [(-1, f"game 0 does not fit the schedule ({misfit}); it is played again")]
+    assert json.loads((run / "standings.json").read_text())["games"] == 4
+    replayed = [json.loads(line) for line in (run / "games.jsonl").read_text().splitlines()[3:]]
+    assert sorted(int(r.get("index", 0)) for r in replayed) == [0, 3]
+    again = next(r for r in replayed if int(r.get("index", 0)) == 0)
+    assert again["seats"] == ["alpha", "beta"] and again["seed"] == "hardening/0/0"
 
 
 async def test_standings_that_cannot_be_written_at_the_end_keep_the_run_open(

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..referee import TimeControl
+from ..referee import GRACE_MS, MAX_GRACE_MS, TimeControl, grace_problem
 from ..rules import VARIANTS, RulesError
 from ..sandbox import Limits, SandboxUnavailable, host, limits_from_table
 
@@ -38,7 +38,11 @@ def time_control_from(args: argparse.Namespace):
     for name in ("move_ms", "bank_ms", "startup_ms", "first_move_ms"):
         if getattr(args, name) < 0:
             raise RulesError(f"--{name.replace('_', '-')} must be non-negative, got {getattr(args, name)}")
-    return TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms, first_move_ms=args.first_move_ms)
+    problem = grace_problem(args.grace_ms)
+    if problem:
+        raise RulesError(f"--grace-ms {problem}")
+    return TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms, grace_ms=args.grace_ms,
+                       first_move_ms=args.first_move_ms)
 
 
 def log_dir_from(args: argparse.Namespace) -> Path:
@@ -90,6 +94,9 @@ def add_time_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--first-move-ms", type=int, default=0,
                    help="time for each seat's first decision of a match, when more than --move-ms (runtimes that "
                         "warm up, such as the JVM; default 0: none)")
+    p.add_argument("--grace-ms", type=int, default=GRACE_MS,
+                   help=f"ms added to every deadline for the reply's way back, 0 to {MAX_GRACE_MS} "
+                        f"(default {GRACE_MS})")
     p.add_argument("--log-dir", help="folder for the bots' logs (default: a new temporary folder)")
 
 

@@ -24,6 +24,9 @@ class DecisionRequest(NamedTuple):
     move_number: int
     move_ms: int
     bank_ms: int
+    deadline_ms: int
+    """The hard deadline, in ms from when the request is sent: move time + bank left + the referee's grace (the
+    referee computes it and waits exactly this long; the bot is told it)."""
 
 
 class Decision(NamedTuple):

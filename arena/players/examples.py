@@ -18,6 +18,7 @@ from google.protobuf import json_format
 
 from ..protocol import bot_pb2
 from ..protocol.convert import act_request_pb
+from ..referee import TimeControl
 from ..rules import VARIANTS, new_game
 from .base import DecisionRequest
 from .builtin import GreedyPlayer
@@ -26,6 +27,8 @@ FOLDER = Path(__file__).resolve().parents[2] / "proto" / "examples"
 MIN_LEGAL = 3
 MIN_DECISIONS = 4
 """Decisions played before the example's, so that its layout and history are not empty."""
+EXAMPLE_TIME = TimeControl(move_ms=2000)
+"""The example's clock: 2000 ms to move, no bank, the referee's default grace (its deadline is what a bot is told)."""
 
 
 def example_request(variant: str) -> bot_pb2.ActRequest:
@@ -41,7 +44,8 @@ def example_request(variant: str) -> bot_pb2.ActRequest:
             observation = state.observation(seat)
             legal = observation.legal_actions
             if len(legal) >= MIN_LEGAL and decisions >= MIN_DECISIONS:
-                request = DecisionRequest(f"example-{variant}", game, seat, observation, decisions, 2000, 0)
+                request = DecisionRequest(f"example-{variant}", game, seat, observation, decisions,
+                                          EXAMPLE_TIME.move_ms, EXAMPLE_TIME.bank_ms, EXAMPLE_TIME.deadline_ms(0))
                 return act_request_pb(request)
             if len(legal) > 1:
                 decisions += 1

@@ -318,6 +318,7 @@ def act_request_pb(request: Any) -> bot_pb2.ActRequest:
         options=_options_of(game),
         seat=request.seat,
         observation=observation_pb(request.observation, game.side_of),
-        time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms),
+        time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms,
+                                 deadline_ms=request.deadline_ms),
         move_number=request.move_number,
     )

@@ -125,6 +125,7 @@ def act_request_bytes(request: Any) -> bytes:
     game = request.game
     base = bot_pb2.ActRequest(
         match_id=request.match_id, variant=game.name, seat=request.seat,
-        time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms), move_number=request.move_number,
+        time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms, deadline_ms=request.deadline_ms),
+        move_number=request.move_number,
     ).SerializeToString()
     return b"".join((base, _options(game), field(5, observation_bytes(request.observation, game.side_of))))

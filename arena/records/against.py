@@ -186,7 +186,8 @@ async def _start_all(processes: dict[int, BotProcess], report: AgainstReport) ->
 async def _walk(record: Record, report: AgainstReport, processes: dict[int, BotProcess], move_ms: int) -> None:
     game = game_of(record)
     match_id = record.get("matchId", "")
-    timeout_s = TimeControl(move_ms=move_ms).deadline_s(0)
+    deadline_ms = TimeControl(move_ms=move_ms).deadline_ms(0)
+    timeout_s = deadline_ms / 1000
     match: Match | None = None
     for step in steps(record):
         match = step.match
@@ -195,7 +196,8 @@ async def _walk(record: Record, report: AgainstReport, processes: dict[int, BotP
             seat = move.get("seat", 0)
             if seat in processes and not move.get("forced", False):
                 state = match.round
-                request = DecisionRequest(match_id, game, seat, state.observation(seat), step.number, move_ms, 0)
+                request = DecisionRequest(match_id, game, seat, state.observation(seat), step.number, move_ms, 0,
+                                          deadline_ms)
                 await _ask(processes[seat], request, state.legal_actions(), recorded, step.round, timeout_s, report)
         elif step.kind == "end":
             await _notify_round(processes, match_id, step.round, match)

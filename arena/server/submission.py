@@ -47,7 +47,7 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
             options[key] = option
         data["options"] = options
     if message.HasField("time"):
-        time = {k: getattr(message.time, k) for k in TIME_KEYS if getattr(message.time, k)}
+        time = {k: getattr(message.time, k) for k in TIME_KEYS if _is_set(message.time, k)}
         if time:
             data["time"] = time
     if message.HasField("sandbox"):
@@ -85,6 +85,14 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
         bots.append(bot)
     data["bots"] = bots
     return data
+
+
+def _is_set(message: Any, key: str) -> bool:
+    """Whether a field says something: set, for a field with presence (``optional``: a set 0 is a value, as
+    ``grace_ms = 0`` is no grace), else not zero (zero means the file's default)."""
+    if message.DESCRIPTOR.fields_by_name[key].has_presence:
+        return message.HasField(key)
+    return bool(getattr(message, key))
 
 
 def _sprt_from_pb(sprt: tpb.SprtSpec) -> dict[str, Any]:

@@ -371,7 +371,7 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
     folder = RunFolder(run)
     try:
         with writing(folder.records):
-            done = _recorded_games(folder.records, summary)
+            done = _recorded_games(folder.records, summary, schedule, [b.name for b in spec.bots])
         summary.resumed_from = len(done)
         with writing(folder.log):
             log.info("tournament_started", name=spec.name, variant=spec.variant, games=summary.total,
@@ -531,9 +531,10 @@ class _RunGames:
                 self.failures.append(WriteFailed(path, error))
 
 
-def _recorded_games(records_path: Path, summary: RunSummary) -> set[int]:
+def _recorded_games(records_path: Path, summary: RunSummary, schedule: Schedule, names: Sequence[str]) -> set[int]:
     """The indices of the games the record file already holds (a torn last line dropped), counted in the
-    standings; every line that is not a usable record goes to ``summary.bad_lines`` (its game is played again)."""
+    standings; every line that is not a usable record of its scheduled game goes to ``summary.bad_lines`` (its game
+    is played again)."""
     standings = summary.standings
     assert standings is not None
     done: set[int] = set()
@@ -544,6 +545,10 @@ def _recorded_games(records_path: Path, summary: RunSummary) -> set[int]:
     for record in iter_records(records_path, report):
         index = index_of(record)
         if index in done or index >= summary.total:
+            continue
+        misfit = _schedule_misfit(record, schedule.game_at(index), names)
+        if misfit:
+            report.bad_lines.append((-1, f"game {index} does not fit the schedule ({misfit}); it is played again"))
             continue
         try:
             outcome = outcome_of(record)
@@ -556,6 +561,26 @@ def _recorded_games(records_path: Path, summary: RunSummary) -> set[int]:
         done.add(index)
     summary.bad_lines = report.bad_lines
     return done
+
+
+def _schedule_misfit(record: Record, scheduled: ScheduledGame, names: Sequence[str]) -> str | None:
+    """How a well-formed record differs from the game the schedule has at its index (its seats, seed, deal set or
+    rotation), or None. Such a line was not written by this run for this game (copied in, edited, or from a run of
+    another file), so counting it would put another game's result in the standings in place of this one."""
+    seats = [names[e] for e in scheduled.seats]
+    facts = [("seats", record.get("seats", []), seats), ("seed", record.get("seed", ""), scheduled.seed),
+             ("deal set", record.get("dealKey", ""), scheduled.deal_key),
+             ("rotation", record.get("rotation", 0), scheduled.rotation)]
+    for what, recorded, expected in facts:
+        if recorded != expected:
+            return f"its {what} {_brief(recorded)}, the schedule's {_brief(expected)}"
+    return None
+
+
+def _brief(value: Any) -> str:
+    """A recorded value in a warning: as JSON (control characters escaped), cut at 80 characters."""
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:80] + "…"
 
 
 def _given_up_text(pool: EntrantPool) -> str:
@@ -687,7 +712,8 @@ BackendFactory = Callable[[BackendSetup], GameBackend]
 
 def time_control_of(spec: TournamentSpec) -> TimeControl:
     """The referee's clock of a tournament, from its ``[time]``."""
-    return TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms, first_move_ms=spec.time.first_move_ms)
+    return TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms, grace_ms=spec.time.grace_ms,
+                       first_move_ms=spec.time.first_move_ms)
 
 
 class LocalBackend:

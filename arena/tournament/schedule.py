@@ -27,6 +27,7 @@ run folder says which order it was started with (see ``runner.py``, ``entrants.j
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -149,12 +150,31 @@ class Schedule:
     def __iter__(self) -> Iterator[ScheduledGame]:
         index = 0
         for t, table, g in self._deal_sets():
-            seed = f"{self.master_seed}/{t}/{g}"
-            key = f"{t}/{g}"
             rotations = range(self.rotations) if self.duplicate else [g % self.rotations]
             for r in rotations:
-                yield ScheduledGame(index, self.rotate(table, r), seed, key, r)
+                yield self._scheduled(index, t, table, g, r)
                 index += 1
+
+    def game_at(self, index: int) -> ScheduledGame:
+        """The game at ``index``, without walking the schedule: what resume checks each recorded game against.
+        The tables are listed on first use and kept (a few per entrant, never per game)."""
+        if not 0 <= index < self.total():
+            raise IndexError(f"expected a game index from 0 to {self.total() - 1}, got {index}")
+        deal_set, within = divmod(index, self.group_size)
+        tables = self._table_list
+        if self.order == BY_TABLE:
+            t, g = divmod(deal_set, self.games)
+        else:
+            g, t = divmod(deal_set, len(tables))
+        return self._scheduled(index, t, tables[t], g, within if self.duplicate else g % self.rotations)
+
+    @functools.cached_property
+    def _table_list(self) -> list[tuple[int, ...]]:
+        return list(self.tables())
+
+    def _scheduled(self, index: int, t: int, table: tuple[int, ...], g: int, rotation: int) -> ScheduledGame:
+        """Game ``index``: deal set ``g`` of table number ``t`` under ``rotation``."""
+        return ScheduledGame(index, self.rotate(table, rotation), f"{self.master_seed}/{t}/{g}", f"{t}/{g}", rotation)
 
     def _deal_sets(self) -> Iterator[tuple[int, tuple[int, ...], int]]:
         """(table number, seat layout, deal set) in the schedule's order; the tables are generated again for each

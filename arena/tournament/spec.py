@@ -32,6 +32,7 @@ the control API shares. A malformed file gets one message naming the key, the pr
     bank_ms = 0
     startup_ms = 15000
     first_move_ms = 0           # optional: time for each seat's first decision, for runtimes that warm up
+    grace_ms = 250              # optional: added to every deadline for the reply's way back (0 to 60000)
 
     [limits]                    # per bot process; these are the defaults
     memory_mb = 1024
@@ -64,6 +65,7 @@ from typing import Any, Mapping
 from ..errors import ArenaError
 from ..players.process import BotSpec
 from ..players.specs import is_address
+from ..referee import GRACE_MS, MAX_GRACE_MS
 from ..rules import Game, RulesError, new_game
 from ..sandbox import Limits, LimitsError, limits_from_table
 from ..sandbox.contain import TRANSPORTS
@@ -82,7 +84,7 @@ SPRT_GAMES = 10_000
 BOT_KEYS = ("name", "command", "address", "env", "cwd", "folder", "limits", "transport", "protocol",
             "skip_if_missing")
 PROTOCOLS = ("grpc", "stdio")
-TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms")
+TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms", "grace_ms")
 
 
 class SpecError(ArenaError, ValueError):
@@ -96,6 +98,8 @@ class TimeSpec:
     startup_ms: int = 15000
     first_move_ms: int = 0
     """Time for each seat's first decision of a match, when more than move_ms (runtimes that warm up)."""
+    grace_ms: int = GRACE_MS
+    """Added to every decision's deadline for transport (see :data:`arena.referee.GRACE_MS` for the default)."""
 
 
 @dataclass(frozen=True)
@@ -194,6 +198,7 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         bank_ms=_integer(time, "bank_ms", minimum=0, default=0, where="time."),
         startup_ms=_integer(time, "startup_ms", minimum=1, default=15000, where="time."),
         first_move_ms=_integer(time, "first_move_ms", minimum=0, default=0, where="time."),
+        grace_ms=_integer(time, "grace_ms", minimum=0, maximum=MAX_GRACE_MS, default=GRACE_MS, where="time."),
     )
     policy = _text(data, "fault_policy", default="forfeit")
     if policy not in FAULT_POLICIES:

@@ -5,9 +5,9 @@ that is not an ActReply), empty (a reply choosing nothing), error (the handler r
 listening), no_listen (never listens), bad_version (handshake with protocol 99), block_only (claims only Block and
 plays the first legal action), good (plays the first legal action), escape_name (a name that would clear the
 screen), long_name (a 100,000-character name), slow_first (1 s for its first decision of each match, then quick),
-sleepy (marks ``time move_ms <M> bank_ms <B>`` as each decision arrives, sleeps --sleep-ms, then plays the first legal
-action). What the bot saw (e.g. "cancelled") goes to its log as a line ``MARK <what>`` (a sandboxed bot can write
-nowhere else).
+sleepy (marks ``time move_ms <M> bank_ms <B> deadline_ms <D>`` as each decision arrives, sleeps --sleep-ms, then plays
+the first legal action). What the bot saw (e.g. "cancelled") goes to its log as a line ``MARK <what>`` (a sandboxed
+bot can write nowhere else).
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def act(request: bot_pb2.ActRequest, context: grpc.ServicerContext):
         if first:
             time.sleep(1.0)
     if MODE == "sleepy":  # a slow thinker: what it was given, then longer than its move time
-        mark(f"time move_ms {request.time.move_ms} bank_ms {request.time.bank_ms}")
+        told = request.time
+        mark(f"time move_ms {told.move_ms} bank_ms {told.bank_ms} deadline_ms {told.deadline_ms}")
         time.sleep(args.sleep_ms / 1000)
     if MODE == "exit_mid" and count > 3:
         os._exit(3)
