@@ -65,11 +65,12 @@ def test_bench_engine_prints_json_numbers() -> None:
 
 def test_play_and_check_bot_take_a_grace_and_refuse_a_bad_one_in_one_line(capsys) -> None:
     from arena import cli
+    from arena.cli.options import time_control_from
 
     for command in (["play", "random", "greedy"], ["check-bot", "--", sys.executable, "bot.py"]):
         given = [command[0], "--grace-ms", "20", *command[1:]]
-        assert cli.time_control_from(cli.build_parser().parse_args(given)).grace_ms == 20
-        assert cli.time_control_from(cli.build_parser().parse_args(command)).grace_ms == 250
+        assert time_control_from(cli.build_parser().parse_args(given)).grace_ms == 20
+        assert time_control_from(cli.build_parser().parse_args(command)).grace_ms == 250
         for bad in ("-1", "60001"):
             assert cli.main([*command[:1], "--grace-ms", bad, *command[1:]]) == 2
             assert capsys.readouterr().err == (f"error: --grace-ms must be an integer from 0 to 60000 (milliseconds), "

@@ -14,7 +14,7 @@ from arena.players import RandomPlayer
 from arena.players.base import Decision, DecisionRequest, LocalPlayer
 from arena.players.faults import Fault, FaultKind
 from arena.players.process import BotProcess, BotSpec
-from arena.players.remote import act_request_pb
+from arena.protocol.convert import act_request_pb
 from arena.referee import TimeControl, play_match
 from arena.rules import DRAW, Kind, new_game
 
