@@ -19,7 +19,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from .db import Author, Bot, Database, Version
+from .db import RETIRED, Author, Bot, Database, Version
 from .errors import LeagueError, PermissionDenied, Unauthenticated
 
 TOKEN_BYTES = 32
@@ -134,5 +134,5 @@ def owned_version(database: Database, caller: Caller, version_id: int, action: s
 def retire_version(database: Database, caller: Caller, version_id: int) -> Version:
     """Retire a version of the caller's own (or any, for the operator): it plays no more; its games stay."""
     owned_version(database, caller, version_id, "retire")
-    return database.transition(version_id, "retired", "retired by its author" if caller.author else
+    return database.transition(version_id, RETIRED, "retired by its author" if caller.author else
                                "retired by the operator")

@@ -528,8 +528,12 @@ class Database:
     def record_game(self, league_id: int, record: str, game_key: str, seats: Sequence[Seat], *,
                     line: int | None = None, played_at: datetime | None = None) -> int:
         """Index one played game and its seats' results in one transaction; its id."""
-        with self.engine.begin() as connection:
-            return self._insert_game(connection, league_id, record, game_key, seats, line, played_at)
+        try:
+            with self.engine.begin() as connection:
+                return self._insert_game(connection, league_id, record, game_key, seats, line, played_at)
+        except sa.exc.IntegrityError as error:
+            raise LeagueError(f"cannot record game {game_key!r} of {record}: it is recorded already, or names an "
+                              f"unknown league or version ({_first_line(error)})") from None
 
     def record_games(self, league_id: int, entries: Iterable[tuple[str, str, Sequence[Seat]]]) -> int:
         """Several games (record, game key, seats) in one transaction, as a rebuild from record files does."""
