@@ -369,7 +369,7 @@ async def test_calls_from_trio_run_off_the_loop(database_url: str) -> None:
     loop_ran = threading.Event()
 
     def wait_for_the_loop(_: Database) -> bool:
-        return loop_ran.wait(timeout=120)
+        return loop_ran.wait(timeout=30)
 
     async def let_it_finish() -> None:  # runs only while the loop is free
         loop_ran.set()

@@ -446,10 +446,11 @@ class Database:
                                             .where(versions.c.bot_id == bot_id)).scalar_one() + 1
                 connection.execute(sa.insert(versions).values(bot_id=bot_id, number=number, sha256=sha256,
                                                               state=UPLOADED, created_at=now, updated_at=now))
-        except sa.exc.IntegrityError:  # the same archive, inserted meanwhile through another connection
+        except sa.exc.IntegrityError as error:  # the same archive inserted meanwhile, or no such bot
             existing = self._version_where(versions.c.bot_id == bot_id, versions.c.sha256 == sha256)
             if existing is None:
-                raise NotFound(f"no bot number {bot_id}") from None
+                raise LeagueError(f"cannot add a version to bot number {bot_id}: {_first_line(error)} (no such "
+                                  f"bot, or a second writer: the league writes through one)") from None
             return existing, False
         created = self._version_where(versions.c.bot_id == bot_id, versions.c.sha256 == sha256)
         assert created is not None
