@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from arena.league.authors import (OPERATOR, Authenticator, Caller, create_author, hash_token, issue_token,
-                                  owned_version, require_bot_owner, require_operator, retire_version, revoke)
+                                  owned_version, require_bot_owner, require_operator, require_upload_quota,
+                                  retire_version, revoke)
 from arena.league.bench import results_write_rate
+from arena.league.config import AuthorLimits
 from arena.league.db import (BUILDING, CHECKING, FAILED, METADATA, READY, RETIRED, STATES, SUSPENDED, TRANSITIONS,
                              UPLOADED, AsyncDatabase, Database, Rating, Seat, create_engine, migrate, open_database, schema_revision,
                              sqlite_url)
@@ -54,8 +57,11 @@ def league(database: Database):
 
 
 def a_bot(database: Database, league_id: int, author_name: str, bot_name: str):
-    author = database.author(author_name) if author_name in {a.name for a in database.authors()} else \
-        create_author(database, author_name)[0]
+    """A bot of the author (created with the bot when it is new)."""
+    try:
+        author = database.author(author_name)
+    except NotFound:
+        author = create_author(database, author_name)[0]
     return database.add_bot(league_id, author.id, bot_name)
 
 
@@ -200,7 +206,8 @@ def test_author_names_are_checked_and_unique(database: Database) -> None:
 
 def test_one_author_cannot_read_or_retire_anothers_version(database: Database, league) -> None:
     alice_bot = a_bot(database, league.id, "alice", "alpha")
-    bob_caller = Caller(a_bot(database, league.id, "bob", "beta") and database.author("bob"))
+    a_bot(database, league.id, "bob", "beta")
+    bob_caller = Caller(database.author("bob"))
     version, _ = database.add_version(alice_bot.id, SHA_A)
     with pytest.raises(PermissionDenied, match=rf"author 'bob' may not read the build log of version "
                                                rf"{version.id}: it is another author's"):
@@ -242,7 +249,7 @@ def test_the_same_archive_twice_is_one_version(database: Database, league) -> No
     assert again == first and first.number == 1 and other.number == 2
     assert first.author_id == database.author("alice").id and first.state == UPLOADED
     assert [v.sha256 for v in database.versions(bot.id)] == [SHA_A, SHA_B]
-    assert database.uploads_since(first.author_id, first.created_at) == 2
+    assert database.uploads_since(first.author_id, league.id, first.created_at) == 2
 
 
 def test_the_database_itself_refuses_a_second_row_for_one_archive(database: Database, league) -> None:
@@ -295,6 +302,40 @@ def test_every_state_change_is_allowed_or_refused_as_the_lifecycle_says(database
             seen[start, to] = False
     assert seen == {(start, to): to in TRANSITIONS[start] for start, to in itertools.product(STATES, STATES)}
     assert not seen[READY, BUILDING] and not seen[RETIRED, READY] and seen[CHECKING, READY]
+
+
+def test_a_state_change_is_refused_when_another_worker_moved_the_version_meanwhile(
+        database: Database, league, monkeypatch: pytest.MonkeyPatch) -> None:
+    version, _ = database.add_version(a_bot(database, league.id, "alice", "alpha").id, SHA_A)
+    read = database.version
+
+    def read_then_another_worker_fails_it(version_id: int):
+        seen = read(version_id)
+        monkeypatch.setattr(database, "version", read)
+        database.transition(version_id, FAILED, "another worker")
+        return seen
+
+    monkeypatch.setattr(database, "version", read_then_another_worker_fails_it)
+    with pytest.raises(StateError, match=r"version 1 of its bot changed state meanwhile \(it was uploaded\)"):
+        database.transition(version.id, BUILDING)
+    assert (database.version(version.id).state, database.version(version.id).reason) == (FAILED, "another worker")
+
+
+def test_an_author_uploads_at_most_the_leagues_daily_quota(database: Database, league) -> None:
+    bot = a_bot(database, league.id, "alice", "alpha")
+    other_league = database.ensure_league("other", "Other", "draw")
+    database.add_version(database.add_bot(other_league.id, bot.author_id, "alpha-elsewhere").id, "c" * 64)
+    alice = Caller(database.author("alice"))
+    limits = AuthorLimits(uploads_per_day=2)
+    for sha in (SHA_A, SHA_B):
+        require_upload_quota(database, alice, league.id, limits)  # the other league's upload does not count
+        database.add_version(bot.id, sha)
+    with pytest.raises(PermissionDenied, match=r"author 'alice' has uploaded 2 versions in the last 24 hours, the "
+                                               r"league's limit \(authors.uploads_per_day = 2\)"):
+        require_upload_quota(database, alice, league.id, limits)
+    require_upload_quota(database, OPERATOR, league.id, limits)  # the operator has no quota
+    tomorrow = database.versions(bot.id)[-1].created_at + timedelta(days=1, seconds=1)
+    require_upload_quota(database, alice, league.id, limits, now=tomorrow)
 
 
 def test_a_version_fails_or_is_suspended_only_with_a_reason(database: Database, league) -> None:

@@ -18,8 +18,10 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
-from .db import RETIRED, Author, Bot, Database, Version
+from .config import AuthorLimits
+from .db import RETIRED, Author, Bot, Database, Version, utc_now
 from .errors import LeagueError, PermissionDenied, Unauthenticated
 
 TOKEN_BYTES = 32
@@ -136,3 +138,19 @@ def retire_version(database: Database, caller: Caller, version_id: int) -> Versi
     owned_version(database, caller, version_id, "retire")
     return database.transition(version_id, RETIRED, "retired by its author" if caller.author else
                                "retired by the operator")
+
+
+UPLOAD_WINDOW = timedelta(days=1)
+
+
+def require_upload_quota(database: Database, caller: Caller, league_id: int, limits: AuthorLimits,
+                         now: datetime | None = None) -> None:
+    """Refuse an author's upload past the league's ``uploads_per_day`` (any 24 hours; the operator has no quota):
+    each new version costs a sandboxed build, so one author cannot flood the builders."""
+    if caller.author is None:
+        return
+    since = (now or utc_now()) - UPLOAD_WINDOW
+    count = database.uploads_since(caller.author.id, league_id, since)
+    if count >= limits.uploads_per_day:
+        raise PermissionDenied(f"{caller.describe()} has uploaded {count} versions in the last 24 hours, the "
+                               f"league's limit (authors.uploads_per_day = {limits.uploads_per_day}); try later")

@@ -468,10 +468,12 @@ class Database:
     def versions_in(self, state: str) -> list[Version]:
         return self._versions_where(versions.c.state == state)
 
-    def uploads_since(self, author_id: int, since: datetime) -> int:
-        """How many versions the author's bots gained since ``since`` (the uploads-per-day limit counts these)."""
+    def uploads_since(self, author_id: int, league_id: int, since: datetime) -> int:
+        """How many versions the author's bots in a league gained since ``since`` (what the league's uploads-per-day
+        limit counts)."""
         query = (sa.select(sa.func.count()).select_from(versions.join(bots))
-                 .where(bots.c.author_id == author_id, versions.c.created_at >= since))
+                 .where(bots.c.author_id == author_id, bots.c.league_id == league_id,
+                        versions.c.created_at >= since))
         with self.engine.connect() as connection:
             return connection.execute(query).scalar_one()
 
