@@ -439,3 +439,31 @@ async def test_concurrent_uploads_from_trio_are_written_one_at_a_time(database_u
     assert sorted(created) == list(range(1, 21))
     await database.close()
 
+
+
+async def test_a_call_cancelled_from_trio_still_finishes_before_the_caller_moves_on(database_url: str) -> None:
+    """A cancelled caller does not leave a write running behind its back: the call completes, then the
+    cancellation arrives."""
+    database = await AsyncDatabase.open(database_url)
+    started, release, finished = threading.Event(), threading.Event(), []
+
+    def slow_write(db: Database) -> None:
+        started.set()
+        release.wait(timeout=30)
+        db.ensure_league("ladder", "Ladder", "draw")
+        finished.append(True)
+
+    with trio.CancelScope() as scope:
+        async def cancel_once_started() -> None:
+            await trio.to_thread.run_sync(started.wait, 30)
+            scope.cancel()
+            release.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(cancel_once_started)
+            await database.run(slow_write)
+            assert finished == [True]  # returned only once the write was done
+            await trio.sleep(0)  # the cancellation arrives at the next checkpoint
+    assert scope.cancelled_caught and finished == [True]
+    assert (await database.run(Database.league, "ladder")).title == "Ladder"
+    await database.close()
