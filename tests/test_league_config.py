@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import copy
+import tomllib
 from dataclasses import FrozenInstanceError
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from arena.league.config import KITS, ConfigError, LeagueConfig, load_league, load_leagues
+from arena.league.config import KITS, ConfigError, LeagueConfig, league_from_dict, load_league, load_leagues
 from arena.league.errors import ConfigError as ConfigErrorFromErrors
 from arena.rules.errors import RulesError
 from arena.sandbox import Limits
@@ -124,3 +129,35 @@ def test_two_leagues_of_one_server_must_have_different_names(tmp_path: Path) -> 
 def test_config_errors_are_the_errors_every_command_prints_as_one_line() -> None:
     assert ConfigError is ConfigErrorFromErrors
     assert issubclass(ConfigError, SpecError) and issubclass(ConfigError, RulesError)
+
+
+DEMO = tomllib.loads((ROOT / "leagues" / "demo.toml").read_text())
+KEY_PATHS = [(key,) for key in DEMO] + [(table, key) for table, value in DEMO.items() if isinstance(value, dict)
+                                        for key in value]
+toml_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=True) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(KEY_PATHS), toml_values), min_size=1, max_size=3))
+def test_any_value_anywhere_gives_one_config_error_or_a_valid_league(flips: list[tuple[tuple[str, ...], Any]]) -> None:
+    data = copy.deepcopy(DEMO)
+    for path, value in flips:
+        table = data
+        for key in path[:-1]:
+            if not isinstance(table.get(key), dict):
+                table[key] = {}
+            table = table[key]
+        if value is None:
+            table.pop(path[-1], None)  # TOML has no null: None stands for a missing key
+        else:
+            table[path[-1]] = value
+    try:
+        league = league_from_dict(data)
+    except ConfigError as error:
+        assert str(error) and "\n" not in str(error)
+        return
+    assert league.game().players == league.players and set(league.kits) <= set(KITS)
+    assert league.upload.unpacked_mb >= league.upload.archive_mb >= 1 and league.build.time_s >= 1

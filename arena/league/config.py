@@ -152,7 +152,7 @@ def load_league(path: str | Path) -> LeagueConfig:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     try:
         return league_from_dict(data)
-    except SpecError as error:  # ConfigError is one too
+    except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
 
 
@@ -170,7 +170,17 @@ def load_leagues(paths: Iterable[str | Path]) -> tuple[LeagueConfig, ...]:
 
 
 def league_from_dict(data: Mapping[str, Any]) -> LeagueConfig:
-    """Validate a parsed league file."""
+    """Validate a parsed league file, or raise one :class:`ConfigError` (the checks it shares with tournament files
+    raise their :class:`SpecError`, turned into one here)."""
+    try:
+        return _league(data)
+    except ConfigError:
+        raise
+    except SpecError as error:
+        raise ConfigError(str(error)) from None
+
+
+def _league(data: Mapping[str, Any]) -> LeagueConfig:
     _no_unknown(data, TOP_KEYS, "at the top level")
     name = _text(data, "name", required=True)
     if not NAME_PATTERN.fullmatch(name):
