@@ -365,6 +365,20 @@ def test_a_restart_puts_interrupted_builds_and_checks_back_in_the_queue(database
     assert database.requeue_interrupted() == []
 
 
+def test_three_failed_starts_in_a_row_suspend_a_ready_version(database: Database, league) -> None:
+    version, _ = database.add_version(a_bot(database, league.id, "alice", "alpha").id, SHA_A)
+    for step in (BUILDING, CHECKING, READY):
+        database.transition(version.id, step)
+    assert database.record_start(version.id, "exit status 1").start_failures == 1
+    assert database.record_start(version.id, None).start_failures == 0  # a start in between: not in a row
+    database.record_start(version.id, "exit status 1")
+    assert database.record_start(version.id, "timed out").state == READY
+    suspended = database.record_start(version.id, "no port")
+    assert (suspended.state, suspended.reason) == (SUSPENDED, "failed to start 3 times in a row; last: no port")
+    assert database.record_start(version.id, "again").start_failures == 3  # suspended: no longer counted
+    assert database.transition(version.id, READY).start_failures == 0  # reinstated with a clean count
+
+
 # --- games and ratings --------------------------------------------------------------------------------------------
 
 def test_games_are_indexed_with_their_seats(database: Database, league) -> None:

@@ -66,6 +66,8 @@ NEEDS_REASON = frozenset({FAILED, SUSPENDED})
 INTERRUPTED = (BUILDING, CHECKING)
 """States only a running server's worker holds: found at start, they mean the server died mid-step."""
 
+START_FAILURES = 3
+"""Failures to start in a row that suspend a ready version."""
 SHA256 = re.compile(r"[0-9a-f]{64}")
 NAME_LENGTH = 64
 
@@ -505,6 +507,24 @@ class Database:
         if done.rowcount != 1:
             raise StateError(f"version {current.number} of its bot changed state meanwhile (it was {current.state})")
         return self.version(version_id)
+
+    def record_start(self, version_id: int, failure: str | None, limit: int = START_FAILURES) -> Version:
+        """A ready version started (``failure`` None: its count of failures in a row is reset) or failed to start
+        (counted); ``limit`` failures in a row suspend it with the last one as the reason, as a tournament gives up
+        on an entrant."""
+        if failure is None:
+            with self.engine.begin() as connection:
+                connection.execute(sa.update(versions).where(versions.c.id == version_id)
+                                   .values(start_failures=0))
+            return self.version(version_id)
+        with self.engine.begin() as connection:
+            connection.execute(sa.update(versions).where(versions.c.id == version_id, versions.c.state == READY)
+                               .values(start_failures=versions.c.start_failures + 1))
+        version = self.version(version_id)
+        if version.state == READY and version.start_failures >= limit:
+            return self.transition(version_id, SUSPENDED,
+                                   f"failed to start {version.start_failures} times in a row; last: {failure}")
+        return version
 
     def requeue_interrupted(self) -> list[Version]:
         """At a server's start: versions left building or checking by a server that died are uploaded again, to be
