@@ -429,15 +429,20 @@ def sockets_of(pids: set[int]) -> set[int]:
     return inodes
 
 
-def test_a_ray_the_arena_starts_itself_listens_on_loopback_only() -> None:
+def test_a_ray_the_arena_starts_itself_listens_on_loopback_only(cluster: Cluster) -> None:
     """Attack surface: a Ray's GCS, raylet, workers and agents run whatever code a caller sends them. The one the
-    arena starts for itself (no --address) must not be reachable from the network at all."""
+    arena starts for itself (no --address) must not be reachable from the network at all; and it is a Ray of its
+    own, even with another one running on this machine (the test's cluster, which ``ray.init()`` would join)."""
     import ipaddress
 
+    errors = tempfile.TemporaryFile("w+")
     driver = subprocess.Popen([sys.executable, "-c", LOCAL_RAY_DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+                              stderr=errors, text=True, cwd=ROOT)
     try:
-        assert driver.stdout is not None and driver.stdout.readline() == "ready\n"
+        assert driver.stdout is not None
+        if driver.stdout.readline() != "ready\n":
+            errors.seek(0)
+            raise AssertionError(f"the driver did not start its Ray: {errors.read()[-2000:]}")
         pids = descendants(driver.pid)
         names = {(Path(f"/proc/{pid}/comm").read_text().strip() if Path(f"/proc/{pid}/comm").exists() else "?")
                  for pid in pids}
@@ -450,3 +455,4 @@ def test_a_ray_the_arena_starts_itself_listens_on_loopback_only() -> None:
     finally:
         driver.stdin.close()
         driver.wait(timeout=120)
+        errors.close()

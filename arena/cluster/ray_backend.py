@@ -95,7 +95,9 @@ def connect(address: str | None) -> None:
     else:
         check_reachable(address)
     try:
-        ray.init(address=address, **options)
+        # "local": a new Ray of its own, even when this machine already has one (ray.init() would join it, or the
+        # one RAY_ADDRESS names, and that one may listen on the network)
+        ray.init(address=address or "local", **options)
     except (ConnectionError, RuntimeError, ValueError) as error:
         where = f"the Ray cluster at {address!r}" if address else "a local Ray"
         raise ClusterError(f"cannot reach {where}: {str(error).splitlines()[0] if str(error) else error}") from None
