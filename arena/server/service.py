@@ -41,8 +41,6 @@ FLUSH_S = 0.05
 """How often queued events go out to the watchers (one batch per tournament per flush)."""
 REAP_S = 5.0
 """A watch stream told to end that is still open this long after (a client that stopped reading) is cancelled."""
-MAX_WATCHERS = 200
-"""Watch streams open at once, over all tournaments (each holds a gRPC thread)."""
 SHUTTING_DOWN = "server shutting down"
 
 
@@ -59,7 +57,7 @@ class Arena:
     """Every tournament of the server; used only on the trio thread."""
 
     def __init__(self, data: Path, *, concurrency: int, max_tournaments: int, log: Any,
-                 watch_buffer: int = WATCH_BUFFER_EVENTS, max_watchers: int = MAX_WATCHERS,
+                 watch_buffer: int = WATCH_BUFFER_EVENTS,
                  admission: Admission = Admission(), max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES,
                  backend: Any = None) -> None:
         self.data = data
@@ -73,7 +71,6 @@ class Arena:
         self.slots = trio.CapacityLimiter(max_tournaments)
         self.log = log
         self.watch_buffer = watch_buffer
-        self.max_watchers = max_watchers
         self.tournaments: dict[str, Tournament] = {}
         self.stopping = False
         self._nursery: trio.Nursery | None = None
@@ -437,9 +434,6 @@ class Arena:
 
     def subscribe(self, tournament_id: str, moves: bool, context: grpc.ServicerContext | None) -> Watcher:
         t = self.lookup(tournament_id)
-        if sum(len(x.watchers) for x in self.tournaments.values()) >= self.max_watchers:
-            raise ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                           f"too many watchers ({self.max_watchers}); try again later")
         self._flush(t)  # what happened before this watcher is in its snapshot, not in its first batch
         watcher = Watcher(t.id, moves, self.watch_buffer, context)
         snapshot = apb.Snapshot(tournament=t.info(), standings=standings_pb(t.standings_json()),
