@@ -25,12 +25,14 @@ from http.client import HTTPException
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from arena.tournament.standings import skill_cell
 from arena.web.data import CHART_POINTS, RatingHistory
 from test_gauntlet_sprt import outcome
 from test_replay_html import Chromium, needs_chromium
+from helpers import wait_for
 from test_server import (
     ROOT, WATCHED_BOT, Server, bot_entry, named, random_bot, registry, self_signed, submit, tournament,
 )
@@ -115,23 +117,25 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     running.stop()
 
 
-def gated_bot(folder: Path, tag: str) -> str:
+def gated_bot(folder: Path, tag: str, *options: str) -> str:
     """The registry entry of ``gated``: the slow bot, answering only as far as the file ``gate`` in its own folder
-    lets it (see tests/bots/watched_bot.py), which :func:`open_gate` writes. Closed at first."""
+    lets it (see tests/bots/watched_bot.py; ``options`` such as ``--gate-unit seat``), which :func:`open_gate`
+    writes. Closed at first."""
     folder.mkdir(mode=0o755)
     folder.chmod(0o755)
     for name in ("watched_bot.py", "testbot.py"):
         (folder / name).write_bytes((WATCHED_BOT.parent / name).read_bytes())
         (folder / name).chmod(0o644)
-    open_gate(folder / "gate", 0)
+    open_gate(folder / "gate", "")
     return (bot_entry("gated", str(folder / "watched_bot.py"), "--mode", "slow", "--delay", "0.05", "--tag", tag,
-                      "--gate", str(folder / "gate")) + f"folder = {json.dumps(str(folder))}\n")
+                      "--gate", str(folder / "gate"), *options) + f"folder = {json.dumps(str(folder))}\n")
 
 
-def open_gate(gate: Path, answers: int) -> None:
-    """Let the gated bot give ``answers`` answers in all (written whole, then renamed: never read half-written)."""
+def open_gate(gate: Path, allowed: int | str) -> None:
+    """Let the gated bot give ``allowed`` answers in all (or answer in the seats listed), written whole, then
+    renamed: never read half-written."""
     partial = gate.with_suffix(".new")
-    partial.write_text(f"{answers}\n")
+    partial.write_text(f"{allowed}\n")
     partial.chmod(0o644)
     partial.replace(gate)
 
@@ -270,6 +274,66 @@ def test_event_streams_announce_each_change(server: WebServer) -> None:
                     break
     done = [games for _, games, _ in seen]
     assert done == sorted(done) and done[-1] == 2 and len(set(map(json.dumps, seen))) == len(seen)
+
+
+def test_a_deal_set_cut_by_a_write_error_stays_withheld_until_it_is_complete(tmp_path: Path) -> None:
+    """A tournament FAILED by a write error is resumable: its deal sets' other rotations are still to be played, so
+    a game whose partner was not recorded stays withheld (GetGame and every route of the web), however the
+    tournament ended; once the restarted server has played the partner, the record is given."""
+    import resource
+
+    from arena.protocol import arena_pb2 as apb
+
+    tag = uuid.uuid4().hex
+    gate = tmp_path / "gated" / "gate"
+    bots = random_bot("alpha", tag) + gated_bot(gate.parent, tag, "--gate-unit", "seat")
+    arguments = registry(tmp_path, bots)
+    server = WebServer(tmp_path / "data", *arguments)
+    try:
+        stub = server.stub()
+        info = submit(stub, tournament(games=1, concurrency=1, bots=named("alpha", "gated"), name="cut",
+                                       extra="[time]\nmove_ms = 600000\n").replace("target = 1", "target = 40"))
+        web, tid = server.web, info.id
+        folder = server.data / "tournaments" / tid
+        first = wait_state(web, tid, lambda d: [g["index"] for g in d["in_progress"]] == [0], 60, "game 0 to start")
+        open_gate(gate, first["in_progress"][0]["seats"].index("gated"))        # game 0 only: the other seat waits
+        wait_state(web, tid, lambda d: [g["index"] for g in d["in_progress"]] == [1], 120,
+                   "game 0 recorded and game 1 held at the gate")
+        limit = (folder / "games.jsonl").stat().st_size
+        others = {p.name: p.stat().st_size for p in (server.data / "arena.log", folder / "server.json")}
+        assert all(size < limit // 2 for size in others.values()), (limit, others)   # only games.jsonl fails
+        resource.prlimit(server.process.pid, resource.RLIMIT_FSIZE, (limit, limit))  # game 1's write: EFBIG
+        open_gate(gate, "0 1")
+
+        def failed() -> apb.TournamentInfo | None:
+            found = stub.ListTournaments(apb.ListTournamentsRequest(), timeout=30).tournaments[0]
+            return found if found.state == apb.TOURNAMENT_STATE_FAILED else None
+        wait_for(failed, 120, "the write error to fail the tournament")
+        ended = failed()
+        assert ended is not None and ended.resumable and "File too large" in ended.error, ended
+        assert sorted(run_records(server, tid)) == [0]
+
+        withheld = "game 0 shares its deals with game(s) 1, still to finish; its record is withheld until then"
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.GetGame(apb.GetGameRequest(id=tid, index=0), timeout=30)
+        assert (refused.value.code(), refused.value.details()) == (grpc.StatusCode.FAILED_PRECONDITION, withheld)
+        assert get_json(f"{web}/api/t/{tid}/games/0.json", 403) == {"error": withheld}
+        assert get_json(f"{web}/api/t/{tid}/games/0/view", 403) == {"error": withheld}
+        assert http(f"{web}/t/{tid}/games/0")[0] == 403
+        assert http(f"{web}/api/t/{tid}/games.jsonl")[2] == b""
+        assert [g["index"] for g in get_json(f"{web}/api/t/{tid}/games")["games"]] == [0]   # its summary is public
+    finally:
+        server.stop()
+
+    again = WebServer(tmp_path / "data", *arguments)                           # no limit: it resumes
+    try:
+        wait_state(again.web, tid, finished, 120, "the resumed tournament to finish")
+        records = run_records(again, tid)
+        assert sorted(records) == [0, 1]
+        assert again.stub().GetGame(apb.GetGameRequest(id=tid, index=0), timeout=30).record.index == 0
+        assert json.loads(http(f"{again.web}/api/t/{tid}/games/0.json")[2])["rounds"] == records[0]["rounds"]
+    finally:
+        again.stop()
 
 
 # --- access -------------------------------------------------------------------------------------------------------

@@ -557,12 +557,9 @@ class ArenaServicer(apb_grpc.ArenaServicer):
                                f"game {index} of tournament {t.id}: its record, line {number} of games.jsonl, is "
                                f"unreadable: {problem}")
             raise ApiError(grpc.StatusCode.NOT_FOUND, f"game {index} of tournament {t.id} is not recorded (yet)")
-        if info.state in (apb.TOURNAMENT_STATE_QUEUED, apb.TOURNAMENT_STATE_RUNNING):
-            waiting = [i for i in t.deal_set(index) if i != index and i not in t.records]
-            if waiting:
-                raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
-                               f"game {index} shares its deals with game(s) {', '.join(map(str, waiting))}, still "
-                               f"to finish; its record is withheld until then")
+        waiting = self._trio(t.withheld_for, index)
+        if waiting:
+            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, t.withheld_message(index, waiting))
         withheld = not info.master_seed
         return apb.GetGameReply(record=record_message(record, withheld), seed_withheld=withheld)
 
