@@ -46,8 +46,8 @@ def add_server_commands(sub: Any) -> None:
     p.add_argument("--max-streams", type=int, default=200,  # arena/server/streams.py MAX_STREAMS
                    help="streams open at once over all clients: watches, health watches, reflection (default 200); "
                         "one more gets RESOURCE_EXHAUSTED, and quick calls always have threads of their own")
-    p.add_argument("--max-streams-per-client", type=int, default=50,  # streams.py MAX_STREAMS_PER_CLIENT
-                   help="streams open at once from one client address (default 50)")
+    p.add_argument("--max-streams-per-client", type=int, default=100,  # streams.py MAX_STREAMS_PER_CLIENT
+                   help="streams open at once from one client address (default 100)")
     p.add_argument("--bots", metavar="FILE",
                    help="the registry of bots this server runs: [[bots]] tables as in a tournament file, and an "
                         "optional [limits] (their defaults, and the most a submission may ask); submissions name "

@@ -18,8 +18,9 @@ import grpc
 
 MAX_STREAMS = 200
 """Streams open at once over every client (``--max-streams``)."""
-MAX_STREAMS_PER_CLIENT = 50
-"""Streams open at once from one client address (``--max-streams-per-client``)."""
+MAX_STREAMS_PER_CLIENT = 100
+"""Streams open at once from one client address (``--max-streams-per-client``): half the total, so that one client
+never holds every stream."""
 UNARY_WORKERS = 32
 """Threads of the pool that only quick calls can have (streams beyond the limits are refused before they hold one
 for long)."""

@@ -22,7 +22,7 @@ import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Sequence, TypeVar
 
 import trio
 from starlette.applications import Starlette
@@ -156,9 +156,9 @@ def create_app(arena: Arena, rules: AccessRules) -> Starlette:
     return Starlette(routes=routes)
 
 
-def content_security_policy(scripts: list[str] = [], styles: list[str] = []) -> str:
+def content_security_policy(scripts: Sequence[str] = (), styles: Sequence[str] = ()) -> str:
     """:data:`CSP` allowing also the inline scripts and style elements given, by their SHA-256."""
-    def sources(blocks: list[str]) -> str:
+    def sources(blocks: Sequence[str]) -> str:
         return "".join(f" 'sha256-{base64.b64encode(hashlib.sha256(b.encode()).digest()).decode()}'" for b in blocks)
     return CSP.format(scripts=sources(scripts), styles=sources(styles))
 
