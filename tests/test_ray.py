@@ -456,3 +456,28 @@ def test_a_ray_the_arena_starts_itself_listens_on_loopback_only(cluster: Cluster
         driver.stdin.close()
         driver.wait(timeout=120)
         errors.close()
+
+
+def test_a_local_ray_that_took_a_network_address_is_stopped_and_refused() -> None:
+    """Fail closed: should Ray ever take another address than loopback for the Ray the arena starts itself (a Ray
+    version that reads its switch differently), the arena stops it and says so rather than run on it."""
+    stopped = []
+
+    class FakeRay:
+        class util:
+            @staticmethod
+            def get_node_ip_address() -> str:
+                return "10.0.0.7"
+
+        @staticmethod
+        def shutdown() -> None:
+            stopped.append(True)
+
+    with pytest.raises(ray_backend.ClusterError) as refused:
+        ray_backend.check_loopback_node(FakeRay)
+    assert str(refused.value) == ("the local Ray took the address 10.0.0.7, not loopback: it would listen on the "
+                                  "network; start a cluster (ray start --head) and pass --address instead")
+    assert stopped == [True]
+    FakeRay.util.get_node_ip_address = staticmethod(lambda: "127.0.0.1")
+    ray_backend.check_loopback_node(FakeRay)
+    assert stopped == [True], "a loopback node is kept"
