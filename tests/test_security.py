@@ -270,6 +270,10 @@ async def test_without_the_sandbox_stopping_a_bot_still_ends_its_setsid_grandchi
 KILLED_ARENA = """
 import os, sys, trio
 from arena.players.process import BotProcess, BotSpec
+from arena.sandbox import host
+
+# No cgroup: the next arena to start would empty a dead arena's groups, which is a second line, not this one.
+host().cgroups, host().cgroup_problem = None, "a test of --pdeathsig alone"
 
 async def main():  # the tag comes in the environment: it names the bot's command line, not this one's
     process = BotProcess(BotSpec("victim", command=(sys.executable, sys.argv[1], "--tag", os.environ["ORPHAN_TAG"]),
