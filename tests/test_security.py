@@ -12,6 +12,7 @@ import json
 import shutil
 import os
 import socket
+import stat
 import sys
 import uuid
 from dataclasses import replace
@@ -228,6 +229,32 @@ async def test_a_bot_reaches_no_port_and_no_other_bots_socket(sandbox: bool, tmp
         else:
             assert f"127.0.0.1:{port}" in report["connected"]
             assert any(c.endswith("bot.sock") for c in report["connected"])  # the other bots' sockets
+
+
+async def test_a_bot_cannot_make_the_arena_talk_to_another_bot_in_its_place(tmp_path: Path) -> None:
+    """A sandbox's socket is reached through its first process (/proc/<pid>/root/run/arena/bot.sock), a path easy
+    to guess. The attacker is told the victim's (a bot that knows the layout) and puts a symlink to it where the
+    arena looks for its own socket: the arena opens the socket itself, never a symlink, and refuses to start it."""
+    from arena.players.faults import BotFailure
+
+    tag = f"victim-{uuid.uuid4().hex}"
+    target = BotProcess(victim(tag, 1), tmp_path, startup_s=20)
+    try:
+        await target.ensure_running()
+        assert target._containment is not None and target._containment.sandbox_pid is not None
+        victim_socket = f"/proc/{target._containment.sandbox_pid}/root/run/arena/bot.sock"
+        assert stat.S_ISSOCK(os.stat(victim_socket).st_mode)
+        process = BotProcess(attacker("redirect", ATTACK_TARGET=victim_socket), tmp_path, startup_s=20)
+        try:
+            with pytest.raises(BotFailure) as refused:
+                await process.ensure_running()
+        finally:
+            await process.stop()
+    finally:
+        await target.stop()
+    assert refused.value.kind is FaultKind.START_FAILED
+    assert "the bot's /run/arena/bot.sock is not a socket (a symlink is refused)" in str(refused.value)
+    assert process.hello is None
 
 
 # --- leaving something behind ------------------------------------------------------------------------------------

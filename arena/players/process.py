@@ -182,6 +182,10 @@ class BotProcess:
                         raise BotFailure(FaultKind.START_FAILED, detail=f"its sandbox was not made within "
                                                                         f"{self.startup_s:g} s")
                     await _listening(address, self.startup_s)
+                    try:
+                        address = containment.pin()
+                    except SandboxError as error:
+                        raise BotFailure(FaultKind.START_FAILED, detail=str(error)) from None
                     client = RemoteBot(address, spec.name, explain=self._explain)
                 left = max(0.001, self.startup_s - (time.perf_counter() - started))
                 outcome["hello"] = await client.handshake(left)

@@ -25,6 +25,7 @@ import json
 import os
 import secrets
 import shutil
+import stat
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -76,6 +77,10 @@ class Containment:
     :meth:`started` after it."""
     _info_fd: int | None = None
     """The arena's end of the ``--info-fd`` pipe, where bubblewrap writes the pid of the sandbox's first process."""
+    sandbox_pid: int | None = None
+    """The sandbox's first process (bubblewrap's init in its PID namespace), once :meth:`locate` has read it."""
+    _pinned: list[int] = field(default_factory=list)
+    """The bot's socket, held open by :meth:`pin` while the arena talks to it."""
 
     def started(self) -> None:
         """The process has been started (or failed to be): the arena's copies of its inherited descriptors go."""
@@ -100,7 +105,30 @@ class Containment:
             pid = int(json.loads(text)["child-pid"])
         except (ValueError, KeyError, TypeError):
             raise SandboxError(f"bubblewrap did not say where the sandbox is (it wrote {text[:200]!r})") from None
+        self.sandbox_pid = pid
         self.listen_address = f"unix:/proc/{pid}/root{LISTEN_DIR_INSIDE}/bot.sock"
+        return self.listen_address
+
+    def pin(self) -> str:
+        """The address of the very socket the bot has made, held open by inode (``O_PATH``, never following a
+        symlink), for a sandboxed bot: whatever the bot puts at its socket's path later, the arena keeps talking to
+        it. Without this, a bot could make ``bot.sock`` a symlink to another bot's socket (whose path, through that
+        sandbox's pid, is easy to guess) and have that bot play its seat. SandboxError when what the bot put there
+        is not a socket."""
+        if self._info_fd is not None or not self.listen_address.startswith("unix:/proc/"):
+            return self.listen_address
+        path = self.listen_address[len("unix:"):]
+        try:
+            fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:  # it never listened: the handshake says so, as for any bot
+            return self.listen_address
+        except OSError as error:
+            raise SandboxError(f"cannot open the bot's socket {LISTEN_DIR_INSIDE}/bot.sock: {error.strerror}") from None
+        if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise SandboxError(f"the bot's {LISTEN_DIR_INSIDE}/bot.sock is not a socket (a symlink is refused)")
+        self._pinned.append(fd)
+        self.listen_address = f"unix:/proc/self/fd/{fd}"
         return self.listen_address
 
     def over_limit(self) -> str | None:
@@ -112,6 +140,9 @@ class Containment:
         if self._info_fd is not None:
             os.close(self._info_fd)
             self._info_fd = None
+        for fd in self._pinned:
+            os.close(fd)
+        self._pinned.clear()
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None

@@ -15,6 +15,8 @@ Attacks (``--attack``):
             (in the background)
   mounts    report every mount it sees: mount point, filesystem type, per-mount options (/proc/self/mountinfo)
   project   list what it sees of the project checkout it comes from (two folders above its own file)
+  redirect  listen on another path and make its socket's path a symlink to $ATTACK_TARGET (another bot's socket,
+            as the arena sees it), so that the arena would talk to that bot in its place
   setsid    leave a grandchild behind in a new session that ignores SIGTERM, its command line tagged $ATTACK_TAG
   memory    allocate memory 64 MiB at a time, touching every page, up to 4 GiB
   pids      start threads until the kernel refuses, report how many, then exit
@@ -310,5 +312,18 @@ def notify(request, context):
     return bot_pb2.NotifyReply()
 
 
+def listen_through_a_symlink(target: str) -> None:
+    """Serve on a socket of its own, then put a symlink to ``target`` where the arena looks for its socket."""
+    own = os.environ["DOMINOES_BOT_LISTEN"].removeprefix("unix:")
+    real = os.path.join(os.path.dirname(own), "real.sock")
+    threading.Thread(target=serve_handlers, args=(hello, act, notify, f"unix:{real}"), daemon=True).start()
+    while not os.path.exists(real):
+        threading.Event().wait(0.01)
+    os.symlink(target, own)
+    threading.Event().wait()
+
+
 if __name__ == "__main__":
+    if ATTACK == "redirect":
+        listen_through_a_symlink(os.environ["ATTACK_TARGET"])
     serve_handlers(hello, act, notify, args.listen)
