@@ -171,22 +171,8 @@ class BotProcess:
         async def handshake(cancel: trio.CancelScope) -> None:
             nonlocal client
             try:
-                if client is None:  # gRPC: its socket, once its sandbox is made and it listens
-                    address = None
-                    with trio.move_on_after(self.startup_s):
-                        try:
-                            address = await containment.locate()
-                        except SandboxError as error:
-                            raise BotFailure(FaultKind.START_FAILED, detail=str(error)) from None
-                    if address is None:
-                        raise BotFailure(FaultKind.START_FAILED, detail=f"its sandbox was not made within "
-                                                                        f"{self.startup_s:g} s")
-                    await _listening(address, self.startup_s)
-                    try:
-                        address = containment.pin()
-                    except SandboxError as error:
-                        raise BotFailure(FaultKind.START_FAILED, detail=str(error)) from None
-                    client = RemoteBot(address, spec.name, explain=self._explain)
+                if client is None:  # gRPC
+                    client = RemoteBot(await self._socket_of(containment), spec.name, explain=self._explain)
                 left = max(0.001, self.startup_s - (time.perf_counter() - started))
                 outcome["hello"] = await client.handshake(left)
             except BotFailure as failure:
@@ -221,6 +207,20 @@ class BotProcess:
         if isinstance(failure, BotFailure) and failure.kind is FaultKind.HANDSHAKE_FAILED:
             raise failure
         raise BotFailure(FaultKind.START_FAILED, detail=detail)
+
+    async def _socket_of(self, containment: Containment) -> str:
+        """Where the arena connects to a gRPC bot: its socket, found through its sandbox once bubblewrap has made it,
+        and held by inode once the bot listens (see :meth:`Containment.pin`). A START_FAILED BotFailure if not."""
+        address: str | None = None
+        try:
+            with trio.move_on_after(self.startup_s):
+                address = await containment.locate()
+            if address is None:
+                raise BotFailure(FaultKind.START_FAILED, detail=f"its sandbox was not made within {self.startup_s:g} s")
+            await _listening(address, self.startup_s)
+            return containment.pin()
+        except SandboxError as error:
+            raise BotFailure(FaultKind.START_FAILED, detail=str(error)) from None
 
     def _why_not_started(self, outcome: dict[str, object]) -> str:
         tail = self.stderr_tail()
