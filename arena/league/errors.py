@@ -1,6 +1,6 @@
 """The league's errors: each one line a CLI prints as it is and the gRPC service maps onto a status code.
 
-They are :class:`~arena.errors.ArenaError`\ s, which every ``arena`` command prints as one line; a league file's
+They are :class:`~arena.errors.ArenaError` errors, which every ``arena`` command prints as one line; a league file's
 :class:`ConfigError` is also a tournament file's :class:`~arena.tournament.spec.SpecError` (a league file shares its
 keys' checks with tournament files).
 """
