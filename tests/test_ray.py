@@ -363,3 +363,121 @@ def test_the_cluster_package_exports_its_names_and_loads_ray_only_when_one_is_us
         "True",
         "False True",  # the backend's module loads Ray only when asked for it
     ], out.stderr
+
+
+LOCAL_RAY_DRIVER = """
+import sys
+import ray
+from arena.cluster import connect
+connect(None)  # as `arena run/serve --backend ray` without --address
+ray.get(ray.remote(lambda: 1).remote())  # a worker started and serving too
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def descendants(pid: int) -> set[int]:
+    """``pid`` and every process below it (Ray's GCS, raylet, agents and workers are started by the driver's Ray)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        current = todo.pop()
+        found.add(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def listening_sockets() -> dict[int, str]:
+    """Every listening TCP socket of this machine, by inode: its local address as /proc/net/tcp{,6} give it."""
+    found = {}
+    for table, v6 in (("/proc/net/tcp", False), ("/proc/net/tcp6", True)):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A":  # LISTEN
+                found[int(fields[9])] = decode_address(fields[1], v6)
+    return found
+
+
+def decode_address(hex_address: str, v6: bool) -> str:
+    """``0100007F:1F90`` (little-endian words) as ``127.0.0.1:8080``; v4-mapped v6 as its v4 address."""
+    import ipaddress
+
+    host, port = hex_address.split(":")
+    raw = bytes.fromhex(host)
+    packed = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+    address = ipaddress.ip_address(packed)
+    if v6 and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return f"{address}:{int(port, 16)}"
+
+
+def sockets_of(pids: set[int]) -> set[int]:
+    inodes = set()
+    for pid in pids:
+        try:
+            links = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()]
+        except OSError:
+            continue
+        inodes.update(int(link[8:-1]) for link in links if link.startswith("socket:["))
+    return inodes
+
+
+def test_a_ray_the_arena_starts_itself_listens_on_loopback_only(cluster: Cluster) -> None:
+    """Attack surface: a Ray's GCS, raylet, workers and agents run whatever code a caller sends them. The one the
+    arena starts for itself (no --address) must not be reachable from the network at all; and it is a Ray of its
+    own, even with another one running on this machine (the test's cluster, which ``ray.init()`` would join)."""
+    import ipaddress
+
+    errors = tempfile.TemporaryFile("w+")
+    driver = subprocess.Popen([sys.executable, "-c", LOCAL_RAY_DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=errors, text=True, cwd=ROOT)
+    try:
+        assert driver.stdout is not None
+        if driver.stdout.readline() != "ready\n":
+            errors.seek(0)
+            raise AssertionError(f"the driver did not start its Ray: {errors.read()[-2000:]}")
+        pids = descendants(driver.pid)
+        names = {(Path(f"/proc/{pid}/comm").read_text().strip() if Path(f"/proc/{pid}/comm").exists() else "?")
+                 for pid in pids}
+        assert {"gcs_server", "raylet"} <= names, names
+        listening = listening_sockets()
+        theirs = [listening[inode] for inode in sockets_of(pids) if inode in listening]
+        assert len(theirs) >= 4, theirs  # the GCS, the raylet's, the workers' and the driver's own servers at least
+        beyond_loopback = [a for a in theirs if not ipaddress.ip_address(a.rsplit(":", 1)[0]).is_loopback]
+        assert beyond_loopback == [], f"Ray listens beyond loopback on {beyond_loopback} (all: {theirs})"
+    finally:
+        driver.stdin.close()
+        driver.wait(timeout=120)
+        errors.close()
+
+
+def test_a_local_ray_that_took_a_network_address_is_stopped_and_refused() -> None:
+    """Fail closed: should Ray ever take another address than loopback for the Ray the arena starts itself (a Ray
+    version that reads its switch differently), the arena stops it and says so rather than run on it."""
+    stopped = []
+
+    class FakeRay:
+        class util:
+            @staticmethod
+            def get_node_ip_address() -> str:
+                return "10.0.0.7"
+
+        @staticmethod
+        def shutdown() -> None:
+            stopped.append(True)
+
+    with pytest.raises(ray_backend.ClusterError) as refused:
+        ray_backend.check_loopback_node(FakeRay)
+    assert str(refused.value) == ("the local Ray took the address 10.0.0.7, not loopback: it would listen on the "
+                                  "network; start a cluster (ray start --head) and pass --address instead")
+    assert stopped == [True]
+    FakeRay.util.get_node_ip_address = staticmethod(lambda: "127.0.0.1")
+    ray_backend.check_loopback_node(FakeRay)
+    assert stopped == [True], "a loopback node is kept"

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,7 +21,7 @@ def test_limits_are_read_checked_and_layered() -> None:
     base = limits_from_table({"memory_mb": 512, "cpus": 0.5})
     assert base == Limits(memory_mb=512, cpus=0.5)
     assert limits_from_table({"pids": 32}, base) == Limits(memory_mb=512, pids=32, cpus=0.5)
-    with pytest.raises(LimitsError, match=r"key 'limits.memory_mb' must be an integer from 16 to 1048576, got 'x'"):
+    with pytest.raises(LimitsError, match=r"key 'limits.memory_mb' must be an integer from 16 to 65536, got 'x'"):
         limits_from_table({"memory_mb": "x"})
     with pytest.raises(LimitsError, match="unknown key 'disk_mb' in \\[limits\\]; valid keys: memory_mb, pids"):
         limits_from_table({"disk_mb": 5})
@@ -37,9 +38,38 @@ def test_a_tournament_file_sets_limits_for_all_and_for_one_bot() -> None:
     assert spec.bots[1].folder == "bots/b"
     assert spec_from_dict({"variant": "draw", "sandbox": False, "bots": [
         {"name": "a", "command": "x"}, {"name": "b", "command": "y"}]}).bots[0].sandbox is False
-    with pytest.raises(SpecError, match="key 'bots\\[1\\].limits.cpus' must be a number from 0.05 to 1024"):
+    with pytest.raises(SpecError, match="key 'bots\\[1\\].limits.cpus' must be a number from 0.05 to 64"):
         spec_from_dict({"variant": "draw", "bots": [{"name": "a", "command": "x", "limits": {"cpus": 0}},
                                                     {"name": "b", "command": "y"}]})
+
+
+ABOVE_THE_MAXIMA = [("memory_mb", 1073741824, 65536), ("pids", 1_000_000, 4096), ("log_mb", 1 << 20, 1024),
+                    ("tmp_mb", 1 << 20, 4096), ("cpus", 1e6, 64)]
+
+
+@pytest.mark.parametrize("key,value,maximum", ABOVE_THE_MAXIMA, ids=[row[0] for row in ABOVE_THE_MAXIMA])
+def test_a_limit_above_its_maximum_is_refused_in_a_tournament_a_registry_and_on_the_command_line(
+        key: str, value: float, maximum: float, tmp_path: Path) -> None:
+    """A limit has a maximum (limits.BOUNDS), so a typo cannot turn it into no limit: refused with one line naming the
+    key, the value and the maximum, wherever it is set, and the maximum itself is allowed."""
+    from arena.sandbox.limits import BOUNDS
+    from arena.server.registry import registry_from_dict
+
+    assert BOUNDS[key][1] == maximum
+    assert getattr(limits_from_table({key: maximum}), key) == maximum
+    bots = [{"name": "a", "command": "x"}, {"name": "b", "command": "y"}]
+    with pytest.raises(SpecError, match=f"^key 'limits.{key}' is {value!r}, above its maximum of {maximum:g}$"):
+        spec_from_dict({"variant": "draw", "limits": {key: value}, "bots": bots})
+    with pytest.raises(SpecError, match=fr"^key 'bots\[1\].limits.{key}' is {value!r}, above its maximum of {maximum:g}$"):
+        spec_from_dict({"variant": "draw", "bots": [{**bots[0], "limits": {key: value}}, bots[1]]})
+    with pytest.raises(Exception, match=f"key 'limits.{key}' is {value!r}, above its maximum of {maximum:g}"):
+        registry_from_dict({"limits": {key: value}, "bots": bots})
+    flag = "--" + key.replace("_", "-")
+    refused = subprocess.run([sys.executable, "-m", "arena", "check-bot", flag, str(value), "--",
+                              sys.executable, str(ROOT / "bots/python/random_bot.py")], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120)
+    assert (refused.returncode, refused.stderr) == (
+        2, f"error: key '{flag}' is {value!r}, above its maximum of {maximum:g}\n")
 
 
 def test_the_bots_folder_is_its_program_files_folder() -> None:

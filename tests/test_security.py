@@ -12,6 +12,7 @@ import json
 import shutil
 import os
 import socket
+import stat
 import sys
 import uuid
 from dataclasses import replace
@@ -55,10 +56,29 @@ def reports(log: Path, name: str) -> list[dict]:
             if line.startswith(prefix)]
 
 
+REPORT_WAIT_S = 300.0
+"""A generous bound on an attack's own work (walking a filesystem on a busy machine), never a synchronisation."""
+
+
+async def attack_report(log: Path, name: str) -> list[dict]:
+    """The attacker's reports once it has written one. An attack may outlast the game (it runs beside it), and its
+    line reaches the log through the arena's copy task: so the test waits for the line itself, never for a time."""
+    with trio.move_on_after(REPORT_WAIT_S):
+        while not (found := reports(log, name) if log.exists() else []):
+            await trio.sleep(0.05)
+        return found
+    raise AssertionError(f"the attacker wrote no {name!r} report within {REPORT_WAIT_S:g} s")
+
+
+def attack_of(spec: BotSpec) -> str:
+    return spec.command[spec.command.index("--attack") + 1]
+
+
 async def play_beside_victims(spec: BotSpec, tmp_path: Path, *, seats: int = 3, move_ms: int = 2000,
                               victims_sandboxed: bool = True):
     """Seat 0 is the attacker, the other seats random Python bots tagged for the test; returns the record, the
-    attacker's log, and the tag. Every process is stopped and checked gone before returning."""
+    attacker's log, and the tag. The victims stay up until the attacker has reported (its attack may outlast the
+    game); every process is stopped and checked gone before returning."""
     tag = f"victim-{uuid.uuid4().hex}"
     processes = [BotProcess(spec, tmp_path, startup_s=20)] + [
         BotProcess(victim(tag, n, victims_sandboxed), tmp_path, startup_s=20) for n in range(1, seats)]
@@ -66,6 +86,7 @@ async def play_beside_victims(spec: BotSpec, tmp_path: Path, *, seats: int = 3, 
         bots = [await p.ensure_running() for p in processes]
         record = await play_match(new_game("draw", seats), bots, seed=11, match_id=uuid.uuid4().hex,
                                   time_control=TimeControl(move_ms=move_ms))
+        await attack_report(processes[0].log_path, attack_of(spec))
     finally:
         for process in processes:
             await process.stop()
@@ -112,6 +133,35 @@ async def test_a_bot_cannot_read_the_seed_the_records_the_logs_or_a_token(sandbo
         assert str(run / "seed.secret") in leaked and str(token) in leaked  # the attack works without the sandbox
 
 
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unprotected"])
+async def test_a_bot_sees_nothing_of_the_project_but_its_own_folder_and_the_protocol(sandbox: bool,
+                                                                                    tmp_path: Path) -> None:
+    """The attacker walks the checkout it comes from (it knows where: two folders above its file), with a run folder
+    in the project's runs/: it sees the arena's environment and protocol files (by design) and its own folder
+    (tests/bots), and nothing else: no other bot's folder under bots/, no test, no run."""
+    runs = ROOT / "runs"
+    made_runs = not runs.exists()
+    run = runs / f"test-security-{uuid.uuid4().hex}"
+    run.mkdir(parents=True)
+    (run / "seed.secret").write_text("s3cr3t-seed\n")
+    try:
+        record, log = await one_match(attacker("project", sandbox=sandbox), tmp_path)
+    finally:
+        shutil.rmtree(run)
+        if made_runs:
+            runs.rmdir()
+    (report,) = reports(log, "project")
+    assert report["root"] == str(ROOT)
+    seen = set(report["seen"])
+    if sandbox:
+        assert {path.split("/")[0] for path in seen} == {".venv", "arena", "proto", "tests"}
+        assert {path for path in seen if path.startswith("tests/")} == {
+            path for path in seen if path == "tests/bots" or path.startswith("tests/bots/")} != set()
+        assert record.faults == []
+    else:  # the same walk without the sandbox finds all of it
+        assert {f"runs/{run.name}/seed.secret", "bots/python/random_bot.py", "tests/test_security.py"} <= seen
+
+
 # --- other processes ---------------------------------------------------------------------------------------------
 
 
@@ -149,7 +199,7 @@ def test_a_bot_inherits_no_descriptor_but_its_standard_streams(tmp_path: Path) -
         import subprocess
 
         out = subprocess.run(containment.argv, env=containment.env, cwd=containment.cwd, capture_output=True,
-                             text=True, timeout=30)
+                             text=True, timeout=30, pass_fds=containment.pass_fds)  # bubblewrap's --info-fd
         containment.close()
     finally:
         os.close(readable)
@@ -181,6 +231,32 @@ async def test_a_bot_reaches_no_port_and_no_other_bots_socket(sandbox: bool, tmp
             assert any(c.endswith("bot.sock") for c in report["connected"])  # the other bots' sockets
 
 
+async def test_a_bot_cannot_make_the_arena_talk_to_another_bot_in_its_place(tmp_path: Path) -> None:
+    """A sandbox's socket is reached through its first process (/proc/<pid>/root/run/arena/bot.sock), a path easy
+    to guess. The attacker is told the victim's (a bot that knows the layout) and puts a symlink to it where the
+    arena looks for its own socket: the arena opens the socket itself, never a symlink, and refuses to start it."""
+    from arena.players.faults import BotFailure
+
+    tag = f"victim-{uuid.uuid4().hex}"
+    target = BotProcess(victim(tag, 1), tmp_path, startup_s=20)
+    try:
+        await target.ensure_running()
+        assert target._containment is not None and target._containment.sandbox_pid is not None
+        victim_socket = f"/proc/{target._containment.sandbox_pid}/root/run/arena/bot.sock"
+        assert stat.S_ISSOCK(os.stat(victim_socket).st_mode)
+        process = BotProcess(attacker("redirect", ATTACK_TARGET=victim_socket), tmp_path, startup_s=20)
+        try:
+            with pytest.raises(BotFailure) as refused:
+                await process.ensure_running()
+        finally:
+            await process.stop()
+    finally:
+        await target.stop()
+    assert refused.value.kind is FaultKind.START_FAILED
+    assert "the bot's /run/arena/bot.sock is not a socket (a symlink is refused)" in str(refused.value)
+    assert process.hello is None
+
+
 # --- leaving something behind ------------------------------------------------------------------------------------
 
 
@@ -191,12 +267,67 @@ async def test_a_setsid_grandchild_that_ignores_sigterm_dies_with_the_bot(tmp_pa
         bot = await process.ensure_running()
         record = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=3,
                                   match_id="setsid", time_control=TimeControl(move_ms=2000))
-        assert len(reports(process.log_path, "setsid")) == 1
+        assert len(await attack_report(process.log_path, "setsid")) == 1
         assert len(bot_processes(tag)) == 1  # the grandchild is alive while the bot is
     finally:
         await process.stop()
     assert record.faults == []
     wait_for(lambda: bot_processes(tag) == [], 10, "the grandchild to be gone")
+
+
+@needs_cgroups
+async def test_without_the_sandbox_stopping_a_bot_still_ends_its_setsid_grandchild(tmp_path: Path) -> None:
+    """With ``sandbox = false`` there is no PID namespace to take the grandchild down, and it left the bot's process
+    group (setsid) and ignores SIGTERM: the bot's cgroup is what ends it."""
+    tag = f"grandchild-{uuid.uuid4().hex}"
+    process = BotProcess(attacker("setsid", sandbox=False, ATTACK_TAG=tag), tmp_path, startup_s=20)
+    try:
+        bot = await process.ensure_running()
+        record = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=3,
+                                  match_id="setsid-unsandboxed", time_control=TimeControl(move_ms=2000))
+        (report,) = await attack_report(process.log_path, "setsid")
+        assert bot_processes(tag) == [report["grandchild"]]  # alive, in a session of its own, while the bot is
+        assert os.getsid(report["grandchild"]) == report["grandchild"]
+    finally:
+        await process.stop()
+    assert record.faults == []
+    wait_for(lambda: bot_processes(tag) == [], 10, "the grandchild to be gone")
+
+
+KILLED_ARENA = """
+import os, sys, trio
+from arena.players.process import BotProcess, BotSpec
+from arena.sandbox import host
+
+# No cgroup: the next arena to start would empty a dead arena's groups, which is a second line, not this one.
+host().cgroups, host().cgroup_problem = None, "a test of --pdeathsig alone"
+
+async def main():  # the tag comes in the environment: it names the bot's command line, not this one's
+    process = BotProcess(BotSpec("victim", command=(sys.executable, sys.argv[1], "--tag", os.environ["ORPHAN_TAG"]),
+                                 sandbox=False), startup_s=60)
+    await process.ensure_running()
+    print("ready", flush=True)
+    await trio.sleep_forever()
+
+trio.run(main)
+"""
+
+
+def test_without_the_sandbox_bots_die_with_an_arena_killed_with_sigkill(tmp_path: Path) -> None:
+    """No exit handler runs in an arena killed with SIGKILL: the kernel ends its bots (``--pdeathsig KILL``)."""
+    import signal
+    import subprocess
+
+    tag = f"orphan-{uuid.uuid4().hex}"
+    arena = subprocess.Popen([sys.executable, "-c", KILLED_ARENA, RANDOM_BOT], cwd=ROOT, stdout=subprocess.PIPE,
+                             text=True, env={**os.environ, "ORPHAN_TAG": tag})
+    try:
+        assert arena.stdout is not None and arena.stdout.readline() == "ready\n"
+        assert len(bot_processes(tag)) == 1
+    finally:
+        arena.send_signal(signal.SIGKILL)
+        arena.wait()
+    wait_for(lambda: bot_processes(tag) == [], 10, "the bot of the killed arena to be gone")
 
 
 # --- limits ------------------------------------------------------------------------------------------------------
@@ -250,6 +381,60 @@ async def test_a_bot_fills_only_its_own_small_tmp_and_can_write_nowhere_else(tmp
     assert 0 < report["written"] <= 8 * 1024 * 1024
     assert report["writable"] == []
     assert not (ROOT / "tests" / "bots" / "attack-was-here").exists()
+
+
+def disk_use(folder: Path) -> int:
+    """Bytes the filesystem holds for everything under ``folder`` (blocks, not apparent sizes)."""
+    return sum(entry.stat(follow_symlinks=False).st_blocks * 512 for entry in folder.rglob("*")) + \
+        folder.stat().st_blocks * 512
+
+
+async def test_a_bot_grows_the_hosts_disk_by_nothing_whatever_it_writes_to(tmp_path: Path) -> None:
+    """Every place a bot can write is a capped tmpfs of its sandbox: its /tmp (tmp_mb) and its socket folder (a few
+    KiB). The attacker tries to write 200 MiB into its socket folder, its /tmp and every folder of its filesystem
+    in which it can create a file; its folder on the host (where its socket folder used to be, and wrote 2,000 MB
+    once) keeps the few bytes the arena put there."""
+    from arena.sandbox.contain import LISTEN_DIR_INSIDE, SOCKET_DIR_BYTES
+
+    process = BotProcess(attacker("disk", limits=Limits(tmp_mb=8), ATTACK_DISK_MB="200"), tmp_path, startup_s=20)
+    try:
+        bot = await process.ensure_running()
+        assert process._containment is not None
+        private = process._containment.private_dir
+        record = await play_match(new_game("draw", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=4,
+                                  match_id="disk", time_control=TimeControl(move_ms=5000))
+        (report,) = await attack_report(process.log_path, "disk")  # it has written all it could
+        on_host = disk_use(private)
+    finally:
+        await process.stop()
+    assert sorted(report["writable"]) == [LISTEN_DIR_INSIDE, "/tmp"]
+    assert sorted(report["written"]) == [LISTEN_DIR_INSIDE, "/tmp"]
+    assert report["written"][LISTEN_DIR_INSIDE] <= SOCKET_DIR_BYTES
+    assert 0 < report["written"]["/tmp"] <= 8 * 1024 * 1024
+    assert on_host < 64 * 1024, f"the bot's folder on the host holds {on_host} bytes"
+    assert record.faults == []
+
+
+async def test_only_the_bots_tmp_and_socket_folder_are_mounted_writable(tmp_path: Path) -> None:
+    """What the bot's kernel says of its mounts, so it holds for an arena that is not root too (where the bot's user
+    owns what bubblewrap made, and file modes would not stop it): every mount is read-only but its /tmp and its
+    socket folder, each a tmpfs of its stated size. Left writable, as they store nothing: the device files in /dev
+    (/dev/null) and /dev/pts."""
+    from arena.sandbox.contain import LISTEN_DIR_INSIDE
+
+    devices = {f"/dev/{name}" for name in ("null", "zero", "full", "random", "urandom", "tty")}
+    record, log = await one_match(attacker("mounts", limits=Limits(tmp_mb=8)), tmp_path)
+    (report,) = reports(log, "mounts")
+    mounts = {m["point"]: m for m in report["mounts"]}
+    writable = {point for point, m in mounts.items() if "rw" in m["options"]}
+    stores_nothing = {point for point in writable
+                      if (point in devices and mounts[point]["fstype"] == "devtmpfs")
+                      or (point == "/dev/pts" and mounts[point]["fstype"] == "devpts")}
+    assert writable - stores_nothing == {"/tmp", LISTEN_DIR_INSIDE}
+    assert {"/", "/usr", "/proc", "/dev", str(ROOT / "tests" / "bots")} <= set(mounts)  # ro, as they are not above
+    assert mounts["/tmp"]["fstype"] == mounts[LISTEN_DIR_INSIDE]["fstype"] == "tmpfs"
+    assert "size=8192k" in mounts["/tmp"]["super"] and "size=64k" in mounts[LISTEN_DIR_INSIDE]["super"]
+    assert record.faults == []
 
 
 @needs_cgroups

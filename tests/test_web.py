@@ -25,18 +25,22 @@ from http.client import HTTPException
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from arena.tournament.standings import skill_cell
 from arena.web.data import CHART_POINTS, RatingHistory
 from test_gauntlet_sprt import outcome
 from test_replay_html import Chromium, needs_chromium
+from helpers import wait_for
 from test_server import (
     ROOT, WATCHED_BOT, Server, bot_entry, named, random_bot, registry, self_signed, submit, tournament,
 )
 
 SHOTS = Path("/tmp/arena-web-shots")
 BEARER = "Bearer "
+OWN_NAME = "arena.example.test"
+"""The name the module's server is given with --http-host."""
 
 
 # --- helpers ----------------------------------------------------------------------------------------------------
@@ -105,10 +109,35 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.mktemp("web")
     tag = uuid.uuid4().hex
     bots = (random_bot("alpha", tag) + random_bot("beta", tag)
-            + bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.15", "--tag", tag))
-    running = WebServer(folder / "data", "--concurrency", "2", *registry(folder, bots))
+            + bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.15", "--tag", tag)
+            + gated_bot(folder / "gated", tag))
+    running = WebServer(folder / "data", "--concurrency", "2", "--http-host", OWN_NAME, *registry(folder, bots))
+    running.gate = folder / "gated" / "gate"
     yield running
     running.stop()
+
+
+def gated_bot(folder: Path, tag: str, *options: str) -> str:
+    """The registry entry of ``gated``: the slow bot, answering only as far as the file ``gate`` in its own folder
+    lets it (see tests/bots/watched_bot.py; ``options`` such as ``--gate-unit seat``), which :func:`open_gate`
+    writes. Closed at first."""
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    for name in ("watched_bot.py", "testbot.py"):
+        (folder / name).write_bytes((WATCHED_BOT.parent / name).read_bytes())
+        (folder / name).chmod(0o644)
+    open_gate(folder / "gate", "")
+    return (bot_entry("gated", str(folder / "watched_bot.py"), "--mode", "slow", "--delay", "0.05", "--tag", tag,
+                      "--gate", str(folder / "gate"), *options) + f"folder = {json.dumps(str(folder))}\n")
+
+
+def open_gate(gate: Path, allowed: int | str) -> None:
+    """Let the gated bot give ``allowed`` answers in all (or answer in the seats listed), written whole, then
+    renamed: never read half-written."""
+    partial = gate.with_suffix(".new")
+    partial.write_text(f"{allowed}\n")
+    partial.chmod(0o644)
+    partial.replace(gate)
 
 
 # --- every route, on a finished tournament ------------------------------------------------------------------------
@@ -247,7 +276,162 @@ def test_event_streams_announce_each_change(server: WebServer) -> None:
     assert done == sorted(done) and done[-1] == 2 and len(set(map(json.dumps, seen))) == len(seen)
 
 
+def test_a_deal_set_cut_by_a_write_error_stays_withheld_until_it_is_complete(tmp_path: Path) -> None:
+    """A tournament FAILED by a write error is resumable: its deal sets' other rotations are still to be played, so
+    a game whose partner was not recorded stays withheld (GetGame and every route of the web), however the
+    tournament ended; once the restarted server has played the partner, the record is given."""
+    import resource
+
+    from arena.protocol import arena_pb2 as apb
+
+    tag = uuid.uuid4().hex
+    gate = tmp_path / "gated" / "gate"
+    bots = random_bot("alpha", tag) + gated_bot(gate.parent, tag, "--gate-unit", "seat")
+    arguments = registry(tmp_path, bots)
+    server = WebServer(tmp_path / "data", *arguments)
+    try:
+        stub = server.stub()
+        info = submit(stub, tournament(games=1, concurrency=1, bots=named("alpha", "gated"), name="cut",
+                                       extra="[time]\nmove_ms = 600000\n").replace("target = 1", "target = 40"))
+        web, tid = server.web, info.id
+        folder = server.data / "tournaments" / tid
+        first = wait_state(web, tid, lambda d: [g["index"] for g in d["in_progress"]] == [0], 60, "game 0 to start")
+        open_gate(gate, first["in_progress"][0]["seats"].index("gated"))        # game 0 only: the other seat waits
+        wait_state(web, tid, lambda d: [g["index"] for g in d["in_progress"]] == [1], 120,
+                   "game 0 recorded and game 1 held at the gate")
+        limit = (folder / "games.jsonl").stat().st_size
+        others = {p.name: p.stat().st_size for p in (server.data / "arena.log", folder / "server.json")}
+        assert all(size < limit // 2 for size in others.values()), (limit, others)   # only games.jsonl fails
+        resource.prlimit(server.process.pid, resource.RLIMIT_FSIZE, (limit, limit))  # game 1's write: EFBIG
+        open_gate(gate, "0 1")
+
+        def failed() -> apb.TournamentInfo | None:
+            found = stub.ListTournaments(apb.ListTournamentsRequest(), timeout=30).tournaments[0]
+            return found if found.state == apb.TOURNAMENT_STATE_FAILED else None
+        wait_for(failed, 120, "the write error to fail the tournament")
+        ended = failed()
+        assert ended is not None and ended.resumable and "File too large" in ended.error, ended
+        assert sorted(run_records(server, tid)) == [0]
+
+        withheld = "game 0 shares its deals with game(s) 1, still to finish; its record is withheld until then"
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.GetGame(apb.GetGameRequest(id=tid, index=0), timeout=30)
+        assert (refused.value.code(), refused.value.details()) == (grpc.StatusCode.FAILED_PRECONDITION, withheld)
+        assert get_json(f"{web}/api/t/{tid}/games/0.json", 403) == {"error": withheld}
+        assert get_json(f"{web}/api/t/{tid}/games/0/view", 403) == {"error": withheld}
+        assert http(f"{web}/t/{tid}/games/0")[0] == 403
+        assert http(f"{web}/api/t/{tid}/games.jsonl")[2] == b""
+        assert [g["index"] for g in get_json(f"{web}/api/t/{tid}/games")["games"]] == [0]   # its summary is public
+    finally:
+        server.stop()
+
+    again = WebServer(tmp_path / "data", *arguments)                           # no limit: it resumes
+    try:
+        wait_state(again.web, tid, finished, 120, "the resumed tournament to finish")
+        records = run_records(again, tid)
+        assert sorted(records) == [0, 1]
+        assert again.stub().GetGame(apb.GetGameRequest(id=tid, index=0), timeout=30).record.index == 0
+        assert json.loads(http(f"{again.web}/api/t/{tid}/games/0.json")[2])["rounds"] == records[0]["rounds"]
+    finally:
+        again.stop()
+
+
 # --- access -------------------------------------------------------------------------------------------------------
+
+
+def every_route(tid: str) -> list[str]:
+    """One path of every route of the dashboard, on a finished tournament ``tid`` (pages, JSON, downloads, event
+    streams, static files, sign-in)."""
+    return ["/", f"/t/{tid}", f"/t/{tid}/games", f"/t/{tid}/entrants/alpha", f"/t/{tid}/games/0", "/signin",
+            "/api/tournaments", "/api/events", f"/api/t/{tid}", f"/api/t/{tid}/events", f"/api/t/{tid}/ratings",
+            f"/api/t/{tid}/standings.json", f"/api/t/{tid}/standings.csv", f"/api/t/{tid}/games",
+            f"/api/t/{tid}/games.jsonl", f"/api/t/{tid}/games.csv", f"/api/t/{tid}/games/0.json",
+            f"/api/t/{tid}/games/0/view", f"/api/t/{tid}/games/0/events", f"/api/t/{tid}/entrants/alpha",
+            "/static/dashboard.js", "/static/dashboard.css", "/static/game.js", "/nowhere"]
+
+
+def head_of(url: str, host: str | None, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and the start of the body of one request sent with ``Host: host`` (an event stream is not
+    read to its end)."""
+    import http.client
+
+    where = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    try:
+        connection.putrequest(method, where.path or "/", skip_host=True, skip_accept_encoding=True)
+        if host is not None:
+            connection.putheader("Host", host)
+        connection.endheaders()
+        reply = connection.getresponse()
+        streaming = reply.getheader("content-type", "").startswith("text/event-stream")
+        body = reply.readline() if streaming else reply.read()
+        return reply.status, {k.lower(): v for k, v in reply.getheaders()}, body
+    finally:
+        connection.close()
+
+
+FOREIGN_HOSTS = ["rebound.example.com", "rebound.example.com:{port}", "127.0.0.1.rebound.example.com:{port}",
+                 "localhost.rebound.example.com", "arena.example.test.rebound.example.com", "[::2]:{port}",
+                 "10.1.2.3:{port}", "127.0.0.1:{port}@rebound.example.com", ""]
+"""Names a page on another site could make a browser send (DNS rebinding), and malformed or missing ones."""
+
+
+def test_the_dashboard_answers_only_for_its_own_names_on_every_route(server: WebServer) -> None:
+    """DNS rebinding: a site the operator visits points its own name at 127.0.0.1 and reads the dashboard with
+    the operator's browser, which sends that site's name as Host. Every route refuses a Host that is not one of the
+    dashboard's names (421 with a line saying why), event streams and downloads included; its own names are
+    served, on any route, with the security headers."""
+    info = submit(server.stub(), tournament(games=1, variant="block", duplicate=False, name="names"))
+    web, tid = server.web, info.id
+    wait_state(web, tid, finished, 120, "the tournament to finish")
+    port = urllib.parse.urlsplit(web).port
+    for path in every_route(tid):
+        for foreign in FOREIGN_HOSTS:
+            host = foreign.format(port=port)
+            code, headers, body = head_of(web + path, host)
+            assert code == 421, (path, host, code, body[:200])
+            assert body.decode().startswith("unknown host ") and "answers only for its own names" in body.decode()
+            assert "alpha" not in body.decode() and tid not in body.decode()
+            assert headers["x-content-type-options"] == "nosniff"
+        for own in (f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST", f"[::1]:{port}", f"{OWN_NAME}:{port}",
+                    OWN_NAME.upper() + "."):
+            code, headers, body = head_of(web + path, own)
+            assert code == (404 if path == "/nowhere" else 200), (path, own, code, body[:200])
+            assert not path.endswith("/events") or body == b"event: change\n", (path, body)
+            assert headers["x-content-type-options"] == "nosniff", (path, headers)
+            assert "frame-ancestors 'none'" in headers["content-security-policy"], (path, headers)
+            assert "default-src 'none'" in headers["content-security-policy"]
+            assert "'unsafe-inline'" not in headers["content-security-policy"].split("style-src-attr")[0]
+    code, _, _ = head_of(f"{web}/signin", f"rebound.example.com:{port}", method="POST")
+    assert code == 421
+    assert head_of(f"{web}/api/tournaments", None)[0] == 400      # no Host at all: HTTP/1.1 says 400 (h11 does)
+
+
+def test_the_game_page_allows_only_its_own_inline_script_and_style() -> None:
+    """The viewer's inline script and style are allowed by their hashes (so a script injected into the page, which
+    has another hash, would not run); nothing else inline."""
+    import base64
+    import hashlib
+
+    from arena.web.app import INLINE_SCRIPT, INLINE_STYLE, content_security_policy
+
+    page = "<style>b{}</style><script>go()</script><script type=\"application/json\">{}</script>"
+    csp = content_security_policy(INLINE_SCRIPT.findall(page), INLINE_STYLE.findall(page))
+    digest = base64.b64encode(hashlib.sha256(b"go()").digest()).decode()
+    style = base64.b64encode(hashlib.sha256(b"b{}").digest()).decode()
+    assert f"script-src 'self' 'sha256-{digest}';" in csp and f"style-src 'self' 'sha256-{style}';" in csp
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--http-host", "a.example"], "error: --http-host goes with --http [ADDR]"),
+    (["--http", "127.0.0.1:0", "--http-host", "a.example:80"], "error: --http-host 'a.example:80': expected a host "
+                                                               "name or an IP address, without a port"),
+])
+def test_bad_http_host_flags_are_one_line_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--data",
+                           str(tmp_path / "d"), *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
+
 
 
 def token_file(folder: Path) -> tuple[Path, str]:
@@ -434,29 +618,46 @@ def goto(browser: Chromium, url: str) -> None:
     browser.wait_event("Page.loadEventFired")
 
 
+def csp_violations(browser: Chromium) -> list[str]:
+    """What the page's Content-Security-Policy refused so far (Chromium logs each refusal; Log.enable, called once
+    per page by :func:`watch_log`, sends those already logged)."""
+    return [e["params"]["entry"]["text"] for e in browser.events if e.get("method") == "Log.entryAdded"
+            and "Content Security Policy" in e["params"]["entry"].get("text", "")]
+
+
 @needs_chromium
 def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server: WebServer, browser: Chromium
                                                                            ) -> None:
+    """The gated bot plays only as far as the test lets it (the file its gate reads), so the game is still being
+    played at every step below however busy the machine: the page opens at its latest position, then follows the
+    moves the test lets through, each arriving without a reload; the dashboard's own scripts and styles run under
+    its Content-Security-Policy (Chromium reports no refusal)."""
     SHOTS.mkdir(exist_ok=True)
+    open_gate(server.gate, 1)
     info = submit(server.stub(), tournament(games=1, variant="draw", duplicate=False, concurrency=1, name="live",
-                                            bots=named("alpha", "beta", "slow"), extra="")
-                  .replace("target = 1", "target = 15"))
+                                            bots=named("alpha", "beta", "gated"),
+                                            extra="[time]\nmove_ms = 600000\n").replace("target = 1", "target = 15"))
     web, tid = server.web, info.id
-    detail = wait_state(web, tid, lambda d: any(g["live"] and "slow" in g["seats"] for g in d["in_progress"]),
-                        90, "a live game of the slow bot")
-    index = next(g["index"] for g in detail["in_progress"] if "slow" in g["seats"])
+    detail = wait_state(web, tid, lambda d: any(g["live"] and "gated" in g["seats"] for g in d["in_progress"]),
+                        90, "a live game of the gated bot")
+    index = next(g["index"] for g in detail["in_progress"] if "gated" in g["seats"])
 
     browser.open_page(f"{web}/t/{tid}/games/{index}")
+    browser.call("Log.enable")
     browser.js("window.unreloaded = true")
-    moves = wait_js(browser, "document.querySelectorAll('#moves .move').length", 30, "the first moves")
-    wait_js(browser, f"document.querySelectorAll('#moves .move').length >= {moves + 3}", 30, "three more moves")
+    moves = wait_js(browser, "document.querySelectorAll('#moves .move').length", 60, "the first moves")
+    open_gate(server.gate, 4)                                                 # three more answers of the bot
+    wait_js(browser, f"document.querySelectorAll('#moves .move').length >= {moves + 3}", 60, "three more moves")
     assert browser.js("document.getElementById('arena-live').textContent").startswith("live")
+    assert index in [g["index"] for g in get_json(f"{web}/api/t/{tid}")["in_progress"]], "still being played"
     assert browser.js("document.body.getAttribute('data-frame') == document.getElementById('slider').max")
     hidden, round_over = browser.js("[[...document.querySelectorAll('.hand')].every((h) => h.dataset.hidden === '1'), "
                                     "!!document.querySelector('#moves .result.current')]")
     assert hidden or round_over                                               # no hand before its round ends
     assert browser.js("window.unreloaded") is True
     browser.screenshot(SHOTS / "game-live.png")
+    assert csp_violations(browser) == []
+    open_gate(server.gate, 10 ** 9)                                           # the rest of the tournament freely
 
     goto(browser, f"{web}/t/{tid}")
     browser.js("window.unreloaded = true")
@@ -471,12 +672,17 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
     assert browser.js("window.unreloaded") is True
     browser.screenshot(SHOTS / "tournament.png")
 
-    for path, shot in [("/", "tournaments.png"), (f"/t/{tid}/games?entrant=slow", "games.png"),
-                       (f"/t/{tid}/entrants/slow", "entrant.png"), (f"/t/{tid}/games/{index}", "game-finished.png")]:
+    assert csp_violations(browser) == []
+
+    for path, shot in [("/", "tournaments.png"), (f"/t/{tid}/games?entrant=gated", "games.png"),
+                       (f"/t/{tid}/entrants/gated", "entrant.png"), (f"/t/{tid}/games/{index}", "game-finished.png"),
+                       ("/signin", "signin.png")]:
         goto(browser, web + path)
         wait_js(browser, "!document.querySelector('main .message:not(:empty)') && "
-                         "!!(document.querySelector('table') || document.getElementById('layout'))", 30, path)
+                         "!!(document.querySelector('table') || document.getElementById('layout') || "
+                         "document.querySelector('form.signin'))", 30, path)
         browser.screenshot(SHOTS / shot)
+        assert csp_violations(browser) == [], path
 
 
 def test_the_web_keeps_the_caches_of_the_most_recently_viewed_tournaments_only() -> None:

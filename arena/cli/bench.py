@@ -11,11 +11,12 @@ from typing import Any
 
 import trio
 
+from ..errors import UsageError
 from ..bench_search import DEFAULT_CASES, bench_search
 from ..benchmarks import bench_engine, bench_protocol, bench_records, bench_tournament
 from ..cluster import require_ray
 from ..cluster.bench import bench_cluster
-from ..rules import VARIANTS, RulesError
+from ..rules import VARIANTS
 from .options import add_game_arguments, options_from, require_sandbox
 
 
@@ -74,9 +75,9 @@ def cmd_bench_cluster(args: argparse.Namespace) -> int:
     require_ray()
     nodes = [int(n) for n in args.nodes.split(",") if n.strip().isdigit()]
     if len(nodes) != len(args.nodes.split(",")) or min(nodes) < 1:
-        raise RulesError(f"--nodes must be cluster sizes of at least 1, comma-separated, got {args.nodes!r}")
+        raise UsageError(f"--nodes must be cluster sizes of at least 1, comma-separated, got {args.nodes!r}")
     if min(args.games, args.quick_games) < 2 or args.slots < 1 or args.sleep_ms < 0:
-        raise RulesError(f"expected --games and --quick-games of at least 2, --slots of at least 1 and --sleep-ms of "
+        raise UsageError(f"expected --games and --quick-games of at least 2, --slots of at least 1 and --sleep-ms of "
                          f"at least 0, got {args.games}, {args.quick_games}, {args.slots} and {args.sleep_ms}")
     sandbox = bench_sandboxes(args.sandbox)[0]
     print(json.dumps(bench_cluster(args.games, args.quick_games, nodes, args.sleep_ms, args.slots, sandbox),

@@ -9,11 +9,12 @@ import trio
 from rich.markup import escape
 from rich.table import Table
 
+from ..errors import UsageError
 from ..check_bot import check_bot
 from ..display import make_console, safe_name
 from ..play import play_once, print_record
 from ..players.process import BotSpec
-from ..rules import VARIANTS, RulesError, new_game
+from ..rules import VARIANTS, new_game
 from .options import (add_game_arguments, add_sandbox_arguments, add_time_arguments, log_dir_from, options_from,
                       sandbox_from, time_control_from)
 
@@ -32,7 +33,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_check_bot(args: argparse.Namespace) -> int:
     command = [c for c in args.command if c != "--"]
     if bool(command) == bool(args.address):
-        raise RulesError("expected a bot command after -- or --address ADDR (exactly one)")
+        raise UsageError("expected a bot command after -- or --address ADDR (exactly one)")
     sandbox, limits = sandbox_from(args)
     spec = BotSpec(name="bot", command=tuple(command), address=args.address, sandbox=sandbox, limits=limits,
                    transport=args.transport, protocol=args.protocol)
@@ -40,7 +41,7 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     variants = [v.strip() for v in args.variants.split(",")] if args.variants else None
     for v in variants or []:
         if v not in VARIANTS:
-            raise RulesError(f"unknown variant {v!r}; valid variants: {', '.join(VARIANTS)}")
+            raise UsageError(f"unknown variant {v!r}; valid variants: {', '.join(VARIANTS)}")
     report = trio.run(check_bot, spec, args.matches, time_control_from(args), args.startup_ms / 1000, log_dir,
                       variants)
     console = make_console()

@@ -9,15 +9,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from ..referee import GRACE_MS, MAX_GRACE_MS, TimeControl, grace_problem
-from ..rules import VARIANTS, RulesError
+from ..rules import VARIANTS
 from ..sandbox import Limits, SandboxUnavailable, host, limits_from_table
 
 
 def parse_option(text: str) -> tuple[str, Any]:
     """``key=value`` with the value read as an integer, true/false, or else text."""
     if "=" not in text:
-        raise RulesError(f"expected an option like target=50, got {text!r}")
+        raise UsageError(f"expected an option like target=50, got {text!r}")
     key, raw = (part.strip() for part in text.split("=", 1))
     value: Any = raw
     if raw.lower() in ("true", "false"):
@@ -37,10 +38,10 @@ def options_from(args: argparse.Namespace) -> dict[str, Any]:
 def time_control_from(args: argparse.Namespace):
     for name in ("move_ms", "bank_ms", "startup_ms", "first_move_ms"):
         if getattr(args, name) < 0:
-            raise RulesError(f"--{name.replace('_', '-')} must be non-negative, got {getattr(args, name)}")
+            raise UsageError(f"--{name.replace('_', '-')} must be non-negative, got {getattr(args, name)}")
     problem = grace_problem(args.grace_ms)
     if problem:
-        raise RulesError(f"--grace-ms {problem}")
+        raise UsageError(f"--grace-ms {problem}")
     return TimeControl(move_ms=args.move_ms, bank_ms=args.bank_ms, grace_ms=args.grace_ms,
                        first_move_ms=args.first_move_ms)
 
@@ -68,7 +69,7 @@ def require_sandbox(sandbox: bool, opt_out: str = "--no-sandbox") -> None:
     try:
         host().require_sandbox()
     except SandboxUnavailable as error:
-        raise RulesError(str(error)) from None
+        raise UsageError(str(error)) from None
 
 
 def add_sandbox_arguments(p: argparse.ArgumentParser) -> None:

@@ -16,14 +16,13 @@ import trio
 
 from ..cluster.options import add_backend_arguments, backend_from
 from ..display import make_console, safe_name
+from ..errors import ArenaError, UsageError
 from ..records.against import print_against, replay_against
 from ..records.export import rows_of_file, save_csv, write_csv
 from ..records.html import write_html
 from ..records.replay import RecordError, check_record_file, find_game, locate, repair_run, verify_run
-from ..records.terminal import show_game
-from ..errors import ArenaError
 from ..records.run_folder import RunFolder
-from ..rules import RulesError
+from ..records.terminal import show_game
 from ..tournament.runner import RecordsNotWritten, arena_command, count_text, print_summary, run_tournament
 from ..tournament.spec import load_spec, read_spec_text
 from .options import require_sandbox
@@ -71,7 +70,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if any(b.command for b in spec.bots):
         require_sandbox(spec.sandbox, "sandbox = false in the tournament file")
     if args.concurrency is not None and args.concurrency < 1:
-        raise RulesError(f"--concurrency must be at least 1, got {args.concurrency}")
+        raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")
     run = Path(args.out or spec.output)
     command = arena_command()
     console = make_console()
@@ -114,9 +113,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     command = [c for c in (args.against or []) if c != "--"]
     if args.against is not None and not command:
-        raise RulesError("expected a bot command after --against -- (e.g. --against -- python bots/python/greedy_bot.py)")
+        raise UsageError("expected a bot command after --against -- (e.g. --against -- python bots/python/greedy_bot.py)")
     if sum((args.verify, args.repair, args.game is not None)) > 1:
-        raise RulesError("expected one of --verify, --repair or --game ID")
+        raise UsageError("expected one of --verify, --repair or --game ID")
     try:
         if args.verify:
             started = time.perf_counter()
@@ -125,7 +124,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if args.repair:
             return print_repair(repair_run(args.path))
         if args.game is None:
-            raise RulesError("expected --verify, --repair, or --game ID (with --seat K, --step, --html FILE or "
+            raise UsageError("expected --verify, --repair, or --game ID (with --seat K, --step, --html FILE or "
                              "--against)")
         files = locate(args.path)
         record = find_game(files, args.game)
@@ -143,7 +142,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         show_game(record, seat=args.seat, step=args.step, console=make_console(), compact=compact)
         return 0
     except RecordError as error:
-        raise RulesError(str(error)) from None
+        raise UsageError(str(error)) from None
 
 
 def print_verify(report, path: str, seconds: float) -> int:
@@ -188,9 +187,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         report = rows_of_file(files.records)
         check_record_file(files, report.read)  # a tournament file given by mistake: one line, not one per line
     except RecordError as error:
-        raise RulesError(str(error)) from None
+        raise UsageError(str(error)) from None
     except OSError as error:
-        raise RulesError(f"{args.path}: cannot read: {error.strerror or error}") from None
+        raise UsageError(f"{args.path}: cannot read: {error.strerror or error}") from None
     for warning in report.warnings:
         print(f"warning: {safe_name(warning, 2000)}", file=sys.stderr)
     if args.out:

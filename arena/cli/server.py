@@ -60,6 +60,11 @@ def add_server_commands(sub: Any) -> None:
     p.add_argument("--watch-buffer", type=int, default=1024,
                    help="events a watcher may have waiting before the server sheds (default 1024; see "
                         "proto/dominoes/v1/arena.proto, WatchReply)")
+    p.add_argument("--max-streams", type=int, default=200,  # arena/server/streams.py MAX_STREAMS
+                   help="streams open at once over all clients: watches, health watches, reflection (default 200); "
+                        "one more gets RESOURCE_EXHAUSTED, and quick calls always have threads of their own")
+    p.add_argument("--max-streams-per-client", type=int, default=100,  # streams.py MAX_STREAMS_PER_CLIENT
+                   help="streams open at once from one client address (default 100)")
     p.add_argument("--bots", metavar="FILE",
                    help="the registry of bots this server runs: [[bots]] tables as in a tournament file, and an "
                         "optional [limits] (their defaults, and the most a submission may ask); submissions name "
@@ -77,6 +82,10 @@ def add_server_commands(sub: Any) -> None:
     p.add_argument("--http-public", action="store_true",
                    help="make the web dashboard a read-only spectators' site: without the token, finished games and "
                         "public facts only")
+    p.add_argument("--http-host", action="append", metavar="NAME",
+                   help="a name the web dashboard answers for in a request's Host header, on any port (repeatable; "
+                        "default: only the host of --http, and localhost, 127.0.0.1 and [::1] when it listens on "
+                        "loopback or every interface; any other Host gets 421, against DNS rebinding)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("submit", help="submit a tournament file to an arena server")

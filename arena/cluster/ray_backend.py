@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import ipaddress
+import os
 import re
 import socket
 import sys
@@ -57,6 +59,11 @@ REACH_S = 5.0
 """How long a cluster's head may take to accept a connection before ``--address`` is called unreachable."""
 STOP_S = 30.0
 """How long the actors may take to stop their bots at the end of a run."""
+LOOPBACK_ONLY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's switch that, set to 0, makes a node take the loopback address as its own (Ray's way of running on a laptop
+without a firewall prompt): its GCS, raylet, workers and runtime-env agent then listen on 127.0.0.1 only, where by
+default they listen on every interface. Read by Ray when ``ray`` is imported, in this process and in every process
+Ray starts (they inherit the environment)."""
 
 
 class ClusterError(RunError):
@@ -74,7 +81,10 @@ def require_ray() -> Any:
 
 def connect(address: str | None) -> None:
     """Join the Ray cluster at ``address`` (``auto``: the one this machine belongs to), or start a Ray of this
-    machine alone when there is none. Called once, before trio starts (``ray.init`` blocks)."""
+    machine alone when there is none, listening on loopback only. Called once, before trio starts (``ray.init``
+    blocks)."""
+    if address is None:
+        os.environ[LOOPBACK_ONLY_ENV] = "0"  # before Ray is imported; its processes inherit it
     ray = require_ray()
     if ray.is_initialized():
         return
@@ -82,13 +92,42 @@ def connect(address: str | None) -> None:
                                "configure_logging": False}
     if address is None:
         options["object_store_memory"] = LOCAL_OBJECT_STORE_BYTES
+        keep_local_ray_on_loopback()
     else:
         check_reachable(address)
     try:
-        ray.init(address=address, **options)
+        # "local": a new Ray of its own, even when this machine already has one (ray.init() would join it, or the
+        # one RAY_ADDRESS names, and that one may listen on the network)
+        ray.init(address=address or "local", **options)
     except (ConnectionError, RuntimeError, ValueError) as error:
         where = f"the Ray cluster at {address!r}" if address else "a local Ray"
         raise ClusterError(f"cannot reach {where}: {str(error).splitlines()[0] if str(error) else error}") from None
+    if address is None:
+        check_loopback_node(ray)
+
+
+def keep_local_ray_on_loopback() -> None:
+    """A Ray this machine starts for itself is for this machine alone: its node takes 127.0.0.1 as its address, so
+    its servers listen on loopback only (Ray's own code execution is then reachable from this machine only, not from
+    the network with nothing but Ray's token in the way). Ray reads :data:`LOOPBACK_ONLY_ENV` when imported: when it
+    was imported before :func:`connect` set it (a program that imported Ray first), the value it read is set too."""
+    from ray._private import ray_constants
+
+    ray_constants.ENABLE_RAY_CLUSTER = False
+
+
+def check_loopback_node(ray: Any) -> None:
+    """Fail closed: a Ray started here whose node took another address than loopback listens beyond this machine
+    (a Ray version that reads its switch differently); stop it rather than run."""
+    node_ip = ray.util.get_node_ip_address()
+    try:
+        loopback = ipaddress.ip_address(node_ip).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        ray.shutdown()
+        raise ClusterError(f"the local Ray took the address {node_ip}, not loopback: it would listen on the network; "
+                           f"start a cluster (ray start --head) and pass --address instead")
 
 
 def check_reachable(address: str) -> None:

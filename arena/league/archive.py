@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from .manifest import BINARY, MANIFEST_NAME, Manifest, ManifestError, check_static_elf, parse_manifest, path_problem
+from .errors import LeagueError
 
 MB = 1000 * 1000
 CHUNK = 64 * 1024
@@ -51,7 +52,7 @@ ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 FILE_MODE, EXECUTABLE_MODE = 0o644, 0o755
 
 
-class ArchiveError(Exception):
+class ArchiveError(LeagueError):
     """An upload refused; the message is one line for the author. (Not a ValueError: tarfile catches some.)"""
 
 

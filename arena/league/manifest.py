@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Mapping
 
 from ..rules import VARIANTS
+from .errors import LeagueError
 
 MANIFEST_NAME = "bot.toml"
 MAX_MANIFEST_BYTES = 64 * 1024
@@ -25,7 +26,7 @@ MAX_DESCRIPTION_CHARS = 1000
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
-class ManifestError(ValueError):
+class ManifestError(LeagueError, ValueError):
     """A manifest that cannot be used; the message is one line for the author."""
 
 

@@ -22,12 +22,13 @@ from pathlib import Path
 
 from .archive import (CHUNK, EXECUTABLE_MODE, FILE_MODE, ArchiveLimits, FileEntry, Packed, iter_canonical, pack)
 from .manifest import Manifest, path_problem
+from .errors import LeagueError
 
 SHA256_PATTERN = re.compile(r"[0-9a-f]{64}")
 FOLDER_MODE, ARCHIVE_MODE = 0o700, 0o600
 
 
-class StoreError(Exception):
+class StoreError(LeagueError):
     """The store cannot do what was asked; one line, for the operator."""
 
 

@@ -2,7 +2,8 @@
 
 Every start goes through :func:`arena.sandbox.contain`, which turns the command into a contained one (a bubblewrap
 sandbox, a cgroup or rlimits, an allow-listed environment); this module only runs what it is given. The arena tells
-a bot where to listen through ``DOMINOES_BOT_LISTEN`` (a Unix socket in a folder private to that bot), waits for its
+a bot where to listen through ``DOMINOES_BOT_LISTEN`` (a Unix socket in a folder private to that bot: in a sandbox,
+its own small tmpfs, reached through the sandbox's first process), waits for its
 handshake within the startup timeout, and copies its stdout and stderr into a per-bot log, capped. Stopping is
 SIGTERM, then SIGKILL after a grace period, then every process left in the bot's cgroup. A bot given as an address
 is just connected to: it is outside the arena's control.
@@ -145,30 +146,31 @@ class BotProcess:
         try:
             self._process = ChildProcess(
                 containment.argv, env=containment.env, cwd=containment.cwd, stdin=child_in,
-                stdout=child_out, stderr=self._log.write_fd, start_new_session=True,
+                stdout=child_out, stderr=self._log.write_fd, start_new_session=True, pass_fds=containment.pass_fds,
             )
         except OSError as error:
+            containment.started()
             for fd in (child_in, arena_in, arena_out, child_out) if stdio else ():
                 os.close(fd)
             self._log.close_unstarted()
             self._log = None
             await self.stop()
             raise BotFailure(FaultKind.START_FAILED, detail=f"cannot run {spec.command[0]!r}: {error}") from None
+        containment.started()
         self._log.start()
-        client: BotClient
+        client: BotClient | None = None
         if stdio:
             os.close(child_in)
             os.close(child_out)
             self._pipes = [trio.lowlevel.FdStream(arena_in), trio.lowlevel.FdStream(arena_out)]
             client = StdioBot(self._pipes[0], self._pipes[1], spec.name, explain=self._explain)
-        else:
-            client = RemoteBot(containment.listen_address, spec.name, explain=self._explain)
         outcome: dict[str, object] = {}
 
         async def handshake(cancel: trio.CancelScope) -> None:
+            nonlocal client
             try:
-                if not stdio:
-                    await _listening(containment.listen_address, self.startup_s)
+                if client is None:  # gRPC
+                    client = RemoteBot(await self._socket_of(containment), spec.name, explain=self._explain)
                 left = max(0.001, self.startup_s - (time.perf_counter() - started))
                 outcome["hello"] = await client.handshake(left)
             except BotFailure as failure:
@@ -190,18 +192,33 @@ class BotProcess:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(handshake, nursery.cancel_scope)
             nursery.start_soon(watch_exit, nursery.cancel_scope)
-        if "hello" in outcome:
+        if "hello" in outcome and client is not None:
             self.startup_ms = (time.perf_counter() - started) * 1000
             self.client = client
             self.hello = outcome["hello"]  # type: ignore[assignment]
             return client
-        client.close()
+        if client is not None:
+            client.close()
         failure = outcome.get("failure")
         detail = self._why_not_started(outcome)
         await self.stop()
         if isinstance(failure, BotFailure) and failure.kind is FaultKind.HANDSHAKE_FAILED:
             raise failure
         raise BotFailure(FaultKind.START_FAILED, detail=detail)
+
+    async def _socket_of(self, containment: Containment) -> str:
+        """Where the arena connects to a gRPC bot: its socket, found through its sandbox once bubblewrap has made it,
+        and held by inode once the bot listens (see :meth:`Containment.pin`). A START_FAILED BotFailure if not."""
+        address: str | None = None
+        try:
+            with trio.move_on_after(self.startup_s):
+                address = await containment.locate()
+            if address is None:
+                raise BotFailure(FaultKind.START_FAILED, detail=f"its sandbox was not made within {self.startup_s:g} s")
+            await _listening(address, self.startup_s)
+            return containment.pin()
+        except SandboxError as error:
+            raise BotFailure(FaultKind.START_FAILED, detail=str(error)) from None
 
     def _why_not_started(self, outcome: dict[str, object]) -> str:
         tail = self.stderr_tail()

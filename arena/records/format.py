@@ -1,4 +1,5 @@
-"""A referee's :class:`~arena.referee.MatchRecord` as the protocol's ``GameRecord``, and back to engine values.
+"""A referee's :class:`~arena.referee.MatchRecord` as the protocol's ``GameRecord`` message: the reference encoding,
+which the direct JSON writer of :mod:`.jsonform` must match (a test compares them).
 
 One JSON line per game (protobuf's JSON mapping, compact), so records are readable by any language and by ``jq``.
 """
@@ -13,7 +14,7 @@ from google.protobuf import json_format
 from ..protocol import tournament_pb2 as tpb
 from ..protocol import types_pb2 as pb
 from ..protocol.convert import (
-    action_from_pb, action_pb, match_result_pb, options_pb, round_result_pb, tile_from_pb, tile_pb, tiles_pb,
+    action_pb, match_result_pb, options_pb, round_result_pb, tile_pb, tiles_pb,
 )
 from ..referee import MatchRecord
 from ..rules import Deal
@@ -31,17 +32,6 @@ def deal_pb(deal: Deal) -> tpb.DealRecord:
     for seat, tile in deal.lot:
         message.lot.append(pb.Event(seat=seat, action=pb.Action(tile=tile_pb(tile))))
     return message
-
-
-def deal_from_pb(message: tpb.DealRecord) -> Deal:
-    return Deal(
-        hands=tuple(tuple(tile_from_pb(t) for t in h.tiles) for h in message.hands),
-        boneyard=tuple(tile_from_pb(t) for t in message.boneyard),
-        leader=message.leader,
-        lead_tile=tile_from_pb(message.lead_tile) if message.HasField("lead_tile") else None,
-        engine=tile_from_pb(message.engine) if message.HasField("engine") else None,
-        lot=tuple((e.seat, tile_from_pb(e.action.tile)) for e in message.lot),
-    )
 
 
 def record_action_pb(action: Any) -> pb.Action:
@@ -108,15 +98,5 @@ def to_json_line(record: tpb.GameRecord | dict) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
-def from_json_line(line: str) -> tpb.GameRecord:
-    """Parse one record line; raises ValueError (json or protobuf) when it is not a GameRecord."""
-    return json_format.Parse(line, tpb.GameRecord())
-
-
-def moves_of(message: tpb.RoundRecord) -> list[tuple[int, Any]]:
-    """(seat, engine action) per move of a recorded round."""
-    return [(m.seat, action_from_pb(m.action)) for m in message.moves]
-
-
-__all__ = ["deal_pb", "deal_from_pb", "game_record_pb", "full_tiles", "to_json_line", "from_json_line", "moves_of",
+__all__ = ["deal_pb", "game_record_pb", "full_tiles", "to_json_line",
            "RECORD_VERSION", "tile_pb"]

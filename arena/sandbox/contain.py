@@ -5,8 +5,12 @@ fresh tmpfs holding only: the system's program folders read-only (``/usr`` and t
 files of ``/etc`` that programs need to start (the loader cache, certificates, alternatives, the JVM's settings),
 the arena's Python environment read-only (so ``python bot.py`` with ``arena.botkit`` works), the protocol's
 ``.proto`` files (for bots that load them at run time), the bot's own folder
-read-only, a private ``/tmp`` capped in size (its only writable place, also its ``HOME``), a ``/proc`` showing only
-its own processes, and a private folder for its socket at ``/run/arena``. No network device but its own loopback.
+read-only, a private ``/tmp`` capped in size (also its ``HOME``), a ``/proc`` showing only its own processes, and a
+folder for its socket at ``/run/arena``. Those two are its only writable places, and both are tmpfs mounts of the
+sandbox's own, capped in size: ``/tmp`` at ``tmp_mb``, ``/run/arena`` at a few KiB (a socket takes no room), so
+nothing it writes can grow the host's disk. The arena reaches the socket from outside through the sandbox's first
+process (``/proc/<pid>/root/run/arena``, the pid told by bubblewrap). Every other mount is read-only, the root and
+``/dev`` included. No network device but its own loopback.
 When the arena is root the bot runs as a user of its own (a fresh uid per start, no capabilities, no new privileges)
 so nothing it does outside its namespaces has the arena's rights; otherwise bubblewrap maps it to the arena's user in
 a user namespace where it cannot make further namespaces. Its environment is an allow-list, it inherits no file
@@ -17,9 +21,11 @@ cgroup is killed too, as a second line.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
+import stat
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -31,6 +37,8 @@ from .host import Host, host
 from .limits import Limits
 
 LISTEN_DIR_INSIDE = "/run/arena"
+SOCKET_DIR_BYTES = 64 * 1024
+"""The size of the sandbox's socket folder: room for a socket (which takes none) and not for data."""
 TRANSPORTS = ("unix", "tcp")
 BRIDGE_PORT = 50051
 """The port a TCP bot listens on inside its sandbox: its network namespace is its own, so any port is free."""
@@ -56,19 +64,85 @@ class Containment:
     argv: list[str]
     env: dict[str, str]
     listen_address: str
-    """Where the arena connects (outside the sandbox)."""
+    """Where the arena connects (outside the sandbox). For a sandboxed bot it is known once bubblewrap has made the
+    sandbox: :meth:`locate` sets it."""
     bot_listen_address: str
     """What the bot is told in DOMINOES_BOT_LISTEN (inside the sandbox)."""
     cwd: str | None
     private_dir: Path
     cgroup: BotCgroup | None = None
     report: dict[str, Any] = field(default_factory=dict)
+    pass_fds: tuple[int, ...] = ()
+    """Descriptors the started process must inherit (bubblewrap's ``--info-fd``): give them to ``Popen`` and call
+    :meth:`started` after it."""
+    _info_fd: int | None = None
+    """The arena's end of the ``--info-fd`` pipe, where bubblewrap writes the pid of the sandbox's first process."""
+    sandbox_pid: int | None = None
+    """The sandbox's first process (bubblewrap's init in its PID namespace), once :meth:`locate` has read it."""
+    _pinned: list[int] = field(default_factory=list)
+    """The bot's socket, held open by :meth:`pin` while the arena talks to it."""
+
+    def started(self) -> None:
+        """The process has been started (or failed to be): the arena's copies of its inherited descriptors go."""
+        for fd in self.pass_fds:
+            os.close(fd)
+        self.pass_fds = ()
+
+    async def locate(self) -> str:
+        """Where the arena connects: for a sandboxed bot, its socket seen through the sandbox's first process
+        (``/proc/<pid>/root``), whose pid bubblewrap writes once it has made the sandbox's namespaces. A
+        SandboxError when bubblewrap wrote none (it failed; its exit status says why)."""
+        if self._info_fd is None:
+            return self.listen_address
+        import trio
+
+        stream, self._info_fd = trio.lowlevel.FdStream(self._info_fd), None
+        text = b""
+        async with stream:
+            while chunk := await stream.receive_some(4096):
+                text += chunk
+        try:
+            pid = int(json.loads(text)["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            raise SandboxError(f"bubblewrap did not say where the sandbox is (it wrote {text[:200]!r})") from None
+        self.sandbox_pid = pid
+        self.listen_address = f"unix:/proc/{pid}/root{LISTEN_DIR_INSIDE}/bot.sock"
+        return self.listen_address
+
+    def pin(self) -> str:
+        """The address of the very socket the bot has made, held open by inode (``O_PATH``, never following a
+        symlink), for a sandboxed bot: whatever the bot puts at its socket's path later, the arena keeps talking to
+        it. Without this, a bot could make ``bot.sock`` a symlink to another bot's socket (whose path, through that
+        sandbox's pid, is easy to guess) and have that bot play its seat. SandboxError when what the bot put there
+        is not a socket."""
+        if self._info_fd is not None or not self.listen_address.startswith("unix:/proc/"):
+            return self.listen_address
+        path = self.listen_address[len("unix:"):]
+        try:
+            fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:  # it never listened: the handshake says so, as for any bot
+            return self.listen_address
+        except OSError as error:
+            raise SandboxError(f"cannot open the bot's socket {LISTEN_DIR_INSIDE}/bot.sock: {error.strerror}") from None
+        if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise SandboxError(f"the bot's {LISTEN_DIR_INSIDE}/bot.sock is not a socket (a symlink is refused)")
+        self._pinned.append(fd)
+        self.listen_address = f"unix:/proc/self/fd/{fd}"
+        return self.listen_address
 
     def over_limit(self) -> str | None:
         return self.cgroup.over_limit() if self.cgroup is not None else None
 
     def close(self) -> None:
         """Kill whatever is left of the bot and remove its cgroup and private folder. Never raises."""
+        self.started()
+        if self._info_fd is not None:
+            os.close(self._info_fd)
+            self._info_fd = None
+        for fd in self._pinned:
+            os.close(fd)
+        self._pinned.clear()
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
@@ -101,12 +175,12 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
     uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0] if sandbox and machine.root else None
     work = Path(cwd or os.getcwd()).resolve()
     bot_folder = bot_folder_of(command, work, folder)
-    listen_dir = private / "listen"
-    listen_dir.mkdir(mode=0o700)
-    if uid is not None:
-        os.chown(listen_dir, uid, uid)
-    outside = f"unix:{listen_dir}/bot.sock"
-    inside = f"unix:{LISTEN_DIR_INSIDE}/bot.sock" if sandbox else outside
+    if sandbox:  # the socket lives in the sandbox's own small tmpfs; locate() finds it from outside
+        outside = inside = f"unix:{LISTEN_DIR_INSIDE}/bot.sock"
+    else:
+        listen_dir = private / "listen"
+        listen_dir.mkdir(mode=0o700)
+        outside = inside = f"unix:{listen_dir}/bot.sock"
     if transport == "tcp":
         inside = f"127.0.0.1:{BRIDGE_PORT}" if sandbox else f"127.0.0.1:{_free_port()}"
         outside = outside if sandbox else inside
@@ -138,8 +212,12 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
                            f"{bot_folder.stat().st_mode & 0o777:o}), and the bot runs as a user of its own: "
                            f"chmod o+rx {bot_folder} (and o+r on its files)")
     run_cwd: str | None = str(work)
+    info_fd: int | None = None
+    pass_fds: tuple[int, ...] = ()
     if sandbox:
-        argv, run_cwd = _bubblewrap(machine, argv, program, work, bot_folder, private, listen_dir, limits, uid), None
+        info_fd, info_write = os.pipe()
+        pass_fds = (info_write,)
+        argv, run_cwd = _bubblewrap(machine, argv, program, work, bot_folder, private, info_write, limits, uid), None
     if cgroup is None:
         argv = _rlimits(machine, limits, uid) + argv
     if machine.setpriv is not None:  # dies with the arena, even when the arena is killed with SIGKILL
@@ -147,7 +225,7 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
     if cgroup is not None:
         argv = _enter_cgroup(machine.shell, cgroup.procs_files) + argv
     return Containment(argv=argv, env=environment, listen_address=outside, bot_listen_address=inside, cwd=run_cwd,
-                       private_dir=private, cgroup=cgroup, report=report)
+                       private_dir=private, cgroup=cgroup, report=report, pass_fds=pass_fds, _info_fd=info_fd)
 
 
 def bot_folder_of(command: Sequence[str], work: Path, folder: str | None) -> Path | None:
@@ -202,10 +280,12 @@ def _inside_path() -> str:
 
 
 def _bubblewrap(machine: Host, command: list[str], program: Path, work: Path, bot_folder: Path | None, private: Path,
-                listen_dir: Path, limits: Limits, uid: int | None) -> list[str]:
+                info_fd: int, limits: Limits, uid: int | None) -> list[str]:
+    """bubblewrap's arguments: what the bot sees (read-only), its two capped writable tmpfs mounts, and ``info_fd``
+    for the pid through which the arena reaches its socket."""
     assert machine.bwrap is not None
     args = [machine.bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--new-session", "--hostname", "bot"]
+            "--die-with-parent", "--new-session", "--hostname", "bot", "--info-fd", str(info_fd)]
     if uid is None:
         args += ["--unshare-user", "--disable-userns"]
     bound: list[Path] = []
@@ -246,8 +326,13 @@ def _bubblewrap(machine: Host, command: list[str], program: Path, work: Path, bo
         ro_bind(folder)
     if bot_folder is not None:
         ro_bind(bot_folder)
-    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "0755", "--dir", str(Path(LISTEN_DIR_INSIDE).parent), "--bind", str(listen_dir),
-             LISTEN_DIR_INSIDE]
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "0755", "--dir", str(Path(LISTEN_DIR_INSIDE).parent),
+             "--size", str(SOCKET_DIR_BYTES), "--perms", "1777", "--tmpfs", LISTEN_DIR_INSIDE]
+    # Everything bubblewrap made read-only (the root, the folders on the way to mount points, /dev, /proc): an
+    # arena that is not root makes them as the bot's own user, who could otherwise fill them. Left as they are: the
+    # device binds in /dev (/dev/null; a remount would make them unusable) and /dev/pts, which store nothing.
+    for mount in ("/dev", "/proc", "/"):
+        args += ["--remount-ro", mount]
     inside_cwd = work if any(work == b or work in b.parents or b in work.parents for b in bound) else None
     args += ["--chdir", str(inside_cwd or bot_folder or "/tmp")]
     if uid is not None:  # root sets the bot's own user up inside, then keeps nothing

@@ -40,12 +40,15 @@ class Limits:
 
 LIMIT_KEYS = tuple(f.name for f in fields(Limits))
 BOUNDS: dict[str, tuple[float, float]] = {
-    "memory_mb": (16, 1 << 20),
-    "pids": (4, 1 << 16),
-    "log_mb": (1, 1 << 20),
-    "tmp_mb": (1, 1 << 20),
-    "cpus": (0.05, 1024),
+    "memory_mb": (16, 65536),
+    "pids": (4, 4096),
+    "log_mb": (1, 1024),
+    "tmp_mb": (1, 4096),
+    "cpus": (0.05, 64),
 }
+"""The least and the most each limit may be, wherever it is set (a tournament file, a server's registry, a
+submission, ``play``/``check-bot``'s flags): 64 GiB of memory, 4,096 processes, a 1 GiB log, a 4 GiB /tmp (held in
+memory), 64 CPUs. A maximum keeps a typo (``memory_mb = 1073741824``) from becoming no limit at all."""
 
 
 class LimitsError(ArenaError, ValueError):
@@ -53,7 +56,8 @@ class LimitsError(ArenaError, ValueError):
 
 
 def limits_from_table(table: Mapping[str, Any], base: Limits = Limits(), where: str = "limits.") -> Limits:
-    """``base`` with the values of a ``[limits]`` table (or a bot's ``limits``) applied, each checked."""
+    """``base`` with the values of a ``[limits]`` table (or a bot's ``limits``) applied, each checked against
+    :data:`BOUNDS`. ``where`` prefixes the key in errors (``bots[1].limits.``; ``--`` for command-line flags)."""
     if not isinstance(table, Mapping):
         raise LimitsError(f"key '{where.rstrip('.')}' must be a table with {', '.join(LIMIT_KEYS)}, got {table!r}")
     unknown = sorted(set(table) - set(LIMIT_KEYS))
@@ -61,15 +65,20 @@ def limits_from_table(table: Mapping[str, Any], base: Limits = Limits(), where: 
         raise LimitsError(f"unknown key '{unknown[0]}' in [{where.rstrip('.')}]; valid keys: {', '.join(LIMIT_KEYS)}")
     values: dict[str, Any] = {}
     for key, value in table.items():
-        low, high = BOUNDS[key]
-        number_ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if key != "cpus" and not isinstance(value, int):
-            number_ok = False
-        if not number_ok or not low <= value <= high:
-            kind = "a number" if key == "cpus" else "an integer"
-            raise LimitsError(f"key '{where}{key}' must be {kind} from {low:g} to {high:.0f}, got {value!r}")
-        values[key] = float(value) if key == "cpus" else value
+        values[key] = _checked(key, value, f"{where}{key.replace('_', '-')}" if where == "--" else f"{where}{key}")
     return replace(base, **values)
+
+
+def _checked(key: str, value: Any, name: str) -> Any:
+    """``value`` as limit ``key`` wants it, or a one-line LimitsError naming ``name``, the value and the bounds."""
+    low, high = BOUNDS[key]
+    kind = "a number" if key == "cpus" else "an integer"
+    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if is_number and (key == "cpus" or isinstance(value, int)) and value > high:
+        raise LimitsError(f"key '{name}' is {value!r}, above its maximum of {high:g}")
+    if not is_number or (key != "cpus" and not isinstance(value, int)) or value < low:
+        raise LimitsError(f"key '{name}' must be {kind} from {low:g} to {high:g}, got {value!r}")
+    return float(value) if key == "cpus" else value
 
 
 def exceeds(limits: Limits, ceiling: Limits) -> str | None:

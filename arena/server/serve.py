@@ -32,7 +32,8 @@ from .auth import (
 )
 from .events import WATCH_BUFFER_EVENTS
 from .registry import load_registry
-from .service import MAX_WATCHERS, Arena, ArenaServicer, add_to_server, make_private_folder
+from .service import Arena, ArenaServicer, add_to_server, make_private_folder
+from .streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
 
 DEFAULT_LISTEN = "127.0.0.1:50500"
 DEFAULT_DATA = "runs/server"
@@ -49,7 +50,8 @@ class ServeConfig:
     concurrency: int = 4
     max_tournaments: int = 4
     watch_buffer: int = WATCH_BUFFER_EVENTS
-    max_watchers: int = MAX_WATCHERS
+    max_streams: int = MAX_STREAMS
+    max_streams_per_client: int = MAX_STREAMS_PER_CLIENT
     admission: Admission = Admission()
     max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES
     data_mode_was: int | None = None
@@ -57,6 +59,9 @@ class ServeConfig:
     http: str | None = None
     """Where the web dashboard listens (HOST:PORT), or None for none."""
     http_public: bool = False
+    http_hosts: tuple[str, ...] = ()
+    """The names the dashboard answers for (``Host:``), beside its listen address's: ``--http-host`` and the host
+    name of ``--http``."""
     tls_files: tuple[str, str] | None = None
     """The certificate chain and key files of --tls-cert/--tls-key: the dashboard serves HTTPS with them too."""
     backend: Any = None
@@ -76,10 +81,16 @@ def config_from_args(args: Any) -> ServeConfig:
 
         http_address(http)
         check_http_listen(http, token, args.http_public)
+        http_hosts = http_names(http, getattr(args, "http_host", None) or [])
     elif getattr(args, "http_public", False):
         raise ConfigError("--http-public goes with --http [ADDR]")
+    elif getattr(args, "http_host", None):
+        raise ConfigError("--http-host goes with --http [ADDR]")
+    else:
+        http_hosts = ()
     credentials = server_credentials(args.tls_cert, args.tls_key)
-    for name in ("concurrency", "max_tournaments", "watch_buffer", "max_entrants", "max_bot_processes"):
+    for name in ("concurrency", "max_tournaments", "watch_buffer", "max_entrants", "max_bot_processes",
+                 "max_streams", "max_streams_per_client"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     data = Path(args.data)
@@ -93,9 +104,11 @@ def config_from_args(args: Any) -> ServeConfig:
     backend = backend_from(getattr(args, "backend", "local"), getattr(args, "address", None), args.concurrency)
     return ServeConfig(listen=args.listen, data=data, token=token, credentials=credentials,
                        concurrency=args.concurrency, max_tournaments=args.max_tournaments,
-                       watch_buffer=args.watch_buffer, admission=admission,
+                       watch_buffer=args.watch_buffer, admission=admission, max_streams=args.max_streams,
+                       max_streams_per_client=args.max_streams_per_client,
                        max_bot_processes=args.max_bot_processes, data_mode_was=mode_was, http=http,
-                       http_public=bool(getattr(args, "http_public", False)), backend=backend,
+                       http_public=bool(getattr(args, "http_public", False)), http_hosts=http_hosts,
+                       backend=backend,
                        tls_files=(args.tls_cert, args.tls_key) if credentials is not None else None)
 
 
@@ -106,6 +119,18 @@ def http_address(address: str) -> tuple[str, int]:
         raise ConfigError(f"cannot serve the web dashboard on {address}: expected HOST:PORT with a port from 0 to "
                           f"65535 (0: any free port)")
     return host.strip("[]"), int(port)
+
+
+def http_names(address: str, given: list[str]) -> tuple[str, ...]:
+    """The names the dashboard answers for beside its socket's address: each ``--http-host`` (checked) and the host
+    of ``--http`` when it is a name (``--http arena.example.org:8080``)."""
+    from ..web.access import WILDCARD_HOSTS, check_host_name
+
+    host, _ = http_address(address)
+    names = [check_host_name(name) for name in given]
+    if host.lower() not in WILDCARD_HOSTS:
+        names.append(check_host_name(host))
+    return tuple(dict.fromkeys(names))
 
 
 def bind_http(address: str) -> socket.socket:
@@ -186,17 +211,21 @@ def make_server(config: ServeConfig, servicer: ArenaServicer) -> tuple[grpc.Serv
 
     Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server
     reflection (grpc.reflection.v1 and v1alpha); with a token, these calls need it too (the interceptor sees every
-    call)."""
-    workers = config.max_watchers + 32
+    call).
+
+    Streams (watches, health watches, reflection) are limited apart from quick calls (arena/server/streams.py),
+    so that open streams, read or not, never take the threads that quick calls need."""
+    streams = StreamLimits(config.max_streams, config.max_streams_per_client)
+    interceptors: list[grpc.ServerInterceptor] = [TokenInterceptor(config.token)] if config.token else []
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-grpc"),
-        interceptors=[TokenInterceptor(config.token)] if config.token else [],
+        futures.ThreadPoolExecutor(max_workers=streams.pool_size(), thread_name_prefix="arena-grpc"),
+        interceptors=[*interceptors, StreamLimitInterceptor(streams)],  # the token first: no slot without it
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ],
-        maximum_concurrent_rpcs=workers,
+        maximum_concurrent_rpcs=streams.calls_in_flight(),
     )
     add_to_server(server, servicer)
     add_introspection(server, arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
@@ -294,7 +323,7 @@ async def serve(config: ServeConfig) -> None:
     make_private_folder(config.data)
     log = ServerLog(config.data)
     arena = Arena(config.data, concurrency=config.concurrency, max_tournaments=config.max_tournaments, log=log,
-                  watch_buffer=config.watch_buffer, max_watchers=config.max_watchers, admission=config.admission,
+                  watch_buffer=config.watch_buffer, admission=config.admission,
                   max_bot_processes=config.max_bot_processes, backend=config.backend)
     try:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
@@ -337,7 +366,7 @@ async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, li
     from ..web.app import serve_web
 
     web = await nursery.start(serve_web, arena, AccessRules(config.token, config.http_public), listener,
-                              config.tls_files)
+                              config.tls_files, config.http_hosts)
     # Tests and scripts read this line to learn the dashboard's port.
     print(f"web dashboard on {web.address}", file=sys.stderr, flush=True)
     return web

@@ -42,8 +42,6 @@ FLUSH_S = 0.05
 """How often queued events go out to the watchers (one batch per tournament per flush)."""
 REAP_S = 5.0
 """A watch stream told to end that is still open this long after (a client that stopped reading) is cancelled."""
-MAX_WATCHERS = 200
-"""Watch streams open at once, over all tournaments (each holds a gRPC thread)."""
 SHUTTING_DOWN = "server shutting down"
 
 
@@ -60,7 +58,7 @@ class Arena:
     """Every tournament of the server; used only on the trio thread."""
 
     def __init__(self, data: Path, *, concurrency: int, max_tournaments: int, log: Any,
-                 watch_buffer: int = WATCH_BUFFER_EVENTS, max_watchers: int = MAX_WATCHERS,
+                 watch_buffer: int = WATCH_BUFFER_EVENTS,
                  admission: Admission = Admission(), max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES,
                  backend: Any = None) -> None:
         self.data = data
@@ -74,7 +72,6 @@ class Arena:
         self.slots = trio.CapacityLimiter(max_tournaments)
         self.log = log
         self.watch_buffer = watch_buffer
-        self.max_watchers = max_watchers
         self.tournaments: dict[str, Tournament] = {}
         self.stopping = False
         self._nursery: trio.Nursery | None = None
@@ -438,9 +435,6 @@ class Arena:
 
     def subscribe(self, tournament_id: str, moves: bool, context: grpc.ServicerContext | None) -> Watcher:
         t = self.lookup(tournament_id)
-        if sum(len(x.watchers) for x in self.tournaments.values()) >= self.max_watchers:
-            raise ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                           f"too many watchers ({self.max_watchers}); try again later")
         self._flush(t)  # what happened before this watcher is in its snapshot, not in its first batch
         watcher = Watcher(t.id, moves, self.watch_buffer, context)
         snapshot = apb.Snapshot(tournament=t.info(), standings=standings_pb(t.standings_json()),
@@ -564,12 +558,9 @@ class ArenaServicer(apb_grpc.ArenaServicer):
                                f"game {index} of tournament {t.id}: its record, line {number} of {RECORDS}, is "
                                f"unreadable: {problem}")
             raise ApiError(grpc.StatusCode.NOT_FOUND, f"game {index} of tournament {t.id} is not recorded (yet)")
-        if info.state in (apb.TOURNAMENT_STATE_QUEUED, apb.TOURNAMENT_STATE_RUNNING):
-            waiting = [i for i in t.deal_set(index) if i != index and i not in t.records]
-            if waiting:
-                raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
-                               f"game {index} shares its deals with game(s) {', '.join(map(str, waiting))}, still "
-                               f"to finish; its record is withheld until then")
+        waiting = self._trio(t.withheld_for, index)
+        if waiting:
+            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, t.withheld_message(index, waiting))
         withheld = not info.master_seed
         return apb.GetGameReply(record=record_message(record, withheld), seed_withheld=withheld)
 

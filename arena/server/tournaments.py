@@ -171,6 +171,20 @@ class Tournament:
                     self.final_standings = None
         return self.final_standings or {"games": 0, "group_size": self.group_size, "entrants": [], "pairwise": {}}
 
+    def withheld_for(self, index: int) -> list[int]:
+        """The games of game ``index``'s deal set still to be recorded, while any may yet be played: its record is
+        withheld until then, in every state in which the tournament can still play (QUEUED, RUNNING, and FAILED but
+        resumable: a full disk, whose restart plays the set's other rotations). A tournament that will never play
+        again (finished, cancelled, failed for good) has nothing to hide: its sets stay as they are."""
+        if not (self.active or self.resumable):
+            return []
+        return [i for i in self.deal_set(index) if i != index and i not in self.records]
+
+    def withheld_message(self, index: int, waiting: list[int]) -> str:
+        """Why game ``index``'s record is not given (``waiting``: :meth:`withheld_for`)."""
+        return (f"game {index} shares its deals with game(s) {', '.join(map(str, waiting))}, still to finish; its "
+                f"record is withheld until then")
+
     def deal_set(self, index: int) -> range:
         """The games dealt the same deals as game ``index``: the schedule numbers a deal set's rotations
         consecutively (arena/tournament/schedule.py), so they are the block of ``group_size`` around it."""

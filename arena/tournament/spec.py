@@ -181,25 +181,8 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
     """Validate a parsed tournament (TOML tables, or the control API's message as a dict)."""
     _no_unknown(data, TOP_KEYS, "at the top level")
     variant = _text(data, "variant", required=True)
-    players = _integer(data, "players", minimum=1, default=0)
-    options = data.get("options", {})
-    if not isinstance(options, Mapping):
-        raise SpecError(f"key 'options' must be a table of variant options, got {options!r}")
-    try:
-        game = new_game(variant, players or None, dict(options))
-    except RulesError as error:
-        raise SpecError(f"{_key_of(error)}{error}") from None
-    time = data.get("time", {})
-    if not isinstance(time, Mapping):
-        raise SpecError(f"key 'time' must be a table with {', '.join(TIME_KEYS)}, got {time!r}")
-    _no_unknown(time, TIME_KEYS, "in [time]")
-    time_spec = TimeSpec(
-        move_ms=_integer(time, "move_ms", minimum=1, default=2000, where="time."),
-        bank_ms=_integer(time, "bank_ms", minimum=0, default=0, where="time."),
-        startup_ms=_integer(time, "startup_ms", minimum=1, default=15000, where="time."),
-        first_move_ms=_integer(time, "first_move_ms", minimum=0, default=0, where="time."),
-        grace_ms=_integer(time, "grace_ms", minimum=0, maximum=MAX_GRACE_MS, default=GRACE_MS, where="time."),
-    )
+    game = game_from_table(data)
+    time_spec = time_from_table(data.get("time", {}))
     policy = _text(data, "fault_policy", default="forfeit")
     if policy not in FAULT_POLICIES:
         raise SpecError(f"key 'fault_policy' must be one of {', '.join(FAULT_POLICIES)}, got {policy!r}")
@@ -249,6 +232,34 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         format=tournament_format,
         candidates=candidates,
         sprt=sprt,
+    )
+
+
+def game_from_table(data: Mapping[str, Any]) -> Game:
+    """The game of a file's ``variant``, ``players`` and ``[options]`` keys, each checked by the rules engine (shared
+    by tournament files and league files, so both refuse the same mistakes with the same words)."""
+    variant = _text(data, "variant", required=True)
+    players = _integer(data, "players", minimum=1, default=0)
+    options = data.get("options", {})
+    if not isinstance(options, Mapping):
+        raise SpecError(f"key 'options' must be a table of variant options, got {options!r}")
+    try:
+        return new_game(variant, players or None, dict(options))
+    except RulesError as error:
+        raise SpecError(f"{_key_of(error)}{error}") from None
+
+
+def time_from_table(time: Any) -> TimeSpec:
+    """A file's ``[time]`` table, each key checked (shared by tournament files and league files)."""
+    if not isinstance(time, Mapping):
+        raise SpecError(f"key 'time' must be a table with {', '.join(TIME_KEYS)}, got {time!r}")
+    _no_unknown(time, TIME_KEYS, "in [time]")
+    return TimeSpec(
+        move_ms=_integer(time, "move_ms", minimum=1, default=2000, where="time."),
+        bank_ms=_integer(time, "bank_ms", minimum=0, default=0, where="time."),
+        startup_ms=_integer(time, "startup_ms", minimum=1, default=15000, where="time."),
+        first_move_ms=_integer(time, "first_move_ms", minimum=0, default=0, where="time."),
+        grace_ms=_integer(time, "grace_ms", minimum=0, maximum=MAX_GRACE_MS, default=GRACE_MS, where="time."),
     )
 
 

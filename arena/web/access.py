@@ -8,6 +8,10 @@
 
 Every level sees only what ``arena watch`` may show (see :mod:`arena.web.data`); the levels differ in whether
 games in progress can be followed.
+
+Whatever the level, the dashboard answers only for its own names (:class:`HostNames`): a page on another site that
+the operator visits could otherwise read an open loopback dashboard by DNS rebinding (its own name made to point at
+127.0.0.1, so that the browser sends the dashboard that site's name in ``Host:``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 import enum
 import hashlib
 import hmac
+import ipaddress
+import re
 from dataclasses import dataclass
 
 from ..server.auth import SCHEME, ConfigError, is_loopback
@@ -64,3 +70,75 @@ def check_http_listen(address: str, token: str | None, public: bool) -> None:
         raise ConfigError(f"refusing to serve the web dashboard on {address} without a token: beyond loopback every "
                           f"request must be authenticated; pass --token-file FILE, or --http-public for a read-only "
                           f"spectators' site, or serve on 127.0.0.1")
+
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+"""The names a browser on this machine uses for a dashboard on a loopback address (or on every interface)."""
+WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::"})
+HOST_NAME = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$")
+
+
+@dataclass(frozen=True)
+class HostNames:
+    """The names the dashboard answers for in a request's ``Host:`` (any port): the host it listens on, the names
+    the operator gives (``--http-host NAME``), and localhost, 127.0.0.1 and [::1] when it listens on loopback or on
+    every interface."""
+
+    names: frozenset[str]
+
+    @classmethod
+    def of(cls, listen_host: str, given: tuple[str, ...] = ()) -> "HostNames":
+        host = listen_host.strip("[]").lower()
+        names = set(given)
+        if host in WILDCARD_HOSTS or is_loopback(f"{host}:0" if ":" not in host else f"[{host}]:0"):
+            names |= LOOPBACK_NAMES
+        if host not in WILDCARD_HOSTS:
+            names.add(_canonical(host))
+        return cls(frozenset(names))
+
+    def allows(self, header: str | None) -> bool:
+        """Whether a request's ``Host:`` header names this dashboard (a missing or malformed one does not)."""
+        name = host_of_header(header) if header is not None else None
+        return name is not None and name in self.names
+
+
+def host_of_header(header: str) -> str | None:
+    """The host name of a ``Host:`` header (``name``, ``name:port``, ``[v6]:port``), lower case, or None when it is
+    none of these."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        end = header.find("]")
+        rest = header[end + 1:]
+        if end < 0 or (rest and not (rest.startswith(":") and rest[1:].isdigit())):
+            return None
+        try:
+            return str(ipaddress.IPv6Address(header[1:end]))
+        except ValueError:
+            return None
+    name, colon, port = header.partition(":")
+    if colon and not port.isdigit():
+        return None
+    return _canonical(name) if name and HOST_NAME.match(name) else None
+
+
+def _canonical(name: str) -> str:
+    """A name as compared: lower case, without a final dot; an IP address in its usual form."""
+    name = name.lower().rstrip(".")
+    try:
+        return str(ipaddress.ip_address(name.strip("[]")))
+    except ValueError:
+        return name
+
+
+def check_host_name(name: str) -> str:
+    """A ``--http-host`` name, checked: a DNS name or an IP address, without a port."""
+    canonical = _canonical(name.strip())
+    try:
+        ipaddress.ip_address(canonical)
+        return canonical
+    except ValueError:
+        pass
+    if not HOST_NAME.match(canonical):
+        raise ConfigError(f"--http-host {name!r}: expected a host name or an IP address, without a port (the "
+                          f"dashboard answers for it on any port)")
+    return canonical

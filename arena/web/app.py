@@ -11,15 +11,18 @@ updates move by move while the game is played. What each route may show is decid
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import io
 import json
+import re
 import socket
 import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Sequence, TypeVar
 
 import trio
 from starlette.applications import Starlette
@@ -35,7 +38,7 @@ from ..records.html import page_html
 from ..server.service import Arena, ApiError
 from ..server.tournaments import Tournament
 from . import data
-from .access import COOKIE, Access, AccessRules
+from .access import COOKIE, Access, AccessRules, HostNames
 from .data import GameCatalog, NotShown, RatingHistory
 from .live import LiveGames
 
@@ -49,6 +52,15 @@ PACKAGE = "arena.web"
 CACHED_TOURNAMENTS = 16
 """Tournaments whose game rows and rating chart the web keeps in memory, the most recently viewed; another one's are
 read again from its record file when it is viewed (a long-lived server sees many tournaments)."""
+CSP = ("default-src 'none'; script-src 'self'{scripts}; style-src 'self'{styles}; style-src-attr 'unsafe-inline'; "
+       "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+"""Every page's Content-Security-Policy: scripts and style sheets from the dashboard itself only (the game page adds
+the hashes of the viewer's own inline script and style), no plugin, frame or other origin, and no site may frame
+it. Style attributes stay allowed: the pages draw bars and colour swatches with them, and they run no code (and
+could load nothing: every load other than the dashboard's own is refused)."""
+SECURITY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                    (b"x-frame-options", b"DENY")]
+"""Sent with every answer, beside the Content-Security-Policy."""
 
 
 @dataclass
@@ -144,6 +156,49 @@ def create_app(arena: Arena, rules: AccessRules) -> Starlette:
     return Starlette(routes=routes)
 
 
+def content_security_policy(scripts: Sequence[str] = (), styles: Sequence[str] = ()) -> str:
+    """:data:`CSP` allowing also the inline scripts and style elements given, by their SHA-256."""
+    def sources(blocks: Sequence[str]) -> str:
+        return "".join(f" 'sha256-{base64.b64encode(hashlib.sha256(b.encode()).digest()).decode()}'" for b in blocks)
+    return CSP.format(scripts=sources(scripts), styles=sources(styles))
+
+
+DEFAULT_CSP = content_security_policy().encode()
+
+
+class OwnNamesOnly:
+    """ASGI middleware in front of every route: a request whose ``Host:`` is not one of the dashboard's names gets
+    421 and nothing else (DNS rebinding: see :mod:`arena.web.access`), and every answer carries the security headers
+    (:data:`SECURITY_HEADERS`, and :data:`CSP` unless the route set its own)."""
+
+    def __init__(self, app: Any, hosts: HostNames) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
+
+        async def send_secured(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                if not any(k.lower() == b"content-security-policy" for k, _ in headers):
+                    headers.append((b"content-security-policy", DEFAULT_CSP))
+                message = {**message, "headers": headers + SECURITY_HEADERS}
+            await send(message)
+
+        if not self.hosts.allows(host):
+            shown = json.dumps(host)[1:-1][:200] if host is not None else ""
+            refusal = PlainTextResponse(f"unknown host {shown!r}: this dashboard answers only for its own names "
+                                        f"(the address it listens on, and those given by arena serve --http-host "
+                                        f"NAME)\n", status_code=421)
+            await refusal(scope, receive, send_secured)
+            return
+        await self.app(scope, receive, send_secured)
+
+
 # --- answers ------------------------------------------------------------------------------------------------------
 
 
@@ -192,7 +247,13 @@ async def game_page(web: Web, request: Request) -> Response:
     bar = _game_bar(t, index, view["live"])
     page = page_html(view).replace("<body>", "<body>\n" + bar, 1)
     page = page.replace("</body>", '<script src="/static/game.js"></script>\n</body>', 1)
-    return HTMLResponse(page)
+    csp = content_security_policy(INLINE_SCRIPT.findall(page), INLINE_STYLE.findall(page))
+    return HTMLResponse(page, headers={"Content-Security-Policy": csp})
+
+
+INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)
+"""The viewer's inline script (its data is a JSON block, ``<script type="application/json">``, which never runs)."""
+INLINE_STYLE = re.compile(r"<style>(.*?)</style>", re.DOTALL)
 
 
 def _game_bar(t: Tournament, index: int, live: bool) -> str:
@@ -377,10 +438,11 @@ class WebServer:
 
 
 async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, tls: tuple[str, str] | None = None,
-                    *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+                    hosts: tuple[str, ...] = (), *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
     """Serve the dashboard on an already bound socket until ``stop`` is set (the WebServer given to
     ``task_status``); over HTTPS with ``tls`` (the certificate chain and key files the gRPC server uses), so the
-    token and the sign-in cookie never cross the network in plain text when gRPC's do not either."""
+    token and the sign-in cookie never cross the network in plain text when gRPC's do not either. It answers for
+    the name of the address it listens on and for ``hosts`` (``--http-host``) only."""
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
@@ -394,7 +456,7 @@ async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, t
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     stop = trio.Event()
-    app = create_app(arena, rules)
+    app = OwnNamesOnly(create_app(arena, rules), HostNames.of(host, hosts))
     async with trio.open_nursery() as nursery:
         await nursery.start(lambda task_status: serve(app, config, shutdown_trigger=stop.wait,
                                                       task_status=task_status))

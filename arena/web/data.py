@@ -223,11 +223,9 @@ def released_record(t: Tournament, index: int, *, keep_seed: bool = False) -> di
     record = t.records.read(index)
     if record is None:
         raise NotShown(404, f"game {index} of tournament {t.id} is not recorded (yet)")
-    if t.active:
-        waiting = [i for i in t.deal_set(index) if i != index and i not in t.records]
-        if waiting:
-            raise NotShown(403, f"game {index} shares its deals with game(s) {', '.join(map(str, waiting))}, still to "
-                                f"finish; its record is withheld until then")
+    waiting = t.withheld_for(index)
+    if waiting:
+        raise NotShown(403, t.withheld_message(index, waiting))
     if not keep_seed and not seed_revealed(t):
         record = dict(record)
         record.pop("seed", None)

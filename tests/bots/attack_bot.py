@@ -9,6 +9,14 @@ Attacks (``--attack``):
   procs     list every process it can see, read their command lines and environments, and SIGKILL each one whose
             command line holds $ATTACK_VICTIM (the other bots); reports who it saw, read and killed
   network   connect to 127.0.0.1:$ATTACK_PORT and to every Unix socket it can find; reports what connected
+            (in the background: walking the folders takes longer than a move may, on a busy machine)
+  disk      write $ATTACK_DISK_MB MiB into its socket folder, its /tmp, and every folder it can create a file in
+            (found by walking the whole filesystem it sees); reports the writable folders and the bytes each took
+            (in the background)
+  mounts    report every mount it sees: mount point, filesystem type, per-mount options (/proc/self/mountinfo)
+  project   list what it sees of the project checkout it comes from (two folders above its own file)
+  redirect  listen on another path and make its socket's path a symlink to $ATTACK_TARGET (another bot's socket,
+            as the arena sees it), so that the arena would talk to that bot in its place
   setsid    leave a grandchild behind in a new session that ignores SIGTERM, its command line tagged $ATTACK_TAG
   memory    allocate memory 64 MiB at a time, touching every page, up to 4 GiB
   pids      start threads until the kernel refuses, report how many, then exit
@@ -196,6 +204,69 @@ def attack_tmp() -> dict:
     return {"written": written, "writable": writable}
 
 
+def fill(path: str, limit: int) -> int:
+    """Bytes written into a new file at ``path``, up to ``limit``, until the filesystem refuses (what the file
+    holds then, counted by the filesystem itself)."""
+    chunk = b"\0" * (1024 * 1024)
+    try:
+        with open(path, "wb", buffering=0) as f:
+            while f.tell() < limit:
+                f.write(chunk)
+    except OSError:
+        pass
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def writable_folders() -> list[str]:
+    """Every folder of the filesystem it sees in which it can create a file (the kernel's own trees skipped)."""
+    found = []
+    for folder, dirs, _ in os.walk("/"):
+        if folder in ("/proc", "/sys"):
+            dirs.clear()
+            continue
+        probe = os.path.join(folder, f".attack-probe-{os.getpid()}")
+        try:
+            os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            os.unlink(probe)
+            found.append(folder)
+        except OSError:
+            pass
+    return found
+
+
+def attack_disk() -> dict:
+    limit = int(os.environ.get("ATTACK_DISK_MB", "200")) * 1024 * 1024
+    places = list(dict.fromkeys(["/run/arena", "/tmp", *writable_folders()]))
+    written = {}
+    for place in places:
+        written[place] = fill(os.path.join(place, "attack-fill"), limit)
+    return {"written": written, "writable": writable_folders()}
+
+
+def attack_mounts() -> dict:
+    mounts = []
+    for line in open("/proc/self/mountinfo").read().splitlines():
+        left, _, right = line.partition(" - ")
+        fields = left.split(" ")
+        mounts.append({"point": fields[4], "options": fields[5].split(","), "fstype": right.split(" ")[0],
+                       "super": right.split(" ")[2].split(",") if len(right.split(" ")) > 2 else []})
+    return {"mounts": mounts}
+
+
+def attack_project() -> dict:
+    root = Path(__file__).resolve().parents[2]
+    seen = []
+    for folder, dirs, files in os.walk(root):
+        rel = os.path.relpath(folder, root)
+        if rel.split(os.sep)[0] in (".venv", "arena", "proto"):  # the shared environment and protocol, by design
+            dirs.clear()
+        seen += [os.path.normpath(os.path.join(rel, name)) for name in dirs + files]
+    return {"root": str(root), "seen": sorted(seen)}
+
+
 def attack_cpu() -> dict:
     spinners = int(os.environ.get("ATTACK_SPINNERS", "32"))
     for _ in range(spinners):
@@ -209,7 +280,9 @@ def attack_env() -> dict:
 
 ATTACKS = {"secrets": attack_secrets, "procs": attack_procs, "network": attack_network, "setsid": attack_setsid,
            "memory": attack_memory, "pids": attack_pids, "log": attack_log, "tmp": attack_tmp, "cpu": attack_cpu,
-           "env": attack_env}
+           "env": attack_env, "disk": attack_disk, "mounts": attack_mounts, "project": attack_project}
+BACKGROUND = {"network", "disk"}
+"""Attacks that take longer than a move may: run beside the game; the test waits for their report."""
 
 
 def hello(request, context):
@@ -219,7 +292,10 @@ def hello(request, context):
 def act(request, context):
     if ATTACK in ATTACKS and not started.is_set():
         started.set()
-        report(ATTACK, ATTACKS[ATTACK]())
+        if ATTACK in BACKGROUND:
+            threading.Thread(target=lambda: report(ATTACK, ATTACKS[ATTACK]()), daemon=True).start()
+        else:
+            report(ATTACK, ATTACKS[ATTACK]())
     if ATTACK == "deals":
         notice_match(request)
     return bot_pb2.ActReply(index=0)
@@ -236,5 +312,18 @@ def notify(request, context):
     return bot_pb2.NotifyReply()
 
 
+def listen_through_a_symlink(target: str) -> None:
+    """Serve on a socket of its own, then put a symlink to ``target`` where the arena looks for its socket."""
+    own = os.environ["DOMINOES_BOT_LISTEN"].removeprefix("unix:")
+    real = os.path.join(os.path.dirname(own), "real.sock")
+    threading.Thread(target=serve_handlers, args=(hello, act, notify, f"unix:{real}"), daemon=True).start()
+    while not os.path.exists(real):
+        threading.Event().wait(0.01)
+    os.symlink(target, own)
+    threading.Event().wait()
+
+
 if __name__ == "__main__":
+    if ATTACK == "redirect":
+        listen_through_a_symlink(os.environ["ATTACK_TARGET"])
     serve_handlers(hello, act, notify, args.listen)

@@ -1,0 +1,156 @@
+"""Authors and their tokens, and who may do what.
+
+The operator creates an author, which gives back a random token **once** (``secrets.token_urlsafe``, 256 bits); the
+database keeps only its SHA-256, so a copy of the database lets no one act as an author. A token is looked up by
+its hash and the stored hash is compared again with :func:`hmac.compare_digest`: the lookup's timing can only tell
+about hashes of guesses, which says nothing of a token. (A fast hash is enough for tokens this random; passwords
+would need a slow one.) A revoked token is refused; the operator may issue a new one.
+
+The operator's token (given at the server's start, as ``--token-file``) does everything. An author's token resolves
+to that author only, and every call that touches a bot or version checks whose it is with :func:`require_owner`
+or :func:`require_bot_owner` before anything is read or changed: one author cannot list, read or retire another's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from .config import AuthorLimits
+from .db import RETIRED, Author, Bot, Database, Version, utc_now
+from .errors import LeagueError, PermissionDenied, Unauthenticated
+
+TOKEN_BYTES = 32
+AUTHOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: the operator, or one author."""
+
+    author: Author | None
+
+    @property
+    def is_operator(self) -> bool:
+        return self.author is None
+
+    def describe(self) -> str:
+        return "the operator" if self.author is None else f"author {self.author.name!r}"
+
+
+OPERATOR = Caller(author=None)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def hash_token(token: str) -> str:
+    """What the database stores of a token: its SHA-256, in hexadecimal."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_author(database: Database, name: str) -> tuple[Author, str]:
+    """A new author and its token: the only time the token is seen (show it once, store it nowhere)."""
+    if not AUTHOR_NAME.fullmatch(name):
+        raise LeagueError(f"an author's name must be 1 to 64 letters, digits, '.', '-' or '_' (starting with a "
+                          f"letter or digit), got {name!r}")
+    token = new_token()
+    return database.add_author(name, hash_token(token)), token
+
+
+def issue_token(database: Database, name: str) -> str:
+    """A new token for an existing author (a lost or revoked one): the old token stops working at once."""
+    author = database.author(name)
+    token = new_token()
+    database.replace_token_hash(author.id, hash_token(token))
+    return token
+
+
+def revoke(database: Database, name: str) -> Author:
+    """Revoke an author's token: every later call with it is refused (its bots and versions stay)."""
+    database.revoke_author(database.author(name).id)
+    return database.author(name)
+
+
+class Authenticator:
+    """Resolves a call's token to its :class:`Caller`, or refuses it with :class:`Unauthenticated`."""
+
+    def __init__(self, database: Database, operator_token: str | None) -> None:
+        self._database = database
+        self._operator_hash = hash_token(operator_token) if operator_token else None
+
+    def caller(self, token: str | None) -> Caller:
+        """Blocking (it reads the database): from trio, through :class:`arena.league.db.AsyncDatabase`'s thread."""
+        if not token:
+            raise Unauthenticated("missing token: an author's token or the operator's is needed")
+        given = hash_token(token)
+        if self._operator_hash is not None and hmac.compare_digest(given, self._operator_hash):
+            return OPERATOR
+        holder = self._database.token_holder(given)
+        if holder is None or not hmac.compare_digest(given, holder[1]):
+            raise Unauthenticated("wrong token: it is no author's (ask the operator for yours)")
+        author = holder[0]
+        if author.revoked:
+            raise Unauthenticated(f"the token of author {author.name!r} was revoked (ask the operator for a new one)")
+        return Caller(author)
+
+
+def owns(caller: Caller, author_id: int) -> bool:
+    """Whether the caller may act on what belongs to the author ``author_id``: its own things, or anything for the
+    operator."""
+    return caller.author is None or caller.author.id == author_id
+
+
+def require_operator(caller: Caller, action: str) -> None:
+    """Refuse ``action`` (e.g. "create an author") to anyone but the operator."""
+    if not caller.is_operator:
+        raise PermissionDenied(f"{caller.describe()} may not {action}: only the operator may")
+
+
+def require_bot_owner(caller: Caller, bot: Bot, action: str) -> None:
+    """Refuse ``action`` (e.g. "upload to") on another author's bot."""
+    if not owns(caller, bot.author_id):
+        raise PermissionDenied(f"{caller.describe()} may not {action} bot {bot.name!r}: it is another author's")
+
+
+def require_owner(caller: Caller, version: Version, action: str) -> None:
+    """Refuse ``action`` (e.g. "retire", "read the build log of") on another author's version."""
+    if not owns(caller, version.author_id):
+        raise PermissionDenied(f"{caller.describe()} may not {action} version {version.id}: it is another "
+                               f"author's")
+
+
+def owned_version(database: Database, caller: Caller, version_id: int, action: str) -> Version:
+    """The version ``version_id`` if the caller may ``action`` it, else :class:`PermissionDenied`: the one way later
+    calls fetch a version on a caller's behalf, so none forgets the check."""
+    version = database.version(version_id)
+    require_owner(caller, version, action)
+    return version
+
+
+def retire_version(database: Database, caller: Caller, version_id: int) -> Version:
+    """Retire a version of the caller's own (or any, for the operator): it plays no more; its games stay."""
+    owned_version(database, caller, version_id, "retire")
+    return database.transition(version_id, RETIRED, "retired by its author" if caller.author else
+                               "retired by the operator")
+
+
+UPLOAD_WINDOW = timedelta(days=1)
+
+
+def require_upload_quota(database: Database, caller: Caller, league_id: int, limits: AuthorLimits,
+                         now: datetime | None = None) -> None:
+    """Refuse an author's upload past the league's ``uploads_per_day`` (any 24 hours; the operator has no quota):
+    each new version costs a sandboxed build, so one author cannot flood the builders."""
+    if caller.author is None:
+        return
+    since = (now or utc_now()) - UPLOAD_WINDOW
+    count = database.uploads_since(caller.author.id, league_id, since)
+    if count >= limits.uploads_per_day:
+        raise PermissionDenied(f"{caller.describe()} has uploaded {count} versions in the last 24 hours, the "
+                               f"league's limit (authors.uploads_per_day = {limits.uploads_per_day}); try later")

@@ -1,0 +1,262 @@
+"""League files: a league is configured, not coded. TOML parsed once at the edge, validated, and handed on as a
+frozen :class:`LeagueConfig`; nothing past this module reads the file or sees a raw table.
+
+The game keys (``variant``, ``players``, ``[options]``), ``[time]`` and ``[limits]`` mean what they mean in a
+tournament file and are checked by the same functions (:mod:`arena.tournament.spec`, :mod:`arena.sandbox.limits`),
+so both kinds of file refuse the same mistakes with the same words. A malformed file gets one line naming the file,
+the key, the problem and the allowed values::
+
+    name = "draw-ladder"        # the league's identifier: lowercase letters, digits, '-' and '_'
+    title = "Draw ladder"       # optional: shown to people (default: the name)
+    variant = "draw"            # see `arena variants`
+    players = 2                 # optional: the variant's usual count
+    duplicate = true            # each table plays one deal set under every rotation of the seats
+    kits = ["python", "go"]     # optional: the kits whose uploads it accepts (default: all of KITS)
+
+    [options]                   # variant options
+    target = 100
+
+    [time]                      # as a tournament's
+    move_ms = 2000
+    bank_ms = 0
+    startup_ms = 15000
+    first_move_ms = 0
+
+    [limits]                    # per bot process while it plays, as a tournament's
+    memory_mb = 1024
+
+    [upload]                    # what one uploaded archive may hold
+    archive_mb = 16             # the archive's own size
+    unpacked_mb = 64            # all its files unpacked (a decompression bomb stops here)
+    files = 2000                # its files and folders
+
+    [build]                     # one version's build, in the sandbox, offline
+    time_s = 600                # wall-clock time for the whole build
+    memory_mb = 2048            # and the other keys of [limits]: pids, log_mb, tmp_mb (the build folder), cpus
+    pids = 256
+
+    [authors]                   # per author
+    uploads_per_day = 20        # new versions in any 24 hours
+    versions_kept = 10          # versions kept per bot; the oldest retired ones go first
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from types import MappingProxyType
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from ..rules import Game, new_game
+from ..sandbox import LIMIT_KEYS, Limits, LimitsError, limits_from_table
+from ..tournament.spec import SpecError, TimeSpec, game_from_table, time_from_table
+from ..tournament.spec import _boolean, _integer, _no_unknown, _text  # the file helpers: one wording for both files
+from .errors import ConfigError
+from .manifest import KITS as KIT_RECIPES
+
+KITS = tuple(KIT_RECIPES)
+"""The kits a league may accept: every kit a manifest may name (:data:`arena.league.manifest.KITS`)."""
+"""The kits an uploaded bot may name in its ``bot.toml``: every starter kit the project ships (``bots/``) and a
+prebuilt static Linux binary."""
+TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "time", "limits", "upload",
+            "build", "authors")
+NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+"""A league's name appears in URLs, folder names and the database: a short identifier."""
+MEGABYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """What one uploaded archive may hold; an archive over any of them is refused before anything is stored."""
+
+    archive_mb: int = 16
+    unpacked_mb: int = 64
+    files: int = 2000
+
+    @property
+    def archive_bytes(self) -> int:
+        return self.archive_mb * MEGABYTES
+
+    @property
+    def unpacked_bytes(self) -> int:
+        return self.unpacked_mb * MEGABYTES
+
+
+UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
+UPLOAD_BOUNDS = {"archive_mb": (1, 4096), "unpacked_mb": (1, 65536), "files": (1, 1_000_000)}
+
+BUILD_DEFAULTS = Limits(memory_mb=2048, pids=256, log_mb=10, tmp_mb=1024, cpus=1.0)
+"""A build needs more than a bot at play: a compiler's memory and threads, and room for its output."""
+
+
+@dataclass(frozen=True)
+class BuildLimits:
+    """One version's build: the sandbox limits of its processes (``tmp_mb`` is the size of its writable build
+    folder) and the wall-clock time of the whole build."""
+
+    time_s: int = 600
+    limits: Limits = BUILD_DEFAULTS
+
+
+BUILD_TIME_BOUNDS = (1, 24 * 3600)
+
+
+@dataclass(frozen=True)
+class AuthorLimits:
+    """What each author may do: the upload rate (against a flood of builds) and the versions kept per bot."""
+
+    uploads_per_day: int = 20
+    versions_kept: int = 10
+
+
+AUTHOR_KEYS = ("uploads_per_day", "versions_kept")
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """A validated league file."""
+
+    name: str
+    title: str
+    variant: str
+    players: int
+    options: Mapping[str, Any]
+    """The variant's options, every one resolved (read-only)."""
+    duplicate: bool = True
+    kits: tuple[str, ...] = KITS
+    time: TimeSpec = TimeSpec()
+    limits: Limits = Limits()
+    upload: UploadLimits = UploadLimits()
+    build: BuildLimits = BuildLimits()
+    authors: AuthorLimits = AuthorLimits()
+
+    def game(self) -> Game:
+        return new_game(self.variant, self.players, dict(self.options))
+
+    def accepts_kit(self, kit: str) -> bool:
+        return kit in self.kits
+
+
+def load_league(path: str | Path) -> LeagueConfig:
+    """Read and validate a league file, or raise one :class:`ConfigError` naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such league file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read the league file: {error}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    try:
+        return league_from_dict(data)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def load_leagues(paths: Iterable[str | Path]) -> tuple[LeagueConfig, ...]:
+    """Several league files for one server: each valid, and no two with the same name (it keys the database)."""
+    leagues: list[LeagueConfig] = []
+    seen: dict[str, Path] = {}
+    for path in map(Path, paths):
+        league = load_league(path)
+        if league.name in seen:
+            raise ConfigError(f"{path}: league name {league.name!r} is already the name of {seen[league.name]}")
+        seen[league.name] = path
+        leagues.append(league)
+    return tuple(leagues)
+
+
+def league_from_dict(data: Mapping[str, Any]) -> LeagueConfig:
+    """Validate a parsed league file, or raise one :class:`ConfigError` (the checks it shares with tournament files
+    raise their :class:`SpecError`, turned into one here)."""
+    try:
+        return _league(data)
+    except ConfigError:
+        raise
+    except SpecError as error:
+        raise ConfigError(str(error)) from None
+
+
+def _league(data: Mapping[str, Any]) -> LeagueConfig:
+    _no_unknown(data, TOP_KEYS, "at the top level")
+    name = _text(data, "name", required=True)
+    if not NAME_PATTERN.fullmatch(name):
+        raise ConfigError(f"key 'name' must be 1 to 64 lowercase letters, digits, '-' or '_' (starting with a letter "
+                          f"or digit), got {name!r}")
+    game = game_from_table(data)
+    try:
+        limits = limits_from_table(data.get("limits", {}))
+    except LimitsError as error:
+        raise ConfigError(str(error)) from None
+    return LeagueConfig(
+        name=name,
+        title=_text(data, "title", default=name) or name,
+        variant=game.name,
+        players=game.players,
+        options=MappingProxyType(dict(game.options)),
+        duplicate=_boolean(data, "duplicate", default=True),
+        kits=_kits(data.get("kits", list(KITS))),
+        time=time_from_table(data.get("time", {})),
+        limits=limits,
+        upload=_upload(_table(data, "upload", UPLOAD_KEYS)),
+        build=_build(_table(data, "build", ("time_s", *LIMIT_KEYS))),
+        authors=_authors(_table(data, "authors", AUTHOR_KEYS)),
+    )
+
+
+
+def _table(data: Mapping[str, Any], key: str, keys: tuple[str, ...]) -> Mapping[str, Any]:
+    """A sub-table (absent: empty), with no key it does not know."""
+    table = data.get(key, {})
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"key '{key}' must be a table with {', '.join(keys)}, got {table!r}")
+    _no_unknown(table, keys, f"in [{key}]")
+    return table
+
+
+def _kits(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value or not all(isinstance(kit, str) for kit in value):
+        raise ConfigError(f"key 'kits' must list at least one of {', '.join(KITS)}, got {value!r}")
+    for kit in value:
+        if kit not in KITS:
+            raise ConfigError(f"key 'kits' names an unknown kit {kit!r}; valid kits: {', '.join(KITS)}")
+    if len(set(value)) != len(value):
+        raise ConfigError(f"key 'kits' must name each kit once, got {value!r}")
+    return tuple(value)
+
+
+def _upload(table: Mapping[str, Any]) -> UploadLimits:
+    defaults = UploadLimits()
+    values = {key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key), where="upload.")
+              for key, (low, high) in UPLOAD_BOUNDS.items()}
+    upload = UploadLimits(**values)
+    if upload.unpacked_mb < upload.archive_mb:
+        raise ConfigError(f"key 'upload.unpacked_mb' must be at least upload.archive_mb ({upload.archive_mb}), "
+                          f"got {upload.unpacked_mb}")
+    return upload
+
+
+def _build(table: Mapping[str, Any]) -> BuildLimits:
+    low, high = BUILD_TIME_BOUNDS
+    time_s = _integer(table, "time_s", minimum=low, maximum=high, default=BuildLimits.time_s, where="build.")
+    sandbox_keys = {key: value for key, value in table.items() if key != "time_s"}
+    try:
+        limits = limits_from_table(sandbox_keys, BUILD_DEFAULTS, where="build.")
+    except LimitsError as error:
+        raise ConfigError(str(error)) from None
+    return BuildLimits(time_s=time_s, limits=limits)
+
+
+def _authors(table: Mapping[str, Any]) -> AuthorLimits:
+    defaults = AuthorLimits()
+    return AuthorLimits(
+        uploads_per_day=_integer(table, "uploads_per_day", minimum=1, maximum=100_000,
+                                 default=defaults.uploads_per_day, where="authors."),
+        versions_kept=_integer(table, "versions_kept", minimum=1, maximum=10_000, default=defaults.versions_kept,
+                               where="authors."),
+    )

@@ -1,0 +1,649 @@
+"""The league's state in a real database: authors, bots, their versions and states, the games' index and results,
+and ratings. Game records stay in record files (the source of truth for results; every rating can be rebuilt from
+them); the database holds what changes and what must be found fast.
+
+SQLAlchemy 2 Core (tables and statements, no ORM) over a **sync** engine. The schema is declared here
+(:data:`METADATA`) and built by the Alembic migrations shipped in ``arena/league/migrations/``, which
+:func:`open_database` runs at every open (a database already at the newest revision is left as it is), so an
+operator never runs Alembic and needs no ``alembic.ini``.
+
+- **SQLite** is the default: a file in the data folder (:func:`sqlite_url`), in WAL mode (readers do not block the
+  writer, and a killed server loses no committed transaction) with foreign keys enforced, both set on every new
+  connection by an engine ``connect`` event.
+- **PostgreSQL** by URL: ``postgresql+psycopg://user:password@host/database`` (psycopg 3; a bare
+  ``postgresql://`` means the same driver).
+
+**Never from the trio loop.** Every call here blocks on disk or network. Trio code goes through
+:class:`AsyncDatabase`, which runs each call in a worker thread with ``trio.to_thread.run_sync`` under a capacity
+limiter of one: one writer at a time (SQLite allows no more, and it keeps the league's writes in a simple order on
+PostgreSQL too), and the loop keeps serving games meanwhile. A call that has started is not abandoned when its
+caller is cancelled: a write either commits or rolls back, never half-way.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Concatenate, Iterable, Mapping, ParamSpec, Sequence, TypeVar
+
+import sqlalchemy as sa
+import trio
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
+
+from .errors import DatabaseError, LeagueError, NotFound, StateError
+
+# --- the schema ---------------------------------------------------------------------------------------------------
+
+METADATA = sa.MetaData(naming_convention={
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+})
+"""Named constraints, so a later migration can name the one it alters on SQLite and PostgreSQL alike."""
+
+UPLOADED, BUILDING, CHECKING, READY, FAILED, SUSPENDED, RETIRED = (
+    "uploaded", "building", "checking", "ready", "failed", "suspended", "retired")
+STATES = (UPLOADED, BUILDING, CHECKING, READY, FAILED, SUSPENDED, RETIRED)
+TRANSITIONS: Mapping[str, frozenset[str]] = {
+    UPLOADED: frozenset({BUILDING, FAILED, RETIRED}),
+    BUILDING: frozenset({CHECKING, FAILED, UPLOADED}),  # back to uploaded: a build cut short by a restart, redone
+    CHECKING: frozenset({READY, FAILED, UPLOADED}),
+    READY: frozenset({SUSPENDED, RETIRED}),
+    SUSPENDED: frozenset({READY, RETIRED}),  # the operator reinstates a suspended version, or it is retired
+    FAILED: frozenset({RETIRED}),
+    RETIRED: frozenset(),
+}
+"""A version's lifecycle: uploaded -> building -> checking -> ready (or failed, with why). A ready version that keeps
+failing to start is suspended; any version may be retired, and a retired one stays retired. What a version *is*
+never changes (its archive's SHA-256); only its state does."""
+NEEDS_REASON = frozenset({FAILED, SUSPENDED})
+INTERRUPTED = (BUILDING, CHECKING)
+"""States only a running server's worker holds: found at start, they mean the server died mid-step."""
+
+START_FAILURES = 3
+"""Failures to start in a row that suspend a ready version."""
+SHA256 = re.compile(r"[0-9a-f]{64}")
+NAME_LENGTH = 64
+
+leagues = sa.Table(
+    "leagues", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(NAME_LENGTH), nullable=False, unique=True),
+    sa.Column("title", sa.String(200), nullable=False),
+    sa.Column("variant", sa.String(NAME_LENGTH), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+authors = sa.Table(
+    "authors", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(NAME_LENGTH), nullable=False, unique=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+)
+"""Only a token's SHA-256 is stored (see :mod:`.authors`): the database alone lets no one act as an author."""
+bots = sa.Table(
+    "bots", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), nullable=False, index=True),
+    sa.Column("name", sa.String(NAME_LENGTH), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("league_id", "name"),
+)
+"""A bot's name is unique in its league (standings show it), whoever its author."""
+versions = sa.Table(
+    "versions", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("bot_id", sa.Integer, sa.ForeignKey("bots.id"), nullable=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("sha256", sa.String(64), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, index=True),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("build_log", sa.Text, nullable=True),
+    sa.Column("check_report", sa.JSON, nullable=True),
+    sa.Column("start_failures", sa.Integer, nullable=False, server_default="0"),
+    sa.UniqueConstraint("bot_id", "sha256"),
+    sa.UniqueConstraint("bot_id", "number"),
+    sa.CheckConstraint(sa.column("state").in_(STATES), name="state"),
+)
+"""One row per distinct archive of a bot: the same archive uploaded twice is one version (unique bot and SHA-256)."""
+games = sa.Table(
+    "games", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("record", sa.Text, nullable=False),
+    sa.Column("game_key", sa.String(200), nullable=False),
+    sa.Column("line", sa.Integer, nullable=True),
+    sa.Column("played_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("league_id", "record", "game_key"),
+    sa.Index(None, "league_id", "played_at"),
+)
+"""The index of played games: where each one's record is (its file, its id there, its line when known)."""
+game_seats = sa.Table(
+    "game_seats", METADATA,
+    sa.Column("game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), nullable=False, index=True),
+    sa.Column("score", sa.Integer, nullable=False),
+    sa.Column("points", sa.Float, nullable=False),
+)
+"""Who sat where in each game and how it ended for them: the game's score and its share of the result (1 a win,
+0.5 a draw of two, 0 a loss), what the rating fits read."""
+ratings = sa.Table(
+    "ratings", METADATA,
+    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), primary_key=True),
+    sa.Column("system", sa.String(32), primary_key=True),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+"""Each version's rating in each system (``openskill`` for matchmaking, a maximum-likelihood fit for the board)."""
+
+
+# --- rows as plain values -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class League:
+    id: int
+    name: str
+    title: str
+    variant: str
+
+
+@dataclass(frozen=True)
+class Author:
+    id: int
+    name: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+@dataclass(frozen=True)
+class Bot:
+    id: int
+    league_id: int
+    author_id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Version:
+    """A version with its bot's owner, so every authorisation check needs only the version."""
+
+    id: int
+    bot_id: int
+    author_id: int
+    number: int
+    sha256: str
+    state: str
+    reason: str | None
+    created_at: datetime
+    updated_at: datetime
+    build_log: str | None
+    check_report: Any
+    start_failures: int
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat of a recorded game."""
+
+    version_id: int
+    score: int
+    points: float
+
+
+@dataclass(frozen=True)
+class Rating:
+    version_id: int
+    system: str
+    mu: float
+    sigma: float
+    games: int
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    """A stored moment as an aware UTC datetime (SQLite hands back naive ones: they were written in UTC)."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=timezone.utc)
+
+
+# --- opening ------------------------------------------------------------------------------------------------------
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+DATABASE_FILE = "league.db"
+
+
+def sqlite_url(data_folder: str | Path) -> str:
+    """The default database: a SQLite file in the data folder."""
+    return f"sqlite:///{Path(data_folder).resolve() / DATABASE_FILE}"
+
+
+def open_database(url: str) -> Database:
+    """An engine for ``url``, its schema migrated to the newest revision; or one :class:`DatabaseError` line."""
+    engine = create_engine(url)
+    try:
+        migrate(engine)
+    except sa.exc.SQLAlchemyError as error:
+        engine.dispose()
+        raise DatabaseError(f"cannot open the database {_shown(url)}: {_first_line(error)}") from None
+    return Database(engine)
+
+
+def create_engine(url: str) -> Engine:
+    """A sync engine for a SQLite or PostgreSQL URL, with the league's connection settings."""
+    try:
+        parsed = sa.make_url(url)
+    except sa.exc.ArgumentError:
+        raise DatabaseError(f"cannot read the database URL {url!r}: expected sqlite:///PATH or "
+                            f"postgresql+psycopg://USER:PASSWORD@HOST/DATABASE") from None
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.drivername not in ("sqlite", "sqlite+pysqlite", "postgresql+psycopg"):
+        raise DatabaseError(f"unsupported database {parsed.drivername!r} in {_shown(url)}: use sqlite:///PATH or "
+                            f"postgresql+psycopg://...")
+    if parsed.get_backend_name() == "sqlite":
+        if not parsed.database or parsed.database == ":memory:":
+            raise DatabaseError(f"the league's SQLite database must be a file, got {_shown(url)}")
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(parsed, connect_args={"timeout": 30})
+        event.listen(engine, "connect", _sqlite_settings)
+        return engine
+    return sa.create_engine(parsed, pool_pre_ping=True)
+
+
+def _sqlite_settings(dbapi_connection: Any, _record: Any) -> None:
+    """On every new SQLite connection: WAL (readers beside the writer; committed data survives a kill), foreign keys
+    enforced (SQLite's default is off), and a writer that waits for a lock rather than failing at once."""
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # in WAL: durable across a crash of the process, fast
+        cursor.execute("PRAGMA busy_timeout=30000")
+    finally:
+        cursor.close()
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest migration, with an Alembic configuration built here (no ``alembic.ini``)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def schema_revision(engine: Engine) -> str | None:
+    """The revision the database is at (None before any migration)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def _shown(url: str) -> str:
+    """A URL fit for a message: its password hidden."""
+    try:
+        return sa.make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return repr(url)
+
+
+def _first_line(error: BaseException) -> str:
+    original = getattr(error, "orig", None) or error
+    return (str(original).strip().splitlines() or [type(original).__name__])[0]
+
+
+# --- the calls ----------------------------------------------------------------------------------------------------
+
+class Database:
+    """The league's database through sync calls, each its own transaction. Not for the trio loop: see
+    :class:`AsyncDatabase`."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    # leagues
+
+    def ensure_league(self, name: str, title: str, variant: str) -> League:
+        """The league of this name, created at its first start; its title follows the file, its variant may not
+        change (its games and ratings are of that variant)."""
+        with self.engine.begin() as connection:
+            row = connection.execute(sa.select(leagues).where(leagues.c.name == name)).one_or_none()
+            if row is None:
+                connection.execute(sa.insert(leagues).values(name=name, title=title, variant=variant,
+                                                             created_at=utc_now()))
+            elif row.variant != variant:
+                raise LeagueError(f"league {name!r} plays {row.variant!r} in its database, its file says "
+                                  f"{variant!r}: a league's variant cannot change (start a new league)")
+            elif row.title != title:
+                connection.execute(sa.update(leagues).where(leagues.c.id == row.id).values(title=title))
+        return self.league(name)
+
+    def league(self, name: str) -> League:
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(leagues).where(leagues.c.name == name)).one_or_none()
+        if row is None:
+            raise NotFound(f"no league {name!r}")
+        return League(row.id, row.name, row.title, row.variant)
+
+    # authors
+
+    def add_author(self, name: str, token_hash: str) -> Author:
+        with self.engine.begin() as connection:
+            if connection.execute(sa.select(authors.c.id).where(authors.c.name == name)).first() is not None:
+                raise LeagueError(f"author {name!r} exists already")
+            connection.execute(sa.insert(authors).values(name=name, token_hash=token_hash, created_at=utc_now()))
+        return self.author(name)
+
+    def author(self, name: str) -> Author:
+        return self._one_author(authors.c.name == name, f"no author {name!r}")
+
+    def author_by_id(self, author_id: int) -> Author:
+        return self._one_author(authors.c.id == author_id, f"no author number {author_id}")
+
+    def authors(self) -> list[Author]:
+        with self.engine.connect() as connection:
+            rows = connection.execute(sa.select(authors).order_by(authors.c.name)).all()
+        return [_author(row) for row in rows]
+
+    def token_holder(self, token_hash: str) -> tuple[Author, str] | None:
+        """The author whose stored hash is ``token_hash``, with that stored hash (for the constant-time compare of
+        :mod:`.authors`); None when none is."""
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(authors).where(authors.c.token_hash == token_hash)).one_or_none()
+        return None if row is None else (_author(row), row.token_hash)
+
+    def replace_token_hash(self, author_id: int, token_hash: str) -> None:
+        """A new token for the author (the old one stops working); a revoked author is reinstated by it."""
+        self._update_author(author_id, token_hash=token_hash, revoked_at=None)
+
+    def revoke_author(self, author_id: int) -> None:
+        self._update_author(author_id, revoked_at=utc_now())
+
+    def _update_author(self, author_id: int, **values: Any) -> None:
+        with self.engine.begin() as connection:
+            done = connection.execute(sa.update(authors).where(authors.c.id == author_id).values(**values))
+        if done.rowcount != 1:
+            raise NotFound(f"no author number {author_id}")
+
+    def _one_author(self, where: Any, missing: str) -> Author:
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(authors).where(where)).one_or_none()
+        if row is None:
+            raise NotFound(missing)
+        return _author(row)
+
+    # bots
+
+    def add_bot(self, league_id: int, author_id: int, name: str) -> Bot:
+        with self.engine.begin() as connection:
+            taken = connection.execute(sa.select(bots.c.id).where(bots.c.league_id == league_id,
+                                                                  bots.c.name == name)).first()
+            if taken is not None:
+                raise LeagueError(f"bot {name!r} exists already in this league")
+            connection.execute(sa.insert(bots).values(league_id=league_id, author_id=author_id, name=name,
+                                                      created_at=utc_now()))
+        return self.bot(league_id, name)
+
+    def bot(self, league_id: int, name: str) -> Bot:
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(bots).where(bots.c.league_id == league_id,
+                                                           bots.c.name == name)).one_or_none()
+        if row is None:
+            raise NotFound(f"no bot {name!r} in this league")
+        return Bot(row.id, row.league_id, row.author_id, row.name)
+
+    def bots(self, league_id: int, author_id: int | None = None) -> list[Bot]:
+        query = sa.select(bots).where(bots.c.league_id == league_id).order_by(bots.c.name)
+        if author_id is not None:
+            query = query.where(bots.c.author_id == author_id)
+        with self.engine.connect() as connection:
+            return [Bot(row.id, row.league_id, row.author_id, row.name) for row in connection.execute(query)]
+
+    # versions
+
+    def add_version(self, bot_id: int, sha256: str) -> tuple[Version, bool]:
+        """The version of this archive (by its SHA-256), created ``uploaded`` unless the bot has it already; and
+        whether it was created. The same archive twice is one version."""
+        if not SHA256.fullmatch(sha256):
+            raise LeagueError(f"a version's SHA-256 must be 64 lowercase hexadecimal digits, got {sha256!r}")
+        existing = self._version_where(versions.c.bot_id == bot_id, versions.c.sha256 == sha256)
+        if existing is not None:
+            return existing, False
+        now = utc_now()
+        try:
+            with self.engine.begin() as connection:
+                number = connection.execute(sa.select(sa.func.coalesce(sa.func.max(versions.c.number), 0))
+                                            .where(versions.c.bot_id == bot_id)).scalar_one() + 1
+                connection.execute(sa.insert(versions).values(bot_id=bot_id, number=number, sha256=sha256,
+                                                              state=UPLOADED, created_at=now, updated_at=now))
+        except sa.exc.IntegrityError as error:  # the same archive inserted meanwhile, or no such bot
+            existing = self._version_where(versions.c.bot_id == bot_id, versions.c.sha256 == sha256)
+            if existing is None:
+                raise LeagueError(f"cannot add a version to bot number {bot_id}: {_first_line(error)} (no such "
+                                  f"bot, or a second writer: the league writes through one)") from None
+            return existing, False
+        created = self._version_where(versions.c.bot_id == bot_id, versions.c.sha256 == sha256)
+        assert created is not None
+        return created, True
+
+    def version(self, version_id: int) -> Version:
+        found = self._version_where(versions.c.id == version_id)
+        if found is None:
+            raise NotFound(f"no version number {version_id}")
+        return found
+
+    def versions(self, bot_id: int) -> list[Version]:
+        return self._versions_where(versions.c.bot_id == bot_id)
+
+    def versions_in(self, state: str) -> list[Version]:
+        return self._versions_where(versions.c.state == state)
+
+    def uploads_since(self, author_id: int, league_id: int, since: datetime) -> int:
+        """How many versions the author's bots in a league gained since ``since`` (what the league's uploads-per-day
+        limit counts)."""
+        query = (sa.select(sa.func.count()).select_from(versions.join(bots))
+                 .where(bots.c.author_id == author_id, bots.c.league_id == league_id,
+                        versions.c.created_at >= since))
+        with self.engine.connect() as connection:
+            return connection.execute(query).scalar_one()
+
+    def transition(self, version_id: int, to: str, reason: str | None = None, *, build_log: str | None = None,
+                   check_report: Any = None) -> Version:
+        """Move a version to state ``to``, if its lifecycle allows it from the state it is in (:data:`TRANSITIONS`);
+        otherwise one :class:`StateError`. ``failed`` and ``suspended`` need a reason. The change is a
+        compare-and-set on the state read, so two workers cannot both move one version."""
+        if to not in STATES:
+            raise StateError(f"unknown version state {to!r}; states: {', '.join(STATES)}")
+        if to in NEEDS_REASON and not reason:
+            raise StateError(f"a version becomes {to} only with a reason")
+        current = self.version(version_id)
+        if to not in TRANSITIONS[current.state]:
+            allowed = ", ".join(sorted(TRANSITIONS[current.state])) or "none"
+            raise StateError(f"version {current.number} of its bot is {current.state}: it cannot become {to} "
+                             f"(from {current.state}: {allowed})")
+        values: dict[str, Any] = {"state": to, "reason": reason, "updated_at": utc_now()}
+        if build_log is not None:
+            values["build_log"] = build_log
+        if check_report is not None:
+            values["check_report"] = check_report
+        if to == READY:
+            values["start_failures"] = 0
+        with self.engine.begin() as connection:
+            done = connection.execute(sa.update(versions)
+                                      .where(versions.c.id == version_id, versions.c.state == current.state)
+                                      .values(**values))
+        if done.rowcount != 1:
+            raise StateError(f"version {current.number} of its bot changed state meanwhile (it was {current.state})")
+        return self.version(version_id)
+
+    def record_start(self, version_id: int, failure: str | None, limit: int = START_FAILURES) -> Version:
+        """A ready version started (``failure`` None: its count of failures in a row is reset) or failed to start
+        (counted); ``limit`` failures in a row suspend it with the last one as the reason, as a tournament gives up
+        on an entrant."""
+        if failure is None:
+            with self.engine.begin() as connection:
+                connection.execute(sa.update(versions).where(versions.c.id == version_id)
+                                   .values(start_failures=0))
+            return self.version(version_id)
+        with self.engine.begin() as connection:
+            connection.execute(sa.update(versions).where(versions.c.id == version_id, versions.c.state == READY)
+                               .values(start_failures=versions.c.start_failures + 1))
+        version = self.version(version_id)
+        if version.state == READY and version.start_failures >= limit:
+            return self.transition(version_id, SUSPENDED,
+                                   f"failed to start {version.start_failures} times in a row; last: {failure}")
+        return version
+
+    def requeue_interrupted(self) -> list[Version]:
+        """At a server's start: versions left building or checking by a server that died are uploaded again, to be
+        rebuilt from their archive (never lost, never half-ready)."""
+        with self.engine.begin() as connection:
+            ids = connection.execute(sa.select(versions.c.id).where(versions.c.state.in_(INTERRUPTED))).scalars().all()
+            if ids:
+                connection.execute(sa.update(versions).where(versions.c.id.in_(ids))
+                                   .values(state=UPLOADED, reason="interrupted by a restart", updated_at=utc_now()))
+        return [self.version(version_id) for version_id in ids]
+
+    def _version_where(self, *where: Any) -> Version | None:
+        found = self._versions_where(*where)
+        return found[0] if found else None
+
+    def _versions_where(self, *where: Any) -> list[Version]:
+        query = (sa.select(versions, bots.c.author_id).select_from(versions.join(bots)).where(*where)
+                 .order_by(versions.c.bot_id, versions.c.number))
+        with self.engine.connect() as connection:
+            return [_version(row) for row in connection.execute(query)]
+
+    # games and ratings
+
+    def record_game(self, league_id: int, record: str, game_key: str, seats: Sequence[Seat], *,
+                    line: int | None = None, played_at: datetime | None = None) -> int:
+        """Index one played game and its seats' results in one transaction; its id."""
+        try:
+            with self.engine.begin() as connection:
+                return self._insert_game(connection, league_id, record, game_key, seats, line, played_at)
+        except sa.exc.IntegrityError as error:
+            raise LeagueError(f"cannot record game {game_key!r} of {record}: it is recorded already, or names an "
+                              f"unknown league or version ({_first_line(error)})") from None
+
+    def record_games(self, league_id: int, entries: Iterable[tuple[str, str, Sequence[Seat]]]) -> int:
+        """Several games (record, game key, seats) in one transaction, as a rebuild from record files does."""
+        count = 0
+        with self.engine.begin() as connection:
+            for record, game_key, seats in entries:
+                self._insert_game(connection, league_id, record, game_key, seats, None, None)
+                count += 1
+        return count
+
+    @staticmethod
+    def _insert_game(connection: Connection, league_id: int, record: str, game_key: str, seats: Sequence[Seat],
+                     line: int | None, played_at: datetime | None) -> int:
+        game_id = connection.execute(sa.insert(games).values(
+            league_id=league_id, record=record, game_key=game_key, line=line,
+            played_at=played_at or utc_now()).returning(games.c.id)).scalar_one()
+        connection.execute(sa.insert(game_seats), [
+            {"game_id": game_id, "seat": number, "version_id": seat.version_id, "score": seat.score,
+             "points": seat.points} for number, seat in enumerate(seats)])
+        return game_id
+
+    def game_count(self, league_id: int) -> int:
+        with self.engine.connect() as connection:
+            return connection.execute(sa.select(sa.func.count()).select_from(games)
+                                      .where(games.c.league_id == league_id)).scalar_one()
+
+    def seats_of(self, game_id: int) -> list[Seat]:
+        with self.engine.connect() as connection:
+            rows = connection.execute(sa.select(game_seats).where(game_seats.c.game_id == game_id)
+                                      .order_by(game_seats.c.seat)).all()
+        return [Seat(row.version_id, row.score, row.points) for row in rows]
+
+    def set_rating(self, rating: Rating) -> None:
+        """Store a version's rating in a system, replacing the one before."""
+        key = (ratings.c.version_id == rating.version_id, ratings.c.system == rating.system)
+        values = {"mu": rating.mu, "sigma": rating.sigma, "games": rating.games, "updated_at": utc_now()}
+        with self.engine.begin() as connection:
+            done = connection.execute(sa.update(ratings).where(*key).values(**values))
+            if done.rowcount == 0:
+                connection.execute(sa.insert(ratings).values(version_id=rating.version_id, system=rating.system,
+                                                             **values))
+
+    def ratings(self, league_id: int, system: str) -> list[Rating]:
+        """The league's ratings in a system, best first."""
+        query = (sa.select(ratings).select_from(ratings.join(versions).join(bots))
+                 .where(bots.c.league_id == league_id, ratings.c.system == system)
+                 .order_by(ratings.c.mu.desc(), ratings.c.version_id))
+        with self.engine.connect() as connection:
+            return [Rating(row.version_id, row.system, row.mu, row.sigma, row.games)
+                    for row in connection.execute(query)]
+
+
+def _author(row: Any) -> Author:
+    return Author(row.id, row.name, _utc(row.created_at), _utc(row.revoked_at))
+
+
+def _version(row: Any) -> Version:
+    return Version(id=row.id, bot_id=row.bot_id, author_id=row.author_id, number=row.number, sha256=row.sha256,
+                   state=row.state, reason=row.reason, created_at=_utc(row.created_at),
+                   updated_at=_utc(row.updated_at), build_log=row.build_log, check_report=row.check_report,
+                   start_failures=row.start_failures)
+
+
+# --- from trio ----------------------------------------------------------------------------------------------------
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class AsyncDatabase:
+    """The database for trio code: each call runs in a worker thread, one at a time (a single writer), so the loop
+    never blocks on the database. Use ``await db.run(Database.add_version, bot_id, sha)``."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self._one_writer = trio.CapacityLimiter(1)
+
+    @classmethod
+    async def open(cls, url: str) -> AsyncDatabase:
+        """Open (and migrate) in a worker thread too: a migration or a far server takes its time."""
+        return cls(await trio.to_thread.run_sync(open_database, url))
+
+    async def run(self, call: Callable[Concatenate[Database, P], T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``call(database, *args, **kwargs)`` in a worker thread. Not abandoned when the caller is cancelled:
+        the call finishes (its transaction commits or rolls back) before the cancellation is delivered."""
+        return await trio.to_thread.run_sync(functools.partial(call, self.database, *args, **kwargs),
+                                             limiter=self._one_writer)
+
+    async def close(self) -> None:
+        await trio.to_thread.run_sync(self.database.close, limiter=self._one_writer)

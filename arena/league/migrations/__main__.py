@@ -1,0 +1,26 @@
+"""Write a new, empty migration: ``python -m arena.league.migrations "what changes"`` (for developers)."""
+
+from __future__ import annotations
+
+import sys
+
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+
+from ..db import MIGRATIONS
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or not argv[0].strip():
+        print('usage: python -m arena.league.migrations "what the migration changes"', file=sys.stderr)
+        return 2
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    number = len(list(ScriptDirectory.from_config(config).walk_revisions())) + 1
+    command.revision(config, message=argv[0], rev_id=f"{number:04d}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
