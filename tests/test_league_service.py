@@ -284,3 +284,24 @@ def test_a_kill_mid_pipeline_never_leaves_a_version_lost_or_half_ready(tmp_path:
         assert version.reason == ""
     finally:
         setup.server.stop()
+
+
+def test_an_endless_upload_is_refused_at_the_size_limit(league: League) -> None:
+    """The limit is counted while the chunks arrive: a stream that never ends is refused once past the league's
+    upload.archive_mb (16 MB by default), and leaves no file behind."""
+    before = stored_files(league)
+    sent = []
+
+    def endless() -> Iterator[lpb.UploadRequest]:
+        yield lpb.UploadRequest(start=lpb.UploadStart(bot="endless"))
+        while True:
+            sent.append(1)
+            yield lpb.UploadRequest(chunk=b"\0" * (1 << 20))
+
+    with pytest.raises(grpc.RpcError) as refused:
+        league.stub().Upload(endless(), timeout=120, metadata=bearer(league.token("alice")))
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert refused.value.details() == ("the archive is over the league's limit of 16 MB (upload.archive_mb); "
+                                       "nothing was stored")
+    assert 16 <= len(sent) < 200
+    assert stored_files(league) == before
