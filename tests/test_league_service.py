@@ -1,5 +1,5 @@
 """The league's service end to end: a real ``arena serve --league`` process, real gRPC, the CLI through subprocess,
-and the SQLite database in its data folder.
+and the database: SQLite in its data folder, and the same tests on a real PostgreSQL (tests/pg_server.py).
 
 One server (module fixture) has an operator, two authors (alice, bob) whose Python bots were uploaded from their
 folders with ``arena league upload`` and went through the pipeline (uploaded -> building -> checking -> ready), and
@@ -28,6 +28,8 @@ from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
 from helpers import wait_for
 from test_server import ROOT, Server
+
+pytest_plugins = ["pg_server"]
 
 PIPELINE_S = 240
 """Generous: a check starts the bot in its sandbox and plays two matches, on a busy 2-core machine."""
@@ -111,17 +113,25 @@ class League:
         return found[-1]
 
 
-def start_league(root: Path, data: Path, operator: Path, league_file: Path) -> Server:
-    return Server(data, "--token-file", str(operator), "--league", str(league_file))
+def start_league(data: Path, operator: Path, league_file: Path, database: str | None) -> Server:
+    return Server(data, "--token-file", str(operator), "--league", str(league_file),
+                  *(("--database", database) if database else ()))
 
 
-@pytest.fixture(scope="module")
-def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
+def database_of(request: pytest.FixtureRequest) -> str | None:
+    """None for the default (SQLite in the data folder), or a new database on the session's PostgreSQL server."""
+    from pg_server import new_database  # here: the plugin is loaded (and its asserts rewritten) before
+
+    return None if request.param == "sqlite" else new_database(request.getfixturevalue("postgres_server"))
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def league(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[League]:
     root = tmp_path_factory.mktemp("league")
     operator = private_file(root / "operator.token", secrets.token_urlsafe(32))
     league_file = root / "league.toml"
     league_file.write_text(LEAGUE)
-    server = start_league(root, root / "data", operator, league_file)
+    server = start_league(root / "data", operator, league_file, database_of(request))
     try:
         setup = League(server, root, operator, {})
         setup.add_author("alice")
@@ -258,7 +268,12 @@ def test_uploads_past_the_daily_limit_are_refused(league: League) -> None:
     assert stored_files(league) == before
 
 
-def test_a_kill_mid_pipeline_never_leaves_a_version_lost_or_half_ready(tmp_path: Path) -> None:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest) -> str | None:
+    return database_of(request)
+
+
+def test_a_kill_mid_pipeline_never_leaves_a_version_lost_or_half_ready(tmp_path: Path, database: str | None) -> None:
     """SIGKILL while the version is being checked (its bot takes seconds to start), then a restart on the same data
     folder: the version is requeued and ends ready."""
     operator = private_file(tmp_path / "operator.token", secrets.token_urlsafe(32))
@@ -266,7 +281,7 @@ def test_a_kill_mid_pipeline_never_leaves_a_version_lost_or_half_ready(tmp_path:
     league_file.write_text(LEAGUE)
     slow = bot_folder(tmp_path / "slow", "import time\ntime.sleep(3)\n"
                       + (ROOT / "bots" / "python" / "random_bot.py").read_text())
-    server = start_league(tmp_path, tmp_path / "data", operator, league_file)
+    server = start_league(tmp_path / "data", operator, league_file, database)
     setup = League(server, tmp_path, operator, {})
     try:
         setup.add_author("alice")
@@ -276,7 +291,7 @@ def test_a_kill_mid_pipeline_never_leaves_a_version_lost_or_half_ready(tmp_path:
                  "the version to be checking")
     finally:
         server.stop(signal.SIGKILL)
-    setup.server = start_league(tmp_path, tmp_path / "data", operator, league_file)
+    setup.server = start_league(tmp_path / "data", operator, league_file, database)
     try:
         version = setup.settled(token, "slow")
         assert any("league version requeued (version=1 " in line for line in setup.server.output)
@@ -305,3 +320,24 @@ def test_an_endless_upload_is_refused_at_the_size_limit(league: League) -> None:
                                        "nothing was stored")
     assert 16 <= len(sent) < 200
     assert stored_files(league) == before
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--league", "LEAGUE"), "error: --league needs --token-file FILE: the operator's token"),
+    (("--database", "sqlite:///x.db"), "error: --database goes with --league FILE"),
+    (("--league", "missing.toml", "--token-file", "TOKEN"), "error: missing.toml: no such league file"),
+])
+def test_serve_refuses_a_league_it_cannot_run_with_one_line(tmp_path: Path, args: tuple[str, ...],
+                                                            message: str) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "league.toml").write_text(LEAGUE)
+    token = private_file(tmp_path / "token", secrets.token_urlsafe(32))
+    argv = [str(tmp_path / "league.toml") if a == "LEAGUE" else str(token) if a == "TOKEN" else a for a in args]
+    done = subprocess.run([sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--data",
+                           str(tmp_path / "data"), *argv], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith(message)
+    assert done.stderr.count("\n") == 1

@@ -36,7 +36,7 @@ from ..players.process import BotSpec
 from ..referee import TimeControl
 from .config import BuildLimits, LeagueConfig
 from .db import BUILDING, CHECKING, FAILED, READY, UPLOADED, AsyncDatabase, Database, Version
-from .errors import StateError
+from .errors import LeagueError, StateError
 from .manifest import MANIFEST_NAME, Manifest, parse_manifest
 from .store import Store
 
@@ -128,11 +128,22 @@ class Pipeline:
             self._wake = trio.Event()
             pending = await self.database.run(Database.versions_in, UPLOADED)
             owners = await self._bot_leagues()
+            stalled = False
             for version in sorted(pending, key=lambda v: v.id):
                 if version.bot_id in owners:  # a bot of a league this server does not run waits for its server
-                    await self.process(version, *owners[version.bot_id])
-            if not pending or all(v.bot_id not in owners for v in pending):
+                    stalled |= not await self._process_or_log(version, *owners[version.bot_id])
+            if stalled or all(v.bot_id not in owners for v in pending):
                 await self._wake.wait()
+
+    async def _process_or_log(self, version: Version, served: Served, bot_name: str) -> bool:
+        """:meth:`process`, with a database that refuses a step logged (the version stays where it was, to be
+        taken again at the next upload or start) rather than ending the server; False then."""
+        try:
+            await self.process(version, served, bot_name)
+        except LeagueError as error:
+            self.log.error("league_pipeline_step_failed", version=version.id, error=str(error))
+            return False
+        return True
 
     async def _bot_leagues(self) -> dict[int, tuple[Served, str]]:
         """Each bot of the served leagues: its league and its name."""
