@@ -14,6 +14,7 @@ import io
 import secrets
 import shutil
 import signal
+import subprocess
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,7 +84,7 @@ class League:
     def stub(self) -> lpb_grpc.LeagueServiceStub:
         return lpb_grpc.LeagueServiceStub(grpc.insecure_channel(self.server.address))
 
-    def league(self, *args: str, token: Path) -> "object":
+    def league(self, *args: str, token: Path) -> subprocess.CompletedProcess:
         return self.server.cli("league", *args, "--token-file", str(token))
 
     def add_author(self, name: str) -> Path:
@@ -329,7 +330,6 @@ def test_an_endless_upload_is_refused_at_the_size_limit(league: League) -> None:
 ])
 def test_serve_refuses_a_league_it_cannot_run_with_one_line(tmp_path: Path, args: tuple[str, ...],
                                                             message: str) -> None:
-    import subprocess
     import sys
 
     (tmp_path / "league.toml").write_text(LEAGUE)
