@@ -1,7 +1,7 @@
 """The ``arena`` command: one entry point, one subcommand per job, one module per group of commands.
 
 :mod:`.rules` (``variants``, ``simulate``), :mod:`.bots` (``play``, ``check-bot``), :mod:`.runs` (``run``,
-``replay``, ``export``), :mod:`.bench` (``bench ...``) and :mod:`.server` (``serve`` and its clients); the options
+``replay``, ``export``), :mod:`.bench` (``bench ...``), :mod:`.server` (``serve`` and its clients) and :mod:`.league` (``league ...``); the options
 they share are in :mod:`.options`. Each module adds its commands to the parser built here.
 
 Errors a user can cause (an unknown variant, a bad option) print one line ``error: ...`` and exit with status 2;
@@ -25,6 +25,7 @@ from ..errors import ArenaError  # noqa: E402
 from ..players.client import WIRE_ENV, WIRE_LOG, wire_wanted  # noqa: E402
 from .bench import add_bench_commands  # noqa: E402
 from .bots import add_bot_commands  # noqa: E402
+from .league import add_league_commands  # noqa: E402
 from .runs import add_run_commands  # noqa: E402
 from .rules import add_rules_commands  # noqa: E402
 from .server import add_server_commands  # noqa: E402
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_commands(sub)
     add_bench_commands(sub)
     add_server_commands(sub)
+    add_league_commands(sub)
     return parser
 
 

@@ -86,6 +86,13 @@ def add_server_commands(sub: Any) -> None:
                    help="a name the web dashboard answers for in a request's Host header, on any port (repeatable; "
                         "default: only the host of --http, and localhost, 127.0.0.1 and [::1] when it listens on "
                         "loopback or every interface; any other Host gets 421, against DNS rebinding)")
+    p.add_argument("--league", action="append", metavar="FILE",
+                   help="also run the league of this file (repeatable: one server runs several leagues): authors "
+                        "upload their bots (arena league ...), each version is built and checked; needs --token-file "
+                        "(the operator's token)")
+    p.add_argument("--database", metavar="URL",
+                   help="the leagues' database: sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DATABASE "
+                        "(default: SQLite, league.db in the data folder)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("submit", help="submit a tournament file to an arena server")
@@ -147,8 +154,8 @@ def _refused(message: str) -> int:
     return EXIT_REFUSED
 
 
-def _with_client(args: argparse.Namespace, body: Any) -> int:
-    client = _client(args)
+def _with_client(args: argparse.Namespace, body: Any, connect: Any = None) -> int:
+    client = (connect or _client)(args)
     try:
         return body(client)
     except ServerSaidNo as error:

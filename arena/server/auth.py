@@ -106,10 +106,15 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
 class TokenInterceptor(grpc.ServerInterceptor):
     """Refuses every call without the right bearer token with UNAUTHENTICATED."""
 
-    def __init__(self, token: str) -> None:
+    def __init__(self, token: str, own_checks: tuple[str, ...] = ()) -> None:
         self._expected = (SCHEME + token).encode()
+        self._own_checks = own_checks
+        """Path prefixes of services that check every call's token themselves (the league's: authors have tokens
+        of their own), let through here."""
 
     def _authorized(self, details: grpc.HandlerCallDetails) -> bool:
+        if self._own_checks and details.method.startswith(self._own_checks):
+            return True
         given = b""
         for key, value in details.invocation_metadata or ():
             if key == AUTH_HEADER:

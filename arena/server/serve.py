@@ -37,6 +37,8 @@ from .streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor
 
 DEFAULT_LISTEN = "127.0.0.1:50500"
 DEFAULT_DATA = "runs/server"
+LEAGUE_CALLS = "/dominoes.v1.LeagueService/"
+"""The league service's calls, which check their tokens themselves (an author's token is not the server's)."""
 STOP_GRACE_S = 2.0
 """Calls still running this long after a stop signal are cancelled."""
 
@@ -66,6 +68,10 @@ class ServeConfig:
     """The certificate chain and key files of --tls-cert/--tls-key: the dashboard serves HTTPS with them too."""
     backend: Any = None
     """Where games are played: the runner's backend factory (``--backend ray``), or None for this machine."""
+    leagues: tuple[Any, ...] = ()
+    """The leagues of ``--league FILE`` (:class:`arena.league.config.LeagueConfig`), served by LeagueService."""
+    database: str | None = None
+    """The league database's URL (``--database``; default: SQLite in the data folder)."""
 
 
 def config_from_args(args: Any) -> ServeConfig:
@@ -102,14 +108,35 @@ def config_from_args(args: Any) -> ServeConfig:
     if admission.runs_anything:
         require_sandbox()
     backend = backend_from(getattr(args, "backend", "local"), getattr(args, "address", None), args.concurrency)
+    leagues, database = leagues_from_args(args, token, data)
+    if leagues:
+        require_sandbox()  # every uploaded version is checked by playing it, in its sandbox
     return ServeConfig(listen=args.listen, data=data, token=token, credentials=credentials,
                        concurrency=args.concurrency, max_tournaments=args.max_tournaments,
                        watch_buffer=args.watch_buffer, admission=admission, max_streams=args.max_streams,
                        max_streams_per_client=args.max_streams_per_client,
                        max_bot_processes=args.max_bot_processes, data_mode_was=mode_was, http=http,
                        http_public=bool(getattr(args, "http_public", False)), http_hosts=http_hosts,
-                       backend=backend,
+                       backend=backend, leagues=leagues, database=database,
                        tls_files=(args.tls_cert, args.tls_key) if credentials is not None else None)
+
+
+def leagues_from_args(args: Any, token: str | None, data: Path) -> tuple[tuple[Any, ...], str | None]:
+    """The league files of ``--league`` (checked now: a bad file is one line before anything starts) and the
+    database's URL; the league needs the operator's token (``--token-file``), which alone may create authors."""
+    from ..league.config import load_leagues
+    from ..league.db import sqlite_url
+
+    files = getattr(args, "league", None) or []
+    database = getattr(args, "database", None)
+    if not files:
+        if database:
+            raise ConfigError("--database goes with --league FILE")
+        return (), None
+    if token is None:
+        raise ConfigError("--league needs --token-file FILE: the operator's token, which creates the league's "
+                          "authors (each author then calls with a token of its own)")
+    return load_leagues(files), database or sqlite_url(data)
 
 
 def http_address(address: str) -> tuple[str, int]:
@@ -206,7 +233,8 @@ class ServerLog:
         self._file.close()
 
 
-def make_server(config: ServeConfig, servicer: ArenaServicer) -> tuple[grpc.Server, str]:
+def make_server(config: ServeConfig, servicer: ArenaServicer,
+                league: Any = None) -> tuple[grpc.Server, str]:
     """The gRPC server, bound but not started, and the address it listens on (the real port when 0 was asked).
 
     Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server
@@ -216,7 +244,8 @@ def make_server(config: ServeConfig, servicer: ArenaServicer) -> tuple[grpc.Serv
     Streams (watches, health watches, reflection) are limited apart from quick calls (arena/server/streams.py),
     so that open streams, read or not, never take the threads that quick calls need."""
     streams = StreamLimits(config.max_streams, config.max_streams_per_client)
-    interceptors: list[grpc.ServerInterceptor] = [TokenInterceptor(config.token)] if config.token else []
+    own_checks = (LEAGUE_CALLS,) if league is not None else ()
+    interceptors: list[grpc.ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=streams.pool_size(), thread_name_prefix="arena-grpc"),
         interceptors=[*interceptors, StreamLimitInterceptor(streams)],  # the token first: no slot without it
@@ -228,7 +257,13 @@ def make_server(config: ServeConfig, servicer: ArenaServicer) -> tuple[grpc.Serv
         maximum_concurrent_rpcs=streams.calls_in_flight(),
     )
     add_to_server(server, servicer)
-    add_introspection(server, arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
+    services = [arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name]
+    if league is not None:
+        from ..league.service import SERVICE_NAME, add_to_server as add_league
+
+        add_league(server, league)
+        services.append(SERVICE_NAME)
+    add_introspection(server, *services)
     unix = config.listen.startswith("unix")
     if not unix:
         check_port(config.listen)
@@ -325,14 +360,18 @@ async def serve(config: ServeConfig) -> None:
     arena = Arena(config.data, concurrency=config.concurrency, max_tournaments=config.max_tournaments, log=log,
                   watch_buffer=config.watch_buffer, admission=config.admission,
                   max_bot_processes=config.max_bot_processes, backend=config.backend)
+    league: OpenLeague | None = None
     try:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())
-            server, address = make_server(config, servicer)  # first: a port in use is the only line printed
+            league = await open_league(config, log) if config.leagues else None
+            server, address = make_server(config, servicer, league and league.servicer)  # a port in use: one line
             listener = bind_http(config.http) if config.http is not None else None
             log_policy(log, config)
             async with trio.open_nursery() as nursery:
                 await nursery.start(arena.run)
+                if league is not None:
+                    await nursery.start(league.pipeline.run)
                 server.start()
                 tls = "TLS" if config.credentials is not None else "plain text"
                 auth = "token required" if config.token else "no token"
@@ -357,7 +396,56 @@ async def serve(config: ServeConfig) -> None:
                 nursery.cancel_scope.cancel()
         log.info("stopped")
     finally:
+        if league is not None:
+            await league.database.close()
         log.close()
+
+
+@dataclass
+class OpenLeague:
+    """The leagues of a server: their database, their gRPC servicer and the pipeline of their versions."""
+
+    database: Any
+    servicer: Any
+    pipeline: Any
+
+
+async def open_league(config: ServeConfig, log: ServerLog) -> OpenLeague:
+    """Open (and migrate) the league database, register each league, and make the service and the pipeline; a
+    database that cannot be opened is one ConfigError line."""
+    from ..league.authors import Authenticator
+    from ..league.db import AsyncDatabase, Database
+    from ..league.errors import LeagueError
+    from ..league.pipeline import NoBuildNeeded, Pipeline, Served
+    from ..league.service import LeagueCore, LeagueServicer
+    from ..league.store import Store
+
+    try:
+        database = await AsyncDatabase.open(config.database or "")
+        served = {}
+        for league in config.leagues:
+            row = await database.run(Database.ensure_league, league.name, league.title, league.variant)
+            served[league.name] = Served(league, row.id)
+    except LeagueError as error:
+        raise ConfigError(str(error)) from None
+    folder = config.data / "league"
+    make_private_folder(folder)
+    store = Store(folder)
+    pipeline = Pipeline(database, store, served, folder / "versions", NoBuildNeeded(), log)
+    core = LeagueCore(database, Authenticator(database.database, config.token), store, served, pipeline.wake)
+    servicer = LeagueServicer(core, trio.lowlevel.current_trio_token(), store.tmp)
+    log.info("leagues", leagues=", ".join(sorted(served)), database=shown_url(config.database or ""))
+    return OpenLeague(database, servicer, pipeline)
+
+
+def shown_url(url: str) -> str:
+    """A database URL fit for the log: its password hidden."""
+    import sqlalchemy as sa
+
+    try:
+        return sa.make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return "(unreadable URL)"
 
 
 async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, listener: socket.socket) -> Any:

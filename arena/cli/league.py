@@ -1,0 +1,215 @@
+"""``arena league ...``: the clients of a server's leagues (``arena serve --league FILE``).
+
+``add-author NAME`` and ``revoke NAME`` are the operator's (``--token-file`` the server's token); ``upload``,
+``bots``, ``versions``, ``log`` and ``retire`` are an author's (``--token-file`` the author's token, given once by
+``add-author``) or the operator's. Each takes the connection options of the other client commands (``--server``,
+``--tls-ca``, ...). A call the server refuses prints one ``error:`` line and exits with status 1.
+
+``upload`` of a folder checks and packs it here first (:func:`arena.league.archive.pack`, the server's own check,
+so a mistake is told before anything is sent) and sends the canonical archive; an archive file (tar, tar.gz, zip)
+is sent as it is, and the server checks it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from rich.table import Table
+
+from ..display import make_console, safe_markup, safe_name
+from ..errors import UsageError
+from ..protocol import league_pb2 as lpb
+from ..protocol import league_pb2_grpc as lpb_grpc
+from ..league.archive import ArchiveError, ArchiveLimits, pack
+from .server import _refused, _with_client, add_client_arguments, _client
+
+CHUNK_BYTES = 256 * 1024
+"""An upload's chunk: far below the message size limit, big enough to be few."""
+UPLOAD_TIMEOUT_S = 300.0
+
+
+def add_league_commands(sub: Any) -> None:
+    """Add ``arena league`` and its verbs to ``arena``'s subparsers."""
+    league = sub.add_parser("league", help="a server's leagues: authors, uploads, versions (arena serve --league)")
+    verbs = league.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    p = verbs.add_parser("add-author", help="create an author (the operator); prints its token once")
+    p.add_argument("name", help="the author's name")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_add_author)
+
+    p = verbs.add_parser("revoke", help="revoke an author's token (the operator)")
+    p.add_argument("name", help="the author's name")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_revoke)
+
+    p = verbs.add_parser("upload", help="upload a version of a bot: its folder (with bot.toml) or an archive")
+    p.add_argument("source", metavar="DIR_OR_ARCHIVE", help="the bot's folder, or a tar, tar.gz or zip of it")
+    p.add_argument("--bot", required=True, help="the bot's name in the league (created by its first upload)")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_upload)
+
+    p = verbs.add_parser("bots", help="your bots in a league (every bot, for the operator)")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_bots)
+
+    p = verbs.add_parser("versions", help="the versions of your bots, or of one bot, and their states")
+    p.add_argument("bot", nargs="?", help="one bot's name (default: every bot of yours)")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_versions)
+
+    p = verbs.add_parser("log", help="a version's build log and check report")
+    p.add_argument("version", type=int, help="the version's id (see arena league versions)")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_log)
+
+    p = verbs.add_parser("retire", help="retire a version: it plays no more, its games stay")
+    p.add_argument("version", type=int, help="the version's id (see arena league versions)")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_retire)
+
+
+def _league_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--league", default="", help="the league's name (default: the server's only league)")
+
+
+def _league_client(args: argparse.Namespace) -> Any:
+    """The connection of the other client commands, with a stub of the league's service."""
+    client = _client(args)
+    return dataclasses.replace(client, stub=lpb_grpc.LeagueServiceStub(client.channel))
+
+
+def _run(args: argparse.Namespace, body: Any) -> int:
+    return _with_client(args, body, connect=_league_client)
+
+
+def cmd_add_author(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("AddAuthor", lpb.AddAuthorRequest(name=args.name))
+        print(f"author {safe_name(reply.author.name)!r} created; its token (shown this once, the server keeps only "
+              f"its hash; give it to the author, who saves it in a private file for --token-file):",
+              file=sys.stderr)
+        print(reply.token)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_revoke(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("RevokeToken", lpb.RevokeTokenRequest(author=args.name))
+        print(f"the token of author {safe_name(reply.author.name)!r} is revoked")
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_upload(args: argparse.Namespace) -> int:
+    source = Path(args.source)
+    if not source.exists():
+        raise UsageError(f"{source}: no such folder or archive")
+    with tempfile.TemporaryDirectory(prefix="arena-upload-") as tmp:
+        if source.is_dir():
+            try:
+                archive = pack(source, tmp, ArchiveLimits()).path
+            except ArchiveError as error:
+                return _refused(f"{source}: {error}")
+        else:
+            archive = source
+
+        def body(client: Any) -> int:
+            reply = client.call("Upload", upload_messages(args.league, args.bot, archive), timeout=UPLOAD_TIMEOUT_S)
+            v = reply.version
+            what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
+            print(f"{what}: version {v.id} of bot {safe_name(v.bot)!r} (number {v.number}), sha256 {v.sha256}, "
+                  f"{state_name(v.state)}")
+            print(f"follow it: arena league versions {safe_name(v.bot)}")
+            return 0
+
+        return _run(args, body)
+
+
+def upload_messages(league: str, bot: str, archive: Path) -> Iterator[lpb.UploadRequest]:
+    """The upload's stream: its start, then the archive's chunks."""
+    yield lpb.UploadRequest(start=lpb.UploadStart(league=league, bot=bot))
+    with open(archive, "rb") as data:
+        while chunk := data.read(CHUNK_BYTES):
+            yield lpb.UploadRequest(chunk=chunk)
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("ListBots", lpb.ListBotsRequest(league=args.league))
+        if not reply.bots:
+            print("no bots yet (upload one with: arena league upload DIR --bot NAME)")
+            return 0
+        table = Table(title="bots")
+        for column in ("league", "bot", "author", "versions", "active version"):
+            table.add_column(column)
+        for bot in reply.bots:
+            table.add_row(safe_markup(bot.league), safe_markup(bot.name), safe_markup(bot.author), str(bot.versions),
+                          str(bot.active_version) if bot.active_version else "none ready")
+        make_console().print(table)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_versions(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("ListVersions", lpb.ListVersionsRequest(league=args.league, bot=args.bot or ""))
+        if not reply.versions:
+            print("no versions yet")
+            return 0
+        table = Table(title="versions")
+        for column in ("id", "bot", "number", "state", "sha256", "uploaded", "reason"):
+            table.add_column(column)
+        for v in reply.versions:
+            state = state_name(v.state) + (" (active)" if v.active else "")
+            table.add_row(str(v.id), safe_markup(v.bot), str(v.number), state, v.sha256[:12], _when(v.created_at),
+                          safe_markup(safe_name(v.reason, 300)))
+        make_console().print(table)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("GetBuildLog", lpb.GetBuildLogRequest(version_id=args.version))
+        v = reply.version
+        print(f"version {v.id} of bot {safe_name(v.bot)!r}: {state_name(v.state)}"
+              + (f" ({safe_name(v.reason, 1000)})" if v.reason else ""))
+        print("--- build log ---")
+        print(reply.build_log or "(no build yet)")
+        print("--- check report ---")
+        print(reply.check_report or "(no check yet)")
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_retire(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("RetireVersion", lpb.RetireVersionRequest(version_id=args.version))
+        print(f"version {reply.version.id} of bot {safe_name(reply.version.bot)!r} is retired")
+        return 0
+
+    return _run(args, body)
+
+
+def state_name(state: int) -> str:
+    return lpb.VersionState.Name(state).removeprefix("VERSION_STATE_").lower()
+
+
+def _when(moment: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(moment)) if moment else ""

@@ -1,0 +1,342 @@
+"""The ``LeagueService`` gRPC service (proto/dominoes/v1/league.proto): authors, uploads, bots, versions, logs.
+
+Two halves, as the Arena service has (arena/server/service.py):
+
+- :class:`LeagueCore` lives on the trio thread and does each call's work through
+  :class:`~arena.league.db.AsyncDatabase` (database calls never block the loop). Every call starts from the
+  caller's token (:class:`~arena.league.authors.Authenticator`) and every object it touches is checked against
+  that caller (:mod:`arena.league.authors`' ``require_*`` and ``owned_version``) before anything is read or changed.
+- :class:`LeagueServicer` is the grpcio side: each handler runs on a gRPC thread, reads the token from the call's
+  metadata, receives an upload's chunks (counting them against the league's limit as they come, into a private
+  temporary file), checks the archive with :func:`~arena.league.archive.pack` there (slow work stays off the
+  loop), and hands the rest to the trio side with ``trio.from_thread.run``. Refusals become status codes with
+  their one line (:data:`STATUS_OF`); nothing escapes as UNKNOWN with a traceback.
+
+The server's own token check (arena/server/auth.py) lets this service's calls through: an author's token is not
+the server's, and this service resolves tokens itself. The operator's token is the server's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import grpc
+import trio
+
+from ..protocol import league_pb2 as lpb
+from ..protocol import league_pb2_grpc as lpb_grpc
+from .archive import ArchiveLimits, Packed, pack
+from .authors import (
+    Authenticator, Caller, create_author, owned_version, require_bot_owner, require_operator, require_upload_quota,
+    retire_version, revoke,
+)
+from .config import LeagueConfig
+from .db import AsyncDatabase, Bot, Database, Version, READY
+from .errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
+from .manifest import NAME_PATTERN as BOT_NAME
+from .pipeline import Served
+from .store import Store
+
+SHUTTING_DOWN = "server shutting down"
+AUTH_HEADER, SCHEME = "authorization", "Bearer "
+"""The metadata of a call's token, as every client of the server sends it (arena/server/auth.py, a layer above)."""
+STATE_VALUES = {name: lpb.VersionState.Value(f"VERSION_STATE_{name.upper()}") for name in
+                ("uploaded", "building", "checking", "ready", "failed", "suspended", "retired")}
+STATUS_OF: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
+    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
+    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
+    (NotFound, grpc.StatusCode.NOT_FOUND),
+    (StateError, grpc.StatusCode.FAILED_PRECONDITION),
+    (LeagueError, grpc.StatusCode.INVALID_ARGUMENT),
+)
+"""The league's errors as status codes, the first match wins (a bad archive or manifest is a LeagueError)."""
+
+
+class Refused(Exception):
+    """A call refused with a given status code (what the league's errors do not cover)."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class LeagueCore:
+    """The league's calls on the trio thread: each takes the caller's token first."""
+
+    def __init__(self, database: AsyncDatabase, authenticator: Authenticator, store: Store,
+                 leagues: dict[str, Served], wake: Callable[[], None]) -> None:
+        self.database = database
+        self.authenticator = authenticator
+        self.store = store
+        self.leagues = leagues
+        self.wake = wake
+
+    async def caller(self, token: str | None) -> Caller:
+        return await self.database.run(lambda _db, given: self.authenticator.caller(given), token)
+
+    def league(self, name: str) -> Served:
+        """The league named (or the only one, when the name is empty)."""
+        if not name and len(self.leagues) == 1:
+            return next(iter(self.leagues.values()))
+        if not name:
+            raise LeagueError(f"name the league: this server runs {', '.join(sorted(self.leagues))}")
+        try:
+            return self.leagues[name]
+        except KeyError:
+            raise NotFound(f"no league {name!r} on this server (it runs {', '.join(sorted(self.leagues))})") from None
+
+    async def add_author(self, token: str | None, name: str) -> lpb.AddAuthorResponse:
+        require_operator(await self.caller(token), "create an author")
+        author, secret = await self.database.run(create_author, name)
+        return lpb.AddAuthorResponse(author=author_message(author), token=secret)
+
+    async def revoke_token(self, token: str | None, name: str) -> lpb.RevokeTokenResponse:
+        require_operator(await self.caller(token), "revoke a token")
+        return lpb.RevokeTokenResponse(author=author_message(await self.database.run(revoke, name)))
+
+    async def start_upload(self, token: str | None, league: str, bot: str) -> tuple[Caller, Served]:
+        """Before a byte is received: who uploads, to which league, and whether that bot is theirs to upload to."""
+        caller = await self.caller(token)
+        served = self.league(league)
+        if not BOT_NAME.fullmatch(bot):
+            raise LeagueError(f"a bot's name must be 1 to 64 letters, digits, '.', '-' or '_' (starting with a "
+                              f"letter or digit), got {bot!r}")
+        existing = await self._bot_or_none(served, bot)
+        if existing is not None:
+            require_bot_owner(caller, existing, "upload to")
+        elif caller.author is None:
+            raise LeagueError(f"no bot {bot!r} in league {served.config.name!r}: a bot is created by its author's "
+                              f"first upload (the operator uploads only to existing bots)")
+        return caller, served
+
+    async def finish_upload(self, caller: Caller, served: Served, bot_name: str,
+                            packed: Packed) -> lpb.UploadResponse:
+        """A checked archive becomes a version (or is found to be one already); the pipeline is woken."""
+        config = served.config
+        manifest = packed.manifest
+        if not config.accepts_kit(manifest.kit):
+            raise LeagueError(f"league {config.name!r} does not accept the {manifest.kit} kit (it accepts "
+                              f"{', '.join(config.kits)})")
+        if config.variant not in manifest.variants:
+            raise LeagueError(f"bot.toml's variants ({', '.join(manifest.variants)}) do not include the league's "
+                              f"variant {config.variant!r}")
+        bot = await self._bot_or_none(served, bot_name)
+        if bot is not None:
+            require_bot_owner(caller, bot, "upload to")  # again: it may have been created meanwhile
+            known = [v for v in await self.database.run(Database.versions, bot.id) if v.sha256 == packed.sha256]
+            if known:
+                await trio.to_thread.run_sync(packed.discard)
+                return lpb.UploadResponse(version=await self._message(known[0]), created=False)
+        await self.database.run(require_upload_quota, caller, served.league_id, config.authors)
+        await trio.to_thread.run_sync(self.store.put, packed)
+        if bot is None:
+            assert caller.author is not None
+            bot = await self.database.run(Database.add_bot, served.league_id, caller.author.id, bot_name)
+        version, created = await self.database.run(Database.add_version, bot.id, packed.sha256)
+        if created:
+            self.wake()
+        return lpb.UploadResponse(version=await self._message(version), created=created)
+
+    async def list_bots(self, token: str | None, league: str) -> lpb.ListBotsResponse:
+        caller = await self.caller(token)
+        served = self.league(league)
+        bots = await self.database.run(Database.bots, served.league_id,
+                                       None if caller.author is None else caller.author.id)
+        listed = []
+        for bot in bots:
+            versions = await self.database.run(Database.versions, bot.id)
+            active = active_version(versions)
+            listed.append(lpb.LeagueBot(league=served.config.name, name=bot.name, author=await self._author(bot),
+                                        versions=len(versions), active_version=active.id if active else 0))
+        return lpb.ListBotsResponse(bots=listed)
+
+    async def list_versions(self, token: str | None, league: str, bot_name: str) -> lpb.ListVersionsResponse:
+        caller = await self.caller(token)
+        served = self.league(league)
+        if bot_name:
+            bot = await self.database.run(Database.bot, served.league_id, bot_name)
+            require_bot_owner(caller, bot, "list the versions of")
+            bots = [bot]
+        else:
+            bots = await self.database.run(Database.bots, served.league_id,
+                                           None if caller.author is None else caller.author.id)
+        messages = []
+        for bot in bots:
+            for version in await self.database.run(Database.versions, bot.id):
+                messages.append(await self._message(version))
+        return lpb.ListVersionsResponse(versions=messages)
+
+    async def build_log(self, token: str | None, version_id: int) -> lpb.GetBuildLogResponse:
+        caller = await self.caller(token)
+        version = await self.database.run(owned_version, caller, version_id, "read the build log of")
+        report = "" if version.check_report is None else json.dumps(version.check_report, indent=2)
+        return lpb.GetBuildLogResponse(version=await self._message(version), build_log=version.build_log or "",
+                                       check_report=report)
+
+    async def retire(self, token: str | None, version_id: int) -> lpb.RetireVersionResponse:
+        caller = await self.caller(token)
+        version = await self.database.run(retire_version, caller, version_id)
+        return lpb.RetireVersionResponse(version=await self._message(version))
+
+    async def _bot_or_none(self, served: Served, name: str) -> Bot | None:
+        try:
+            return await self.database.run(Database.bot, served.league_id, name)
+        except NotFound:
+            return None
+
+    async def _bot_of(self, version: Version) -> tuple[Bot, str]:
+        """A version's bot and the name of its league (of this server's leagues)."""
+        for served in self.leagues.values():
+            for bot in await self.database.run(Database.bots, served.league_id):
+                if bot.id == version.bot_id:
+                    return bot, served.config.name
+        raise NotFound(f"version {version.id} is of no league this server runs")
+
+    async def _author(self, bot: Bot) -> str:
+        return (await self.database.run(Database.author_by_id, bot.author_id)).name
+
+    async def _message(self, version: Version) -> lpb.BotVersion:
+        """A version as the service lists it, with its bot, league and whether it is its bot's active one."""
+        bot, league = await self._bot_of(version)
+        siblings = await self.database.run(Database.versions, bot.id)
+        active = active_version(siblings)
+        return lpb.BotVersion(id=version.id, league=league, bot=bot.name, author=await self._author(bot),
+                              number=version.number, sha256=version.sha256, state=STATE_VALUES[version.state],
+                              reason=version.reason or "", created_at=version.created_at.timestamp(),
+                              updated_at=version.updated_at.timestamp(),
+                              active=active is not None and active.id == version.id)
+
+
+def active_version(versions: list[Version]) -> Version | None:
+    """A bot's active version: its newest ready one."""
+    ready = [v for v in versions if v.state == READY]
+    return max(ready, key=lambda v: v.number) if ready else None
+
+
+def author_message(author: Any) -> lpb.LeagueAuthor:
+    return lpb.LeagueAuthor(name=author.name, created_at=author.created_at.timestamp(),
+                            revoked_at=author.revoked_at.timestamp() if author.revoked_at else 0.0)
+
+
+def archive_limits(config: LeagueConfig) -> ArchiveLimits:
+    """The league's ``[upload]`` as the archive checker's limits."""
+    return ArchiveLimits(max_compressed_bytes=config.upload.archive_bytes,
+                         max_uncompressed_bytes=config.upload.unpacked_bytes, max_files=config.upload.files)
+
+
+def token_of(context: grpc.ServicerContext) -> str | None:
+    """The bearer token of a call's metadata, or None."""
+    for key, value in context.invocation_metadata() or ():
+        if key == AUTH_HEADER:
+            text = value.decode() if isinstance(value, bytes) else value
+            return text[len(SCHEME):].strip() if text.startswith(SCHEME) else None
+    return None
+
+
+def _handled(method: Callable) -> Callable:
+    """Map refusals to status codes with their one line."""
+    def handler(self: "LeagueServicer", request: Any, context: grpc.ServicerContext) -> Any:
+        try:
+            return method(self, request, context)
+        except Refused as refusal:
+            context.abort(refusal.code, str(refusal))
+        except LeagueError as error:
+            code = next(code for kind, code in STATUS_OF if isinstance(error, kind))
+            context.abort(code, str(error))
+        except (trio.RunFinishedError, trio.Cancelled):
+            context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+
+    handler.__name__ = method.__name__
+    handler.__doc__ = method.__doc__
+    return handler
+
+
+class LeagueServicer(lpb_grpc.LeagueServiceServicer):
+    """The grpcio handlers; each runs on a gRPC thread and reaches :class:`LeagueCore` through ``trio.from_thread``."""
+
+    def __init__(self, core: LeagueCore, trio_token: trio.lowlevel.TrioToken, upload_folder: Path) -> None:
+        self.core = core
+        self.trio_token = trio_token
+        self.upload_folder = upload_folder
+
+    def _trio(self, function: Callable, *args: Any) -> Any:
+        return trio.from_thread.run(function, *args, trio_token=self.trio_token)
+
+    @_handled
+    def AddAuthor(self, request: lpb.AddAuthorRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.add_author, token_of(context), request.name)
+
+    @_handled
+    def RevokeToken(self, request: lpb.RevokeTokenRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.revoke_token, token_of(context), request.author)
+
+    @_handled
+    def Upload(self, requests: Iterator[lpb.UploadRequest], context: grpc.ServicerContext) -> Any:
+        first = next(requests, None)
+        if first is None or first.WhichOneof("part") != "start":
+            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "an upload starts with a message naming the league "
+                                                            "and the bot (UploadStart), then the archive's chunks")
+        caller, served = self._trio(self.core.start_upload, token_of(context), first.start.league, first.start.bot)
+        limits = archive_limits(served.config)
+        received = self._receive(requests, limits.max_compressed_bytes, served.config.upload.archive_mb)
+        try:
+            packed = pack(received, self.upload_folder, limits)
+        finally:
+            received.unlink(missing_ok=True)
+        try:
+            return self._trio(self.core.finish_upload, caller, served, first.start.bot, packed)
+        finally:
+            packed.discard()  # a no-op once the store took it
+
+    def _receive(self, requests: Iterator[lpb.UploadRequest], limit: int, limit_mb: int) -> Path:
+        """The archive's chunks into a private temporary file, refused as soon as they pass ``limit`` bytes."""
+        fd, name = tempfile.mkstemp(dir=self.upload_folder, prefix=".upload-")
+        path = Path(name)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                size = 0
+                for request in requests:
+                    if request.WhichOneof("part") != "chunk":
+                        raise Refused(grpc.StatusCode.INVALID_ARGUMENT,
+                                      "an upload has one UploadStart, first; the rest are chunks")
+                    size += len(request.chunk)
+                    if size > limit:
+                        raise Refused(grpc.StatusCode.INVALID_ARGUMENT,
+                                      f"the archive is over the league's limit of {limit_mb} MB "
+                                      f"(upload.archive_mb); nothing was stored")
+                    out.write(request.chunk)
+            if size == 0:
+                raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the upload holds no archive (no chunks)")
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        return path
+
+    @_handled
+    def ListBots(self, request: lpb.ListBotsRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.list_bots, token_of(context), request.league)
+
+    @_handled
+    def ListVersions(self, request: lpb.ListVersionsRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.list_versions, token_of(context), request.league, request.bot)
+
+    @_handled
+    def GetBuildLog(self, request: lpb.GetBuildLogRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.build_log, token_of(context), request.version_id)
+
+    @_handled
+    def RetireVersion(self, request: lpb.RetireVersionRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.retire, token_of(context), request.version_id)
+
+
+def add_to_server(server: grpc.Server, servicer: LeagueServicer) -> None:
+    lpb_grpc.add_LeagueServiceServicer_to_server(servicer, server)
+
+
+SERVICE_NAME = lpb.DESCRIPTOR.services_by_name["LeagueService"].full_name
+METHOD_PREFIX = f"/{SERVICE_NAME}/"
+"""The path prefix of this service's calls, which the server's own token check lets through."""

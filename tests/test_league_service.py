@@ -1,0 +1,343 @@
+"""The league's service end to end: a real ``arena serve --league`` process, real gRPC, the CLI through subprocess,
+and the database: SQLite in its data folder, and the same tests on a real PostgreSQL (tests/pg_server.py).
+
+One server (module fixture) has an operator, two authors (alice, bob) whose Python bots were uploaded from their
+folders with ``arena league upload`` and went through the pipeline (uploaded -> building -> checking -> ready), and
+a broken bot of bob's that failed its check. The tests then attack it: another author's versions, a revoked token,
+an author's token on the Arena service, a bad archive, the same archive twice, the daily upload limit. A second
+server is killed with SIGKILL mid-pipeline and restarted on the same data folder.
+"""
+
+from __future__ import annotations
+
+import io
+import secrets
+import shutil
+import signal
+import subprocess
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import grpc
+import pytest
+
+from arena.protocol import arena_pb2 as apb
+from arena.protocol import arena_pb2_grpc as apb_grpc
+from arena.protocol import league_pb2 as lpb
+from arena.protocol import league_pb2_grpc as lpb_grpc
+from helpers import wait_for
+from test_server import ROOT, Server
+
+pytest_plugins = ["pg_server"]
+
+PIPELINE_S = 240
+"""Generous: a check starts the bot in its sandbox and plays two matches, on a busy 2-core machine."""
+LEAGUE = """name = "test"
+variant = "block"
+[options]
+target = 1
+[time]
+move_ms = 2000
+startup_ms = 30000
+[authors]
+uploads_per_day = 2
+"""
+MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
+READY, FAILED = lpb.VERSION_STATE_READY, lpb.VERSION_STATE_FAILED
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def private_file(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(0o600)
+    return path
+
+
+def bot_folder(folder: Path, source: Path | str) -> Path:
+    """A bot's folder as an author has it: ``bot.py`` (a copy of ``source``, or this text) and its bot.toml."""
+    folder.mkdir(parents=True)
+    if isinstance(source, Path):
+        shutil.copy(source, folder / "bot.py")
+    else:
+        (folder / "bot.py").write_text(source)
+    (folder / "bot.toml").write_text(MANIFEST)
+    return folder
+
+
+@dataclass
+class League:
+    """A server running the test league, its operator's token file and the authors' token files."""
+
+    server: Server
+    root: Path
+    operator: Path
+    tokens: dict[str, Path]
+
+    def token(self, name: str) -> str:
+        return self.tokens[name].read_text().strip()
+
+    def stub(self) -> lpb_grpc.LeagueServiceStub:
+        return lpb_grpc.LeagueServiceStub(grpc.insecure_channel(self.server.address))
+
+    def league(self, *args: str, token: Path) -> subprocess.CompletedProcess:
+        return self.server.cli("league", *args, "--token-file", str(token))
+
+    def add_author(self, name: str) -> Path:
+        done = self.league("add-author", name, token=self.operator)
+        assert done.returncode == 0, done.stderr
+        self.tokens[name] = private_file(self.root / f"{name}.token", done.stdout)
+        return self.tokens[name]
+
+    def upload(self, author: str, source: Path, bot: str) -> str:
+        done = self.league("upload", str(source), "--bot", bot, token=self.tokens[author])
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def versions(self, token: str, bot: str = "") -> list[lpb.BotVersion]:
+        return list(self.stub().ListVersions(lpb.ListVersionsRequest(bot=bot), timeout=30,
+                                             metadata=bearer(token)).versions)
+
+    def settled(self, token: str, bot: str) -> lpb.BotVersion:
+        """The bot's newest version once the pipeline is done with it (ready or failed)."""
+        found: list[lpb.BotVersion] = []
+
+        def done() -> bool:
+            found[:] = self.versions(token, bot)
+            return bool(found) and found[-1].state in (READY, FAILED)
+
+        wait_for(done, PIPELINE_S, f"bot {bot} to be ready or failed")
+        return found[-1]
+
+
+def start_league(data: Path, operator: Path, league_file: Path, database: str | None) -> Server:
+    return Server(data, "--token-file", str(operator), "--league", str(league_file),
+                  *(("--database", database) if database else ()))
+
+
+def database_of(request: pytest.FixtureRequest) -> str | None:
+    """None for the default (SQLite in the data folder), or a new database on the session's PostgreSQL server."""
+    from pg_server import new_database  # here: the plugin is loaded (and its asserts rewritten) before
+
+    return None if request.param == "sqlite" else new_database(request.getfixturevalue("postgres_server"))
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def league(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[League]:
+    root = tmp_path_factory.mktemp("league")
+    operator = private_file(root / "operator.token", secrets.token_urlsafe(32))
+    league_file = root / "league.toml"
+    league_file.write_text(LEAGUE)
+    server = start_league(root / "data", operator, league_file, database_of(request))
+    try:
+        setup = League(server, root, operator, {})
+        setup.add_author("alice")
+        setup.add_author("bob")
+        setup.upload("alice", bot_folder(root / "alice-bot", ROOT / "bots" / "python" / "random_bot.py"), "rand")
+        setup.upload("bob", bot_folder(root / "bob-bot", ROOT / "bots" / "python" / "greedy_bot.py"), "greedy")
+        setup.upload("bob", bot_folder(root / "bob-broken", "raise SystemExit('this bot never starts')\n"),
+                     "broken")
+        yield setup
+    finally:
+        server.stop()
+
+
+def test_two_authors_bots_become_ready_after_their_check(league: League) -> None:
+    rand = league.settled(league.token("alice"), "rand")
+    greedy = league.settled(league.token("bob"), "greedy")
+    for version, author in ((rand, "alice"), (greedy, "bob")):
+        assert (version.state, version.author, version.number, version.active) == (READY, author, 1, True)
+        assert len(version.sha256) == 64
+        log = league.stub().GetBuildLog(lpb.GetBuildLogRequest(version_id=version.id), timeout=30,
+                                        metadata=bearer(league.token(author)))
+        assert '"passed": true' in log.check_report
+        assert '"variant": "block"' in log.check_report and "sandbox bubblewrap" in log.check_report
+        assert "no build step for this kit; ok:" in log.build_log
+
+
+def test_a_bot_that_fails_its_check_is_failed_with_why(league: League) -> None:
+    broken = league.settled(league.token("bob"), "broken")
+    assert broken.state == FAILED
+    assert broken.reason.startswith("check failed: ")
+    shown = league.league("log", str(broken.id), token=league.tokens["bob"])
+    assert shown.returncode == 0 and "failed (check failed: " in shown.stdout
+
+
+def test_an_author_cannot_read_list_retire_or_upload_to_anothers(league: League) -> None:
+    rand = league.settled(league.token("alice"), "rand")
+    stub, bob = league.stub(), bearer(league.token("bob"))
+    for call, request in ((stub.GetBuildLog, lpb.GetBuildLogRequest(version_id=rand.id)),
+                          (stub.RetireVersion, lpb.RetireVersionRequest(version_id=rand.id)),
+                          (stub.ListVersions, lpb.ListVersionsRequest(bot="rand"))):
+        with pytest.raises(grpc.RpcError) as refused:
+            call(request, timeout=30, metadata=bob)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert "author 'bob' may not" in refused.value.details() and "another author's" in refused.value.details()
+    assert {v.bot for v in league.versions(league.token("bob"))} == {"greedy", "broken"}
+    assert {b.name for b in stub.ListBots(lpb.ListBotsRequest(), timeout=30, metadata=bob).bots} == {"greedy",
+                                                                                                     "broken"}
+    shown = league.league("log", str(rand.id), token=league.tokens["bob"])
+    assert shown.returncode == 1
+    assert shown.stderr.startswith("error: permission denied: author 'bob' may not read the build log of")
+    assert shown.stderr.count("\n") == 1
+    uploaded = league.league("upload", str(league.root / "bob-bot"), "--bot", "rand", token=league.tokens["bob"])
+    assert uploaded.returncode == 1 and "may not upload to bot 'rand'" in uploaded.stderr
+    assert league.versions(league.token("alice"), "rand")[-1].state == READY  # untouched
+    operator = bearer(league.operator.read_text().strip())
+    assert {v.bot for v in stub.ListVersions(lpb.ListVersionsRequest(), timeout=30,
+                                             metadata=operator).versions} == {"rand", "greedy", "broken"}
+
+
+def test_only_the_operator_creates_or_revokes_authors(league: League) -> None:
+    stub = league.stub()
+    for call, request in ((stub.AddAuthor, lpb.AddAuthorRequest(name="mallory")),
+                          (stub.RevokeToken, lpb.RevokeTokenRequest(author="bob"))):
+        with pytest.raises(grpc.RpcError) as refused:
+            call(request, timeout=30, metadata=bearer(league.token("alice")))
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert "only the operator may" in refused.value.details()
+
+
+def test_a_revoked_or_wrong_token_is_refused(league: League) -> None:
+    carol = league.add_author("carol")
+    assert league.versions(league.token("carol")) == []
+    done = league.league("revoke", "carol", token=league.operator)
+    assert done.returncode == 0 and "revoked" in done.stdout
+    for token, words in ((league.token("carol"), "the token of author 'carol' was revoked"),
+                         (secrets.token_urlsafe(32), "wrong token")):
+        with pytest.raises(grpc.RpcError) as refused:
+            league.versions(token)
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert words in refused.value.details()
+    shown = league.league("bots", token=carol)
+    assert shown.returncode == 1 and "unauthenticated: the token of author 'carol' was revoked" in shown.stderr
+
+
+def test_an_authors_token_does_not_reach_the_arena_service(league: League) -> None:
+    """The server's token check lets only the league's calls through to their own check."""
+    arena = apb_grpc.ArenaStub(grpc.insecure_channel(league.server.address))
+    with pytest.raises(grpc.RpcError) as refused:
+        arena.ListTournaments(apb.ListTournamentsRequest(), timeout=30, metadata=bearer(league.token("alice")))
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    operator = bearer(league.operator.read_text().strip())
+    assert arena.ListTournaments(apb.ListTournamentsRequest(), timeout=30, metadata=operator) is not None
+
+
+def stored_files(league: League) -> list[Path]:
+    return sorted(p for p in (league.server.data / "league" / "store").rglob("*") if p.is_file())
+
+
+def test_a_bad_archive_is_refused_with_its_message_and_nothing_is_stored(league: League) -> None:
+    evil = league.root / "evil.tar"
+    with tarfile.open(evil, "w") as tar:
+        for name, data in (("bot.toml", MANIFEST.encode()), ("bot.py", b"print(1)\n"), ("../escape.py", b"x\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    before = stored_files(league)
+    done = league.league("upload", str(evil), "--bot", "evil", token=league.tokens["alice"])
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: invalid argument: ") and "'..'" in done.stderr
+    assert stored_files(league) == before
+    assert {v.bot for v in league.versions(league.token("alice"))} == {"rand"}
+    assert not (league.server.data / "league" / "escape.py").exists()
+
+
+def test_the_same_archive_twice_is_one_version(league: League) -> None:
+    first = league.settled(league.token("alice"), "rand")
+    again = league.root / "rand.tar.gz"
+    with tarfile.open(again, "w:gz") as tar:  # the same files in another container: the same canonical archive
+        for name in ("bot.toml", "bot.py"):
+            tar.add(league.root / "alice-bot" / name, arcname=name)
+    shown = league.upload("alice", again, "rand")
+    assert shown.startswith(f"already uploaded (the same archive is one version): version {first.id} ")
+    assert first.sha256 in shown
+    assert [v.id for v in league.versions(league.token("alice"), "rand")] == [first.id]
+
+
+def test_uploads_past_the_daily_limit_are_refused(league: League) -> None:
+    """bob has uploaded two versions, the league's uploads_per_day; a third is refused and stores nothing."""
+    before = stored_files(league)
+    third = bot_folder(league.root / "bob-third", "print('a third bot')\n")
+    done = league.league("upload", str(third), "--bot", "third", token=league.tokens["bob"])
+    assert done.returncode == 1
+    assert "permission denied: author 'bob' has uploaded 2 versions in the last 24 hours" in done.stderr
+    assert stored_files(league) == before
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest) -> str | None:
+    return database_of(request)
+
+
+def test_a_kill_mid_pipeline_never_leaves_a_version_lost_or_half_ready(tmp_path: Path, database: str | None) -> None:
+    """SIGKILL while the version is being checked (its bot takes seconds to start), then a restart on the same data
+    folder: the version is requeued and ends ready."""
+    operator = private_file(tmp_path / "operator.token", secrets.token_urlsafe(32))
+    league_file = tmp_path / "league.toml"
+    league_file.write_text(LEAGUE)
+    slow = bot_folder(tmp_path / "slow", "import time\ntime.sleep(3)\n"
+                      + (ROOT / "bots" / "python" / "random_bot.py").read_text())
+    server = start_league(tmp_path / "data", operator, league_file, database)
+    setup = League(server, tmp_path, operator, {})
+    try:
+        setup.add_author("alice")
+        setup.upload("alice", slow, "slow")
+        token = setup.token("alice")
+        wait_for(lambda: setup.versions(token, "slow")[0].state == lpb.VERSION_STATE_CHECKING, PIPELINE_S,
+                 "the version to be checking")
+    finally:
+        server.stop(signal.SIGKILL)
+    setup.server = start_league(tmp_path / "data", operator, league_file, database)
+    try:
+        version = setup.settled(token, "slow")
+        assert any("league version requeued (version=1 " in line for line in setup.server.output)
+        assert (version.id, version.state, version.number) == (1, READY, 1)
+        assert version.reason == ""
+    finally:
+        setup.server.stop()
+
+
+def test_an_endless_upload_is_refused_at_the_size_limit(league: League) -> None:
+    """The limit is counted while the chunks arrive: a stream that never ends is refused once past the league's
+    upload.archive_mb (16 MB by default), and leaves no file behind."""
+    before = stored_files(league)
+    sent = []
+
+    def endless() -> Iterator[lpb.UploadRequest]:
+        yield lpb.UploadRequest(start=lpb.UploadStart(bot="endless"))
+        while True:
+            sent.append(1)
+            yield lpb.UploadRequest(chunk=b"\0" * (1 << 20))
+
+    with pytest.raises(grpc.RpcError) as refused:
+        league.stub().Upload(endless(), timeout=120, metadata=bearer(league.token("alice")))
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert refused.value.details() == ("the archive is over the league's limit of 16 MB (upload.archive_mb); "
+                                       "nothing was stored")
+    assert 16 <= len(sent) < 200
+    assert stored_files(league) == before
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--league", "LEAGUE"), "error: --league needs --token-file FILE: the operator's token"),
+    (("--database", "sqlite:///x.db"), "error: --database goes with --league FILE"),
+    (("--league", "missing.toml", "--token-file", "TOKEN"), "error: missing.toml: no such league file"),
+])
+def test_serve_refuses_a_league_it_cannot_run_with_one_line(tmp_path: Path, args: tuple[str, ...],
+                                                            message: str) -> None:
+    import sys
+
+    (tmp_path / "league.toml").write_text(LEAGUE)
+    token = private_file(tmp_path / "token", secrets.token_urlsafe(32))
+    argv = [str(tmp_path / "league.toml") if a == "LEAGUE" else str(token) if a == "TOKEN" else a for a in args]
+    done = subprocess.run([sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--data",
+                           str(tmp_path / "data"), *argv], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith(message)
+    assert done.stderr.count("\n") == 1
