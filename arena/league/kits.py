@@ -44,7 +44,7 @@ GO_GENERATE = (
     "--plugin=protoc-gen-go={cache}/bin/protoc-gen-go --plugin=protoc-gen-go-grpc={cache}/bin/protoc-gen-go-grpc "
     "--go_out=gen --go_opt=paths=source_relative --go-grpc_out=gen --go-grpc_opt=paths=source_relative "
     + " ".join(f"--go_opt=M{p}={GO_PACKAGE} --go-grpc_opt=M{p}={GO_PACKAGE}" for p in GO_PROTOS) + " "
-    + " ".join(GO_PROTOS) + "; fi\n")
+    + " ".join("{proto}/" + p for p in GO_PROTOS) + "; fi\n")
 GO_ENV = {"CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOPROXY": "off", "GOSUMDB": "off", "GOFLAGS": "-modcacherw",
           "GOTELEMETRY": "off"}
 """No toolchain download (``go 1.99`` in go.mod fails instead), no module proxy, no checksum database: the
@@ -65,8 +65,9 @@ RECIPES: dict[str, Recipe] = {r.kit: r for r in (
         env={**GO_ENV, "GOMODCACHE": "{cache}/mod", "GOCACHE": "/build/.cache/go-build",
              "PATH": "/usr/local/go/bin:{path}"},
         toolchains=GO_ROOT_CANDIDATES,
-        prepare=(("go", "mod", "download", "all"),
-                 ("go", "install", "google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12"),
+        # go build fetches exactly the modules the example needs (and go install the protoc plugins'):
+        # ``go mod download all`` would fetch test-only modules too.
+        prepare=(("go", "install", "google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12"),
                  ("go", "install", "google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2"),
                  ("sh", "-eu", "-c", GO_GENERATE.replace("{proto}", str(REPO / "proto"))),
                  ("go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", "bin/bot", ".")),
