@@ -43,7 +43,7 @@ GO_GENERATE = (
     "if [ ! -d gen ]; then mkdir gen && python -m grpc_tools.protoc -I {proto} "
     "--plugin=protoc-gen-go={cache}/bin/protoc-gen-go --plugin=protoc-gen-go-grpc={cache}/bin/protoc-gen-go-grpc "
     "--go_out=gen --go_opt=paths=source_relative --go-grpc_out=gen --go-grpc_opt=paths=source_relative "
-    + " ".join(f"--go_opt=M{p}={GO_PACKAGE} --go-grpc_opt=M{p}={GO_PACKAGE}" for p in GO_PROTOS) + " "
+    + " ".join(f"'--go_opt=M{p}={GO_PACKAGE}' '--go-grpc_opt=M{p}={GO_PACKAGE}'" for p in GO_PROTOS) + " "
     + " ".join("{proto}/" + p for p in GO_PROTOS) + "; fi\n")
 GO_ENV = {"CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOPROXY": "off", "GOSUMDB": "off", "GOFLAGS": "-modcacherw",
           "GOTELEMETRY": "off"}
