@@ -5,6 +5,7 @@ folder, fork or write without end, nor outlive its build. Real processes, the re
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import socket
@@ -99,10 +100,10 @@ def test_a_python_entry_that_does_not_parse_fails_its_build_with_the_reason_in_i
 
 
 def test_a_kit_without_a_recipe_fails_in_one_line(tmp_path):
-    source, manifest = example("node", tmp_path)
+    source, manifest = example("typescript", tmp_path)
     result = trio.run(build_version, source, manifest, tmp_path, KitCache(tmp_path / "cache"), BuildLimits(),
                       tmp_path / "build.log")
-    assert not result.ok and result.why.startswith("the node kit cannot be built by this league yet")
+    assert not result.ok and result.why.startswith("the typescript kit cannot be built by this league yet")
 
 
 def test_go_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, go_cache):
@@ -122,10 +123,41 @@ def test_a_go_version_needing_a_module_the_cache_lacks_fails_offline(tmp_path, g
     assert "github.com/stranger/not-in-the-cache" in result.log.read_text()
 
 
-def test_a_hostile_build_step_is_contained(tmp_path):
+HOSTILE_LIMITS = BuildLimits(memory_mb=512, pids=48, disk_mb=64, tmp_mb=16, timeout_s=120)
+
+
+def hostile_build_by_script(tmp_path: Path, source: Path, attack: str) -> tuple[bool, str, Path]:
+    """The attack as the build's own step, straight through the build sandbox."""
+    log = tmp_path / "build.log"
+    outcome = trio.run(run_build, BuildJob(script=f"{attack}\n"), source, tmp_path / "out", HOSTILE_LIMITS, log)
+    return outcome.ok, outcome.why, log
+
+
+def hostile_build_by_npm_postinstall(tmp_path: Path, source: Path, attack: str) -> tuple[bool, str, Path]:
+    """The attack as a Node version's postinstall script, run by the node kit's real recipe (npm ci, offline)."""
+    (source / "bot.js").write_text("// never run\n")
+    (source / "bot.toml").write_text('kit = "node"\nentry = "bot.js"\nvariants = ["draw"]\n')
+    (source / "package.json").write_text(json.dumps(
+        {"name": "hostile", "version": "1.0.0", "private": True, "scripts": {"postinstall": attack}}))
+    (source / "package-lock.json").write_text(json.dumps(
+        {"name": "hostile", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+         "packages": {"": {"name": "hostile", "version": "1.0.0", "hasInstallScript": True}}}))
+    cache = tmp_path / "cache"
+    (cache / "node" / "npm").mkdir(parents=True)
+    manifest = parse_manifest((source / "bot.toml").read_bytes())
+    result = trio.run(build_version, source, manifest, tmp_path, KitCache(cache), HOSTILE_LIMITS,
+                      tmp_path / "build.log")
+    return result.ok, result.why, result.log
+
+
+@pytest.mark.parametrize("how", [hostile_build_by_script, hostile_build_by_npm_postinstall],
+                         ids=["build-step", "npm-postinstall"])
+def test_a_hostile_build_step_is_contained(tmp_path, how):
     """The build step connects to a port the test listens on and looks a name up, reads the server's token and data
     folder (world-readable here, so only the sandbox's view protects them), writes beside them, forks and writes
     without end: each attack fails, within the build's limits, and nothing outside its build folder changes."""
+    if how is hostile_build_by_npm_postinstall and shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
     server = tmp_path / "server"
     (server / "data").mkdir(parents=True)
     token = server / "token"
@@ -137,32 +169,30 @@ def test_a_hostile_build_step_is_contained(tmp_path):
     source = tmp_path / "source"
     source.mkdir()
     shutil.copy(ATTACK, source / "attack.py")
-    watched = {folder: tree_digest(folder) for folder in (server, source, REPO / "bots" / "python")}
+    watched = {folder: tree_digest(folder) for folder in (server, REPO / "bots" / "python")}
     listener = socket.create_server(("127.0.0.1", 0))
     listener.setblocking(False)
-    limits = BuildLimits(memory_mb=512, pids=48, disk_mb=64, tmp_mb=16, timeout_s=120)
     port = listener.getsockname()[1]
-    script = (f"python attack.py {port} {token} {server / 'data'} {server / 'pwned'} 200 200 hostile-build-marker\n")
-    job = BuildJob(script=script)
+    attack = f"python attack.py {port} {token} {server / 'data'} {server / 'pwned'} 200 200 hostile-build-marker"
     try:
-        outcome = trio.run(run_build, job, source, tmp_path / "out", limits, tmp_path / "build.log")
+        ok, why, log_path = how(tmp_path, source, attack)
         with pytest.raises(BlockingIOError):
             listener.accept()
     finally:
         listener.close()
-    log = (tmp_path / "build.log").read_text()
+    log = log_path.read_text()
     lines = dict(line[len("ATTACK "):].split(": ", 1) for line in log.splitlines() if line.startswith("ATTACK "))
-    assert (outcome.ok, outcome.why) == (False, f"over its processes {limits.pids} limit (stopped by the kernel)"), log
+    assert (ok, why) == (False, f"over its processes {HOSTILE_LIMITS.pids} limit (stopped by the kernel)"), log
     assert lines["done"] == "left children behind", "every attack failed, so the script ran to its end"
-    for attack in ("network", "dns", "token", "data", "outside"):
-        assert lines[attack].startswith("failed:"), (attack, lines[attack])
+    for attack_name in ("network", "dns", "token", "data", "outside"):
+        assert lines[attack_name].startswith("failed:"), (attack_name, lines[attack_name])
     assert "SECRET" not in log
-    assert lines["fork"].startswith("failed:") and 0 < int(lines["forked"]) < limits.pids
+    assert lines["fork"].startswith("failed:") and 0 < int(lines["forked"]) < HOSTILE_LIMITS.pids
     assert lines["disk"].startswith("failed: OSError: [Errno 28] No space left on device"), lines["disk"]
-    assert int(lines["written_mb"]) < limits.disk_mb
+    assert int(lines["written_mb"]) < HOSTILE_LIMITS.disk_mb
     assert not (server / "pwned").exists()
     assert {folder: tree_digest(folder) for folder in watched} == watched
-    assert bot_processes("hostile-build-marker") == [] and bot_processes(str(ATTACK.name)) == []
+    assert bot_processes("hostile-build-marker") == []
 
 
 def test_a_build_past_its_time_is_killed_with_every_process_it_started(tmp_path):

@@ -75,6 +75,20 @@ RECIPES: dict[str, Recipe] = {r.kit: r for r in (
                      "GOMODCACHE": "{cache}/mod", "GOCACHE": "{cache}/build", "GOBIN": "{cache}/bin",
                      "GOPATH": "{cache}/path", "PATH": "/usr/local/go/bin:{path}"},
     ),
+    Recipe(
+        "node",
+        # npm writes into its cache even offline: each build gets a copy of the prepared one, removed after.
+        # Install scripts run (a version's postinstall or a dependency's native build): they are the stranger's
+        # code, contained like the rest of the build, and refusing them would break packages that need them.
+        "if [ -f package.json ]; then\n"
+        "  mkdir -p .cache && cp -R {cache}/npm .cache/npm\n"
+        "  npm ci --offline --cache /build/.cache/npm --no-audit --no-fund --no-update-notifier\n"
+        "  rm -rf .cache\n"
+        "fi\n",
+        ("node", "{entry}"),
+        env={"npm_config_update_notifier": "false"},
+        prepare=(("npm", "ci", "--cache", "{cache}/npm", "--no-audit", "--no-fund"),),
+    ),
 )}
-"""The kits a league builds today. node, typescript, rust, java and cpp are not yet here: a version of theirs fails
+"""The kits a league builds today. typescript, rust, java and cpp are not yet here: a version of theirs fails
 its build with a line saying so (see the docs note)."""
