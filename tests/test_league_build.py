@@ -71,9 +71,45 @@ def go_cache(tmp_path_factory) -> KitCache:
         pytest.skip("go is not installed")
     if not GO_MODULE_DOWNLOADS.is_dir():
         pytest.skip("bash bots/build.sh go has not filled ~/.cache/dominoes-arena/go yet")
+    return KitCache(prepared_once("go", {"GOPROXY": f"file://{GO_MODULE_DOWNLOADS}", "GOSUMDB": "off"}))
+
+
+def prepared_once(kit: str, env: dict[str, str]) -> Path:
+    """A kit cache prepared by prepare_kits, kept between test runs (as bots/build.sh keeps its caches) under a
+    name that changes with the kit's example and the recipes: preparing go compiles gRPC, minutes on a busy
+    machine, while a build from the prepared cache takes seconds."""
+    inputs = hashlib.sha256()
+    for path in sorted((REPO / "bots" / kit).glob("*")) + [REPO / "arena" / "league" / "kits.py"]:
+        if path.is_file():
+            inputs.update(path.name.encode() + path.read_bytes())
+    cache = Path.home() / ".cache" / "dominoes-arena" / "league-test-kits" / f"{kit}-{inputs.hexdigest()[:16]}"
+    if not (cache / ".prepared").exists():
+        shutil.rmtree(cache, ignore_errors=True)
+        prepare_kits(cache, [kit], env=env)
+        (cache / ".prepared").touch()
+    return cache
+
+
+@pytest.fixture(scope="module")
+def node_cache(tmp_path_factory) -> KitCache:
+    """The node kit's cache, prepared from the kit's example offline over a copy of the machine's npm cache (which
+    bash scripts/setup.sh filled), so the test needs no network."""
+    machine_cache = Path.home() / ".npm" / "_cacache"
+    if shutil.which("npm") is None or not machine_cache.is_dir():
+        pytest.skip("npm, or its cache from scripts/setup.sh, is missing")
     cache = tmp_path_factory.mktemp("kits")
-    prepare_kits(cache, ["go"], env={"GOPROXY": f"file://{GO_MODULE_DOWNLOADS}", "GOSUMDB": "off"})
+    shutil.copytree(machine_cache, cache / "node" / "npm" / "_cacache")
+    prepare_kits(cache, ["node"], env={"npm_config_offline": "true"})
     return KitCache(cache)
+
+
+def test_node_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, node_cache):
+    source, manifest = example("node", tmp_path)
+    result = trio.run(build_version, source, manifest, tmp_path, node_cache, BuildLimits(), tmp_path / "build.log")
+    assert result.ok, (result.why, result.log.read_text()[-2000:])
+    assert (result.folder / "node_modules" / "@grpc" / "grpc-js").is_dir()
+    assert not (result.folder / ".cache").exists(), "the copied npm cache stays out of the built bot"
+    assert trio.run(handshake, result) == "node-random"
 
 
 def test_python_example_builds_and_its_bot_answers_the_handshake(tmp_path):
@@ -206,3 +242,13 @@ def test_a_build_past_its_time_is_killed_with_every_process_it_started(tmp_path)
     assert "--- the build failed: timed out after 3 s" in (tmp_path / "build.log").read_text()
     assert bot_processes("slow-build-marker") == []
     assert not (tmp_path / "out").exists()
+
+
+def test_a_version_bigger_than_its_build_folder_fails_in_one_line(tmp_path):
+    source, manifest = example("python", tmp_path)
+    (source / "ballast.bin").write_bytes(b"\0" * (3 * 1024 * 1024))
+    result = trio.run(build_version, source, manifest, tmp_path, KitCache(tmp_path / "cache"),
+                      BuildLimits(disk_mb=2), tmp_path / "build.log")
+    assert (result.ok, result.why) == (
+        False, "the version's files do not fit its build folder of 2 MiB (No space left on device)")
+    assert not (tmp_path / "bot").exists()

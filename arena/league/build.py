@@ -64,6 +64,8 @@ async def build_version(source: Path, manifest: Manifest, work: Path, cache: Kit
     (default ``work/build.log``). ``protected`` are paths no build may see (the server's token, its data folder).
     Never raises for the version's faults: a failed build is a result with its reason."""
     log = log or Path(work) / "build.log"
+    if (Path(work) / "bot").exists():
+        raise ValueError(f"{Path(work) / 'bot'} exists already: each build needs a work folder of its own")
     recipe = RECIPES.get(manifest.kit)
     if recipe is None:
         return _failed(log, f"the {manifest.kit} kit cannot be built by this league yet (it builds "

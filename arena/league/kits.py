@@ -85,7 +85,8 @@ RECIPES: dict[str, Recipe] = {r.kit: r for r in (
         "  npm ci --offline --cache /build/.cache/npm --no-audit --no-fund --no-update-notifier\n"
         "  rm -rf .cache\n"
         "fi\n",
-        ("node", "{entry}"),
+        # The kit's example reads the .proto files at run time, from --proto-dir (the arena's, visible to bots).
+        ("node", "{entry}", "--proto-dir", "{proto}"),
         env={"npm_config_update_notifier": "false"},
         prepare=(("npm", "ci", "--cache", "{cache}/npm", "--no-audit", "--no-fund"),),
     ),

@@ -109,7 +109,12 @@ async def run_build(job: BuildJob, source: Path, out: Path, limits: BuildLimits,
         if machine.root:
             _mount_tmpfs(folder, limits.disk_mb)
             mounted = True
-        _copy_tree(source, folder)
+        try:
+            _copy_tree(source, folder)
+        except OSError as error:
+            why = f"the version's files do not fit its build folder of {limits.disk_mb} MiB ({error.strerror})"
+            _append(log, f"--- the build failed: {why} ---\n")
+            return BuildOutcome(ok=False, why=why, seconds=0.0)
         if uid is not None:
             _chown_tree(folder, uid)
         started = time.perf_counter()
