@@ -317,3 +317,55 @@ def bench_records(games: int, verify_games: int, jobs: int | None) -> dict[str, 
                    "mismatches": len(report.mismatches), "seconds": round(elapsed, 2),
                    "games_per_s": round(report.games / elapsed, 1)},
     }
+
+
+SCHEDULE_CASES: tuple[tuple[str, int, int, int, bool, int], ...] = (
+    ("mexican_train", 6, 20, 200, False, 1),
+    ("mexican_train", 8, 50, 1000, False, 1),
+    ("mexican_train", 12, 12, 100, False, 1),
+    ("mexican_train", 6, 20, 200, True, 1),
+    ("mexican_train", 4, 10, 60, False, 3),
+    ("draw", 2, 20, 400, False, 1),
+    ("la_plaza_teams", 4, 9, 100, False, 1),
+)
+"""(variant, seats, entrants, tables, duplicate, deal sets per table) of ``arena bench schedule``."""
+
+
+def bench_schedule(cases: tuple[tuple[str, int, int, int, bool, int], ...] = SCHEDULE_CASES,
+                   seed: str = "bench") -> list[dict[str, Any]]:
+    """The balance of balanced schedules (:meth:`Schedule.balance`) beside as many tables drawn uniformly at random
+    (each a random sample of entrants in a random order, the same deal sets and rotations), with the time to draw
+    them; also how many tables a round robin of the same entrants would play."""
+    from .tournament.schedule import Schedule
+
+    results = []
+    for variant, seats, entrants, tables, duplicate, games in cases:
+        game = new_game(variant, seats)
+        started = time.perf_counter()
+        schedule = Schedule(entrants, game, games, duplicate, seed, tables=tables)
+        schedule.table_count()
+        drawn = list(schedule.tables())
+        seconds = time.perf_counter() - started
+        uniform = _uniform_schedule(entrants, game, games, duplicate, seed, tables=tables)
+        round_robin = Schedule(entrants, game, 1, duplicate, "").table_count()
+        results.append({
+            "variant": variant, "seats": seats, "entrants": entrants, "tables": len(drawn), "duplicate": duplicate,
+            "deal_sets_per_table": games, "round_robin_tables": round_robin,
+            "draw_seconds": round(seconds, 3), "balanced": schedule.balance(), "uniform_random": uniform.balance(),
+        })
+    return results
+
+
+def _uniform_schedule(entrants: int, game: Any, games: int, duplicate: bool, seed: str, tables: int) -> Any:
+    """The baseline: a balanced schedule's games on tables of distinct entrants drawn uniformly at random."""
+    import functools
+
+    from .tournament.schedule import Schedule
+
+    class Uniform(Schedule):
+        @functools.cached_property
+        def _balanced_layouts(self) -> list[tuple[int, ...]]:
+            rng = random.Random(self.master_seed)
+            return [tuple(rng.sample(range(self.entrants), self.sides)) for _ in range(self.balanced_tables)]
+
+    return Uniform(entrants, game, games, duplicate, seed, tables=tables)

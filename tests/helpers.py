@@ -73,6 +73,24 @@ def wait_for(condition, seconds: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def kill_run_after(path, out, tag: str, games: int, root) -> bytes:
+    """Start ``arena run path --out out`` (its bots marked with ``tag``), kill -9 it once ``games`` games are
+    recorded, wait for its bots to die with it; the records file's bytes as the kill left them."""
+    import signal
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--out", str(out)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
+    records_file = out / "games.jsonl"
+    wait_for(lambda: records_file.exists() and records_file.read_bytes().count(b"\n") >= games, 120,
+             f"{games} games")
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    wait_for(lambda: not bot_processes(tag), 20, "the bots to die with the arena")
+    return records_file.read_bytes()
+
+
 def fails_after(seed: str, after: int, name: str = "fails"):
     """A random in-process player whose bot stops answering at its decision number ``after`` (a recorded timeout
     fault)."""

@@ -18,7 +18,7 @@ from arena.rules import new_game
 from arena.tournament.runner import time_control_of
 from arena.tournament.schedule import BY_TABLE, INTERLEAVED, Schedule
 from arena.tournament.spec import SpecError, load_spec
-from helpers import bot_processes, wait_for
+from helpers import bot_processes, kill_run_after, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
@@ -290,14 +290,8 @@ def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path: Path) -> None:
     tag = uuid.uuid4().hex
     path = write(tmp_path, tournament_text(tag, games=60, concurrency=3))
     out = tmp_path / "run"
-    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--out", str(out)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     records_file = out / "games.jsonl"
-    wait_for(lambda: records_file.exists() and records_file.read_bytes().count(b"\n") >= 5, 120, "five games")
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=30)
-    wait_for(lambda: not bot_processes(tag), 20, "the bots to die with the arena")
-    before = records_file.read_bytes()
+    before = kill_run_after(path, out, tag, 5, ROOT)
     assert before.endswith(b"\n")
     complete = before.count(b"\n")
     assert 5 <= complete < 120, "the run must be interrupted in the middle"

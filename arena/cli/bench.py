@@ -13,7 +13,7 @@ import trio
 
 from ..errors import UsageError
 from ..bench_search import DEFAULT_CASES, bench_search
-from ..benchmarks import bench_engine, bench_protocol, bench_records, bench_tournament
+from ..benchmarks import bench_engine, bench_protocol, bench_records, bench_schedule, bench_tournament
 from ..cluster import require_ray
 from ..cluster.bench import bench_cluster
 from ..rules import VARIANTS
@@ -68,6 +68,11 @@ def cmd_bench_search(args: argparse.Namespace) -> int:
 
 def cmd_bench_records(args: argparse.Namespace) -> int:
     print(json.dumps(bench_records(args.games, args.verify_games, args.jobs), indent=2))
+    return 0
+
+
+def cmd_bench_schedule(args: argparse.Namespace) -> int:
+    print(json.dumps(bench_schedule(seed=args.seed), indent=2))
     return 0
 
 
@@ -134,3 +139,6 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--decisions", type=positive_int, default=200, help="decisions per variant (default 200)")
     b.add_argument("--variant", action="append", choices=sorted(VARIANTS), help="only this variant (repeatable)")
     b.set_defaults(func=cmd_bench_search)
+    b = bench.add_parser("schedule", help="the balance of balanced schedules against uniformly random tables (JSON)")
+    b.add_argument("--seed", default="bench", help="the master seed the tables are drawn from (default bench)")
+    b.set_defaults(func=cmd_bench_schedule)

@@ -62,6 +62,8 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
         data["format"] = message.format
     if message.candidates:
         data["candidates"] = list(message.candidates)
+    if message.tables:
+        data["tables"] = message.tables
     if message.HasField("sprt"):
         data["sprt"] = _sprt_from_pb(message.sprt)
     bots = []
@@ -117,7 +119,7 @@ def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
     """The message for a tournament file's tables. Raises ValueError or TypeError when a value does not fit its
     field (the caller then sends the TOML text alone and lets the server name the problem)."""
     message = tpb.TournamentSpec()
-    for key in ("name", "variant", "players", "games", "concurrency", "output"):
+    for key in ("name", "variant", "players", "games", "concurrency", "output", "tables"):
         if key in data:
             setattr(message, key, data[key])
     if "seed" in data:
@@ -166,7 +168,7 @@ def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
             bot.env[key] = value
     unknown = set(data) - {"name", "variant", "players", "games", "concurrency", "output", "seed", "duplicate",
                            "options", "time", "fault_policy", "bots", "sandbox", "limits", "format", "candidates",
-                           "sprt"}
+                           "sprt", "tables"}
     if unknown:
         raise ValueError(f"unknown keys {sorted(unknown)}")
     return message

@@ -45,6 +45,7 @@ from ..records.schema import Record
 from ..records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records
 from ..referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from ..rules import Game
+from .balanced import VERSION as BALANCED_VERSION
 from .pools import EntrantPool
 from .schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
 from .sequential import MatchupTest
@@ -215,8 +216,10 @@ def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -
         run.mkdir(parents=True, exist_ok=True)
         os.chmod(run, 0o700)  # the secret seed and unfinished records: the arena's user only
         folder.spec_copy.write_text(spec_text)
-        folder.entrants.write_text(json.dumps({"entrants": [b.name for b in spec.bots],
-                                               "schedule": INTERLEAVED}) + "\n")
+        started = {"entrants": [b.name for b in spec.bots], "schedule": INTERLEAVED}
+        if spec.tables:  # the drawing's version: a resume must draw the same tables
+            started["balanced"] = BALANCED_VERSION
+        folder.entrants.write_text(json.dumps(started) + "\n")
         folder.publish(seed)
     except OSError as error:
         raise SpecError(f"{run}: cannot write the run folder: {error.strerror or error}") from None
@@ -254,6 +257,10 @@ def _check_entrants(spec: TournamentSpec, run: Path) -> None:
         raise SpecError(f"{run}: the entrants differ from this run's start ({', '.join(before)}; now "
                         f"{', '.join(now) or 'none'}): a bot skipped as not installed changes the schedule; "
                         f"install it (or uninstall it) as it was, then resume")
+    drawn = json.loads(RunFolder(run).entrants.read_text()).get("balanced") if spec.tables else BALANCED_VERSION
+    if drawn != BALANCED_VERSION:
+        raise SpecError(f"{run}: this run's balanced tables were drawn by version {drawn} of the drawing, this arena "
+                        f"draws version {BALANCED_VERSION}: resume it with the arena that started it")
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -12,6 +12,11 @@ included (each such pair once); k-player variants seat one candidate with every 
 non-candidates, or, with fewer non-candidates than k-1, with the non-candidates filling the other seats in turn (a
 candidate against one baseline holding the three other seats of a Mexican Train table).
 
+Tables of a balanced schedule (``BALANCED``, a number of tables named): that many tables drawn from the master seed so
+that every entrant plays as often as every other (within one table), every pair meets about as often, and every
+entrant holds every seat about as often (``balanced.py``); two-sided variants draw pairs of entrants. It needs at least
+as many entrants as a table has sides.
+
 Seat rotations: with duplicate deals, every deal set is played under every rotation of the table (k rotations for k
 seats; the teams swapped for team games), all with the same match seed, so each entrant plays each hand. Without,
 each game has its own seed and the rotation cycles from game to game. A game's seed is derived from the master seed
@@ -34,6 +39,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from ..rules import Game
+from .balanced import draw_tables
 
 INTERLEAVED = "interleaved"
 """Deal set g of every table before deal set g + 1 of any (every run started by this version)."""
@@ -42,7 +48,8 @@ BY_TABLE = "by_table"
 ORDERS = (INTERLEAVED, BY_TABLE)
 ROUND_ROBIN = "round_robin"
 GAUNTLET = "gauntlet"
-FORMATS = (ROUND_ROBIN, GAUNTLET)
+BALANCED = "balanced"
+FORMATS = (ROUND_ROBIN, GAUNTLET, BALANCED)
 
 
 @dataclass(frozen=True)
@@ -60,8 +67,9 @@ class Schedule:
     """Every game of the tournament, generated on demand."""
 
     def __init__(self, entrants: int, game: Game, games: int, duplicate: bool, master_seed: str,
-                 order: str = INTERLEAVED, candidates: tuple[int, ...] = ()) -> None:
-        """``candidates``: the entrant indices of a gauntlet's candidates; none for a round robin."""
+                 order: str = INTERLEAVED, candidates: tuple[int, ...] = (), tables: int = 0) -> None:
+        """``candidates``: the entrant indices of a gauntlet's candidates; none for a round robin. ``tables``: the
+        tables of a balanced schedule; 0 for a round robin or a gauntlet."""
         if order not in ORDERS:
             raise ValueError(f"expected a schedule order among {', '.join(ORDERS)}, got {order!r}")
         if any(not 0 <= c < entrants for c in candidates) or len(set(candidates)) != len(candidates):
@@ -75,12 +83,19 @@ class Schedule:
         self.entrants = entrants
         self.seats = game.players
         self.teams = game.teams
+        self.balanced_tables = tables
+        if tables and (tables < 0 or self.candidates or entrants < self.sides):
+            raise ValueError(f"expected a balanced schedule of at least one table, without candidates, and at least "
+                             f"{self.sides} entrants, got {tables} tables, candidates {candidates!r} and {entrants} "
+                             f"entrants")
         self.games = games
         self.duplicate = duplicate
         self.master_seed = master_seed
 
     @property
     def format(self) -> str:
+        if self.balanced_tables:
+            return BALANCED
         return GAUNTLET if self.candidates else ROUND_ROBIN
 
     @property
@@ -88,8 +103,17 @@ class Schedule:
         """Two sides at a table: two players, or two teams (a table is then a pair of entrants)."""
         return self.teams or self.seats == 2
 
+    @property
+    def sides(self) -> int:
+        """The sides of a table: two when two-sided (each team one side), else one per seat."""
+        return 2 if self.two_sided else self.seats
+
     def tables(self) -> Iterator[tuple[int, ...]]:
         """The seat layout (entrant per seat) of each table, before rotation."""
+        if self.balanced_tables:
+            for sides in self._balanced_layouts:
+                yield (*sides, *sides) if self.teams else sides
+            return
         for pair in self._pairs():
             yield (*pair, *pair) if self.teams else pair
         if self.two_sided:
@@ -116,7 +140,17 @@ class Schedule:
             if not self.candidates or a in self.candidates or b in self.candidates:
                 yield (a, b)
 
+    @functools.cached_property
+    def _balanced_layouts(self) -> list[tuple[int, ...]]:
+        """A balanced schedule's tables (entrant per side), drawn once from the master seed: only the deal sets
+        beyond whole cycles of rotations (none with duplicate deals) favour a side, so those are what the drawing
+        balances seats over."""
+        extra = 0 if self.duplicate else self.games % self.rotations
+        return draw_tables(self.entrants, self.sides, self.balanced_tables, self.master_seed, extra)
+
     def table_count(self) -> int:
+        if self.balanced_tables:
+            return self.balanced_tables
         n, k = self.entrants, self.seats
         if self.two_sided:
             return math.comb(n, 2) - (math.comb(len(self.others), 2) if self.candidates else 0)
@@ -188,11 +222,32 @@ class Schedule:
             for t, table in enumerate(self.tables()):
                 yield t, table, g
 
+    def balance(self) -> dict[str, dict[str, int]]:
+        """How evenly the schedule spreads its tables: the fewest and most tables per entrant, meetings per pair of
+        entrants (every pair, those that never meet included) and games per entrant in each seat (per side for team
+        variants), each with its spread (most minus fewest). What the balanced schedule is measured by; walks every
+        game, so it is for tests and ``arena bench schedule``, not for a run."""
+        tables = [0] * self.entrants
+        meetings: dict[tuple[int, int], int] = dict.fromkeys(itertools.combinations(range(self.entrants), 2), 0)
+        for table in self.tables():
+            present = sorted(set(table))
+            for entrant in present:
+                tables[entrant] += 1
+            for pair in itertools.combinations(present, 2):
+                meetings[pair] += 1
+        sides = 2 if self.teams else self.seats
+        seats = [[0] * sides for _ in range(self.entrants)]
+        for scheduled in self:
+            for seat, entrant in enumerate(scheduled.seats[:sides]):
+                seats[entrant][seat] += 1
+        return {"tables_per_entrant": _spread(tables), "meetings_per_pair": _spread(list(meetings.values())),
+                "games_per_entrant_and_seat": _spread([count for row in seats for count in row])}
+
     def seats_per_entrant(self) -> int:
         """The most seats one entrant holds at one table (each seat has a bot process of its own)."""
         if self.teams:
             return 2
-        if self.two_sided:
+        if self.two_sided or self.balanced_tables:
             return 1
         if self.candidates:
             return max(1, math.ceil((self.seats - 1) / len(self.others))) if self.others else 1
@@ -216,3 +271,7 @@ def _filled(entrants: Iterable[int], seats: int) -> tuple[int, ...]:
     """``seats`` seats filled by the entrants in turn (0, 1, 2, 0, 1, ...), when there are fewer entrants than seats."""
     pool = tuple(entrants)
     return tuple(pool[s % len(pool)] for s in range(seats))
+
+
+def _spread(counts: list[int]) -> dict[str, int]:
+    return {"min": min(counts), "max": max(counts), "spread": max(counts) - min(counts)}

@@ -12,8 +12,9 @@ the control API shares. A malformed file gets one message naming the key, the pr
     concurrency = 4
     output = "runs/demo"
     fault_policy = "forfeit"
-    format = "round_robin"      # or "gauntlet": every table has one of the candidates
+    format = "round_robin"      # or "gauntlet": every table has one of the candidates; or "balanced"
     candidates = ["py-search"]  # a gauntlet's candidates (names of [[bots]])
+    tables = 200                # a balanced schedule's tables, drawn from the seed (games: deal sets per table)
 
     [options]                   # variant options
     target = 100
@@ -69,14 +70,17 @@ from ..referee import GRACE_MS, MAX_GRACE_MS
 from ..rules import Game, RulesError, new_game
 from ..sandbox import Limits, LimitsError, limits_from_table
 from ..sandbox.contain import TRANSPORTS
-from .schedule import FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule
+from .schedule import BALANCED, FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule
 from .sprt import LOGISTIC, MODELS, Sprt, SprtError
 
 FAULT_POLICIES = ("forfeit",)
 MAX_GAMES = 10_000_000
 """The most games one tournament may schedule (the schedule is lazy, but a run should end)."""
+MAX_TABLES = 20_000
+"""The most tables of a balanced schedule: they are drawn one after the other when the run starts (and again when it
+is resumed), about 0.3 ms a table for 50 entrants at 8 seats on a loaded 2-core machine."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
-            "concurrency", "output", "sandbox", "limits", "format", "candidates", "sprt")
+            "concurrency", "output", "sandbox", "limits", "format", "candidates", "tables", "sprt")
 SPRT_NUMBERS = ("elo0", "elo1", "alpha", "beta")
 SPRT_KEYS = (*SPRT_NUMBERS, "model")
 SPRT_GAMES = 10_000
@@ -141,6 +145,8 @@ class TournamentSpec:
     candidates: tuple[str, ...] = ()
     """A gauntlet's candidates, by name, in the file's order."""
     sprt: SprtSpec | None = None
+    tables: int = 0
+    """A balanced schedule's tables; 0 for the other formats."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, self.options)
@@ -149,7 +155,7 @@ class TournamentSpec:
         """The tournament's schedule under ``master_seed`` (an empty seed for counting games)."""
         names = [b.name for b in self.bots]
         return Schedule(len(self.bots), self.game(), self.games, self.duplicate, master_seed, order=order,
-                        candidates=tuple(names.index(name) for name in self.candidates))
+                        candidates=tuple(names.index(name) for name in self.candidates), tables=self.tables)
 
 
 def read_spec_text(path: str | Path) -> str:
@@ -204,7 +210,9 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
     games = _integer(data, "games", minimum=1, default=SPRT_GAMES if sprt is not None else 2)
     duplicate = _boolean(data, "duplicate", default=True)
     names = [b.name for b in bots]
-    schedule = Schedule(len(bots), game, games, duplicate, "", candidates=tuple(names.index(c) for c in candidates))
+    tables = _tables(data, tournament_format, game, len(bots))
+    schedule = Schedule(len(bots), game, games, duplicate, "", candidates=tuple(names.index(c) for c in candidates),
+                        tables=tables)
     if sprt is not None and schedule.table_count() != 1:
         raise SpecError(f"[sprt] tests one match-up: two bots, or a gauntlet of one candidate against one other "
                         f"bot; this file has {schedule.table_count()} tables ({len(bots)} bots"
@@ -232,6 +240,7 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         format=tournament_format,
         candidates=candidates,
         sprt=sprt,
+        tables=tables,
     )
 
 
@@ -285,6 +294,24 @@ def _format(data: Mapping[str, Any], names: list[str]) -> tuple[str, tuple[str, 
     if len(candidates) == len(names):
         raise SpecError("key 'candidates' names every bot: a gauntlet needs at least one bot that is not a candidate")
     return tournament_format, tuple(candidates)
+
+
+def _tables(data: Mapping[str, Any], tournament_format: str, game: Game, entrants: int) -> int:
+    """A balanced schedule's number of tables (1 to :data:`MAX_TABLES`, with at least as many bots as a table has
+    sides); 0 for the other formats, which must not set it."""
+    if tournament_format != BALANCED:
+        if "tables" in data:
+            raise SpecError(f"key 'tables' is for format = \"{BALANCED}\", got it with {tournament_format!r} (which "
+                            f"plays every table it has)")
+        return 0
+    if "tables" not in data:
+        raise SpecError(f"key 'tables' is missing: format = \"{BALANCED}\" plays the number of tables it names")
+    tables = _integer(data, "tables", minimum=1, maximum=MAX_TABLES, default=0)
+    sides = 2 if game.teams else game.players
+    if entrants < sides:
+        raise SpecError(f"format = \"{BALANCED}\" seats distinct bots at every table: {sides} seats need at least "
+                        f"{sides} bots, got {entrants} (a round robin fills the seats in turn)")
+    return tables
 
 
 def _sprt(table: Any) -> SprtSpec | None:
