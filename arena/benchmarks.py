@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from typing import Any
 
 from .rules import new_game
+from .tournament.schedule import Schedule
 
 
 def bench_engine(variant: str, players: int | None, seconds: float, seed: int = 1,
@@ -336,8 +338,6 @@ def bench_schedule(cases: tuple[tuple[str, int, int, int, bool, int], ...] = SCH
     """The balance of balanced schedules (:meth:`Schedule.balance`) beside as many tables drawn uniformly at random
     (each a random sample of entrants in a random order, the same deal sets and rotations), with the time to draw
     them; also how many tables a round robin of the same entrants would play."""
-    from .tournament.schedule import Schedule
-
     results = []
     for variant, seats, entrants, tables, duplicate, games in cases:
         game = new_game(variant, seats)
@@ -358,10 +358,6 @@ def bench_schedule(cases: tuple[tuple[str, int, int, int, bool, int], ...] = SCH
 
 def _uniform_schedule(entrants: int, game: Any, games: int, duplicate: bool, seed: str, tables: int) -> Any:
     """The baseline: a balanced schedule's games on tables of distinct entrants drawn uniformly at random."""
-    import functools
-
-    from .tournament.schedule import Schedule
-
     class Uniform(Schedule):
         @functools.cached_property
         def _balanced_layouts(self) -> list[tuple[int, ...]]:

@@ -16,6 +16,7 @@ from ..bench_search import DEFAULT_CASES, bench_search
 from ..benchmarks import bench_engine, bench_protocol, bench_records, bench_schedule, bench_tournament
 from ..cluster import require_ray
 from ..cluster.bench import bench_cluster
+from ..league.matchmaking_bench import bench_matchmaking
 from ..rules import VARIANTS
 from .options import add_game_arguments, options_from, require_sandbox
 
@@ -73,6 +74,15 @@ def cmd_bench_records(args: argparse.Namespace) -> int:
 
 def cmd_bench_schedule(args: argparse.Namespace) -> int:
     print(json.dumps(bench_schedule(seed=args.seed), indent=2))
+    return 0
+
+
+def cmd_bench_matchmaking(args: argparse.Namespace) -> int:
+    sides = tuple(int(s) for s in args.sides.split(",") if s.strip().isdigit())
+    if len(sides) != len(args.sides.split(",")) or min(sides) < 2:
+        raise UsageError(f"--sides must be table sizes of at least 2, comma-separated, got {args.sides!r}")
+    print(json.dumps(bench_matchmaking(args.versions, args.concurrency, args.deal_set_seconds, args.hours * 3600,
+                                       sides), indent=2))
     return 0
 
 
@@ -142,3 +152,11 @@ def add_bench_commands(sub: Any) -> None:
     b = bench.add_parser("schedule", help="the balance of balanced schedules against uniformly random tables (JSON)")
     b.add_argument("--seed", default="bench", help="the master seed the tables are drawn from (default bench)")
     b.set_defaults(func=cmd_bench_schedule)
+    b = bench.add_parser("matchmaking", help="the league matchmaker's decisions/s on a simulated ladder (JSON)")
+    b.add_argument("--versions", type=positive_int, default=1000, help="active versions (default 1000)")
+    b.add_argument("--concurrency", type=positive_int, default=16, help="tables played at once (default 16)")
+    b.add_argument("--deal-set-seconds", type=float, default=60.0,
+                   help="simulated seconds a table takes, times 0.5 to 1.5 (default 60)")
+    b.add_argument("--hours", type=float, default=1.0, help="simulated hours (default 1)")
+    b.add_argument("--sides", default="2,8", help="comma-separated versions per table (default 2,8)")
+    b.set_defaults(func=cmd_bench_matchmaking)

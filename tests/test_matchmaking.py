@@ -1,0 +1,127 @@
+"""The league's matchmaker (issue 23, item 1, the pure part): placement first, tables built around the version that
+most needs games with opponents close in rating, repeated pairings avoided, coverage guaranteed; and a simulated
+hour of a ladder (seeded, no clock: the same ladder at every run) that checks the guarantee on what was played."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from arena.league.matchmaking import PLACEMENT, MatchmakingRules, Plan, Table, VersionState, choose_tables
+from arena.league.matchmaking_bench import simulate, summary
+
+
+def field(n: int, **changes: object) -> list[VersionState]:
+    """``n`` placed versions rated 10, 11, 12, ... with a sigma of 2 and nothing played."""
+    return [VersionState(f"v{i}", 10.0 + i, 2.0, **changes) for i in range(n)]  # type: ignore[arg-type]
+
+
+def test_placement_games_come_first_against_the_middle_of_the_field() -> None:
+    versions = field(9) + [VersionState("new", 25.0, 8.3, placed=False)]
+    plan = choose_tables(versions, 2)
+    assert plan.tables[0] == Table(("new", "v4"), PLACEMENT)  # v4 (rating 14) is the placed field's median
+    assert plan.tables[1].reason != PLACEMENT and "new" not in plan.tables[1].versions
+
+
+def test_the_anchor_is_the_version_with_fewest_recent_deal_sets_then_the_widest_sigma() -> None:
+    versions = [VersionState("a", 10, 2.0, recent=3), VersionState("b", 11, 1.0, recent=1),
+                VersionState("c", 12, 3.0, recent=1), VersionState("d", 13, 2.0, recent=5)]
+    plan = choose_tables(versions, 1, MatchmakingRules(coverage=2))
+    assert plan.tables == (Table(("c", "b"), "coverage: 1 of 2 deal sets in the last hour"),)
+    rich = choose_tables([VersionState(v.id, v.mu, v.sigma, recent=v.recent + 4) for v in versions], 1,
+                         MatchmakingRules(coverage=2))
+    assert rich.tables == (Table(("c", "b"), "needs games: 5 in the last hour, sigma 3.00"),)
+
+
+def test_opponents_are_close_in_rating_and_not_the_ones_just_met() -> None:
+    versions = [VersionState("x", 20.0, 2.0, recent=0, recent_opponents={"near": 2}),
+                VersionState("near", 20.5, 2.0, recent=5, recent_opponents={"x": 2}),
+                VersionState("next", 22.0, 2.0, recent=5), VersionState("far", 40.0, 2.0, recent=5)]
+    rules = MatchmakingRules(coverage=0, load_penalty=0)
+    assert choose_tables(versions, 1, rules).tables[0].versions == ("x", "next")  # 0.5 + 2 x 3 > 2.0
+    assert choose_tables(versions, 1, MatchmakingRules(coverage=0, pairing_penalty=0, load_penalty=0)
+                         ).tables[0].versions == ("x", "near")
+
+
+def test_k_player_tables_seat_distinct_versions_and_no_version_takes_more_than_its_share() -> None:
+    plan = choose_tables(field(10), 5, MatchmakingRules(sides=4))
+    assert len(plan.tables) == 5 and plan.note == ""
+    assert all(len(set(t.versions)) == 4 for t in plan.tables)
+    seats = [v for t in plan.tables for v in t.versions]
+    assert max(seats.count(v) for v in set(seats)) <= 2  # ceil(5 x 4 / 10)
+
+
+def test_fewer_versions_than_seats_make_no_table_and_say_why() -> None:
+    assert choose_tables(field(3), 4, MatchmakingRules(sides=4)) == Plan(
+        (), "waiting for versions: 3 ready, a table seats 4")
+    assert choose_tables(field(1), 1) == Plan((), "waiting for versions: 1 ready, a table seats 2")
+    assert choose_tables(field(5), 0) == Plan(())
+    two = choose_tables(field(2), 3)  # two versions share three free tables: the pair plays three deal sets at once
+    assert [t.reason for t in two.tables] == [f"coverage: {n} of 4 deal sets in the last hour" for n in range(3)]
+    assert {t.versions for t in two.tables} == {("v0", "v1")} and two.note == ""
+    short = choose_tables(field(3), 3, MatchmakingRules(sides=3))  # ceil(3 x 3 / 3) = 3 each, but 3 would be all
+    assert len(short.tables) == 3
+    scarce = choose_tables(field(4), 3, MatchmakingRules(sides=3, coverage=0))
+    assert len(scarce.tables) == 3 and scarce.note == ""
+
+
+def test_bad_input_is_refused() -> None:
+    with pytest.raises(ValueError, match="each version once"):
+        choose_tables(field(2) + field(1), 1)
+    with pytest.raises(ValueError, match="at least 2 sides"):
+        MatchmakingRules(sides=1)
+
+
+# --- a simulated hour -------------------------------------------------------------------------------------------
+
+
+def test_a_simulated_hour_of_fifty_versions_covers_every_one_and_the_top_two_meet() -> None:
+    """50 versions, 4 tables at once of about a minute each: 243 tables in the hour, 486 seats, an even share of
+    9.7 deal sets; every version plays 9 to 11 of them (above the coverage target of 4), the new ones' placement
+    first, and the two strongest meet each other."""
+    rules = MatchmakingRules(sides=2, coverage=4)
+    ladder = simulate(50, rules, concurrency=4, deal_set_seconds=60)
+    result = summary(ladder, rules)
+    assert result["tables"] == 243
+    assert result["deal_sets_per_version"] == {"min": 9, "max": 11}
+    assert result["top_two_met"] >= 1
+    assert result["reasons"]["placement"] >= 50 * 3 // 2  # every version's three placement deal sets, two a table
+    first = [table.reason for _, table in ladder.played[:4]]
+    assert first == [PLACEMENT] * 4
+
+
+def test_with_too_little_concurrency_every_version_gets_its_even_share() -> None:
+    """One table at a time of about two minutes: 30 tables, 60 seats for 50 versions (1.2 each); the coverage target
+    of 4 cannot be met, so every version plays one or two, none starved."""
+    rules = MatchmakingRules(sides=2, coverage=4)
+    result = summary(simulate(50, rules, concurrency=1, deal_set_seconds=120), rules)
+    assert result["tables"] == 30 and result["deal_sets_per_version"] == {"min": 1, "max": 2}
+
+
+def test_k_player_ladders_cover_every_version_at_distinct_seats() -> None:
+    rules = MatchmakingRules(sides=8, coverage=4)
+    ladder = simulate(50, rules, concurrency=4, deal_set_seconds=60)
+    assert all(len(set(table.versions)) == 8 for _, table in ladder.played)
+    result = summary(ladder, rules)
+    assert result["deal_sets_per_version"]["min"] >= 36 and result["top_two_met"] >= 1
+
+
+def test_the_pairing_penalty_spreads_the_meetings() -> None:
+    """Measured on the same simulated hour: without the penalty, 110 distinct pairs for 243 meetings and one pair
+    met 5 times; with it, at least 230 distinct pairs and no pair met more than 3 times."""
+    with_penalty = MatchmakingRules(sides=2)
+    without = MatchmakingRules(sides=2, pairing_penalty=0)
+    spread = summary(simulate(50, with_penalty, 4, 60), with_penalty)["pairings"]
+    repeated = summary(simulate(50, without, 4, 60), without)["pairings"]
+    assert repeated["distinct"] <= 120 and repeated["most_of_one_pair"] >= 5
+    assert spread["distinct"] >= 230 and spread["most_of_one_pair"] <= 3
+
+
+def test_the_simulation_is_the_same_at_every_run() -> None:
+    rules = MatchmakingRules(sides=4)
+    one = [t for _, t in simulate(20, rules, 3, 60, seconds=1200).played]
+    assert one == [t for _, t in simulate(20, rules, 3, 60, seconds=1200).played]
+    assert one != [t for _, t in simulate(20, rules, 3, 60, seconds=1200, seed=2).played]
+    assert all(len(set(t.versions)) == 4 for t in one)
+    assert set(itertools.chain.from_iterable(t.versions for t in one)) == {f"v{i:03d}" for i in range(20)}
