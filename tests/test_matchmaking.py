@@ -125,3 +125,20 @@ def test_the_simulation_is_the_same_at_every_run() -> None:
     assert one != [t for _, t in simulate(20, rules, 3, 60, seconds=1200, seed=2).played]
     assert all(len(set(t.versions)) == 4 for t in one)
     assert set(itertools.chain.from_iterable(t.versions for t in one)) == {f"v{i:03d}" for i in range(20)}
+
+
+def test_arena_bench_matchmaking_prints_its_numbers_and_refuses_a_bad_size() -> None:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "arena", "bench", "matchmaking", "--versions", "30", "--hours",
+                          "0.25", "--concurrency", "2", "--sides", "2,3"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout)
+    assert [(r["versions"], r["sides"]) for r in results] == [(30, 2), (30, 3)]
+    assert all(r["decisions_per_second"] > 0 and r["deal_sets_per_version"]["min"] >= 1 for r in results)
+    bad = subprocess.run([sys.executable, "-m", "arena", "bench", "matchmaking", "--sides", "1"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr == ("error: --sides must be table sizes of at least 2, comma-separated, "
+                                                  "got '1'\n")
