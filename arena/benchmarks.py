@@ -317,3 +317,14 @@ def bench_records(games: int, verify_games: int, jobs: int | None) -> dict[str, 
                    "mismatches": len(report.mismatches), "seconds": round(elapsed, 2),
                    "games_per_s": round(report.games / elapsed, 1)},
     }
+
+
+# --- arena bench ratings -----------------------------------------------------------------------------------------
+
+
+def bench_ratings(**options: Any) -> dict[str, Any]:
+    """The leaderboard fit on a simulated league (:func:`arena.tournament.bench_ratings.bench_ratings`), imported
+    here when the bench runs, so numpy is not loaded at every command's start."""
+    from .tournament.bench_ratings import bench_ratings as run
+
+    return run(**options)

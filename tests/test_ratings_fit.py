@@ -5,6 +5,7 @@ strengths. Everything is seeded, so every count asserted here is the same on eve
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import choix
@@ -326,3 +327,25 @@ def test_the_leaderboard_shares_ranks_where_the_intervals_cannot_tell_apart() ->
 def test_an_empty_tally_fits_and_lists_nothing() -> None:
     result = fit(Tally().evidence())
     assert result.names == () and leaderboard(result) == () and result.component_count == 0
+
+
+# --- the benchmark ----------------------------------------------------------------------------------------------
+
+
+def test_bench_ratings_prints_its_numbers_and_refuses_bad_checkpoints(capsys) -> None:
+    """A short `arena bench ratings` run: one entry per checkpoint with both fits and the OpenSkill baseline (the
+    seeded league makes the counts exact); bad options are refused in one line with exit status 2."""
+    from arena import cli
+
+    assert cli.main(["bench", "ratings", "--versions", "60", "--games", "3000,600", "--warm-games", "100"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [c["deal_sets"] for c in report["checkpoints"]] == [600, 3000]
+    assert [c["warm_after"]["deal_sets"] for c in report["checkpoints"]] == [700, 3100]
+    last = report["checkpoints"][-1]
+    assert last["cold"]["spearman"] > 0.9 and last["warm_after"]["spearman"] > 0.9
+    assert last["warm_after"]["newton_steps"] < last["cold"]["newton_steps"]
+    assert -1 <= last["openskill_ordinal"]["kendall"] <= last["openskill_ordinal"]["spearman"] <= 1
+    for bad, message in ((["--games", "10,x"], "--games must be deal-set counts"),
+                         (["--sides", "13"], "expected --sides from 2 to 12")):
+        assert cli.main(["bench", "ratings", "--versions", "20", *bad]) == 2
+        assert message in capsys.readouterr().err

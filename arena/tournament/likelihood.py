@@ -33,7 +33,8 @@ Elo curve of :mod:`~arena.tournament.ratings` (``elo = θ · ELO_PER_LOGIT``).
   the groups' offsets to the prior alone, which centres each group on 0: entrants of different components are
   never told apart, whatever their intervals say (:attr:`Fit.components`).
 
-No processes, no I/O, no global state: :func:`fit` and :func:`leaderboard` are pure functions of their arguments,
+BLAS runs on one thread unless ``OPENBLAS_NUM_THREADS`` says otherwise (set in :mod:`arena.tournament`, before
+numpy is imported). No processes, no I/O, no global state: :func:`fit` and :func:`leaderboard` are pure functions of their arguments,
 safe to call from a worker thread while a :class:`Tally` goes on collecting results elsewhere (take
 :meth:`Tally.evidence` first: it copies).
 """
@@ -258,9 +259,9 @@ def gradient_and_information(evidence: Evidence, theta: np.ndarray,
 
 
 def newton_step(gradient: np.ndarray, information: np.ndarray) -> np.ndarray:
-    """The Newton step ``information⁻¹·gradient``, by Cholesky (the information is positive definite)."""
-    lower = np.linalg.cholesky(information)
-    return np.linalg.solve(lower.T, np.linalg.solve(lower, gradient))
+    """The Newton step ``information⁻¹·gradient``: one LAPACK solve (numpy has no triangular solve of its own, so a
+    Cholesky factor would cost two general solves more)."""
+    return np.linalg.solve(information, gradient)
 
 
 def maximise(evidence: Evidence, start: np.ndarray, precision: float) -> tuple[np.ndarray, int]:
