@@ -264,9 +264,11 @@ def newton_step(gradient: np.ndarray, information: np.ndarray) -> np.ndarray:
     return np.linalg.solve(information, gradient)
 
 
-def maximise(evidence: Evidence, start: np.ndarray, precision: float) -> tuple[np.ndarray, int]:
+def maximise(evidence: Evidence, start: np.ndarray, precision: float) -> tuple[np.ndarray, np.ndarray, int]:
     """The posterior's maximum by Newton's method with backtracking (halve the step until the log-posterior rises
-    by Armijo's rule), from ``start``; (θ, iterations). Refuses, in one line, a fit that does not converge."""
+    by Armijo's rule), from ``start``; (θ, the information there, iterations). The information is the last step's,
+    taken where θ was within :data:`TOLERANCE` of the maximum (computing it once more would cost a step for a
+    change far below the intervals' rounding). Refuses, in one line, a fit that does not converge."""
     theta = start.copy()
     current = log_posterior(evidence, theta, precision)
     for iteration in range(1, MAX_ITERATIONS + 1):
@@ -283,7 +285,7 @@ def maximise(evidence: Evidence, start: np.ndarray, precision: float) -> tuple[n
         moved = float(np.max(np.abs(candidate - theta), initial=0.0))
         theta, current = candidate, value
         if moved < TOLERANCE:
-            return theta, iteration
+            return theta, information, iteration
     raise FitError(f"the rating fit did not converge in {MAX_ITERATIONS} Newton steps")
 
 
@@ -373,8 +375,7 @@ def fit(evidence: Evidence, previous: Fit | None = None, prior_sd_elo: float = P
     if not evidence.names:
         empty = frozen(np.zeros(0))
         return Fit((), empty, frozen(np.zeros((0, 0))), evidence.deal_sets, evidence.components, 0, prior_sd_elo)
-    theta, iterations = maximise(evidence, start_from(evidence, previous), precision)
-    _, information = gradient_and_information(evidence, theta, precision)
+    theta, information, iterations = maximise(evidence, start_from(evidence, previous), precision)
     return Fit(names=evidence.names, theta=frozen(theta - theta.mean()),
                covariance=frozen(centred_covariance(information)), deal_sets=evidence.deal_sets,
                components=evidence.components, iterations=iterations, prior_sd_elo=prior_sd_elo)
