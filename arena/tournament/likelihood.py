@@ -332,7 +332,9 @@ class Fit:
 
     def told_apart(self, first: str, second: str) -> bool:
         """Whether the two can be told apart: same component and their difference's interval excludes 0."""
-        return bool(separable(self)[self.position(first), self.position(second)])
+        i, j = self.position(first), self.position(second)
+        _, low, high = difference_interval(self, i, j)
+        return bool(self.components[i] == self.components[j]) and (low > 0.0 or high < 0.0)
 
     @property
     def component_count(self) -> int:
