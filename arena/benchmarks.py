@@ -365,3 +365,14 @@ def _uniform_schedule(entrants: int, game: Any, games: int, duplicate: bool, see
             return [tuple(rng.sample(range(self.entrants), self.sides)) for _ in range(self.balanced_tables)]
 
     return Uniform(entrants, game, games, duplicate, seed, tables=tables)
+
+
+# --- arena bench ratings -----------------------------------------------------------------------------------------
+
+
+def bench_ratings(**options: Any) -> dict[str, Any]:
+    """The leaderboard fit on a simulated league (:func:`arena.tournament.bench_ratings.bench_ratings`), imported
+    here when the bench runs, so numpy is not loaded at every command's start."""
+    from .tournament.bench_ratings import bench_ratings as run
+
+    return run(**options)

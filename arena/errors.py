@@ -14,7 +14,8 @@ and the server puts the same line in a tournament's FAILED state. The families u
 - records that cannot be used or exported (:class:`~arena.records.replay.RecordError`,
   :class:`~arena.records.schema.RecordFormatError`, :class:`~arena.records.jsonform.FormatError`,
   :class:`~arena.records.export.ExportError`) and standings or tests fed data that does not fit
-  (:class:`~arena.tournament.standings.OutcomeError`, :class:`~arena.tournament.sprt.SprtError`).
+  (:class:`~arena.tournament.standings.OutcomeError`, :class:`~arena.tournament.sprt.SprtError`,
+  :class:`~arena.tournament.likelihood.FitError`).
 
 The families that refuse a bad *value* are also ``ValueError``s, as they always were, because callers catch them as
 such (a damaged folder read with ``json``, a field parsed with ``int``); the others are not.

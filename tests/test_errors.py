@@ -16,6 +16,7 @@ from arena.records.schema import RecordFormatError
 from arena.rules.errors import IllegalActionError, OptionError, RulesError
 from arena.sandbox.limits import LimitsError
 from arena.server.auth import ConfigError
+from arena.tournament.likelihood import FitError
 from arena.tournament.runner import EntrantsCannotPlay, RecordsNotWritten, RunError
 from arena.tournament.spec import SpecError
 from arena.tournament.sprt import SprtError
@@ -24,14 +25,14 @@ from arena.tournament.standings import OutcomeError
 
 @pytest.mark.parametrize("error", [UsageError, RulesError, OptionError, IllegalActionError, SpecError, LimitsError,
                                    ConfigError, RunError, EntrantsCannotPlay, RecordsNotWritten, RecordError,
-                                   RecordFormatError, FormatError, ExportError, SprtError, OutcomeError])
+                                   RecordFormatError, FormatError, ExportError, SprtError, OutcomeError, FitError])
 def test_every_refusal_is_an_arena_error(error: type[Exception]) -> None:
     assert issubclass(error, ArenaError)
 
 
 @pytest.mark.parametrize("error", [UsageError, SpecError, LimitsError, ConfigError, RunError, EntrantsCannotPlay,
                                    RecordsNotWritten, RecordError, RecordFormatError, FormatError, ExportError,
-                                   SprtError, OutcomeError])
+                                   SprtError, OutcomeError, FitError])
 def test_only_the_rules_refusals_are_rules_errors(error: type[Exception]) -> None:
     assert not issubclass(error, RulesError)
 
@@ -47,7 +48,7 @@ def test_a_failed_disk_write_is_an_arena_error_and_no_bad_value(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("error", [RulesError, SpecError, LimitsError, ConfigError, RecordFormatError, FormatError,
-                                   ExportError, SprtError, OutcomeError])
+                                   ExportError, SprtError, OutcomeError, FitError])
 def test_refusals_of_a_bad_value_stay_value_errors(error: type[Exception]) -> None:
     """Callers catch these as ValueError (a damaged folder read with json, a field parsed with int): they stay so."""
     assert issubclass(error, ValueError)

@@ -13,7 +13,7 @@ import trio
 
 from ..errors import UsageError
 from ..bench_search import DEFAULT_CASES, bench_search
-from ..benchmarks import bench_engine, bench_protocol, bench_records, bench_schedule, bench_tournament
+from ..benchmarks import bench_engine, bench_protocol, bench_ratings, bench_records, bench_schedule, bench_tournament
 from ..cluster import require_ray
 from ..cluster.bench import bench_cluster
 from ..league.matchmaking_bench import bench_matchmaking
@@ -100,6 +100,18 @@ def cmd_bench_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_ratings(args: argparse.Namespace) -> int:
+    checkpoints = [part.strip() for part in args.games.split(",")]
+    if not all(part.isdigit() and int(part) >= 1 for part in checkpoints):
+        raise UsageError(f"--games must be deal-set counts of at least 1, comma-separated, got {args.games!r}")
+    if args.versions < args.sides or not 2 <= args.sides <= 12:
+        raise UsageError(f"expected --sides from 2 to 12 and at least that many --versions, got {args.sides} sides "
+                         f"and {args.versions} versions")
+    print(json.dumps(bench_ratings(versions=args.versions, checkpoints=[int(part) for part in checkpoints],
+                                   sides=args.sides, seed=args.seed, warm_games=args.warm_games), indent=2))
+    return 0
+
+
 def add_bench_sandbox_argument(p: argparse.ArgumentParser, both: bool = True) -> None:
     if not both:
         p.add_argument("--sandbox", choices=("on", "off"), default="on", help="bots sandboxed (default on) or not")
@@ -160,3 +172,13 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--hours", type=float, default=1.0, help="simulated hours (default 1)")
     b.add_argument("--sides", default="2,8", help="comma-separated versions per table (default 2,8)")
     b.set_defaults(func=cmd_bench_matchmaking)
+    b = bench.add_parser("ratings", help="the leaderboard's maximum-likelihood fit on a simulated league: refit times "
+                                         "and rank correlations against OpenSkill (JSON)")
+    b.add_argument("--versions", type=positive_int, default=1000, help="simulated versions (default 1000)")
+    b.add_argument("--games", default="10000,100000,1000000",
+                   help="checkpoints in deal sets played, comma-separated (default 10000,100000,1000000)")
+    b.add_argument("--sides", type=positive_int, default=2, help="sides per table, 2 to 12 (default 2)")
+    b.add_argument("--warm-games", type=positive_int, default=1000,
+                   help="deal sets added after each checkpoint before the warm refit (default 1000)")
+    b.add_argument("--seed", type=int, default=1)
+    b.set_defaults(func=cmd_bench_ratings)

@@ -5,6 +5,9 @@ The logistic Elo difference of a score fraction s (the mean points per result, 1
 ``-400·log10(1/s − 1)``; the score of an Elo difference is ``1 / (1 + 10^(-elo/400))``. At s = 0 or 1 the Elo is
 infinite, and is None here (and in every view: ``+∞`` / ``−∞``). An interval's bounds on the score are clamped into
 ``[ELO_CLAMP, 1 − ELO_CLAMP]`` (about ±1200 Elo) before they turn into Elo, so a bound is always a number.
+
+The maximum-likelihood fit (:mod:`arena.tournament.likelihood`) works in natural log-odds ("logits"): a logit
+difference x is a score of ``1 / (1 + e^-x)``, the same curve as the Elo one with ``elo = x · ELO_PER_LOGIT``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ Z95 = 1.96
 """The normal quantile of a two-sided 95% interval."""
 ELO_CLAMP = 1e-3
 """Interval bounds on the score fraction are clamped into [ELO_CLAMP, 1 - ELO_CLAMP] before turning into Elo."""
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+"""Elo points per natural log-odds unit: ``1 / (1 + 10^(-elo/400)) = 1 / (1 + e^-(elo / ELO_PER_LOGIT))``."""
 
 
 def score_of_elo(elo: float) -> float:
@@ -41,3 +46,13 @@ def elo_bounds(interval: tuple[float, float]) -> tuple[float, float]:
     low, high = (elo_of_score(min(max(bound, ELO_CLAMP), 1.0 - ELO_CLAMP)) for bound in interval)
     assert low is not None and high is not None  # clamped strictly inside (0, 1)
     return low, high
+
+
+def elo_of_logit(logit: float) -> float:
+    """The Elo difference of a natural log-odds difference (the fitted models' parameters are log-odds)."""
+    return logit * ELO_PER_LOGIT
+
+
+def logit_of_elo(elo: float) -> float:
+    """The natural log-odds difference of an Elo difference (the inverse of :func:`elo_of_logit`)."""
+    return elo / ELO_PER_LOGIT
