@@ -30,7 +30,7 @@ from arena.league.errors import DatabaseError, LeagueError, NotFound, Permission
 
 pytest_plugins = ["pg_server"]
 
-HEAD = "0001"
+HEAD = "0002"
 OPERATOR_TOKEN = "operator-token-0123456789abcdef"
 SHA_A = "a" * 64
 SHA_B = "b" * 64

@@ -85,6 +85,35 @@ def cmd_bench_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_league_build(args: argparse.Namespace) -> int:
+    from ..league.build_bench import build_times
+    from ..league.kits import RECIPES
+    from ..league.pipeline import default_kit_cache
+
+    require_sandbox(True)
+    kits = [k.strip() for k in args.kits.split(",")] if args.kits else list(RECIPES)
+    unknown = [k for k in kits if k not in RECIPES]
+    if unknown:
+        raise UsageError(f"--kits names unknown kit {unknown[0]!r}; the league builds {', '.join(RECIPES)}")
+    cache = Path(args.cache).expanduser() if args.cache else default_kit_cache()
+    print(json.dumps(build_times(cache, kits), indent=2))
+    return 0
+
+
+def cmd_bench_league_db(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from ..league.bench import results_write_rate
+    from ..league.db import sqlite_url
+
+    if args.database:
+        print(json.dumps(results_write_rate(args.database, args.games), indent=2))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="league-db-bench-") as scratch:  # a fresh SQLite file, as a new league's
+        print(json.dumps(results_write_rate(sqlite_url(scratch), args.games), indent=2))
+    return 0
+
+
 def add_bench_sandbox_argument(p: argparse.ArgumentParser, both: bool = True) -> None:
     if not both:
         p.add_argument("--sandbox", choices=("on", "off"), default="on", help="bots sandboxed (default on) or not")
@@ -134,3 +163,14 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--decisions", type=positive_int, default=200, help="decisions per variant (default 200)")
     b.add_argument("--variant", action="append", choices=sorted(VARIANTS), help="only this variant (repeatable)")
     b.set_defaults(func=cmd_bench_search)
+    b = bench.add_parser("league-build", help="upload-to-ready seconds per kit: each kit's example stored, built in "
+                                              "the sandbox offline from the prepared cache, checked (JSON)")
+    b.add_argument("--cache", metavar="DIR", help="the kits' prepared cache (default: as arena league prepare-kits)")
+    b.add_argument("--kits", metavar="K1,K2", help="only these kits (default: every kit with a build recipe)")
+    b.set_defaults(func=cmd_bench_league_build)
+    b = bench.add_parser("league-db", help="game results recorded per second by the league's database, one "
+                                           "transaction each (JSON)")
+    b.add_argument("--database", metavar="URL", help="sqlite:///PATH or postgresql+psycopg://... (default: a new "
+                                                     "SQLite file in a temporary folder)")
+    b.add_argument("--games", type=positive_int, default=1000, help="games to record (default 1000)")
+    b.set_defaults(func=cmd_bench_league_db)
