@@ -239,16 +239,8 @@ class Pipeline:
     # --- for the ladder: running ready versions, counting their starts, deleting old ones ---------------------
 
     def bot_spec(self, version: Version, bot_name: str, limits: Limits) -> BotSpec:
-        """How to start a built version (sandboxed, read-only in its built folder), from its row: the same after a
-        restart as right after its build. A LeagueError when it has no built bot (never built, or deleted) or its
-        folder is gone (count that as a failed start: :meth:`record_start`)."""
-        if version.runnable is None:
-            raise LeagueError(f"version {version.id} has no built bot (it is {version.state})")
-        folder = self.work / version.runnable.folder
-        if not folder.is_dir():
-            raise LeagueError(f"the built folder of version {version.id} is missing ({folder})")
-        return BotSpec(name=bot_name, command=version.runnable.command, cwd=str(folder), folder=str(folder),
-                       sandbox=True, limits=limits, protocol=version.runnable.protocol)
+        """How to start a built version of this pipeline's leagues: :func:`runnable_spec` in its work folder."""
+        return runnable_spec(self.work, version, bot_name, limits)
 
     async def record_start(self, version_id: int, failure: str | None) -> Version:
         """A ready version's start, as the ladder saw it: None when it started (its count of failures in a row goes
@@ -272,6 +264,19 @@ class Pipeline:
         shutil.rmtree(self.work / str(version.id), ignore_errors=True)
         if not archive_in_use:
             self.store.remove(version.sha256)
+
+
+def runnable_spec(work: Path, version: Version, bot_name: str, limits: Limits) -> BotSpec:
+    """How to start a built version (sandboxed, read-only in its built folder under ``work``), from its row alone:
+    the same after a restart as right after its build. A LeagueError when it has no built bot (never built, or
+    deleted) or its folder is gone (for the ladder, a failed start: :meth:`Pipeline.record_start`)."""
+    if version.runnable is None:
+        raise LeagueError(f"version {version.id} has no built bot (it is {version.state})")
+    folder = work / version.runnable.folder
+    if not folder.is_dir():
+        raise LeagueError(f"the built folder of version {version.id} is missing ({folder})")
+    return BotSpec(name=bot_name, command=version.runnable.command, cwd=str(folder), folder=str(folder),
+                   sandbox=True, limits=limits, protocol=version.runnable.protocol)
 
 
 def time_control_of(config: LeagueConfig) -> TimeControl:

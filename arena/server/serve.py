@@ -476,8 +476,9 @@ async def open_league(config: ServeConfig, log: ServerLog) -> OpenLeague:
              kit_cache=str(cache.root))
     for kit in sorted({kit for league in config.leagues for kit in league.kits}):
         problem = kit_cache_problem(cache, kit)
-        if problem is not None:  # its uploads are refused with this line until the operator prepares it
-            log.warning("league_kit_not_prepared", kit=kit, advice=problem)
+        if problem is not None:  # its uploads are refused, with the problem, until the operator prepares it
+            log.warning("league_kit_not_prepared", kit=kit, cache=str(cache.of(kit)),
+                        run=f"arena league prepare-kits --cache {cache.of(kit).parent} --kits {kit}")
     return OpenLeague(database, servicer, pipeline)
 
 
