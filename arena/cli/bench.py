@@ -6,6 +6,7 @@ import argparse
 import json
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,11 @@ from ..bench_search import DEFAULT_CASES, bench_search
 from ..benchmarks import bench_engine, bench_protocol, bench_records, bench_tournament
 from ..cluster import require_ray
 from ..cluster.bench import bench_cluster
+from ..league.bench import results_write_rate
+from ..league.build_bench import build_times
+from ..league.db import sqlite_url
+from ..league.kits import RECIPES
+from ..league.pipeline import default_kit_cache
 from ..rules import VARIANTS
 from .options import add_game_arguments, options_from, require_sandbox
 
@@ -86,10 +92,6 @@ def cmd_bench_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_league_build(args: argparse.Namespace) -> int:
-    from ..league.build_bench import build_times
-    from ..league.kits import RECIPES
-    from ..league.pipeline import default_kit_cache
-
     require_sandbox(True)
     kits = [k.strip() for k in args.kits.split(",")] if args.kits else list(RECIPES)
     unknown = [k for k in kits if k not in RECIPES]
@@ -101,11 +103,6 @@ def cmd_bench_league_build(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_league_db(args: argparse.Namespace) -> int:
-    import tempfile
-
-    from ..league.bench import results_write_rate
-    from ..league.db import sqlite_url
-
     if args.database:
         print(json.dumps(results_write_rate(args.database, args.games), indent=2))
         return 0

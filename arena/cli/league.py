@@ -27,6 +27,9 @@ from ..errors import UsageError
 from ..protocol import league_pb2 as lpb
 from ..protocol import league_pb2_grpc as lpb_grpc
 from ..league.archive import ArchiveError, ArchiveLimits, pack
+from ..league.build import KitCache, KitCacheError, prepare_kits
+from ..league.kits import RECIPES
+from ..league.pipeline import default_kit_cache
 from .server import _refused, _with_client, add_client_arguments, _client
 
 CHUNK_BYTES = 256 * 1024
@@ -216,10 +219,6 @@ def cmd_retire(args: argparse.Namespace) -> int:
 
 def cmd_prepare_kits(args: argparse.Namespace) -> int:
     """One line per kit as its cache is filled; a kit that cannot be prepared is one error line, exit status 1."""
-    from ..league.build import KitCache, KitCacheError, prepare_kits
-    from ..league.kits import RECIPES
-    from ..league.pipeline import default_kit_cache
-
     cache = Path(args.cache).expanduser() if args.cache else default_kit_cache()
     kits = [k.strip() for k in args.kits.split(",")] if args.kits else list(RECIPES)
     for kit in kits:

@@ -215,6 +215,7 @@ class Pipeline:
 
         def prepare() -> Manifest:
             shutil.rmtree(work, ignore_errors=True)
+            self.work.mkdir(mode=0o700, parents=True, exist_ok=True)
             work.mkdir(mode=0o700)
             os.chmod(work, 0o711)  # the bot's own user (a random one) must reach its folder, and list nothing else
             self.store.extract_to(version.sha256, source)
