@@ -1,3 +1,4 @@
+import fcntl
 import hashlib
 import os
 import shutil
@@ -37,8 +38,11 @@ def prepared_once(kit: str, env: dict[str, str]) -> Path:
         if path.is_file():
             inputs.update(path.name.encode() + path.read_bytes())
     cache = Path.home() / ".cache" / "dominoes-arena" / "league-test-kits" / f"{kit}-{inputs.hexdigest()[:16]}"
-    if not (cache / ".prepared").exists():
-        shutil.rmtree(cache, ignore_errors=True)
-        prepare_kits(cache, [kit], env=env)
-        (cache / ".prepared").touch()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with open(cache.parent / f"{cache.name}.lock", "w") as lock:  # test runs side by side prepare it once
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (cache / ".prepared").exists():
+            shutil.rmtree(cache, ignore_errors=True)
+            prepare_kits(cache, [kit], env=env)
+            (cache / ".prepared").touch()
     return cache
