@@ -8,6 +8,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 import trio
 
@@ -19,7 +20,7 @@ from .players.client import BotClient
 from .players.remote import new_match_id
 from .referee import TimeControl, play_match
 from .display import move_label, safe_name
-from .rules import VARIANTS, new_game
+from .rules import VARIANTS, Game, new_game
 from .sandbox import Limits
 
 
@@ -80,7 +81,10 @@ class _Timed:
 
 
 async def check_bot(spec: BotSpec, matches: int, time_control: TimeControl, startup_s: float, log_dir: Path,
-                    variants: list[str] | None = None) -> CheckReport:
+                    variants: list[str] | None = None, games: Mapping[str, Game] | None = None) -> CheckReport:
+    """``matches`` matches of each variant the bot claims (of ``variants`` only, when given) against the random
+    player. ``games`` gives a variant's game (its players and options; a league checks its own); by default a
+    variant is played with its usual players and options."""
     report = CheckReport(bot=" ".join(spec.command) or spec.address or spec.name)
     process = BotProcess(spec, log_dir, startup_s)
     try:
@@ -103,7 +107,7 @@ async def check_bot(spec: BotSpec, matches: int, time_control: TimeControl, star
             return report
         claimed = [v for v in VARIANTS if bot.plays(v) and (not variants or v in variants)]
         for name in claimed:
-            game = new_game(name)
+            game = games[name] if games and name in games else new_game(name)
             check = VariantCheck(name, game.players)
             report.variants.append(check)
             for m in range(matches):

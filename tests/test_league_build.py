@@ -25,7 +25,6 @@ from helpers import bot_processes
 
 REPO = Path(__file__).resolve().parents[1]
 ATTACK = REPO / "tests" / "bots" / "hostile_builds" / "attack.py"
-GO_MODULE_DOWNLOADS = Path.home() / ".cache" / "dominoes-arena" / "go" / "mod" / "cache" / "download"
 
 pytestmark = pytest.mark.skipif(host().bwrap_problem is not None or host().cgroups is None,
                                 reason="builds need bubblewrap and cgroups")
@@ -61,33 +60,6 @@ async def handshake(result) -> str:
         return client.hello.name if client.hello is not None else "?"
     finally:
         await process.stop()
-
-
-@pytest.fixture(scope="module")
-def go_cache(tmp_path_factory) -> KitCache:
-    """The go kit's cache, prepared from the kit's example; the module downloads come from the machine's own module
-    cache (a file:// GOPROXY), so the test needs no network."""
-    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
-        pytest.skip("go is not installed")
-    if not GO_MODULE_DOWNLOADS.is_dir():
-        pytest.skip("bash bots/build.sh go has not filled ~/.cache/dominoes-arena/go yet")
-    return KitCache(prepared_once("go", {"GOPROXY": f"file://{GO_MODULE_DOWNLOADS}", "GOSUMDB": "off"}))
-
-
-def prepared_once(kit: str, env: dict[str, str]) -> Path:
-    """A kit cache prepared by prepare_kits, kept between test runs (as bots/build.sh keeps its caches) under a
-    name that changes with the kit's example and the recipes: preparing go compiles gRPC, minutes on a busy
-    machine, while a build from the prepared cache takes seconds."""
-    inputs = hashlib.sha256()
-    for path in sorted((REPO / "bots" / kit).glob("*")) + [REPO / "arena" / "league" / "kits.py"]:
-        if path.is_file():
-            inputs.update(path.name.encode() + path.read_bytes())
-    cache = Path.home() / ".cache" / "dominoes-arena" / "league-test-kits" / f"{kit}-{inputs.hexdigest()[:16]}"
-    if not (cache / ".prepared").exists():
-        shutil.rmtree(cache, ignore_errors=True)
-        prepare_kits(cache, [kit], env=env)
-        (cache / ".prepared").touch()
-    return cache
 
 
 @pytest.fixture(scope="module")

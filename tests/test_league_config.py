@@ -18,6 +18,7 @@ from arena.league.config import KITS, ConfigError, LeagueConfig, league_from_dic
 from arena.league.errors import ConfigError as ConfigErrorFromErrors
 from arena.rules.errors import RulesError
 from arena.sandbox import Limits
+from arena.sandbox.build import BuildLimits
 from arena.tournament.spec import SpecError, TimeSpec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,8 +40,8 @@ def test_the_sample_league_loads_with_every_table() -> None:
     assert league.limits == Limits(memory_mb=1024, pids=128)
     assert (league.upload.archive_mb, league.upload.unpacked_mb, league.upload.files) == (16, 64, 2000)
     assert league.upload.archive_bytes == 16 << 20
-    assert league.build.time_s == 600
-    assert league.build.limits == Limits(memory_mb=2048, pids=256, log_mb=10, tmp_mb=1024, cpus=1.0)
+    assert league.build == BuildLimits(memory_mb=2048, pids=256, disk_mb=1024, tmp_mb=256, log_mb=4, cpus=1.0,
+                                       timeout_s=600.0)
     assert (league.authors.uploads_per_day, league.authors.versions_kept) == (20, 10)
     assert league.kits == KITS and league.accepts_kit("rust")
     assert league.game().players == 2
@@ -51,7 +52,7 @@ def test_a_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
     assert league == LeagueConfig(name="ladder", title="ladder", variant="draw", players=2,
                                   options=league.options)
     assert league.kits == KITS and league.duplicate is True
-    assert league.build.limits.memory_mb == 2048 and league.limits == Limits()
+    assert league.build == BuildLimits() and league.limits == Limits()
 
 
 def test_a_config_is_frozen(tmp_path: Path) -> None:
@@ -85,7 +86,10 @@ def test_kits_restrict_what_is_accepted(tmp_path: Path) -> None:
     ('[upload]\nfiles = true\n', "key 'upload.files' must be an integer"),
     ('[build]\ntime_s = 0\n', "key 'build.time_s' must be an integer >= 1"),
     ('[build]\npids = 1\n', "key 'build.pids' must be an integer from 4 to"),
-    ('[build]\nnetwork = true\n', "unknown key 'network' in [build]; valid keys: time_s, memory_mb"),
+    ('[build]\nnetwork = true\n', "unknown key 'network' in [build]; valid keys: time_s, disk_mb, memory_mb"),
+    ('[build]\ndisk_mb = 2\n', "key 'build.disk_mb' must be an integer >= 16 and <= 65536, got 2"),
+    ('[build]\ntmp_mb = 0\n', "key 'build.tmp_mb' must be an integer from 1 to"),
+    ('players = 4\n[options]\nhand_size = 10\n', "key 'options': option 'hand_size' of variant 'draw' must be between"),
     ('[authors]\nuploads_per_day = 0\n', "key 'authors.uploads_per_day' must be an integer >= 1"),
     ('[authors]\nversions_kept = 1.5\n', "key 'authors.versions_kept' must be an integer"),
 ])
@@ -163,4 +167,4 @@ def test_any_value_anywhere_gives_one_config_error_or_a_valid_league(flips: list
         assert str(error) and "\n" not in str(error)
         return
     assert league.game().players == league.players and set(league.kits) <= set(KITS)
-    assert league.upload.unpacked_mb >= league.upload.archive_mb >= 1 and league.build.time_s >= 1
+    assert league.upload.unpacked_mb >= league.upload.archive_mb >= 1 and league.build.timeout_s >= 1

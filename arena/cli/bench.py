@@ -6,6 +6,7 @@ import argparse
 import json
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,11 @@ from ..benchmarks import bench_engine, bench_protocol, bench_ratings, bench_reco
 from ..cluster import require_ray
 from ..cluster.bench import bench_cluster
 from ..league.matchmaking_bench import bench_matchmaking
+from ..league.bench import results_write_rate
+from ..league.build_bench import build_times
+from ..league.db import sqlite_url
+from ..league.kits import RECIPES
+from ..league.pipeline import default_kit_cache
 from ..rules import VARIANTS
 from .options import add_game_arguments, options_from, require_sandbox
 
@@ -112,6 +118,26 @@ def cmd_bench_ratings(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_league_build(args: argparse.Namespace) -> int:
+    require_sandbox(True)
+    kits = [k.strip() for k in args.kits.split(",")] if args.kits else list(RECIPES)
+    unknown = [k for k in kits if k not in RECIPES]
+    if unknown:
+        raise UsageError(f"--kits names unknown kit {unknown[0]!r}; the league builds {', '.join(RECIPES)}")
+    cache = Path(args.cache).expanduser() if args.cache else default_kit_cache()
+    print(json.dumps(build_times(cache, kits), indent=2))
+    return 0
+
+
+def cmd_bench_league_db(args: argparse.Namespace) -> int:
+    if args.database:
+        print(json.dumps(results_write_rate(args.database, args.games), indent=2))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="league-db-bench-") as scratch:  # a fresh SQLite file, as a new league's
+        print(json.dumps(results_write_rate(sqlite_url(scratch), args.games), indent=2))
+    return 0
+
+
 def add_bench_sandbox_argument(p: argparse.ArgumentParser, both: bool = True) -> None:
     if not both:
         p.add_argument("--sandbox", choices=("on", "off"), default="on", help="bots sandboxed (default on) or not")
@@ -182,3 +208,14 @@ def add_bench_commands(sub: Any) -> None:
                    help="deal sets added after each checkpoint before the warm refit (default 1000)")
     b.add_argument("--seed", type=int, default=1)
     b.set_defaults(func=cmd_bench_ratings)
+    b = bench.add_parser("league-build", help="upload-to-ready seconds per kit: each kit's example stored, built in "
+                                              "the sandbox offline from the prepared cache, checked (JSON)")
+    b.add_argument("--cache", metavar="DIR", help="the kits' prepared cache (default: as arena league prepare-kits)")
+    b.add_argument("--kits", metavar="K1,K2", help="only these kits (default: every kit with a build recipe)")
+    b.set_defaults(func=cmd_bench_league_build)
+    b = bench.add_parser("league-db", help="game results recorded per second by the league's database, one "
+                                           "transaction each (JSON)")
+    b.add_argument("--database", metavar="URL", help="sqlite:///PATH or postgresql+psycopg://... (default: a new "
+                                                     "SQLite file in a temporary folder)")
+    b.add_argument("--games", type=positive_int, default=1000, help="games to record (default 1000)")
+    b.set_defaults(func=cmd_bench_league_db)

@@ -27,6 +27,9 @@ from ..errors import UsageError
 from ..protocol import league_pb2 as lpb
 from ..protocol import league_pb2_grpc as lpb_grpc
 from ..league.archive import ArchiveError, ArchiveLimits, pack
+from ..league.build import KitCache, KitCacheError, prepare_kits
+from ..league.kits import RECIPES
+from ..league.pipeline import default_kit_cache
 from .server import _refused, _with_client, add_client_arguments, _client
 
 CHUNK_BYTES = 256 * 1024
@@ -76,6 +79,13 @@ def add_league_commands(sub: Any) -> None:
     p.add_argument("version", type=int, help="the version's id (see arena league versions)")
     add_client_arguments(p)
     p.set_defaults(func=cmd_retire)
+
+    p = verbs.add_parser("prepare-kits", help="fill the kits' caches that the offline builds read (the operator, "
+                                              "once, on the server's machine, with the network)")
+    p.add_argument("--cache", metavar="DIR", help="the cache folder (default: $ARENA_KIT_CACHE, else "
+                                                  "~/.cache/dominoes-arena/league-kits; serve's --kit-cache)")
+    p.add_argument("--kits", metavar="K1,K2", help="only these kits (default: every kit with a build recipe)")
+    p.set_defaults(func=cmd_prepare_kits)
 
 
 def _league_argument(p: argparse.ArgumentParser) -> None:
@@ -205,6 +215,26 @@ def cmd_retire(args: argparse.Namespace) -> int:
         return 0
 
     return _run(args, body)
+
+
+def cmd_prepare_kits(args: argparse.Namespace) -> int:
+    """One line per kit as its cache is filled; a kit that cannot be prepared is one error line, exit status 1."""
+    cache = Path(args.cache).expanduser() if args.cache else default_kit_cache()
+    kits = [k.strip() for k in args.kits.split(",")] if args.kits else list(RECIPES)
+    for kit in kits:
+        if kit not in RECIPES:
+            return _refused(f"unknown kit {kit!r}; the league builds {', '.join(RECIPES)}")
+    for kit in kits:
+        if not RECIPES[kit].prepare:
+            print(f"{kit}: nothing to prepare (its builds need no cache)")
+            continue
+        started = time.perf_counter()
+        try:
+            prepare_kits(cache, [kit])
+        except (KitCacheError, OSError) as error:
+            return _refused(str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__)
+        print(f"{kit}: prepared in {KitCache(cache).of(kit)} ({time.perf_counter() - started:.1f} s)")
+    return 0
 
 
 def state_name(state: int) -> str:

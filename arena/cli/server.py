@@ -93,6 +93,9 @@ def add_server_commands(sub: Any) -> None:
     p.add_argument("--database", metavar="URL",
                    help="the leagues' database: sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DATABASE "
                         "(default: SQLite, league.db in the data folder)")
+    p.add_argument("--kit-cache", metavar="DIR",
+                   help="the kits' prepared caches that the leagues' offline builds read (filled by arena league "
+                        "prepare-kits; default: $ARENA_KIT_CACHE, else ~/.cache/dominoes-arena/league-kits)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("submit", help="submit a tournament file to an arena server")

@@ -42,7 +42,9 @@ from typing import BinaryIO, Callable, Iterator
 from .manifest import BINARY, MANIFEST_NAME, Manifest, ManifestError, check_static_elf, parse_manifest, path_problem
 from .errors import LeagueError
 
-MB = 1000 * 1000
+MIB = 1024 * 1024
+"""The one size unit of the league's limits (a league file's ``archive_mb`` and ``unpacked_mb``, as the sandbox's
+``memory_mb``): a mebibyte, written MiB in every message."""
 CHUNK = 64 * 1024
 IGNORED_TOP = ("bin", "gen", "node_modules", "target", "dist", ".git")
 """Top-level folders left out of every upload: the kits' build output (as their .gitignore says) and git's folder."""
@@ -50,6 +52,11 @@ IGNORED_ANYWHERE = ("__pycache__",)
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 FILE_MODE, EXECUTABLE_MODE = 0o644, 0o755
+
+
+def size_text(size: int) -> str:
+    """A size limit as messages show it: whole MiB as "16 MiB", anything else in bytes ("2,000 bytes")."""
+    return f"{size // MIB} MiB" if size and size % MIB == 0 else f"{size:,} bytes"
 
 
 class ArchiveError(LeagueError):
@@ -60,9 +67,9 @@ class ArchiveError(LeagueError):
 class ArchiveLimits:
     """How much an upload may hold; the league's configuration fills these in."""
 
-    max_compressed_bytes: int = 50 * MB
+    max_compressed_bytes: int = 50 * MIB
     """The archive file as uploaded (a folder has no compressed size)."""
-    max_uncompressed_bytes: int = 200 * MB
+    max_uncompressed_bytes: int = 200 * MIB
     """Every byte inflated from the archive (headers and left-out members included), or a folder's kept files."""
     max_files: int = 5000
     """Files kept in the version (left-out build output does not count)."""
@@ -127,7 +134,7 @@ class _Budget:
     def take_bytes(self, count: int) -> None:
         self.bytes += count
         if self.bytes > self.limits.max_uncompressed_bytes:
-            raise ArchiveError(f"the upload is over the limit of {self.limits.max_uncompressed_bytes:,} bytes "
+            raise ArchiveError(f"the upload is over the limit of {size_text(self.limits.max_uncompressed_bytes)} "
                                "uncompressed")
 
     def take_file(self) -> None:
@@ -325,7 +332,7 @@ def _read_source(source: Path, collector: _Collector, limits: ArchiveLimits) -> 
     except OSError as error:
         raise ArchiveError(f"{source}: cannot read the upload: {error.strerror}") from None
     if size > limits.max_compressed_bytes:
-        raise ArchiveError(f"the upload is over the limit of {limits.max_compressed_bytes:,} bytes compressed")
+        raise ArchiveError(f"the upload is over the limit of {size_text(limits.max_compressed_bytes)} compressed")
     if head.startswith(ZIP_MAGICS):
         _read_zip(source, collector)
     elif head.startswith(GZIP_MAGIC) or head[257:262] == b"ustar":
@@ -345,7 +352,7 @@ def _read_tar(source: Path, collector: _Collector, limits: ArchiveLimits, gzippe
         nonlocal seen
         seen += count
         if seen > limits.max_compressed_bytes:
-            raise ArchiveError(f"the upload is over the limit of {limits.max_compressed_bytes:,} bytes compressed")
+            raise ArchiveError(f"the upload is over the limit of {size_text(limits.max_compressed_bytes)} compressed")
 
     kind = "tar.gz" if gzipped else "tar"
     with open(source, "rb") as file:

@@ -1,8 +1,8 @@
 """How fast the league's database records game results: ``python -m arena.league.bench URL [N]``.
 
 Each game is committed on its own (index row and seat rows in one transaction), as the league records a game when
-it ends, so the rate is what a running league can sustain, on SQLite or PostgreSQL. A measurement, not a test; it
-prints one JSON object (to be wired into ``arena bench``).
+it ends, so the rate is what a running league can sustain, on SQLite or PostgreSQL. A measurement, not a test:
+``arena bench league-db [--database URL] [--games N]`` prints it as JSON.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ BENCH_LEAGUE = "bench-results"
 
 
 def results_write_rate(url: str, n: int = 1000) -> dict[str, Any]:
-    """Record ``n`` two-seat games, one transaction each, into the database at ``url``; print and return the rate."""
+    """Record ``n`` two-seat games, one transaction each, into the database at ``url``; the rate."""
     if n < 1:
         raise ValueError(f"expected at least one game, got {n}")
     database = open_database(url)
@@ -38,7 +38,6 @@ def results_write_rate(url: str, n: int = 1000) -> dict[str, Any]:
         database.close()
     result = {"database": database.dialect, "games": n, "seconds": round(seconds, 4),
               "games_per_second": round(n / seconds, 1)}
-    print(json.dumps(result))
     return result
 
 
@@ -64,7 +63,7 @@ def main(argv: list[str]) -> int:
     if not 1 <= len(argv) <= 2 or (len(argv) == 2 and not argv[1].isdigit()):
         print("usage: python -m arena.league.bench DATABASE_URL [GAMES]", file=sys.stderr)
         return 2
-    results_write_rate(argv[0], int(argv[1]) if len(argv) == 2 else 1000)
+    print(json.dumps(results_write_rate(argv[0], int(argv[1]) if len(argv) == 2 else 1000)))
     return 0
 
 

@@ -1,14 +1,16 @@
 """How long a version takes from upload to ready, per kit, with a warm kit cache:
-``python -m arena.league.build_bench CACHE [KIT ...]``.
+``arena bench league-build [--cache DIR] [--kits K1,K2]`` (or ``python -m arena.league.build_bench CACHE [KIT ...]``).
 
-For each kit's example (bots/<kit>/, without what the project's own build made): the upload is checked and stored
-(:meth:`Store.add`), extracted (:meth:`Store.extract_to`) and built in the build sandbox (:func:`build_version`).
-A measurement, not a test; it prints one JSON object (to be wired into ``arena bench``). The cache must have been
-prepared (:func:`arena.league.build.prepare_kits`).
+For each kit's example (bots/<kit>/, without what the project's own build made), the server's own steps: the upload
+is checked and stored (:meth:`Store.add`), becomes a version in a scratch SQLite database, and the real
+:class:`~arena.league.pipeline.Pipeline` takes it through its sandboxed offline build and its check (two matches of
+Draw against the random player) to ready. A measurement, not a test; the cache must have been prepared
+(``arena league prepare-kits``): a kit whose cache is missing is reported with that line instead of a time.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sys
@@ -19,42 +21,81 @@ from typing import Any, Iterable
 
 import trio
 
-from .build import BuildLimits, KitCache, build_version
+from .build import KitCache
+from .config import league_from_dict
+from .db import AsyncDatabase, Database, sqlite_url
 from .kits import RECIPES, REPO
+from .pipeline import Pipeline, SandboxedBuilder, Served, kit_cache_problem
 from .store import Store
 
 LEFT_OUT = shutil.ignore_patterns("bin", "gen", "node_modules", "target", "dist", "build")
+BENCH_LEAGUE = {"name": "bench", "variant": "draw", "time": {"startup_ms": 60000}}
+
+
+class _Quiet:
+    """The pipeline's log, silent: the bench prints only its numbers (a failure's reason is in them)."""
+
+    def info(self, event: str, **values: Any) -> None:
+        pass
+
+    warning = error = info
 
 
 def build_times(cache: Path, kits: Iterable[str] = tuple(RECIPES)) -> dict[str, Any]:
-    """Upload-to-ready seconds per kit (stored, extracted, built), and each build's own time; printed as JSON."""
-    result: dict[str, Any] = {"kits": {}}
+    """Upload-to-ready seconds per kit (stored, built, checked), each build's own seconds, and the state reached."""
+    return trio.run(_all, Path(cache), list(kits))
+
+
+async def _all(cache: Path, kits: list[str]) -> dict[str, Any]:
+    result: dict[str, Any] = {"cache": str(cache), "kits": {}}
     with tempfile.TemporaryDirectory(prefix="build-bench-") as scratch:
-        store = Store(Path(scratch) / "data")
-        for kit in kits:
-            result["kits"][kit] = trio.run(_one, kit, Path(scratch), store, KitCache(Path(cache)))
-    print(json.dumps(result))
+        data = Path(scratch) / "data"
+        store = Store(data)
+        database = await AsyncDatabase.open(sqlite_url(data))
+        try:
+            config = league_from_dict(BENCH_LEAGUE)
+            league = await database.run(Database.ensure_league, config.name, config.title, config.variant)
+            served = Served(config, league.id)
+            pipeline = Pipeline(database, store, {config.name: served}, data / "versions",
+                                SandboxedBuilder(KitCache(cache), (data,)), _Quiet())
+            author = await database.run(Database.add_author, "bench", hashlib.sha256(b"bench").hexdigest())
+            for kit in kits:
+                if (problem := kit_cache_problem(KitCache(cache), kit)) is not None:
+                    result["kits"][kit] = {"state": "not run", "why": problem}
+                    continue
+                result["kits"][kit] = await _one(kit, Path(scratch), store, database, pipeline, served, author.id)
+        finally:
+            await database.close()
     return result
 
 
-async def _one(kit: str, scratch: Path, store: Store, cache: KitCache) -> dict[str, Any]:
+async def _one(kit: str, scratch: Path, store: Store, database: AsyncDatabase, pipeline: Pipeline, served: Served,
+               author_id: int) -> dict[str, Any]:
     upload = scratch / f"upload-{kit}"
     shutil.copytree(REPO / "bots" / kit, upload, ignore=LEFT_OUT)
-    work = scratch / f"work-{kit}"
-    work.mkdir()
     started = time.perf_counter()
-    stored = store.add(upload)
-    store.extract_to(stored.sha256, work / "source")
-    built = await build_version(work / "source", stored.manifest, work, cache, BuildLimits(), work / "build.log")
+    stored = await trio.to_thread.run_sync(store.add, upload)
+    bot = await database.run(Database.add_bot, served.league_id, author_id, f"bench-{kit}")
+    version, _ = await database.run(Database.add_version, bot.id, stored.sha256)
+    version = await pipeline.process(version, served, bot.name)
     total = time.perf_counter() - started
-    return {"ok": built.ok, "why": built.why, "upload_to_ready_s": round(total, 2), "build_s": round(built.seconds, 2)}
+    return {"state": version.state, "why": version.reason or "", "upload_to_ready_s": round(total, 2),
+            "build": _build_line(version.build_log or "")}
+
+
+def _build_line(log: str) -> str:
+    """The build log's closing line ("built in 6.1 s", or why it failed)."""
+    for line in reversed(log.splitlines()):
+        if line.startswith("--- the build "):
+            return line.strip("- ").removeprefix("the build ")
+    return ""
 
 
 def main(argv: list[str]) -> int:
     if not argv:
         print("usage: python -m arena.league.build_bench CACHE [KIT ...]", file=sys.stderr)
         return 2
-    build_times(Path(argv[0]), argv[1:] or tuple(RECIPES))
+    print(json.dumps(build_times(Path(argv[0]), argv[1:] or tuple(RECIPES))))
     return 0
 
 

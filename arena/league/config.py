@@ -25,14 +25,15 @@ the key, the problem and the allowed values::
     [limits]                    # per bot process while it plays, as a tournament's
     memory_mb = 1024
 
-    [upload]                    # what one uploaded archive may hold
+    [upload]                    # what one uploaded archive may hold (sizes in MiB, as every *_mb key)
     archive_mb = 16             # the archive's own size
     unpacked_mb = 64            # all its files unpacked (a decompression bomb stops here)
     files = 2000                # its files and folders
 
-    [build]                     # one version's build, in the sandbox, offline
+    [build]                     # one version's build, in the sandbox, offline (arena.sandbox.build.BuildLimits)
     time_s = 600                # wall-clock time for the whole build
-    memory_mb = 2048            # and the other keys of [limits]: pids, log_mb, tmp_mb (the build folder), cpus
+    disk_mb = 1024              # its build folder (a tmpfs of this size when the arena is root)
+    memory_mb = 2048            # and the other keys of [limits]: pids, log_mb, tmp_mb (its /tmp), cpus
     pids = 256
 
     [authors]                   # per author
@@ -42,6 +43,7 @@ the key, the problem and the allowed values::
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from types import MappingProxyType
@@ -51,8 +53,10 @@ from typing import Any, Iterable, Mapping
 
 from ..rules import Game, new_game
 from ..sandbox import LIMIT_KEYS, Limits, LimitsError, limits_from_table
+from ..sandbox.build import BuildLimits
 from ..tournament.spec import SpecError, TimeSpec, game_from_table, time_from_table
 from ..tournament.spec import _boolean, _integer, _no_unknown, _text  # the file helpers: one wording for both files
+from .archive import MIB
 from .errors import ConfigError
 from .manifest import KITS as KIT_RECIPES
 
@@ -64,7 +68,6 @@ TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits
             "build", "authors")
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A league's name appears in URLs, folder names and the database: a short identifier."""
-MEGABYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -77,30 +80,21 @@ class UploadLimits:
 
     @property
     def archive_bytes(self) -> int:
-        return self.archive_mb * MEGABYTES
+        return self.archive_mb * MIB
 
     @property
     def unpacked_bytes(self) -> int:
-        return self.unpacked_mb * MEGABYTES
+        return self.unpacked_mb * MIB
 
 
 UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
 UPLOAD_BOUNDS = {"archive_mb": (1, 4096), "unpacked_mb": (1, 65536), "files": (1, 1_000_000)}
 
-BUILD_DEFAULTS = Limits(memory_mb=2048, pids=256, log_mb=10, tmp_mb=1024, cpus=1.0)
-"""A build needs more than a bot at play: a compiler's memory and threads, and room for its output."""
-
-
-@dataclass(frozen=True)
-class BuildLimits:
-    """One version's build: the sandbox limits of its processes (``tmp_mb`` is the size of its writable build
-    folder) and the wall-clock time of the whole build."""
-
-    time_s: int = 600
-    limits: Limits = BUILD_DEFAULTS
-
-
 BUILD_TIME_BOUNDS = (1, 24 * 3600)
+BUILD_DISK_BOUNDS = (16, 65536)
+BUILD_KEYS = ("time_s", "disk_mb", *LIMIT_KEYS)
+"""``[build]``: the fields of :class:`arena.sandbox.build.BuildLimits` (``time_s`` is its ``timeout_s``); the keys
+of ``[limits]`` mean what they mean there (``tmp_mb`` the build's ``/tmp``), ``disk_mb`` is its build folder."""
 
 
 @dataclass(frozen=True)
@@ -204,7 +198,7 @@ def _league(data: Mapping[str, Any]) -> LeagueConfig:
         time=time_from_table(data.get("time", {})),
         limits=limits,
         upload=_upload(_table(data, "upload", UPLOAD_KEYS)),
-        build=_build(_table(data, "build", ("time_s", *LIMIT_KEYS))),
+        build=_build(_table(data, "build", BUILD_KEYS)),
         authors=_authors(_table(data, "authors", AUTHOR_KEYS)),
     )
 
@@ -242,14 +236,18 @@ def _upload(table: Mapping[str, Any]) -> UploadLimits:
 
 
 def _build(table: Mapping[str, Any]) -> BuildLimits:
+    """``[build]`` as the build sandbox's own limits (one class for both: what the file says is what a build gets)."""
+    defaults = BuildLimits()
     low, high = BUILD_TIME_BOUNDS
-    time_s = _integer(table, "time_s", minimum=low, maximum=high, default=BuildLimits.time_s, where="build.")
-    sandbox_keys = {key: value for key, value in table.items() if key != "time_s"}
+    time_s = _integer(table, "time_s", minimum=low, maximum=high, default=int(defaults.timeout_s), where="build.")
+    low, high = BUILD_DISK_BOUNDS
+    disk_mb = _integer(table, "disk_mb", minimum=low, maximum=high, default=defaults.disk_mb, where="build.")
     try:
-        limits = limits_from_table(sandbox_keys, BUILD_DEFAULTS, where="build.")
+        limits = limits_from_table({k: v for k, v in table.items() if k in LIMIT_KEYS}, defaults.as_bot_limits(),
+                                   where="build.")
     except LimitsError as error:
         raise ConfigError(str(error)) from None
-    return BuildLimits(time_s=time_s, limits=limits)
+    return dataclasses.replace(defaults, **dataclasses.asdict(limits), disk_mb=disk_mb, timeout_s=float(time_s))
 
 
 def _authors(table: Mapping[str, Any]) -> AuthorLimits:

@@ -111,11 +111,18 @@ versions = sa.Table(
     sa.Column("build_log", sa.Text, nullable=True),
     sa.Column("check_report", sa.JSON, nullable=True),
     sa.Column("start_failures", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("run_command", sa.JSON, nullable=True),
+    sa.Column("run_folder", sa.Text, nullable=True),
+    sa.Column("run_protocol", sa.String(16), nullable=True),
+    sa.Column("deleted_at", sa.DateTime(timezone=True), nullable=True),
     sa.UniqueConstraint("bot_id", "sha256"),
     sa.UniqueConstraint("bot_id", "number"),
     sa.CheckConstraint(sa.column("state").in_(STATES), name="state"),
 )
-"""One row per distinct archive of a bot: the same archive uploaded twice is one version (unique bot and SHA-256)."""
+"""One row per distinct archive of a bot: the same archive uploaded twice is one version (unique bot and SHA-256).
+``run_*`` say how its built bot runs (set when its build succeeded): the command, its folder (relative to the league's
+versions folder, so a moved data folder keeps working) and its protocol. ``deleted_at`` marks a version deleted to
+keep its bot within ``authors.versions_kept``: the row stays (games and ratings refer to it), its files are gone."""
 games = sa.Table(
     "games", METADATA,
     sa.Column("id", sa.Integer, primary_key=True),
@@ -181,6 +188,16 @@ class Bot:
 
 
 @dataclass(frozen=True)
+class Runnable:
+    """How a built version runs: ``command`` in ``folder`` (relative to the league's versions folder), sandboxed,
+    speaking ``protocol`` (``grpc`` or ``stdio``). Kept in the database so a ready version runs after a restart."""
+
+    command: tuple[str, ...]
+    folder: str
+    protocol: str
+
+
+@dataclass(frozen=True)
 class Version:
     """A version with its bot's owner, so every authorisation check needs only the version."""
 
@@ -196,6 +213,37 @@ class Version:
     build_log: str | None
     check_report: Any
     start_failures: int
+    runnable: Runnable | None = None
+    """Set once its build succeeded (cleared when it is deleted)."""
+    deleted_at: datetime | None = None
+
+    @property
+    def deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+def active_version(versions: Sequence[Version]) -> Version | None:
+    """A bot's active version: its newest ready one."""
+    ready = [v for v in versions if v.state == READY and not v.deleted]
+    return max(ready, key=lambda v: v.number) if ready else None
+
+
+DELETABLE = (RETIRED, FAILED, SUSPENDED, READY)
+"""States a version may be deleted in to make room (never one in the pipeline: uploaded, building, checking)."""
+
+
+def versions_to_delete(versions: Sequence[Version], kept: int) -> list[Version] | None:
+    """Which of a bot's versions to delete so that it keeps at most ``kept`` once one more is added: the oldest
+    retired ones first, then the oldest others that are not its active version and not in the pipeline. None when
+    not enough of them can go (the upload is then refused)."""
+    alive = [v for v in versions if not v.deleted]
+    excess = len(alive) + 1 - kept
+    if excess <= 0:
+        return []
+    active = active_version(alive)
+    candidates = sorted((v for v in alive if v.state in DELETABLE and v is not active),
+                        key=lambda v: (v.state != RETIRED, v.number))
+    return candidates[:excess] if len(candidates) >= excess else None
 
 
 @dataclass(frozen=True)
@@ -464,11 +512,38 @@ class Database:
             raise NotFound(f"no version number {version_id}")
         return found
 
-    def versions(self, bot_id: int) -> list[Version]:
-        return self._versions_where(versions.c.bot_id == bot_id)
+    def versions(self, bot_id: int, include_deleted: bool = False) -> list[Version]:
+        """A bot's versions, oldest first; those deleted to respect ``versions_kept`` only when asked for."""
+        where = [versions.c.bot_id == bot_id]
+        if not include_deleted:
+            where.append(versions.c.deleted_at.is_(None))
+        return self._versions_where(*where)
 
     def versions_in(self, state: str) -> list[Version]:
-        return self._versions_where(versions.c.state == state)
+        return self._versions_where(versions.c.state == state, versions.c.deleted_at.is_(None))
+
+    def mark_deleted(self, version_ids: Sequence[int], reason: str) -> list[Version]:
+        """Delete versions to make room (their files are the caller's to remove): each becomes retired with
+        ``reason``, marked deleted, and forgets how it ran; the rows stay, so their games and ratings keep their
+        version. Only versions in :data:`DELETABLE` states change (one transaction); the changed ones."""
+        if not version_ids:
+            return []
+        now = utc_now()
+        with self.engine.begin() as connection:
+            ids = connection.execute(sa.select(versions.c.id).where(
+                versions.c.id.in_(version_ids), versions.c.state.in_(DELETABLE),
+                versions.c.deleted_at.is_(None))).scalars().all()
+            if ids:
+                connection.execute(sa.update(versions).where(versions.c.id.in_(ids)).values(
+                    state=RETIRED, reason=reason, deleted_at=now, updated_at=now, run_command=None,
+                    run_folder=None, run_protocol=None))
+        return [self.version(version_id) for version_id in ids]
+
+    def archive_in_use(self, sha256: str) -> bool:
+        """Whether a version not deleted (of any bot) still has this archive: the store keeps it while one does."""
+        query = sa.select(versions.c.id).where(versions.c.sha256 == sha256, versions.c.deleted_at.is_(None))
+        with self.engine.connect() as connection:
+            return connection.execute(query.limit(1)).first() is not None
 
     def uploads_since(self, author_id: int, league_id: int, since: datetime) -> int:
         """How many versions the author's bots in a league gained since ``since`` (what the league's uploads-per-day
@@ -480,7 +555,7 @@ class Database:
             return connection.execute(query).scalar_one()
 
     def transition(self, version_id: int, to: str, reason: str | None = None, *, build_log: str | None = None,
-                   check_report: Any = None) -> Version:
+                   check_report: Any = None, runnable: Runnable | None = None) -> Version:
         """Move a version to state ``to``, if its lifecycle allows it from the state it is in (:data:`TRANSITIONS`);
         otherwise one :class:`StateError`. ``failed`` and ``suspended`` need a reason. The change is a
         compare-and-set on the state read, so two workers cannot both move one version."""
@@ -498,6 +573,9 @@ class Database:
             values["build_log"] = build_log
         if check_report is not None:
             values["check_report"] = check_report
+        if runnable is not None:
+            values.update(run_command=list(runnable.command), run_folder=runnable.folder,
+                          run_protocol=runnable.protocol)
         if to == READY:
             values["start_failures"] = 0
         with self.engine.begin() as connection:
@@ -617,7 +695,9 @@ def _version(row: Any) -> Version:
     return Version(id=row.id, bot_id=row.bot_id, author_id=row.author_id, number=row.number, sha256=row.sha256,
                    state=row.state, reason=row.reason, created_at=_utc(row.created_at),
                    updated_at=_utc(row.updated_at), build_log=row.build_log, check_report=row.check_report,
-                   start_failures=row.start_failures)
+                   start_failures=row.start_failures, deleted_at=_utc(row.deleted_at),
+                   runnable=None if row.run_folder is None else Runnable(tuple(row.run_command), row.run_folder,
+                                                                         row.run_protocol))
 
 
 # --- from trio ----------------------------------------------------------------------------------------------------

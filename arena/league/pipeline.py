@@ -4,13 +4,21 @@ uploaded -> building -> checking -> ready | failed. One trio task takes the uplo
 leagues one at a time (a build and a check each take a core of a small machine), oldest first:
 
 - **building**: the stored archive is extracted into a new folder of its own, ``<work>/<version id>/src`` (the
-  store re-checks every member as it writes it), and handed to a :class:`Builder`, which gives back the command
-  that runs the bot (or why it cannot be built) and a log. The real sandboxed builds plug in here; until then
-  :class:`NoBuildNeeded` serves the kits whose bots run from their source (python, stdio).
-- **checking**: the built bot plays ``check-bot``'s matches (:func:`arena.check_bot.check_bot`) against the random
-  player, with the league's variant and time control and the league's limits, in its sandbox as every bot does.
-  A pass makes the version ready; a start fault, a fault in a match, or a bot that does not play the league's
-  variant makes it failed, with the first problem as its reason and the whole report kept.
+  store re-checks every member as it writes it), and handed to a :class:`Builder`. The server's is
+  :class:`SandboxedBuilder`: its kit's recipe in the build sandbox, offline, with the kit's prepared cache
+  read-only and the server's secrets out of its view (:func:`arena.league.build.build_version`). It builds into
+  ``<work>/<version id>/bot`` and keeps its log at ``<work>/<version id>/build.log``; the extracted source is then
+  removed (the archive stays in the store).
+- **checking**: the built bot (the build's command, run in its built folder) plays ``check-bot``'s matches
+  (:func:`arena.check_bot.check_bot`) against the random player, with the league's game (its variant, players and
+  options), time control and limits, in its sandbox as every bot does. A pass makes the version ready; a start
+  fault, a fault in a match, or a bot that does not play the league's variant makes it failed, with the first
+  problem as its reason and the whole report kept.
+
+**A ready version stays runnable.** When its build succeeds, how it runs (the command, its built folder relative to
+``<work>``, its protocol) is written to its row (:class:`~arena.league.db.Runnable`) and the built folder is kept,
+so after a restart :meth:`Pipeline.bot_spec` gives the ladder the same bot without a rebuild; a version deleted to
+respect ``authors.versions_kept`` loses its folder and its archive (:meth:`Pipeline.delete_versions`).
 
 Every step's outcome is one compare-and-set on the version's state in the database; anything that goes wrong (a
 damaged archive, a sandbox that cannot start) fails the version with one line, never leaves it between states.
@@ -24,19 +32,23 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Mapping, Protocol, Sequence
 
 import trio
 
 from ..check_bot import CheckReport, check_bot
 from ..players.process import BotSpec
 from ..referee import TimeControl
-from .config import BuildLimits, LeagueConfig
-from .db import BUILDING, CHECKING, FAILED, READY, UPLOADED, AsyncDatabase, Database, Version
+from ..sandbox import Limits
+from ..sandbox.build import BuildLimits
+from .build import BuildResult, KitCache, build_version
+from .config import LeagueConfig
+from .db import (BUILDING, CHECKING, FAILED, READY, SUSPENDED, UPLOADED, AsyncDatabase, Database, Runnable,
+                 Version)
 from .errors import LeagueError, StateError
+from .kits import RECIPES
 from .manifest import MANIFEST_NAME, Manifest, parse_manifest
 from .store import Store
 
@@ -44,51 +56,59 @@ CHECK_MATCHES = 2
 """Matches of the compliance check per version (as ``arena check-bot``'s default is a few quick ones)."""
 LOG_KEPT_BYTES = 256 * 1024
 """The end of a build log kept in the database (a build that writes megabytes keeps its last words)."""
-NO_BUILD_KITS = ("python", "stdio")
-"""Kits whose bots run from their source with the arena's Python: nothing to build."""
+KIT_CACHE_ENV = "ARENA_KIT_CACHE"
+KIT_CACHE_HOME = Path("~/.cache/dominoes-arena/league-kits")
 
 
-@dataclass(frozen=True)
-class BuildResult:
-    """What a build gave: the command that runs the bot (from ``folder``), or why there is none, and its log."""
+def default_kit_cache() -> Path:
+    """Where the kits' prepared caches are by default, for ``arena league prepare-kits`` and ``arena serve
+    --league`` alike: ``$ARENA_KIT_CACHE``, else ``~/.cache/dominoes-arena/league-kits``."""
+    return Path(os.environ.get(KIT_CACHE_ENV) or KIT_CACHE_HOME).expanduser()
 
-    ok: bool
-    reason: str
-    """Why the build failed (one line); empty when it succeeded."""
-    command: tuple[str, ...]
-    folder: Path
-    """The bot's folder, visible read-only in its sandbox when it runs."""
-    log_path: Path | None
+
+def kit_cache_problem(cache: KitCache, kit: str) -> str | None:
+    """Why a kit's versions cannot be built here (its recipe needs a prepared cache that is not there), in one line
+    telling the operator what to run; None when nothing is missing."""
+    recipe = RECIPES.get(kit)
+    if recipe is None or not recipe.prepare:
+        return None
+    folder = cache.of(kit)
+    if folder.is_dir() and any(folder.iterdir()):
+        return None
+    return (f"the {kit} kit's cache is not prepared on this server ({folder}): the operator runs "
+            f"arena league prepare-kits --cache {Path(cache.root).resolve()} --kits {kit}")
 
 
 class Builder(Protocol):
-    """Builds a version's source (``source``, extracted from the store) in ``work``, within ``limits``."""
+    """Builds a version's source (``source``, extracted from the store) into ``work/bot``, within ``limits``."""
 
     async def build(self, source: Path, manifest: Manifest, work: Path, limits: BuildLimits) -> BuildResult: ...
 
+    def problem(self, kit: str) -> str | None:
+        """Why this server cannot build a kit's versions now (one line for the author and the operator), or None:
+        an upload of such a kit is refused before anything is stored."""
+        ...
 
-class NoBuildNeeded:
-    """The builder of the kits that need none (python, stdio): the entry must be a file of the version; the bot runs
-    as the arena's Python on it. Any other kit fails with the reason that this server builds none of it."""
+
+@dataclass(frozen=True)
+class SandboxedBuilder:
+    """The server's builder: each kit's recipe in the build sandbox, offline, reading ``cache`` (prepared by
+    ``arena league prepare-kits``); ``protected`` (the server's token file, data folder, database file) may be in
+    no build's view."""
+
+    cache: KitCache
+    protected: tuple[Path, ...] = ()
+
+    def problem(self, kit: str) -> str | None:
+        return kit_cache_problem(self.cache, kit)
 
     async def build(self, source: Path, manifest: Manifest, work: Path, limits: BuildLimits) -> BuildResult:
-        log_path = work / "build.log"
-        if manifest.kit not in NO_BUILD_KITS:
-            return _written(log_path, BuildResult(False, f"this server cannot build the {manifest.kit} kit yet (it "
-                                                         f"runs {', '.join(NO_BUILD_KITS)} bots)", (), source,
-                                                  log_path))
-        entry = source / manifest.entry
-        if not entry.is_file():
-            return _written(log_path, BuildResult(False, f"the entry {manifest.entry!r} of bot.toml is not a file "
-                                                         f"of the version", (), source, log_path))
-        return _written(log_path, BuildResult(True, "", (sys.executable, str(entry)), source, log_path))
-
-
-def _written(log_path: Path, result: BuildResult) -> BuildResult:
-    """The no-build builder's log: what it decided, so every version has a build log to read."""
-    outcome = "ok: " + " ".join(result.command) if result.ok else "failed: " + result.reason
-    log_path.write_text(f"no build step for this kit; {outcome}\n")
-    return result
+        log = work / "build.log"
+        problem = self.problem(manifest.kit)  # uploads were refused, but the cache may have gone since
+        if problem is not None:
+            log.write_text(f"--- the build failed: {problem} ---\n")
+            return BuildResult(False, problem, (), None, RECIPES[manifest.kit].protocol, log)
+        return await build_version(source, manifest, work, self.cache, limits, log, self.protected)
 
 
 @dataclass(frozen=True)
@@ -165,11 +185,13 @@ class Pipeline:
         except Exception as error:  # a damaged archive, a disk error: the version fails, the server goes on
             return await self._fail(version, f"the build could not run: {_line(error)}")
         if not built.ok:
-            return await self._fail(version, f"build failed: {built.reason}", build_log=log_text)
-        version = await self.database.run(Database.transition, version.id, CHECKING, build_log=log_text)
+            return await self._fail(version, f"build failed: {built.why}", build_log=log_text)
+        runnable = Runnable(built.command, str(built.folder.relative_to(self.work)), built.protocol)
+        version = await self.database.run(Database.transition, version.id, CHECKING, build_log=log_text,
+                                          runnable=runnable)
         self.log.info("league_version_checking", version=version.id, bot=bot_name)
         try:
-            report = await self._check(version, bot_name, built, served.config)
+            report = await self._check(version, bot_name, served.config)
         except Exception as error:
             return await self._fail(version, f"the check could not run: {_line(error)}")
         summary = report_json(report)
@@ -186,12 +208,14 @@ class Pipeline:
 
     async def _build(self, version: Version, config: LeagueConfig) -> tuple[BuildResult, str]:
         """A fresh folder for the version (a leftover of an interrupted run is removed first), its files, its
-        build, and the end of the build's log."""
+        build, and the end of the build's log. The extracted source goes once the build is done: the built folder
+        holds the version's files and what the build made, and the archive stays in the store."""
         work = self.work / str(version.id)
         source = work / "src"
 
         def prepare() -> Manifest:
             shutil.rmtree(work, ignore_errors=True)
+            self.work.mkdir(mode=0o700, parents=True, exist_ok=True)
             work.mkdir(mode=0o700)
             os.chmod(work, 0o711)  # the bot's own user (a random one) must reach its folder, and list nothing else
             self.store.extract_to(version.sha256, source)
@@ -199,18 +223,61 @@ class Pipeline:
             return parse_manifest((source / MANIFEST_NAME).read_bytes())
 
         manifest = await trio.to_thread.run_sync(prepare)
-        built = await self.builder.build(source, manifest, work, config.build)
-        return built, await trio.to_thread.run_sync(read_log_end, built.log_path)
+        try:
+            built = await self.builder.build(source, manifest, work, config.build)
+        finally:
+            await trio.to_thread.run_sync(lambda: shutil.rmtree(source, ignore_errors=True))
+        return built, await trio.to_thread.run_sync(read_log_end, built.log)
 
-    async def _check(self, version: Version, bot_name: str, built: BuildResult, config: LeagueConfig) -> CheckReport:
-        manifest = await trio.to_thread.run_sync(
-            lambda: parse_manifest((self.work / str(version.id) / "src" / MANIFEST_NAME).read_bytes()))
-        spec = BotSpec(name=bot_name, command=built.command, folder=str(built.folder), sandbox=True,
-                       limits=config.limits, protocol="stdio" if manifest.kit == "stdio" else "grpc")
+    async def _check(self, version: Version, bot_name: str, config: LeagueConfig) -> CheckReport:
+        """check-bot's matches of the league's own game (variant, players, options), the bot sandboxed."""
+        spec = await trio.to_thread.run_sync(self.bot_spec, version, bot_name, config.limits)
         log_dir = self.work / str(version.id) / "check"
         log_dir.mkdir(mode=0o700, exist_ok=True)
         return await check_bot(spec, self.check_matches, time_control_of(config), config.time.startup_ms / 1000,
-                               log_dir, variants=[config.variant])
+                               log_dir, variants=[config.variant], games={config.variant: config.game()})
+
+    # --- for the ladder: running ready versions, counting their starts, deleting old ones ---------------------
+
+    def bot_spec(self, version: Version, bot_name: str, limits: Limits) -> BotSpec:
+        """How to start a built version of this pipeline's leagues: :func:`runnable_spec` in its work folder."""
+        return runnable_spec(self.work, version, bot_name, limits)
+
+    async def record_start(self, version_id: int, failure: str | None) -> Version:
+        """A ready version's start, as the ladder saw it: None when it started (its count of failures in a row goes
+        back to 0), else the failure's one line; the third failure in a row suspends it with that reason."""
+        version = await self.database.run(Database.record_start, version_id, failure)
+        if failure is not None and version.state == SUSPENDED:
+            self.log.warning("league_version_suspended", version=version_id, reason=version.reason)
+        return version
+
+    async def delete_versions(self, versions: Sequence[Version], reason: str) -> list[Version]:
+        """Delete versions to make room for a new one: their rows stay (retired, marked deleted: their games and
+        ratings keep them), their built folders go, and their archives unless another version has the same one."""
+        deleted = await self.database.run(Database.mark_deleted, [v.id for v in versions], reason)
+        for version in deleted:
+            in_use = await self.database.run(Database.archive_in_use, version.sha256)
+            await trio.to_thread.run_sync(self._remove_files, version, in_use)
+            self.log.info("league_version_deleted", version=version.id, reason=reason)
+        return deleted
+
+    def _remove_files(self, version: Version, archive_in_use: bool) -> None:
+        shutil.rmtree(self.work / str(version.id), ignore_errors=True)
+        if not archive_in_use:
+            self.store.remove(version.sha256)
+
+
+def runnable_spec(work: Path, version: Version, bot_name: str, limits: Limits) -> BotSpec:
+    """How to start a built version (sandboxed, read-only in its built folder under ``work``), from its row alone:
+    the same after a restart as right after its build. A LeagueError when it has no built bot (never built, or
+    deleted) or its folder is gone (for the ladder, a failed start: :meth:`Pipeline.record_start`)."""
+    if version.runnable is None:
+        raise LeagueError(f"version {version.id} has no built bot (it is {version.state})")
+    folder = work / version.runnable.folder
+    if not folder.is_dir():
+        raise LeagueError(f"the built folder of version {version.id} is missing ({folder})")
+    return BotSpec(name=bot_name, command=version.runnable.command, cwd=str(folder), folder=str(folder),
+                   sandbox=True, limits=limits, protocol=version.runnable.protocol)
 
 
 def time_control_of(config: LeagueConfig) -> TimeControl:

@@ -35,10 +35,10 @@ from .authors import (
     retire_version, revoke,
 )
 from .config import LeagueConfig
-from .db import AsyncDatabase, Bot, Database, Version, READY
+from .db import AsyncDatabase, Bot, Database, Version, active_version, versions_to_delete
 from .errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from .manifest import NAME_PATTERN as BOT_NAME
-from .pipeline import Served
+from .pipeline import Pipeline, Served
 from .store import Store
 
 SHUTTING_DOWN = "server shutting down"
@@ -68,12 +68,12 @@ class LeagueCore:
     """The league's calls on the trio thread: each takes the caller's token first."""
 
     def __init__(self, database: AsyncDatabase, authenticator: Authenticator, store: Store,
-                 leagues: dict[str, Served], wake: Callable[[], None]) -> None:
+                 leagues: dict[str, Served], pipeline: Pipeline) -> None:
         self.database = database
         self.authenticator = authenticator
         self.store = store
         self.leagues = leagues
-        self.wake = wake
+        self.pipeline = pipeline
 
     async def caller(self, token: str | None) -> Caller:
         return await self.database.run(lambda _db, given: self.authenticator.caller(given), token)
@@ -115,7 +115,8 @@ class LeagueCore:
 
     async def finish_upload(self, caller: Caller, served: Served, bot_name: str,
                             packed: Packed) -> lpb.UploadResponse:
-        """A checked archive becomes a version (or is found to be one already); the pipeline is woken."""
+        """A checked archive becomes a version (or is found to be one already); the bot's oldest versions past
+        ``authors.versions_kept`` are deleted to make room; the pipeline is woken."""
         config = served.config
         manifest = packed.manifest
         if not config.accepts_kit(manifest.kit):
@@ -124,13 +125,23 @@ class LeagueCore:
         if config.variant not in manifest.variants:
             raise LeagueError(f"bot.toml's variants ({', '.join(manifest.variants)}) do not include the league's "
                               f"variant {config.variant!r}")
+        problem = self.pipeline.builder.problem(manifest.kit)
+        if problem is not None:
+            raise StateError(f"this server cannot build {manifest.kit} versions yet: {problem}; nothing was stored")
+        doomed: list[Version] = []
         bot = await self._bot_or_none(served, bot_name)
         if bot is not None:
             require_bot_owner(caller, bot, "upload to")  # again: it may have been created meanwhile
-            known = [v for v in await self.database.run(Database.versions, bot.id) if v.sha256 == packed.sha256]
+            versions = await self.database.run(Database.versions, bot.id, include_deleted=True)
+            known = [v for v in versions if v.sha256 == packed.sha256]
+            if known and known[0].deleted:
+                raise StateError(f"this archive is version {known[0].number} of bot {bot.name!r}, deleted to keep "
+                                 f"authors.versions_kept = {config.authors.versions_kept}: a deleted version does "
+                                 f"not come back (change a file to make a new one); nothing was stored")
             if known:
                 await trio.to_thread.run_sync(packed.discard)
                 return lpb.UploadResponse(version=await self._message(known[0]), created=False)
+            doomed = room_for_one_more(bot, versions, config.authors.versions_kept)
         await self.database.run(require_upload_quota, caller, served.league_id, config.authors)
         await trio.to_thread.run_sync(self.store.put, packed)
         if bot is None:
@@ -138,7 +149,9 @@ class LeagueCore:
             bot = await self.database.run(Database.add_bot, served.league_id, caller.author.id, bot_name)
         version, created = await self.database.run(Database.add_version, bot.id, packed.sha256)
         if created:
-            self.wake()
+            await self.pipeline.delete_versions(doomed, f"deleted to keep bot {bot.name!r} within "
+                                                        f"authors.versions_kept = {config.authors.versions_kept}")
+            self.pipeline.wake()
         return lpb.UploadResponse(version=await self._message(version), created=created)
 
     async def list_bots(self, token: str | None, league: str) -> lpb.ListBotsResponse:
@@ -211,10 +224,16 @@ class LeagueCore:
                               active=active is not None and active.id == version.id)
 
 
-def active_version(versions: list[Version]) -> Version | None:
-    """A bot's active version: its newest ready one."""
-    ready = [v for v in versions if v.state == READY]
-    return max(ready, key=lambda v: v.number) if ready else None
+def room_for_one_more(bot: Bot, versions: list[Version], kept: int) -> list[Version]:
+    """The versions to delete so that the bot keeps ``kept`` with one more; a StateError (nothing stored yet)
+    when too few of them may go."""
+    doomed = versions_to_delete(versions, kept)
+    if doomed is None:
+        raise StateError(f"bot {bot.name!r} has {kept} versions, the league's limit (authors.versions_kept = {kept}), "
+                         f"and none can be deleted to make room (its active version and those being built or "
+                         f"checked stay): retire one (arena league retire VERSION) and upload again; nothing was "
+                         f"stored")
+    return doomed
 
 
 def author_message(author: Any) -> lpb.LeagueAuthor:
@@ -306,7 +325,7 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
                     size += len(request.chunk)
                     if size > limit:
                         raise Refused(grpc.StatusCode.INVALID_ARGUMENT,
-                                      f"the archive is over the league's limit of {limit_mb} MB "
+                                      f"the archive is over the league's limit of {limit_mb} MiB "
                                       f"(upload.archive_mb); nothing was stored")
                     out.write(request.chunk)
             if size == 0:

@@ -85,6 +85,16 @@ class Store:
             raise StoreError(f"cannot store {packed.sha256}: {error.strerror}") from None
         return True
 
+    def remove(self, sha256: str) -> bool:
+        """Remove a version's archive (a version deleted to respect ``versions_kept``, whose archive no other version
+        has); True when there was one."""
+        try:
+            os.unlink(self.path_of(sha256))
+        except FileNotFoundError:
+            return False
+        _fsync_folder(self.path_of(sha256).parent)
+        return True
+
     def extract_to(self, sha256: str, dest: str | os.PathLike[str]) -> tuple[FileEntry, ...]:
         """Write a version's files into ``dest``, a new folder (its parent must exist); on any error, no ``dest``."""
         source = self.path_of(sha256)

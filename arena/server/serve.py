@@ -72,6 +72,11 @@ class ServeConfig:
     """The leagues of ``--league FILE`` (:class:`arena.league.config.LeagueConfig`), served by LeagueService."""
     database: str | None = None
     """The league database's URL (``--database``; default: SQLite in the data folder)."""
+    kit_cache: Path | None = None
+    """The kits' prepared caches that the leagues' builds read (``--kit-cache``; see arena league prepare-kits)."""
+    protected: tuple[Path, ...] = ()
+    """What no bot or build may see: the data folder, the token file, the TLS key, the bots' registry, and the
+    league's SQLite file when it is elsewhere."""
 
 
 def config_from_args(args: Any) -> ServeConfig:
@@ -109,15 +114,21 @@ def config_from_args(args: Any) -> ServeConfig:
         require_sandbox()
     backend = backend_from(getattr(args, "backend", "local"), getattr(args, "address", None), args.concurrency)
     leagues, database = leagues_from_args(args, token, data)
+    kit_cache = None
     if leagues:
-        require_sandbox()  # every uploaded version is checked by playing it, in its sandbox
+        require_sandbox()  # every uploaded version is built and checked by playing it, in its sandbox
+        protected = (*protected, *league_database_file(database))
+        kit_cache = kit_cache_from_args(args, protected)
+    elif getattr(args, "kit_cache", None):
+        raise ConfigError("--kit-cache goes with --league FILE")
     return ServeConfig(listen=args.listen, data=data, token=token, credentials=credentials,
                        concurrency=args.concurrency, max_tournaments=args.max_tournaments,
                        watch_buffer=args.watch_buffer, admission=admission, max_streams=args.max_streams,
                        max_streams_per_client=args.max_streams_per_client,
                        max_bot_processes=args.max_bot_processes, data_mode_was=mode_was, http=http,
                        http_public=bool(getattr(args, "http_public", False)), http_hosts=http_hosts,
-                       backend=backend, leagues=leagues, database=database,
+                       backend=backend, leagues=leagues, database=database, kit_cache=kit_cache,
+                       protected=protected,
                        tls_files=(args.tls_cert, args.tls_key) if credentials is not None else None)
 
 
@@ -137,6 +148,30 @@ def leagues_from_args(args: Any, token: str | None, data: Path) -> tuple[tuple[A
         raise ConfigError("--league needs --token-file FILE: the operator's token, which creates the league's "
                           "authors (each author then calls with a token of its own)")
     return load_leagues(files), database or sqlite_url(data)
+
+
+def league_database_file(url: str | None) -> tuple[Path, ...]:
+    """The league's SQLite file, which no build may see (by default it is in the data folder, protected already);
+    nothing for PostgreSQL."""
+    import sqlalchemy as sa
+
+    if not url:
+        return ()
+    parsed = sa.make_url(url)
+    return (Path(parsed.database).resolve(),) if parsed.get_backend_name() == "sqlite" and parsed.database else ()
+
+
+def kit_cache_from_args(args: Any, protected: tuple[Path, ...]) -> Path:
+    """``--kit-cache`` or its default; refused when it is inside what builds must not see (the builds read it)."""
+    from ..league.pipeline import default_kit_cache
+
+    given = getattr(args, "kit_cache", None)
+    cache = (Path(given) if given else default_kit_cache()).resolve()
+    for secret in protected:
+        if secret == cache or secret in cache.parents or cache in secret.parents:
+            raise ConfigError(f"--kit-cache {cache} overlaps {secret}, which no build may see: keep the kits' "
+                              f"cache outside the data folder and the server's secrets")
+    return cache
 
 
 def http_address(address: str) -> tuple[str, int]:
@@ -416,7 +451,8 @@ async def open_league(config: ServeConfig, log: ServerLog) -> OpenLeague:
     from ..league.authors import Authenticator
     from ..league.db import AsyncDatabase, Database
     from ..league.errors import LeagueError
-    from ..league.pipeline import NoBuildNeeded, Pipeline, Served
+    from ..league.build import KitCache
+    from ..league.pipeline import Pipeline, SandboxedBuilder, Served, kit_cache_problem
     from ..league.service import LeagueCore, LeagueServicer
     from ..league.store import Store
 
@@ -431,10 +467,18 @@ async def open_league(config: ServeConfig, log: ServerLog) -> OpenLeague:
     folder = config.data / "league"
     make_private_folder(folder)
     store = Store(folder)
-    pipeline = Pipeline(database, store, served, folder / "versions", NoBuildNeeded(), log)
-    core = LeagueCore(database, Authenticator(database.database, config.token), store, served, pipeline.wake)
+    cache = KitCache(config.kit_cache or Path())
+    builder = SandboxedBuilder(cache, config.protected)
+    pipeline = Pipeline(database, store, served, folder / "versions", builder, log)
+    core = LeagueCore(database, Authenticator(database.database, config.token), store, served, pipeline)
     servicer = LeagueServicer(core, trio.lowlevel.current_trio_token(), store.tmp)
-    log.info("leagues", leagues=", ".join(sorted(served)), database=shown_url(config.database or ""))
+    log.info("leagues", leagues=", ".join(sorted(served)), database=shown_url(config.database or ""),
+             kit_cache=str(cache.root))
+    for kit in sorted({kit for league in config.leagues for kit in league.kits}):
+        problem = kit_cache_problem(cache, kit)
+        if problem is not None:  # its uploads are refused, with the problem, until the operator prepares it
+            log.warning("league_kit_not_prepared", kit=kit, cache=str(cache.of(kit)),
+                        run=f"arena league prepare-kits --cache {cache.of(kit).parent} --kits {kit}")
     return OpenLeague(database, servicer, pipeline)
 
 

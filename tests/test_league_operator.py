@@ -1,0 +1,159 @@
+"""The operator's side of a league, through real servers and the real CLI: versions kept per bot (the oldest go,
+retired ones first; their rows stay), a suspended version shown with its reason, a kit whose cache is not prepared
+(one line at start, its uploads refused with what to run), and ``arena league prepare-kits``'s lines."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.league.db import open_database, sqlite_url
+from arena.protocol import league_pb2 as lpb
+from arena.league.kits import RECIPES
+from test_league_service import READY, League, bearer, bot_folder, database_of, private_file, start_league
+from test_server import ROOT
+
+pytest_plugins = ["pg_server"]
+
+KEPT_LEAGUE = """name = "kept"
+variant = "block"
+[options]
+target = 1
+[time]
+startup_ms = 30000
+[authors]
+uploads_per_day = 20
+versions_kept = 2
+"""
+RANDOM_BOT = (ROOT / "bots" / "python" / "random_bot.py").read_text()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest) -> str | None:
+    return database_of(request)
+
+
+def served(tmp_path: Path, text: str, database: str | None = None, kit_cache: Path | None = None) -> League:
+    operator = private_file(tmp_path / "operator.token", secrets.token_urlsafe(32))
+    (tmp_path / "league.toml").write_text(text)
+    return League(start_league(tmp_path / "data", operator, tmp_path / "league.toml", database, kit_cache),
+                  tmp_path, operator, {})
+
+
+def version_of(league: League, number: int) -> Path:
+    """A distinct version of alice's bot (its own text, so its own archive)."""
+    return bot_folder(league.root / f"v{number}", f"# version {number}\n{RANDOM_BOT}")
+
+
+def no_space(text: str) -> str:
+    """A table's text without its borders and spacing (a long cell wraps onto several lines)."""
+    return re.sub(r"[\s│┃|]", "", text)
+
+
+def test_versions_kept_deletes_the_oldest_retired_first_and_keeps_their_rows(tmp_path: Path,
+                                                                             database: str | None) -> None:
+    league = served(tmp_path, KEPT_LEAGUE, database)
+    try:
+        league.add_author("alice")
+        token = league.token("alice")
+        ids = []
+        for number in (1, 2):
+            league.upload("alice", version_of(league, number), "bot")
+            ids.append(league.settled(token, "bot").id)
+        store = league.server.data / "league" / "store"
+        versions_folder = league.server.data / "league" / "versions"
+        first_archive = next(store.rglob(f"{league.versions(token, 'bot')[0].sha256}.tar"))
+        assert (versions_folder / str(ids[0]) / "bot").is_dir()
+
+        league.upload("alice", version_of(league, 3), "bot")  # 3 > versions_kept: version 1 (not active) goes
+        ids.append(league.settled(token, "bot").id)
+        assert [(v.number, v.state, v.active) for v in league.versions(token, "bot")] == [
+            (2, READY, False), (3, READY, True)]
+        assert not first_archive.exists() and not (versions_folder / str(ids[0])).exists()
+        gone = league.stub().GetBuildLog(lpb.GetBuildLogRequest(version_id=ids[0]), timeout=30,
+                                         metadata=bearer(token))  # its row stays: games and ratings refer to it
+        assert (gone.version.state, gone.version.reason) == (
+            lpb.VERSION_STATE_RETIRED, "deleted to keep bot 'bot' within authors.versions_kept = 2")
+
+        retired = league.league("retire", str(ids[2]), token=league.tokens["alice"])  # the newest: retired first
+        assert retired.returncode == 0, retired.stderr
+        league.upload("alice", version_of(league, 4), "bot")
+        ids.append(league.settled(token, "bot").id)
+        assert [(v.number, v.state, v.active) for v in league.versions(token, "bot")] == [
+            (2, READY, False), (4, READY, True)]
+
+        again = league.league("upload", str(league.root / "v1"), "--bot", "bot", token=league.tokens["alice"])
+        assert again.returncode == 1 and again.stderr.count("\n") == 1
+        assert "this archive is version 1 of bot 'bot', deleted to keep authors.versions_kept = 2" in again.stderr
+
+        url = database or sqlite_url(league.server.data)  # the ladder's part, until it exists: three failed starts
+        direct = open_database(url)
+        try:
+            for failure in ("exit status 1", "exit status 1", "no port"):
+                direct.record_start(ids[3], failure)
+        finally:
+            direct.close()
+        shown = league.league("versions", "bot", token=league.tokens["alice"])
+        assert shown.returncode == 0, shown.stderr
+        assert no_space(f"{ids[3]}bot4suspended") in no_space(shown.stdout)
+        assert no_space("failed to start 3 times in a row; last: no port") in no_space(shown.stdout)
+    finally:
+        league.server.stop()
+
+
+def test_a_kit_without_its_prepared_cache_is_said_at_start_and_its_uploads_are_refused(tmp_path: Path) -> None:
+    empty = tmp_path / "kits"
+    empty.mkdir()
+    text = KEPT_LEAGUE.replace('variant = "block"\n', 'variant = "block"\nkits = ["python", "go"]\n')
+    league = served(tmp_path, text, kit_cache=empty)
+    try:
+        advice = (f"the go kit's cache is not prepared on this server ({empty}/go): the operator runs arena league "
+                  f"prepare-kits --cache {empty} --kits go")
+        assert (f"arena: league kit not prepared (kit=go cache={empty}/go run=arena league prepare-kits --cache "
+                f"{empty} --kits go)\n") in league.server.output
+        assert not any("kit=python" in line for line in league.server.output)
+        league.add_author("alice")
+        go = tmp_path / "go-bot"
+        shutil.copytree(ROOT / "bots" / "go", go, ignore=shutil.ignore_patterns("bin", "gen"))
+        done = league.league("upload", str(go), "--bot", "gopher", token=league.tokens["alice"])
+        assert done.returncode == 1
+        assert done.stderr == (f"error: failed precondition: this server cannot build go versions yet: {advice}; "
+                               f"nothing was stored\n")
+        assert list((league.server.data / "league" / "store").rglob("*.tar")) == []
+        assert league.versions(league.token("alice")) == []
+    finally:
+        league.server.stop()
+
+
+def prepare(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", "league", "prepare-kits", *args], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT, env={**os.environ, **(env or {})})
+
+
+def test_prepare_kits_prints_one_line_per_kit_and_a_failure_in_one_line(tmp_path: Path) -> None:
+    done = prepare("--cache", str(tmp_path / "cache"), "--kits", "python,stdio")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "python: nothing to prepare (its builds need no cache)\nstdio: nothing to prepare (its builds need no "
+           "cache)\n", "")
+    done = prepare("--cache", str(tmp_path / "cache"), "--kits", "python,cobol")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == f"error: unknown kit 'cobol'; the league builds {', '.join(RECIPES)}\n"
+
+
+def test_prepare_kits_without_the_network_fails_in_one_line(tmp_path: Path) -> None:
+    """No module proxy (GOPROXY=off stands for a machine without the network): the kit's first step fails, said in
+    one line naming the kit and the step."""
+    if not Path("/usr/local/go/bin/go").exists():
+        pytest.skip("go is not installed")
+    done = prepare("--kits", "go", env={"ARENA_KIT_CACHE": str(tmp_path / "cache"), "GOPROXY": "off"})
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("error: kit go: go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12 "
+                                  "failed (exit 1): ")
+    assert done.stderr.count("\n") == 1
