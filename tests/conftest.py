@@ -1,4 +1,34 @@
+"""Shared set-up: the tests folder on sys.path (so ``support`` imports as a package, tests/support/), the
+helpers' asserts rewritten by pytest like the tests' own, the PostgreSQL plugin, and the fixtures several modules
+use."""
+
 import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+pytest.register_assert_rewrite("support")
+
+from support.paths import ROOT  # noqa: E402 (after the path is set)
+from support.servers import HANG_BOT  # noqa: E402
+
+pytest_plugins = ["support.pg"]
+
+
+@pytest.fixture
+def hang_bot() -> Iterator[Path]:
+    """The hanging bot in a folder of its own (with the test bots' server code), for a registry. Not under /tmp: a
+    sandbox has its own /tmp, so a bot there is not found."""
+    artifacts = ROOT / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="hang-bot-", dir=artifacts))
+    folder.chmod(0o755)
+    shutil.copy(ROOT / "tests" / "bots" / "testbot.py", folder)
+    (folder / "hang_bot.py").write_text(HANG_BOT)
+    yield folder / "hang_bot.py"
+    shutil.rmtree(folder, ignore_errors=True)

@@ -8,7 +8,6 @@ the CLI; no sleeps (output lines, watch streams and files are waited on with dea
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import resource
@@ -23,7 +22,6 @@ from typing import Any, Iterator
 
 import grpc
 import pytest
-from rich.console import Console
 
 from arena.check_bot import _describe
 from arena.players.faults import Fault, FaultKind
@@ -35,11 +33,12 @@ from arena.cli.server import WatchView, standings_table
 from arena.server.events import entrant_json, standings_pb
 from arena.tournament.runner import outcome_of
 from arena.tournament.standings import TIE_RULE, GameOutcome, Standings, row_cells
-from helpers import bot_processes
-from test_server import (
-    FINISHED, BackgroundWatch, Server, bot_entry, index, named, random_bot, records, registry, submit, tournament,
+from support.processes import bot_processes
+from support.servers import (
+    BackgroundWatch, FINISHED, Server, bot_entry, index, named, random_bot, records, registry, submit, tournament,
     watch,
 )
+from support.tables import rendered
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
@@ -72,13 +71,6 @@ def test_arena_play_numbers_the_faulting_move_after_the_moves_it_printed() -> No
 
 
 # --- items 3 and 4: `arena status` standings read as the local ones, fractional points kept -----------------------
-
-
-def rendered(table: object) -> str:
-    """A rich table as text, at the width the CLI uses when its output is not a terminal."""
-    console = Console(width=120, record=True, file=io.StringIO())
-    console.print(table)
-    return console.export_text()
 
 
 def outcome(index: int, seats: tuple[str, ...], scores: tuple[int, ...], ranking: tuple[int, ...],

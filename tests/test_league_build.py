@@ -21,7 +21,7 @@ from arena.players.process import BotProcess, BotSpec
 from arena.sandbox import host
 from arena.sandbox.build import BuildJob, run_build
 
-from helpers import bot_processes
+from support.processes import bot_processes
 
 REPO = Path(__file__).resolve().parents[1]
 ATTACK = REPO / "tests" / "bots" / "hostile_builds" / "attack.py"

@@ -1,6 +1,6 @@
 """The league's database, authors and tokens: every test runs on SQLite and on a real PostgreSQL server.
 
-The PostgreSQL server is private to the test session (tests/pg_server.py); each test gets an empty database of its
+The PostgreSQL server is private to the test session (tests/support/pg.py); each test gets an empty database of its
 own on it, as it gets a fresh SQLite file, so every test also applies the migrations to an empty database.
 """
 
@@ -28,7 +28,6 @@ from arena.league.db import (BUILDING, CHECKING, FAILED, METADATA, READY, RETIRE
                              sqlite_url)
 from arena.league.errors import DatabaseError, LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 
-pytest_plugins = ["pg_server"]
 
 HEAD = "0001"
 OPERATOR_TOKEN = "operator-token-0123456789abcdef"

@@ -1,5 +1,5 @@
 """The league's service end to end: a real ``arena serve --league`` process, real gRPC, the CLI through subprocess,
-and the database: SQLite in its data folder, and the same tests on a real PostgreSQL (tests/pg_server.py).
+and the database: SQLite in its data folder, and the same tests on a real PostgreSQL (tests/support/pg.py).
 
 One server (module fixture) has an operator, two authors (alice, bob) whose Python bots were uploaded from their
 folders with ``arena league upload`` and went through the pipeline (uploaded -> building -> checking -> ready), and
@@ -27,10 +27,10 @@ from arena.protocol import arena_pb2 as apb
 from arena.protocol import arena_pb2_grpc as apb_grpc
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
-from helpers import wait_for
-from test_server import ROOT, Server
+from support.waiting import wait_for
+from support.paths import ROOT
+from support.servers import Server
 
-pytest_plugins = ["pg_server"]
 
 PIPELINE_S = 240
 """Generous: a check starts the bot in its sandbox and plays two matches, on a busy 2-core machine."""
@@ -121,7 +121,7 @@ def start_league(data: Path, operator: Path, league_file: Path, database: str | 
 
 def database_of(request: pytest.FixtureRequest) -> str | None:
     """None for the default (SQLite in the data folder), or a new database on the session's PostgreSQL server."""
-    from pg_server import new_database  # here: the plugin is loaded (and its asserts rewritten) before
+    from support.pg import new_database  # here: the plugin is loaded (and its asserts rewritten) before
 
     return None if request.param == "sqlite" else new_database(request.getfixturevalue("postgres_server"))
 

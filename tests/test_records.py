@@ -9,23 +9,13 @@ from pathlib import Path
 import pytest
 from google.protobuf import json_format
 
-from arena.players import RandomPlayer
-from arena.players.base import LocalPlayer
 from arena.players.faults import Fault, FaultKind
-from arena.records.format import full_tiles, game_record_pb, to_json_line
+from arena.records.format import full_tiles, game_record_pb
 from arena.records.jsonform import action_from, deal_from, game_record_dict
 from arena.records.replay import RecordError, find_game, locate, positions, verify_run
 from arena.records.store import ReadReport, drop_torn_tail, iter_records, to_message
-from arena.referee import play_match
-from arena.rules import VARIANTS, new_game
-from arena.records.run_folder import commitment_of
-
-
-async def recorded_game(variant: str, seed: str, index: int = 0, players: int | None = None):
-    game = new_game(variant, players)
-    record = await play_match(game, [LocalPlayer(RandomPlayer(f"{seed}/{s}")) for s in range(game.players)],
-                              seed=seed, match_id=f"m{index}")
-    return game, record
+from arena.rules import VARIANTS
+from support.records import recorded_game, write_run
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
@@ -43,21 +33,6 @@ async def test_a_record_with_faults_and_index_zero_maps_the_same() -> None:
     record.faults.append(Fault(FaultKind.TIMEOUT, 0, 0, "no reply within 250 ms"))
     kwargs = dict(index=0, tournament="t", deal_key="0/0", rotation=0, side_of=game.side_of)
     assert game_record_dict(record, **kwargs) == full_tiles(json_format.MessageToDict(game_record_pb(record, **kwargs)))
-
-
-async def write_run(folder: Path, variant: str = "draw", games: int = 6, master: str = "master") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    nonce = "00ff"
-    (folder / "seed.json").write_text(json.dumps({"seed": master, "nonce": nonce,
-                                                  "commitment": commitment_of(master, nonce)}))
-    (folder / "commitment.txt").write_text(commitment_of(master, nonce) + "\n")
-    with open(folder / "games.jsonl", "w") as f:
-        for i in range(games):
-            game, record = await recorded_game(variant, f"{master}/0/{i}", i)
-            line = to_json_line(game_record_dict(record, index=i, tournament="t", deal_key=f"0/{i}", rotation=0,
-                                                 side_of=game.side_of))
-            f.write(line + "\n")
-    return folder
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

@@ -16,12 +16,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena import cli
 from arena.players import RandomPlayer
 from arena.players.base import LocalPlayer
 from arena.players.faults import FaultKind
 from arena.players.process import BotProcess, BotSpec
-from arena.records import replay
 from arena.records.format import to_json_line
 from arena.records.jsonform import game_record_dict, index_of
 from arena.records.store import RecordWriter
@@ -29,7 +27,8 @@ from arena.referee import TimeControl, play_match
 from arena.rules import new_game
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_dict
-from test_records import recorded_game, write_run
+from support.records import recorded_game, write_run
+from support.records import verify_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD_BOT = str(ROOT / "tests" / "bots" / "bad_bot.py")
@@ -192,24 +191,6 @@ def match_result_deleted(records: list[dict]) -> list[str]:
 
 TAMPERING = [draw_not_the_top, forced_with_a_choice, recorded_twice, last_round_result_deleted,
              first_round_result_deleted, match_result_deleted]
-
-
-def verify_cli(run: Path, jobs: int, capsys, monkeypatch) -> tuple[int, list[str], str, bool]:
-    """``arena replay RUN --verify --jobs N``: exit status, the MISMATCH lines, the summary (its lines joined: the
-    console wraps it), whether it went parallel. With two jobs the file is verified in parallel however small, in
-    chunks of two games."""
-    went_parallel = []
-    parallel = replay._verify_parallel
-    monkeypatch.setattr(replay, "_verify_parallel", lambda *a: went_parallel.append(True) or parallel(*a))
-    if jobs > 1:
-        monkeypatch.setattr(replay, "PARALLEL_FROM", 0)
-        monkeypatch.setattr(replay, "CHUNK", 2)
-    capsys.readouterr()
-    status = cli.main(["replay", str(run), "--verify", "--jobs", str(jobs)])
-    out = capsys.readouterr().out.splitlines()
-    mismatches = [line for line in out if line.startswith("MISMATCH ")]
-    summary = " ".join(line.strip() for line in out if not line.startswith("MISMATCH "))
-    return status, mismatches, summary, bool(went_parallel)
 
 
 def rewrite(run: Path, change) -> list[str]:

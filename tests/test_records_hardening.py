@@ -25,15 +25,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-import trio
 from google.protobuf import json_format
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
 from arena import cli
-from arena.players import RandomPlayer
-from arena.players.base import LocalPlayer
 from arena.players.faults import Fault, FaultKind
 from arena.records import replay, schema, store
 from arena.records.format import full_tiles, to_json_line
@@ -43,60 +40,20 @@ from arena.records.replay import RecordError, find_game, locate, verify_run
 from arena.records.schema import RecordFormatError, parse_record
 from arena.records.store import ReadReport, RecordWriter, iter_records, repair, side_file_of
 from arena.records.terminal import show_game
-from arena.referee import forfeit_before_start, play_match
+from arena.referee import forfeit_before_start
 from arena.rules import new_game
 from arena.server.events import game_summary, record_message
 from arena.server.tournaments import RecordIndex
 from arena.tournament.runner import outcome_of
-from arena.records.run_folder import commitment_of
 from arena.tournament.standings import Standings
-from helpers import fails_after as failing_player
-from test_records_guard import verify_cli
+from support.records import verify_cli
+from support.records import MASTER, draw_game, played, run_of
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
-MASTER = "hardening"
 
 
 # --- making runs ----------------------------------------------------------------------------------------------
-
-
-def played(variant: str, seed: str, index: int, players: int | None = None, options: dict | None = None,
-           fails_after: int | None = None) -> dict[str, Any]:
-    """One game between random players (seat 1 faulting at its decision ``fails_after``), as the runner records
-    it."""
-    game = new_game(variant, players, options)
-    seats: list[LocalPlayer] = [LocalPlayer(RandomPlayer(f"{seed}/{s}"), name=f"bot{s}") for s in range(game.players)]
-    if fails_after is not None:
-        seats[1] = failing_player(f"{seed}/1", fails_after)
-    record = trio.run(lambda: play_match(game, seats, seed=seed, match_id=f"m{index}"))
-    return game_record_dict(record, index=index, tournament="t", deal_key=seed.split("/", 1)[1], rotation=0,
-                            side_of=game.side_of)
-
-
-def run_of(folder: Path, records: list[dict], lines: dict[int, str] | None = None, revealed: bool = True) -> Path:
-    """A run folder holding ``records``, one a line, line N (from 1) replaced by ``lines[N]`` when given."""
-    folder.mkdir(parents=True, exist_ok=True)
-    if revealed:
-        nonce = "00ff"
-        (folder / "seed.json").write_text(json.dumps({"seed": MASTER, "nonce": nonce,
-                                                      "commitment": commitment_of(MASTER, nonce)}))
-        (folder / "commitment.txt").write_text(commitment_of(MASTER, nonce) + "\n")
-    text = [to_json_line(r) for r in records]
-    for number, line in (lines or {}).items():
-        text[number - 1] = line
-    (folder / "games.jsonl").write_text("".join(line + "\n" for line in text), encoding="utf-8")
-    return folder
-
-
-_GAMES: dict[int, dict] = {}
-
-
-def draw_game(index: int) -> dict:
-    """Game ``index`` of a Draw run with the master seed ``MASTER`` (made once per test session)."""
-    if index not in _GAMES:
-        _GAMES[index] = played("draw", f"{MASTER}/0/{index}", index, options={"target": 30})
-    return json.loads(json.dumps(_GAMES[index]))
 
 
 # --- the issue's lines, one by one --------------------------------------------------------------------------------
@@ -282,7 +239,7 @@ def test_resume_reports_and_replays_the_games_of_bad_lines(tmp_path: Path) -> No
 def test_the_server_reads_past_bad_lines(tmp_path: Path) -> None:
     """Guards: a restarted server resumes a tournament whose records hold bad lines (it used to end FAILED with an
     AttributeError), plays their games again, and lists and serves every game."""
-    from test_server import FINISHED, Server, random_pair, submit, tournament, watch, BackgroundWatch
+    from support.servers import BackgroundWatch, FINISHED, Server, random_pair, submit, tournament, watch
     from arena.protocol import arena_pb2 as apb
 
     data = tmp_path / "data"

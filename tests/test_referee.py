@@ -286,7 +286,7 @@ async def test_in_a_team_game_a_fault_by_seat_2_forfeits_seat_2s_side() -> None:
     side 1 wins (taking the seat for the side would name a side the game does not have: nobody would forfeit, and
     the 0-0 match would be a draw). The same for a bot of seat 2 that never started."""
     from arena.referee import forfeit_before_start
-    from helpers import fails_after
+    from support.players import fails_after
 
     game = new_game("la_plaza_teams")
     players = [LocalPlayer(RandomPlayer(s), name=f"p{s}") for s in range(4)]

@@ -24,7 +24,7 @@ from arena.referee import forfeit_before_start, play_match
 from arena.rules import VARIANTS, Deal, Kind, new_game, parse_tile
 from arena.rules.spinner import NO_SPINNER
 from arena.rules.tiles import IS_DOUBLE, LOW, NAMES, full_set
-from helpers import fails_after
+from support.players import fails_after
 
 # --- making records -----------------------------------------------------------------------------------------------
 

@@ -113,7 +113,7 @@ def test_arena_play_names_a_bot_that_never_started_after_its_program() -> None:
 
 
 def test_arena_watch_prints_a_line_per_game_and_the_full_standings_at_the_end(tmp_path: Path) -> None:
-    from test_server import Server, bot_entry, named, registry, tournament
+    from support.servers import Server, bot_entry, named, registry, tournament
 
     tag = uuid.uuid4().hex
     watched = str(ROOT / "tests" / "bots" / "watched_bot.py")

@@ -14,7 +14,6 @@ import os
 import resource
 import shutil
 import subprocess
-import sys
 import tomllib
 import uuid
 from fractions import Fraction
@@ -27,60 +26,17 @@ from hypothesis import strategies as st
 
 from arena.errors import ArenaError
 from arena.rules import new_game
-from arena.records.store import RecordWriter
 from arena.tournament import runner
 from arena.tournament.runner import (EntrantsCannotPlay, Progress, RecordsNotWritten, arena_command, prepare_run,
                                      run_tournament)
 from arena.tournament.schedule import BY_TABLE, INTERLEAVED, Schedule
 from arena.tournament.spec import SpecError, TournamentSpec, load_spec, spec_from_dict
-from helpers import bot_processes, wait_for
+from support.processes import bot_processes
+from support.waiting import wait_for
+from support.tournaments import ARENA, PYTHON, RANDOM_BOT, arena_run, block_text, fail_on_write, indices, write
 
 ROOT = Path(__file__).resolve().parents[1]
-RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
 BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
-PYTHON = sys.executable
-ARENA = f"{PYTHON} -m arena"
-"""How these tests start the arena, so how its hints must say to start it again."""
-
-
-def block_text(tag: str, games: int, *, extra_bots: str = "", concurrency: int = 2, output: Path | None = None,
-               first: list[str] | None = None) -> str:
-    """A quick Block tournament (to 1 point) between two random bots tagged ``tag``; ``first`` replaces the first
-    bot's command."""
-    alpha = first if first is not None else [PYTHON, str(RANDOM_BOT), "--tag", tag]
-    out = f'output = "{output}"\n' if output is not None else ""
-    return f'''name = "t"
-variant = "block"
-games = {games}
-seed = "hardening"
-concurrency = {concurrency}
-{out}
-[options]
-target = 1
-
-[[bots]]
-name = "alpha"
-command = {json.dumps(alpha)}
-
-[[bots]]
-name = "beta"
-command = {json.dumps([PYTHON, str(RANDOM_BOT), "--tag", tag])}
-{extra_bots}'''
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "t.toml"
-    path.write_text(text)
-    return path
-
-
-def arena_run(path: Path, *extra: str, timeout: int = 300, **popen: Any) -> subprocess.CompletedProcess:
-    return subprocess.run([PYTHON, "-m", "arena", "run", str(path), *extra], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, **popen)
-
-
-def indices(out: Path) -> list[int]:
-    return sorted(int(json.loads(line).get("index", 0)) for line in (out / "games.jsonl").read_text().splitlines())
 
 
 # --- point 1: every entrant is checked before the first game -----------------------------------------------------
@@ -204,21 +160,6 @@ def test_a_bot_given_up_mid_run_is_named_at_the_end_and_the_exit_status_is_1(tmp
 
 
 # --- a failed write: one line, the games that are safe, the resume command -------------------------------------
-
-
-def fail_on_write(monkeypatch: pytest.MonkeyPatch, after: int) -> list[int]:
-    """Every record write after the first ``after`` raises ENOSPC, as a full disk does."""
-    real = RecordWriter.write
-    calls: list[int] = []
-
-    def write(self: RecordWriter, record: dict) -> None:
-        calls.append(1)
-        if len(calls) > after:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        real(self, record)
-
-    monkeypatch.setattr(RecordWriter, "write", write)
-    return calls
 
 
 def fail_standings_write(monkeypatch: pytest.MonkeyPatch) -> None:
