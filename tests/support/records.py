@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import trio
 
@@ -101,3 +101,10 @@ def verify_cli(run: Path, jobs: int, capsys, monkeypatch) -> tuple[int, list[str
     mismatches = [line for line in out if line.startswith("MISMATCH ")]
     summary = " ".join(line.strip() for line in out if not line.startswith("MISMATCH "))
     return status, mismatches, summary, bool(went_parallel)
+
+
+def changed(change: Callable[[dict], Any]) -> Callable[[dict], str]:
+    def make(record: dict) -> str:
+        change(record)
+        return to_json_line(record)
+    return make
