@@ -1,45 +1,36 @@
-"""Tournaments under bad conditions (issue 12): a bot that cannot start is named before the first game, a bot that dies
-for good mid-run is reported in the exit status, a failed write (a full disk) says how many games are safe and how
-to resume, and resume then loses nothing; the interleaved schedule (and old runs that keep their own order); the
-final hints; and a property test that feeds mutated tournament files to the parser."""
+"""Tournaments under bad conditions (issue 12): a bot that cannot start is named before the first game, a bot that
+dies for good mid-run is given up and reported in the exit status, a failed write (a full disk, a file size limit)
+says how many games are safe and how to resume, and resume then loses nothing and plays again a record that does
+not fit the schedule."""
 
 from __future__ import annotations
 
-import copy
-import datetime
 import errno
 import json
-import re
 import os
 import resource
 import shutil
 import subprocess
-import tomllib
 import uuid
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from arena.errors import ArenaError
-from arena.rules import new_game
 from arena.tournament import runner
-from arena.tournament.runner import (EntrantsCannotPlay, Progress, RecordsNotWritten, arena_command, prepare_run,
-                                     run_tournament)
-from arena.tournament.schedule import BY_TABLE, INTERLEAVED, Schedule
-from arena.tournament.spec import SpecError, TournamentSpec, load_spec, spec_from_dict
+from arena.tournament.runner import EntrantsCannotPlay, RecordsNotWritten, run_tournament
+from arena.tournament.spec import load_spec, spec_from_dict
+
 from support.processes import bot_processes
-from support.waiting import wait_for
 from support.tournaments import ARENA, PYTHON, RANDOM_BOT, arena_run, block_text, fail_on_write, indices, write
+from support.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
 
 
-# --- point 1: every entrant is checked before the first game -----------------------------------------------------
+# --- every entrant is checked before the first game -----------------------------------------------------
 
 
 def test_bots_that_cannot_start_stop_the_run_before_the_first_game_with_one_line(tmp_path: Path) -> None:
@@ -290,330 +281,6 @@ def test_a_file_size_limit_hit_mid_line_for_real_then_resume(tmp_path: Path) -> 
     assert f"resume: {safe} games were already recorded" in resumed.stdout
     assert indices(out) == list(range(40))
     assert (out / "games.jsonl").read_bytes().startswith(complete)
-
-
-# --- the schedule: interleaved for new runs, an old run keeps its own order -------------------------------------
-
-
-def test_deal_sets_are_interleaved_across_tables_and_seeds_do_not_move() -> None:
-    game = new_game("draw", 2)
-    new = list(Schedule(4, game, games=3, duplicate=True, master_seed="m"))
-    old = list(Schedule(4, game, games=3, duplicate=True, master_seed="m", order=BY_TABLE))
-    tables = 6
-    # After one deal set per table, every pairing has played the same number of games.
-    first_round = new[:tables * 2]
-    assert sorted({g.deal_key for g in first_round}) == [f"{t}/0" for t in range(tables)]
-    assert [g.index for g in new] == list(range(len(new)))
-    # The same games with the same seeds: only the indices differ.
-    strip = lambda g: (g.seats, g.seed, g.deal_key, g.rotation)  # noqa: E731
-    assert sorted(map(strip, new)) == sorted(map(strip, old))
-    assert [strip(g) for g in old[:4]] == [((0, 1), "m/0/0", "0/0", 0), ((1, 0), "m/0/0", "0/0", 1),
-                                          ((0, 1), "m/0/1", "0/1", 0), ((1, 0), "m/0/1", "0/1", 1)]
-    assert Schedule(4, game, 3, True, "m").order == INTERLEAVED
-
-
-async def test_a_run_started_before_the_interleaved_order_resumes_in_its_own_order(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """entrants.json was a bare list of names: such a run keeps the table-by-table order, so its recorded indices
-    still mean the games they meant. Stopped by a failed write after 4 games, then resumed."""
-    table = {"name": "old", "variant": "block", "games": 2, "seed": "old-run", "concurrency": 1,
-             "options": {"target": 1},
-             "bots": [{"name": n, "command": [PYTHON, str(RANDOM_BOT)]} for n in ("a", "b", "c")]}
-    spec = spec_from_dict(table)
-    run = tmp_path / "run"
-    prepare_run(spec, "# t\n", run, resume=False)
-    (run / "entrants.json").write_text('["a", "b", "c"]\n')  # as the arena before issue 12 wrote it
-    fail_on_write(monkeypatch, after=4)
-    with pytest.raises(RecordsNotWritten):
-        await run_tournament(spec, "# t\n", run, resume=True)
-    monkeypatch.undo()
-    await run_tournament(spec, "# t\n", run, resume=True)
-    by_table = {g.index: g for g in Schedule(3, spec.game(), 2, True, "old-run", order=BY_TABLE)}
-    interleaved = {g.index: g for g in Schedule(3, spec.game(), 2, True, "old-run")}
-    records = [json.loads(line) for line in (run / "games.jsonl").read_text().splitlines()]
-    assert sorted(int(r.get("index", 0)) for r in records) == list(range(12))
-    names = ("a", "b", "c")
-    for record in records:
-        expected = by_table[int(record.get("index", 0))]
-        assert (record["seed"], record["seats"]) == (expected.seed, [names[e] for e in expected.seats])
-    assert any(by_table[i].seed != interleaved[i].seed for i in by_table), "the two orders differ on this run"
-
-
-async def test_a_new_run_records_its_order(tmp_path: Path) -> None:
-    spec = spec_from_dict({"variant": "block", "bots": [{"name": n, "command": [PYTHON, str(RANDOM_BOT)]}
-                                                       for n in ("a", "b")]})
-    prepare_run(spec, "# t\n", tmp_path / "run", resume=False)
-    assert json.loads((tmp_path / "run" / "entrants.json").read_text()) == {"entrants": ["a", "b"],
-                                                                            "schedule": "interleaved"}
-
-
-# --- progress, title, hints ---------------------------------------------------------------------------------------
-
-
-class Lines:
-    """A console stand-in that keeps what is printed."""
-
-    is_terminal = False
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def print(self, text: str, **_: Any) -> None:
-        self.lines.append(text)
-
-
-def test_the_first_rate_after_resume_counts_only_this_run_and_the_leaders_are_labelled() -> None:
-    """A run resumed with 120 of 200 games recorded plays one game in 4 s: 0.25 games/s, not 121 over 4 s."""
-    now = [130.0]
-    console = Lines()
-    progress = Progress(200, 120, console, live=False, clock=lambda: now[0])
-    now[0] = 134.0
-    progress.advance([("alpha", 25), ("beta", Fraction(25, 2))])
-    assert console.lines == ["games 121/200 (60%), 0.2 games/s, ETA 316s; leaders: alpha 25 pts, beta 12.5 pts"]
-
-
-def test_one_game_is_one_game_in_the_title_and_in_the_standings(tmp_path: Path) -> None:
-    """Mexican Train for 4 with 3 entrants: one of them holds two seats; the only game counts once for each."""
-    tag = uuid.uuid4().hex
-    text = f'''name = "trio"
-variant = "mexican_train"
-players = 4
-games = 1
-duplicate = false
-[options]
-set = 9
-rounds = 1
-''' + "".join(f'[[bots]]\nname = "{n}"\ncommand = {json.dumps([PYTHON, str(RANDOM_BOT), "--tag", tag])}\n'
-              for n in ("x", "y", "z"))
-    out = tmp_path / "run"
-    result = arena_run(write(tmp_path, text), "--out", str(out))
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "trio: mexican_train, 1 game " in result.stdout
-    assert not re.search(r"\b1 games\b(?!/s)", result.stdout)  # "1 games" nowhere ("5.1 games/s" is a rate)
-    assert f"records: {out}/games.jsonl (1 game); standings: {out}/standings.json" in result.stdout
-    standings = json.loads((out / "standings.json").read_text())
-    assert standings["games"] == 1
-    assert {e["name"]: e["games"] for e in standings["entrants"]} == {"x": 1, "y": 1, "z": 1}
-    seats = json.loads((out / "games.jsonl").read_text())["seats"]
-    assert sorted(seats) == ["x", "x", "y", "z"], "one entrant held two seats"
-
-
-def test_the_arena_command_in_hints_is_the_one_that_was_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    venv = tmp_path / ".venv" / "bin"
-    venv.mkdir(parents=True)
-    program = venv / "arena"
-    program.write_text("#!/bin/sh\n")
-    program.chmod(0o755)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    assert arena_command(".venv/bin/arena") == ".venv/bin/arena"  # set-up puts nothing on the PATH
-    assert arena_command(str(program)) == str(program)
-    monkeypatch.setenv("PATH", f"{venv}:/usr/bin:/bin")
-    assert arena_command(".venv/bin/arena") == "arena"  # the same program is on the PATH
-    assert arena_command("arena") == "arena"
-    assert arena_command(str(ROOT / "arena" / "__main__.py")) == f"{PYTHON} -m arena"
-    assert arena_command("/opt/with space/arena") == "'/opt/with space/arena'"
-
-
-def test_rerunning_a_finished_or_unfinished_run_says_which_and_where_the_new_run_goes(tmp_path: Path) -> None:
-    first = tmp_path / "runs" / "t"
-    path = write(tmp_path, block_text(uuid.uuid4().hex, 1, output=first))
-    assert arena_run(path).returncode == 0
-    again = arena_run(path)
-    assert again.returncode == 0, again.stdout + again.stderr
-    assert again.stdout.splitlines()[0] == f"note: {first} holds a finished run; this run goes to {first}-2"
-    assert "--resume" not in again.stdout
-    # Pretend the first one was interrupted: the next run says how to continue it, by its real command.
-    secret = json.loads((first / "seed.json").read_text())
-    (first / "seed.json").unlink()
-    (first / "seed.secret").write_text(json.dumps({"seed": secret["seed"], "nonce": secret["nonce"]}))
-    third = arena_run(path)
-    assert third.returncode == 0, third.stdout + third.stderr
-    assert third.stdout.splitlines()[0] == (f"note: {first} holds an unfinished run (continue that one with: "
-                                            f"{ARENA} run {path} --resume); this run goes to {first}-3")
-
-
-# --- mutated tournament files: a clean SpecError or a valid spec, never another exception -------------------------
-
-BASE = f'''name = "fuzz"
-variant = "draw"
-players = 2
-games = 3
-duplicate = true
-seed = "s"
-concurrency = 2
-output = "runs/fuzz"
-fault_policy = "forfeit"
-sandbox = true
-
-[options]
-target = 50
-
-[time]
-move_ms = 1000
-bank_ms = 0
-startup_ms = 5000
-first_move_ms = 0
-
-[limits]
-memory_mb = 512
-pids = 64
-cpus = 1.0
-
-[[bots]]
-name = "a"
-command = "python bots/python/random_bot.py"
-env = {{ KEY = "v" }}
-cwd = "."
-folder = "bots/python"
-limits = {{ memory_mb = 256 }}
-transport = "unix"
-protocol = "grpc"
-
-[[bots]]
-name = "b"
-command = ["python", "bots/python/greedy_bot.py"]
-skip_if_missing = true
-
-[[bots]]
-name = "c"
-address = "127.0.0.1:50051"
-'''
-BASE_DATA = tomllib.loads(BASE)
-EXAMPLES = 3000 if os.environ.get("HYPOTHESIS_PROFILE") == "soak" else 300
-
-NASTY = st.sampled_from(["", "\x00", "python\x00", "A=B", "\x1b[2J", "draw", "x" * 300, "unix:/x\x00",
-                         "127.0.0.1:1", "python -c 'pass'", "'unclosed", "-1"])
-"""Texts that have broken a parser or a system call somewhere."""
-KEYS = st.sampled_from(["", "A=B", "K\x00", "KEY", "target", "memory_mb", "name"]) | st.text(max_size=8)
-scalars = (st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70) | st.floats()
-           | st.text(max_size=12) | st.dates() | st.datetimes() | st.times())
-toml_values = st.one_of(NASTY, scalars, st.recursive(
-    scalars | NASTY, lambda children: st.lists(children, max_size=4) | st.dictionaries(KEYS, children, max_size=4),
-    max_leaves=12))
-"""Anything a TOML file or the control API's message could put where a value goes (None stands for a key
-removed), nasty texts often."""
-
-
-def paths_of(data: Any, prefix: tuple = ()) -> list[tuple]:
-    """Every place in the parsed file: keys of tables, items of lists."""
-    found = [prefix] if prefix else []
-    if isinstance(data, dict):
-        for key, value in data.items():
-            found += paths_of(value, prefix + (key,))
-    elif isinstance(data, list):
-        for number, value in enumerate(data):
-            found += paths_of(value, prefix + (number,))
-    return found
-
-
-PATHS = paths_of(BASE_DATA) + [("bots", 0, "skip_if_missing"), ("players",), ("extra",), ("bots", 3),
-                               ("bots", 0, "env", "A=B"), ("bots", 0, "env", ""), ("bots", 0, "env", "K\x00")]
-
-
-def flipped(data: dict, path: tuple, value: Any) -> dict:
-    """``data`` with the value at ``path`` replaced (removed when ``value`` is None; appended past a list's end)."""
-    data = copy.deepcopy(data)
-    parent: Any = data
-    for step in path[:-1]:
-        parent = parent[step]
-    last = path[-1]
-    if isinstance(parent, list):
-        if value is None:
-            parent.pop(last) if last < len(parent) else None
-        elif last < len(parent):
-            parent[last] = value
-        else:
-            parent.append(value)
-    elif value is None:
-        parent.pop(last, None)
-    else:
-        parent[last] = value
-    return data
-
-
-def clean(outcome: Any) -> None:
-    """What load_spec / spec_from_dict may do: give a spec the arena can run, or raise a SpecError."""
-    assert isinstance(outcome, (TournamentSpec, SpecError)), f"{type(outcome).__name__}: {outcome}"
-    if isinstance(outcome, SpecError):
-        assert str(outcome) and "Traceback" not in str(outcome)
-        return
-    runnable(outcome)
-
-
-def runnable(spec: TournamentSpec) -> None:
-    """A spec that passed holds nothing the system calls of a run would refuse with an exception (exec's NUL and
-    '=' in an environment name, a path with a NUL): those are SpecErrors at the edge, not tracebacks mid-run."""
-    assert spec.game().players == spec.players and Schedule(len(spec.bots), spec.game(), spec.games,
-                                                            spec.duplicate, "").total() >= 1
-    assert "\0" not in spec.output  # a name may hold one: names are only printed (made safe first) and logged
-    for bot in spec.bots:
-        assert bool(bot.command) != bool(bot.address)
-        assert all(isinstance(part, str) and "\0" not in part for part in bot.command)
-        assert all(key and "=" not in key and "\0" not in key + value for key, value in bot.env.items())
-        assert all(path is None or "\0" not in path for path in (bot.cwd, bot.folder, bot.address))
-
-
-def attempt(call: Any) -> Any:
-    try:
-        return call()
-    except SpecError as error:
-        return error
-
-
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.sampled_from(PATHS), toml_values), min_size=1, max_size=3))
-def test_type_flips_in_a_tournament_give_a_spec_error_or_a_valid_spec(flips: list[tuple[tuple, Any]]) -> None:
-    data = BASE_DATA
-    for path, value in flips:
-        try:
-            data = flipped(data, path, value)
-        except (KeyError, IndexError, TypeError, AttributeError):
-            continue  # a path through a value an earlier flip removed or replaced
-    clean(attempt(lambda: spec_from_dict(data)))
-
-
-@st.composite
-def mutated_text(draw: st.DrawFn) -> str:
-    """BASE with a few edits: a slice deleted, text inserted, a line repeated, a character replaced."""
-    text = BASE
-    for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["delete", "insert", "repeat", "replace"]))
-        at = draw(st.integers(0, len(text)))
-        if kind == "delete":
-            text = text[:at] + text[at + draw(st.integers(1, 40)):]
-        elif kind == "insert":
-            piece = draw(st.sampled_from(["\n", "=", "[", "]", "[[bots]]\n", '"', "0", "-1", "true", "{", "}", ",",
-                                          "\\u0000", "1e999", "nan", "inf", "1979-05-27", "'''", "#"])
-                         | st.text(max_size=6))
-            text = text[:at] + piece + text[at:]
-        elif kind == "repeat":
-            lines = text.splitlines(keepends=True)
-            line = draw(st.integers(0, len(lines) - 1))
-            text = "".join(lines[:line + 1] + [lines[line]] + lines[line + 1:])
-        else:
-            text = text[:at] + draw(st.characters()) + text[at + 1:]
-    return text
-
-
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mutated_text())
-def test_mutated_tournament_files_give_a_spec_error_or_a_valid_spec(text: str) -> None:
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-fuzz-{os.getpid()}.toml"
-    try:
-        path.write_text(text, encoding="utf-8", errors="surrogatepass")
-        outcome = attempt(lambda: load_spec(path))
-    finally:
-        path.unlink(missing_ok=True)
-    clean(outcome)
-    if isinstance(outcome, SpecError):
-        assert str(outcome).startswith(f"{path}: ")
-
-
-def test_the_fuzz_base_is_valid() -> None:
-    spec = spec_from_dict(BASE_DATA)
-    assert [b.name for b in spec.bots][0] == "a" and spec.time.move_ms == 1000
-    assert datetime  # the value strategy includes TOML's dates and times
 
 
 async def test_a_write_error_after_an_entrant_was_given_up_still_names_it(
