@@ -4,15 +4,17 @@ every replay view)."""
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 from arena import cli
+from arena.check_bot import _describe
+from arena.players.faults import Fault, FaultKind
 from arena.records import replay
 from arena.records.html import viewer_data
 
 from support.records import MASTER, played, run_of
-
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
@@ -60,3 +62,32 @@ def test_moves_are_numbered_through_the_game_from_1_in_every_view(tmp_path: Path
     found = [str(m) for m in replay.verify_game(record)]
     assert found[0].startswith(f"game 9, round 2, move {second + 1}: seat ")
     assert re.search(rf"^move {second + 1} · seat {1 - record['rounds'][1]['moves'][0]['seat']} ", compact, re.M)
+
+
+BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
+
+
+# --- faults, check-bot and `arena play` ------------------------------------------------------------------------
+
+
+def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT)
+
+
+def test_a_fault_and_a_check_bot_line_show_the_recorded_move_plus_one() -> None:
+    fault = Fault.make(FaultKind.TIMEOUT, 1, 4, allowed_ms=250)
+    assert fault.move_number == 4, "the stored number keeps counting from 0"
+    assert str(fault) == "seat 1, move 5: timeout: no reply within 250 ms"
+    assert _describe(fault) == "timeout at move 5: no reply within 250 ms"
+
+
+def test_arena_play_numbers_the_faulting_move_after_the_moves_it_printed() -> None:
+    """The bot exits after 3 decisions; the moves printed before the fault are the game's moves 1 to N, so the
+    fault is at move N + 1."""
+    out = arena("play", "--variant", "block", "--seed", "3", f"{sys.executable} {BAD_BOT} --mode exit_mid",
+                "builtin:random")
+    assert out.returncode == 1, out.stdout + out.stderr
+    played = len(re.findall(r"^  seat \d: ", out.stdout, re.M))
+    faults = re.findall(r"^FAULT seat 0, move (\d+): crashed: ", out.stdout, re.M)
+    assert played > 3 and faults == [str(played + 1)], out.stdout

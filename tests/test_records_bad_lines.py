@@ -37,12 +37,11 @@ from arena.tournament.standings import Standings
 
 from support.records import MASTER, changed, draw_game, played, run_of, verify_cli
 
-
-# --- the lines, one by one --------------------------------------------------------------------------------
-
-
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
+
+
+# --- the lines, one by one --------------------------------------------------------------------------------
 
 
 def raw(old: str, new: str) -> Callable[[dict], str]:

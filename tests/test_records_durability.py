@@ -14,10 +14,7 @@ from arena.records.store import RecordWriter
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_dict
 
-
 ROOT = Path(__file__).resolve().parents[1]
-
-
 RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import resource
 import secrets
 import signal
 import subprocess
@@ -18,6 +19,7 @@ import sys
 import time
 import tomllib
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,9 @@ from arena.protocol import arena_pb2 as apb
 from arena.protocol import arena_pb2_grpc as apb_grpc
 from arena.protocol import tournament_pb2 as tpb
 from arena.protocol import types_pb2
+from arena.records.jsonform import index_of
+from arena.records.schema import RecordFormatError, parse_record
+from arena.records.store import ReadReport, iter_records
 from arena.rules import Kind
 from arena.records.format import full_tiles
 from arena.server.events import Watcher, event
@@ -544,3 +549,119 @@ def test_the_grace_goes_through_the_spec_message_a_set_zero_included(grace_ms: i
     assert parse_submission(message, text)[0] == from_message, "the message and its TOML agree"
     message.time.ClearField("grace_ms")
     assert parse_submission(message, "")[0].time.grace_ms == 250
+
+
+# --- a write error leaves the tournament resumable; unreadable lines are logged and named -------------------
+
+
+def corrupt_in_place(path: Path) -> tuple[int, int, str]:
+    """Overwrite the first complete line that names its game in its first bytes with garbage of the same length
+    (the file keeps its size and inode, as a server reading it expects); (line number, game, problem)."""
+    lines = path.read_bytes().split(b"\n")
+    offset = 0
+    for number, line in enumerate(lines[:-1], 1):
+        prefix = re.match(rb'\{"recordVersion":1,"index":"(\d+)",', line)
+        if prefix:
+            bad = prefix.group(0) + b"#" * (len(line) - len(prefix.group(0)))
+            with open(path, "r+b") as f:
+                f.seek(offset)
+                f.write(bad)
+            with pytest.raises(RecordFormatError) as problem:
+                parse_record(bad)
+            return number, int(prefix.group(1)), str(problem.value)
+        offset += len(line) + 1
+    raise AssertionError(f"no line of {path} names its game")
+
+
+def fail_by_a_file_size_limit(server: Server, limit: int) -> tuple[Any, apb.TournamentInfo, apb.TournamentInfo]:
+    """Limit the running server's files to ``limit`` bytes (RLIMIT_FSIZE: its writes get EFBIG, as on a full disk),
+    submit 40 games and watch them until the tournament ends FAILED and resumable: (stub, submitted, failed)."""
+    resource.prlimit(server.process.pid, resource.RLIMIT_FSIZE, (limit, limit))
+    stub = server.stub()
+    info = submit(stub, tournament(games=20, concurrency=2))
+    failed = watch(stub, info.id)[-1].finished.tournament
+    assert failed.state == apb.TOURNAMENT_STATE_FAILED and failed.resumable, failed
+    return stub, info, failed
+
+
+def test_a_write_error_fails_resumably_and_a_restart_resumes_with_every_game_once(tmp_path: Path) -> None:
+    """The server's files may not grow past 30,000 bytes (RLIMIT_FSIZE, set on the running server: its writes get
+    EFBIG, as on a full disk): the tournament ends FAILED, resumable, saying what is safe. A line then broken by
+    hand: GetGame on its game names the line. The restarted server (no limit) logs the broken line, resumes, and
+    finishes with every game recorded exactly once, the safe lines kept as they were."""
+    tag = uuid.uuid4().hex
+    data = tmp_path / "data"
+    bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+    first = Server(data, *bots)
+    try:
+        stub, info, failed = fail_by_a_file_size_limit(first, 30_000)
+        folder = data / "tournaments" / info.id
+        kept = (folder / "games.jsonl").read_bytes()
+        safe = kept.count(b"\n")
+        assert 0 < safe < 40 and len(kept) == 30_000
+        assert failed.error == (f"cannot write {folder}/games.jsonl: File too large; {safe} of 40 games are recorded "
+                                f"and safe in {folder} (standings.json holds their standings); raise the file size "
+                                f"limit (ulimit -f), then restart the server: it resumes this tournament")
+        status = first.cli("status", info.id)
+        assert "resumable: its recorded games are safe; the server resumes it at its next start" in status.stdout
+
+        line, game, problem = corrupt_in_place(folder / "games.jsonl")
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.GetGame(apb.GetGameRequest(id=info.id, index=game), timeout=30)
+        assert refused.value.code() == grpc.StatusCode.DATA_LOSS
+        assert refused.value.details() == (f"game {game} of tournament {info.id}: its record, line {line} of "
+                                           f"games.jsonl, is unreadable: {problem}")
+        first.stop()
+    finally:
+        first.stop(signal.SIGKILL)
+    before = (folder / "games.jsonl").read_bytes()
+    complete = before[:before.rfind(b"\n") + 1]
+
+    again = Server(data, *bots)
+    try:
+        again.wait_line(rf"^arena: record line skipped \(id={info.id} file=games.jsonl line={line} "
+                        rf"problem={re.escape(problem)}\)$", 30)
+        stub = again.stub()
+        finished = watch(stub, info.id)[-1].finished.tournament
+        assert finished.state == FINISHED and not finished.resumable and finished.error == "", finished
+        assert finished.games_done == 40
+        after = (folder / "games.jsonl").read_bytes()
+        assert after.startswith(complete), "the safe lines (and the broken one) are kept as they were"
+        report = ReadReport()
+        indices = Counter(index_of(record) for record in iter_records(folder / "games.jsonl", report))
+        assert indices == Counter(range(40)), "every game exactly once, the broken line's game played again"
+        assert [number for number, _ in report.bad_lines] == [line]
+        assert stub.GetGame(apb.GetGameRequest(id=info.id, index=game), timeout=30).record.index == game
+        saved = json.loads((folder / "server.json").read_text())
+        assert (saved["state"], saved["resumable"]) == ("finished", False)
+    finally:
+        again.stop()
+    assert not bot_processes(tag)
+
+
+def test_a_tournament_failed_by_a_write_error_can_be_cancelled_and_is_then_not_resumed(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    data = tmp_path / "data"
+    bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+    first = Server(data, *bots)
+    try:
+        stub, info, failed = fail_by_a_file_size_limit(first, 20_000)
+        cancelled = stub.CancelTournament(apb.CancelTournamentRequest(id=info.id), timeout=30).tournament
+        assert cancelled.state == apb.TOURNAMENT_STATE_CANCELLED and not cancelled.resumable
+        assert cancelled.error == f"cancelled by request after it failed: {failed.error}"
+        with pytest.raises(grpc.RpcError) as again:
+            stub.CancelTournament(apb.CancelTournamentRequest(id=info.id), timeout=30)
+        assert again.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        first.stop()
+    finally:
+        first.stop(signal.SIGKILL)
+    games = (data / "tournaments" / info.id / "games.jsonl").read_bytes()
+    restarted = Server(data, *bots)
+    try:
+        stub = restarted.stub()
+        state = stub.GetStandings(apb.GetStandingsRequest(id=info.id), timeout=30).tournament
+        assert state.state == apb.TOURNAMENT_STATE_CANCELLED and not state.resumable
+        assert (data / "tournaments" / info.id / "games.jsonl").read_bytes() == games, "not resumed"
+    finally:
+        restarted.stop()
+    assert not bot_processes(tag)

@@ -7,7 +7,6 @@ from typing import Iterator
 
 from arena.rules import new_game
 
-
 CONFIGS = [
     ("draw", 2, {}),
     ("draw", 3, {"voluntary_draw": False, "protected_tiles": 0, "next_leader": "winner"}),

@@ -22,7 +22,6 @@ from arena.protocol import arena_pb2_grpc as apb_grpc
 
 from support.paths import ROOT
 
-
 RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
 WATCHED_BOT = ROOT / "tests" / "bots" / "watched_bot.py"
 FINISHED = apb.TOURNAMENT_STATE_FINISHED

@@ -16,10 +16,7 @@ from arena.records.store import RecordWriter
 
 from support.paths import ROOT
 
-
 RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
-
-
 PYTHON = sys.executable
 ARENA = f"{PYTHON} -m arena"
 """How these tests start the arena, so how its hints must say to start it again."""

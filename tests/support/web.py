@@ -10,7 +10,6 @@ from typing import Any
 
 from support.servers import Server
 
-
 SHOTS = Path("/tmp/arena-web-shots")
 
 
