@@ -1,16 +1,38 @@
-import fcntl
-import hashlib
+"""Shared set-up: the tests folder on sys.path (so ``support`` imports as a package, tests/support/), the
+helpers' asserts rewritten by pytest like the tests' own, the PostgreSQL plugin, and the fixtures several modules
+use."""
+
 import os
 import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+pytest.register_assert_rewrite("support")
 
-REPO = Path(__file__).resolve().parents[1]
-GO_MODULE_DOWNLOADS = Path.home() / ".cache" / "dominoes-arena" / "go" / "mod" / "cache" / "download"
+from support.paths import ROOT  # noqa: E402 (after the path is set)
+from support.kits import GO_MODULE_DOWNLOADS, prepared_once  # noqa: E402
+from support.servers import HANG_BOT  # noqa: E402
+
+pytest_plugins = ["support.pg"]
+
+
+@pytest.fixture
+def hang_bot() -> Iterator[Path]:
+    """The hanging bot in a folder of its own (with the test bots' server code), for a registry. Not under /tmp: a
+    sandbox has its own /tmp, so a bot there is not found."""
+    artifacts = ROOT / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="hang-bot-", dir=artifacts))
+    folder.chmod(0o755)
+    shutil.copy(ROOT / "tests" / "bots" / "testbot.py", folder)
+    (folder / "hang_bot.py").write_text(HANG_BOT)
+    yield folder / "hang_bot.py"
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -25,24 +47,3 @@ def go_cache():
     if not GO_MODULE_DOWNLOADS.is_dir():
         pytest.skip("bash bots/build.sh go has not filled ~/.cache/dominoes-arena/go yet")
     return KitCache(prepared_once("go", {"GOPROXY": f"file://{GO_MODULE_DOWNLOADS}", "GOSUMDB": "off"}))
-
-
-def prepared_once(kit: str, env: dict[str, str]) -> Path:
-    """A kit cache prepared by prepare_kits, kept between test runs (as bots/build.sh keeps its caches) under a
-    name that changes with the kit's example and the recipes: preparing go compiles gRPC, minutes on a busy
-    machine, while a build from the prepared cache takes seconds."""
-    from arena.league.build import prepare_kits
-
-    inputs = hashlib.sha256()
-    for path in sorted((REPO / "bots" / kit).glob("*")) + [REPO / "arena" / "league" / "kits.py"]:
-        if path.is_file():
-            inputs.update(path.name.encode() + path.read_bytes())
-    cache = Path.home() / ".cache" / "dominoes-arena" / "league-test-kits" / f"{kit}-{inputs.hexdigest()[:16]}"
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    with open(cache.parent / f"{cache.name}.lock", "w") as lock:  # test runs side by side prepare it once
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (cache / ".prepared").exists():
-            shutil.rmtree(cache, ignore_errors=True)
-            prepare_kits(cache, [kit], env=env)
-            (cache / ".prepared").touch()
-    return cache

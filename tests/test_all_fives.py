@@ -14,7 +14,7 @@ from arena.rules import DRAW, NO_TILE, PASS, Deal, Ending, Kind, OptionError, Po
 from arena.rules.scoring import round_to_five
 from arena.rules.spinner import NO_SPINNER, Spinner
 from arena.rules.tiles import IS_DOUBLE, NAMES, PIPS
-from helpers import deal, do, show, t, tiles
+from support.notation import deal, do, show, t, tiles
 
 A, B, C, D = Point.LINE_A, Point.LINE_B, Point.SIDE_C, Point.SIDE_D
 

@@ -6,7 +6,7 @@ import pytest
 
 import arena.rules as rules
 from arena.rules import Deal, IllegalActionError, RulesError, new_game, parse_tile
-from helpers import deal, do, show
+from support.notation import deal, do, show
 
 PUBLIC = {
     "Action", "Deal", "DRAW", "Ending", "Game", "IllegalActionError", "Kind", "MEXICAN_TRAIN", "Match",

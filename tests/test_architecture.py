@@ -200,3 +200,52 @@ def test_the_run_folder_layout_is_spelled_in_one_module() -> None:
                     and id(node) not in documentation and id(node) not in help_texts):
                 spelled.append(f"{path.relative_to(ARENA.parent)}:{node.lineno}: {node.value}")
     assert spelled == []
+
+
+# --- the tests' own house: by subject, helpers in tests/support/ ----------------------------------------------------
+
+TESTS = Path(__file__).resolve().parent
+HISTORY_WORDS = ("hardening", "rough_edges", "guard", "rest")
+"""Words that name when or why tests were written (an issue's clean-up, its rest, a mutation audit) rather than what
+they test: a test module is named by its subject, and its tests go to the module of theirs. Matched against whole
+words of the name (``rest`` is not ``restore``)."""
+
+
+def imported_modules(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, module) of every import in ``tree``, at module level and inside functions, relative ones with their
+    dots (``from .test_x import y`` is ``.test_x``)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            found.append((node.lineno, "." * node.level + (node.module or "")))
+            if not node.module:  # from . import test_x
+                found += [(node.lineno, "." + alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+    return found
+
+
+def test_no_module_under_tests_imports_a_test_module() -> None:
+    """Test modules share helpers through tests/support/ (and fixtures through conftest.py), never by importing one
+    another: a test module's import would run its module fixtures' set-up and collect nothing, and would tie the
+    layout of one subject to another's."""
+    offenders = []
+    for path in sorted(TESTS.rglob("*.py")):
+        for line, module in imported_modules(ast.parse(path.read_text())):
+            if module.split(".")[-1].startswith("test_"):
+                offenders.append(f"{path.relative_to(TESTS.parent)}:{line}: imports {module}")
+    assert offenders == []
+
+
+def test_no_test_module_is_named_by_history() -> None:
+    named = [path.name for path in sorted(TESTS.rglob("test_*.py"))
+             if any(f"_{word}_" in f"_{path.stem}_" for word in HISTORY_WORDS)]
+    assert named == []
+
+
+def test_shared_helpers_live_in_tests_support() -> None:
+    """The helper modules that were at the top of tests/ are gone (their contents are in tests/support/): the only
+    Python files there are conftest.py and test modules."""
+    loose = sorted(path.name for path in TESTS.glob("*.py") if path.name != "conftest.py"
+                   and not path.name.startswith("test_"))
+    assert loose == []

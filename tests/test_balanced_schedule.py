@@ -20,7 +20,8 @@ from arena.server.submission import message_from_dict, dict_from_message
 from arena.tournament.balanced import draw_tables
 from arena.tournament.schedule import BALANCED, Schedule
 from arena.tournament.spec import MAX_TABLES, SpecError, load_spec, spec_from_dict
-from helpers import bot_processes, kill_run_after
+from support.processes import bot_processes
+from support.tournaments import kill_run_after
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from arena.rules import PASS, Ending, Kind, new_game
-from helpers import deal, do, show
+from support.notation import deal, do, show
 
 
 @pytest.mark.parametrize("players, hand, rest", [(2, 7, 14), (3, 5, 13), (4, 5, 8)])

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from arena.rules import DRAW, PASS, Ending, Kind, new_game
-from helpers import deal, do, show, t, tiles
+from support.notation import deal, do, show, t, tiles
 
 
 def draw_game(players: int = 3, **options):

@@ -185,7 +185,7 @@ def test_a_team_wins_under_its_entrants_names() -> None:
 
 
 def test_the_server_exports_the_same_rows_and_no_seed_before_it_is_revealed(tmp_path: Path) -> None:
-    from test_server import BackgroundWatch, Server, bot_entry, named, registry, submit, tournament
+    from support.servers import BackgroundWatch, Server, bot_entry, named, registry, submit, tournament
 
     from arena.protocol import arena_pb2 as apb
 

@@ -23,8 +23,8 @@ from arena.tournament.schedule import Schedule
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, spec_from_dict
 from arena.tournament.sprt import H0, H1, Sprt, llr
-from arena.tournament.standings import GameOutcome
-from helpers import wait_for
+from support.waiting import wait_for
+from support.outcomes import outcome
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -111,16 +111,6 @@ def test_an_sprt_needs_one_match_up() -> None:
 
 
 # --- the test fed by finished games ------------------------------------------------------------------------------
-
-
-def outcome(deal: str, seats: tuple[str, ...], winner_seat: int, sides: tuple[int, ...] | None = None) -> GameOutcome:
-    sides = sides if sides is not None else tuple(range(len(seats)))
-    count = len(set(sides))
-    scores = tuple(10 if side == sides[winner_seat] else 0 for side in range(count))
-    ranking = (sides[winner_seat], *[s for s in range(count) if s != sides[winner_seat]])
-    return GameOutcome(index=0, deal_key=deal, seats=seats, side_of=sides, scores=scores, ranking=ranking,
-                       winner=sides[winner_seat], fault_seats=(), think_ms=(0.0,) * len(seats),
-                       decisions=(1,) * len(seats))
 
 
 def test_games_wait_for_their_deal_set_and_count_as_one_pentanomial_unit() -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from arena.rules import DRAW, PASS, Ending, new_game, tile_id
 from arena.rules.tiles import PIPS
-from helpers import deal, do, show, t
+from support.notation import deal, do, show, t
 
 
 def singles():

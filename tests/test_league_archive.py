@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from arena.league.archive import IGNORED_TOP, ArchiveError, ArchiveLimits
 from arena.league.store import Store, StoreError, _write_file
-from test_league_manifest import elf
+from support.elf import elf
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 ROOT = BOTS.parent

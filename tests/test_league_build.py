@@ -21,10 +21,10 @@ from arena.players.process import BotProcess, BotSpec
 from arena.sandbox import host
 from arena.sandbox.build import BuildJob, run_build
 
-from helpers import bot_processes
+from support.league import ATTACK, tree_digest
+from support.processes import bot_processes
 
 REPO = Path(__file__).resolve().parents[1]
-ATTACK = REPO / "tests" / "bots" / "hostile_builds" / "attack.py"
 
 pytestmark = pytest.mark.skipif(host().bwrap_problem is not None or host().cgroups is None,
                                 reason="builds need bubblewrap and cgroups")
@@ -35,19 +35,6 @@ def example(kit: str, tmp_path: Path) -> tuple[Path, object]:
     source = tmp_path / "source"
     shutil.copytree(REPO / "bots" / kit, source, ignore=shutil.ignore_patterns("bin", "gen", "node_modules"))
     return source, parse_manifest((source / "bot.toml").read_bytes())
-
-
-def tree_digest(folder: Path) -> str:
-    """Every path, mode and content under ``folder``: equal digests mean nothing there changed."""
-    digest = hashlib.sha256()
-    for root, dirs, files in sorted(os.walk(folder)):
-        for name in sorted(dirs + files):
-            path = Path(root) / name
-            info = path.lstat()
-            digest.update(f"{path}:{info.st_mode:o}:{info.st_size}\n".encode())
-            if path.is_file() and not path.is_symlink():
-                digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 async def handshake(result) -> str:

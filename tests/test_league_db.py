@@ -1,6 +1,6 @@
 """The league's database, authors and tokens: every test runs on SQLite and on a real PostgreSQL server.
 
-The PostgreSQL server is private to the test session (tests/pg_server.py); each test gets an empty database of its
+The PostgreSQL server is private to the test session (tests/support/pg.py); each test gets an empty database of its
 own on it, as it gets a fresh SQLite file, so every test also applies the migrations to an empty database.
 """
 
@@ -28,41 +28,12 @@ from arena.league.db import (BUILDING, CHECKING, FAILED, METADATA, READY, RETIRE
                              sqlite_url)
 from arena.league.errors import DatabaseError, LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 
-pytest_plugins = ["pg_server"]
+from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 
 HEAD = "0002"
 OPERATOR_TOKEN = "operator-token-0123456789abcdef"
 SHA_A = "a" * 64
 SHA_B = "b" * 64
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An empty database: a new SQLite file, or a new database on the session's PostgreSQL server."""
-    if request.param == "sqlite":
-        return sqlite_url(tmp_path / "data")
-    return request.getfixturevalue("postgres_database")
-
-
-@pytest.fixture
-def database(database_url: str):
-    database = open_database(database_url)
-    yield database
-    database.close()
-
-
-@pytest.fixture
-def league(database: Database):
-    return database.ensure_league("ladder", "Ladder", "draw")
-
-
-def a_bot(database: Database, league_id: int, author_name: str, bot_name: str):
-    """A bot of the author (created with the bot when it is new)."""
-    try:
-        author = database.author(author_name)
-    except NotFound:
-        author = create_author(database, author_name)[0]
-    return database.add_bot(league_id, author.id, bot_name)
 
 
 # --- migrations ---------------------------------------------------------------------------------------------------

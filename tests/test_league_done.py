@@ -25,12 +25,10 @@ from arena.league.pipeline import runnable_spec
 from arena.players.process import BotProcess
 from arena.protocol import league_pb2 as lpb
 from arena.sandbox import Limits, host
-from helpers import bot_processes
-from test_league_build import ATTACK, tree_digest
-from test_league_service import League, database_of, private_file, start_league
-from test_server import ROOT
+from support.league import ATTACK, League, database_of, private_file, start_league, tree_digest
+from support.paths import ROOT
+from support.processes import bot_processes
 
-pytest_plugins = ["pg_server"]
 pytestmark = pytest.mark.skipif(host().bwrap_problem is not None or host().cgroups is None,
                                 reason="builds need bubblewrap and cgroups")
 

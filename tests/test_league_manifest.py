@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import io
 import os
-import struct
 from pathlib import Path
 
 import pytest
 
 from arena.league.manifest import KITS, ManifestError, check_static_elf, parse_manifest, path_problem
 from arena.rules import VARIANTS
+from support.elf import elf
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 SHIPPED_KITS = ["python", "node", "typescript", "go", "rust", "java", "cpp", "stdio"]
@@ -114,15 +114,6 @@ def test_path_problems(path, problem):
 
 
 # ELF: a 64-byte header and program headers of 56 bytes, built here so the check is tested on exact inputs.
-
-def elf(program_types=(1,), machine=62, elf_class=2, data=1, e_type=2) -> bytes:
-    header = bytearray(64)
-    header[:4] = b"\x7fELF"
-    header[4], header[5], header[6] = elf_class, data, 1
-    struct.pack_into("<HHIQQQIHHHHHH", header, 16, e_type, machine, 1, 0x401000, 64, 0, 0, 64, 56,
-                     len(program_types), 64, 0, 0)
-    table = b"".join(struct.pack("<IIQQQQQQ", p_type, 5, 0, 0, 0, 0, 0, 0x1000) for p_type in program_types)
-    return bytes(header) + table
 
 
 def check(data: bytes, machine: str = "x86_64") -> None:

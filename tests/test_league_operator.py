@@ -17,10 +17,9 @@ import pytest
 from arena.league.db import open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
 from arena.league.kits import RECIPES
-from test_league_service import READY, League, bearer, bot_folder, database_of, private_file, start_league
-from test_server import ROOT
+from support.league import READY, League, bearer, bot_folder, database_of, private_file, start_league
+from support.paths import ROOT
 
-pytest_plugins = ["pg_server"]
 
 KEPT_LEAGUE = """name = "kept"
 variant = "block"

@@ -17,9 +17,8 @@ from arena.league.pipeline import Pipeline, runnable_spec
 from arena.league.service import room_for_one_more
 from arena.league.store import Store
 from arena.sandbox import Limits
-from test_league_db import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
+from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 
-pytest_plugins = ["pg_server"]
 SHAS = [f"{n:x}" * 64 for n in range(1, 8)]
 
 

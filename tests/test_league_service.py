@@ -1,5 +1,5 @@
 """The league's service end to end: a real ``arena serve --league`` process, real gRPC, the CLI through subprocess,
-and the database: SQLite in its data folder, and the same tests on a real PostgreSQL (tests/pg_server.py).
+and the database: SQLite in its data folder, and the same tests on a real PostgreSQL (tests/support/pg.py).
 
 One server (module fixture) has an operator, two authors (alice, bob) whose Python bots were uploaded from their
 folders with ``arena league upload`` and went through the pipeline (uploaded -> building -> checking -> ready), and
@@ -27,109 +27,11 @@ from arena.protocol import arena_pb2 as apb
 from arena.protocol import arena_pb2_grpc as apb_grpc
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
-from helpers import wait_for
-from test_server import ROOT, Server
-
-pytest_plugins = ["pg_server"]
-
-PIPELINE_S = 240
-"""Generous: a check starts the bot in its sandbox and plays two matches, on a busy 2-core machine."""
-LEAGUE = """name = "test"
-variant = "block"
-[options]
-target = 1
-[time]
-move_ms = 2000
-startup_ms = 30000
-[authors]
-uploads_per_day = 2
-"""
-MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
-READY, FAILED = lpb.VERSION_STATE_READY, lpb.VERSION_STATE_FAILED
-
-
-def bearer(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)
-
-
-def private_file(path: Path, text: str) -> Path:
-    path.write_text(text)
-    path.chmod(0o600)
-    return path
-
-
-def bot_folder(folder: Path, source: Path | str) -> Path:
-    """A bot's folder as an author has it: ``bot.py`` (a copy of ``source``, or this text) and its bot.toml."""
-    folder.mkdir(parents=True)
-    if isinstance(source, Path):
-        shutil.copy(source, folder / "bot.py")
-    else:
-        (folder / "bot.py").write_text(source)
-    (folder / "bot.toml").write_text(MANIFEST)
-    return folder
-
-
-@dataclass
-class League:
-    """A server running the test league, its operator's token file and the authors' token files."""
-
-    server: Server
-    root: Path
-    operator: Path
-    tokens: dict[str, Path]
-
-    def token(self, name: str) -> str:
-        return self.tokens[name].read_text().strip()
-
-    def stub(self) -> lpb_grpc.LeagueServiceStub:
-        return lpb_grpc.LeagueServiceStub(grpc.insecure_channel(self.server.address))
-
-    def league(self, *args: str, token: Path) -> subprocess.CompletedProcess:
-        return self.server.cli("league", *args, "--token-file", str(token))
-
-    def add_author(self, name: str) -> Path:
-        done = self.league("add-author", name, token=self.operator)
-        assert done.returncode == 0, done.stderr
-        self.tokens[name] = private_file(self.root / f"{name}.token", done.stdout)
-        return self.tokens[name]
-
-    def upload(self, author: str, source: Path, bot: str) -> str:
-        done = self.league("upload", str(source), "--bot", bot, token=self.tokens[author])
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    def versions(self, token: str, bot: str = "") -> list[lpb.BotVersion]:
-        return list(self.stub().ListVersions(lpb.ListVersionsRequest(bot=bot), timeout=30,
-                                             metadata=bearer(token)).versions)
-
-    def settled(self, token: str, bot: str) -> lpb.BotVersion:
-        """The bot's newest version once the pipeline is done with it (ready or failed)."""
-        found: list[lpb.BotVersion] = []
-
-        def done() -> bool:
-            found[:] = self.versions(token, bot)
-            return bool(found) and found[-1].state in (READY, FAILED)
-
-        wait_for(done, PIPELINE_S, f"bot {bot} to be ready or failed")
-        return found[-1]
-
-
-def start_league(data: Path, operator: Path, league_file: Path, database: str | None,
-                 kit_cache: Path | None = None) -> Server:
-    """A server of the league; its kit cache ``kit_cache`` (default: an empty folder beside the data folder, enough
-    for the python and stdio kits, which need none)."""
-    if kit_cache is None:
-        kit_cache = data.parent / "kits"
-        kit_cache.mkdir(exist_ok=True)
-    return Server(data, "--token-file", str(operator), "--league", str(league_file), "--kit-cache", str(kit_cache),
-                  *(("--database", database) if database else ()))
-
-
-def database_of(request: pytest.FixtureRequest) -> str | None:
-    """None for the default (SQLite in the data folder), or a new database on the session's PostgreSQL server."""
-    from pg_server import new_database  # here: the plugin is loaded (and its asserts rewritten) before
-
-    return None if request.param == "sqlite" else new_database(request.getfixturevalue("postgres_server"))
+from support.waiting import wait_for
+from support.paths import ROOT
+from support.servers import Server
+from support.league import (FAILED, LEAGUE, MANIFEST, PIPELINE_S, READY, League, bearer, bot_folder, database_of,
+                            private_file, start_league)
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])

@@ -11,7 +11,7 @@ import pytest
 from arena.rules import Point, RulesError
 from arena.rules.line import Line
 from arena.rules.tiles import NAMES
-from helpers import t
+from support.notation import t
 
 HIGH, LOW, A, B = Point.HIGH_END, Point.LOW_END, Point.LINE_A, Point.LINE_B
 

@@ -12,7 +12,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from helpers import show, t, tiles
+from support.notation import show, t, tiles
 
 from arena.rules import (
     DRAW, MEXICAN_TRAIN, PASS, Deal, Ending, IllegalActionError, Kind, OptionError, RulesError, new_game, placement,

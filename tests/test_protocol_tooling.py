@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -27,35 +26,12 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from support.tools import go_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTO = ROOT / "proto" / "dominoes" / "v1"
 V1_BASELINE = "3a6471d0e72bc515e2cb591bd99d2d5c27e99ea3"
 """The commit that froze dominoes.v1 as published: every message, field, enum and the generator options."""
-
-
-def go_tool(name: str) -> str:
-    """The path of a Go tool that scripts/tools.sh builds (``.venv/.tools``), building it when it is missing; skips
-    the test only when Go is not installed."""
-    go = os.environ.get("GO") or shutil.which("go") or "/usr/local/go/bin/go"
-    if not (os.path.isfile(go) and os.access(go, os.X_OK)):
-        pytest.skip(f"Go is not installed ({go}), so scripts/tools.sh cannot build {name}; install Go 1.26.7 or later")
-
-    def listed() -> str | None:
-        try:
-            lines = (ROOT / ".venv" / ".tools").read_text().splitlines()
-        except FileNotFoundError:
-            return None
-        paths = dict(line.split("=", 1) for line in lines if "=" in line)
-        path = paths.get(name)
-        return path if path and os.access(path, os.X_OK) else None
-
-    if listed() is None:
-        built = subprocess.run(["bash", "scripts/tools.sh"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
-        assert built.returncode == 0, f"scripts/tools.sh failed:\n{built.stdout}{built.stderr}"
-    path = listed()
-    assert path is not None, f"scripts/tools.sh did not list {name} in .venv/.tools"
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,8 @@ import trio
 from arena.records.replay import verify_run
 from arena.tournament.runner import EntrantsCannotPlay, run_tournament
 from arena.tournament.spec import spec_from_dict
-from helpers import bot_processes, wait_for
+from support.processes import bot_processes
+from support.waiting import wait_for
 
 ray = pytest.importorskip("ray", reason="the Ray backend's tests need the ray extra (pip install -e '.[ray]'; "
                                         "scripts/test.sh installs it)")
@@ -253,7 +254,7 @@ async def test_a_bot_missing_on_a_node_stops_the_run_before_any_game(cluster: Cl
 
 
 def test_the_server_plays_on_the_cluster_and_its_watchers_see_every_move(cluster: Cluster, tmp_path: Path) -> None:
-    from test_server import FINISHED, Server, kinds, random_pair, submit, tournament, watch
+    from support.servers import FINISHED, Server, kinds, random_pair, submit, tournament, watch
 
     tag = uuid.uuid4().hex
     server = Server(tmp_path / "data", "--backend", "ray", "--address", cluster.address,

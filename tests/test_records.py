@@ -3,29 +3,23 @@ kind of tampering while accepting honest records."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.protobuf import json_format
+from rich.console import Console
 
-from arena.players import RandomPlayer
-from arena.players.base import LocalPlayer
 from arena.players.faults import Fault, FaultKind
 from arena.records.format import full_tiles, game_record_pb, to_json_line
 from arena.records.jsonform import action_from, deal_from, game_record_dict
 from arena.records.replay import RecordError, find_game, locate, positions, verify_run
 from arena.records.store import ReadReport, drop_torn_tail, iter_records, to_message
-from arena.referee import play_match
-from arena.rules import VARIANTS, new_game
-from arena.records.run_folder import commitment_of
-
-
-async def recorded_game(variant: str, seed: str, index: int = 0, players: int | None = None):
-    game = new_game(variant, players)
-    record = await play_match(game, [LocalPlayer(RandomPlayer(f"{seed}/{s}")) for s in range(game.players)],
-                              seed=seed, match_id=f"m{index}")
-    return game, record
+from arena.records.terminal import show_game
+from arena.rules import VARIANTS
+from support.records import draw_game, recorded_game, run_of, write_run
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
@@ -43,21 +37,6 @@ async def test_a_record_with_faults_and_index_zero_maps_the_same() -> None:
     record.faults.append(Fault(FaultKind.TIMEOUT, 0, 0, "no reply within 250 ms"))
     kwargs = dict(index=0, tournament="t", deal_key="0/0", rotation=0, side_of=game.side_of)
     assert game_record_dict(record, **kwargs) == full_tiles(json_format.MessageToDict(game_record_pb(record, **kwargs)))
-
-
-async def write_run(folder: Path, variant: str = "draw", games: int = 6, master: str = "master") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    nonce = "00ff"
-    (folder / "seed.json").write_text(json.dumps({"seed": master, "nonce": nonce,
-                                                  "commitment": commitment_of(master, nonce)}))
-    (folder / "commitment.txt").write_text(commitment_of(master, nonce) + "\n")
-    with open(folder / "games.jsonl", "w") as f:
-        for i in range(games):
-            game, record = await recorded_game(variant, f"{master}/0/{i}", i)
-            line = to_json_line(game_record_dict(record, index=i, tournament="t", deal_key=f"0/{i}", rotation=0,
-                                                 side_of=game.side_of))
-            f.write(line + "\n")
-    return folder
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
@@ -179,3 +158,37 @@ async def test_parallel_verification_matches_serial(tmp_path: Path) -> None:
     parallel = replay._verify_parallel(locate(run), 2)
     assert [str(m) for m in serial.mismatches] == [str(m) for m in parallel.mismatches]
     assert (serial.games, serial.moves) == (parallel.games, parallel.moves)
+
+
+# --- every field of a tile ------------------------------------------------------------------------------
+
+
+def zeros_left_out(data: Any) -> Any:
+    """A record as older arenas wrote it: a tile's zero halves left out (``[0|0]`` as ``{}``)."""
+    if isinstance(data, list):
+        return [zeros_left_out(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    if set(data) == {"low", "high"}:
+        return {k: v for k, v in data.items() if v}
+    return {k: zeros_left_out(v) for k, v in data.items()}
+
+
+def test_tiles_are_written_in_full_and_the_old_form_still_reads(tmp_path: Path) -> None:
+    """Guards: point 11, ``[0|0]`` is written ``{"low":0,"high":0}`` (never ``{}``); records written the old way
+    read, replay and verify as before."""
+    records = [draw_game(i) for i in range(3)]
+    lines = [to_json_line(r) for r in records]
+    assert all('{"low":0,"high":0}' in line and '{"high":' not in line for line in lines)
+    assert all(json.loads(line) == full_tiles(json.loads(line)) for line in lines)  # no tile field left out
+    old = [zeros_left_out(r) for r in records]
+    assert "{}" in "".join(to_json_line(r) for r in old)
+    run = run_of(tmp_path / "old", old)
+    report = verify_run(run)
+    assert [str(m) for m in report.mismatches] == [] and report.games == 3
+    assert [r for r in iter_records(run / "games.jsonl")] == old
+    text = io.StringIO()
+    show_game(find_game(locate(run), 1), console=Console(file=text, width=120))
+    new_text = io.StringIO()
+    show_game(records[1], console=Console(file=new_text, width=120))
+    assert text.getvalue() == new_text.getvalue()

@@ -286,7 +286,7 @@ async def test_in_a_team_game_a_fault_by_seat_2_forfeits_seat_2s_side() -> None:
     side 1 wins (taking the seat for the side would name a side the game does not have: nobody would forfeit, and
     the 0-0 match would be a draw). The same for a bot of seat 2 that never started."""
     from arena.referee import forfeit_before_start
-    from helpers import fails_after
+    from support.players import fails_after
 
     game = new_game("la_plaza_teams")
     players = [LocalPlayer(RandomPlayer(s), name=f"p{s}") for s in range(4)]
@@ -327,3 +327,43 @@ async def test_a_log_that_cannot_be_opened_is_a_start_failure_not_a_crash(tmp_pa
     assert caught.value.kind is FaultKind.START_FAILED
     assert f"cannot open its log {tmp_path / 'logs'}" in str(caught.value)
     assert process._process is None and process._containment is None
+
+
+# --- time: a bank is spent by slow decisions, and a timeout follows once it is gone ------------------------------
+
+
+def told_times(log: Path) -> list[tuple[int, int, int]]:
+    """(move_ms, bank_ms, deadline_ms) of every decision request the sleepy bot received, in order."""
+    times = []
+    for line in log.read_text().splitlines():
+        if line.startswith("MARK time "):
+            _, _, _, move_ms, _, bank_ms, _, deadline_ms = line.split()
+            times.append((int(move_ms), int(bank_ms), int(deadline_ms)))
+    return times
+
+
+async def test_a_bot_sleeping_past_its_move_time_spends_its_bank_then_times_out(tmp_path: Path) -> None:
+    """Guards: the referee spends a seat's bank by the time it takes beyond move_ms, tells the bot what is left
+    (``time.bank_ms`` of each ActRequest), and gives it only move_ms + bank + grace, the deadline it tells the bot
+    (``time.deadline_ms``). Each decision of the bot takes
+    600 ms against a move time of 200 ms, so each costs its bank at least 400 ms: 750, then at most 350 (still in
+    time: 600 ms < 200 + 350 + 250), then nothing, and it times out at 200 + 0 + 250 = 450 ms."""
+    spec = BotSpec(name="sleepy", command=(sys.executable, BAD_BOT, "--mode", "sleepy", "--sleep-ms", "600"))
+    process = BotProcess(spec, tmp_path, startup_s=15)
+    time_control = TimeControl(move_ms=200, bank_ms=750, grace_ms=250)
+    try:
+        bot = await process.ensure_running()
+        with trio.fail_after(60):
+            record = await play_match(new_game("draw", 2, {"target": 1}), [bot, LocalPlayer(RandomPlayer(1))],
+                                      seed=5, match_id="bank", time_control=time_control)
+    finally:
+        await process.stop()
+    times = told_times(process.log_path)
+    assert [move_ms for move_ms, _, _ in times] == [200] * len(times)
+    banks = [bank for _, bank, _ in times]
+    # Each request tells the real deadline: the move time, the bank left and the grace (450 for the last).
+    assert [deadline for _, _, deadline in times] == [200 + bank + 250 for bank in banks]
+    assert len(banks) == 3 and banks[0] == 750 and 0 < banks[1] <= 750 - 400 and banks[2] == 0, banks
+    assert [(f.kind, f.seat, f.message) for f in record.faults] == [(FaultKind.TIMEOUT, 0, "no reply within 450 ms")]
+    answered = [m for r in record.rounds for m in r.moves if m.seat == 0 and not m.forced]
+    assert len(answered) == 2 and all(m.think_ms >= 600 for m in answered)

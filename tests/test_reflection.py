@@ -24,7 +24,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 
 from arena.protocol import arena_pb2, bot_pb2
-from test_protocol_tooling import go_tool
+from support.tools import go_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"

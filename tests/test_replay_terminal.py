@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from arena import cli
 from arena.players import RandomPlayer
 from arena.players.base import LocalPlayer
 from arena.players.faults import Fault, FaultKind
@@ -24,7 +25,8 @@ from arena.referee import forfeit_before_start, play_match
 from arena.rules import VARIANTS, Deal, Kind, new_game, parse_tile
 from arena.rules.spinner import NO_SPINNER
 from arena.rules.tiles import IS_DOUBLE, LOW, NAMES, full_set
-from helpers import fails_after
+from support.players import fails_after
+from support.records import draw_game, run_of
 
 # --- making records -----------------------------------------------------------------------------------------------
 
@@ -412,3 +414,33 @@ async def test_the_command_line_end_to_end(tmp_path: Path) -> None:
     out = run_cli("replay", str(path), "--game", "0", "--seat", "5")
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.splitlines() == ["error: seat 5 does not exist: the game has 2 seats (0 to 1)"]
+
+
+# --- the compact view ------------------------------------------------------------------------------------
+
+
+def test_the_compact_view_is_one_line_a_move_with_the_layout_at_round_ends(tmp_path: Path, capsys) -> None:
+    """Guards: point 9, compact (one line a move, the layout at round ends) is the default when the output is not
+    a terminal; ``--full`` gives the full view, and ``--compact`` the compact one on a terminal."""
+    record = draw_game(1)
+    run = run_of(tmp_path / "run", [record])
+    assert cli.main(["replay", str(run), "--game", "1"]) == 0
+    compact = capsys.readouterr().out
+    moves = sum(len(r.get("moves", ())) for r in record["rounds"])
+    lines = compact.splitlines()
+    assert sum(1 for line in lines if line.startswith("move ")) == moves
+    assert sum(1 for line in lines if line.startswith("  line: ")) == len(record["rounds"])  # at round ends only
+    ends = [i for i, line in enumerate(lines) if line.startswith("Round ") and " ends: " in line]
+    assert len(ends) == len(record["rounds"]) and all(lines[i + 1].startswith("  line: [") for i in ends)
+    assert cli.main(["replay", str(run), "--game", "1", "--full"]) == 0
+    full = capsys.readouterr().out
+    assert full.count("\n  line: ") == moves and len(full.splitlines()) > 3 * len(lines)
+    console = Console(file=io.StringIO(), width=120, force_terminal=True)
+    show_game(record, console=console)
+    assert console.file.getvalue().count("line: ") == moves  # a terminal: full by default
+    console = Console(file=io.StringIO(), width=120, force_terminal=True)
+    show_game(record, console=console, compact=True)
+    assert console.file.getvalue().count("line: ") == len(record["rounds"])
+    with pytest.raises(SystemExit):
+        cli.main(["replay", str(run), "--game", "1", "--full", "--compact"])
+    assert "not allowed with argument" in capsys.readouterr().err

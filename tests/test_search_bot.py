@@ -26,8 +26,8 @@ from arena.rules import Kind, new_game
 from arena.rules.restore import PublicRound
 from arena.rules.tiles import HIGH, LOW, mask_of, tiles_of
 from arena.simulate import play_local_match
-from helpers import deal, do, t
-from test_restore import CONFIGS, IDS, random_states
+from support.notation import deal, do, t
+from support.random_matches import CONFIGS, IDS, random_states
 
 ROOT = Path(__file__).resolve().parents[1]
 SEARCH_BOT = ROOT / "bots/python/search_bot.py"

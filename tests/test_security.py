@@ -30,7 +30,8 @@ from arena.rules import new_game
 from arena.sandbox import Limits, host
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_dict
-from helpers import bot_processes, wait_for
+from support.processes import bot_processes
+from support.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTACK_BOT = str(ROOT / "tests" / "bots" / "attack_bot.py")

@@ -10,20 +10,18 @@ with a deadline."""
 from __future__ import annotations
 
 import json
-import queue
 import re
+import resource
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 import tomllib
 import uuid
+from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -33,169 +31,21 @@ from arena.protocol import arena_pb2 as apb
 from arena.protocol import arena_pb2_grpc as apb_grpc
 from arena.protocol import tournament_pb2 as tpb
 from arena.protocol import types_pb2
+from arena.records.jsonform import index_of
+from arena.records.schema import RecordFormatError, parse_record
+from arena.records.store import ReadReport, iter_records
 from arena.rules import Kind
 from arena.records.format import full_tiles
 from arena.server.events import Watcher, event
 from arena.server.submission import dict_from_message, message_from_dict, parse_submission, toml_text
-from helpers import bot_processes, wait_for
+from support.processes import bot_processes
+from support.waiting import wait_for
+from support.servers import (
+    BackgroundWatch, FINISHED, Server, WATCHED_BOT, bot_entry, index, kinds, named, random_bot, random_pair, records,
+    registry, self_signed, submit, tournament, watch,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
-WATCHED_BOT = ROOT / "tests" / "bots" / "watched_bot.py"
-FINISHED = apb.TOURNAMENT_STATE_FINISHED
-
-
-# --- helpers ----------------------------------------------------------------------------------------------------
-
-
-def bot_entry(name: str, *command: str) -> str:
-    return f'\n[[bots]]\nname = "{name}"\ncommand = {json.dumps([sys.executable, *command])}\n'
-
-
-def random_bot(name: str, tag: str) -> str:
-    return bot_entry(name, str(RANDOM_BOT), "--tag", tag)
-
-
-def named(*names: str) -> str:
-    """``[[bots]]`` entries that name registered bots."""
-    return "".join(f'\n[[bots]]\nname = "{name}"\n' for name in names)
-
-
-def registry(folder: Path, entries: str, extra: str = "") -> tuple[str, ...]:
-    """``arena serve`` arguments for a registry file holding ``entries`` (``[[bots]]`` tables)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"bots-{uuid.uuid4().hex[:8]}.toml"
-    path.write_text(extra + entries)
-    return ("--bots", str(path))
-
-
-def random_pair(folder: Path, tag: str) -> tuple[str, ...]:
-    """A registry with two random Python bots, alpha and beta, tagged ``tag`` (to find their processes)."""
-    return registry(folder, random_bot("alpha", tag) + random_bot("beta", tag))
-
-
-def tournament(*, games: int = 2, concurrency: int = 2, variant: str = "block", duplicate: bool = True,
-               bots: str | None = None, extra: str = "", name: str = "t") -> str:
-    """A quick tournament: one-round matches (target 1) between two registered bots (alpha and beta unless
-    ``bots`` says otherwise)."""
-    return (f'name = "{name}"\nvariant = "{variant}"\ngames = {games}\nconcurrency = {concurrency}\n'
-            f'duplicate = {str(duplicate).lower()}\n{extra}\n[options]\ntarget = 1\n'
-            + (bots if bots is not None else named("alpha", "beta")))
-
-
-class Server:
-    """``arena serve`` in its own process, on a free port."""
-
-    def __init__(self, data: Path, *extra: str) -> None:
-        self.data = data
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--data", str(data), *extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-        self.output: list[str] = []
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.address = self.wait_line(r"^listening on (\S+)$", 30).group(1)
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.output.append(line)
-            self._lines.put(line.rstrip("\n"))
-        self._lines.put(None)
-
-    def wait_line(self, pattern: str, seconds: float) -> re.Match:
-        deadline = time.monotonic() + seconds
-        while True:
-            try:
-                line = self._lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty:
-                raise AssertionError(f"no line like {pattern!r} within {seconds} s: {''.join(self.output)}")
-            if line is None:
-                raise AssertionError(f"the server ended before a line like {pattern!r}: {''.join(self.output)}")
-            match = re.search(pattern, line)
-            if match:
-                return match
-
-    def stub(self, *, credentials: grpc.ChannelCredentials | None = None,
-             options: list | None = None) -> apb_grpc.ArenaStub:
-        channel = (grpc.secure_channel(self.address, credentials, options or []) if credentials
-                   else grpc.insecure_channel(self.address, options or []))
-        return apb_grpc.ArenaStub(channel)
-
-    def stop(self, sig: int = signal.SIGTERM, seconds: float = 20) -> float:
-        """Signal the server and wait for it to exit; returns how long it took."""
-        if self.process.poll() is not None:
-            return 0.0
-        started = time.monotonic()
-        self.process.send_signal(sig)
-        self.process.wait(timeout=seconds)
-        return time.monotonic() - started
-
-    def cli(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "arena", *args, "--server", self.address],
-                              capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-
-
-def submit(stub: apb_grpc.ArenaStub, text: str, metadata: tuple = ()) -> apb.TournamentInfo:
-    return stub.SubmitTournament(apb.SubmitTournamentRequest(toml=text), timeout=30, metadata=metadata).tournament
-
-
-def watch(stub: apb_grpc.ArenaStub, tournament_id: str, *, moves: bool = False, seconds: float = 120,
-          metadata: tuple = ()) -> list[apb.TournamentEvent]:
-    """Every event of a watch, to the end of the stream."""
-    request = apb.WatchTournamentRequest(id=tournament_id, moves=moves)
-    return [e for reply in stub.WatchTournament(request, timeout=seconds, metadata=metadata) for e in reply.events]
-
-
-def kinds(events: list[apb.TournamentEvent]) -> list[str]:
-    return [e.WhichOneof("kind") for e in events]
-
-
-def records(folder: Path) -> list[dict]:
-    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
-
-
-def index(record: dict) -> int:
-    return int(record.get("index", 0))
-
-
-
-
-
-
-class BackgroundWatch:
-    """A watch stream read on a thread: its events as they come, and how it ended."""
-
-    def __init__(self, stub: apb_grpc.ArenaStub, tournament_id: str, moves: bool = False) -> None:
-        self.events: list[apb.TournamentEvent] = []
-        self.finished_games = 0
-        self.error: grpc.RpcError | None = None
-        self.progress = threading.Condition()
-        self._call = stub.WatchTournament(apb.WatchTournamentRequest(id=tournament_id, moves=moves), timeout=180)
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            for reply in self._call:
-                with self.progress:
-                    self.events.extend(reply.events)
-                    self.finished_games += sum(1 for e in reply.events if e.HasField("game_finished"))
-                    self.progress.notify_all()
-        except grpc.RpcError as error:
-            self.error = error
-        with self.progress:
-            self.progress.notify_all()
-
-    def wait_games(self, count: int, seconds: float) -> None:
-        with self.progress:
-            if not self.progress.wait_for(lambda: self.finished_games >= count or not self.thread.is_alive(),
-                                          seconds):
-                raise AssertionError(f"fewer than {count} games finished within {seconds} s")
-
-    def join(self, seconds: float) -> None:
-        self.thread.join(seconds)
-        assert not self.thread.is_alive(), "the watch did not end"
 
 
 @pytest.fixture(scope="module")
@@ -530,14 +380,6 @@ def test_bad_submissions_are_refused_with_a_message_naming_the_problem(server: S
 # --- security -------------------------------------------------------------------------------------------------------
 
 
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "1", "-subj", "/CN=localhost",
-                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
-    return cert, key
-
-
 def test_a_token_is_required_when_set_and_tls_protects_the_wire(tmp_path: Path) -> None:
     refused = subprocess.run([sys.executable, "-m", "arena", "serve", "--listen", "0.0.0.0:0", "--data",
                               str(tmp_path / "d0")], capture_output=True, text=True, cwd=ROOT, timeout=60)
@@ -581,46 +423,6 @@ def test_a_token_is_required_when_set_and_tls_protects_the_wire(tmp_path: Path) 
 
 
 # --- stopping and resuming -----------------------------------------------------------------------------------------
-
-
-HANG_BOT = """# A bot that never answers an Act, and says so on stderr: in its sandbox its log is all it can write.
-import sys
-import threading
-
-from arena.protocol import bot_pb2
-from testbot import serve_handlers
-
-
-def say(text):
-    print(text, file=sys.stderr, flush=True)
-
-
-def act(request, context):
-    say("asked")
-    over = threading.Event()
-    context.add_callback(over.set)  # the call ended without an answer: the arena cancelled it
-    over.wait(600)
-    say("cancelled")
-    return bot_pb2.ActReply(index=0)
-
-
-serve_handlers(lambda request, context: bot_pb2.HelloReply(name="hanger", version="0", protocol_version=1), act,
-               lambda request, context: bot_pb2.NotifyReply(), None)
-"""
-
-
-@pytest.fixture
-def hang_bot() -> Iterator[Path]:
-    """The hanging bot in a folder of its own (with the test bots' server code), for a registry. Not under /tmp: a
-    sandbox has its own /tmp, so a bot there is not found."""
-    artifacts = ROOT / "test-artifacts"
-    artifacts.mkdir(exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="hang-bot-", dir=artifacts))
-    folder.chmod(0o755)
-    shutil.copy(ROOT / "tests" / "bots" / "testbot.py", folder)
-    (folder / "hang_bot.py").write_text(HANG_BOT)
-    yield folder / "hang_bot.py"
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def bot_logs(run: Path, name: str) -> str:
@@ -747,3 +549,119 @@ def test_the_grace_goes_through_the_spec_message_a_set_zero_included(grace_ms: i
     assert parse_submission(message, text)[0] == from_message, "the message and its TOML agree"
     message.time.ClearField("grace_ms")
     assert parse_submission(message, "")[0].time.grace_ms == 250
+
+
+# --- a write error leaves the tournament resumable; unreadable lines are logged and named -------------------
+
+
+def corrupt_in_place(path: Path) -> tuple[int, int, str]:
+    """Overwrite the first complete line that names its game in its first bytes with garbage of the same length
+    (the file keeps its size and inode, as a server reading it expects); (line number, game, problem)."""
+    lines = path.read_bytes().split(b"\n")
+    offset = 0
+    for number, line in enumerate(lines[:-1], 1):
+        prefix = re.match(rb'\{"recordVersion":1,"index":"(\d+)",', line)
+        if prefix:
+            bad = prefix.group(0) + b"#" * (len(line) - len(prefix.group(0)))
+            with open(path, "r+b") as f:
+                f.seek(offset)
+                f.write(bad)
+            with pytest.raises(RecordFormatError) as problem:
+                parse_record(bad)
+            return number, int(prefix.group(1)), str(problem.value)
+        offset += len(line) + 1
+    raise AssertionError(f"no line of {path} names its game")
+
+
+def fail_by_a_file_size_limit(server: Server, limit: int) -> tuple[Any, apb.TournamentInfo, apb.TournamentInfo]:
+    """Limit the running server's files to ``limit`` bytes (RLIMIT_FSIZE: its writes get EFBIG, as on a full disk),
+    submit 40 games and watch them until the tournament ends FAILED and resumable: (stub, submitted, failed)."""
+    resource.prlimit(server.process.pid, resource.RLIMIT_FSIZE, (limit, limit))
+    stub = server.stub()
+    info = submit(stub, tournament(games=20, concurrency=2))
+    failed = watch(stub, info.id)[-1].finished.tournament
+    assert failed.state == apb.TOURNAMENT_STATE_FAILED and failed.resumable, failed
+    return stub, info, failed
+
+
+def test_a_write_error_fails_resumably_and_a_restart_resumes_with_every_game_once(tmp_path: Path) -> None:
+    """The server's files may not grow past 30,000 bytes (RLIMIT_FSIZE, set on the running server: its writes get
+    EFBIG, as on a full disk): the tournament ends FAILED, resumable, saying what is safe. A line then broken by
+    hand: GetGame on its game names the line. The restarted server (no limit) logs the broken line, resumes, and
+    finishes with every game recorded exactly once, the safe lines kept as they were."""
+    tag = uuid.uuid4().hex
+    data = tmp_path / "data"
+    bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+    first = Server(data, *bots)
+    try:
+        stub, info, failed = fail_by_a_file_size_limit(first, 30_000)
+        folder = data / "tournaments" / info.id
+        kept = (folder / "games.jsonl").read_bytes()
+        safe = kept.count(b"\n")
+        assert 0 < safe < 40 and len(kept) == 30_000
+        assert failed.error == (f"cannot write {folder}/games.jsonl: File too large; {safe} of 40 games are recorded "
+                                f"and safe in {folder} (standings.json holds their standings); raise the file size "
+                                f"limit (ulimit -f), then restart the server: it resumes this tournament")
+        status = first.cli("status", info.id)
+        assert "resumable: its recorded games are safe; the server resumes it at its next start" in status.stdout
+
+        line, game, problem = corrupt_in_place(folder / "games.jsonl")
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.GetGame(apb.GetGameRequest(id=info.id, index=game), timeout=30)
+        assert refused.value.code() == grpc.StatusCode.DATA_LOSS
+        assert refused.value.details() == (f"game {game} of tournament {info.id}: its record, line {line} of "
+                                           f"games.jsonl, is unreadable: {problem}")
+        first.stop()
+    finally:
+        first.stop(signal.SIGKILL)
+    before = (folder / "games.jsonl").read_bytes()
+    complete = before[:before.rfind(b"\n") + 1]
+
+    again = Server(data, *bots)
+    try:
+        again.wait_line(rf"^arena: record line skipped \(id={info.id} file=games.jsonl line={line} "
+                        rf"problem={re.escape(problem)}\)$", 30)
+        stub = again.stub()
+        finished = watch(stub, info.id)[-1].finished.tournament
+        assert finished.state == FINISHED and not finished.resumable and finished.error == "", finished
+        assert finished.games_done == 40
+        after = (folder / "games.jsonl").read_bytes()
+        assert after.startswith(complete), "the safe lines (and the broken one) are kept as they were"
+        report = ReadReport()
+        indices = Counter(index_of(record) for record in iter_records(folder / "games.jsonl", report))
+        assert indices == Counter(range(40)), "every game exactly once, the broken line's game played again"
+        assert [number for number, _ in report.bad_lines] == [line]
+        assert stub.GetGame(apb.GetGameRequest(id=info.id, index=game), timeout=30).record.index == game
+        saved = json.loads((folder / "server.json").read_text())
+        assert (saved["state"], saved["resumable"]) == ("finished", False)
+    finally:
+        again.stop()
+    assert not bot_processes(tag)
+
+
+def test_a_tournament_failed_by_a_write_error_can_be_cancelled_and_is_then_not_resumed(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    data = tmp_path / "data"
+    bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+    first = Server(data, *bots)
+    try:
+        stub, info, failed = fail_by_a_file_size_limit(first, 20_000)
+        cancelled = stub.CancelTournament(apb.CancelTournamentRequest(id=info.id), timeout=30).tournament
+        assert cancelled.state == apb.TOURNAMENT_STATE_CANCELLED and not cancelled.resumable
+        assert cancelled.error == f"cancelled by request after it failed: {failed.error}"
+        with pytest.raises(grpc.RpcError) as again:
+            stub.CancelTournament(apb.CancelTournamentRequest(id=info.id), timeout=30)
+        assert again.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        first.stop()
+    finally:
+        first.stop(signal.SIGKILL)
+    games = (data / "tournaments" / info.id / "games.jsonl").read_bytes()
+    restarted = Server(data, *bots)
+    try:
+        stub = restarted.stub()
+        state = stub.GetStandings(apb.GetStandingsRequest(id=info.id), timeout=30).tournament
+        assert state.state == apb.TOURNAMENT_STATE_CANCELLED and not state.resumable
+        assert (data / "tournaments" / info.id / "games.jsonl").read_bytes() == games, "not resumed"
+    finally:
+        restarted.stop()
+    assert not bot_processes(tag)

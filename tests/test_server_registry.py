@@ -2,7 +2,7 @@
 submissions; commands only with ``--allow-commands``; always sandboxed; limits only lowered; caps on entrants and on
 bot processes; names fit for a terminal; secrets on disk private.
 
-Real server processes, real bots over real gRPC (helpers from test_server.py); no sleeps: the tests wait on watch
+Real server processes, real bots over real gRPC (tests/support/servers.py); no sleeps: the tests wait on watch
 streams and on calls that answer once something has happened."""
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import pytest
 
 from arena.protocol import arena_pb2 as apb
 from arena.cli import server as server_cli
-from test_server import (
-    FINISHED, RANDOM_BOT, ROOT, WATCHED_BOT, Server, bot_entry, named, random_bot, registry, submit, tournament,
-    watch,
+from support.paths import ROOT
+from support.servers import (
+    FINISHED, RANDOM_BOT, Server, WATCHED_BOT, bot_entry, named, random_bot, registry, submit, tournament, watch,
 )
 
 CANCELLED = apb.TOURNAMENT_STATE_CANCELLED

@@ -23,9 +23,10 @@ import pytest
 
 from arena.protocol import arena_pb2 as apb
 from arena.tournament.sprt import H1, bounds, llr
-from test_replay_html import Chromium, needs_chromium
-from test_server import ROOT, Server, bot_entry, registry, submit, watch
-from test_web import SHOTS, WebServer, get_json, wait_state
+from support.chromium import Chromium, needs_chromium
+from support.paths import ROOT
+from support.servers import Server, bot_entry, registry, submit, watch
+from support.web import SHOTS, WebServer, get_json, wait_state
 
 GREEDY = str(ROOT / "bots" / "python" / "greedy_bot.py")
 HASHED = str(ROOT / "tests" / "bots" / "hashed_bot.py")

@@ -14,8 +14,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.protocol import arena_pb2 as apb
 from arena.server import streams
-from helpers import wait_for
-from test_server import Server, bot_entry, hang_bot, named, random_bot, registry, submit, tournament  # noqa: F401
+from support.waiting import wait_for
+from support.servers import Server, bot_entry, named, random_bot, registry, submit, tournament
 
 HOLD = "[time]\nmove_ms = 600000\n"
 """A game against the hanging bot lasts as long as the test: its tournament stays RUNNING, its watches open."""

@@ -18,7 +18,9 @@ from arena.rules import new_game
 from arena.tournament.runner import time_control_of
 from arena.tournament.schedule import BY_TABLE, INTERLEAVED, Schedule
 from arena.tournament.spec import SpecError, load_spec
-from helpers import bot_processes, kill_run_after, wait_for
+from support.processes import bot_processes
+from support.waiting import wait_for
+from support.tournaments import kill_run_after
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"

@@ -1,5 +1,5 @@
 """The web dashboard (``arena serve --http``): real servers on free ports, real bots, HTTP from the standard library,
-and a real headless Chromium (the DevTools-pipe helper of test_replay_html.py) that watches a tournament live.
+and a real headless Chromium (tests/support/chromium.py, the DevTools pipe) that watches a tournament live.
 
 Every route is asked for and its answer checked against the run folder the server wrote; the access rules are tried
 with and without the token (header and sign-in cookie) and on the public site; a running duplicate tournament is
@@ -30,67 +30,19 @@ import pytest
 
 from arena.tournament.standings import skill_cell
 from arena.web.data import CHART_POINTS, RatingHistory
-from test_gauntlet_sprt import outcome
-from test_replay_html import Chromium, needs_chromium
-from helpers import wait_for
-from test_server import (
-    ROOT, WATCHED_BOT, Server, bot_entry, named, random_bot, registry, self_signed, submit, tournament,
-)
+from support.outcomes import outcome
+from support.chromium import Chromium, needs_chromium
+from support.waiting import wait_for
+from support.paths import ROOT
+from support.servers import Server, WATCHED_BOT, bot_entry, named, random_bot, registry, self_signed, submit, tournament
+from support.web import NoRedirect, SHOTS, WebServer, get_json, http, wait_state
 
-SHOTS = Path("/tmp/arena-web-shots")
 BEARER = "Bearer "
 OWN_NAME = "arena.example.test"
 """The name the module's server is given with --http-host."""
 
 
 # --- helpers ----------------------------------------------------------------------------------------------------
-
-
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-OPENER = urllib.request.build_opener(NoRedirect)
-
-
-def http(url: str, *, headers: dict[str, str] | None = None, form: dict[str, str] | None = None
-         ) -> tuple[int, dict[str, str], bytes]:
-    """One request: its status, headers and body (errors are answers too)."""
-    data = urllib.parse.urlencode(form).encode() if form is not None else None
-    request = urllib.request.Request(url, data=data, headers=headers or {})
-    try:
-        with OPENER.open(request, timeout=30) as reply:
-            return reply.status, {k.lower(): v for k, v in reply.headers.items()}, reply.read()
-    except urllib.error.HTTPError as error:
-        return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
-
-
-def get_json(url: str, status: int = 200, headers: dict[str, str] | None = None) -> Any:
-    code, _, body = http(url, headers=headers)
-    assert code == status, (url, code, body[:300])
-    return json.loads(body)
-
-
-class WebServer(Server):
-    """``arena serve`` with the dashboard on a free port too."""
-
-    def __init__(self, data: Path, *extra: str) -> None:
-        super().__init__(data, "--http", "127.0.0.1:0", *extra)
-        self.web = self.wait_line(r"^web dashboard on (https?://\S+)/$", 30).group(1)
-
-
-def wait_state(web: str, tid: str, condition: Any, seconds: float, what: str,
-               headers: dict[str, str] | None = None) -> dict:
-    """Poll the tournament's JSON until ``condition(detail)`` holds, with a deadline."""
-    deadline = time.monotonic() + seconds
-    while True:
-        detail = get_json(f"{web}/api/t/{tid}", headers=headers)
-        if condition(detail):
-            return detail
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}: {json.dumps(detail)[:600]}")
-        time.sleep(0.05)
 
 
 def finished(detail: dict) -> bool:
@@ -431,7 +383,6 @@ def test_bad_http_host_flags_are_one_line_errors(tmp_path: Path, args: list[str]
     done = subprocess.run([sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--data",
                            str(tmp_path / "d"), *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 2 and done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
-
 
 
 def token_file(folder: Path) -> tuple[Path, str]:

@@ -1,4 +1,5 @@
-"""A real, private PostgreSQL server for one test session (a pytest plugin: ``pytest_plugins = ["pg_server"]``).
+"""A real, private PostgreSQL server for one test session: a pytest plugin (tests/conftest.py loads it:
+``pytest_plugins = ["support.pg"]``).
 
 ``initdb`` and ``pg_ctl`` (the Debian package ``postgresql``) make a cluster in a fresh temporary folder and start
 it listening only on a Unix socket in that folder (no TCP port: nothing else on the machine can reach it, and no

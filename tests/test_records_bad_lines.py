@@ -1,22 +1,14 @@
-"""Records that never crash a reader (issue 12), and the record points of the issue.
-
-A record line that is valid JSON with wrong types, nested thousands deep, or holding numbers no field can take is a
-bad line: every reader (the store's iterator that ``--resume`` and the server use, ``arena replay --verify`` serial
-and parallel, every other replay mode, the server's record index) reports it with its line number and goes on with
-the other games; ``arena replay RUN --repair`` moves such lines aside, atomically. Also here: tiles written in full
-(``[0|0]`` is ``{"low":0,"high":0}``), a record whose seed is withheld verifies everything but its shuffle, one
-numbering of moves in every view, the compact terminal replay, and "not a record file". The last two tests feed mutated
-record lines to every reader (hypothesis): lines broken in any way, and lines of the right shape with wrong contents;
-every reader must answer cleanly every time (``RECORD_FUZZ_EXAMPLES=2000`` for a longer run).
-"""
+"""Bad record lines never crash a reader (issue 12). A record line that is valid JSON with wrong types, nested
+thousands deep, or holding numbers no field can take is a bad line: every reader (the store's iterator that
+``--resume`` and the server use, ``arena replay --verify`` serial and parallel, every other replay mode, the
+server's record index) reports it with its line number and goes on; resume plays its game again; ``--repair``
+moves bad lines aside and keeps the rest; and no mutated line, however broken, makes a reader raise (hypothesis)."""
 
 from __future__ import annotations
 
 import io
 import json
-import math
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -25,88 +17,31 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-import trio
-from google.protobuf import json_format
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings
 from rich.console import Console
 
 from arena import cli
-from arena.players import RandomPlayer
-from arena.players.base import LocalPlayer
-from arena.players.faults import Fault, FaultKind
-from arena.records import replay, schema, store
-from arena.records.format import full_tiles, to_json_line
+from arena.records import replay, store
+from arena.records.format import to_json_line
 from arena.records.html import viewer_data
-from arena.records.jsonform import game_record_dict, index_of
+from arena.records.jsonform import index_of
 from arena.records.replay import RecordError, find_game, locate, verify_run
 from arena.records.schema import RecordFormatError, parse_record
 from arena.records.store import ReadReport, RecordWriter, iter_records, repair, side_file_of
 from arena.records.terminal import show_game
-from arena.referee import forfeit_before_start, play_match
-from arena.rules import new_game
 from arena.server.events import game_summary, record_message
 from arena.server.tournaments import RecordIndex
 from arena.tournament.runner import outcome_of
-from arena.records.run_folder import commitment_of
 from arena.tournament.standings import Standings
-from helpers import fails_after as failing_player
-from test_records_guard import verify_cli
+
+from support.records import MASTER, changed, draw_game, played, run_of, verify_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
-MASTER = "hardening"
-
-
-# --- making runs ----------------------------------------------------------------------------------------------
-
-
-def played(variant: str, seed: str, index: int, players: int | None = None, options: dict | None = None,
-           fails_after: int | None = None) -> dict[str, Any]:
-    """One game between random players (seat 1 faulting at its decision ``fails_after``), as the runner records
-    it."""
-    game = new_game(variant, players, options)
-    seats: list[LocalPlayer] = [LocalPlayer(RandomPlayer(f"{seed}/{s}"), name=f"bot{s}") for s in range(game.players)]
-    if fails_after is not None:
-        seats[1] = failing_player(f"{seed}/1", fails_after)
-    record = trio.run(lambda: play_match(game, seats, seed=seed, match_id=f"m{index}"))
-    return game_record_dict(record, index=index, tournament="t", deal_key=seed.split("/", 1)[1], rotation=0,
-                            side_of=game.side_of)
-
-
-def run_of(folder: Path, records: list[dict], lines: dict[int, str] | None = None, revealed: bool = True) -> Path:
-    """A run folder holding ``records``, one a line, line N (from 1) replaced by ``lines[N]`` when given."""
-    folder.mkdir(parents=True, exist_ok=True)
-    if revealed:
-        nonce = "00ff"
-        (folder / "seed.json").write_text(json.dumps({"seed": MASTER, "nonce": nonce,
-                                                      "commitment": commitment_of(MASTER, nonce)}))
-        (folder / "commitment.txt").write_text(commitment_of(MASTER, nonce) + "\n")
-    text = [to_json_line(r) for r in records]
-    for number, line in (lines or {}).items():
-        text[number - 1] = line
-    (folder / "games.jsonl").write_text("".join(line + "\n" for line in text), encoding="utf-8")
-    return folder
-
-
-_GAMES: dict[int, dict] = {}
-
-
-def draw_game(index: int) -> dict:
-    """Game ``index`` of a Draw run with the master seed ``MASTER`` (made once per test session)."""
-    if index not in _GAMES:
-        _GAMES[index] = played("draw", f"{MASTER}/0/{index}", index, options={"target": 30})
-    return json.loads(json.dumps(_GAMES[index]))
 
 
 # --- the issue's lines, one by one --------------------------------------------------------------------------------
-
-
-def changed(change: Callable[[dict], Any]) -> Callable[[dict], str]:
-    def make(record: dict) -> str:
-        change(record)
-        return to_json_line(record)
-    return make
 
 
 def raw(old: str, new: str) -> Callable[[dict], str]:
@@ -282,7 +217,7 @@ def test_resume_reports_and_replays_the_games_of_bad_lines(tmp_path: Path) -> No
 def test_the_server_reads_past_bad_lines(tmp_path: Path) -> None:
     """Guards: a restarted server resumes a tournament whose records hold bad lines (it used to end FAILED with an
     AttributeError), plays their games again, and lists and serves every game."""
-    from test_server import FINISHED, Server, random_pair, submit, tournament, watch, BackgroundWatch
+    from support.servers import BackgroundWatch, FINISHED, Server, random_pair, submit, tournament, watch
     from arena.protocol import arena_pb2 as apb
 
     data = tmp_path / "data"
@@ -458,6 +393,9 @@ def test_a_writer_that_opened_the_file_during_a_repair_writes_to_the_repaired_on
     assert [index_of(r) for r in iter_records(path)] == [0, 1]
 
 
+# --- a tournament file is not a record file -------------------------------------------------------------------
+
+
 def test_repair_refuses_a_file_that_is_not_a_record_file(tmp_path: Path, capsys) -> None:
     toml = ROOT / "tournaments" / "demo.toml"
     copy = tmp_path / "demo.toml"
@@ -468,9 +406,6 @@ def test_repair_refuses_a_file_that_is_not_a_record_file(tmp_path: Path, capsys)
     assert copy.read_bytes() == toml.read_bytes() and not side_file_of(copy).exists()
 
 
-# --- point 8: a tournament file is not a record file -----------------------------------------------------------
-
-
 @pytest.mark.parametrize("mode", [["--verify"], ["--game", "0"], ["--game", "0", "--html", "x.html"], ["--repair"]])
 def test_a_tournament_file_is_not_a_record_file(mode: list[str], capsys) -> None:
     """Guards: point 8, ``arena replay tournaments/demo.toml`` says "not a record file", not "29 unreadable
@@ -478,320 +413,6 @@ def test_a_tournament_file_is_not_a_record_file(mode: list[str], capsys) -> None
     assert cli.main(["replay", "tournaments/demo.toml", *mode]) == 2
     assert capsys.readouterr().err == ("error: tournaments/demo.toml: not a record file (no line of it is a game "
                                        "record); expected a run folder or its games.jsonl\n")
-
-
-# --- point 11: every field of a tile ------------------------------------------------------------------------------
-
-
-def zeros_left_out(data: Any) -> Any:
-    """A record as older arenas wrote it: a tile's zero halves left out (``[0|0]`` as ``{}``)."""
-    if isinstance(data, list):
-        return [zeros_left_out(item) for item in data]
-    if not isinstance(data, dict):
-        return data
-    if set(data) == {"low", "high"}:
-        return {k: v for k, v in data.items() if v}
-    return {k: zeros_left_out(v) for k, v in data.items()}
-
-
-def test_tiles_are_written_in_full_and_the_old_form_still_reads(tmp_path: Path) -> None:
-    """Guards: point 11, ``[0|0]`` is written ``{"low":0,"high":0}`` (never ``{}``); records written the old way
-    read, replay and verify as before."""
-    records = [draw_game(i) for i in range(3)]
-    lines = [to_json_line(r) for r in records]
-    assert all('{"low":0,"high":0}' in line and '{"high":' not in line for line in lines)
-    assert all(json.loads(line) == full_tiles(json.loads(line)) for line in lines)  # no tile field left out
-    old = [zeros_left_out(r) for r in records]
-    assert "{}" in "".join(to_json_line(r) for r in old)
-    run = run_of(tmp_path / "old", old)
-    report = verify_run(run)
-    assert [str(m) for m in report.mismatches] == [] and report.games == 3
-    assert [r for r in iter_records(run / "games.jsonl")] == old
-    text = io.StringIO()
-    show_game(find_game(locate(run), 1), console=Console(file=text, width=120))
-    new_text = io.StringIO()
-    show_game(records[1], console=Console(file=new_text, width=120))
-    assert text.getvalue() == new_text.getvalue()
-
-
-# --- point 3: a record whose seed is withheld ----------------------------------------------------------------------
-
-
-def fetched_while_running(record: dict) -> dict:
-    """What ``arena fetch`` prints for a game of a running tournament: the server's message, seed withheld."""
-    return json_format.MessageToDict(record_message(record, withhold_seed=True))
-
-
-def test_a_game_fetched_while_its_tournament_runs_verifies_all_but_its_shuffle(tmp_path: Path, capsys) -> None:
-    """Guards: point 3, a record without its seed is not "the deal is not the one the rules deal from the game's
-    seed": the note says the seed is not revealed yet, and everything else is verified."""
-    records = [fetched_while_running(draw_game(i)) for i in range(2)]
-    assert all("seed" not in r for r in records)
-    path = tmp_path / "fetched.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    assert cli.main(["replay", str(path), "--verify"]) == 0
-    out = capsys.readouterr().out
-    assert "the deal is not the one" not in out and "MISMATCH" not in out
-    assert out.startswith("note: 2 games carry no seed: it is not revealed until the tournament ends (a game fetched "
-                          "while its tournament runs), so the shuffle of their deals could not be checked; everything "
-                          "else was. Fetch them again once the tournament has finished to check the deals too.\n")
-    assert f"verified 2 games, {verify_run(path).moves} moves in {path}: OK" in out
-
-
-def second_round_leader(record: dict) -> None:
-    deal = record["rounds"][1]["deal"]
-    deal["leader"] = 1 - deal.get("leader", 0)
-
-
-def first_move_seat(record: dict) -> None:
-    move = record["rounds"][1]["moves"][0]
-    move["seat"] = 1 - move.get("seat", 0)
-
-
-def a_tile_swapped_for_one_of_the_boneyard(record: dict) -> None:
-    deal = record["rounds"][0]["deal"]
-    deal["hands"][0]["tiles"][0], deal["boneyard"][-1] = deal["boneyard"][-1], deal["hands"][0]["tiles"][0]
-
-
-@pytest.mark.parametrize("tamper, expected", [
-    (second_round_leader, "game 1, round 2: the deal is not one the rules deal: seat {0} leads; the rules give seat "
-                          "{1}"),
-    (lambda r: r["rounds"][0]["deal"]["hands"][0]["tiles"].pop(),
-     "game 1, round 1: the deal is not one the rules deal: the hands hold 6, 7 tiles; the rules deal 7, 7"),
-    (first_move_seat, "game 1, round 2, move {2}: seat {3} moved, but it was seat {4}'s turn"),
-    (lambda r: r["rounds"][0]["result"].update(points=["999", "0"]), "game 1, round 1: the round result differs"),
-])
-def test_a_seedless_record_is_still_verified(tamper, expected: str, tmp_path: Path) -> None:
-    record = fetched_while_running(draw_game(1))
-    assert len(record["rounds"]) >= 2
-    tamper(record)
-    moves_before = len(record["rounds"][0]["moves"])
-    leader = record["rounds"][1]["deal"].get("leader", 0)
-    seat = record["rounds"][1]["moves"][0].get("seat", 0)
-    expected = expected.format(leader, 1 - leader, moves_before + 1, seat, 1 - seat)
-    path = tmp_path / "fetched.jsonl"
-    path.write_text(json.dumps(record) + "\n")
-    report = verify_run(path)
-    assert report.unseeded == 1 and len(report.mismatches) == 1
-    assert str(report.mismatches[0]).startswith(expected), report.mismatches
-
-
-def another_tile_leads(record: dict) -> None:
-    deal = record["rounds"][0]["deal"]
-    hand = deal["hands"][deal.get("leader", 0)]["tiles"]
-    deal["leadTile"] = next(tile for tile in hand if tile != {"low": 6, "high": 6})
-
-
-def no_tile_must_lead(record: dict) -> None:
-    del record["rounds"][0]["deal"]["leadTile"]
-
-
-@pytest.mark.parametrize("tamper", [another_tile_leads, no_tile_must_lead])
-def test_a_seedless_record_is_checked_for_the_tile_that_leads(tamper, tmp_path: Path) -> None:
-    """La Plaza for teams: whoever holds [6|6] leads it, whatever the seed. A record without its seed whose first
-    deal names another tile to lead (one its leader holds, so the deal is still a deal), or none at all (under which
-    the recorded lead of [6|6] is legal too), is not what the rules deal."""
-    record = fetched_while_running(played("la_plaza_teams", f"{MASTER}/0/3", 3))
-    assert "seed" not in record and record["rounds"][0]["deal"]["leadTile"] == {"low": 6, "high": 6}
-    tamper(record)
-    path = tmp_path / "fetched.jsonl"
-    path.write_text(json.dumps(record) + "\n")
-    report = verify_run(path)
-    assert report.unseeded == 1
-    assert [str(m) for m in report.mismatches] == [
-        "game 3, round 1: the deal is not one the rules deal: the engine or the tile to lead is not the one the rules "
-        "give"]
-
-
-def test_a_swapped_tile_needs_the_seed_to_be_seen() -> None:
-    """What a seedless record cannot show (said in the note): a deal that is a deal, but not the seed's."""
-    record = fetched_while_running(draw_game(1))
-    a_tile_swapped_for_one_of_the_boneyard(record)
-    seeded = dict(record, seed=f"{MASTER}/0/1")
-    assert any("the deal is not the one the rules deal" in str(m) for m in replay.verify_game(seeded))
-
-
-# --- point 2: one numbering of moves ---------------------------------------------------------------------------
-
-
-def test_moves_are_numbered_through_the_game_from_1_in_every_view(tmp_path: Path, capsys) -> None:
-    """Guards: point 2. A game whose seat 1 faults in a later round: the terminal (compact and full), the HTML
-    viewer's data, ``--against``'s note and verification all name the same moves the same way; the record keeps
-    the protocol's number (from 0)."""
-    record = next(r for r in (played("draw", f"{MASTER}/0/9", 9, options={"target": 30}, fails_after=after)
-                              for after in range(20, 200, 10)) if len(r["rounds"]) >= 2 and r.get("faults"))
-    fault = record["faults"][0]
-    moves = [m for rnd in record["rounds"] for m in rnd.get("moves", ())]
-    assert fault["moveNumber"] == len(moves)  # the decision after the last recorded move, counted from 0
-    run = run_of(tmp_path / "run", [record], revealed=False)
-    rounds = len(record["rounds"])
-
-    assert cli.main(["replay", str(run), "--game", "9"]) == 0  # not a terminal: compact
-    compact = capsys.readouterr().out
-    numbers = [int(n) for n in re.findall(r"^move (\d+) · ", compact, re.M)]
-    assert numbers == list(range(1, len(moves) + 1))
-    assert f"\nFAULT · round {rounds}, move {len(moves) + 1} · seat 1 (fails) · timeout" in compact
-    assert "moves: numbered through the whole game from 1, forced moves included" in compact
-    assert cli.main(["replay", str(run), "--game", "9", "--full"]) == 0
-    full = capsys.readouterr().out
-    assert [int(n) for n in re.findall(r"^move (\d+) · ", full, re.M)] == numbers
-    assert f"\nFAULT · round {rounds}, move {len(moves) + 1} · seat 1 (fails) · timeout" in full
-
-    data = viewer_data(record)  # the page shows frame k as "move k + 1" and a fault at "move + 1"
-    assert [m["s"] for m in data["moves"]] == [m.get("seat", 0) for m in moves]
-    assert data["faults"][0]["move"] == fault["moveNumber"]
-    page = (ROOT / "arena" / "records" / "viewer.html").read_text()
-    assert "fault at move ${fault.move + 1}" in page and "move ${f.k + 1}" in page
-    assert "numbered through the whole game from 1, forced moves\n      included" in page
-
-    assert cli.main(["replay", str(run), "--game", "9", "--seat", "0", "--against", "--", sys.executable,
-                     RANDOM_BOT]) == 0
-    against = capsys.readouterr().out
-    assert f"note: the record ends with a fault of seat 1 at move {len(moves) + 1} (timeout)" in against
-    for number in (int(n) for n in re.findall(r"^DIVERGENCE move (\d+) ", against, re.M)):
-        assert moves[number - 1].get("seat", 0) == 0 and not moves[number - 1].get("forced")
-
-    second = len(record["rounds"][0]["moves"])  # the first move of round 2 is the game's move second + 1
-    record["rounds"][1]["moves"][0]["seat"] = 1 - record["rounds"][1]["moves"][0].get("seat", 0)
-    found = [str(m) for m in replay.verify_game(record)]
-    assert found[0].startswith(f"game 9, round 2, move {second + 1}: seat ")
-    assert re.search(rf"^move {second + 1} · seat {1 - record['rounds'][1]['moves'][0]['seat']} ", compact, re.M)
-
-
-# --- point 9: the compact terminal replay ----------------------------------------------------------------------
-
-
-def test_the_compact_view_is_one_line_a_move_with_the_layout_at_round_ends(tmp_path: Path, capsys) -> None:
-    """Guards: point 9, compact (one line a move, the layout at round ends) is the default when the output is not
-    a terminal; ``--full`` gives the full view, and ``--compact`` the compact one on a terminal."""
-    record = draw_game(1)
-    run = run_of(tmp_path / "run", [record])
-    assert cli.main(["replay", str(run), "--game", "1"]) == 0
-    compact = capsys.readouterr().out
-    moves = sum(len(r.get("moves", ())) for r in record["rounds"])
-    lines = compact.splitlines()
-    assert sum(1 for line in lines if line.startswith("move ")) == moves
-    assert sum(1 for line in lines if line.startswith("  line: ")) == len(record["rounds"])  # at round ends only
-    ends = [i for i, line in enumerate(lines) if line.startswith("Round ") and " ends: " in line]
-    assert len(ends) == len(record["rounds"]) and all(lines[i + 1].startswith("  line: [") for i in ends)
-    assert cli.main(["replay", str(run), "--game", "1", "--full"]) == 0
-    full = capsys.readouterr().out
-    assert full.count("\n  line: ") == moves and len(full.splitlines()) > 3 * len(lines)
-    console = Console(file=io.StringIO(), width=120, force_terminal=True)
-    show_game(record, console=console)
-    assert console.file.getvalue().count("line: ") == moves  # a terminal: full by default
-    console = Console(file=io.StringIO(), width=120, force_terminal=True)
-    show_game(record, console=console, compact=True)
-    assert console.file.getvalue().count("line: ") == len(record["rounds"])
-    with pytest.raises(SystemExit):
-        cli.main(["replay", str(run), "--game", "1", "--full", "--compact"])
-    assert "not allowed with argument" in capsys.readouterr().err
-
-
-# --- every record of every variant passes the reader's checks -----------------------------------------------------
-
-
-@pytest.mark.parametrize("variant, players, options, fails_after", [
-    ("draw", 2, None, None), ("draw", 4, {"target": 30}, 3), ("block", 3, None, None), ("la_plaza", 2, None, 2),
-    ("la_plaza_teams", 4, None, None), ("la_plaza_teams", 4, None, 1), ("all_fives", 2, {"target": 60}, None),
-    ("mexican_train", 3, {"rounds": 2}, None), ("mexican_train", 5, {"rounds": 1}, 4),
-])
-def test_honest_records_of_every_variant_pass_the_complete_check(variant, players, options, fails_after) -> None:
-    record = played(variant, f"honest/0/{variant}", 3, players, options, fails_after)
-    assert_complete(record)
-
-
-def assert_complete(record: dict) -> None:
-    """The record passes the reader's complete check, and the server's and the standings' readers take it."""
-    assert parse_record(to_json_line(record)) == record
-    Standings().add(outcome_of(record))
-    assert game_summary(record).index == index_of(record) == record_message(record, True).index
-
-
-def test_a_game_forfeited_before_play_passes_the_complete_check() -> None:
-    game = new_game("la_plaza_teams")
-    faults = [Fault(FaultKind.START_FAILED, seat, 0, "the bot did not start") for seat in (1, 3)]
-    record = forfeit_before_start(game, ("a", "b", "a", "b"), faults, seed="x/0/0", match_id="m")
-    assert_complete(game_record_dict(record, index=5, tournament="t", deal_key="0/0", rotation=0,
-                                     side_of=game.side_of))
-    both = forfeit_before_start(game, ("a", "b", "a", "b"), faults + [Fault(FaultKind.START_FAILED, 0, 0, "x")],
-                                seed="x/0/0", match_id="m")
-    assert_complete(game_record_dict(both, index=6, tournament="t", deal_key="0/0", rotation=0,
-                                     side_of=game.side_of))
-
-
-def first_thought_move(record: dict) -> int:
-    """The index in round 1 of the first move with a think time (a decision, not a forced move)."""
-    return next(m for m, move in enumerate(record["rounds"][0]["moves"]) if "thinkMs" in move)
-
-
-def set_think_ms(value: float) -> Callable[[dict], str]:
-    def make(record: dict) -> str:
-        record["rounds"][0]["moves"][first_thought_move(record)]["thinkMs"] = value
-        return json.dumps(record)  # json writes NaN, Infinity and -Infinity, as a hand-edited line may hold them
-    return make
-
-
-def set_top(key: str, value: Any) -> Callable[[dict], str]:
-    def make(record: dict) -> str:
-        record[key] = value
-        return json.dumps(record)
-    return make
-
-
-def fault_of_seat(seat: int) -> Callable[[dict], str]:
-    def make(record: dict) -> str:
-        record["faults"] = [{"kind": "timeout", "seat": seat, "moveNumber": 3, "message": "no reply within 2250 ms"}]
-        return json.dumps(record)
-    return make
-
-
-UINT64 = "expected an integer from 0 to 18446744073709551615 (as a string of digits)"
-INT64 = "expected an integer from -9223372036854775808 to 9223372036854775807 (as a string of digits)"
-SCHEMA_REFUSALS = {
-    "thinkMs NaN": (set_think_ms(math.nan), "rounds[0].moves[{m}].thinkMs: expected a finite number, got nan"),
-    "thinkMs Infinity": (set_think_ms(math.inf), "rounds[0].moves[{m}].thinkMs: expected a finite number, got inf"),
-    "durationS -Infinity": (set_top("durationS", -math.inf), "durationS: expected a finite number, got -inf"),
-    "startedAt NaN": (set_top("startedAt", math.nan), "startedAt: expected a finite number, got nan"),
-    "seat true": (changed(lambda r: r["rounds"][0]["moves"][0].update(seat=True)),
-                  "rounds[0].moves[0].seat: expected an integer from 0 to 4294967295, got true"),
-    "players false": (set_top("players", False), "players: expected an integer from 0 to 4294967295, got false"),
-    "index true": (set_top("index", True), f"index: {UINT64}, got true"),
-    "scores [true, 1]": (changed(lambda r: r["result"].update(scores=[True, 1])),
-                         f"result.scores[0]: {INT64}, got true"),
-}
-
-
-@pytest.mark.parametrize("name", list(SCHEMA_REFUSALS))
-def test_the_schema_refuses_non_finite_numbers_and_booleans_where_integers_go(name: str) -> None:
-    """Python's json reads NaN and Infinity, and True is an int to Python: neither is what any field of a record
-    can hold (protobuf's JSON mapping writes neither), and a reader given one would compute with it."""
-    make, expected = SCHEMA_REFUSALS[name]
-    record = draw_game(1)
-    expected = expected.format(m=first_thought_move(record))
-    with pytest.raises(RecordFormatError) as refused:
-        parse_record(make(record))
-    assert str(refused.value) == "not a game record: " + expected
-
-
-@pytest.mark.parametrize("seat, refused", [(2, True), (1, False)])
-def test_the_schema_refuses_a_fault_at_a_seat_the_game_does_not_have(seat: int, refused: bool) -> None:
-    line = fault_of_seat(seat)(draw_game(1))
-    if not refused:
-        assert parse_record(line)["faults"][0]["seat"] == 1
-        return
-    with pytest.raises(RecordFormatError) as error:
-        parse_record(line)
-    assert str(error.value) == "not a complete game record: a fault of seat 2, but the game has 2 seats"
-    assert parse_record(line, complete=False)["faults"][0]["seat"] == 2, "verification still reads it, to report it"
-
-
-def test_shown_values_are_brief_and_never_markup() -> None:
-    assert schema.shown("x" * 15_000_000).endswith("…'") and len(schema.shown("x" * 15_000_000)) == 43
-    assert schema.shown("[/bold]") == "'\\[/bold]'"
-    assert schema.shown("\x1b[2J") == "'\\x1b[2J'"
-    with pytest.raises(RecordFormatError, match=r"^not a game record: GameRecord has no field '\\\[/x]'$"):
-        parse_record('{"recordVersion":1,"[/x]":1}')
 
 
 # --- the property: no line crashes a reader ------------------------------------------------------------------------

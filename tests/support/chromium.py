@@ -1,0 +1,149 @@
+"""A real headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``: JSON
+messages separated by NUL bytes, requests on the browser's fd 3 and replies on its fd 4), rather than through
+selenium: no dependency, no TCP port, and CDP gives directly what the tests need (file:// pages, real key and mouse
+input, DOM queries, the page's network requests, JavaScript exceptions, screenshots)."""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import select
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"headless Chromium is not installed at {CHROMIUM} "
+                                    "(apt-get install chromium; .ci/run installs it)")
+
+
+class Chromium:
+    """Headless Chromium with the DevTools protocol on a pipe; one page (a flat session) is enough here."""
+
+    KEYS = {"ArrowLeft": 37, "ArrowRight": 39, "Home": 36, "End": 35}
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.log = open(workdir / "chromium.log", "wb")
+        to_browser, self._out = os.pipe()
+        self._in, from_browser = os.pipe()
+        # Above fd 10 first, so that the dup2 onto 3 and 4 in the child cannot clobber one of them.
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_browser, from_browser)]
+        null = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        actions = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, self.log.fileno(), 1),
+                   (os.POSIX_SPAWN_DUP2, self.log.fileno(), 2), (os.POSIX_SPAWN_DUP2, high[0], 3),
+                   (os.POSIX_SPAWN_DUP2, high[1], 4)]
+        args = [str(CHROMIUM), *FLAGS, f"--user-data-dir={workdir / 'profile'}", "--remote-debugging-pipe",
+                "about:blank"]
+        self.pid = os.posix_spawn(str(CHROMIUM), args, os.environ, file_actions=actions, setsid=True)
+        for fd in (to_browser, from_browser, null, *high):
+            os.close(fd)
+        self._buffer = b""
+        self._next_id = 0
+        self.events: list[dict[str, Any]] = []
+        self.session: str | None = None
+
+    def call(self, method: str, params: dict | None = None, *, browser: bool = False, timeout: float = 30) -> dict:
+        self._next_id += 1
+        message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
+        if not browser and self.session is not None:
+            message["sessionId"] = self.session
+        data = json.dumps(message).encode() + b"\0"
+        while data:
+            data = data[os.write(self._out, data):]
+        reply = self._read(lambda m: m.get("id") == self._next_id, timeout, method)
+        if "error" in reply:
+            raise AssertionError(f"{method}: {reply['error']}")
+        return reply.get("result", {})
+
+    def wait_event(self, method: str, timeout: float = 30) -> dict:
+        for i, event in enumerate(self.events):
+            if event.get("method") == method:
+                return self.events.pop(i)
+        return self._read(lambda m: m.get("method") == method, timeout, method, keep=False)
+
+    def _read(self, wanted, timeout: float, what: str, keep: bool = True) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\0" in self._buffer:
+                raw, self._buffer = self._buffer.split(b"\0", 1)
+                message = json.loads(raw)
+                if wanted(message):
+                    return message
+                if "method" in message:
+                    self.events.append(message)
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._in], [], [], left)[0]:
+                raise AssertionError(f"no answer from Chromium to {what} within {timeout} s "
+                                     f"(log: {self.workdir / 'chromium.log'})")
+            chunk = os.read(self._in, 1 << 20)
+            if not chunk:
+                raise AssertionError(f"Chromium closed the pipe (log: {self.workdir / 'chromium.log'})")
+            self._buffer += chunk
+
+    def open_page(self, url: str, width: int = 1440, height: int = 1000) -> None:
+        target = self.call("Target.createTarget", {"url": "about:blank"}, browser=True)["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                 browser=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Network"):
+            self.call(f"{domain}.enable")
+        self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
+                                                         "mobile": False})
+        self.call("Page.navigate", {"url": url})
+        self.wait_event("Page.loadEventFired")
+
+    def js(self, expression: str) -> Any:
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise AssertionError(f"JavaScript error: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def key(self, name: str) -> None:
+        code = self.KEYS[name]
+        for kind in ("rawKeyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", {"type": kind, "key": name, "code": name,
+                                                 "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code})
+
+    def click(self, selector: str) -> None:
+        """A real mouse click in the middle of the element (scrolled into view first)."""
+        x, y = self.js(f"""(() => {{ const el = document.querySelector({json.dumps(selector)});
+            el.scrollIntoView({{block: 'nearest'}}); const r = el.getBoundingClientRect();
+            return [r.x + r.width / 2, r.y + r.height / 2]; }})()""")
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+
+    def screenshot(self, path: Path) -> None:
+        self.js("window.scrollTo(0, 0)")
+        height = self.js("document.documentElement.scrollHeight")
+        width = self.js("document.documentElement.scrollWidth")
+        shot = self.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                                                    "clip": {"x": 0, "y": 0, "width": width, "height": height,
+                                                             "scale": 1}})
+        path.write_bytes(base64.b64decode(shot["data"]))
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close", browser=True, timeout=5)
+        except (AssertionError, OSError):
+            pass
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+            time.sleep(0.05)
+        else:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)   # the browser's own process group (setsid), by its id
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        for fd in (self._in, self._out):
+            os.close(fd)
+        self.log.close()
