@@ -68,26 +68,53 @@ def go_cache(tmp_path_factory) -> KitCache:
     """The go kit's cache, prepared from the kit's example; the module downloads come from the machine's own module
     cache (a file:// GOPROXY), so the test needs no network."""
     if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
-        pytest.skip("go is not installed")
-    if not GO_MODULE_DOWNLOADS.is_dir():
-        pytest.skip("bash bots/build.sh go has not filled ~/.cache/dominoes-arena/go yet")
+        unavailable("go is not installed")
+    need((), (GO_MODULE_DOWNLOADS,))
     return KitCache(prepared_once("go", {"GOPROXY": f"file://{GO_MODULE_DOWNLOADS}", "GOSUMDB": "off"}))
 
 
-def prepared_once(kit: str, env: dict[str, str]) -> Path:
+def prepared_once(kit: str, env: dict[str, str], seeds: dict[str, Path] | None = None) -> Path:
     """A kit cache prepared by prepare_kits, kept between test runs (as bots/build.sh keeps its caches) under a
-    name that changes with the kit's example and the recipes: preparing go compiles gRPC, minutes on a busy
-    machine, while a build from the prepared cache takes seconds."""
+    name that changes with the kit's example and the recipes: preparing go compiles gRPC, and rust, cpp and java
+    build their example cold in the sandbox, minutes on a busy machine, while a build from the prepared cache takes
+    seconds. ``seeds`` are copies of the machine's own caches put in first (``{"home": ~/.cache/...}`` becomes
+    ``<cache>/<kit>/home``), so that preparing needs no network."""
     inputs = hashlib.sha256()
-    for path in sorted((REPO / "bots" / kit).glob("*")) + [REPO / "arena" / "league" / "kits.py"]:
+    for path in sorted((REPO / "bots" / kit).glob("*")) + [REPO / "arena" / "league" / "kits.py",
+                                                              REPO / "arena" / "league" / "build.py"]:
         if path.is_file():
             inputs.update(path.name.encode() + path.read_bytes())
     cache = Path.home() / ".cache" / "dominoes-arena" / "league-test-kits" / f"{kit}-{inputs.hexdigest()[:16]}"
     if not (cache / ".prepared").exists():
         shutil.rmtree(cache, ignore_errors=True)
+        for name, seed in (seeds or {}).items():
+            shutil.copytree(seed, cache / kit / name, symlinks=True)
         prepare_kits(cache, [kit], env=env)
         (cache / ".prepared").touch()
+    for old in cache.parent.glob(f"{kit}-*"):  # the caches of recipes gone by
+        if old != cache:
+            shutil.rmtree(old, ignore_errors=True)
     return cache
+
+
+def unavailable(reason: str) -> None:
+    """Skip, or fail in CI (``CI=true``), where every kit's build must be tested."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"a league build test cannot run in CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+MACHINE_CACHE = Path.home() / ".cache" / "dominoes-arena"
+
+
+def need(tools: tuple[str, ...], folders: tuple[Path, ...] = ()) -> None:
+    """The kit's tools on the PATH (or rustup's) and the machine's caches that bots/build.sh fills."""
+    for tool in tools:
+        if shutil.which(tool) is None and not (Path.home() / ".cargo" / "bin" / tool).exists():
+            unavailable(f"{tool} is not installed")
+    for folder in folders:
+        if not folder.is_dir():
+            unavailable(f"{folder} is missing: run bash bots/build.sh first")
 
 
 @pytest.fixture(scope="module")
@@ -96,11 +123,151 @@ def node_cache(tmp_path_factory) -> KitCache:
     bash scripts/setup.sh filled), so the test needs no network."""
     machine_cache = Path.home() / ".npm" / "_cacache"
     if shutil.which("npm") is None or not machine_cache.is_dir():
-        pytest.skip("npm, or its cache from scripts/setup.sh, is missing")
+        unavailable("npm, or its cache from scripts/setup.sh, is missing")
     cache = tmp_path_factory.mktemp("kits")
     shutil.copytree(machine_cache, cache / "node" / "npm" / "_cacache")
     prepare_kits(cache, ["node"], env={"npm_config_offline": "true"})
     return KitCache(cache)
+
+
+@pytest.fixture(scope="module")
+def rust_cache() -> KitCache:
+    """The rust kit's cache: the crates from the machine's CARGO_HOME of bots/build.sh (fetched offline), and the
+    example's warm target folder built in the sandbox."""
+    need(("cargo", "rustc"), (MACHINE_CACHE / "rust" / "cargo-home" / "registry",))
+    return KitCache(prepared_once("rust", {"CARGO_NET_OFFLINE": "true"},
+                                  {"home": MACHINE_CACHE / "rust" / "cargo-home"}))
+
+
+@pytest.fixture(scope="module")
+def java_cache() -> KitCache:
+    """The java kit's cache: Maven's repository of bots/build.sh, completed by building the example with it."""
+    need(("mvn", "javac"), (MACHINE_CACHE / "java" / "m2",))
+    return KitCache(prepared_once("java", {}, {"m2": MACHINE_CACHE / "java" / "m2"}))
+
+
+@pytest.fixture(scope="module")
+def cpp_cache() -> KitCache:
+    """The cpp kit's cache: the example's warm CMake folder (and ccache's objects), built in the sandbox."""
+    need(("cmake", "make", "g++", "protoc", "grpc_cpp_plugin"))
+    return KitCache(prepared_once("cpp", {}))
+
+
+@pytest.fixture(scope="module")
+def typescript_cache() -> KitCache:
+    """The typescript kit's npm cache, prepared offline over a copy of the one bots/build.sh filled."""
+    need(("npm", "node"), (MACHINE_CACHE / "typescript" / "npm",))
+    return KitCache(prepared_once("typescript", {"npm_config_offline": "true"},
+                                  {"npm": MACHINE_CACHE / "typescript" / "npm"}))
+
+
+def build(kit: str, tmp_path: Path, cache: KitCache, source: Path | None = None, limits=BuildLimits(),
+          protected=()):
+    """build_version of bots/<kit>/ (or of ``source``), as the league's pipeline calls it."""
+    if source is None:
+        source, manifest = example(kit, tmp_path)
+    else:
+        manifest = parse_manifest((source / "bot.toml").read_bytes())
+    return trio.run(build_version, source, manifest, tmp_path, cache, limits, tmp_path / "build.log", protected)
+
+
+@pytest.mark.parametrize("kit, command", [
+    ("rust", ("bin/bot",)),
+    ("cpp", ("bin/bot",)),
+    ("typescript", ("node", "bot.js")),
+    ("java", ("java", "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+              "-XX:ActiveProcessorCount=1", "-jar", "bin/bot.jar")),
+])
+def test_a_compiled_kit_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, request, kit, command):
+    """Built in the sandbox from the kit's prepared cache (read-only) with no network; the bot then runs from its
+    built folder, sandboxed, as the league runs it. What the build copied in to write on (the warm folder, npm's
+    cache, Maven's repository) stays out of the built bot."""
+    cache = request.getfixturevalue(f"{kit}_cache")
+    result = build(kit, tmp_path, cache)
+    assert (result.ok, result.command, result.protocol) == (True, command, "grpc"), (
+        result.why, result.log.read_text()[-3000:])
+    assert not any((result.folder / name).exists() for name in (".warm", ".cache", ".m2"))
+    assert trio.run(handshake, result) == parse_manifest((REPO / "bots" / kit / "bot.toml").read_bytes()).name
+
+
+def test_a_rust_version_recompiles_only_its_own_crate_from_the_warm_target(tmp_path, rust_cache):
+    source, _ = example("rust", tmp_path)
+    main = source / "src" / "main.rs"
+    main.write_text(main.read_text() + "\n// a version of its own\n")
+    result = build("rust", tmp_path, rust_cache, source)
+    assert result.ok, (result.why, result.log.read_text()[-3000:])
+    compiled = [line.split()[1] for line in result.log.read_text().splitlines()
+                if line.strip().startswith("Compiling ")]
+    assert compiled == ["dominoes-rust-bot"], compiled
+
+
+def test_a_warm_cpp_build_compiles_neither_the_generated_code_nor_its_library(tmp_path, cpp_cache):
+    source, _ = example("cpp", tmp_path)
+    main = source / "main.cpp"
+    main.write_text(main.read_text() + "\n// a version of its own\n")
+    result = build("cpp", tmp_path, cpp_cache, source)
+    assert result.ok, (result.why, result.log.read_text()[-3000:])
+    log = result.log.read_text()
+    assert "Building CXX object CMakeFiles/bot.dir/main.cpp.o" in log
+    assert "Generating the protocol code" not in log and "dominoes_proto.dir" not in log, log[-3000:]
+
+
+def test_a_rust_version_needing_a_crate_the_cache_lacks_fails_offline(tmp_path, rust_cache):
+    """The author's Cargo.lock names a crate nobody fetched: cargo, offline, says which."""
+    source, _ = example("rust", tmp_path)
+    toml = source / "Cargo.toml"
+    toml.write_text(toml.read_text().replace("[dependencies]\n", '[dependencies]\nstranger-crate = "1.0.0"\n', 1))
+    lock = source / "Cargo.lock"
+    text = lock.read_text().replace('name = "dominoes-rust-bot"\nversion = "1.0.0"\ndependencies = [\n',
+                                    'name = "dominoes-rust-bot"\nversion = "1.0.0"\ndependencies = [\n'
+                                    ' "stranger-crate",\n', 1)
+    lock.write_text(text + '\n[[package]]\nname = "stranger-crate"\nversion = "1.0.0"\n'
+                    'source = "registry+https://github.com/rust-lang/crates.io-index"\n'
+                    f'checksum = "{"0" * 64}"\n')
+    result = build("rust", tmp_path, rust_cache, source)
+    assert (result.ok, result.why) == (False, "exit status 101 (see the build log)")
+    log = result.log.read_text()
+    assert "stranger-crate" in log and "offline" in log, log[-3000:]
+
+
+def test_a_java_version_needing_an_artifact_the_cache_lacks_fails_offline(tmp_path, java_cache):
+    source, _ = example("java", tmp_path)
+    pom = source / "pom.xml"
+    pom.write_text(pom.read_text().replace("<dependencies>", "<dependencies><dependency><groupId>com.stranger"
+                                           "</groupId><artifactId>not-in-the-cache</artifactId><version>1.0"
+                                           "</version></dependency>", 1))
+    result = build("java", tmp_path, java_cache, source)
+    assert (result.ok, result.why) == (False, "exit status 1 (see the build log)")
+    log = result.log.read_text()
+    assert "com.stranger:not-in-the-cache:jar:1.0" in log and "offline" in log, log[-3000:]
+
+
+def test_the_binary_kit_accepts_a_static_executable_and_runs_it(tmp_path):
+    """bots/go/bin/bot is built with CGO_ENABLED=0: statically linked. The built folder has it executable."""
+    static = REPO / "bots" / "go" / "bin" / "bot"
+    if not static.is_file():
+        unavailable(f"{static} is missing: run bash bots/build.sh go first")
+    source = tmp_path / "source"
+    source.mkdir()
+    shutil.copyfile(static, source / "bot")  # no exec bit, as an archive may carry it
+    (source / "bot.toml").write_text('kit = "binary"\nentry = "bot"\nvariants = ["draw"]\n')
+    result = build("binary", tmp_path, KitCache(tmp_path / "cache"), source)
+    assert (result.ok, result.command) == (True, ("./bot",)), (result.why, result.log.read_text())
+    assert (result.folder / "bot").stat().st_mode & 0o777 == 0o755
+    assert trio.run(handshake, result) == "go-random"
+
+
+def test_the_binary_kit_refuses_a_dynamically_linked_executable_in_one_line(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    shutil.copyfile(sys.executable, source / "bot")  # the arena's Python needs the dynamic loader
+    (source / "bot.toml").write_text('kit = "binary"\nentry = "bot"\nvariants = ["draw"]\n')
+    result = build("binary", tmp_path, KitCache(tmp_path / "cache"), source)
+    why = ("the entry bot: expected a statically linked executable, got one that needs a dynamic loader "
+           "(PT_INTERP): link it statically (e.g. CGO_ENABLED=0, or -static)")
+    assert (result.ok, result.why, result.folder) == (False, why, None)
+    assert result.log.read_text() == f"--- the build failed: {why} ---\n"
+    assert not (tmp_path / "bot").exists()
 
 
 def test_node_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, node_cache):
@@ -133,13 +300,6 @@ def test_a_python_entry_that_does_not_parse_fails_its_build_with_the_reason_in_i
     log = result.log.read_text()
     assert "SyntaxError" in log and "--- the build failed: exit status 1 (see the build log) ---" in log
     assert not (tmp_path / "bot").exists()
-
-
-def test_a_kit_without_a_recipe_fails_in_one_line(tmp_path):
-    source, manifest = example("typescript", tmp_path)
-    result = trio.run(build_version, source, manifest, tmp_path, KitCache(tmp_path / "cache"), BuildLimits(),
-                      tmp_path / "build.log")
-    assert not result.ok and result.why.startswith("the typescript kit cannot be built by this league yet")
 
 
 def test_go_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, go_cache):
@@ -186,8 +346,39 @@ def hostile_build_by_npm_postinstall(tmp_path: Path, source: Path, attack: str) 
     return result.ok, result.why, result.log
 
 
-@pytest.mark.parametrize("how", [hostile_build_by_script, hostile_build_by_npm_postinstall],
-                         ids=["build-step", "npm-postinstall"])
+HOSTILE_BUILD_RS = """// A stranger's build script: cargo runs it before compiling the crate, as the build's own user.
+use std::process::{Command, Stdio};
+fn main() {
+    let args: Vec<&str> = ATTACK.split(' ').collect();
+    let out = std::fs::File::create("/tmp/attack.out").unwrap();
+    // Its children (the fork bomb) keep the file open: wait for the attack alone, then show what it did.
+    let status = Command::new(args[0]).args(&args[1..]).stdout(Stdio::from(out)).status();
+    eprintln!("{}", std::fs::read_to_string("/tmp/attack.out").unwrap_or_default());
+    panic!("the hostile build script ends the build ({status:?})");
+}
+"""
+
+
+def hostile_build_by_rust_build_rs(tmp_path: Path, source: Path, attack: str) -> tuple[bool, str, Path]:
+    """The attack as a Rust version's build.rs, run by cargo in the rust kit's real recipe (offline), with the
+    server's token and data folder passed as the paths no build may see."""
+    if shutil.which("cargo") is None and not (Path.home() / ".cargo" / "bin" / "cargo").exists():
+        unavailable("cargo is not installed")
+    (source / "src").mkdir()
+    (source / "src" / "main.rs").write_text("fn main() {}\n")
+    (source / "build.rs").write_text(f"const ATTACK: &str = {json.dumps(attack)};\n{HOSTILE_BUILD_RS}")
+    (source / "Cargo.toml").write_text('[package]\nname = "hostile"\nversion = "1.0.0"\nedition = "2021"\n')
+    (source / "Cargo.lock").write_text('version = 4\n\n[[package]]\nname = "hostile"\nversion = "1.0.0"\n')
+    (source / "bot.toml").write_text('kit = "rust"\nentry = "Cargo.toml"\nvariants = ["draw"]\n')
+    server = tmp_path / "server"
+    result = build("rust", tmp_path, KitCache(tmp_path / "cache"), source, HOSTILE_LIMITS,
+                   (server / "token", server / "data"))
+    return result.ok, result.why, result.log
+
+
+@pytest.mark.parametrize("how", [hostile_build_by_script, hostile_build_by_npm_postinstall,
+                                 hostile_build_by_rust_build_rs],
+                         ids=["build-step", "npm-postinstall", "rust-build-rs"])
 def test_a_hostile_build_step_is_contained(tmp_path, how):
     """The build step connects to a port the test listens on and looks a name up, reads the server's token and data
     folder (world-readable here, so only the sandbox's view protects them), writes beside them, forks and writes
@@ -209,7 +400,8 @@ def test_a_hostile_build_step_is_contained(tmp_path, how):
     listener = socket.create_server(("127.0.0.1", 0))
     listener.setblocking(False)
     port = listener.getsockname()[1]
-    attack = f"python attack.py {port} {token} {server / 'data'} {server / 'pwned'} 200 200 hostile-build-marker"
+    python = "python" if how is not hostile_build_by_rust_build_rs else str(Path(sys.executable))
+    attack = f"{python} /build/attack.py {port} {token} {server / 'data'} {server / 'pwned'} 200 200 hostile-build-marker"
     try:
         ok, why, log_path = how(tmp_path, source, attack)
         with pytest.raises(BlockingIOError):
