@@ -1,7 +1,8 @@
 """How long a version takes from upload to ready, per kit, with a warm kit cache:
 ``python -m arena.league.build_bench CACHE [KIT ...]``.
 
-For each kit's example (bots/<kit>/, without what the project's own build made): the upload is checked and stored
+For each kit's example (bots/<kit>/, without what the project's own build made; for the binary kit, the go kit's
+static bin/bot with a manifest): the upload is checked and stored
 (:meth:`Store.add`), extracted (:meth:`Store.extract_to`) and built in the build sandbox (:func:`build_version`).
 A measurement, not a test; it prints one JSON object (to be wired into ``arena bench``). The cache must have been
 prepared (:func:`arena.league.build.prepare_kits`).
@@ -39,7 +40,12 @@ def build_times(cache: Path, kits: Iterable[str] = tuple(RECIPES)) -> dict[str, 
 
 async def _one(kit: str, scratch: Path, store: Store, cache: KitCache) -> dict[str, Any]:
     upload = scratch / f"upload-{kit}"
-    shutil.copytree(REPO / "bots" / kit, upload, ignore=LEFT_OUT)
+    if kit == "binary":
+        upload.mkdir()
+        shutil.copyfile(REPO / "bots" / "go" / "bin" / "bot", upload / "bot")
+        (upload / "bot.toml").write_text('kit = "binary"\nentry = "bot"\nvariants = ["draw"]\n')
+    else:
+        shutil.copytree(REPO / "bots" / kit, upload, ignore=LEFT_OUT)
     work = scratch / f"work-{kit}"
     work.mkdir()
     started = time.perf_counter()
