@@ -80,8 +80,7 @@ def prepared_once(kit: str, env: dict[str, str], seeds: dict[str, Path] | None =
     seconds. ``seeds`` are copies of the machine's own caches put in first (``{"home": ~/.cache/...}`` becomes
     ``<cache>/<kit>/home``), so that preparing needs no network."""
     inputs = hashlib.sha256()
-    for path in sorted((REPO / "bots" / kit).glob("*")) + [REPO / "arena" / "league" / "kits.py",
-                                                              REPO / "arena" / "league" / "build.py"]:
+    for path in sorted((REPO / "bots" / kit).glob("*")) + [REPO / "arena" / "league" / "kits.py"]:
         if path.is_file():
             inputs.update(path.name.encode() + path.read_bytes())
     cache = Path.home() / ".cache" / "dominoes-arena" / "league-test-kits" / f"{kit}-{inputs.hexdigest()[:16]}"
@@ -171,46 +170,46 @@ def build(kit: str, tmp_path: Path, cache: KitCache, source: Path | None = None,
     return trio.run(build_version, source, manifest, tmp_path, cache, limits, tmp_path / "build.log", protected)
 
 
-@pytest.mark.parametrize("kit, command, name", [
-    ("rust", ("bin/bot",), "rust-random"),
-    ("cpp", ("bin/bot",), "cpp-random"),
-    ("typescript", ("node", "bot.js"), "typescript-random"),
-    ("java", ("java", "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-              "-XX:ActiveProcessorCount=1", "-jar", "bin/bot.jar"), "java-random"),
-])
-def test_a_compiled_kit_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, request, kit, command,
-                                                                                 name):
-    """Built in the sandbox from the kit's prepared cache (read-only) with no network; the bot then runs from its
-    built folder, sandboxed, as the league runs it. What the build copied in to write on (the warm folder, npm's
-    cache, Maven's repository) stays out of the built bot."""
-    cache = request.getfixturevalue(f"{kit}_cache")
-    result = build(kit, tmp_path, cache)
-    assert (result.ok, result.command, result.protocol) == (True, command, "grpc"), (
-        result.why, result.log.read_text()[-3000:])
-    assert not any((result.folder / name).exists() for name in (".warm", ".cache", ".m2"))
-    assert trio.run(handshake, result) == name
+MAIN_SOURCE = {"rust": "src/main.rs", "cpp": "main.cpp", "typescript": "src/bot.ts",
+               "java": "src/main/java/dominoes/bot/Bot.java"}
 
 
-def test_a_rust_version_recompiles_only_its_own_crate_from_the_warm_target(tmp_path, rust_cache):
-    source, _ = example("rust", tmp_path)
-    main = source / "src" / "main.rs"
-    main.write_text(main.read_text() + "\n// a version of its own\n")
-    result = build("rust", tmp_path, rust_cache, source)
-    assert result.ok, (result.why, result.log.read_text()[-3000:])
-    compiled = [line.split()[1] for line in result.log.read_text().splitlines()
-                if line.strip().startswith("Compiling ")]
+def rust_compiled_only_its_crate(log: str) -> None:
+    """From the warm target folder cargo compiles the version's own crate and none of the crates it uses."""
+    compiled = [line.split()[1] for line in log.splitlines() if line.strip().startswith("Compiling ")]
     assert compiled == ["dominoes-rust-bot"], compiled
 
 
-def test_a_warm_cpp_build_compiles_neither_the_generated_code_nor_its_library(tmp_path, cpp_cache):
-    source, _ = example("cpp", tmp_path)
-    main = source / "main.cpp"
-    main.write_text(main.read_text() + "\n// a version of its own\n")
-    result = build("cpp", tmp_path, cpp_cache, source)
-    assert result.ok, (result.why, result.log.read_text()[-3000:])
-    log = result.log.read_text()
-    assert "Building CXX object CMakeFiles/bot.dir/main.cpp.o" in log
+def cpp_compiled_only_main(log: str) -> None:
+    """From the warm CMake folder make compiles main.cpp, not the generated protocol code nor its library."""
+    assert "Building CXX object CMakeFiles/bot.dir/main.cpp.o" in log, log[-3000:]
     assert "Generating the protocol code" not in log and "dominoes_proto.dir" not in log, log[-3000:]
+
+
+@pytest.mark.parametrize("kit, command, name, log_check", [
+    ("rust", ("bin/bot",), "rust-random", rust_compiled_only_its_crate),
+    ("cpp", ("bin/bot",), "cpp-random", cpp_compiled_only_main),
+    ("typescript", ("node", "bot.js"), "typescript-random", None),
+    ("java", ("java", "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+              "-XX:ActiveProcessorCount=1", "-jar", "bin/bot.jar"), "java-random", None),
+])
+def test_a_compiled_kit_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, request, kit, command,
+                                                                                 name, log_check):
+    """A version of its own (the kit's example with a line added to its main source) is built in the sandbox from
+    the kit's prepared cache (read-only) with no network; the bot then runs from its built folder, sandboxed, as the
+    league runs it. What the build copied in to write on (the warm folder, npm's cache, Maven's repository) stays
+    out of the built bot."""
+    cache = request.getfixturevalue(f"{kit}_cache")
+    source, _ = example(kit, tmp_path)
+    main = source / MAIN_SOURCE[kit]
+    main.write_text(main.read_text() + "\n// a version of its own\n")
+    result = build(kit, tmp_path, cache, source)
+    assert (result.ok, result.command, result.protocol) == (True, command, "grpc"), (
+        result.why, result.log.read_text()[-3000:])
+    assert not any((result.folder / left).exists() for left in (".warm", ".cache", ".m2"))
+    if log_check is not None:
+        log_check(result.log.read_text())
+    assert trio.run(handshake, result) == name
 
 
 def test_a_rust_version_needing_a_crate_the_cache_lacks_fails_offline(tmp_path, rust_cache):
