@@ -4,6 +4,7 @@ folder, fork or write without end, nor outlive its build. Real processes, the re
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -84,15 +85,15 @@ def prepared_once(kit: str, env: dict[str, str], seeds: dict[str, Path] | None =
         if path.is_file():
             inputs.update(path.name.encode() + path.read_bytes())
     cache = Path.home() / ".cache" / "dominoes-arena" / "league-test-kits" / f"{kit}-{inputs.hexdigest()[:16]}"
-    if not (cache / ".prepared").exists():
-        shutil.rmtree(cache, ignore_errors=True)
-        for name, seed in (seeds or {}).items():
-            shutil.copytree(seed, cache / kit / name, symlinks=True)
-        prepare_kits(cache, [kit], env=env)
-        (cache / ".prepared").touch()
-    for old in cache.parent.glob(f"{kit}-*"):  # the caches of recipes gone by
-        if old != cache:
-            shutil.rmtree(old, ignore_errors=True)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{cache}.lock", "w") as lock:  # test runs of other checkouts share these caches
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (cache / ".prepared").exists():
+            shutil.rmtree(cache, ignore_errors=True)
+            for name, seed in (seeds or {}).items():
+                shutil.copytree(seed, cache / kit / name, symlinks=True)
+            prepare_kits(cache, [kit], env=env)
+            (cache / ".prepared").touch()
     return cache
 
 
@@ -170,8 +171,12 @@ def build(kit: str, tmp_path: Path, cache: KitCache, source: Path | None = None,
     return trio.run(build_version, source, manifest, tmp_path, cache, limits, tmp_path / "build.log", protected)
 
 
-MAIN_SOURCE = {"rust": "src/main.rs", "cpp": "main.cpp", "typescript": "src/bot.ts",
-               "java": "src/main/java/dominoes/bot/Bot.java"}
+MAIN_SOURCE = {"rust": ("src/main.rs", "const _A_VERSION_OF_ITS_OWN: u8 = 1;"),
+               # Code, not a comment: the preprocessor drops comments, and ccache would find the example's object.
+               "cpp": ("main.cpp", "[[maybe_unused]] static const int a_version_of_its_own = 1;"),
+               "typescript": ("src/bot.ts", "// a version of its own"),
+               "java": ("src/main/java/dominoes/bot/Bot.java", "// a version of its own")}
+"""Each kit's main source and a line a version of its own adds to it."""
 
 
 def rust_compiled_only_its_crate(log: str) -> None:
@@ -201,8 +206,8 @@ def test_a_compiled_kit_example_builds_offline_and_its_bot_answers_the_handshake
     out of the built bot."""
     cache = request.getfixturevalue(f"{kit}_cache")
     source, _ = example(kit, tmp_path)
-    main = source / MAIN_SOURCE[kit]
-    main.write_text(main.read_text() + "\n// a version of its own\n")
+    path, line = MAIN_SOURCE[kit]
+    (source / path).write_text((source / path).read_text() + f"\n{line}\n")
     result = build(kit, tmp_path, cache, source)
     assert (result.ok, result.command, result.protocol) == (True, command, "grpc"), (
         result.why, result.log.read_text()[-3000:])

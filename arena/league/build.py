@@ -41,7 +41,9 @@ class KitCache:
     root: Path
 
     def of(self, kit: str) -> Path:
-        return Path(self.root).resolve() / kit
+        """The kit's folder with every link resolved: the build sees it at that path (a link would lead nowhere
+        inside the sandbox)."""
+        return (Path(self.root) / kit).resolve()
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ async def _one(kit: str, scratch: Path, store: Store, cache: KitCache) -> dict[s
     upload = scratch / f"upload-{kit}"
     if kit == "binary":
         upload.mkdir()
-        shutil.copyfile(REPO / "bots" / "go" / "bin" / "bot", upload / "bot")
+        shutil.copy(REPO / "bots" / "go" / "bin" / "bot", upload / "bot")  # with its mode: the archive checks it
         (upload / "bot.toml").write_text('kit = "binary"\nentry = "bot"\nvariants = ["draw"]\n')
     else:
         shutil.copytree(REPO / "bots" / kit, upload, ignore=LEFT_OUT)

@@ -86,7 +86,7 @@ CPP_BUILD = (
     COPY_WARM
     # ccache (when installed) with the kit's prepared objects: an unchanged main.cpp is not even recompiled.
     + "launcher=; if command -v ccache >/dev/null; then launcher=ccache; mkdir -p /tmp/ccache;"
-    " if [ -d {cache}/ccache ]; then cp -a {cache}/ccache/. /tmp/ccache/; fi; fi\n"
+    " if [ -d .warm/ccache ]; then cp -a .warm/ccache/. /tmp/ccache/; fi; fi\n"
     "cmake -S {entry_dir} -B .warm -DCMAKE_BUILD_TYPE=Release -DPROTO_DIR={proto}"
     " -DCMAKE_CXX_COMPILER_LAUNCHER=$launcher >/dev/null\n"
     "cmake --build .warm -j 2 -- --no-print-directory\n"
