@@ -1,6 +1,7 @@
 """League builds (issue 22, item 5): a version is built by its kit's recipe in the build sandbox, offline, within its
-limits; a hostile build step can neither reach the network, read the server's secrets, write outside its build
-folder, fork or write without end, nor outlive its build. Real processes, the real sandbox, real bots' handshakes."""
+limits, from the kit's prepared cache; a hostile build step (a build script, an npm postinstall, a Rust build.rs)
+can neither reach the network, read the server's secrets, write outside its build folder, fork or write without
+end, nor outlive its build. Real processes, the real sandbox, real compilers, real bots' handshakes."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import pytest
 import trio
 
 from arena.league.build import BuildLimits, KitCache, build_version, prepare_kits
-from arena.league.manifest import parse_manifest
+from arena.league.kits import RECIPES
+from arena.league.manifest import KITS, parse_manifest
 from arena.players.process import BotProcess, BotSpec
 from arena.sandbox import host
 from arena.sandbox.build import BuildJob, run_build
@@ -76,12 +78,12 @@ def go_cache(tmp_path_factory) -> KitCache:
 
 def prepared_once(kit: str, env: dict[str, str], seeds: dict[str, Path] | None = None) -> Path:
     """A kit cache prepared by prepare_kits, kept between test runs (as bots/build.sh keeps its caches) under a
-    name that changes with the kit's example and the recipes: preparing go compiles gRPC, and rust, cpp and java
+    name that changes with the kit's example and its recipe: preparing go compiles gRPC, and rust, cpp and java
     build their example cold in the sandbox, minutes on a busy machine, while a build from the prepared cache takes
     seconds. ``seeds`` are copies of the machine's own caches put in first (``{"home": ~/.cache/...}`` becomes
     ``<cache>/<kit>/home``), so that preparing needs no network."""
-    inputs = hashlib.sha256()
-    for path in sorted((REPO / "bots" / kit).glob("*")) + [REPO / "arena" / "league" / "kits.py"]:
+    inputs = hashlib.sha256(repr(RECIPES[kit]).encode())  # the kit's recipe, its steps and scripts
+    for path in sorted((REPO / "bots" / kit).glob("*")):
         if path.is_file():
             inputs.update(path.name.encode() + path.read_bytes())
     cache = Path.home() / ".cache" / "dominoes-arena" / "league-test-kits" / f"{kit}-{inputs.hexdigest()[:16]}"
@@ -273,6 +275,10 @@ def test_the_binary_kit_refuses_a_dynamically_linked_executable_in_one_line(tmp_
     assert (result.ok, result.why, result.folder) == (False, why, None)
     assert result.log.read_text() == f"--- the build failed: {why} ---\n"
     assert not (tmp_path / "bot").exists()
+
+
+def test_every_kit_a_manifest_accepts_has_a_recipe():
+    assert sorted(RECIPES) == sorted(KITS)
 
 
 def test_node_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, node_cache):

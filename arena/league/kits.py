@@ -2,9 +2,12 @@
 of the kit's cache it reads (read-only), the command that runs the built bot, and how the operator fills the cache.
 
 A recipe's script runs in ``/build`` (the version's files) with ``sh -eu``; ``{entry}``, ``{entry_dir}``,
-``{cache}`` (the kit's cache folder, read-only) and ``{proto}`` (the protocol's .proto files) are filled in. The build
-sees no network: a version can use what the kit's example uses (pre-fetched into the cache by
-:func:`arena.league.build.prepare_kits`) plus what it vendors in its archive (a Go ``vendor/`` folder, ...).
+``{cache}`` (the kit's cache folder, read-only), ``{proto}`` (the protocol's .proto files, also at ``/proto``) and
+``{rust}`` (the Rust toolchain's folder) are filled in. The build sees no network: a version can use what the kit's
+example uses (pre-fetched into the cache by :func:`arena.league.build.prepare_kits`) plus what it vendors in its
+archive (a Go ``vendor/`` folder, a Rust path dependency, ...). What a build must write on (npm's cache, Maven's
+repository, a warm build folder) is copied from the cache into ``/build`` and removed before the build ends, so a
+build can neither poison the cache for the next one nor carry hundreds of megabytes into its built folder.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ class Recipe:
     """The built bot's command, run in its folder (``{entry}`` filled in)."""
     env: Mapping[str, str] = field(default_factory=dict)
     toolchains: tuple[str, ...] = ()
-    """Folders outside the system's (/usr) the build reads: a toolchain installed under /usr/local or /opt."""
+    """Folders outside the system's (/usr) the build reads: a toolchain under /opt or a home folder (rustup's under
+    /root, whose mode 0700 the sandbox's view does not keep: the folders on the way are made readable there)."""
     protocol: str = "grpc"
     prepare: tuple[tuple[str, ...], ...] = ()
     """The operator's commands, run with the network in a copy of bots/<kit>/, that fill ``{cache}``."""
