@@ -2,8 +2,8 @@
 ``python -m arena.league.build_bench CACHE [KIT ...]``.
 
 For each kit's example (bots/<kit>/, without what the project's own build made; for the binary kit, the go kit's
-static bin/bot with a manifest): the upload is checked and stored
-(:meth:`Store.add`), extracted (:meth:`Store.extract_to`) and built in the build sandbox (:func:`build_version`).
+static bin/bot with a manifest): the upload is checked and stored (:meth:`Store.add`), extracted
+(:meth:`Store.extract_to`) and built in the build sandbox (:func:`build_version`).
 A measurement, not a test; it prints one JSON object (to be wired into ``arena bench``). The cache must have been
 prepared (:func:`arena.league.build.prepare_kits`).
 """

@@ -181,8 +181,8 @@ RECIPES: dict[str, Recipe] = {r.kit: r for r in (
         toolchains=("{rust}",),
         # The crates of the example's Cargo.lock for this machine, fetched and unpacked into the cache's
         # CARGO_HOME (its index answers the resolution of the others, which are never built here: cargo vendor
-        # would fetch every platform's), then the example built in the sandbox: its target folder makes a version that changes only its own
-        # crate recompile only that crate.
+        # would fetch every platform's), then the example built in the sandbox: its target folder makes a version
+        # that changes only its own crate recompile only that crate.
         prepare=(("cargo", "fetch", "--locked", "--target", "{rust_host}"),),
         prepare_env={"CARGO_HOME": "{cache}/home", "PATH": "{rust}/bin:{path}"},
         warm=RUST_BUILD,
