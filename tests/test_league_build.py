@@ -395,7 +395,7 @@ def test_a_hostile_build_step_is_contained(tmp_path, how):
     folder (world-readable here, so only the sandbox's view protects them), writes beside them, forks and writes
     without end: each attack fails, within the build's limits, and nothing outside its build folder changes."""
     if how is hostile_build_by_npm_postinstall and shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
+        unavailable("npm is not installed")
     server = tmp_path / "server"
     (server / "data").mkdir(parents=True)
     token = server / "token"
