@@ -41,6 +41,8 @@ def build_times(cache: Path, kits: Iterable[str] = tuple(RECIPES)) -> dict[str, 
 async def _one(kit: str, scratch: Path, store: Store, cache: KitCache) -> dict[str, Any]:
     upload = scratch / f"upload-{kit}"
     if kit == "binary":
+        if not (REPO / "bots" / "go" / "bin" / "bot").is_file():
+            return {"ok": False, "why": "bots/go/bin/bot is missing: bash bots/build.sh go"}
         upload.mkdir()
         shutil.copy(REPO / "bots" / "go" / "bin" / "bot", upload / "bot")  # with its mode: the archive checks it
         (upload / "bot.toml").write_text('kit = "binary"\nentry = "bot"\nvariants = ["draw"]\n')
