@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 pytest.register_assert_rewrite("support")
 
 from support.paths import ROOT  # noqa: E402 (after the path is set)
-from support.kits import GO_MODULE_DOWNLOADS, prepared_once  # noqa: E402
+from support.kits import GO_MODULE_DOWNLOADS, need, prepared_once, unavailable  # noqa: E402
 from support.servers import HANG_BOT  # noqa: E402
 
 pytest_plugins = ["support.pg"]
@@ -43,7 +43,6 @@ def go_cache():
     from arena.league.build import KitCache
 
     if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
-        pytest.skip("go is not installed")
-    if not GO_MODULE_DOWNLOADS.is_dir():
-        pytest.skip("bash bots/build.sh go has not filled ~/.cache/dominoes-arena/go yet")
+        unavailable("go is not installed")
+    need((), (GO_MODULE_DOWNLOADS,))
     return KitCache(prepared_once("go", {"GOPROXY": f"file://{GO_MODULE_DOWNLOADS}", "GOSUMDB": "off"}))

@@ -1,10 +1,10 @@
 """League builds (issue 22, item 5): a version is built by its kit's recipe in the build sandbox, offline, within its
-limits; a hostile build step can neither reach the network, read the server's secrets, write outside its build
-folder, fork or write without end, nor outlive its build. Real processes, the real sandbox, real bots' handshakes."""
+limits, from the kit's prepared cache; a hostile build step (a build script, an npm postinstall, a Rust build.rs)
+can neither reach the network, read the server's secrets, write outside its build folder, fork or write without
+end, nor outlive its build. Real processes, the real sandbox, real compilers, real bots' handshakes."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -16,11 +16,13 @@ import pytest
 import trio
 
 from arena.league.build import BuildLimits, KitCache, build_version, prepare_kits
-from arena.league.manifest import parse_manifest
+from arena.league.kits import RECIPES
+from arena.league.manifest import KITS, parse_manifest
 from arena.players.process import BotProcess, BotSpec
 from arena.sandbox import host
 from arena.sandbox.build import BuildJob, run_build
 
+from support.kits import GO_MODULE_DOWNLOADS, MACHINE_CACHE, need, prepared_once, unavailable
 from support.league import ATTACK, tree_digest
 from support.processes import bot_processes
 
@@ -55,11 +57,160 @@ def node_cache(tmp_path_factory) -> KitCache:
     bash scripts/setup.sh filled), so the test needs no network."""
     machine_cache = Path.home() / ".npm" / "_cacache"
     if shutil.which("npm") is None or not machine_cache.is_dir():
-        pytest.skip("npm, or its cache from scripts/setup.sh, is missing")
+        unavailable("npm, or its cache from scripts/setup.sh, is missing")
     cache = tmp_path_factory.mktemp("kits")
     shutil.copytree(machine_cache, cache / "node" / "npm" / "_cacache")
     prepare_kits(cache, ["node"], env={"npm_config_offline": "true"})
     return KitCache(cache)
+
+
+@pytest.fixture(scope="module")
+def rust_cache() -> KitCache:
+    """The rust kit's cache: the crates from the machine's CARGO_HOME of bots/build.sh (fetched offline), and the
+    example's warm target folder built in the sandbox."""
+    need(("cargo", "rustc"), (MACHINE_CACHE / "rust" / "cargo-home" / "registry",))
+    return KitCache(prepared_once("rust", {"CARGO_NET_OFFLINE": "true"},
+                                  {"home": MACHINE_CACHE / "rust" / "cargo-home"}))
+
+
+@pytest.fixture(scope="module")
+def java_cache() -> KitCache:
+    """The java kit's cache: Maven's repository of bots/build.sh, completed by building the example with it."""
+    need(("mvn", "javac"), (MACHINE_CACHE / "java" / "m2",))
+    return KitCache(prepared_once("java", {}, {"m2": MACHINE_CACHE / "java" / "m2"}))
+
+
+@pytest.fixture(scope="module")
+def cpp_cache() -> KitCache:
+    """The cpp kit's cache: the example's warm CMake folder (and ccache's objects), built in the sandbox."""
+    need(("cmake", "make", "g++", "protoc", "grpc_cpp_plugin"))
+    return KitCache(prepared_once("cpp", {}))
+
+
+@pytest.fixture(scope="module")
+def typescript_cache() -> KitCache:
+    """The typescript kit's npm cache, prepared offline over a copy of the one bots/build.sh filled."""
+    need(("npm", "node"), (MACHINE_CACHE / "typescript" / "npm",))
+    return KitCache(prepared_once("typescript", {"npm_config_offline": "true"},
+                                  {"npm": MACHINE_CACHE / "typescript" / "npm"}))
+
+
+def build(kit: str, tmp_path: Path, cache: KitCache, source: Path | None = None, limits=BuildLimits(),
+          protected=()):
+    """build_version of bots/<kit>/ (or of ``source``), as the league's pipeline calls it."""
+    if source is None:
+        source, manifest = example(kit, tmp_path)
+    else:
+        manifest = parse_manifest((source / "bot.toml").read_bytes())
+    return trio.run(build_version, source, manifest, tmp_path, cache, limits, tmp_path / "build.log", protected)
+
+
+MAIN_SOURCE = {"rust": ("src/main.rs", "const _A_VERSION_OF_ITS_OWN: u8 = 1;"),
+               # Code, not a comment: the preprocessor drops comments, and ccache would find the example's object.
+               "cpp": ("main.cpp", "[[maybe_unused]] static const int a_version_of_its_own = 1;"),
+               "typescript": ("src/bot.ts", "// a version of its own"),
+               "java": ("src/main/java/dominoes/bot/Bot.java", "// a version of its own")}
+"""Each kit's main source and a line a version of its own adds to it."""
+
+
+def rust_compiled_only_its_crate(log: str) -> None:
+    """From the warm target folder cargo compiles the version's own crate and none of the crates it uses."""
+    compiled = [line.split()[1] for line in log.splitlines() if line.strip().startswith("Compiling ")]
+    assert compiled == ["dominoes-rust-bot"], compiled
+
+
+def cpp_compiled_only_main(log: str) -> None:
+    """From the warm CMake folder make compiles main.cpp, not the generated protocol code nor its library."""
+    assert "Building CXX object CMakeFiles/bot.dir/main.cpp.o" in log, log[-3000:]
+    assert "Generating the protocol code" not in log and "dominoes_proto.dir" not in log, log[-3000:]
+
+
+@pytest.mark.parametrize("kit, command, name, log_check", [
+    ("rust", ("bin/bot",), "rust-random", rust_compiled_only_its_crate),
+    ("cpp", ("bin/bot",), "cpp-random", cpp_compiled_only_main),
+    ("typescript", ("node", "bot.js"), "typescript-random", None),
+    ("java", ("java", "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+              "-XX:ActiveProcessorCount=1", "-jar", "bin/bot.jar"), "java-random", None),
+])
+def test_a_compiled_kit_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, request, kit, command,
+                                                                                 name, log_check):
+    """A version of its own (the kit's example with a line added to its main source) is built in the sandbox from
+    the kit's prepared cache (read-only) with no network; the bot then runs from its built folder, sandboxed, as the
+    league runs it. What the build copied in to write on (the warm folder, npm's cache, Maven's repository) stays
+    out of the built bot."""
+    cache = request.getfixturevalue(f"{kit}_cache")
+    source, _ = example(kit, tmp_path)
+    path, line = MAIN_SOURCE[kit]
+    (source / path).write_text((source / path).read_text() + f"\n{line}\n")
+    result = build(kit, tmp_path, cache, source)
+    assert (result.ok, result.command, result.protocol) == (True, command, "grpc"), (
+        result.why, result.log.read_text()[-3000:])
+    assert not any((result.folder / left).exists() for left in (".warm", ".cache", ".m2"))
+    if log_check is not None:
+        log_check(result.log.read_text())
+    assert trio.run(handshake, result) == name
+
+
+def test_a_rust_version_needing_a_crate_the_cache_lacks_fails_offline(tmp_path, rust_cache):
+    """The author's Cargo.lock names a crate nobody fetched: cargo, offline, says which."""
+    source, _ = example("rust", tmp_path)
+    toml = source / "Cargo.toml"
+    toml.write_text(toml.read_text().replace("[dependencies]\n", '[dependencies]\nstranger-crate = "1.0.0"\n', 1))
+    lock = source / "Cargo.lock"
+    text = lock.read_text().replace('name = "dominoes-rust-bot"\nversion = "1.0.0"\ndependencies = [\n',
+                                    'name = "dominoes-rust-bot"\nversion = "1.0.0"\ndependencies = [\n'
+                                    ' "stranger-crate",\n', 1)
+    lock.write_text(text + '\n[[package]]\nname = "stranger-crate"\nversion = "1.0.0"\n'
+                    'source = "registry+https://github.com/rust-lang/crates.io-index"\n'
+                    f'checksum = "{"0" * 64}"\n')
+    result = build("rust", tmp_path, rust_cache, source)
+    assert (result.ok, result.why) == (False, "exit status 101 (see the build log)")
+    log = result.log.read_text()
+    assert "stranger-crate" in log and "offline" in log, log[-3000:]
+
+
+def test_a_java_version_needing_an_artifact_the_cache_lacks_fails_offline(tmp_path, java_cache):
+    source, _ = example("java", tmp_path)
+    pom = source / "pom.xml"
+    head, _, tail = pom.read_text().rpartition("</dependencies>")  # the project's own, after the managed ones
+    pom.write_text(head + "<dependency><groupId>com.stranger</groupId><artifactId>not-in-the-cache</artifactId>"
+                   "<version>1.0</version></dependency></dependencies>" + tail)
+    result = build("java", tmp_path, java_cache, source)
+    assert (result.ok, result.why) == (False, "exit status 1 (see the build log)")
+    log = result.log.read_text()
+    assert "com.stranger:not-in-the-cache:jar:1.0" in log and "offline" in log, log[-3000:]
+
+
+def test_the_binary_kit_accepts_a_static_executable_and_runs_it(tmp_path):
+    """bots/go/bin/bot is built with CGO_ENABLED=0: statically linked. The built folder has it executable."""
+    static = REPO / "bots" / "go" / "bin" / "bot"
+    if not static.is_file():
+        unavailable(f"{static} is missing: run bash bots/build.sh go first")
+    source = tmp_path / "source"
+    source.mkdir()
+    shutil.copyfile(static, source / "bot")  # no exec bit, as an archive may carry it
+    (source / "bot.toml").write_text('kit = "binary"\nentry = "bot"\nvariants = ["draw"]\n')
+    result = build("binary", tmp_path, KitCache(tmp_path / "cache"), source)
+    assert (result.ok, result.command) == (True, ("./bot",)), (result.why, result.log.read_text())
+    assert (result.folder / "bot").stat().st_mode & 0o777 == 0o755
+    assert trio.run(handshake, result) == "go-random"
+
+
+def test_the_binary_kit_refuses_a_dynamically_linked_executable_in_one_line(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    shutil.copyfile(sys.executable, source / "bot")  # the arena's Python needs the dynamic loader
+    (source / "bot.toml").write_text('kit = "binary"\nentry = "bot"\nvariants = ["draw"]\n')
+    result = build("binary", tmp_path, KitCache(tmp_path / "cache"), source)
+    why = ("the entry bot: expected a statically linked executable, got one that needs a dynamic loader "
+           "(PT_INTERP): link it statically (e.g. CGO_ENABLED=0, or -static)")
+    assert (result.ok, result.why, result.folder) == (False, why, None)
+    assert result.log.read_text() == f"--- the build failed: {why} ---\n"
+    assert not (tmp_path / "bot").exists()
+
+
+def test_every_kit_a_manifest_accepts_has_a_recipe():
+    assert sorted(RECIPES) == sorted(KITS)
 
 
 def test_node_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, node_cache):
@@ -92,13 +243,6 @@ def test_a_python_entry_that_does_not_parse_fails_its_build_with_the_reason_in_i
     log = result.log.read_text()
     assert "SyntaxError" in log and "--- the build failed: exit status 1 (see the build log) ---" in log
     assert not (tmp_path / "bot").exists()
-
-
-def test_a_kit_without_a_recipe_fails_in_one_line(tmp_path):
-    source, manifest = example("typescript", tmp_path)
-    result = trio.run(build_version, source, manifest, tmp_path, KitCache(tmp_path / "cache"), BuildLimits(),
-                      tmp_path / "build.log")
-    assert not result.ok and result.why.startswith("the typescript kit cannot be built by this league yet")
 
 
 def test_go_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, go_cache):
@@ -145,14 +289,45 @@ def hostile_build_by_npm_postinstall(tmp_path: Path, source: Path, attack: str) 
     return result.ok, result.why, result.log
 
 
-@pytest.mark.parametrize("how", [hostile_build_by_script, hostile_build_by_npm_postinstall],
-                         ids=["build-step", "npm-postinstall"])
+HOSTILE_BUILD_RS = """// A stranger's build script: cargo runs it before compiling the crate, as the build's own user.
+use std::process::{Command, Stdio};
+fn main() {
+    let args: Vec<&str> = ATTACK.split(' ').collect();
+    let out = std::fs::File::create("/tmp/attack.out").unwrap();
+    // Its children (the fork bomb) keep the file open: wait for the attack alone, then show what it did.
+    let status = Command::new(args[0]).args(&args[1..]).stdout(Stdio::from(out)).status();
+    eprintln!("{}", std::fs::read_to_string("/tmp/attack.out").unwrap_or_default());
+    panic!("the hostile build script ends the build ({status:?})");
+}
+"""
+
+
+def hostile_build_by_rust_build_rs(tmp_path: Path, source: Path, attack: str) -> tuple[bool, str, Path]:
+    """The attack as a Rust version's build.rs, run by cargo in the rust kit's real recipe (offline), with the
+    server's token and data folder passed as the paths no build may see."""
+    if shutil.which("cargo") is None and not (Path.home() / ".cargo" / "bin" / "cargo").exists():
+        unavailable("cargo is not installed")
+    (source / "src").mkdir()
+    (source / "src" / "main.rs").write_text("fn main() {}\n")
+    (source / "build.rs").write_text(f"const ATTACK: &str = {json.dumps(attack)};\n{HOSTILE_BUILD_RS}")
+    (source / "Cargo.toml").write_text('[package]\nname = "hostile"\nversion = "1.0.0"\nedition = "2021"\n')
+    (source / "Cargo.lock").write_text('version = 4\n\n[[package]]\nname = "hostile"\nversion = "1.0.0"\n')
+    (source / "bot.toml").write_text('kit = "rust"\nentry = "Cargo.toml"\nvariants = ["draw"]\n')
+    server = tmp_path / "server"
+    result = build("rust", tmp_path, KitCache(tmp_path / "cache"), source, HOSTILE_LIMITS,
+                   (server / "token", server / "data"))
+    return result.ok, result.why, result.log
+
+
+@pytest.mark.parametrize("how", [hostile_build_by_script, hostile_build_by_npm_postinstall,
+                                 hostile_build_by_rust_build_rs],
+                         ids=["build-step", "npm-postinstall", "rust-build-rs"])
 def test_a_hostile_build_step_is_contained(tmp_path, how):
     """The build step connects to a port the test listens on and looks a name up, reads the server's token and data
     folder (world-readable here, so only the sandbox's view protects them), writes beside them, forks and writes
     without end: each attack fails, within the build's limits, and nothing outside its build folder changes."""
     if how is hostile_build_by_npm_postinstall and shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
+        unavailable("npm is not installed")
     server = tmp_path / "server"
     (server / "data").mkdir(parents=True)
     token = server / "token"
@@ -168,7 +343,9 @@ def test_a_hostile_build_step_is_contained(tmp_path, how):
     listener = socket.create_server(("127.0.0.1", 0))
     listener.setblocking(False)
     port = listener.getsockname()[1]
-    attack = f"python attack.py {port} {token} {server / 'data'} {server / 'pwned'} 200 200 hostile-build-marker"
+    python = "python" if how is not hostile_build_by_rust_build_rs else str(Path(sys.executable))
+    attack = (f"{python} /build/attack.py {port} {token} {server / 'data'} {server / 'pwned'} 200 200 "
+              "hostile-build-marker")
     try:
         ok, why, log_path = how(tmp_path, source, attack)
         with pytest.raises(BlockingIOError):
@@ -176,7 +353,9 @@ def test_a_hostile_build_step_is_contained(tmp_path, how):
     finally:
         listener.close()
     log = log_path.read_text()
-    lines = dict(line[len("ATTACK "):].split(": ", 1) for line in log.splitlines() if line.startswith("ATTACK "))
+    # One line per attack (cargo indents what a failed build script wrote).
+    lines = dict(line.strip()[len("ATTACK "):].split(": ", 1) for line in log.splitlines()
+                 if line.strip().startswith("ATTACK "))
     assert (ok, why) == (False, f"over its processes {HOSTILE_LIMITS.pids} limit (stopped by the kernel)"), log
     assert lines["done"] == "left children behind", "every attack failed, so the script ran to its end"
     for attack_name in ("network", "dns", "token", "data", "outside"):

@@ -9,6 +9,7 @@ built, why not in one line, and the command (and folder) that run the built bot.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -17,12 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+import trio
+
 from ..sandbox.build import BuildJob, BuildLimits, inside_path, run_build
 from ..sandbox.contain import SandboxError
 from ..sandbox.host import SandboxUnavailable
 from .errors import LeagueError
-from .kits import RECIPES, REPO, Recipe
-from .manifest import Manifest
+from .kits import RECIPES, REPO, Recipe, rust_host, rust_toolchain
+from .manifest import Manifest, ManifestError, check_static_elf, parse_manifest
 
 __all__ = ["BuildLimits", "BuildResult", "KitCache", "KitCacheError", "build_version", "prepare_kits"]
 
@@ -38,7 +41,9 @@ class KitCache:
     root: Path
 
     def of(self, kit: str) -> Path:
-        return Path(self.root).resolve() / kit
+        """The kit's folder with every link resolved: the build sees it at that path (a link would lead nowhere
+        inside the sandbox)."""
+        return (Path(self.root) / kit).resolve()
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,9 @@ async def build_version(source: Path, manifest: Manifest, work: Path, cache: Kit
                             f"{', '.join(RECIPES)})", recipe)
     if not (Path(source) / manifest.entry).is_file():
         return _failed(log, f"the entry {manifest.entry} is not a file of the version", recipe)
+    problem = _entry_check(recipe, Path(source) / manifest.entry)
+    if problem:
+        return _failed(log, problem, recipe)
     kit_cache = cache.of(manifest.kit)
     job = _job(recipe, manifest, kit_cache)
     out = Path(work) / "bot"
@@ -81,31 +89,41 @@ async def build_version(source: Path, manifest: Manifest, work: Path, cache: Kit
         return _failed(log, f"cannot contain the build: {error}", recipe)
     if not outcome.ok:
         return BuildResult(False, outcome.why, (), None, recipe.protocol, log, outcome.seconds)
-    command = tuple(_fill(word, manifest, kit_cache) for word in recipe.run)
+    command = tuple(_fill(word, manifest, kit_cache, quote=False) for word in recipe.run)
     return BuildResult(True, outcome.why, command, out, recipe.protocol, log, outcome.seconds)
 
 
-def _job(recipe: Recipe, manifest: Manifest, kit_cache: Path) -> BuildJob:
-    read_only = [Path(t) for t in recipe.toolchains if Path(t).exists()]
-    if recipe.env or "{cache}" in recipe.script:
+def _entry_check(recipe: Recipe, entry: Path) -> str | None:
+    """Why the entry cannot be built by ``recipe`` before anything runs (the binary kit's static ELF), or None."""
+    if recipe.check != "static-elf":
+        return None
+    try:
+        with open(entry, "rb") as stream:
+            check_static_elf(stream, entry.stat().st_size)
+    except ManifestError as error:
+        return f"the entry {entry.name}: {error}"
+    return None
+
+
+def _job(recipe: Recipe, manifest: Manifest, kit_cache: Path, script: str | None = None) -> BuildJob:
+    read_only = [Path(_fill(t, manifest, kit_cache)) for t in recipe.toolchains]
+    read_only = [path for path in read_only if path.exists()]
+    if kit_cache.exists():
         read_only.append(kit_cache)
-    return BuildJob(script=_fill(recipe.script, manifest, kit_cache),
+    return BuildJob(script=_fill(recipe.script if script is None else script, manifest, kit_cache),
                     env={k: _fill(v, manifest, kit_cache) for k, v in recipe.env.items()}, read_only=read_only)
 
 
-def _fill(text: str, manifest: Manifest, kit_cache: Path) -> str:
+def _fill(text: str, manifest: Manifest, kit_cache: Path, quote: bool = True) -> str:
     """A recipe's placeholders. The entry is a checked relative path (no quote, no '..': see manifest.path_problem),
-    quoted anyway since the script is shell."""
+    quoted anyway in a script, since it is shell; not in the run command, whose words are the program's own."""
     entry_dir = manifest.entry.rpartition("/")[0] or "."
-    return (text.replace("{entry_dir}", _quote(entry_dir)).replace("{entry}", _quote(manifest.entry))
+    shell = shlex.quote if quote else str
+    if "{rust}" in text:
+        text = text.replace("{rust}", rust_toolchain())
+    return (text.replace("{entry_dir}", shell(entry_dir)).replace("{entry}", shell(manifest.entry))
             .replace("{cache}", str(kit_cache)).replace("{proto}", str(REPO / "proto"))
             .replace("{path}", inside_path()))
-
-
-def _quote(word: str) -> str:
-    import shlex
-
-    return shlex.quote(word)
 
 
 def _failed(log: Path, why: str, recipe: Recipe | None) -> BuildResult:
@@ -114,37 +132,71 @@ def _failed(log: Path, why: str, recipe: Recipe | None) -> BuildResult:
     return BuildResult(False, why, (), None, recipe.protocol if recipe else "grpc", log)
 
 
-def prepare_kits(cache: Path, kits: Iterable[str] = tuple(RECIPES), env: dict[str, str] | None = None) -> None:
+def prepare_kits(cache: Path, kits: Iterable[str] = tuple(RECIPES), env: dict[str, str] | None = None,
+                 limits: BuildLimits | None = None) -> None:
     """Fill ``cache`` with each kit's dependencies, fetched for its example in bots/<kit>/ (with the network: the
-    operator runs this once, outside any sandbox, before builds that have none). ``env`` adds to the environment
-    (e.g. ``GOPROXY`` for a mirror). A KitCacheError names the kit and the step that failed."""
+    operator runs this once, outside any sandbox, before builds that have none), then, for the compiled kits, build
+    the example once in the build sandbox, offline, as a version's build runs, keeping its warm build folder.
+    ``env`` adds to the environment of the fetching steps (e.g. ``GOPROXY`` for a mirror); ``limits`` are the warm
+    builds' (default: every CPU, 30 minutes). A KitCacheError names the kit and the step that failed."""
     root = KitCache(Path(cache))
     for kit in kits:
         recipe = RECIPES.get(kit)
         if recipe is None:
             raise KitCacheError(f"unknown kit {kit!r}; this league builds {', '.join(RECIPES)}")
-        if not recipe.prepare:
+        if not recipe.prepare and not recipe.warm:
             continue
         kit_cache = root.of(kit)
         kit_cache.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=f"prepare-{kit}-") as scratch:
-            example = Path(scratch) / kit
+            # bots/<kit> and proto/ side by side, as in the project: the examples find the protocol at ../../proto.
+            example = Path(scratch) / "bots" / kit
             shutil.copytree(REPO / "bots" / kit, example, ignore=shutil.ignore_patterns("bin", "gen", "node_modules",
-                                                                                        "target"))
+                                                                                        "target", "dist"))
+            (Path(scratch) / "proto").symlink_to(REPO / "proto")
             _prepare_in(recipe, example, kit_cache, env or {})
+            _readable(kit_cache)
+            if recipe.warm:
+                _warm(recipe, example, Path(scratch), kit_cache, limits or WARM_LIMITS)
         _readable(kit_cache)
+
+
+WARM_LIMITS = BuildLimits(cpus=float(os.cpu_count() or 1), timeout_s=1800.0, disk_mb=2048, memory_mb=3072)
+"""A cold build of a kit's example (tonic and tokio, gRPC's generated C++) is the longest a kit's build takes."""
+
+
+def _warm(recipe: Recipe, example: Path, scratch: Path, kit_cache: Path, limits: BuildLimits) -> None:
+    """Build the example in the build sandbox with the recipe's warm script; its ``.warm`` folder becomes
+    ``{cache}/warm``. A failure here is the operator's to see: the log's last lines are in the error."""
+    manifest = parse_manifest((example / "bot.toml").read_bytes())
+    shutil.rmtree(kit_cache / "warm", ignore_errors=True)
+    out, log = scratch / "warm-out", scratch / "warm.log"
+    outcome = trio.run(run_build, _job(recipe, manifest, kit_cache, recipe.warm), example, out, limits, log)
+    if not outcome.ok:
+        tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
+        raise KitCacheError(f"kit {recipe.kit}: the warm build of its example failed ({outcome.why}): {tail}")
+    if (out / ".warm").is_dir():
+        shutil.move(out / ".warm", kit_cache / "warm")
 
 
 def _prepare_in(recipe: Recipe, example: Path, kit_cache: Path, extra: dict[str, str]) -> None:
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "/usr/bin:/bin")])
-    env = {**os.environ, **{k: v.replace("{cache}", str(kit_cache)).replace("{path}", path)
+    env = {**os.environ, **{k: _fill_prepare(v, kit_cache).replace("{path}", path)
                             for k, v in recipe.prepare_env.items()}, **extra}
     for step in recipe.prepare:
-        words = [w.replace("{cache}", str(kit_cache)) for w in step]
-        result = subprocess.run(words, cwd=example, env=env, capture_output=True, text=True)
+        words = [_fill_prepare(w, kit_cache) for w in step]
+        program = shutil.which(words[0], path=env.get("PATH"))
+        result = subprocess.run([program or words[0], *words[1:]], cwd=example, env=env, capture_output=True,
+                                text=True)
         if result.returncode != 0:
             why = (result.stderr.strip().splitlines() or ["no message"])[-1]
             raise KitCacheError(f"kit {recipe.kit}: {' '.join(step[:3])} failed (exit {result.returncode}): {why}")
+
+
+def _fill_prepare(text: str, kit_cache: Path) -> str:
+    text = text.replace("{rust_host}", rust_host()) if "{rust_host}" in text else text
+    text = text.replace("{rust}", rust_toolchain()) if "{rust}" in text else text
+    return text.replace("{cache}", str(kit_cache))
 
 
 def _readable(folder: Path) -> None:

@@ -1,7 +1,8 @@
 """How long a version takes from upload to ready, per kit, with a warm kit cache:
 ``arena bench league-build [--cache DIR] [--kits K1,K2]`` (or ``python -m arena.league.build_bench CACHE [KIT ...]``).
 
-For each kit's example (bots/<kit>/, without what the project's own build made), the server's own steps: the upload
+For each kit's example (bots/<kit>/, without what the project's own build made; for the binary kit, the go kit's
+static bin/bot with a manifest), the server's own steps: the upload
 is checked and stored (:meth:`Store.add`), becomes a version in a scratch SQLite database, and the real
 :class:`~arena.league.pipeline.Pipeline` takes it through its sandboxed offline build and its check (two matches of
 Draw against the random player) to ready. A measurement, not a test; the cache must have been prepared
@@ -72,7 +73,14 @@ async def _all(cache: Path, kits: list[str]) -> dict[str, Any]:
 async def _one(kit: str, scratch: Path, store: Store, database: AsyncDatabase, pipeline: Pipeline, served: Served,
                author_id: int) -> dict[str, Any]:
     upload = scratch / f"upload-{kit}"
-    shutil.copytree(REPO / "bots" / kit, upload, ignore=LEFT_OUT)
+    if kit == "binary":
+        if not (REPO / "bots" / "go" / "bin" / "bot").is_file():
+            return {"state": "failed", "why": "bots/go/bin/bot is missing: bash bots/build.sh go"}
+        upload.mkdir()
+        shutil.copy(REPO / "bots" / "go" / "bin" / "bot", upload / "bot")  # with its mode: the archive checks it
+        (upload / "bot.toml").write_text('kit = "binary"\nentry = "bot"\nvariants = ["draw"]\n')
+    else:
+        shutil.copytree(REPO / "bots" / kit, upload, ignore=LEFT_OUT)
     started = time.perf_counter()
     stored = await trio.to_thread.run_sync(store.add, upload)
     bot = await database.run(Database.add_bot, served.league_id, author_id, f"bench-{kit}")

@@ -2,13 +2,19 @@
 of the kit's cache it reads (read-only), the command that runs the built bot, and how the operator fills the cache.
 
 A recipe's script runs in ``/build`` (the version's files) with ``sh -eu``; ``{entry}``, ``{entry_dir}``,
-``{cache}`` (the kit's cache folder, read-only) and ``{proto}`` (the protocol's .proto files) are filled in. The build
-sees no network: a version can use what the kit's example uses (pre-fetched into the cache by
-:func:`arena.league.build.prepare_kits`) plus what it vendors in its archive (a Go ``vendor/`` folder, ...).
+``{cache}`` (the kit's cache folder, read-only), ``{proto}`` (the protocol's .proto files, also at ``/proto``) and
+``{rust}`` (the Rust toolchain's folder) are filled in. The build sees no network: a version can use what the kit's
+example uses (pre-fetched into the cache by :func:`arena.league.build.prepare_kits`) plus what it vendors in its
+archive (a Go ``vendor/`` folder, a Rust path dependency, ...). What a build must write on (npm's cache, Maven's
+repository, a warm build folder) is copied from the cache into ``/build`` and removed before the build ends, so a
+build can neither poison the cache for the next one nor carry hundreds of megabytes into its built folder.
 """
 
 from __future__ import annotations
 
+import functools
+import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -27,11 +33,18 @@ class Recipe:
     """The built bot's command, run in its folder (``{entry}`` filled in)."""
     env: Mapping[str, str] = field(default_factory=dict)
     toolchains: tuple[str, ...] = ()
-    """Folders outside the system's (/usr) the build reads: a toolchain installed under /usr/local or /opt."""
+    """Folders outside the system's (/usr) the build reads: a toolchain under /opt or a home folder (rustup's under
+    /root, whose mode 0700 the sandbox's view does not keep: the folders on the way are made readable there)."""
     protocol: str = "grpc"
     prepare: tuple[tuple[str, ...], ...] = ()
     """The operator's commands, run with the network in a copy of bots/<kit>/, that fill ``{cache}``."""
     prepare_env: Mapping[str, str] = field(default_factory=dict)
+    warm: str = ""
+    """A build run by prepare_kits in the build sandbox on the kit's example, offline, after ``prepare``; what it
+    leaves at ``/build/.warm`` becomes ``{cache}/warm`` (a build folder built at /build, the path every version's
+    build has, so the compilers' caches in it stay valid), which the script copies in."""
+    check: str = ""
+    """What the entry must be before any build: ``static-elf`` (the binary kit)."""
 
 
 PYTHON_CHECK = "python -c 'import ast,sys; ast.parse(open(sys.argv[1], \"rb\").read(), sys.argv[1])' {entry}\n"
@@ -49,6 +62,69 @@ GO_ENV = {"CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOPROXY": "off", "GOSUMDB
           "GOTELEMETRY": "off"}
 """No toolchain download (``go 1.99`` in go.mod fails instead), no module proxy, no checksum database: the
 modules are the cache's (read-only) or the version's ``vendor/``."""
+
+WARM = "{cache}/warm"
+COPY_WARM = "if [ -d " + WARM + " ]; then cp -a " + WARM + " .warm; fi\n"
+"""The kit's warm build folder copied in (writable, times kept: make and cargo see its outputs up to date)."""
+
+RUST_BUILD = (
+    # The cache's CARGO_HOME is read-only; cargo wants to lock and write beside its registry: a CARGO_HOME of the
+    # build's own whose registry (the index, the .crate files, their sources unpacked) is the cache's, and the
+    # network off for cargo too (it says so, instead of waiting on a name that cannot be resolved).
+    "export CARGO_HOME=/tmp/cargo-home CARGO_TARGET_DIR=/build/.warm\n"
+    "mkdir -p $CARGO_HOME/registry\n"
+    "for part in index cache src; do ln -s {cache}/home/registry/$part $CARGO_HOME/registry/$part; done\n"
+    "printf '[net]\\noffline = true\\n' > $CARGO_HOME/config.toml\n"
+    + COPY_WARM
+    + "cargo build --release --offline --locked --manifest-path {entry}\n"
+    # The bot is the package's binary named bot, else its only binary.
+    "mkdir -p bin\n"
+    "if [ -f .warm/release/bot ]; then cp .warm/release/bot bin/bot; else\n"
+    "  set -- $(find .warm/release -maxdepth 1 -type f -perm -u+x)\n"
+    "  [ $# -eq 1 ] || { echo \"expected one binary (or one named bot) in the package, got $#: $*\"; exit 1; }\n"
+    "  cp \"$1\" bin/bot\n"
+    "fi\n")
+RUST_ENV = {"PATH": "{rust}/bin:{path}", "CARGO_TERM_COLOR": "never", "CARGO_INCREMENTAL": "1"}
+
+CPP_BUILD = (
+    COPY_WARM
+    # ccache (when installed) with the kit's prepared objects: an unchanged main.cpp is not even recompiled.
+    + "launcher=; if command -v ccache >/dev/null; then launcher=ccache; mkdir -p /tmp/ccache;"
+    " if [ -d .warm/ccache ]; then cp -a .warm/ccache/. /tmp/ccache/; fi; fi\n"
+    "cmake -S {entry_dir} -B .warm -DCMAKE_BUILD_TYPE=Release -DPROTO_DIR={proto}"
+    " -DCMAKE_CXX_COMPILER_LAUNCHER=$launcher >/dev/null\n"
+    "cmake --build .warm -j 2 -- --no-print-directory\n"
+    "[ -f .warm/bot ] || { echo 'expected the CMake project to build an executable named bot'; exit 1; }\n"
+    "mkdir -p bin && cp .warm/bot bin/bot\n")
+CPP_ENV = {"CCACHE_DIR": "/tmp/ccache", "CCACHE_BASEDIR": "/build", "CCACHE_NOHASHDIR": "1",
+           "CCACHE_SLOPPINESS": "include_file_mtime,include_file_ctime,time_macros"}
+
+TS_PROTO_OPTS = "outputServices=grpc-js,env=node,useOptionals=messages"
+NPM_CI = ("mkdir -p .cache && cp -R {cache}/npm .cache/npm\n"
+          "npm ci --offline --cache /build/.cache/npm --no-audit --no-fund --no-update-notifier\n"
+          "rm -rf .cache\n")
+TS_BUILD = (
+    NPM_CI
+    + "if [ ! -d src/gen ]; then mkdir -p src/gen && python -m grpc_tools.protoc -I {proto} "
+    "--plugin=protoc-gen-ts_proto=node_modules/.bin/protoc-gen-ts_proto --ts_proto_out=src/gen "
+    f"--ts_proto_opt={TS_PROTO_OPTS} dominoes/v1/types.proto dominoes/v1/bot.proto; fi\n"
+    "node node_modules/typescript/bin/tsc -p tsconfig.json\n")
+
+MAVEN = ("mvn -B -q --no-transfer-progress -Dstyle.color=never -Dmaven.repo.local={m2}")
+JAVA_BUILD = (
+    # Maven writes into its repository even offline (what it resolved, from where): a copy, removed after.
+    "cp -R {cache}/m2 .m2\n"
+    + MAVEN.replace("{m2}", "/build/.m2") + " -o -f {entry} package\n"
+    "rm -rf .m2\n"
+    # The runnable jar: the one the package phase made in the build folder (Maven's target/, or gen/ as the
+    # example has it), the shaded one rather than the original- one beside it.
+    "set -- $(find {entry_dir}/target {entry_dir}/gen -maxdepth 1 -name '*.jar' ! -name 'original-*' 2>/dev/null)\n"
+    "[ $# -eq 1 ] || { echo \"expected the build to make one runnable jar, got $#: $*\"; exit 1; }\n"
+    "mkdir -p bin && cp \"$1\" bin/bot.jar\n")
+JAVA_RUN = ("java", "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            "-XX:ActiveProcessorCount=1", "-jar", "bin/bot.jar")
+"""The launcher bots/java/bot's flags (sized for the bot sandbox), without its class-data archive."""
+MAVEN_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 RECIPES: dict[str, Recipe] = {r.kit: r for r in (
     Recipe("python", PYTHON_CHECK, ("python", "{entry}")),
@@ -90,6 +166,76 @@ RECIPES: dict[str, Recipe] = {r.kit: r for r in (
         env={"npm_config_update_notifier": "false"},
         prepare=(("npm", "ci", "--cache", "{cache}/npm", "--no-audit", "--no-fund"),),
     ),
+    Recipe(
+        "typescript",
+        TS_BUILD,
+        ("node", "{entry}"),
+        env={"npm_config_update_notifier": "false"},
+        prepare=(("npm", "ci", "--cache", "{cache}/npm", "--no-audit", "--no-fund", "--ignore-scripts"),),
+    ),
+    Recipe(
+        "rust",
+        RUST_BUILD + "rm -rf .warm\n",
+        ("bin/bot",),
+        env=RUST_ENV,
+        toolchains=("{rust}",),
+        # The crates of the example's Cargo.lock for this machine, fetched and unpacked into the cache's
+        # CARGO_HOME (its index answers the resolution of the others, which are never built here: cargo vendor
+        # would fetch every platform's), then the example built in the sandbox: its target folder makes a version
+        # that changes only its own crate recompile only that crate.
+        prepare=(("cargo", "fetch", "--locked", "--target", "{rust_host}"),),
+        prepare_env={"CARGO_HOME": "{cache}/home", "PATH": "{rust}/bin:{path}"},
+        warm=RUST_BUILD,
+    ),
+    Recipe(
+        "cpp",
+        CPP_BUILD + "rm -rf .warm\n",
+        ("bin/bot",),
+        env=CPP_ENV,
+        # Debian's gRPC, protobuf, protoc and grpc_cpp_plugin are in /usr: nothing to fetch. The warm CMake
+        # folder holds the generated protocol code compiled into its library, and ccache the objects.
+        warm=CPP_BUILD + "mkdir -p .warm/ccache && cp -a /tmp/ccache/. .warm/ccache/\n",
+    ),
+    Recipe(
+        "java",
+        JAVA_BUILD,
+        JAVA_RUN,
+        env={"MAVEN_OPTS": MAVEN_OPTS},
+        # Debian's Maven reads its settings through /etc/maven.
+        toolchains=("/etc/maven",),
+        # Maven's repository filled by building the example: the plugins, protoc and protoc-gen-grpc-java for
+        # this machine, the libraries.
+        prepare=(tuple(MAVEN.replace("{m2}", "{cache}/m2").split()) + ("package",),),
+        prepare_env={"MAVEN_OPTS": MAVEN_OPTS},
+    ),
+    Recipe("binary", "chmod 0755 {entry}\n", ("./{entry}",), check="static-elf"),
 )}
-"""The kits a league builds today. typescript, rust, java and cpp are not yet here: a version of theirs fails
-its build with a line saying so (see the docs note)."""
+"""Every kit a league accepts (arena.league.manifest.KITS) and how it is built."""
+
+
+def rust_toolchain() -> str:
+    """The Rust toolchain's own folder (rustc --print sysroot): its bin/ has cargo and rustc themselves, not
+    rustup's proxies, which would want to write under ~/.rustup. Under /root (mode 0700) it is still visible to a
+    build's own user: the sandbox makes the folders on the way to it readable (arena.sandbox.contain.MountView)."""
+    return _rust_toolchain()
+
+
+def rust_host() -> str:
+    """The machine's target triple (x86_64-unknown-linux-gnu): the crates fetched are the ones built here."""
+    rustc = Path(rust_toolchain()) / "bin" / "rustc"
+    try:
+        done = subprocess.run([str(rustc), "-vV"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        return "unknown"
+    return next((line.split(": ", 1)[1] for line in done.stdout.splitlines() if line.startswith("host: ")),
+                "unknown")
+
+
+@functools.cache
+def _rust_toolchain() -> str:
+    rustc = shutil.which("rustc") or str(Path.home() / ".cargo" / "bin" / "rustc")
+    try:
+        done = subprocess.run([rustc, "--print", "sysroot"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        return "/nonexistent-rust-toolchain"
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else "/nonexistent-rust-toolchain"

@@ -21,7 +21,6 @@ import shutil
 import signal
 import stat
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -31,13 +30,13 @@ from typing import Mapping, Sequence
 import trio
 
 from .cgroups import CgroupError
-from .contain import (ETC_FILES, ETC_GLOBS, LOCALE, SYSTEM_DIRS, UID_RANGE, SandboxError, _arena_package,
-                      _enter_cgroup, _identity_files, _inside_path)
+from .contain import LOCALE, UID_RANGE, SandboxError, _arena_package, _enter_cgroup, _inside_path, system_view
 from .host import host
 from .limits import Limits
 from .logs import CappedLog
 
 BUILD_DIR_INSIDE = "/build"
+PROTO_INSIDE = "/proto"
 KILL_WAIT_S = 30.0
 """How long, after a kill, to wait for the last process of a build to be gone (the kernel is quick; a busy machine
 is not)."""
@@ -124,7 +123,7 @@ async def run_build(job: BuildJob, source: Path, out: Path, limits: BuildLimits,
         _append(log, f"--- the build {'succeeded' if outcome is None else 'failed'}: {why} ---\n")
         if outcome is None:
             out.mkdir(mode=0o755)
-            _copy_tree(folder, out)
+            _copy_tree(folder, out, keep_times=True)
         return BuildOutcome(ok=outcome is None, why=why, seconds=seconds)
     finally:
         if mounted:
@@ -201,37 +200,13 @@ def _bubblewrap(machine, job: BuildJob, folder: Path, private: Path, limits: Bui
     if uid is None:
         args += ["--unshare-user", "--disable-userns"]
     args += ["--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
-    made: set[Path] = {Path("/"), Path("/tmp")}
-    bound: list[Path] = []
-
-    def parents_of(path: Path) -> None:
-        for parent in reversed(path.parents):
-            if parent not in made:
-                args.extend(["--perms", "0755", "--dir", str(parent)])
-                made.add(parent)
-
-    def ro_bind(path: Path) -> None:
-        if path.exists() and not any(path == b or b in path.parents for b in bound):
-            parents_of(path)
-            args.extend(["--ro-bind", str(path), str(path)])
-            bound.append(path)
-
-    for name in SYSTEM_DIRS:
-        system = Path(name)
-        if system.is_symlink():
-            args.extend(["--symlink", os.readlink(system), name])
-        elif system.is_dir():
-            ro_bind(system)
-    parents_of(Path("/etc/passwd"))
-    for name in ETC_FILES:
-        args.extend(["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"])
-    for pattern in ETC_GLOBS:
-        for entry in sorted(Path("/etc").glob(pattern)):
-            args.extend(["--ro-bind", str(entry), str(entry)])
-    args.extend(_identity_files(private, uid))
-    for path in (Path(sys.base_prefix), Path(sys.prefix), _arena_package(), _arena_package().parent / "proto",
-                 *job.read_only):
-        ro_bind(Path(path).resolve())
+    view = system_view(args, private, uid)
+    for path in job.read_only:
+        view.ro_bind(Path(path).resolve())
+    # The protocol's files at /proto too: a kit's example (bots/<kit>/) finds them at ../../proto, which from
+    # /build is /proto (the Rust kit's build.rs, the Java kit's pom.xml).
+    view.parents_of(Path(PROTO_INSIDE) / "x")
+    args += ["--ro-bind", str(_arena_package().parent / "proto"), PROTO_INSIDE]
     args += ["--bind", str(folder), BUILD_DIR_INSIDE, "--proc", "/proc", "--dev", "/dev"]
     for mount in ("/dev", "/proc", "/"):
         args += ["--remount-ro", mount]
@@ -245,10 +220,13 @@ def _bubblewrap(machine, job: BuildJob, folder: Path, private: Path, limits: Bui
     return [*args, machine.shell, "-eu", "-c", f"set -x\n{job.script}"]
 
 
-def _copy_tree(source: Path, dest: Path) -> None:
+def _copy_tree(source: Path, dest: Path, keep_times: bool = False) -> None:
     """Copy the folders, regular files and symbolic links of ``source`` into the existing folder ``dest``, never
     following a link; anything else a build left (a FIFO, a socket) is dropped. Files are the arena's, readable by
-    all (a bot runs as a user of its own), executable when they were."""
+    all (a bot runs as a user of its own), executable when they were. ``keep_times`` keeps the files' modification
+    times (what a build made: a warm build folder kept by prepare_kits must look up to date to make); a version's
+    sources going in get the time of the copy instead, newer than any warm output, so make recompiles what they
+    feed whatever times the archive said."""
     for root, dirs, files in os.walk(source, followlinks=False):
         rel = Path(root).relative_to(source)
         for name in dirs + files:
@@ -264,6 +242,8 @@ def _copy_tree(source: Path, dest: Path) -> None:
                         open(dst, "xb") as writing:
                     shutil.copyfileobj(reading, writing)
                 os.chmod(dst, 0o755 if info.st_mode & 0o100 else 0o644)
+                if keep_times:
+                    os.utime(dst, ns=(info.st_atime_ns, info.st_mtime_ns))
         dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
 
 

@@ -288,44 +288,14 @@ def _bubblewrap(machine: Host, command: list[str], program: Path, work: Path, bo
             "--die-with-parent", "--new-session", "--hostname", "bot", "--info-fd", str(info_fd)]
     if uid is None:
         args += ["--unshare-user", "--disable-userns"]
-    bound: list[Path] = []
-    made: set[Path] = {Path("/"), Path("/tmp")}
     # The private /tmp first: a bot folder under /tmp is then bound on top of it, not hidden under it.
     args += ["--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
-
-    def parents_of(path: Path) -> None:
-        """Folders on the way to a mount point, readable by the bot (bubblewrap would make them 0700)."""
-        for parent in reversed(path.parents):
-            if parent not in made:
-                args.extend(["--perms", "0755", "--dir", str(parent)])
-                made.add(parent)
-
-    def ro_bind(path: Path) -> None:
-        if path.exists() and not any(path == b or b in path.parents for b in bound):
-            parents_of(path)
-            args.extend(["--ro-bind", str(path), str(path)])
-            bound.append(path)
-
-    for name in SYSTEM_DIRS:
-        system = Path(name)
-        if system.is_symlink():
-            args.extend(["--symlink", os.readlink(system), name])
-        elif system.is_dir():
-            ro_bind(system)
-    parents_of(Path("/etc/passwd"))
-    for name in ETC_FILES:
-        args.extend(["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"])
-    for pattern in ETC_GLOBS:
-        for entry in sorted(Path("/etc").glob(pattern)):
-            args.extend(["--ro-bind", str(entry), str(entry)])
-    args.extend(_identity_files(private, uid))
-    for python in (Path(sys.base_prefix), Path(sys.prefix), _arena_package(), _arena_package().parent / "proto"):
-        ro_bind(python.resolve())
+    view = system_view(args, private, uid)
     # The program's folder (absolute, from resolve_program): a toolchain under /opt or a home folder is bound.
     for folder in (program.parent, program.resolve().parent):
-        ro_bind(folder)
+        view.ro_bind(folder)
     if bot_folder is not None:
-        ro_bind(bot_folder)
+        view.ro_bind(bot_folder)
     args += ["--proc", "/proc", "--dev", "/dev", "--perms", "0755", "--dir", str(Path(LISTEN_DIR_INSIDE).parent),
              "--size", str(SOCKET_DIR_BYTES), "--perms", "1777", "--tmpfs", LISTEN_DIR_INSIDE]
     # Everything bubblewrap made read-only (the root, the folders on the way to mount points, /dev, /proc): an
@@ -333,13 +303,61 @@ def _bubblewrap(machine: Host, command: list[str], program: Path, work: Path, bo
     # device binds in /dev (/dev/null; a remount would make them unusable) and /dev/pts, which store nothing.
     for mount in ("/dev", "/proc", "/"):
         args += ["--remount-ro", mount]
-    inside_cwd = work if any(work == b or work in b.parents or b in work.parents for b in bound) else None
+    inside_cwd = work if any(work == b or work in b.parents or b in work.parents for b in view.bound) else None
     args += ["--chdir", str(inside_cwd or bot_folder or "/tmp")]
     if uid is not None:  # root sets the bot's own user up inside, then keeps nothing
         assert machine.setpriv is not None, "setpriv (util-linux) is needed to run bots as their own user"
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", machine.setpriv, f"--reuid={uid}",
                  f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     return [*args, "--", *command]
+
+
+class MountView:
+    """The read-only part of a sandbox's filesystem, as bubblewrap arguments appended to ``args``: what is bound
+    (at its own path) and the folders made on the way to it. Shared by bots and builds, so both see the system the
+    same way."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.args = args
+        self.made: set[Path] = {Path("/"), Path("/tmp")}
+        self.bound: list[Path] = []
+
+    def parents_of(self, path: Path) -> None:
+        """Folders on the way to a mount point, readable by the sandbox's user (bubblewrap would make them 0700):
+        this is how a toolchain under /root (mode 0700 outside) is reachable inside, and nothing else of /root."""
+        for parent in reversed(path.parents):
+            if parent not in self.made:
+                self.args.extend(["--perms", "0755", "--dir", str(parent)])
+                self.made.add(parent)
+
+    def ro_bind(self, path: Path) -> None:
+        """``path`` visible read-only at its own place (once: a folder inside one bound already is skipped)."""
+        if path.exists() and not any(path == b or b in path.parents for b in self.bound):
+            self.parents_of(path)
+            self.args.extend(["--ro-bind", str(path), str(path)])
+            self.bound.append(path)
+
+
+def system_view(args: list[str], private: Path, uid: int | None) -> MountView:
+    """What every sandbox sees read-only: the system's program folders, the few files of /etc programs need, a
+    passwd naming its user, the arena's Python and package and the protocol's .proto files."""
+    view = MountView(args)
+    for name in SYSTEM_DIRS:
+        system = Path(name)
+        if system.is_symlink():
+            args.extend(["--symlink", os.readlink(system), name])
+        elif system.is_dir():
+            view.ro_bind(system)
+    view.parents_of(Path("/etc/passwd"))
+    for name in ETC_FILES:
+        args.extend(["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"])
+    for pattern in ETC_GLOBS:
+        for entry in sorted(Path("/etc").glob(pattern)):
+            args.extend(["--ro-bind", str(entry), str(entry)])
+    args.extend(_identity_files(private, uid))
+    for python in (Path(sys.base_prefix), Path(sys.prefix), _arena_package(), _arena_package().parent / "proto"):
+        view.ro_bind(python.resolve())
+    return view
 
 
 def _free_port() -> int:
