@@ -20,7 +20,7 @@ from typing import Iterable, Sequence
 
 import trio
 
-from ..sandbox.build import BuildJob, BuildLimits, inside_path, run_build
+from ..sandbox.build import PROTO_INSIDE, BuildJob, BuildLimits, inside_path, run_build
 from ..sandbox.contain import SandboxError
 from ..sandbox.host import SandboxUnavailable
 from .errors import LeagueError
@@ -110,19 +110,24 @@ def _job(recipe: Recipe, manifest: Manifest, kit_cache: Path, script: str | None
     read_only = [path for path in read_only if path.exists()]
     if kit_cache.exists():
         read_only.append(kit_cache)
-    return BuildJob(script=_fill(recipe.script if script is None else script, manifest, kit_cache),
-                    env={k: _fill(v, manifest, kit_cache) for k, v in recipe.env.items()}, read_only=read_only)
+    # The build's scripts name the .proto files at /proto, the same path from every checkout of the arena: a warm
+    # folder prepared from one checkout (CMake's records the path) stays warm for another.
+    return BuildJob(script=_fill(recipe.script if script is None else script, manifest, kit_cache, proto=PROTO_INSIDE),
+                    env={k: _fill(v, manifest, kit_cache, proto=PROTO_INSIDE) for k, v in recipe.env.items()},
+                    read_only=read_only)
 
 
-def _fill(text: str, manifest: Manifest, kit_cache: Path, quote: bool = True) -> str:
+def _fill(text: str, manifest: Manifest, kit_cache: Path, quote: bool = True, proto: str | None = None) -> str:
     """A recipe's placeholders. The entry is a checked relative path (no quote, no '..': see manifest.path_problem),
-    quoted anyway in a script, since it is shell; not in the run command, whose words are the program's own."""
+    quoted anyway in a script, since it is shell; not in the run command, whose words are the program's own.
+    ``proto``: where the .proto files are for this text (default: the arena's own folder, as a running bot sees
+    them)."""
     entry_dir = manifest.entry.rpartition("/")[0] or "."
     shell = shlex.quote if quote else str
     if "{rust}" in text:
         text = text.replace("{rust}", rust_toolchain())
     return (text.replace("{entry_dir}", shell(entry_dir)).replace("{entry}", shell(manifest.entry))
-            .replace("{cache}", str(kit_cache)).replace("{proto}", str(REPO / "proto"))
+            .replace("{cache}", str(kit_cache)).replace("{proto}", proto or str(REPO / "proto"))
             .replace("{path}", inside_path()))
 
 

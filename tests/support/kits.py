@@ -28,6 +28,7 @@ def prepared_once(kit: str, env: dict[str, str], seeds: dict[str, Path] | None =
     from arena.league.kits import RECIPES
 
     inputs = hashlib.sha256(repr(RECIPES[kit]).encode())  # the kit's recipe, its steps and scripts
+    inputs.update((ROOT / "arena" / "league" / "build.py").read_bytes())  # how recipes are filled in and run
     for path in sorted((REPO / "bots" / kit).glob("*")):
         if path.is_file():
             inputs.update(path.name.encode() + path.read_bytes())
