@@ -213,6 +213,29 @@ class Pipeline:
                                log_dir, variants=[config.variant])
 
 
+class SourceBots:
+    """A ready version's bot as the ladder starts it, from its source folder (``<work>/<id>/src``) as
+    :class:`NoBuildNeeded` made it ready: the arena's Python on its entry, gRPC or stdio by its kit. (The seam for
+    the sandboxed builds: their bot runs from the version's built folder with the recipe's command instead.)"""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+
+    def __call__(self, version: Version) -> BotSpec:
+        source = self.work / str(version.id) / "src"
+        try:
+            manifest = parse_manifest((source / MANIFEST_NAME).read_bytes())
+        except (OSError, LeagueError) as error:
+            raise LeagueError(f"the folder of version {version.id} cannot be read ({_line(error)}): it cannot "
+                              f"start") from None
+        if manifest.kit not in NO_BUILD_KITS:
+            raise LeagueError(f"version {version.id} is of the {manifest.kit} kit, whose built bot this server "
+                              f"cannot start yet")
+        return BotSpec(name=f"version-{version.id}", command=(sys.executable, str(source / manifest.entry)),
+                       folder=str(source), sandbox=True,
+                       protocol="stdio" if manifest.kit == "stdio" else "grpc")
+
+
 def time_control_of(config: LeagueConfig) -> TimeControl:
     """The referee's clock of a league's games, from its ``[time]``."""
     time = config.time

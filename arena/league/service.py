@@ -35,7 +35,7 @@ from .authors import (
     retire_version, revoke,
 )
 from .config import LeagueConfig
-from .db import AsyncDatabase, Bot, Database, Version, READY
+from .db import AsyncDatabase, Bot, Database, Version, active_version
 from .errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from .manifest import NAME_PATTERN as BOT_NAME
 from .pipeline import Served
@@ -209,12 +209,6 @@ class LeagueCore:
                               reason=version.reason or "", created_at=version.created_at.timestamp(),
                               updated_at=version.updated_at.timestamp(),
                               active=active is not None and active.id == version.id)
-
-
-def active_version(versions: list[Version]) -> Version | None:
-    """A bot's active version: its newest ready one."""
-    ready = [v for v in versions if v.state == READY]
-    return max(ready, key=lambda v: v.number) if ready else None
 
 
 def author_message(author: Any) -> lpb.LeagueAuthor:

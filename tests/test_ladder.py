@@ -1,0 +1,160 @@
+"""The ladder in-process, with real bot processes in their sandbox and a real database (SQLite and PostgreSQL):
+tables chosen by the matchmaker are played as tournament runs in their own folders, rated once, their records
+verify; a version whose bot cannot start is suspended after three failed starts in a row; a table found unfinished
+at a start is resumed from its run folder and rated once.
+
+The real server (``arena serve --league``, real gRPC, the CLI, kill -9) is tests/test_ladder_server.py.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from arena.league.config import league_from_dict
+from arena.league.db import (BUILDING, CHECKING, DONE, ONLINE, PLAYING, READY, SUSPENDED, TABLE_FAILED,
+                             AsyncDatabase, Database, Seat, open_database, sqlite_url)
+from arena.league.authors import create_author
+from arena.league.ladder import RECORD, Ladder, version_states
+from arena.league.pipeline import Served, SourceBots, open_to_the_bot
+from arena.league.rating import recompute
+from arena.records.replay import verify_run
+
+pytest_plugins = ["pg_server"]
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "bots" / "python"
+MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
+
+
+class Log:
+    """The server log's interface, kept in a list (the ladder's events are what these tests read)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def info(self, event: str, **values: Any) -> None:
+        self.events.append((event, values))
+
+    warning = error = info
+
+
+def league_config(**ladder: Any):
+    return league_from_dict({"name": "test", "variant": "block", "options": {"target": 1},
+                             "time": {"move_ms": 2000, "startup_ms": 30000}, "ladder": ladder})
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return sqlite_url(tmp_path / "data")
+    return request.getfixturevalue("postgres_database")
+
+
+def ready_version(database: Database, league_id: int, work: Path, name: str, source: Path | str) -> int:
+    """A bot of its own author with one ready version whose source folder is where the pipeline puts it."""
+    author = create_author(database, f"author-{name}")[0]
+    bot = database.add_bot(league_id, author.id, name)
+    sha = (name.encode().hex() * 64)[:64]
+    version, _ = database.add_version(bot.id, sha)
+    for state in (BUILDING, CHECKING, READY):
+        database.transition(version.id, state)
+    src = work / str(version.id) / "src"
+    src.mkdir(parents=True)
+    if isinstance(source, Path):
+        shutil.copy(source, src / "bot.py")
+    else:
+        (src / "bot.py").write_text(source)
+    (src / "bot.toml").write_text(MANIFEST)
+    (work / str(version.id)).chmod(0o711)
+    open_to_the_bot(src)
+    return version.id
+
+
+async def play_until(ladder: Ladder, database: AsyncDatabase, done: Any) -> None:
+    """Run the ladder until ``done(database)`` holds, looking after every table's end (no sleeps)."""
+    async with trio.open_nursery() as nursery:
+        await nursery.start(ladder.run)
+        while True:
+            ended = ladder.ended  # taken before looking: a table ending meanwhile sets this very event
+            if await database.run(done):
+                break
+            await ended.wait()
+        nursery.cancel_scope.cancel()
+
+
+def done_tables(count: int) -> Any:
+    return lambda database, league_id: len(database.tables_in(league_id, [DONE])) >= count
+
+
+def rated_with_seats(database: Database, league_id: int) -> list:
+    """The done tables in their rating order, each with its games' seats as the database holds them."""
+    return [(table, [seats for _, seats in database.games_of_record(league_id, RECORD.format(id=table.id))])
+            for table in database.rated_tables(league_id)]
+
+
+def setup(database_url: str, tmp_path: Path, bots: dict[str, Path | str], **ladder: Any):
+    database = open_database(database_url)
+    config = league_config(**ladder)
+    league_id = database.ensure_league(config.name, config.title, config.variant).id
+    work = tmp_path / "league" / "versions"
+    ids = {name: ready_version(database, league_id, work, name, source) for name, source in bots.items()}
+    return database, Served(config, league_id), work, ids
+
+
+async def test_tables_are_played_as_runs_rated_once_and_their_records_verify(database_url: str,
+                                                                            tmp_path: Path) -> None:
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
+            "search": EXAMPLES / "search_bot.py"}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=2, coverage=2, placement=1)
+    database = AsyncDatabase(sync)
+    log = Log()
+    ladder = Ladder(database, served, tmp_path / "league", SourceBots(work), log)
+    await play_until(ladder, database, lambda db: done_tables(4)(db, served.league_id))
+    league_id = served.league_id
+    done = sync.tables_in(league_id, [DONE])
+    assert {v for t in done for v in t.versions} == set(ids.values())  # every version played
+    assert done[0].reason == "placement" and all(len(set(t.versions)) == 2 for t in done)
+    for table in done:
+        folder = tmp_path / "league" / "tables" / str(table.id)
+        report = verify_run(folder, jobs=1)
+        assert (report.games, report.mismatches, report.seed_checked) == (2, [], True)
+        played = sync.games_of_record(league_id, RECORD.format(id=table.id))
+        assert [key for key, _ in played] == ["0", "1"]  # both rotations of the deal set, once each
+        assert [sorted(s.version_id for s in seats) for _, seats in played] == [sorted(table.versions)] * 2
+        assert all(seat.points in (0.0, 0.5, 1.0) for _, seats in played for seat in seats)
+    assert sorted(t.sequence for t in done) == list(range(1, len(done) + 1))
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(league_id, ONLINE)}
+    assert stored == recompute(rated_with_seats(sync, league_id))  # every result applied once, in order
+    assert sum(games for _, _, games in stored.values()) == 2 * len(done)
+    assert sync.game_count(league_id) == 2 * len(done)
+    assert all(sync.version(v).start_failures == 0 for v in ids.values())
+    started = [values for event, values in log.events if event == "ladder_table_started"]
+    assert started and all(values["reason"] for values in started)
+    await database.close()
+
+
+async def test_a_version_whose_bot_cannot_start_is_suspended_after_three_failed_starts(
+        database_url: str, tmp_path: Path) -> None:
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
+            "broken": "raise SystemExit('this bot never starts')\n"}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=1, coverage=4, placement=1)
+    database = AsyncDatabase(sync)
+    ladder = Ladder(database, served, tmp_path / "league", SourceBots(work), Log())
+    broken = ids["broken"]
+    await play_until(ladder, database, lambda db: db.version(broken).state == SUSPENDED)
+    version = sync.version(broken)
+    assert version.reason.startswith("failed to start 3 times in a row; last: ")
+    assert "this bot never starts" in version.reason
+    failed = sync.tables_in(served.league_id, [TABLE_FAILED])
+    assert len(failed) == 3 and all(broken in t.versions for t in failed)
+    assert all(t.error.startswith(f"version {broken} cannot play: ") for t in failed)
+    assert all(sync.version(ids[name]).start_failures == 0 for name in ("rand", "greedy"))
+    assert broken not in {int(s.id) for s in version_states(sync, served.league_id, 1)}  # out of the matchmaking
+    assert sync.ratings(served.league_id, ONLINE) == [r for r in sync.ratings(served.league_id, ONLINE)
+                                                      if r.version_id != broken]  # never rated
+    await database.close()
