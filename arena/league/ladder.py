@@ -23,7 +23,7 @@ cancels the runs in flight; they stay playing, and resume likewise.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Sequence
@@ -43,6 +43,8 @@ RECENT = timedelta(hours=1)
 """The matchmaker's recent window: coverage is deal sets per hour."""
 IDLE_S = 5.0
 """How often an idle ladder looks again (a version became ready, or was retired or reinstated)."""
+HISTORY = 256
+"""Ended tables a watcher can catch up on (one that falls further behind skips to the newest)."""
 RECORD = "tables/{id}/games.jsonl"
 """A table's record file, relative to the league's folder, as the games' index names it."""
 
@@ -69,6 +71,9 @@ class Ladder:
         """Why the last round chose fewer tables than it had slots for (the queue shows it)."""
         self.ended = trio.Event()
         """Set (and replaced) each time a table ends: what a watcher waits on."""
+        self.serial = 0
+        """Tables ended since the server started; ``history`` holds the last ones as (serial, table id)."""
+        self.history: deque[tuple[int, int]] = deque(maxlen=HISTORY)
         self._wake = trio.Event()
         self._nursery: trio.Nursery | None = None
 
@@ -122,6 +127,8 @@ class Ladder:
             self.log.error("ladder_table_step_failed", league=self.config.name, table=table.id, error=str(error))
         finally:
             del self.playing[table.id]
+            self.serial += 1
+            self.history.append((self.serial, table.id))
             self.ended.set()
             self.ended = trio.Event()
             self._wake.set()

@@ -27,7 +27,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 import trio
 
@@ -104,8 +104,11 @@ class Pipeline:
     upload."""
 
     def __init__(self, database: AsyncDatabase, store: Store, leagues: Mapping[str, Served], work: Path,
-                 builder: Builder, log: Any, check_matches: int = CHECK_MATCHES) -> None:
+                 builder: Builder, log: Any, check_matches: int = CHECK_MATCHES,
+                 on_ready: Callable[[], None] | None = None) -> None:
+        """``on_ready`` is called (on the trio thread) each time a version becomes ready: the ladder looks again."""
         self.database = database
+        self.on_ready = on_ready
         self.store = store
         self.leagues = dict(leagues)
         self.work = work
@@ -178,6 +181,8 @@ class Pipeline:
             return await self._fail(version, f"check failed: {problem}", check_report=summary)
         version = await self.database.run(Database.transition, version.id, READY, check_report=summary)
         self.log.info("league_version_ready", version=version.id, bot=bot_name)
+        if self.on_ready is not None:
+            self.on_ready()
         return version
 
     async def _fail(self, version: Version, reason: str, **kept: Any) -> Version:
