@@ -158,3 +158,31 @@ async def test_a_version_whose_bot_cannot_start_is_suspended_after_three_failed_
     assert sync.ratings(served.league_id, ONLINE) == [r for r in sync.ratings(served.league_id, ONLINE)
                                                       if r.version_id != broken]  # never rated
     await database.close()
+
+
+async def test_a_table_left_playing_with_its_run_complete_is_rated_once_at_the_next_start(
+        database_url: str, tmp_path: Path) -> None:
+    """A server killed after a table's last game was recorded, before its results' transaction: the next start only
+    reads the run (nothing is played again) and rates it once; rating it again changes nothing."""
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py"}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=1, coverage=1, placement=1)
+    database = AsyncDatabase(sync)
+    ladder = Ladder(database, served, tmp_path / "league", SourceBots(work), Log())
+    (tmp_path / "league" / "tables").mkdir(parents=True)
+    table = sync.queue_tables(served.league_id, [((ids["rand"], ids["greedy"]), "placement")])[0]
+    assert await ladder.run_table(table)  # played to its end, as the dead server did; nothing in the database
+    assert sync.table(table.id).state == PLAYING and sync.game_count(served.league_id) == 0
+    records = ladder.table_folder(table) / "games.jsonl"
+    played = records.read_bytes()
+    fresh = Ladder(database, served, tmp_path / "league", SourceBots(work), Log())  # the next start
+    await play_until(fresh, database, lambda db: db.table(table.id).state == DONE)
+    assert records.read_bytes() == played  # read, not played again
+    assert [key for key, _ in sync.games_of_record(served.league_id, RECORD.format(id=table.id))] == ["0", "1"]
+    assert sync.table(table.id).sequence == 1
+    before = ({r.version_id: r for r in sync.ratings(served.league_id, ONLINE)}, sync.game_count(served.league_id))
+    assert not await fresh.ingest(sync.table(table.id))  # a second time: refused whole
+    after = ({r.version_id: r for r in sync.ratings(served.league_id, ONLINE)}, sync.game_count(served.league_id))
+    assert after == before
+    assert {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(served.league_id, ONLINE)} == recompute(
+        rated_with_seats(sync, served.league_id))
+    await database.close()

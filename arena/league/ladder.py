@@ -135,16 +135,22 @@ class Ladder:
 
     async def play(self, table: LadderTable) -> None:
         """Play one table to its end (or resume it), then record and rate it, or fail it with why."""
-        folder = self.folder / "tables" / str(table.id)
-        sides = [await self.database.run(Database.version, v) for v in table.versions]
-        names = [entrant_name(await self._bot_name(v), v) for v in sides]
-        if not RunFolder(folder).is_finished():
-            if not await self._run(table, folder, sides, names):
-                return
-        await self._ingest(table, folder, sides, names)
+        if RunFolder(self.table_folder(table)).is_finished() or await self.run_table(table):
+            await self.ingest(table)
 
-    async def _run(self, table: LadderTable, folder: Path, sides: list[Version], names: list[str]) -> bool:
-        """The table's tournament run; False when it could not be played (the table is failed, why counted)."""
+    def table_folder(self, table: LadderTable) -> Path:
+        return self.folder / "tables" / str(table.id)
+
+    async def _entrants(self, table: LadderTable) -> tuple[list[Version], list[str]]:
+        """The table's versions per side and their names at the table."""
+        sides = [await self.database.run(Database.version, v) for v in table.versions]
+        return sides, [entrant_name(await self._bot_name(v), v) for v in sides]
+
+    async def run_table(self, table: LadderTable) -> bool:
+        """The table's tournament run (resumed when its folder holds one), its starts counted; False when it could
+        not be played (the table is failed, with why)."""
+        folder = self.table_folder(table)
+        sides, names = await self._entrants(table)
         bots, failures = [], {}
         for version, name in zip(sides, names):
             try:
@@ -186,8 +192,11 @@ class Ladder:
         await self.database.run(Database.fail_table, table.id, why)
         self.log.warning("ladder_table_failed", league=self.config.name, table=table.id, error=why)
 
-    async def _ingest(self, table: LadderTable, folder: Path, sides: list[Version], names: list[str]) -> None:
-        """The played table's games, ratings and done state, in one transaction (a second time: nothing)."""
+    async def ingest(self, table: LadderTable) -> bool:
+        """The played table's games, ratings and done state, in one transaction; False (and nothing changed) for a
+        table rated already."""
+        folder = self.table_folder(table)
+        sides, names = await self._entrants(table)
         version_of = {name: version.id for name, version in zip(names, sides)}
         played = await trio.to_thread.run_sync(results, folder, rotations(self.config), version_of)
         totals = deal_set_totals([seats for _, seats in played], table.versions)
@@ -196,6 +205,7 @@ class Ladder:
         if rated:
             self.log.info("ladder_table_done", league=self.config.name, table=table.id,
                           result=", ".join(f"{name} {points:g}" for name, points in zip(names, totals)))
+        return rated
 
     async def _bot_name(self, version: Version) -> str:
         for bot in await self.database.run(Database.bots, self.served.league_id):
