@@ -186,3 +186,26 @@ async def test_a_table_left_playing_with_its_run_complete_is_rated_once_at_the_n
     assert {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(served.league_id, ONLINE)} == recompute(
         rated_with_seats(sync, served.league_id))
     await database.close()
+
+
+@pytest.mark.parametrize("variant", ["draw", "block", "la_plaza", "la_plaza_teams", "all_fives", "mexican_train"])
+def test_a_table_is_a_tournament_file_of_exactly_that_table(variant: str, tmp_path: Path) -> None:
+    """Every variant's table (its options, time, limits, bots with awkward names and values) is a valid tournament
+    file whose schedule is that one table under every rotation, one deal set."""
+    from arena.league.db import LadderTable
+    from arena.league.table_run import rotations, table_file, table_spec
+    from arena.players.process import BotSpec
+
+    config = league_from_dict({"name": "t", "variant": variant})
+    sides = rotations(config)
+    bots = [BotSpec(name=f'b"{n}\u00e9\U0001f600', command=("python3", f"/x/{n}.py"), folder=f"/x/{n}",
+                    env={"K": "v\x7f\n"}) for n in range(sides)]
+    table = LadderTable(7, 1, tuple(range(sides)), "placement", "queued", None, None, None, None, None)  # type: ignore
+    spec = table_spec(table_file(config, table, bots, tmp_path / "t7"))
+    assert [b.name for b in spec.bots] == [b.name for b in bots] and spec.bots[0].env == {"K": "v\x7f\n"}
+    assert (spec.variant, spec.players, dict(spec.options)) == (config.variant, config.players, dict(config.options))
+    assert spec.sandbox and spec.limits == config.limits and spec.output == str(tmp_path / "t7")
+    schedule = spec.schedule("seed")
+    assert schedule.table_count() == 1 and schedule.total() == sides
+    layouts = {tuple(g.seats) for g in schedule}
+    assert len(layouts) == sides and all(len(set(seats)) == sides for seats in layouts)
