@@ -17,7 +17,7 @@ import trio
 
 from arena.league.config import league_from_dict
 from arena.league.db import (BUILDING, CHECKING, DONE, ONLINE, PLAYING, READY, SUSPENDED, TABLE_FAILED,
-                             AsyncDatabase, Database, Seat, open_database, sqlite_url)
+                             AsyncDatabase, Database, open_database, sqlite_url)
 from arena.league.authors import create_author
 from arena.league.ladder import RECORD, Ladder, version_states
 from arena.league.pipeline import Served, SourceBots, open_to_the_bot

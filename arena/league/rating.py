@@ -15,7 +15,7 @@ recompute of every online rating from the rated tables, and the leaderboard.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from openskill.models import PlackettLuce
 
@@ -87,8 +87,3 @@ def online_board(database: Database, league_id: int) -> list[BoardEntry]:
     replaces (same signature, its own ratings and intervals)."""
     return [BoardEntry(r.version_id, r.mu, r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma, r.sigma, r.games)
             for r in database.ratings(league_id, ONLINE)]
-
-
-def as_json(entry: BoardEntry) -> dict[str, Any]:
-    return {"version": entry.version_id, "rating": entry.rating, "low": entry.low, "high": entry.high,
-            "sigma": entry.sigma, "deal_sets": entry.deal_sets}
