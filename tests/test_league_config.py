@@ -14,7 +14,7 @@ from arena.errors import ArenaError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.league.config import KITS, ConfigError, LeagueConfig, league_from_dict, load_league, load_leagues
+from arena.league.config import KITS, ConfigError, LadderSettings, LeagueConfig, league_from_dict, load_league, load_leagues
 from arena.league.errors import ConfigError as ConfigErrorFromErrors
 from arena.rules.errors import RulesError
 from arena.sandbox import Limits
@@ -45,6 +45,7 @@ def test_the_sample_league_loads_with_every_table() -> None:
     assert (league.authors.uploads_per_day, league.authors.versions_kept) == (20, 10)
     assert league.kits == KITS and league.accepts_kit("rust")
     assert league.game().players == 2
+    assert league.ladder == LadderSettings(concurrency=2, coverage=4, placement=3, pairing_penalty=3.0)
 
 
 def test_a_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
@@ -92,6 +93,15 @@ def test_kits_restrict_what_is_accepted(tmp_path: Path) -> None:
     ('players = 4\n[options]\nhand_size = 10\n', "key 'options': option 'hand_size' of variant 'draw' must be between"),
     ('[authors]\nuploads_per_day = 0\n', "key 'authors.uploads_per_day' must be an integer >= 1"),
     ('[authors]\nversions_kept = 1.5\n', "key 'authors.versions_kept' must be an integer"),
+    ('ladder = 2\n', "key 'ladder' must be a table with concurrency, coverage, placement, pairing_penalty, got 2"),
+    ('[ladder]\nconcurrency = 0\n', "key 'ladder.concurrency' must be an integer >= 1 and <= 256, got 0"),
+    ('[ladder]\ncoverage = -1\n', "key 'ladder.coverage' must be an integer >= 0 and <= 10000, got -1"),
+    ('[ladder]\nplacement = 2.5\n', "key 'ladder.placement' must be an integer >= 0 and <= 1000, got 2.5"),
+    ('[ladder]\npairing_penalty = "high"\n', "key 'ladder.pairing_penalty' must be a number from 0 to 1000 "
+                                              "(rating points a recent meeting costs a pairing), got 'high'"),
+    ('[ladder]\npairing_penalty = true\n', "key 'ladder.pairing_penalty' must be a number from 0 to 1000"),
+    ('[ladder]\ntables = 3\n', "unknown key 'tables' in [ladder]; valid keys: concurrency, coverage, placement, "
+                               "pairing_penalty"),
 ])
 def test_a_bad_key_gets_one_line_naming_the_file_and_key(tmp_path: Path, extra: str, message: str) -> None:
     path = write(tmp_path, MINIMAL + extra)

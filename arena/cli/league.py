@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+import grpc
 from rich.table import Table
 
 from ..display import make_console, safe_markup, safe_name
@@ -30,6 +31,7 @@ from ..league.archive import ArchiveError, ArchiveLimits, pack
 from ..league.build import KitCache, KitCacheError, prepare_kits
 from ..league.kits import RECIPES
 from ..league.pipeline import default_kit_cache
+from ..server.client import describe
 from .server import _refused, _with_client, add_client_arguments, _client
 
 CHUNK_BYTES = 256 * 1024
@@ -86,6 +88,21 @@ def add_league_commands(sub: Any) -> None:
                                                   "~/.cache/dominoes-arena/league-kits; serve's --kit-cache)")
     p.add_argument("--kits", metavar="K1,K2", help="only these kits (default: every kit with a build recipe)")
     p.set_defaults(func=cmd_prepare_kits)
+    p = verbs.add_parser("standings", help="the ladder's standings: rank, version, rating and interval, games")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_standings)
+
+    p = verbs.add_parser("queue", help="the ladder's queue: the tables being played, the next ones, with why")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_queue)
+
+    p = verbs.add_parser("watch", help="follow the ladder: a line per table that ends, with the rating changes")
+    p.add_argument("--tables", type=int, default=0, help="stop after this many tables (default: follow until ^C)")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_watch)
 
 
 def _league_argument(p: argparse.ArgumentParser) -> None:
@@ -235,6 +252,81 @@ def cmd_prepare_kits(args: argparse.Namespace) -> int:
             return _refused(str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__)
         print(f"{kit}: prepared in {KitCache(cache).of(kit)} ({time.perf_counter() - started:.1f} s)")
     return 0
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("GetLadderStandings", lpb.GetLadderStandingsRequest(league=args.league))
+        if not reply.standings:
+            print("no rated versions yet (the ladder rates a version after its first table)")
+            return 0
+        table = Table(title=f"ladder of {safe_markup(reply.league)} (rating: {safe_markup(reply.rating)}, "
+                            f"95% interval)")
+        for column in ("rank", "version", "bot", "author", "rating", "interval", "sigma", "deal sets", "games",
+                       "state"):
+            table.add_column(column, justify="right" if column in ("rank", "version", "rating", "sigma", "deal sets",
+                                                                    "games") else "left")
+        for row in reply.standings:
+            table.add_row(str(row.rank), f"{row.version_id} (v{row.number})", safe_markup(row.bot),
+                          safe_markup(row.author), f"{row.rating:.2f}",
+                          f"{row.rating_low:.2f} to {row.rating_high:.2f}", f"{row.sigma:.2f}", str(row.deal_sets),
+                          str(row.games), state_name(row.state))
+        make_console().print(table)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_queue(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("GetLadderQueue", lpb.GetLadderQueueRequest(league=args.league))
+        print(f"ladder of {safe_name(reply.league)}: {len(reply.playing)} of {reply.concurrency} tables playing")
+        for title, tables in (("playing", reply.playing), ("next (if chosen now)", reply.next),
+                              ("last ended", reply.recent)):
+            print(f"{title}:")
+            for t in tables:
+                print("  " + table_line(t))
+            if not tables:
+                print("  none")
+        if reply.note:
+            print(f"note: {safe_name(reply.note, 500)}")
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        stream = client.stream("WatchLadder", lpb.WatchLadderRequest(league=args.league))
+        seen = 0
+        try:
+            for reply in stream:
+                print(table_line(reply.table), flush=True)
+                for row in reply.ratings:
+                    print(f"  {safe_name(row.bot)}-v{row.number}: rating {row.rating:.2f} (sigma {row.sigma:.2f}, "
+                          f"{row.deal_sets} deal sets)", flush=True)
+                seen += 1
+                if args.tables and seen >= args.tables:
+                    return 0
+        except grpc.RpcError as error:
+            return _refused(describe(error, args.server))
+        finally:
+            stream.cancel()
+        return 0
+
+    return _run(args, body)
+
+
+def table_line(t: Any) -> str:
+    """One table as the queue and the watch print it: its id, versions, state, reason, result or error."""
+    state = lpb.TableState.Name(t.state).removeprefix("TABLE_STATE_").lower()
+    who = " vs ".join(safe_name(name) for name in t.versions)
+    head = f"table {t.id}: " if t.id else ""
+    line = f"{head}{who} ({state}; {safe_name(t.reason, 300)})"
+    if t.points:
+        line += " points " + " - ".join(f"{p:g}" for p in t.points)
+    if t.error:
+        line += f": {safe_name(t.error, 500)}"
+    return line
 
 
 def state_name(state: int) -> str:

@@ -39,6 +39,12 @@ the key, the problem and the allowed values::
     [authors]                   # per author
     uploads_per_day = 20        # new versions in any 24 hours
     versions_kept = 10          # versions kept per bot; the oldest retired ones go first
+
+    [ladder]                    # the games the league plays by itself (arena/league/ladder.py)
+    concurrency = 2             # tables played at once (each one deal set under every seat rotation)
+    coverage = 4                # deal sets per hour every active version should play
+    placement = 3               # a new version's first deal sets, its placement
+    pairing_penalty = 3.0       # rating points one recent meeting costs a pairing (OpenSkill's scale)
 """
 
 from __future__ import annotations
@@ -65,7 +71,7 @@ KITS = tuple(KIT_RECIPES)
 """The kits an uploaded bot may name in its ``bot.toml``: every starter kit the project ships (``bots/``) and a
 prebuilt static Linux binary."""
 TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "time", "limits", "upload",
-            "build", "authors")
+            "build", "authors", "ladder")
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A league's name appears in URLs, folder names and the database: a short identifier."""
 
@@ -109,6 +115,22 @@ AUTHOR_KEYS = ("uploads_per_day", "versions_kept")
 
 
 @dataclass(frozen=True)
+class LadderSettings:
+    """How the league plays its ladder: tables at once, the coverage every version is owed, the placement of a new
+    version, and how much a repeated pairing is avoided (the matchmaker's rules, arena/league/matchmaking.py)."""
+
+    concurrency: int = 2
+    coverage: int = 4
+    placement: int = 3
+    pairing_penalty: float = 3.0
+
+
+LADDER_BOUNDS = {"concurrency": (1, 256), "coverage": (0, 10_000), "placement": (0, 1000)}
+LADDER_KEYS = (*LADDER_BOUNDS, "pairing_penalty")
+PENALTY_BOUNDS = (0.0, 1000.0)
+
+
+@dataclass(frozen=True)
 class LeagueConfig:
     """A validated league file."""
 
@@ -125,6 +147,7 @@ class LeagueConfig:
     upload: UploadLimits = UploadLimits()
     build: BuildLimits = BuildLimits()
     authors: AuthorLimits = AuthorLimits()
+    ladder: LadderSettings = LadderSettings()
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, dict(self.options))
@@ -200,6 +223,7 @@ def _league(data: Mapping[str, Any]) -> LeagueConfig:
         upload=_upload(_table(data, "upload", UPLOAD_KEYS)),
         build=_build(_table(data, "build", BUILD_KEYS)),
         authors=_authors(_table(data, "authors", AUTHOR_KEYS)),
+        ladder=_ladder(_table(data, "ladder", LADDER_KEYS)),
     )
 
 
@@ -258,3 +282,15 @@ def _authors(table: Mapping[str, Any]) -> AuthorLimits:
         versions_kept=_integer(table, "versions_kept", minimum=1, maximum=10_000, default=defaults.versions_kept,
                                where="authors."),
     )
+
+
+def _ladder(table: Mapping[str, Any]) -> LadderSettings:
+    defaults = LadderSettings()
+    values: dict[str, Any] = {key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key),
+                                            where="ladder.") for key, (low, high) in LADDER_BOUNDS.items()}
+    penalty = table.get("pairing_penalty", defaults.pairing_penalty)
+    low, high = PENALTY_BOUNDS
+    if isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or not low <= penalty <= high:
+        raise ConfigError(f"key 'ladder.pairing_penalty' must be a number from {low:g} to {high:g} (rating points "
+                          f"a recent meeting costs a pairing), got {penalty!r}")
+    return LadderSettings(**values, pairing_penalty=float(penalty))

@@ -156,6 +156,36 @@ ratings = sa.Table(
 )
 """Each version's rating in each system (``openskill`` for matchmaking, a maximum-likelihood fit for the board)."""
 
+QUEUED, PLAYING, DONE, TABLE_FAILED = "queued", "playing", "done", "failed"
+TABLE_STATES = (QUEUED, PLAYING, DONE, TABLE_FAILED)
+UNFINISHED = (QUEUED, PLAYING)
+"""Tables a server that died left behind: the next start plays them (resumed from their run folder) and rates them."""
+ladder_tables = sa.Table(
+    "tables", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("sequence", sa.Integer, nullable=True),
+    sa.UniqueConstraint("league_id", "sequence"),
+    sa.CheckConstraint(sa.column("state").in_(TABLE_STATES), name="state"),
+    sa.Index(None, "league_id", "state"),
+)
+"""The ladder's queue: each table the matchmaker chose, with its one-line reason, queued -> playing -> done (or
+failed, with why). ``sequence`` numbers the done tables in the order their results were rated (1, 2, 3...): the
+online rating is a function of that order, so a recompute follows it."""
+table_sides = sa.Table(
+    "table_sides", METADATA,
+    sa.Column("table_id", sa.Integer, sa.ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("side", sa.Integer, primary_key=True),
+    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), nullable=False, index=True),
+)
+"""The version of each side of a table (a side is a seat, or a team whose seats the version all holds)."""
+
 
 # --- rows as plain values -----------------------------------------------------------------------------------------
 
@@ -262,6 +292,29 @@ class Rating:
     mu: float
     sigma: float
     games: int
+
+
+@dataclass(frozen=True)
+class LadderTable:
+    """One table of the ladder's queue: its versions per side (the anchor first), why it was chosen, where it is."""
+
+    id: int
+    league_id: int
+    versions: tuple[int, ...]
+    reason: str
+    state: str
+    created_at: datetime
+    started_at: datetime | None
+    ended_at: datetime | None
+    error: str | None
+    sequence: int | None
+
+
+RateSides = Callable[[Sequence["Rating | None"]], Sequence[tuple[float, float]]]
+"""The online rating update of a table: the sides' ratings before (None for a version not rated yet), in side order,
+to their (mu, sigma) after."""
+ONLINE = "openskill"
+"""The rating system of the ladder's online rating (what the matchmaker reads and finish_table updates)."""
 
 
 def utc_now() -> datetime:
@@ -519,6 +572,16 @@ class Database:
             where.append(versions.c.deleted_at.is_(None))
         return self._versions_where(*where)
 
+    def active_versions(self, league_id: int) -> list[tuple[Bot, Version]]:
+        """Each bot of the league with its active version (its newest ready one), bots without one left out: who
+        plays on the ladder."""
+        found = []
+        for bot in self.bots(league_id):
+            active = active_version(self.versions(bot.id))
+            if active is not None:
+                found.append((bot, active))
+        return found
+
     def versions_in(self, state: str) -> list[Version]:
         return self._versions_where(versions.c.state == state, versions.c.deleted_at.is_(None))
 
@@ -669,13 +732,17 @@ class Database:
 
     def set_rating(self, rating: Rating) -> None:
         """Store a version's rating in a system, replacing the one before."""
+        with self.engine.begin() as connection:
+            self._write_rating(connection, rating)
+
+    @staticmethod
+    def _write_rating(connection: Connection, rating: Rating) -> None:
         key = (ratings.c.version_id == rating.version_id, ratings.c.system == rating.system)
         values = {"mu": rating.mu, "sigma": rating.sigma, "games": rating.games, "updated_at": utc_now()}
-        with self.engine.begin() as connection:
-            done = connection.execute(sa.update(ratings).where(*key).values(**values))
-            if done.rowcount == 0:
-                connection.execute(sa.insert(ratings).values(version_id=rating.version_id, system=rating.system,
-                                                             **values))
+        done = connection.execute(sa.update(ratings).where(*key).values(**values))
+        if done.rowcount == 0:
+            connection.execute(sa.insert(ratings).values(version_id=rating.version_id, system=rating.system,
+                                                         **values))
 
     def ratings(self, league_id: int, system: str) -> list[Rating]:
         """The league's ratings in a system, best first."""
@@ -685,6 +752,139 @@ class Database:
         with self.engine.connect() as connection:
             return [Rating(row.version_id, row.system, row.mu, row.sigma, row.games)
                     for row in connection.execute(query)]
+
+
+    # the ladder's tables
+
+    def queue_tables(self, league_id: int, chosen: Sequence[tuple[Sequence[int], str]]) -> list[LadderTable]:
+        """New queued tables, each (versions per side, reason), in one transaction; in the order given."""
+        ids = []
+        with self.engine.begin() as connection:
+            for versions_of_sides, reason in chosen:
+                table_id = connection.execute(sa.insert(ladder_tables).values(
+                    league_id=league_id, reason=reason, state=QUEUED, created_at=utc_now())
+                    .returning(ladder_tables.c.id)).scalar_one()
+                connection.execute(sa.insert(table_sides), [
+                    {"table_id": table_id, "side": side, "version_id": version_id}
+                    for side, version_id in enumerate(versions_of_sides)])
+                ids.append(table_id)
+        return [self.table(table_id) for table_id in ids]
+
+    def start_table(self, table_id: int) -> LadderTable:
+        """A queued table is being played (a playing one found at a restart stays playing, its start kept)."""
+        with self.engine.begin() as connection:
+            connection.execute(sa.update(ladder_tables).where(ladder_tables.c.id == table_id,
+                                                              ladder_tables.c.state == QUEUED)
+                               .values(state=PLAYING, started_at=utc_now()))
+        return self.table(table_id)
+
+    def fail_table(self, table_id: int, error: str) -> LadderTable:
+        """An unfinished table that cannot be played (a bot that cannot start): failed with why; nothing rated."""
+        with self.engine.begin() as connection:
+            connection.execute(sa.update(ladder_tables).where(ladder_tables.c.id == table_id,
+                                                              ladder_tables.c.state.in_(UNFINISHED))
+                               .values(state=TABLE_FAILED, error=error, ended_at=utc_now()))
+        return self.table(table_id)
+
+    def finish_table(self, table_id: int, record: str, played: Sequence[tuple[str, Sequence[Seat]]],
+                     rate: RateSides) -> bool:
+        """A played table's results in ONE transaction: its games (``played``: game key and seats, from its record
+        file ``record``), its versions' online ratings (``rate``, the deal set as the unit) and the table marked
+        done with its place in the rating order. Whatever interrupts it, all of it or none is there; a table done
+        already is left as it is (False), so a result is never applied twice."""
+        with self.engine.begin() as connection:
+            row = connection.execute(sa.select(ladder_tables).where(ladder_tables.c.id == table_id)
+                                     .with_for_update()).one()
+            if row.state not in UNFINISHED:
+                return False
+            league_id = row.league_id
+            for game_key, seats in played:
+                self._insert_game(connection, league_id, record, game_key, seats, None, None)
+            sides = self._sides(connection, [table_id])[table_id]
+            before = [self._rating_in(connection, version_id) for version_id in sides]
+            after = rate(before)
+            for version_id, old, (mu, sigma) in zip(sides, before, after, strict=True):
+                self._write_rating(connection, Rating(version_id, ONLINE, mu, sigma, (old.games if old else 0) + 1))
+            sequence = connection.execute(sa.select(sa.func.coalesce(sa.func.max(ladder_tables.c.sequence), 0))
+                                          .where(ladder_tables.c.league_id == league_id)).scalar_one() + 1
+            connection.execute(sa.update(ladder_tables).where(ladder_tables.c.id == table_id)
+                               .values(state=DONE, ended_at=utc_now(), sequence=sequence, error=None))
+        return True
+
+    def table(self, table_id: int) -> LadderTable:
+        found = self._tables_where(ladder_tables.c.id == table_id)
+        if not found:
+            raise NotFound(f"no table number {table_id}")
+        return found[0]
+
+    def tables_in(self, league_id: int, states: Sequence[str], limit: int | None = None) -> list[LadderTable]:
+        """The league's tables in these states, oldest first (or the newest ``limit`` of them, newest first)."""
+        return self._tables_where(ladder_tables.c.league_id == league_id, ladder_tables.c.state.in_(states),
+                                  limit=limit)
+
+    def recent_tables(self, league_id: int, since: datetime) -> list[LadderTable]:
+        """The tables being played or queued, and those done since ``since``: what the matchmaker counts as a
+        version's recent deal sets."""
+        return self._tables_where(ladder_tables.c.league_id == league_id, sa.or_(
+            ladder_tables.c.state.in_(UNFINISHED),
+            sa.and_(ladder_tables.c.state == DONE, ladder_tables.c.ended_at >= since)))
+
+    def rated_tables(self, league_id: int) -> list[LadderTable]:
+        """Every done table of the league in the order its result was rated."""
+        query = ladder_tables.c.league_id == league_id, ladder_tables.c.state == DONE
+        return sorted(self._tables_where(*query), key=lambda t: t.sequence or 0)
+
+    def games_of_record(self, league_id: int, record: str) -> list[tuple[str, list[Seat]]]:
+        """The games recorded from one record file (a table's), by game key, with their seats."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                sa.select(games.c.game_key, game_seats).select_from(games.join(game_seats))
+                .where(games.c.league_id == league_id, games.c.record == record)
+                .order_by(games.c.id, game_seats.c.seat)).all()
+        found: dict[str, list[Seat]] = {}
+        for row in rows:
+            found.setdefault(row.game_key, []).append(Seat(row.version_id, row.score, row.points))
+        return list(found.items())
+
+    def games_per_version(self, league_id: int) -> dict[int, int]:
+        """Games recorded per version in the league (a game counts once for a version holding several seats)."""
+        query = (sa.select(game_seats.c.version_id, sa.func.count(sa.distinct(game_seats.c.game_id)))
+                 .select_from(game_seats.join(games)).where(games.c.league_id == league_id)
+                 .group_by(game_seats.c.version_id))
+        with self.engine.connect() as connection:
+            return {version_id: count for version_id, count in connection.execute(query)}
+
+    def _tables_where(self, *where: Any, limit: int | None = None) -> list[LadderTable]:
+        query = sa.select(ladder_tables).where(*where)
+        query = query.order_by(ladder_tables.c.id.desc()).limit(limit) if limit else query.order_by(ladder_tables.c.id)
+        with self.engine.connect() as connection:
+            rows = connection.execute(query).all()
+            sides = self._sides(connection, [row.id for row in rows])
+        return [LadderTable(row.id, row.league_id, tuple(sides.get(row.id, ())), row.reason, row.state,
+                            _utc(row.created_at), _utc(row.started_at), _utc(row.ended_at), row.error, row.sequence)
+                for row in rows]
+
+    @staticmethod
+    def _sides(connection: Connection, table_ids: Sequence[int]) -> dict[int, list[int]]:
+        found: dict[int, list[int]] = {}
+        for start in range(0, len(table_ids), 500):  # a bounded IN list, whatever the number of tables
+            chunk = table_ids[start:start + 500]
+            for row in connection.execute(sa.select(table_sides).where(table_sides.c.table_id.in_(chunk))
+                                          .order_by(table_sides.c.table_id, table_sides.c.side)):
+                found.setdefault(row.table_id, []).append(row.version_id)
+        return found
+
+    @staticmethod
+    def _rating_in(connection: Connection, version_id: int, system: str = ONLINE) -> Rating | None:
+        row = connection.execute(sa.select(ratings).where(ratings.c.version_id == version_id,
+                                                          ratings.c.system == system)).one_or_none()
+        return None if row is None else Rating(row.version_id, row.system, row.mu, row.sigma, row.games)
+
+
+def active_version(versions: Sequence[Version]) -> Version | None:
+    """A bot's active version: its newest ready one."""
+    ready = [v for v in versions if v.state == READY]
+    return max(ready, key=lambda v: v.number) if ready else None
 
 
 def _author(row: Any) -> Author:

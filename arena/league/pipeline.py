@@ -34,7 +34,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import trio
 
@@ -124,8 +124,11 @@ class Pipeline:
     upload."""
 
     def __init__(self, database: AsyncDatabase, store: Store, leagues: Mapping[str, Served], work: Path,
-                 builder: Builder, log: Any, check_matches: int = CHECK_MATCHES) -> None:
+                 builder: Builder, log: Any, check_matches: int = CHECK_MATCHES,
+                 on_ready: Callable[[], None] | None = None) -> None:
+        """``on_ready`` is called (on the trio thread) each time a version becomes ready: the ladder looks again."""
         self.database = database
+        self.on_ready = on_ready
         self.store = store
         self.leagues = dict(leagues)
         self.work = work
@@ -200,6 +203,8 @@ class Pipeline:
             return await self._fail(version, f"check failed: {problem}", check_report=summary)
         version = await self.database.run(Database.transition, version.id, READY, check_report=summary)
         self.log.info("league_version_ready", version=version.id, bot=bot_name)
+        if self.on_ready is not None:
+            self.on_ready()
         return version
 
     async def _fail(self, version: Version, reason: str, **kept: Any) -> Version:
@@ -278,6 +283,18 @@ def runnable_spec(work: Path, version: Version, bot_name: str, limits: Limits) -
         raise LeagueError(f"the built folder of version {version.id} is missing ({folder})")
     return BotSpec(name=bot_name, command=version.runnable.command, cwd=str(folder), folder=str(folder),
                    sandbox=True, limits=limits, protocol=version.runnable.protocol)
+
+
+class BuiltBots:
+    """A ready version's bot as the ladder starts it: :func:`runnable_spec` of its row (its built folder, the recipe's
+    command), with the league's limits; a LeagueError (a failed start for the ladder) when it cannot start."""
+
+    def __init__(self, work: Path, limits: Limits) -> None:
+        self.work = work
+        self.limits = limits
+
+    def __call__(self, version: Version) -> BotSpec:
+        return runnable_spec(self.work, version, f"version-{version.id}", self.limits)
 
 
 def time_control_of(config: LeagueConfig) -> TimeControl:

@@ -22,7 +22,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import grpc
 import trio
@@ -35,7 +35,11 @@ from .authors import (
     retire_version, revoke,
 )
 from .config import LeagueConfig
-from .db import AsyncDatabase, Bot, Database, Version, active_version, versions_to_delete
+from .db import (DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, Database, LadderTable,
+                 Version, active_version, versions_to_delete)
+from .ladder import RECORD, Ladder
+from .rating import Z95, BoardEntry, deal_set_totals, online_board
+from .table_run import entrant_name
 from .errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from .manifest import NAME_PATTERN as BOT_NAME
 from .pipeline import Pipeline, Served
@@ -46,6 +50,13 @@ AUTH_HEADER, SCHEME = "authorization", "Bearer "
 """The metadata of a call's token, as every client of the server sends it (arena/server/auth.py, a layer above)."""
 STATE_VALUES = {name: lpb.VersionState.Value(f"VERSION_STATE_{name.upper()}") for name in
                 ("uploaded", "building", "checking", "ready", "failed", "suspended", "retired")}
+TABLE_STATE_VALUES = {QUEUED: lpb.TABLE_STATE_QUEUED, PLAYING: lpb.TABLE_STATE_PLAYING, DONE: lpb.TABLE_STATE_DONE,
+                      TABLE_FAILED: lpb.TABLE_STATE_FAILED}
+ENDED = (DONE, TABLE_FAILED)
+RECENT_SHOWN = 10
+"""The ended tables the queue shows, newest first."""
+WATCH_WAIT_S = 5.0
+"""How long one step of a watch waits for a table to end before it looks whether its client is still there."""
 STATUS_OF: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
@@ -68,7 +79,9 @@ class LeagueCore:
     """The league's calls on the trio thread: each takes the caller's token first."""
 
     def __init__(self, database: AsyncDatabase, authenticator: Authenticator, store: Store,
-                 leagues: dict[str, Served], pipeline: Pipeline) -> None:
+                 leagues: dict[str, Served], pipeline: Pipeline, ladders: Mapping[str, Ladder] = {}) -> None:
+        """``ladders``: each league's ladder, by name (the standings, queue and watch calls read them)."""
+        self.ladders = dict(ladders)
         self.database = database
         self.authenticator = authenticator
         self.store = store
@@ -195,6 +208,86 @@ class LeagueCore:
         version = await self.database.run(retire_version, caller, version_id)
         return lpb.RetireVersionResponse(version=await self._message(version))
 
+    # the ladder: public to every caller with a valid token
+
+    def ladder(self, name: str) -> Ladder:
+        served = self.league(name)
+        try:
+            return self.ladders[served.config.name]
+        except KeyError:
+            raise NotFound(f"league {served.config.name!r} has no ladder on this server") from None
+
+    async def ladder_standings(self, token: str | None, league: str) -> lpb.GetLadderStandingsResponse:
+        await self.caller(token)
+        ladder = self.ladder(league)
+        league_id = ladder.served.league_id
+        board = await self.database.run(online_board, league_id)
+        played = await self.database.run(Database.games_per_version, league_id)
+        rows = [await self._standing(rank, entry, played.get(entry.version_id, 0))
+                for rank, entry in enumerate(board, 1)]
+        return lpb.GetLadderStandingsResponse(league=ladder.config.name, rating=ONLINE, standings=rows)
+
+    async def _standing(self, rank: int, entry: BoardEntry, games: int) -> lpb.LadderStanding:
+        version = await self.database.run(Database.version, entry.version_id)
+        bot, _ = await self._bot_of(version)
+        return lpb.LadderStanding(rank=rank, version_id=version.id, bot=bot.name, number=version.number,
+                                  author=await self._author(bot), rating=entry.rating, rating_low=entry.low,
+                                  rating_high=entry.high, sigma=entry.sigma, deal_sets=entry.deal_sets,
+                                  games=games, state=STATE_VALUES[version.state])
+
+    async def ladder_queue(self, token: str | None, league: str) -> lpb.GetLadderQueueResponse:
+        await self.caller(token)
+        ladder = self.ladder(league)
+        league_id = ladder.served.league_id
+        playing = await self.database.run(Database.tables_in, league_id, UNFINISHED)
+        recent = await self.database.run(Database.tables_in, league_id, ENDED, RECENT_SHOWN)
+        plan = await ladder.plan(ladder.config.ladder.concurrency)
+        proposed = [lpb.LadderTable(versions=[await self._entrant(int(v)) for v in t.versions],
+                                    version_ids=[int(v) for v in t.versions], reason=t.reason,
+                                    state=lpb.TABLE_STATE_QUEUED) for t in plan.tables]
+        note = ladder.note if len(playing) < ladder.config.ladder.concurrency else plan.note
+        return lpb.GetLadderQueueResponse(league=ladder.config.name, concurrency=ladder.config.ladder.concurrency,
+                                          playing=[await self._table(t) for t in playing], next=proposed,
+                                          recent=[await self._table(t) for t in recent], note=note)
+
+    async def watch_ladder(self, token: str | None, league: str, after: int | None, wait_s: float
+                           ) -> tuple[int, list[lpb.WatchLadderResponse]]:
+        """The tables that ended after serial ``after`` (waiting up to ``wait_s`` for one), and the serial to ask
+        from next; with ``after`` None, only the serial of now (a watch follows what ends from its start)."""
+        await self.caller(token)
+        ladder = self.ladder(league)
+        if after is None:
+            return ladder.serial, []
+        if ladder.serial <= after:
+            with trio.move_on_after(wait_s):
+                await ladder.ended.wait()
+        ended = [table_id for serial, table_id in ladder.history if serial > after]
+        messages = []
+        for table_id in ended:
+            table = await self.database.run(Database.table, table_id)
+            ratings = {r.version_id: r for r in await self.database.run(Database.ratings, table.league_id, ONLINE)}
+            rows = [await self._standing(0, BoardEntry(v, r.mu, r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma, r.sigma,
+                                                       r.games), 0)
+                    for v in table.versions if (r := ratings.get(v)) is not None and table.state == DONE]
+            messages.append(lpb.WatchLadderResponse(table=await self._table(table), ratings=rows))
+        return ladder.serial, messages
+
+    async def _entrant(self, version_id: int) -> str:
+        version = await self.database.run(Database.version, version_id)
+        bot, _ = await self._bot_of(version)
+        return entrant_name(bot.name, version)
+
+    async def _table(self, table: LadderTable) -> lpb.LadderTable:
+        points: list[float] = []
+        if table.state == DONE:
+            played = await self.database.run(Database.games_of_record, table.league_id, RECORD.format(id=table.id))
+            points = deal_set_totals([seats for _, seats in played], table.versions)
+        return lpb.LadderTable(id=table.id, versions=[await self._entrant(v) for v in table.versions],
+                               version_ids=list(table.versions), reason=table.reason,
+                               state=TABLE_STATE_VALUES[table.state], created_at=_seconds(table.created_at),
+                               started_at=_seconds(table.started_at), ended_at=_seconds(table.ended_at),
+                               error=table.error or "", points=points)
+
     async def _bot_or_none(self, served: Served, name: str) -> Bot | None:
         try:
             return await self.database.run(Database.bot, served.league_id, name)
@@ -236,6 +329,10 @@ def room_for_one_more(bot: Bot, versions: list[Version], kept: int) -> list[Vers
     return doomed
 
 
+def _seconds(moment: Any) -> float:
+    return moment.timestamp() if moment is not None else 0.0
+
+
 def author_message(author: Any) -> lpb.LeagueAuthor:
     return lpb.LeagueAuthor(name=author.name, created_at=author.created_at.timestamp(),
                             revoked_at=author.revoked_at.timestamp() if author.revoked_at else 0.0)
@@ -258,9 +355,9 @@ def token_of(context: grpc.ServicerContext) -> str | None:
 
 def _handled(method: Callable) -> Callable:
     """Map refusals to status codes with their one line."""
-    def handler(self: "LeagueServicer", request: Any, context: grpc.ServicerContext) -> Any:
+    def handler(self: "LeagueServicer", request: Any, context: grpc.ServicerContext, *more: Any) -> Any:
         try:
-            return method(self, request, context)
+            return method(self, request, context, *more)
         except Refused as refusal:
             context.abort(refusal.code, str(refusal))
         except LeagueError as error:
@@ -350,6 +447,27 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @_handled
     def RetireVersion(self, request: lpb.RetireVersionRequest, context: grpc.ServicerContext) -> Any:
         return self._trio(self.core.retire, token_of(context), request.version_id)
+
+    @_handled
+    def GetLadderStandings(self, request: lpb.GetLadderStandingsRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.ladder_standings, token_of(context), request.league)
+
+    @_handled
+    def GetLadderQueue(self, request: lpb.GetLadderQueueRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.ladder_queue, token_of(context), request.league)
+
+    def WatchLadder(self, request: lpb.WatchLadderRequest, context: grpc.ServicerContext) -> Iterator:
+        """Each table that ends from now on, while the client listens (refusals as the other calls': the first
+        step checks the token before anything is sent)."""
+        after, _ = self._watch_step(request, context, None, 0.0)
+        while context.is_active():
+            after, messages = self._watch_step(request, context, after, WATCH_WAIT_S)
+            yield from messages
+
+    @_handled
+    def _watch_step(self, request: lpb.WatchLadderRequest, context: grpc.ServicerContext, after: int | None,
+                    wait_s: float) -> tuple[int, list[lpb.WatchLadderResponse]]:
+        return self._trio(self.core.watch_ladder, token_of(context), request.league, after, wait_s)
 
 
 def add_to_server(server: grpc.Server, servicer: LeagueServicer) -> None:

@@ -399,7 +399,7 @@ async def serve(config: ServeConfig) -> None:
     try:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())
-            league = await open_league(config, log) if config.leagues else None
+            league = await open_league(config, log, arena.limiter) if config.leagues else None
             server, address = make_server(config, servicer, league and league.servicer)  # a port in use: one line
             listener = bind_http(config.http) if config.http is not None else None
             log_policy(log, config)
@@ -407,6 +407,8 @@ async def serve(config: ServeConfig) -> None:
                 await nursery.start(arena.run)
                 if league is not None:
                     await nursery.start(league.pipeline.run)
+                    for ladder in league.ladders.values():
+                        await nursery.start(ladder.run)
                 server.start()
                 tls = "TLS" if config.credentials is not None else "plain text"
                 auth = "token required" if config.token else "no token"
@@ -443,16 +445,20 @@ class OpenLeague:
     database: Any
     servicer: Any
     pipeline: Any
+    ladders: dict[str, Any]
+    """Each league's ladder (arena/league/ladder.py), by league name."""
 
 
-async def open_league(config: ServeConfig, log: ServerLog) -> OpenLeague:
-    """Open (and migrate) the league database, register each league, and make the service and the pipeline; a
+async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.CapacityLimiter) -> OpenLeague:
+    """Open (and migrate) the league database, register each league, and make the service, the pipeline and each
+    league's ladder (its games share the server's games-at-once ``limiter`` and backend with the tournaments); a
     database that cannot be opened is one ConfigError line."""
     from ..league.authors import Authenticator
     from ..league.db import AsyncDatabase, Database
     from ..league.errors import LeagueError
     from ..league.build import KitCache
-    from ..league.pipeline import Pipeline, SandboxedBuilder, Served, kit_cache_problem
+    from ..league.ladder import Ladder
+    from ..league.pipeline import BuiltBots, Pipeline, SandboxedBuilder, Served, kit_cache_problem
     from ..league.service import LeagueCore, LeagueServicer
     from ..league.store import Store
 
@@ -469,8 +475,14 @@ async def open_league(config: ServeConfig, log: ServerLog) -> OpenLeague:
     store = Store(folder)
     cache = KitCache(config.kit_cache or Path())
     builder = SandboxedBuilder(cache, config.protected)
-    pipeline = Pipeline(database, store, served, folder / "versions", builder, log)
-    core = LeagueCore(database, Authenticator(database.database, config.token), store, served, pipeline)
+    protected = ladder_protected(config)
+    ladders = {name: Ladder(database, league, folder / "leagues" / name, BuiltBots(folder / "versions",
+                                                                                  league.config.limits),
+                            log, backend=config.backend, limiter=limiter, protected=protected)
+               for name, league in served.items()}
+    pipeline = Pipeline(database, store, served, folder / "versions", builder, log,
+                        on_ready=lambda: [ladder.wake() for ladder in ladders.values()] and None)
+    core = LeagueCore(database, Authenticator(database.database, config.token), store, served, pipeline, ladders)
     servicer = LeagueServicer(core, trio.lowlevel.current_trio_token(), store.tmp)
     log.info("leagues", leagues=", ".join(sorted(served)), database=shown_url(config.database or ""),
              kit_cache=str(cache.root))
@@ -479,7 +491,16 @@ async def open_league(config: ServeConfig, log: ServerLog) -> OpenLeague:
         if problem is not None:  # its uploads are refused, with the problem, until the operator prepares it
             log.warning("league_kit_not_prepared", kit=kit, cache=str(cache.of(kit)),
                         run=f"arena league prepare-kits --cache {cache.of(kit).parent} --kits {kit}")
-    return OpenLeague(database, servicer, pipeline)
+    return OpenLeague(database, servicer, pipeline, ladders)
+
+
+def ladder_protected(config: ServeConfig) -> tuple[Path, ...]:
+    """What no ladder bot may see: the token and TLS key, the tournaments, the league's store and database. (Not
+    the whole data folder: a version's own folder, which its bot runs from, lies inside it.)"""
+    data = config.data.resolve()
+    paths = [data / "tournaments", data / "league" / "store", data / "league.db"]
+    paths += [Path(p).resolve() for p in config.admission.protected if not Path(p).resolve() == data]
+    return tuple(paths)
 
 
 def shown_url(url: str) -> str:

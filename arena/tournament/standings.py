@@ -246,6 +246,20 @@ def places(outcome: GameOutcome) -> tuple[int, ...]:
     return tuple(place)
 
 
+def side_halves(place: tuple[int, ...]) -> list[int]:
+    """Each side's match points in units of 1 / (2·(sides − 1)), from its place (:func:`places`), so they stay whole
+    numbers."""
+    return [2 * sum(1 for other in place if other > mine) + place.count(mine) - 1 for mine in place]
+
+
+def side_points(outcome: GameOutcome) -> list[Exact]:
+    """Each side's match points in one game (1 a win, ½ a draw, 0 a loss of two sides): the one definition the
+    standings and the league's ladder count results by."""
+    check_outcome(outcome)
+    sides = len(outcome.scores)
+    return [exact_mean(half, 2 * (sides - 1)) for half in side_halves(places(outcome))]
+
+
 def sides_held(outcome: GameOutcome) -> dict[str, list[int]]:
     """The sides each entrant holds in a game, in seat order (two seats of one side are one side)."""
     held: dict[str, list[int]] = {}
@@ -408,8 +422,7 @@ class Standings:
         check_outcome(outcome)
         sides = len(outcome.scores)
         place = places(outcome)
-        halves = [2 * sum(1 for other in place if other > mine) + place.count(mine) - 1 for mine in place]
-        """Each side's match points in units of 1 / (2·(sides − 1)), so they stay whole numbers."""
+        halves = side_halves(place)
         held = sides_held(outcome)
         self.games += 1
         self.max_sides = max(self.max_sides, sides)

@@ -17,6 +17,7 @@ import pytest
 from arena.league.authors import create_author
 from arena.league.db import Database, open_database, sqlite_url
 from arena.league.errors import NotFound
+from arena.league.ladder import RECORD
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
 from support.paths import ROOT
@@ -169,3 +170,11 @@ def a_bot(database: Database, league_id: int, author_name: str, bot_name: str):
     except NotFound:
         author = create_author(database, author_name)[0]
     return database.add_bot(league_id, author.id, bot_name)
+
+
+# --- the ladder ---
+
+def rated_with_seats(database: Database, league_id: int) -> list:
+    """The done tables in their rating order, each with its games' seats as the database holds them."""
+    return [(table, [seats for _, seats in database.games_of_record(league_id, RECORD.format(id=table.id))])
+            for table in database.rated_tables(league_id)]

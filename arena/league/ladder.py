@@ -1,0 +1,236 @@
+"""The ladder: a league plays its active versions against each other without end, one table at a time per free
+slot, up to its ``[ladder] concurrency`` tables at once.
+
+Each round: the active ready versions' state is read from the database (online rating, deal sets in the last hour
+and in all, recent opponents, tables being played included), the matchmaker (:mod:`.matchmaking`) chooses the
+tables for the free slots, each with its one-line reason, and they are queued in the database (``tables``) and
+started. A table is one deal set under every seat rotation, played as an ordinary tournament run in its own folder,
+``<league folder>/tables/<table id>/`` (:mod:`.table_run`). When it ends:
+
+- **played**: its games, its versions' online ratings (the deal set as the unit) and its state ``done`` go into the
+  database in one transaction; every version at it started, so its count of failed starts is reset;
+- **a bot could not start**: that version's failed start is counted (:meth:`~.db.Database.record_start`; three
+  in a row suspend it, and a suspended version is no longer active, so it leaves the matchmaker's input); the table
+  is ``failed`` with why, and nothing is rated. A bot given up on mid-run (the runner's rule) counts one failed
+  start, and its games there are forfeits, recorded and rated as played.
+
+**Nothing lost, nothing twice.** A table's row is queued before its run starts, and marked done in the same
+transaction that records its games and ratings. A server killed at any moment (``kill -9``) leaves a table queued
+or playing: at the next start the ladder plays it again from its run folder (the runner resumes it: the games
+recorded stay, the missing ones are played; a run already complete is only read) and rates it once. A SIGTERM
+cancels the runs in flight; they stay playing, and resume likewise.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Sequence
+
+import trio
+
+from ..records.run_folder import RunFolder
+from ..tournament.runner import EntrantsCannotPlay, RunError, run_tournament
+from .db import ONLINE, UNFINISHED, AsyncDatabase, Database, LadderTable, Rating, Version, utc_now
+from .errors import LeagueError
+from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
+from .pipeline import Served
+from .rating import MODEL, deal_set_totals, rate_deal_set
+from .table_run import BotOf, entrant_name, named, results, rotations, table_file, table_spec
+
+RECENT = timedelta(hours=1)
+"""The matchmaker's recent window: coverage is deal sets per hour."""
+IDLE_S = 5.0
+"""How often an idle ladder looks again (a version became ready, or was retired or reinstated)."""
+HISTORY = 256
+"""Ended tables a watcher can catch up on (one that falls further behind skips to the newest)."""
+RECORD = "tables/{id}/games.jsonl"
+"""A table's record file, relative to the league's folder, as the games' index names it."""
+
+
+class Ladder:
+    """One league's ladder on the trio loop: :meth:`run` until cancelled."""
+
+    def __init__(self, database: AsyncDatabase, served: Served, folder: Path, bot_of: BotOf, log: Any, *,
+                 backend: Any = None, limiter: trio.CapacityLimiter | None = None,
+                 protected: Sequence[Path] = ()) -> None:
+        """``folder``: the league's own folder (its tables go in ``tables/``). ``backend``, ``limiter`` and
+        ``protected`` are the runner's (a Ray backend, the server's games-at-once limit, paths no bot may see)."""
+        self.database = database
+        self.served = served
+        self.config = served.config
+        self.folder = folder
+        self.bot_of = bot_of
+        self.log = log
+        self.backend = backend
+        self.limiter = limiter
+        self.protected = tuple(protected)
+        self.playing: dict[int, LadderTable] = {}
+        self.note = ""
+        """Why the last round chose fewer tables than it had slots for (the queue shows it)."""
+        self.ended = trio.Event()
+        """Set (and replaced) each time a table ends: what a watcher waits on."""
+        self.serial = 0
+        """Tables ended since the server started; ``history`` holds the last ones as (serial, table id)."""
+        self.history: deque[tuple[int, int]] = deque(maxlen=HISTORY)
+        self._wake = trio.Event()
+        self._nursery: trio.Nursery | None = None
+
+    @property
+    def rules(self) -> MatchmakingRules:
+        ladder = self.config.ladder
+        return MatchmakingRules(sides=rotations(self.config), coverage=ladder.coverage, pairing_penalty=ladder.pairing_penalty)
+
+    def wake(self) -> None:
+        """Something changed (a version became ready): look again now (on the trio thread)."""
+        self._wake.set()
+
+    async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Play the tables a dead server left unfinished, then choose and play tables for every free slot."""
+        (self.folder / "tables").mkdir(mode=0o700, parents=True, exist_ok=True)
+        league_id = self.served.league_id
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            for table in await self.database.run(Database.tables_in, league_id, UNFINISHED):
+                self.log.info("ladder_table_resumed", league=self.config.name, table=table.id, state=table.state)
+                self._start(table)
+            task_status.started()
+            while True:
+                self._wake = trio.Event()
+                free = self.config.ladder.concurrency - len(self.playing)
+                if free > 0:
+                    plan = await self.plan(free)
+                    self.note = plan.note
+                    if plan.tables:
+                        chosen = [([int(v) for v in t.versions], t.reason) for t in plan.tables]
+                        for table in await self.database.run(Database.queue_tables, league_id, chosen):
+                            self._start(table)
+                        continue
+                with trio.move_on_after(IDLE_S):
+                    await self._wake.wait()
+
+    async def plan(self, free: int) -> Plan:
+        """The matchmaker's tables for ``free`` slots, from the database's state now (nothing is stored)."""
+        states = await self.database.run(version_states, self.served.league_id, self.config.ladder.placement)
+        return choose_tables(states, free, self.rules)
+
+    def _start(self, table: LadderTable) -> None:
+        assert self._nursery is not None
+        self.playing[table.id] = table
+        self._nursery.start_soon(self._play, table, name=f"ladder table {table.id}")
+
+    async def _play(self, table: LadderTable) -> None:
+        try:
+            await self.play(table)
+        except LeagueError as error:  # the database refused a step: the table stays as it was, for the next start
+            self.log.error("ladder_table_step_failed", league=self.config.name, table=table.id, error=str(error))
+        finally:
+            del self.playing[table.id]
+            self.serial += 1
+            self.history.append((self.serial, table.id))
+            self.ended.set()
+            self.ended = trio.Event()
+            self._wake.set()
+
+    async def play(self, table: LadderTable) -> None:
+        """Play one table to its end (or resume it), then record and rate it, or fail it with why."""
+        if RunFolder(self.table_folder(table)).is_finished() or await self.run_table(table):
+            await self.ingest(table)
+
+    def table_folder(self, table: LadderTable) -> Path:
+        return self.folder / "tables" / str(table.id)
+
+    async def _entrants(self, table: LadderTable) -> tuple[list[Version], list[str]]:
+        """The table's versions per side and their names at the table."""
+        sides = [await self.database.run(Database.version, v) for v in table.versions]
+        return sides, [entrant_name(await self._bot_name(v), v) for v in sides]
+
+    async def run_table(self, table: LadderTable) -> bool:
+        """The table's tournament run (resumed when its folder holds one), its starts counted; False when it could
+        not be played (the table is failed, with why)."""
+        folder = self.table_folder(table)
+        sides, names = await self._entrants(table)
+        bots, failures = [], {}
+        for version, name in zip(sides, names):
+            try:
+                bots.append(named(self.bot_of(version), name))
+            except LeagueError as error:  # no command for its bot (its folder is gone): a failed start
+                failures[version.id] = str(error)
+        if failures:
+            await self._cannot_play(table, failures, sides)
+            return False
+        text = table_file(self.config, table, bots, folder)
+        spec = table_spec(text)
+        await self.database.run(Database.start_table, table.id)
+        self.log.info("ladder_table_started", league=self.config.name, table=table.id, versions=", ".join(names),
+                      reason=table.reason)
+        try:
+            summary = await run_tournament(spec, text, folder, resume=RunFolder(folder).keeps_secret(),
+                                           limiter=self.limiter, protected=self.protected, backend=self.backend)
+        except EntrantsCannotPlay as error:
+            by_name = dict(zip(names, sides))
+            await self._cannot_play(table, {by_name[name].id: why for name, why in error.problems
+                                            if name in by_name}, sides)
+            return False
+        except RunError as error:  # the run folder cannot be written (a full disk): nothing rated
+            await self.database.run(Database.fail_table, table.id, str(error))
+            self.log.error("ladder_table_failed", league=self.config.name, table=table.id, error=str(error))
+            return False
+        for version, name in zip(sides, names):  # given up on mid-run: one failed start; else a good one
+            why = next((line for line in summary.given_up if line.startswith(f"bot {name!r} ")), None)
+            await self.database.run(Database.record_start, version.id, why)
+        return True
+
+    async def _cannot_play(self, table: LadderTable, failures: dict[int, str], sides: list[Version]) -> None:
+        """A bot could not start: its failed start counted (the others' starts reset theirs), the table failed."""
+        for version in sides:
+            after = await self.database.run(Database.record_start, version.id, failures.get(version.id))
+            if after.state != version.state:
+                self.log.warning("league_version_suspended", version=version.id, reason=after.reason)
+        why = "; ".join(f"version {vid} cannot play: {text}" for vid, text in failures.items()) or "cannot play"
+        await self.database.run(Database.fail_table, table.id, why)
+        self.log.warning("ladder_table_failed", league=self.config.name, table=table.id, error=why)
+
+    async def ingest(self, table: LadderTable) -> bool:
+        """The played table's games, ratings and done state, in one transaction; False (and nothing changed) for a
+        table rated already."""
+        folder = self.table_folder(table)
+        sides, names = await self._entrants(table)
+        version_of = {name: version.id for name, version in zip(names, sides)}
+        played = await trio.to_thread.run_sync(results, folder, rotations(self.config), version_of)
+        totals = deal_set_totals([seats for _, seats in played], table.versions)
+        rated = await self.database.run(Database.finish_table, table.id, RECORD.format(id=table.id), played,
+                                        lambda before: rate_deal_set(before, totals))
+        if rated:
+            self.log.info("ladder_table_done", league=self.config.name, table=table.id,
+                          result=", ".join(f"{name} {points:g}" for name, points in zip(names, totals)))
+        return rated
+
+    async def _bot_name(self, version: Version) -> str:
+        for bot in await self.database.run(Database.bots, self.served.league_id):
+            if bot.id == version.bot_id:
+                return bot.name
+        raise LeagueError(f"version {version.id} is of no bot of league {self.config.name!r}")
+
+
+def version_states(database: Database, league_id: int, placement: int) -> list[VersionState]:
+    """What the matchmaker knows of each active version: its online rating, its deal sets in the last hour (tables
+    being played or queued included) and in all, whether its placement is done, its recent opponents."""
+    active = database.active_versions(league_id)
+    rated = {r.version_id: r for r in database.ratings(league_id, ONLINE)}
+    recent: Counter[int] = Counter()
+    met: dict[int, Counter[int]] = {}
+    since = utc_now() - RECENT
+    for table in database.recent_tables(league_id, since):
+        for version_id in table.versions:
+            recent[version_id] += 1
+            met.setdefault(version_id, Counter()).update(v for v in table.versions if v != version_id)
+    fresh = MODEL.rating()
+    states = []
+    for _bot, version in active:
+        rating = rated.get(version.id) or Rating(version.id, ONLINE, fresh.mu, fresh.sigma, 0)
+        opponents = {str(v): n for v, n in met.get(version.id, Counter()).items()}
+        states.append(VersionState(str(version.id), rating.mu, rating.sigma, recent[version.id], rating.games,
+                                   rating.games >= placement, opponents))
+    return states

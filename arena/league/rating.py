@@ -1,0 +1,89 @@
+"""The ladder's ratings, pure: a played table's games as database rows, its deal set's online rating update, a
+recompute of every online rating from the rated tables, and the leaderboard.
+
+- **The unit is the deal set.** A table plays one deal set under every seat rotation; its sides are ranked by their
+  total match points over the rotations (:func:`arena.tournament.standings.side_points`, the standings' own
+  definition: 1 a win, ½ a draw, 0 a loss of two sides), and that one ranking is one OpenSkill (Plackett–Luce)
+  update. No seat and no deal favours a side, so a deal set's result is the fairest unit there is.
+- **The online rating** (:data:`~arena.league.db.ONLINE`) is what the matchmaker reads and the live board shows. It
+  depends on the order of the updates: the database numbers the done tables (``sequence``) as it rates them, and
+  :func:`recompute` follows that order, so a recompute from the records gives the very same numbers.
+- **The leaderboard** goes through one function, :func:`online_board`, which the maximum-likelihood fit over all
+  rated deal sets replaces (an interval per version); today its rating is the online mu with mu ± 1.96 sigma.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from openskill.models import PlackettLuce
+
+from ..records.schema import Record
+from ..tournament.runner import outcome_of
+from ..tournament.standings import side_points
+from .db import ONLINE, Database, LadderTable, Rating, Seat
+
+MODEL = PlackettLuce()
+Z95 = 1.96
+
+
+def seats_of(record: Record, version_of: Mapping[str, int]) -> list[Seat]:
+    """One game's rows of ``game_seats``: per seat, its version (by the entrant's name at the table), its side's
+    score and its side's match points."""
+    outcome = outcome_of(record)
+    points = side_points(outcome)
+    return [Seat(version_of[name], outcome.scores[side], float(points[side]))
+            for name, side in zip(outcome.seats, outcome.side_of)]
+
+
+def deal_set_totals(played: Iterable[Sequence[Seat]], sides: Sequence[int]) -> list[float]:
+    """Each side's (version's) total match points over a table's games: per game the mean over the seats it held."""
+    totals = dict.fromkeys(sides, 0.0)
+    for seats in played:
+        held: dict[int, list[float]] = {}
+        for seat in seats:
+            held.setdefault(seat.version_id, []).append(seat.points)
+        for version_id, points in held.items():
+            totals[version_id] += sum(points) / len(points)
+    return [totals[version_id] for version_id in sides]
+
+
+def rate_deal_set(before: Sequence[Rating | None], totals: Sequence[float]) -> list[tuple[float, float]]:
+    """The online update of one deal set: the sides ranked by their totals (equal totals tie), one Plackett–Luce
+    step from their ratings before (a new version starts at OpenSkill's 25 and 8.33)."""
+    teams = [[MODEL.rating() if old is None else MODEL.rating(mu=old.mu, sigma=old.sigma)] for old in before]
+    rated = MODEL.rate(teams, scores=list(totals))
+    return [(team[0].mu, team[0].sigma) for team in rated]
+
+
+def recompute(tables: Sequence[tuple[LadderTable, Sequence[Sequence[Seat]]]]) -> dict[int, tuple[float, float, int]]:
+    """Every version's online rating (mu, sigma, deal sets rated) from the done tables in their rating order, each
+    with its games' seats: what the database must hold if every result was applied once, and in that order."""
+    state: dict[int, tuple[float, float, int]] = {}
+    for table, played in tables:
+        before = [None if v not in state else Rating(v, ONLINE, state[v][0], state[v][1], state[v][2])
+                  for v in table.versions]
+        after = rate_deal_set(before, deal_set_totals(played, table.versions))
+        for version_id, (mu, sigma) in zip(table.versions, after):
+            state[version_id] = (mu, sigma, state.get(version_id, (0, 0, 0))[2] + 1)
+    return state
+
+
+@dataclass(frozen=True)
+class BoardEntry:
+    """One version's place on the leaderboard: its rating and 95% interval, in the board's system."""
+
+    version_id: int
+    rating: float
+    low: float
+    high: float
+    sigma: float
+    deal_sets: int
+
+
+def online_board(database: Database, league_id: int) -> list[BoardEntry]:
+    """The leaderboard from the online rating, best first (mu, then the id): the seam the maximum-likelihood fit
+    replaces (same signature, its own ratings and intervals)."""
+    return [BoardEntry(r.version_id, r.mu, r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma, r.sigma, r.games)
+            for r in database.ratings(league_id, ONLINE)]

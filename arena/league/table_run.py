@@ -1,0 +1,111 @@
+"""One table of the ladder, played as an ordinary tournament run: its tournament file, its run folder, its results.
+
+A table the matchmaker chose is a round robin of exactly its versions with one deal set (k distinct entrants at a
+k-sided table are exactly one table), written as a tournament file (``tournament.toml`` in its run folder,
+validated by the tournament files' own checks) and played by :func:`arena.tournament.runner.run_tournament`: the
+same runner, pools, referee, sandbox, fault rules, committed seed and records as any tournament, so its records
+verify with ``arena replay --verify`` and a run cut short resumes from its folder. Nothing here knows how a
+version's bot is started: a :data:`BotOf` callable gives its :class:`~arena.players.process.BotSpec` (today from
+the version's source folder; the built folder of a sandboxed build when the pipeline makes one).
+
+When the run ends, :func:`results` reads its records back as the database's rows, and the caller writes them with
+the rating update and the table's state in one transaction (:meth:`arena.league.db.Database.finish_table`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from ..players.process import BotSpec
+from ..records.jsonform import index_of
+from ..records.run_folder import RunFolder
+from ..records.store import ReadReport, iter_records
+from ..sandbox import LIMIT_KEYS
+from ..tournament.spec import TournamentSpec, spec_from_dict
+from .config import LeagueConfig
+from .db import LadderTable, Seat, Version
+from .errors import LeagueError
+from .rating import seats_of
+
+BotOf = Callable[[Version], BotSpec]
+"""How a ready version's bot is started (its command, folder and protocol); raises LeagueError when it cannot be."""
+TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms", "grace_ms")
+
+
+def entrant_name(bot_name: str, version: Version) -> str:
+    """A version's name at its table and in its records: its bot's name and its number (``greedy-v3``)."""
+    return f"{bot_name}-v{version.number}"
+
+
+def rotations(config: LeagueConfig) -> int:
+    """A table's sides and the rotations of its deal set: two for two players or two teams, k for k players (each
+    side one version); also the games a table plays, with duplicate deals or without."""
+    return 2 if config.game().teams else config.players
+
+
+def table_file(config: LeagueConfig, table: LadderTable, bots: Sequence[BotSpec], folder: Path) -> str:
+    """The table as a tournament file: the league's game, time and limits, one deal set (every rotation with
+    duplicate deals; without, as many single games as there are rotations), the bots in side order."""
+    games = rotations(config)
+    lines = [f"name = {_string(f'{config.name} table {table.id}')}", f"variant = {_string(config.variant)}",
+             f"players = {config.players}", f"games = {1 if config.duplicate else games}",
+             f"duplicate = {_toml(config.duplicate)}", f"concurrency = {games}",
+             f"output = {_string(str(folder))}", "sandbox = true", "", "[options]"]
+    lines += [f"{key} = {_toml(value)}" for key, value in sorted(config.options.items())]
+    lines += ["", "[time]"] + [f"{key} = {getattr(config.time, key)}" for key in TIME_KEYS]
+    lines += ["", "[limits]"] + [f"{key} = {_toml(getattr(config.limits, key))}" for key in LIMIT_KEYS]
+    for bot in bots:
+        lines += ["", "[[bots]]", f"name = {_string(bot.name)}", f"command = {_toml(list(bot.command))}",
+                  f"protocol = {_string(bot.protocol)}", f"transport = {_string(bot.transport)}"]
+        if bot.folder:
+            lines.append(f"folder = {_string(bot.folder)}")
+        if bot.cwd:
+            lines.append(f"cwd = {_string(bot.cwd)}")
+        if bot.env:
+            lines.append("env = { " + ", ".join(f"{_string(k)} = {_string(v)}" for k, v in bot.env.items()) + " }")
+    return "\n".join(lines) + "\n"
+
+
+def table_spec(text: str) -> TournamentSpec:
+    """The tournament of a table's file, checked as every tournament file is (a table that a tournament file could
+    not describe is refused here with its line, not half-run)."""
+    return spec_from_dict(tomllib.loads(text))
+
+
+def named(bot: BotSpec, name: str) -> BotSpec:
+    return dataclasses.replace(bot, name=name)
+
+
+def results(folder: Path, total: int, version_of: Mapping[str, int]) -> list[tuple[str, list[Seat]]]:
+    """The table's games as (game key, seats) rows, one per scheduled game (the first complete record of each
+    index, as a resumed run counts them); a run that does not hold all ``total`` games is an error, never rated
+    half."""
+    found: dict[int, list[Seat]] = {}
+    for record in iter_records(RunFolder(folder).records, ReadReport()):
+        index = index_of(record)
+        if index < total and index not in found:
+            found[index] = seats_of(record, version_of)
+    if len(found) != total:
+        raise LeagueError(f"{folder}: the run holds {len(found)} of its {total} games; nothing is rated")
+    return [(str(index), found[index]) for index in sorted(found)]
+
+
+def _string(text: str) -> str:
+    """A TOML basic string: JSON's escapes are TOML's, and DEL (which JSON leaves) is escaped too."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    raise LeagueError(f"cannot write {value!r} in a table's tournament file")

@@ -1,0 +1,201 @@
+"""The ladder in-process, with real bot processes in their sandbox and a real database (SQLite and PostgreSQL):
+tables chosen by the matchmaker are played as tournament runs in their own folders, rated once, their records
+verify; a version whose bot cannot start is suspended after three failed starts in a row; a table found unfinished
+at a start is resumed from its run folder and rated once.
+
+The real server (``arena serve --league``, real gRPC, the CLI, kill -9) is tests/test_ladder_server.py.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from arena.league.config import league_from_dict
+from arena.league.db import (BUILDING, CHECKING, DONE, ONLINE, PLAYING, READY, SUSPENDED, TABLE_FAILED,
+                             AsyncDatabase, Database, Runnable, open_database, sqlite_url)
+from arena.league.authors import create_author
+from arena.league.ladder import RECORD, Ladder, version_states
+from arena.league.pipeline import BuiltBots, Served, open_to_the_bot
+from arena.league.rating import recompute
+from arena.records.replay import verify_run
+from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
+
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "bots" / "python"
+MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
+
+
+class Log:
+    """The server log's interface, kept in a list (the ladder's events are what these tests read)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def info(self, event: str, **values: Any) -> None:
+        self.events.append((event, values))
+
+    warning = error = info
+
+
+def league_config(**ladder: Any):
+    return league_from_dict({"name": "test", "variant": "block", "options": {"target": 1},
+                             "time": {"move_ms": 2000, "startup_ms": 30000}, "ladder": ladder})
+
+
+def ready_version(database: Database, league_id: int, work: Path, name: str, source: Path | str) -> int:
+    """A bot of its own author with one ready version whose source folder is where the pipeline puts it."""
+    author = create_author(database, f"author-{name}")[0]
+    bot = database.add_bot(league_id, author.id, name)
+    sha = (name.encode().hex() * 64)[:64]
+    version, _ = database.add_version(bot.id, sha)
+    # As the pipeline leaves a python version: built into a folder of its own, with the command that runs it.
+    runnable = Runnable((sys.executable, "bot.py"), f"{version.id}/src", "grpc")
+    for state in (BUILDING, CHECKING, READY):
+        database.transition(version.id, state, runnable=runnable if state == CHECKING else None)
+    src = work / str(version.id) / "src"
+    src.mkdir(parents=True)
+    if isinstance(source, Path):
+        shutil.copy(source, src / "bot.py")
+    else:
+        (src / "bot.py").write_text(source)
+    (src / "bot.toml").write_text(MANIFEST)
+    (work / str(version.id)).chmod(0o711)
+    open_to_the_bot(src)
+    return version.id
+
+
+async def play_until(ladder: Ladder, database: AsyncDatabase, done: Any) -> None:
+    """Run the ladder until ``done(database)`` holds, looking after every table's end (no sleeps)."""
+    async with trio.open_nursery() as nursery:
+        await nursery.start(ladder.run)
+        while True:
+            ended = ladder.ended  # taken before looking: a table ending meanwhile sets this very event
+            if await database.run(done):
+                break
+            await ended.wait()
+        nursery.cancel_scope.cancel()
+
+
+def done_tables(count: int) -> Any:
+    return lambda database, league_id: len(database.tables_in(league_id, [DONE])) >= count
+
+
+def setup(database_url: str, tmp_path: Path, bots: dict[str, Path | str], **ladder: Any):
+    database = open_database(database_url)
+    config = league_config(**ladder)
+    league_id = database.ensure_league(config.name, config.title, config.variant).id
+    work = tmp_path / "league" / "versions"
+    ids = {name: ready_version(database, league_id, work, name, source) for name, source in bots.items()}
+    return database, Served(config, league_id), work, ids
+
+
+async def test_tables_are_played_as_runs_rated_once_and_their_records_verify(database_url: str,
+                                                                            tmp_path: Path) -> None:
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
+            "search": EXAMPLES / "search_bot.py"}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=2, coverage=2, placement=1)
+    database = AsyncDatabase(sync)
+    log = Log()
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), log)
+    await play_until(ladder, database, lambda db: done_tables(4)(db, served.league_id))
+    league_id = served.league_id
+    done = sync.tables_in(league_id, [DONE])
+    assert {v for t in done for v in t.versions} == set(ids.values())  # every version played
+    assert done[0].reason == "placement" and all(len(set(t.versions)) == 2 for t in done)
+    for table in done:
+        folder = tmp_path / "league" / "tables" / str(table.id)
+        report = verify_run(folder, jobs=1)
+        assert (report.games, report.mismatches, report.seed_checked) == (2, [], True)
+        played = sync.games_of_record(league_id, RECORD.format(id=table.id))
+        assert [key for key, _ in played] == ["0", "1"]  # both rotations of the deal set, once each
+        assert [sorted(s.version_id for s in seats) for _, seats in played] == [sorted(table.versions)] * 2
+        assert all(seat.points in (0.0, 0.5, 1.0) for _, seats in played for seat in seats)
+    assert sorted(t.sequence for t in done) == list(range(1, len(done) + 1))
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(league_id, ONLINE)}
+    assert stored == recompute(rated_with_seats(sync, league_id))  # every result applied once, in order
+    assert sum(games for _, _, games in stored.values()) == 2 * len(done)
+    assert sync.game_count(league_id) == 2 * len(done)
+    assert all(sync.version(v).start_failures == 0 for v in ids.values())
+    started = [values for event, values in log.events if event == "ladder_table_started"]
+    assert started and all(values["reason"] for values in started)
+    await database.close()
+
+
+async def test_a_version_whose_bot_cannot_start_is_suspended_after_three_failed_starts(
+        database_url: str, tmp_path: Path) -> None:
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
+            "broken": "raise SystemExit('this bot never starts')\n"}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=1, coverage=4, placement=1)
+    database = AsyncDatabase(sync)
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
+    broken = ids["broken"]
+    await play_until(ladder, database, lambda db: db.version(broken).state == SUSPENDED)
+    version = sync.version(broken)
+    assert version.reason.startswith("failed to start 3 times in a row; last: ")
+    assert "this bot never starts" in version.reason
+    failed = sync.tables_in(served.league_id, [TABLE_FAILED])
+    assert len(failed) == 3 and all(broken in t.versions for t in failed)
+    assert all(t.error.startswith(f"version {broken} cannot play: ") for t in failed)
+    assert all(sync.version(ids[name]).start_failures == 0 for name in ("rand", "greedy"))
+    assert broken not in {int(s.id) for s in version_states(sync, served.league_id, 1)}  # out of the matchmaking
+    assert sync.ratings(served.league_id, ONLINE) == [r for r in sync.ratings(served.league_id, ONLINE)
+                                                      if r.version_id != broken]  # never rated
+    await database.close()
+
+
+async def test_a_table_left_playing_with_its_run_complete_is_rated_once_at_the_next_start(
+        database_url: str, tmp_path: Path) -> None:
+    """A server killed after a table's last game was recorded, before its results' transaction: the next start only
+    reads the run (nothing is played again) and rates it once; rating it again changes nothing."""
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py"}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=1, coverage=1, placement=1)
+    database = AsyncDatabase(sync)
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
+    (tmp_path / "league" / "tables").mkdir(parents=True)
+    table = sync.queue_tables(served.league_id, [((ids["rand"], ids["greedy"]), "placement")])[0]
+    assert await ladder.run_table(table)  # played to its end, as the dead server did; nothing in the database
+    assert sync.table(table.id).state == PLAYING and sync.game_count(served.league_id) == 0
+    records = ladder.table_folder(table) / "games.jsonl"
+    played = records.read_bytes()
+    fresh = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())  # the next start
+    await play_until(fresh, database, lambda db: db.table(table.id).state == DONE)
+    assert records.read_bytes() == played  # read, not played again
+    assert [key for key, _ in sync.games_of_record(served.league_id, RECORD.format(id=table.id))] == ["0", "1"]
+    assert sync.table(table.id).sequence == 1
+    before = ({r.version_id: r for r in sync.ratings(served.league_id, ONLINE)}, sync.game_count(served.league_id))
+    assert not await fresh.ingest(sync.table(table.id))  # a second time: refused whole
+    after = ({r.version_id: r for r in sync.ratings(served.league_id, ONLINE)}, sync.game_count(served.league_id))
+    assert after == before
+    assert {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(served.league_id, ONLINE)} == recompute(
+        rated_with_seats(sync, served.league_id))
+    await database.close()
+
+
+@pytest.mark.parametrize("variant", ["draw", "block", "la_plaza", "la_plaza_teams", "all_fives", "mexican_train"])
+def test_a_table_is_a_tournament_file_of_exactly_that_table(variant: str, tmp_path: Path) -> None:
+    """Every variant's table (its options, time, limits, bots with awkward names and values) is a valid tournament
+    file whose schedule is that one table under every rotation, one deal set."""
+    from arena.league.db import LadderTable
+    from arena.league.table_run import rotations, table_file, table_spec
+    from arena.players.process import BotSpec
+
+    config = league_from_dict({"name": "t", "variant": variant})
+    sides = rotations(config)
+    bots = [BotSpec(name=f'b"{n}\u00e9\U0001f600', command=("python3", f"/x/{n}.py"), folder=f"/x/{n}",
+                    env={"K": "v\x7f\n"}) for n in range(sides)]
+    table = LadderTable(7, 1, tuple(range(sides)), "placement", "queued", None, None, None, None, None)  # type: ignore
+    spec = table_spec(table_file(config, table, bots, tmp_path / "t7"))
+    assert [b.name for b in spec.bots] == [b.name for b in bots] and spec.bots[0].env == {"K": "v\x7f\n"}
+    assert (spec.variant, spec.players, dict(spec.options)) == (config.variant, config.players, dict(config.options))
+    assert spec.sandbox and spec.limits == config.limits and spec.output == str(tmp_path / "t7")
+    schedule = spec.schedule("seed")
+    assert schedule.table_count() == 1 and schedule.total() == sides
+    layouts = {tuple(g.seats) for g in schedule}
+    assert len(layouts) == sides and all(len(set(seats)) == sides for seats in layouts)

@@ -1,0 +1,204 @@
+"""The ladder inside a real ``arena serve --league``: versions uploaded with the CLI and made ready by the pipeline
+play tables continuously (real bot processes in their sandbox, real gRPC, SQLite and PostgreSQL); the standings,
+queue and watch verbs show them; a ``kill -9`` of the server mid-table loses and doubles nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arena.league.db import DONE, ONLINE, PLAYING, Database, open_database, sqlite_url
+from arena.league.ladder import RECORD
+from arena.league.rating import recompute
+from arena.protocol import league_pb2 as lpb
+from arena.protocol import league_pb2_grpc as lpb_grpc
+from arena.records.run_folder import RunFolder
+from support.league import League, bearer, bot_folder, database_of, private_file, rated_with_seats, start_league
+from support.paths import ROOT
+from support.waiting import wait_for
+
+
+LADDER_S = 600
+"""Generous: every table starts two bots in their sandbox and plays two games, on a busy 2-core machine."""
+LEAGUE = """name = "test"
+variant = "block"
+[options]
+target = {target}
+[time]
+move_ms = 2000
+startup_ms = 30000
+[ladder]
+concurrency = {concurrency}
+coverage = {coverage}
+placement = 1
+"""
+EXAMPLES = ROOT / "bots" / "python"
+STRENGTHS = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
+             "search": EXAMPLES / "search_bot.py", "stdio": ROOT / "bots" / "stdio"}
+"""Four ready versions of different strength: the Python kit's three examples and the stdio kit's (random, over
+JSON lines)."""
+
+
+def start(root: Path, database: str | None, **settings: int) -> League:
+    operator = private_file(root / "operator.token", secrets.token_urlsafe(32))
+    league_file = root / "league.toml"
+    league_file.write_text(LEAGUE.format(**{"target": 1, "concurrency": 2, "coverage": 2, **settings}))
+    server = start_league(root / "data", operator, league_file, database)
+    return League(server, root, operator, {})
+
+
+def restart(league: League, database: str | None) -> League:
+    server = start_league(league.root / "data", league.operator, league.root / "league.toml", database)
+    return League(server, league.root, league.operator, league.tokens)
+
+
+def uploaded(league: League, names: list[str]) -> None:
+    """Each bot by an author of its own, from its folder, through the CLI and the pipeline to ready."""
+    for name in names:
+        league.add_author(f"author-{name}")
+        source = STRENGTHS[name]
+        folder = source if source.is_dir() else bot_folder(league.root / f"{name}-bot", source)
+        league.upload(f"author-{name}", folder, name)
+    for name in names:
+        assert league.settled(league.token(f"author-{name}"), name).state == lpb.VERSION_STATE_READY
+
+
+def stub(league: League) -> lpb_grpc.LeagueServiceStub:
+    return lpb_grpc.LeagueServiceStub(grpc.insecure_channel(league.server.address))
+
+
+def open_db(league: League, database: str | None) -> Database:
+    return open_database(database or sqlite_url(league.root / "data"))
+
+
+def tables_folder(league: League) -> Path:
+    return league.root / "data" / "league" / "leagues" / "test" / "tables"
+
+
+def verify(league: League, table_id: int) -> None:
+    """``arena replay --verify`` of a table's run folder: both games re-simulated, seeds from the revealed one."""
+    done = subprocess.run([sys.executable, "-m", "arena", "replay", str(tables_folder(league) / str(table_id)),
+                           "--verify", "--jobs", "1"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    said = " ".join(done.stdout.split())  # the console wraps long lines
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert said.startswith("verified 2 games") and ": OK; deals checked against the revealed master seed" in said
+
+
+def check_once(database: Database, league_id: int) -> list:
+    """Every finished game recorded once and every rating update applied once: two games per done table, one rated
+    deal set per side of each, and the stored ratings equal to a recompute from the recorded games in order."""
+    done = database.tables_in(league_id, [DONE])
+    assert database.game_count(league_id) == 2 * len(done)
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in database.ratings(league_id, ONLINE)}
+    assert sum(games for _, _, games in stored.values()) == 2 * len(done)
+    assert stored == recompute(rated_with_seats(database, league_id))
+    return done
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest) -> str | None:
+    return database_of(request)
+
+
+def test_a_league_plays_every_version_continuously_with_coverage_and_verified_records(
+        tmp_path: Path, database: str | None) -> None:
+    league = start(tmp_path, database, coverage=2)
+    try:
+        uploaded(league, list(STRENGTHS))
+        db = open_db(league, database)
+        league_id = db.league("test").id
+        ids = {v.id for _, v in db.active_versions(league_id)}
+        assert len(ids) == 4
+
+        def covered() -> bool:  # every version rated on at least the coverage target of deal sets
+            rated = {r.version_id: r.games for r in db.ratings(league_id, ONLINE)}
+            return set(rated) == ids and min(rated.values()) >= 2
+
+        wait_for(covered, LADDER_S, "every version to play its coverage of 2 deal sets")
+        operator = bearer(league.operator.read_text().strip())
+        queue = stub(league).GetLadderQueue(lpb.GetLadderQueueRequest(), timeout=30, metadata=operator)
+        assert queue.concurrency == 2 and len(queue.next) == 2 and queue.recent
+        assert all(t.reason for t in (*queue.playing, *queue.next, *queue.recent))
+        assert all(len(t.versions) == 2 and t.versions[0] != t.versions[1] for t in queue.next)
+        done_recent = [t for t in queue.recent if t.state == lpb.TABLE_STATE_DONE]
+        assert done_recent and all(sum(t.points) == 2.0 for t in done_recent)  # a deal set: two games' points
+
+        shown = league.league("standings", token=league.tokens["author-rand"])  # public to any author
+        assert shown.returncode == 0, shown.stderr
+        for name in STRENGTHS:
+            assert f"author-{name}" in shown.stdout
+        listed = stub(league).GetLadderStandings(lpb.GetLadderStandingsRequest(), timeout=30,
+                                                 metadata=bearer(league.token("author-greedy")))
+        assert {row.bot for row in listed.standings} == set(STRENGTHS)
+        assert [row.rank for row in listed.standings] == [1, 2, 3, 4]
+        assert all(row.deal_sets >= 2 and row.games == 2 * row.deal_sets for row in listed.standings)
+        assert all(row.rating_low < row.rating < row.rating_high for row in listed.standings)
+
+        queued = league.league("queue", token=league.tokens["author-search"])
+        assert queued.returncode == 0, queued.stderr
+        assert "of 2 tables playing" in queued.stdout and "next (if chosen now):" in queued.stdout
+        assert "placement" in queued.stdout or "coverage: " in queued.stdout or "needs games: " in queued.stdout
+
+        watched = league.league("watch", "--tables", "1", token=league.tokens["author-rand"])
+        assert watched.returncode == 0, watched.stderr
+        assert watched.stdout.startswith("table ") and " vs " in watched.stdout
+        assert "(done; " in watched.stdout and "rating " in watched.stdout
+
+        done = check_once(db, league_id)
+        assert {v for t in done for v in t.versions} == ids
+        for table in done[:3]:
+            verify(league, table.id)
+        with pytest.raises(grpc.RpcError) as refused:
+            stub(league).GetLadderStandings(lpb.GetLadderStandingsRequest(), timeout=30,
+                                            metadata=bearer("not-a-token"))
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        db.close()
+    finally:
+        league.server.stop()
+
+
+def test_a_kill_mid_table_loses_and_doubles_nothing_and_sigterm_stops_cleanly(
+        tmp_path: Path, database: str | None) -> None:
+    league = start(tmp_path, database, target=60, concurrency=1, coverage=50)
+    uploaded(league, ["rand", "greedy"])
+    db = open_db(league, database)
+    league_id = db.league("test").id
+
+    def mid_table() -> bool:  # a table being played with one of its two games recorded
+        for table in db.tables_in(league_id, [PLAYING]):
+            records = RunFolder(tables_folder(league) / str(table.id)).records
+            if records.exists() and records.read_bytes().count(b"\n") == 1:
+                return True
+        return False
+
+    try:
+        wait_for(mid_table, LADDER_S, "a table with one of its games recorded")
+    finally:
+        league.server.stop(signal.SIGKILL)
+    cut = db.tables_in(league_id, [PLAYING])
+    assert len(cut) == 1
+    before = len(db.tables_in(league_id, [DONE]))
+    check_once(db, league_id)
+
+    again = restart(league, database)
+    try:
+        wait_for(lambda: db.table(cut[0].id).state == DONE and len(db.tables_in(league_id, [DONE])) >= before + 2,
+                 LADDER_S, "the cut table resumed and rated, and the ladder going on")
+        assert again.server.stop(signal.SIGTERM) >= 0 and again.server.process.returncode == 0
+    finally:
+        again.server.stop(signal.SIGKILL)
+    assert "arena: stopped" in "".join(again.server.output)
+    done = check_once(db, league_id)
+    records = RunFolder(tables_folder(league) / str(cut[0].id)).records.read_text().splitlines()
+    assert len(records) == 2  # the game recorded before the kill kept, the other played once
+    assert [key for key, _ in db.games_of_record(league_id, RECORD.format(id=cut[0].id))] == ["0", "1"]
+    for table in (cut[0], done[-1]):
+        verify(league, table.id)
+    db.close()
