@@ -242,7 +242,7 @@ def cmd_prepare_kits(args: argparse.Namespace) -> int:
         if kit not in RECIPES:
             return _refused(f"unknown kit {kit!r}; the league builds {', '.join(RECIPES)}")
     for kit in kits:
-        if not RECIPES[kit].prepare:
+        if not RECIPES[kit].needs_cache:
             print(f"{kit}: nothing to prepare (its builds need no cache)")
             continue
         started = time.perf_counter()

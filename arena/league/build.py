@@ -149,7 +149,7 @@ def prepare_kits(cache: Path, kits: Iterable[str] = tuple(RECIPES), env: dict[st
         recipe = RECIPES.get(kit)
         if recipe is None:
             raise KitCacheError(f"unknown kit {kit!r}; this league builds {', '.join(RECIPES)}")
-        if not recipe.prepare and not recipe.warm:
+        if not recipe.needs_cache:
             continue
         kit_cache = root.of(kit)
         kit_cache.mkdir(parents=True, exist_ok=True)

@@ -46,6 +46,11 @@ class Recipe:
     check: str = ""
     """What the entry must be before any build: ``static-elf`` (the binary kit)."""
 
+    @property
+    def needs_cache(self) -> bool:
+        """Whether the operator prepares a cache for this kit (fetched dependencies, or a warm build folder)."""
+        return bool(self.prepare or self.warm)
+
 
 PYTHON_CHECK = "python -c 'import ast,sys; ast.parse(open(sys.argv[1], \"rb\").read(), sys.argv[1])' {entry}\n"
 """The Python kits have nothing to build: the entry must parse (a syntax error is an upload's mistake, said early)."""

@@ -70,7 +70,7 @@ def kit_cache_problem(cache: KitCache, kit: str) -> str | None:
     """Why a kit's versions cannot be built here (its recipe needs a prepared cache that is not there), in one line
     telling the operator what to run; None when nothing is missing."""
     recipe = RECIPES.get(kit)
-    if recipe is None or not recipe.prepare:
+    if recipe is None or not recipe.needs_cache:
         return None
     folder = cache.of(kit)
     if folder.is_dir() and any(folder.iterdir()):
