@@ -16,7 +16,9 @@ import pytest
 import trio
 
 from arena.league.build import BuildLimits, KitCache, build_version, prepare_kits
+from arena.league.config import league_from_dict
 from arena.league.kits import RECIPES
+from arena.league.pipeline import check_built, check_problem
 from arena.league.manifest import KITS, parse_manifest
 from arena.players.process import BotProcess, BotSpec
 from arena.sandbox import host
@@ -39,11 +41,20 @@ def example(kit: str, tmp_path: Path) -> tuple[Path, object]:
     return source, parse_manifest((source / "bot.toml").read_bytes())
 
 
+CHECK_LEAGUE = league_from_dict({"name": "check", "variant": "block", "options": {"target": 1},
+                                 "time": {"move_ms": 2000, "startup_ms": 60000}})
+"""A league whose check (the pipeline's own, two quick matches of Block) a built example must pass to be ready."""
+
+
+def built_spec(result) -> BotSpec:
+    """The built bot as the league starts it: its command in its built folder, sandboxed."""
+    return BotSpec("built", command=result.command, cwd=str(result.folder), folder=str(result.folder),
+                   protocol=result.protocol)
+
+
 async def handshake(result) -> str:
     """Start the built bot the way the league will (its command in its folder, sandboxed) and return its name."""
-    spec = BotSpec("built", command=result.command, cwd=str(result.folder), folder=str(result.folder),
-                   protocol=result.protocol)
-    process = BotProcess(spec, result.folder.parent / "logs", startup_s=60)
+    process = BotProcess(built_spec(result), result.folder.parent / "logs", startup_s=60)
     try:
         client = await process.ensure_running()
         return client.hello.name if client.hello is not None else "?"
@@ -132,8 +143,8 @@ def cpp_compiled_only_main(log: str) -> None:
     ("java", ("java", "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
               "-XX:ActiveProcessorCount=1", "-jar", "bin/bot.jar"), "java-random", None),
 ])
-def test_a_compiled_kit_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, request, kit, command,
-                                                                                 name, log_check):
+def test_a_compiled_kit_example_builds_offline_and_passes_the_leagues_check(tmp_path, request, kit, command, name,
+                                                                            log_check):
     """A version of its own (the kit's example with a line added to its main source) is built in the sandbox from
     the kit's prepared cache (read-only) with no network; the bot then runs from its built folder, sandboxed, as the
     league runs it. What the build copied in to write on (the warm folder, npm's cache, Maven's repository) stays
@@ -148,7 +159,8 @@ def test_a_compiled_kit_example_builds_offline_and_its_bot_answers_the_handshake
     assert not any((result.folder / left).exists() for left in (".warm", ".cache", ".m2"))
     if log_check is not None:
         log_check(result.log.read_text())
-    assert trio.run(handshake, result) == name
+    report = trio.run(check_built, built_spec(result), CHECK_LEAGUE, tmp_path / "check")
+    assert (check_problem(report, "block"), report.hello.split()[0]) == (None, name), report
 
 
 def test_a_rust_version_needing_a_crate_the_cache_lacks_fails_offline(tmp_path, rust_cache):

@@ -239,8 +239,7 @@ class Pipeline:
         spec = await trio.to_thread.run_sync(self.bot_spec, version, bot_name, config.limits)
         log_dir = self.work / str(version.id) / "check"
         log_dir.mkdir(mode=0o700, exist_ok=True)
-        return await check_bot(spec, self.check_matches, time_control_of(config), config.time.startup_ms / 1000,
-                               log_dir, variants=[config.variant], games={config.variant: config.game()})
+        return await check_built(spec, config, log_dir, self.check_matches)
 
     # --- for the ladder: running ready versions, counting their starts, deleting old ones ---------------------
 
@@ -295,6 +294,13 @@ class BuiltBots:
 
     def __call__(self, version: Version) -> BotSpec:
         return runnable_spec(self.work, version, f"version-{version.id}", self.limits)
+
+
+async def check_built(spec: BotSpec, config: LeagueConfig, log_dir: Path, matches: int = CHECK_MATCHES) -> CheckReport:
+    """The compliance check of a built bot: check-bot's matches of the league's own game (its variant, players and
+    options) against the random player, with the league's clock; :func:`check_problem` reads the report."""
+    return await check_bot(spec, matches, time_control_of(config), config.time.startup_ms / 1000, log_dir,
+                           variants=[config.variant], games={config.variant: config.game()})
 
 
 def time_control_of(config: LeagueConfig) -> TimeControl:
