@@ -27,6 +27,10 @@ from .errors import LeagueError
 from .kits import RECIPES, REPO, Recipe, rust_host, rust_toolchain
 from .manifest import Manifest, ManifestError, check_static_elf, parse_manifest
 
+PREPARE_FORMAT = 2
+"""The way a kit's cache is prepared and a recipe filled in; bumped when a prepared cache (its warm folders) no longer
+fits the builds (2: builds name the .proto files at /proto), so caches kept between runs are prepared again."""
+
 __all__ = ["BuildLimits", "BuildResult", "KitCache", "KitCacheError", "build_version", "prepare_kits"]
 
 

@@ -7,6 +7,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -24,11 +25,11 @@ def prepared_once(kit: str, env: dict[str, str], seeds: dict[str, Path] | None =
     build their example cold in the sandbox, minutes on a busy machine, while a build from the prepared cache takes
     seconds. ``seeds`` are copies of the machine's own caches put in first (``{"home": ~/.cache/...}`` becomes
     ``<cache>/<kit>/home``), so that preparing needs no network."""
-    from arena.league.build import prepare_kits
+    from arena.league.build import PREPARE_FORMAT, prepare_kits
     from arena.league.kits import RECIPES
 
     inputs = hashlib.sha256(repr(RECIPES[kit]).encode())  # the kit's recipe, its steps and scripts
-    inputs.update((ROOT / "arena" / "league" / "build.py").read_bytes())  # how recipes are filled in and run
+    inputs.update(f"prepare format {PREPARE_FORMAT}".encode())  # how recipes are filled in and warm folders made
     for path in sorted((REPO / "bots" / kit).glob("*")):
         if path.is_file():
             inputs.update(path.name.encode() + path.read_bytes())
@@ -41,8 +42,29 @@ def prepared_once(kit: str, env: dict[str, str], seeds: dict[str, Path] | None =
             for name, seed in (seeds or {}).items():
                 shutil.copytree(seed, cache / kit / name, symlinks=True)
             prepare_kits(cache, [kit], env=env)
-            (cache / ".prepared").touch()
+        (cache / ".prepared").touch()  # its last use: what forget_unused reads
+    forget_unused(cache.parent, kit)
     return cache
+
+
+UNUSED_DAYS = 14
+"""A kit's test cache unused for this long (its recipe or example changed since) is removed, as bots/build.sh
+forgets its old build folders."""
+
+
+def forget_unused(folder: Path, kit: str) -> None:
+    """Remove the kit's caches whose last use is over :data:`UNUSED_DAYS` old, each under its own lock (taken
+    without waiting: a cache in use by another run is left alone)."""
+    for marker in folder.glob(f"{kit}-*/.prepared"):
+        cache = marker.parent
+        if time.time() - marker.stat().st_mtime < UNUSED_DAYS * 86400:
+            continue
+        with open(f"{cache}.lock", "w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue
+            shutil.rmtree(cache, ignore_errors=True)
 
 
 def unavailable(reason: str) -> None:
