@@ -25,7 +25,7 @@ from arena.sandbox import host
 from arena.sandbox.build import BuildJob, run_build
 
 from support.kits import GO_MODULE_DOWNLOADS, MACHINE_CACHE, need, prepared_once, unavailable
-from support.league import ATTACK, tree_digest
+from support.league import ATTACK, hostile_node_package, tree_digest
 from support.processes import bot_processes
 
 REPO = Path(__file__).resolve().parents[1]
@@ -286,13 +286,7 @@ def hostile_build_by_script(tmp_path: Path, source: Path, attack: str) -> tuple[
 
 def hostile_build_by_npm_postinstall(tmp_path: Path, source: Path, attack: str) -> tuple[bool, str, Path]:
     """The attack as a Node version's postinstall script, run by the node kit's real recipe (npm ci, offline)."""
-    (source / "bot.js").write_text("// never run\n")
-    (source / "bot.toml").write_text('kit = "node"\nentry = "bot.js"\nvariants = ["draw"]\n')
-    (source / "package.json").write_text(json.dumps(
-        {"name": "hostile", "version": "1.0.0", "private": True, "scripts": {"postinstall": attack}}))
-    (source / "package-lock.json").write_text(json.dumps(
-        {"name": "hostile", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
-         "packages": {"": {"name": "hostile", "version": "1.0.0", "hasInstallScript": True}}}))
+    hostile_node_package(source, attack, "draw")
     cache = tmp_path / "cache"
     (cache / "node" / "npm").mkdir(parents=True)
     manifest = parse_manifest((source / "bot.toml").read_bytes())

@@ -25,7 +25,8 @@ from arena.league.pipeline import runnable_spec
 from arena.players.process import BotProcess
 from arena.protocol import league_pb2 as lpb
 from arena.sandbox import Limits, host
-from support.league import ATTACK, League, database_of, private_file, start_league, tree_digest
+from support.league import (ATTACK, League, database_of, hostile_node_package, private_file, start_league,
+                            tree_digest)
 from support.paths import ROOT
 from support.processes import bot_processes
 
@@ -85,14 +86,7 @@ def hostile_folder(root: Path, attack: str) -> Path:
     folder = root / "hostile-bot"
     folder.mkdir(parents=True)
     shutil.copy(ATTACK, folder / "attack.py")
-    (folder / "bot.js").write_text("// never runs: its build fails\n")
-    (folder / "bot.toml").write_text('kit = "node"\nentry = "bot.js"\nvariants = ["block"]\n')
-    (folder / "package.json").write_text(json.dumps(
-        {"name": "hostile", "version": "1.0.0", "private": True, "scripts": {"postinstall": attack}}))
-    (folder / "package-lock.json").write_text(json.dumps(
-        {"name": "hostile", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
-         "packages": {"": {"name": "hostile", "version": "1.0.0", "hasInstallScript": True}}}))
-    return folder
+    return hostile_node_package(folder, attack, "block")
 
 
 def data_digest(data: Path, skip: tuple[Path, ...]) -> str:

@@ -4,6 +4,7 @@ bot folders and token files, the database fixtures on SQLite and PostgreSQL, and
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -178,3 +179,16 @@ def rated_with_seats(database: Database, league_id: int) -> list:
     """The done tables in their rating order, each with its games' seats as the database holds them."""
     return [(table, [seats for _, seats in database.games_of_record(league_id, RECORD.format(id=table.id))])
             for table in database.rated_tables(league_id)]
+
+
+def hostile_node_package(folder: Path, attack: str, variant: str) -> Path:
+    """A node version whose package.json's postinstall runs ``attack`` (npm ci runs it during the build); its entry
+    never runs, since its build fails."""
+    (folder / "bot.js").write_text("// never runs: its build fails\n")
+    (folder / "bot.toml").write_text(f'kit = "node"\nentry = "bot.js"\nvariants = ["{variant}"]\n')
+    (folder / "package.json").write_text(json.dumps(
+        {"name": "hostile", "version": "1.0.0", "private": True, "scripts": {"postinstall": attack}}))
+    (folder / "package-lock.json").write_text(json.dumps(
+        {"name": "hostile", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+         "packages": {"": {"name": "hostile", "version": "1.0.0", "hasInstallScript": True}}}))
+    return folder
