@@ -164,3 +164,32 @@ async def test_a_fit_that_fails_keeps_the_previous_board_and_says_why() -> None:
     assert board.fitted is None and not board.current
     assert log.events == [("leaderboard_refit_failed", {"deal_sets": 1, "error":
                                                         "the rating fit did not converge in 200 Newton steps"})]
+
+
+def test_arena_bench_ladder_prints_every_part_in_one_json_and_refuses_bad_checkpoints(capsys, tmp_path) -> None:
+    """A short `arena bench ladder` (its parts are the existing benches; the seeded league makes the counts exact):
+    the matchmaker's decisions, the refits per checkpoint, the ladder's own refit path (a worker thread, warm from
+    the last checkpoint's fit: the same Newton steps as the ratings bench's warm refit), games recorded in the
+    database given, and the rank correlations of both ratings; bad options refused in one line, status 2."""
+    import json
+
+    from arena import cli
+    from arena.league.db import sqlite_url
+
+    url = sqlite_url(tmp_path / "bench")
+    assert cli.main(["bench", "ladder", "--versions", "40", "--deal-sets", "2000,500", "--hours", "0.1",
+                     "--games", "20", "--database", url]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {"versions", "matchmaking", "refit", "leaderboard_refit", "rank_correlation", "database"}
+    assert report["versions"] == 40 and report["matchmaking"]["decisions_per_second"] > 0
+    assert [r["deal_sets"] for r in report["refit"]] == [500, 2000]
+    assert [r["deal_sets"] for r in report["rank_correlation"]] == [500, 2000]
+    refit = report["leaderboard_refit"]
+    assert (refit["deal_sets"], refit["errors"]) == (3000, [])  # the last checkpoint and the warm games after it
+    assert refit["newton_steps"] == report["refit"][-1]["warm_newton_steps"]
+    assert report["rank_correlation"][-1]["leaderboard_spearman"] > 0.9
+    assert (report["database"]["database"], report["database"]["games"]) == ("sqlite", 20)
+    for bad, message in ((["--deal-sets", "10,x"], "--deal-sets must be deal-set counts"),
+                         (["--versions", "1"], "expected at least 2 --versions")):
+        assert cli.main(["bench", "ladder", *bad]) == 2
+        assert message in capsys.readouterr().err

@@ -260,24 +260,30 @@ def cmd_standings(args: argparse.Namespace) -> int:
         if not reply.standings:
             print("no rated versions yet (the ladder rates a version after its first table)")
             return 0
-        table = Table(title=f"ladder of {safe_markup(reply.league)} (rating: {safe_markup(reply.rating)}, "
-                            f"95% interval; fit of {reply.deal_sets_fitted} of {reply.deal_sets_rated} deal sets)",
-                      caption=safe_markup(reply.rank_rule))
+        console = make_console()
+        console.print(f"ladder of {safe_markup(reply.league)}: {safe_markup(reply.rating)}, 95% intervals; fit of "
+                      f"{reply.deal_sets_fitted} of {reply.deal_sets_rated} deal sets", highlight=False)
+        table = Table()
         for column in STANDINGS_COLUMNS:
             table.add_column(column, justify="left" if column in TEXT_COLUMNS else "right")
         for row in reply.standings:
             table.add_row(*standing_cells(row))
-        make_console().print(table)
+        console.print(table)
+        for row in reply.standings:
+            if row.tied_with:
+                console.print(f"{safe_markup(row.bot)}-v{row.number} (rank {rank_text(row)}): not yet told apart "
+                              f"from {tied_text(list(row.tied_with))}", highlight=False)
+        console.print(safe_markup(reply.rank_rule, 500), highlight=False)
         return 0
 
     return _run(args, body)
 
 
-STANDINGS_COLUMNS = ("rank", "version", "bot", "author", "rating", "interval", "deal sets", "games", "online mu",
-                     "sigma", "state", "not yet told apart from")
-TEXT_COLUMNS = ("bot", "author", "state", "not yet told apart from")
-TIED_SHOWN = 5
-"""The names of the "not yet told apart from" column (the rest counted), so a dense field keeps one line a row."""
+STANDINGS_COLUMNS = ("rank", "version", "bot", "author", "rating", "95% interval", "deal sets", "games",
+                     "online mu ± sigma", "state")
+TEXT_COLUMNS = ("bot", "author", "state")
+TIED_SHOWN = 10
+"""The names a "not yet told apart from" line lists (the rest counted), so a dense field keeps short lines."""
 
 
 def rank_text(row: Any) -> str:
@@ -295,8 +301,8 @@ def standing_cells(row: Any) -> list[str]:
     rating, interval = ((f"{row.rating:.0f}", f"{row.rating_low:.0f} to {row.rating_high:.0f}") if row.fitted
                         else ("not fitted yet", ""))
     return [rank_text(row), f"{row.version_id} (v{row.number})", safe_markup(row.bot), safe_markup(row.author), rating,
-            interval, str(row.deal_sets), str(row.games), f"{row.online_mu:.2f}", f"{row.sigma:.2f}",
-            state_name(row.state), tied_text(list(row.tied_with))]
+            interval, str(row.deal_sets), str(row.games), f"{row.online_mu:.2f} ± {row.sigma:.2f}",
+            state_name(row.state)]
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
