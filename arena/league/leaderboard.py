@@ -58,6 +58,14 @@ def rated_results(database: Database, league_id: int) -> list[Places]:
     return found
 
 
+def rated_tally(database: Database, league_id: int) -> Tally:
+    """A tally of every done table's result (on the database's thread: a large league's are many)."""
+    tally = Tally()
+    for places in rated_results(database, league_id):
+        tally.add(places)
+    return tally
+
+
 @dataclass(frozen=True)
 class BoardEntry:
     """One version's row: its place (``position``, 1 first) and rank range, the fit's Elo and 95% interval (None
@@ -119,11 +127,9 @@ class Leaderboard:
         self._changed = trio.Event()
 
     async def rebuild(self, database: AsyncDatabase, league_id: int) -> None:
-        """The tally from every done table in the database (what was counted before is dropped), refit due."""
-        tally = Tally()
-        for places in await database.run(rated_results, league_id):
-            tally.add(places)
-        self.tally = tally
+        """The tally from every done table in the database (what was counted before is dropped), built off the trio
+        thread; a refit is due."""
+        self.tally = await database.run(rated_tally, league_id)
         self._changed.set()
 
     def add(self, places: Places) -> None:
