@@ -1,7 +1,8 @@
 """The ladder in-process, with real bot processes in their sandbox and a real database (SQLite and PostgreSQL):
 tables chosen by the matchmaker are played as tournament runs in their own folders, rated once, their records
 verify; a version whose bot cannot start is suspended after three failed starts in a row; a table found unfinished
-at a start is resumed from its run folder and rated once.
+at a start is resumed from its run folder and rated once; the leaderboard lists every version with its interval, is
+the fit of the recorded tables, is refitted off the trio thread and is rebuilt the same at a restart.
 
 The real server (``arena serve --league``, real gRPC, the CLI, kill -9) is tests/test_ladder_server.py.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,9 @@ from arena.league.db import (BUILDING, CHECKING, DONE, ONLINE, PLAYING, READY, S
 from arena.league.authors import create_author
 from arena.league.ladder import RECORD, Ladder, version_states
 from arena.league.pipeline import BuiltBots, Served, open_to_the_bot
+from arena.league.leaderboard import board_of, rated_results
 from arena.league.rating import recompute
+from arena.tournament.likelihood import Tally, fit
 from arena.records.replay import verify_run
 from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
 
@@ -175,6 +179,67 @@ async def test_a_table_left_playing_with_its_run_complete_is_rated_once_at_the_n
     assert after == before
     assert {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(served.league_id, ONLINE)} == recompute(
         rated_with_seats(sync, served.league_id))
+    await database.close()
+
+
+async def refitted(ladder: Ladder) -> None:
+    """Until the ladder's leaderboard holds every deal set counted (waiting on its refits, no sleeps)."""
+    while not ladder.leaderboard.current:
+        event = ladder.leaderboard.refitted
+        if ladder.leaderboard.current:
+            break
+        await event.wait()
+
+
+async def test_the_leaderboard_of_a_real_ladder_lists_every_version_and_a_restart_rebuilds_it(
+        database_url: str, tmp_path: Path) -> None:
+    """Random, greedy and search (real bots in their sandbox) on the ladder: the board, refitted on a worker thread
+    as tables end, lists every version with an interval, is exactly the fit of the recorded tables' results, is
+    ordered by it; a new ladder on the same database (a restart) rebuilds the very same board before playing."""
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
+            "search": EXAMPLES / "search_bot.py"}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=2, coverage=2, placement=1)
+    database = AsyncDatabase(sync)
+    threads: list[threading.Thread] = []
+
+    def watched_fit(evidence, previous):
+        threads.append(threading.current_thread())
+        return fit(evidence, previous)
+
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log(),
+                    fitter=watched_fit)
+    await play_until(ladder, database, lambda db: done_tables(5)(db, served.league_id))
+    await ladder.leaderboard.refit()  # the refits in flight were cancelled with the ladder: bring it up to date
+    league_id = served.league_id
+    done = sync.tables_in(league_id, [DONE])
+    assert ladder.leaderboard.current and ladder.leaderboard.fitted_results == len(done) >= 5
+    assert threads and threading.current_thread() not in threads  # every fit ran off the trio thread
+    online = sync.ratings(league_id, ONLINE)
+    board = ladder.leaderboard.board(online)
+    assert {e.version_id for e in board} == set(ids.values())  # every version, each with an interval
+    assert all(e.fitted and e.low < e.elo < e.high and e.online is not None for e in board)
+    assert [e.elo for e in board] == sorted((e.elo for e in board), reverse=True)
+    assert [e.position for e in board] == [1, 2, 3] and all(e.best <= e.position <= e.worst for e in board)
+    assert sum(e.deal_sets for e in board) == 2 * len(done)
+    tally = Tally()
+    for places in rated_results(sync, league_id):
+        tally.add(places)
+    rebuilt = board_of(fit(tally.evidence()), online)
+    assert [(e.version_id, e.best, e.worst, e.deal_sets, e.tied_with) for e in board] == [
+        (e.version_id, e.best, e.worst, e.deal_sets, e.tied_with) for e in rebuilt]
+    assert [e.elo for e in board] == pytest.approx([e.elo for e in rebuilt], abs=1e-6)
+
+    fresh = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())  # restart
+    async with trio.open_nursery() as nursery:
+        await nursery.start(fresh.run)
+        await refitted(fresh)
+        nursery.cancel_scope.cancel()
+    assert fresh.leaderboard.tally.results == len(done)  # the recorded tables, no more (none ended meanwhile)
+    again = fresh.leaderboard.board(online)
+    assert [(e.version_id, e.best, e.worst, e.deal_sets, e.tied_with, e.online) for e in again] == [
+        (e.version_id, e.best, e.worst, e.deal_sets, e.tied_with, e.online) for e in board]
+    assert [x for e in again for x in (e.elo, e.low, e.high)] == pytest.approx(
+        [x for e in board for x in (e.elo, e.low, e.high)], abs=1e-6)
     await database.close()
 
 

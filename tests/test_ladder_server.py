@@ -130,16 +130,34 @@ def test_a_league_plays_every_version_continuously_with_coverage_and_verified_re
         done_recent = [t for t in queue.recent if t.state == lpb.TABLE_STATE_DONE]
         assert done_recent and all(sum(t.points) == 2.0 for t in done_recent)  # a deal set: two games' points
 
+        listed: list = []
+
+        def fitted() -> bool:  # the leaderboard's refit (on its worker thread) holds every version
+            listed[:] = [stub(league).GetLadderStandings(lpb.GetLadderStandingsRequest(), timeout=30,
+                                                         metadata=bearer(league.token("author-greedy")))]
+            return all(row.fitted for row in listed[0].standings)
+
+        wait_for(fitted, LADDER_S, "the leaderboard's fit to hold every version")
+        board = listed[0]
+        assert board.rating.startswith("maximum likelihood (Plackett-Luce)") and board.rank_rule.startswith("rank a")
+        assert 0 < board.deal_sets_fitted <= board.deal_sets_rated
+        assert {row.bot for row in board.standings} == set(STRENGTHS)
+        assert [row.rank for row in board.standings] == [1, 2, 3, 4]
+        assert all(row.deal_sets >= 2 and row.games == 2 * row.deal_sets for row in board.standings)
+        assert all(row.rating_low < row.rating < row.rating_high for row in board.standings)
+        assert all(row.rank_best <= row.rank <= row.rank_worst and row.sigma > 0 and row.online_mu
+                   for row in board.standings)
+        names = {f"{row.bot}-v{row.number}" for row in board.standings}
+        assert all(set(row.tied_with) <= names - {f"{row.bot}-v{row.number}"} for row in board.standings)
+        assert [row.rating for row in board.standings] == sorted((row.rating for row in board.standings),
+                                                                 reverse=True)
         shown = league.league("standings", token=league.tokens["author-rand"])  # public to any author
         assert shown.returncode == 0, shown.stderr
+        said = " ".join(shown.stdout.split())
         for name in STRENGTHS:
             assert f"author-{name}" in shown.stdout
-        listed = stub(league).GetLadderStandings(lpb.GetLadderStandingsRequest(), timeout=30,
-                                                 metadata=bearer(league.token("author-greedy")))
-        assert {row.bot for row in listed.standings} == set(STRENGTHS)
-        assert [row.rank for row in listed.standings] == [1, 2, 3, 4]
-        assert all(row.deal_sets >= 2 and row.games == 2 * row.deal_sets for row in listed.standings)
-        assert all(row.rating_low < row.rating < row.rating_high for row in listed.standings)
+        assert "95% intervals; fit of " in said and "online mu" in said and said.count(" to ") >= 4
+        assert ("not yet told apart from" in said) == any(row.tied_with for row in board.standings)
 
         queued = league.league("queue", token=league.tokens["author-search"])
         assert queued.returncode == 0, queued.stderr
@@ -149,7 +167,7 @@ def test_a_league_plays_every_version_continuously_with_coverage_and_verified_re
         watched = league.league("watch", "--tables", "1", token=league.tokens["author-rand"])
         assert watched.returncode == 0, watched.stderr
         assert watched.stdout.startswith("table ") and " vs " in watched.stdout
-        assert "(done; " in watched.stdout and "rating " in watched.stdout
+        assert "(done; " in watched.stdout and ": online " in watched.stdout and "leaderboard" in watched.stdout
 
         done = check_once(db, league_id)
         assert {v for t in done for v in t.versions} == ids

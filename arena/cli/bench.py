@@ -20,6 +20,7 @@ from ..cluster.bench import bench_cluster
 from ..league.matchmaking_bench import bench_matchmaking
 from ..league.bench import results_write_rate
 from ..league.build_bench import build_times
+from ..league.ladder_bench import bench_ladder
 from ..league.db import sqlite_url
 from ..league.kits import RECIPES
 from ..league.pipeline import default_kit_cache
@@ -118,6 +119,17 @@ def cmd_bench_ratings(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_ladder(args: argparse.Namespace) -> int:
+    checkpoints = [part.strip() for part in args.deal_sets.split(",")]
+    if not all(part.isdigit() and int(part) >= 1 for part in checkpoints):
+        raise UsageError(f"--deal-sets must be deal-set counts of at least 1, comma-separated, got {args.deal_sets!r}")
+    if args.versions < 2:
+        raise UsageError(f"expected at least 2 --versions, got {args.versions}")
+    print(json.dumps(bench_ladder(args.versions, [int(part) for part in checkpoints], args.concurrency,
+                                  args.deal_set_seconds, args.hours, args.database, args.games, args.seed), indent=2))
+    return 0
+
+
 def cmd_bench_league_build(args: argparse.Namespace) -> int:
     require_sandbox(True)
     kits = [k.strip() for k in args.kits.split(",")] if args.kits else list(RECIPES)
@@ -208,6 +220,21 @@ def add_bench_commands(sub: Any) -> None:
                    help="deal sets added after each checkpoint before the warm refit (default 1000)")
     b.add_argument("--seed", type=int, default=1)
     b.set_defaults(func=cmd_bench_ratings)
+    b = bench.add_parser("ladder", help="a ladder of simulated versions: matchmaking decisions/s, the leaderboard's "
+                                        "refit time, games recorded/s, rank correlation against the online rating "
+                                        "(JSON)")
+    b.add_argument("--versions", type=positive_int, default=1000, help="simulated versions (default 1000)")
+    b.add_argument("--deal-sets", default="10000,100000,1000000",
+                   help="checkpoints in deal sets played, comma-separated (default 10000,100000,1000000)")
+    b.add_argument("--concurrency", type=positive_int, default=16, help="tables played at once (default 16)")
+    b.add_argument("--deal-set-seconds", type=float, default=60.0,
+                   help="simulated seconds a table takes, times 0.5 to 1.5 (default 60)")
+    b.add_argument("--hours", type=float, default=1.0, help="simulated hours of matchmaking (default 1)")
+    b.add_argument("--database", metavar="URL", help="where games are recorded (default: a new SQLite file in a "
+                                                     "temporary folder)")
+    b.add_argument("--games", type=positive_int, default=1000, help="games to record (default 1000)")
+    b.add_argument("--seed", type=int, default=1)
+    b.set_defaults(func=cmd_bench_ladder)
     b = bench.add_parser("league-build", help="upload-to-ready seconds per kit: each kit's example stored, built in "
                                               "the sandbox offline from the prepared cache, checked (JSON)")
     b.add_argument("--cache", metavar="DIR", help="the kits' prepared cache (default: as arena league prepare-kits)")

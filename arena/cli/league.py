@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import grpc
 from rich.table import Table
@@ -88,7 +88,8 @@ def add_league_commands(sub: Any) -> None:
                                                   "~/.cache/dominoes-arena/league-kits; serve's --kit-cache)")
     p.add_argument("--kits", metavar="K1,K2", help="only these kits (default: every kit with a build recipe)")
     p.set_defaults(func=cmd_prepare_kits)
-    p = verbs.add_parser("standings", help="the ladder's standings: rank, version, rating and interval, games")
+    p = verbs.add_parser("standings", help="the leaderboard: rank range, version, rating and interval, games, online "
+                                             "rating, the versions it cannot yet be told apart from")
     _league_argument(p)
     add_client_arguments(p)
     p.set_defaults(func=cmd_standings)
@@ -259,21 +260,49 @@ def cmd_standings(args: argparse.Namespace) -> int:
         if not reply.standings:
             print("no rated versions yet (the ladder rates a version after its first table)")
             return 0
-        table = Table(title=f"ladder of {safe_markup(reply.league)} (rating: {safe_markup(reply.rating)}, "
-                            f"95% interval)")
-        for column in ("rank", "version", "bot", "author", "rating", "interval", "sigma", "deal sets", "games",
-                       "state"):
-            table.add_column(column, justify="right" if column in ("rank", "version", "rating", "sigma", "deal sets",
-                                                                    "games") else "left")
+        console = make_console()
+        console.print(f"ladder of {safe_markup(reply.league)}: {safe_markup(reply.rating)}, 95% intervals; fit of "
+                      f"{reply.deal_sets_fitted} of {reply.deal_sets_rated} deal sets", highlight=False)
+        table = Table()
+        for column in STANDINGS_COLUMNS:
+            table.add_column(column, justify="left" if column in TEXT_COLUMNS else "right")
         for row in reply.standings:
-            table.add_row(str(row.rank), f"{row.version_id} (v{row.number})", safe_markup(row.bot),
-                          safe_markup(row.author), f"{row.rating:.2f}",
-                          f"{row.rating_low:.2f} to {row.rating_high:.2f}", f"{row.sigma:.2f}", str(row.deal_sets),
-                          str(row.games), state_name(row.state))
-        make_console().print(table)
+            table.add_row(*standing_cells(row))
+        console.print(table)
+        for row in reply.standings:
+            if row.tied_with:
+                console.print(f"{safe_markup(row.bot)}-v{row.number} (rank {rank_text(row)}): not yet told apart "
+                              f"from {tied_text(list(row.tied_with))}", highlight=False)
+        console.print(safe_markup(reply.rank_rule, 500), highlight=False)
         return 0
 
     return _run(args, body)
+
+
+STANDINGS_COLUMNS = ("rank", "version", "bot", "author", "rating", "95% interval", "deal sets", "games",
+                     "online mu ± sigma", "state")
+TEXT_COLUMNS = ("bot", "author", "state")
+TIED_SHOWN = 10
+"""The names a "not yet told apart from" line lists (the rest counted), so a dense field keeps short lines."""
+
+
+def rank_text(row: Any) -> str:
+    """``"3"``, or ``"2-4"`` when the intervals leave the row anywhere from second to fourth."""
+    return str(row.rank_best) if row.rank_best == row.rank_worst else f"{row.rank_best}-{row.rank_worst}"
+
+
+def tied_text(names: Sequence[str]) -> str:
+    shown = ", ".join(safe_markup(name) for name in names[:TIED_SHOWN])
+    return shown + (f" and {len(names) - TIED_SHOWN} more" if len(names) > TIED_SHOWN else "")
+
+
+def standing_cells(row: Any) -> list[str]:
+    """One leaderboard row as the standings print it (a version not fitted yet: its rating cells say so)."""
+    rating, interval = ((f"{row.rating:.0f}", f"{row.rating_low:.0f} to {row.rating_high:.0f}") if row.fitted
+                        else ("not fitted yet", ""))
+    return [rank_text(row), f"{row.version_id} (v{row.number})", safe_markup(row.bot), safe_markup(row.author), rating,
+            interval, str(row.deal_sets), str(row.games), f"{row.online_mu:.2f} ± {row.sigma:.2f}",
+            state_name(row.state)]
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
@@ -302,8 +331,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             for reply in stream:
                 print(table_line(reply.table), flush=True)
                 for row in reply.ratings:
-                    print(f"  {safe_name(row.bot)}-v{row.number}: rating {row.rating:.2f} (sigma {row.sigma:.2f}, "
-                          f"{row.deal_sets} deal sets)", flush=True)
+                    print(f"  {watch_line(row, reply.deal_sets_fitted)}", flush=True)
                 seen += 1
                 if args.tables and seen >= args.tables:
                     return 0
@@ -314,6 +342,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return 0
 
     return _run(args, body)
+
+
+def watch_line(row: Any, fitted: int) -> str:
+    """A version's ratings after a table: online (updated by it) and the leaderboard's (the last refit's)."""
+    online = f"online {row.online_mu:.2f} (sigma {row.sigma:.2f}, {row.deal_sets} deal sets)"
+    if not row.fitted:
+        return f"{safe_name(row.bot)}-v{row.number}: {online}; leaderboard: not fitted yet"
+    return (f"{safe_name(row.bot)}-v{row.number}: {online}; leaderboard rank {rank_text(row)}, rating "
+            f"{row.rating:.0f} ({row.rating_low:.0f} to {row.rating_high:.0f}; fit of {fitted} deal sets)")
 
 
 def table_line(t: Any) -> str:

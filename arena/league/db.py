@@ -836,15 +836,21 @@ class Database:
 
     def games_of_record(self, league_id: int, record: str) -> list[tuple[str, list[Seat]]]:
         """The games recorded from one record file (a table's), by game key, with their seats."""
+        return self.games_by_record(league_id, record).get(record, [])
+
+    def games_by_record(self, league_id: int, record: str | None = None) -> dict[str, list[tuple[str, list[Seat]]]]:
+        """The league's recorded games (or one record file's) per record file, each by game key with its seats:
+        one query, so the leaderboard is rebuilt from every done table at once."""
+        where = [games.c.league_id == league_id] + ([games.c.record == record] if record is not None else [])
         with self.engine.connect() as connection:
             rows = connection.execute(
-                sa.select(games.c.game_key, game_seats).select_from(games.join(game_seats))
-                .where(games.c.league_id == league_id, games.c.record == record)
-                .order_by(games.c.id, game_seats.c.seat)).all()
-        found: dict[str, list[Seat]] = {}
+                sa.select(games.c.record, games.c.game_key, game_seats).select_from(games.join(game_seats))
+                .where(*where).order_by(games.c.id, game_seats.c.seat)).all()
+        found: dict[str, dict[str, list[Seat]]] = {}
         for row in rows:
-            found.setdefault(row.game_key, []).append(Seat(row.version_id, row.score, row.points))
-        return list(found.items())
+            found.setdefault(row.record, {}).setdefault(row.game_key, []).append(
+                Seat(row.version_id, row.score, row.points))
+        return {name: list(keyed.items()) for name, keyed in found.items()}
 
     def games_per_version(self, league_id: int) -> dict[int, int]:
         """Games recorded per version in the league (a game counts once for a version holding several seats)."""

@@ -8,7 +8,8 @@ started. A table is one deal set under every seat rotation, played as an ordinar
 ``<league folder>/tables/<table id>/`` (:mod:`.table_run`). When it ends:
 
 - **played**: its games, its versions' online ratings (the deal set as the unit) and its state ``done`` go into the
-  database in one transaction; every version at it started, so its count of failed starts is reset;
+  database in one transaction; every version at it started, so its count of failed starts is reset; its result
+  goes to the maximum-likelihood leaderboard (:mod:`.leaderboard`), refitted on a worker thread;
 - **a bot could not start**: that version's failed start is counted (:meth:`~.db.Database.record_start`; three
   in a row suspend it, and a suspended version is no longer active, so it leaves the matchmaker's input); the table
   is ``failed`` with why, and nothing is rated. A bot given up on mid-run (the runner's rule) counts one failed
@@ -31,13 +32,15 @@ from typing import Any, Sequence
 import trio
 
 from ..records.run_folder import RunFolder
+from ..tournament.likelihood import fit
 from ..tournament.runner import EntrantsCannotPlay, RunError, run_tournament
 from .db import ONLINE, UNFINISHED, AsyncDatabase, Database, LadderTable, Rating, Version, utc_now
 from .errors import LeagueError
+from .leaderboard import Fitter, Leaderboard, places_of_table
 from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
 from .pipeline import Served
 from .rating import MODEL, deal_set_totals, rate_deal_set
-from .table_run import BotOf, entrant_name, named, results, rotations, table_file, table_spec
+from .table_run import RECORD, BotOf, entrant_name, named, results, rotations, table_file, table_spec
 
 RECENT = timedelta(hours=1)
 """The matchmaker's recent window: coverage is deal sets per hour."""
@@ -45,8 +48,6 @@ IDLE_S = 5.0
 """How often an idle ladder looks again (a version became ready, or was retired or reinstated)."""
 HISTORY = 256
 """Ended tables a watcher can catch up on (one that falls further behind skips to the newest)."""
-RECORD = "tables/{id}/games.jsonl"
-"""A table's record file, relative to the league's folder, as the games' index names it."""
 
 
 class Ladder:
@@ -54,9 +55,10 @@ class Ladder:
 
     def __init__(self, database: AsyncDatabase, served: Served, folder: Path, bot_of: BotOf, log: Any, *,
                  backend: Any = None, limiter: trio.CapacityLimiter | None = None,
-                 protected: Sequence[Path] = ()) -> None:
+                 protected: Sequence[Path] = (), fitter: Fitter = fit) -> None:
         """``folder``: the league's own folder (its tables go in ``tables/``). ``backend``, ``limiter`` and
-        ``protected`` are the runner's (a Ray backend, the server's games-at-once limit, paths no bot may see)."""
+        ``protected`` are the runner's (a Ray backend, the server's games-at-once limit, paths no bot may see);
+        ``fitter`` the leaderboard's fit."""
         self.database = database
         self.served = served
         self.config = served.config
@@ -67,6 +69,8 @@ class Ladder:
         self.limiter = limiter
         self.protected = tuple(protected)
         self.playing: dict[int, LadderTable] = {}
+        self.leaderboard = Leaderboard(log, fitter)
+        """The maximum-likelihood board: rebuilt from the database at the start, refitted as tables are rated."""
         self.note = ""
         """Why the last round chose fewer tables than it had slots for (the queue shows it)."""
         self.ended = trio.Event()
@@ -90,8 +94,10 @@ class Ladder:
         """Play the tables a dead server left unfinished, then choose and play tables for every free slot."""
         (self.folder / "tables").mkdir(mode=0o700, parents=True, exist_ok=True)
         league_id = self.served.league_id
+        await self.leaderboard.rebuild(self.database, league_id)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            nursery.start_soon(self.leaderboard.run, name=f"leaderboard of {self.config.name}")
             for table in await self.database.run(Database.tables_in, league_id, UNFINISHED):
                 self.log.info("ladder_table_resumed", league=self.config.name, table=table.id, state=table.state)
                 self._start(table)
@@ -193,8 +199,8 @@ class Ladder:
         self.log.warning("ladder_table_failed", league=self.config.name, table=table.id, error=why)
 
     async def ingest(self, table: LadderTable) -> bool:
-        """The played table's games, ratings and done state, in one transaction; False (and nothing changed) for a
-        table rated already."""
+        """The played table's games, ratings and done state, in one transaction, then its result counted for the
+        leaderboard; False (and nothing changed) for a table rated already."""
         folder = self.table_folder(table)
         sides, names = await self._entrants(table)
         version_of = {name: version.id for name, version in zip(names, sides)}
@@ -203,6 +209,9 @@ class Ladder:
         rated = await self.database.run(Database.finish_table, table.id, RECORD.format(id=table.id), played,
                                         lambda before: rate_deal_set(before, totals))
         if rated:
+            places = places_of_table(table.versions, [seats for _, seats in played])
+            if places is not None:
+                self.leaderboard.add(places)
             self.log.info("ladder_table_done", league=self.config.name, table=table.id,
                           result=", ".join(f"{name} {points:g}" for name, points in zip(names, totals)))
         return rated

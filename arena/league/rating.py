@@ -1,5 +1,5 @@
-"""The ladder's ratings, pure: a played table's games as database rows, its deal set's online rating update, a
-recompute of every online rating from the rated tables, and the leaderboard.
+"""The ladder's online rating, pure: a played table's games as database rows, its deal set's online rating
+update, and a recompute of every online rating from the rated tables.
 
 - **The unit is the deal set.** A table plays one deal set under every seat rotation; its sides are ranked by their
   total match points over the rotations (:func:`arena.tournament.standings.side_points`, the standings' own
@@ -8,13 +8,12 @@ recompute of every online rating from the rated tables, and the leaderboard.
 - **The online rating** (:data:`~arena.league.db.ONLINE`) is what the matchmaker reads and the live board shows. It
   depends on the order of the updates: the database numbers the done tables (``sequence``) as it rates them, and
   :func:`recompute` follows that order, so a recompute from the records gives the very same numbers.
-- **The leaderboard** goes through one function, :func:`online_board`, which the maximum-likelihood fit over all
-  rated deal sets replaces (an interval per version); today its rating is the online mu with mu ± 1.96 sigma.
+- **The leaderboard** is the maximum-likelihood fit over the same deal sets (:mod:`.leaderboard`); the online
+  rating is shown beside it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from openskill.models import PlackettLuce
@@ -25,7 +24,6 @@ from ..tournament.standings import side_points
 from .db import ONLINE, Database, LadderTable, Rating, Seat
 
 MODEL = PlackettLuce()
-Z95 = 1.96
 
 
 def seats_of(record: Record, version_of: Mapping[str, int]) -> list[Seat]:
@@ -69,21 +67,3 @@ def recompute(tables: Sequence[tuple[LadderTable, Sequence[Sequence[Seat]]]]) ->
             state[version_id] = (mu, sigma, state.get(version_id, (0, 0, 0))[2] + 1)
     return state
 
-
-@dataclass(frozen=True)
-class BoardEntry:
-    """One version's place on the leaderboard: its rating and 95% interval, in the board's system."""
-
-    version_id: int
-    rating: float
-    low: float
-    high: float
-    sigma: float
-    deal_sets: int
-
-
-def online_board(database: Database, league_id: int) -> list[BoardEntry]:
-    """The leaderboard from the online rating, best first (mu, then the id): the seam the maximum-likelihood fit
-    replaces (same signature, its own ratings and intervals)."""
-    return [BoardEntry(r.version_id, r.mu, r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma, r.sigma, r.games)
-            for r in database.ratings(league_id, ONLINE)]

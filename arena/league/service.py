@@ -29,6 +29,7 @@ import trio
 
 from ..protocol import league_pb2 as lpb
 from ..protocol import league_pb2_grpc as lpb_grpc
+from ..tournament.likelihood import TIE_RULE
 from .archive import ArchiveLimits, Packed, pack
 from .authors import (
     Authenticator, Caller, create_author, owned_version, require_bot_owner, require_operator, require_upload_quota,
@@ -38,7 +39,8 @@ from .config import LeagueConfig
 from .db import (DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, Database, LadderTable,
                  Version, active_version, versions_to_delete)
 from .ladder import RECORD, Ladder
-from .rating import Z95, BoardEntry, deal_set_totals, online_board
+from .leaderboard import SYSTEM, BoardEntry
+from .rating import deal_set_totals
 from .table_run import entrant_name
 from .errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from .manifest import NAME_PATTERN as BOT_NAME
@@ -218,22 +220,36 @@ class LeagueCore:
             raise NotFound(f"league {served.config.name!r} has no ladder on this server") from None
 
     async def ladder_standings(self, token: str | None, league: str) -> lpb.GetLadderStandingsResponse:
+        """The leaderboard (the last refit's rows, then the versions rated since), each with its online rating."""
         await self.caller(token)
         ladder = self.ladder(league)
         league_id = ladder.served.league_id
-        board = await self.database.run(online_board, league_id)
+        board = await self._board(ladder)
         played = await self.database.run(Database.games_per_version, league_id)
-        rows = [await self._standing(rank, entry, played.get(entry.version_id, 0))
-                for rank, entry in enumerate(board, 1)]
-        return lpb.GetLadderStandingsResponse(league=ladder.config.name, rating=ONLINE, standings=rows)
+        names = await self._names(board)
+        rows = [await self._standing(entry, played.get(entry.version_id, 0), names) for entry in board]
+        return lpb.GetLadderStandingsResponse(league=ladder.config.name, rating=SYSTEM, standings=rows,
+                                              deal_sets_fitted=ladder.leaderboard.fitted_results,
+                                              deal_sets_rated=ladder.leaderboard.tally.results, rank_rule=TIE_RULE)
 
-    async def _standing(self, rank: int, entry: BoardEntry, games: int) -> lpb.LadderStanding:
+    async def _board(self, ladder: Ladder) -> list[BoardEntry]:
+        return ladder.leaderboard.board(await self.database.run(Database.ratings, ladder.served.league_id, ONLINE))
+
+    async def _names(self, board: list[BoardEntry]) -> dict[int, str]:
+        """The board's versions' names, "bot-vN" (for the rows' tied_with)."""
+        return {entry.version_id: await self._entrant(entry.version_id) for entry in board}
+
+    async def _standing(self, entry: BoardEntry, games: int, names: Mapping[int, str]) -> lpb.LadderStanding:
         version = await self.database.run(Database.version, entry.version_id)
         bot, _ = await self._bot_of(version)
-        return lpb.LadderStanding(rank=rank, version_id=version.id, bot=bot.name, number=version.number,
-                                  author=await self._author(bot), rating=entry.rating, rating_low=entry.low,
-                                  rating_high=entry.high, sigma=entry.sigma, deal_sets=entry.deal_sets,
-                                  games=games, state=STATE_VALUES[version.state])
+        online = entry.online
+        return lpb.LadderStanding(rank=entry.position, version_id=version.id, bot=bot.name, number=version.number,
+                                  author=await self._author(bot), rating=entry.elo or 0.0,
+                                  rating_low=entry.low or 0.0, rating_high=entry.high or 0.0,
+                                  sigma=online.sigma if online else 0.0, online_mu=online.mu if online else 0.0,
+                                  deal_sets=entry.deal_sets, games=games, state=STATE_VALUES[version.state],
+                                  rank_best=entry.best, rank_worst=entry.worst, fitted=entry.fitted,
+                                  tied_with=[names[v] for v in entry.tied_with])
 
     async def ladder_queue(self, token: str | None, league: str) -> lpb.GetLadderQueueResponse:
         await self.caller(token)
@@ -263,13 +279,14 @@ class LeagueCore:
                 await ladder.ended.wait()
         ended = [table_id for serial, table_id in ladder.history if serial > after]
         messages = []
+        board = {entry.version_id: entry for entry in await self._board(ladder)}
+        names = await self._names(list(board.values()))
         for table_id in ended:
             table = await self.database.run(Database.table, table_id)
-            ratings = {r.version_id: r for r in await self.database.run(Database.ratings, table.league_id, ONLINE)}
-            rows = [await self._standing(0, BoardEntry(v, r.mu, r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma, r.sigma,
-                                                       r.games), 0)
-                    for v in table.versions if (r := ratings.get(v)) is not None and table.state == DONE]
-            messages.append(lpb.WatchLadderResponse(table=await self._table(table), ratings=rows))
+            rows = [await self._standing(board[v], 0, names)
+                    for v in table.versions if v in board and table.state == DONE]
+            messages.append(lpb.WatchLadderResponse(table=await self._table(table), ratings=rows,
+                                                    deal_sets_fitted=ladder.leaderboard.fitted_results))
         return ladder.serial, messages
 
     async def _entrant(self, version_id: int) -> str:

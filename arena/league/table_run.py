@@ -34,6 +34,8 @@ from .rating import seats_of
 BotOf = Callable[[Version], BotSpec]
 """How a ready version's bot is started (its command, folder and protocol); raises LeagueError when it cannot be."""
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms", "grace_ms")
+RECORD = "tables/{id}/games.jsonl"
+"""A table's record file, relative to the league's folder, as the games' index names it."""
 
 
 def entrant_name(bot_name: str, version: Version) -> str:

@@ -115,8 +115,10 @@ def measure_fit(tally: Tally, truth: np.ndarray, previous: Any = None) -> tuple[
 
 def bench_ratings(versions: int = 1000, checkpoints: Sequence[int] = (10_000, 100_000, 1_000_000), sides: int = 2,
                   seed: int = 1, spread_elo: float = 200.0, window: int = 20, near: float = 0.8,
-                  warm_games: int = 1000) -> dict[str, Any]:
-    """The simulated league (see the module's docstring); one entry per checkpoint of deal sets played."""
+                  warm_games: int = 1000, keep: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The simulated league (see the module's docstring); one entry per checkpoint of deal sets played. ``keep``,
+    when given, receives the ``tally`` at the end and the last checkpoint's cold ``fit`` (for a bench that refits
+    them another way)."""
     rng = np.random.default_rng(seed)
     truth = rng.normal(0.0, spread_elo, versions)
     logits = np.array([logit_of_elo(float(s)) for s in truth])
@@ -146,6 +148,8 @@ def bench_ratings(versions: int = 1000, checkpoints: Sequence[int] = (10_000, 10
             "tally_us_per_deal_set": round(feed_s / played * 1e6, 2),
             "openskill_us_per_deal_set": round(online_s / played * 1e6, 2),
         })
+        if keep is not None:
+            keep.update(tally=tally, fit=previous)
     return report
 
 

@@ -1,0 +1,169 @@
+"""The ladder's leaderboard: the maximum-likelihood fit (:mod:`arena.tournament.likelihood`) over every rated deal
+set of a league, refitted on a worker thread as tables end, with the online rating shown beside it.
+
+- **One result per done table.** A table is one deal set under every seat rotation; its sides' places are their
+  total match points over the rotations (:func:`~arena.league.rating.deal_set_totals`, the same totals the online
+  update ranks), more points placing higher and equal totals tying (:func:`places_of_table`). The fit's entrants
+  are the versions, named by their id.
+- **Rebuilt from the database alone.** :meth:`Leaderboard.rebuild` reads every done table and its recorded games
+  (:func:`rated_results`, two queries) into a fresh :class:`~arena.tournament.likelihood.Tally`; nothing of the
+  fit is stored, so a restart, a kill -9 included, gives the very same board once its first refit is in. The fit
+  does not depend on the order of the results, unlike the online rating.
+- **Never blocking the ladder.** :meth:`Leaderboard.run` refits on a worker thread (``trio.to_thread``) from a
+  snapshot of the tally, warm-started from the previous fit, and coalesces: at most one refit runs, and one more
+  follows it only when results came in meanwhile (however many). The board a caller reads is the last finished
+  fit's, with the versions rated since shown after it, unfitted, by their online rating.
+- **The online rating** (OpenSkill, :mod:`arena.league.rating`) stays what the matchmaker reads; every row carries
+  it beside the fit's Elo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import trio
+
+from ..tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, leaderboard, places_of_points
+from .db import AsyncDatabase, Database, Rating, Seat
+from .rating import deal_set_totals
+from .table_run import RECORD
+
+SYSTEM = "maximum likelihood (Plackett-Luce), Elo against the field's mean"
+"""The leaderboard's rating system, as the standings name it."""
+
+Fitter = Callable[[Evidence, "Fit | None"], Fit]
+"""How the evidence is fitted, warm-started from the previous fit (:func:`arena.tournament.likelihood.fit`)."""
+
+
+def places_of_table(versions: Sequence[int], played: Iterable[Sequence[Seat]]) -> Places | None:
+    """A done table's result for the fit: its versions placed by their total match points over its games, equal
+    totals tied; None for a table of fewer than two distinct versions (nothing to compare)."""
+    sides = list(dict.fromkeys(versions))
+    if len(sides) < 2:
+        return None
+    totals = deal_set_totals(played, sides)
+    return places_of_points({str(version_id): total for version_id, total in zip(sides, totals)})
+
+
+def rated_results(database: Database, league_id: int) -> list[Places]:
+    """Every done table's result, in rating order, from the database alone (its tables and recorded games)."""
+    recorded = database.games_by_record(league_id)
+    found = []
+    for table in database.rated_tables(league_id):
+        played = [seats for _, seats in recorded.get(RECORD.format(id=table.id), [])]
+        places = places_of_table(table.versions, played)
+        if places is not None:
+            found.append(places)
+    return found
+
+
+def rated_tally(database: Database, league_id: int) -> Tally:
+    """A tally of every done table's result (on the database's thread: a large league's are many)."""
+    tally = Tally()
+    for places in rated_results(database, league_id):
+        tally.add(places)
+    return tally
+
+
+@dataclass(frozen=True)
+class BoardEntry:
+    """One version's row: its place (``position``, 1 first) and rank range, the fit's Elo and 95% interval (None
+    while it was rated after the last refit), its deal sets, the versions it cannot be told apart from (board
+    order), and its online rating (None for a version the fit has that no longer has one)."""
+
+    version_id: int
+    position: int
+    best: int
+    worst: int
+    elo: float | None
+    low: float | None
+    high: float | None
+    deal_sets: int
+    tied_with: tuple[int, ...]
+    online: Rating | None
+
+    @property
+    def fitted(self) -> bool:
+        return self.elo is not None
+
+    @property
+    def rank(self) -> str:
+        """``"3"``, or ``"2-4"`` when the intervals leave it anywhere from second to fourth."""
+        return str(self.best) if self.best == self.worst else f"{self.best}-{self.worst}"
+
+
+def board_of(result: Fit | None, online: Sequence[Rating]) -> list[BoardEntry]:
+    """The board: the fit's rows by rating (rank ranges by :data:`~arena.tournament.likelihood.TIE_RULE`), then
+    the versions rated online that the fit does not hold yet, by their online rating (their rank: after the
+    fitted ones)."""
+    by_version = {rating.version_id: rating for rating in online}
+    rows = leaderboard(result) if result is not None else ()
+    entries = [BoardEntry(int(row.entrant), position, row.best, row.worst, row.elo, row.low, row.high, row.deal_sets,
+                          tuple(int(name) for name in row.tied_with), by_version.get(int(row.entrant)))
+               for position, row in enumerate(rows, 1)]
+    fitted = {entry.version_id for entry in entries}
+    waiting = [rating for rating in online if rating.version_id not in fitted]
+    first, last = len(entries) + 1, len(entries) + len(waiting)
+    return entries + [BoardEntry(rating.version_id, position, first, last, None, None, None, rating.games, (), rating)
+                      for position, rating in enumerate(waiting, first)]
+
+
+class Leaderboard:
+    """One league's leaderboard on the trio loop: :meth:`rebuild` at start, :meth:`add` as tables are rated,
+    :meth:`run` (the refits) until cancelled, :meth:`board` at any time."""
+
+    def __init__(self, log: Any, fitter: Fitter = fit) -> None:
+        """``fitter``: the fit (a test wraps it to see where it runs)."""
+        self.log = log
+        self.fitter = fitter
+        self.tally = Tally()
+        self.fitted: Fit | None = None
+        """The last finished fit (None before the first)."""
+        self.fitted_results = 0
+        """How many deal sets that fit holds (``tally.results`` is how many there are)."""
+        self.refitted = trio.Event()
+        """Set (and replaced) each time a refit finishes."""
+        self._changed = trio.Event()
+
+    async def rebuild(self, database: AsyncDatabase, league_id: int) -> None:
+        """The tally from every done table in the database (what was counted before is dropped), built off the trio
+        thread; a refit is due."""
+        self.tally = await database.run(rated_tally, league_id)
+        self._changed.set()
+
+    def add(self, places: Places) -> None:
+        """One more rated deal set (on the trio thread, after its table's transaction): a refit is due."""
+        self.tally.add(places)
+        self._changed.set()
+
+    @property
+    def current(self) -> bool:
+        """Whether the last fit holds every deal set counted (no refit due or running)."""
+        return self.fitted is not None and self.fitted_results == self.tally.results
+
+    async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Refit whenever results came in, one refit at a time, each on a worker thread."""
+        task_status.started()
+        while True:
+            await self._changed.wait()
+            self._changed = trio.Event()
+            await self.refit()
+
+    async def refit(self) -> None:
+        """One fit of a snapshot of the tally, warm-started, off the trio thread; a fit that fails keeps the
+        previous one (logged, in one line). Abandoned, not waited for, when the ladder is cancelled: it is pure."""
+        evidence, count = self.tally.evidence(), self.tally.results
+        try:
+            result = await trio.to_thread.run_sync(self.fitter, evidence, self.fitted, abandon_on_cancel=True)
+        except FitError as error:
+            self.log.error("leaderboard_refit_failed", deal_sets=count, error=str(error))
+            return
+        self.fitted, self.fitted_results = result, count
+        self.refitted.set()
+        self.refitted = trio.Event()
+
+    def board(self, online: Sequence[Rating]) -> list[BoardEntry]:
+        """The board now: the last fit's rows, then the versions rated since (``online``: the league's online
+        ratings, best first)."""
+        return board_of(self.fitted, online)

@@ -1,0 +1,195 @@
+"""The ladder's leaderboard (arena/league/leaderboard.py): rebuilt from a database of known tables it is exactly the
+maximum-likelihood fit of their results (SQLite and PostgreSQL); versions rated after the last refit follow the
+fitted ones; refits run on a worker thread, warm-started, and coalesce (one running, one more when results came).
+
+The board of a real ladder (real bots in their sandbox) and its rebuild at a restart are in tests/test_ladder.py;
+through the server, the CLI and gRPC in tests/test_ladder_server.py.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+import trio
+
+from arena.league.db import ONLINE, AsyncDatabase, Database, Rating, Seat
+from arena.league.leaderboard import Leaderboard, board_of, places_of_table, rated_results
+from arena.league.rating import deal_set_totals, rate_deal_set
+from arena.league.table_run import RECORD
+from arena.tournament.likelihood import Tally, fit, leaderboard
+from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
+
+
+class Log:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def error(self, event: str, **values: Any) -> None:
+        self.events.append((event, values))
+
+
+def versions_of(database: Database, league_id: int, names: str) -> dict[str, int]:
+    """One bot (of its own author) with one version per letter of ``names``: name to version id."""
+    found = {}
+    for name in names:
+        bot = a_bot(database, league_id, f"author-{name}", name)
+        found[name] = database.add_version(bot.id, (name.encode().hex() * 64)[:64])[0].id
+    return found
+
+
+def play(database: Database, league_id: int, sides: list[int], games: list[list[tuple[int, float]]]) -> None:
+    """A table of these versions, done with these games (each: per seat its version and its side's points), its
+    online rating updated as the ladder does."""
+    table = database.queue_tables(league_id, [(sides, "test")])[0]
+    played = [(str(key), [Seat(version, 0, points) for version, points in seats]) for key, seats in enumerate(games)]
+    totals = deal_set_totals([seats for _, seats in played], sides)
+    assert database.finish_table(table.id, RECORD.format(id=table.id), played,
+                                 lambda before: rate_deal_set(before, totals))
+
+
+async def test_the_board_rebuilt_from_known_tables_is_exactly_the_fit_of_their_results(
+        database: Database, league) -> None:
+    v = versions_of(database, league.id, "abcd")
+    a, b, c, d = v["a"], v["b"], v["c"], v["d"]
+    play(database, league.id, [a, b], [[(a, 1.0), (b, 0.0)], [(b, 0.5), (a, 0.5)]])  # a 1.5, b 0.5
+    play(database, league.id, [b, c], [[(b, 0.5), (c, 0.5)], [(c, 0.5), (b, 0.5)]])  # a tie
+    play(database, league.id, [a, c, d], [[(a, 1.0), (c, 0.0), (d, 0.0)], [(c, 0.5), (d, 0.5), (a, 0.0)],
+                                          [(d, 0.0), (a, 1.0), (c, 0.0)]])  # a 2, then c and d tied at 0.5
+    play(database, league.id, [c, a], [[(c, 1.0), (a, 0.0)], [(a, 0.0), (c, 1.0)]])
+    play(database, league.id, [d, b], [[(d, 1.0), (b, 0.0)], [(b, 0.0), (d, 1.0)]])
+    play(database, league.id, [a, d], [[(a, 1.0), (d, 0.0)], [(d, 0.0), (a, 1.0)]])
+    failed = database.queue_tables(league.id, [([a, b], "failed"), ([c, d], "still queued")])
+    database.fail_table(failed[0].id, "a bot could not start")  # neither this one nor the queued one counts
+    s = {name: str(version) for name, version in v.items()}
+    expected_places = [((s["a"],), (s["b"],)), ((s["b"], s["c"]),), ((s["a"],), (s["c"], s["d"])),
+                       ((s["c"],), (s["a"],)), ((s["d"],), (s["b"],)), ((s["a"],), (s["d"],))]
+    assert rated_results(database, league.id) == [tuple(tuple(sorted(g)) for g in p) for p in expected_places]
+    tally = Tally()
+    for places in expected_places:
+        tally.add(places)
+    expected = fit(tally.evidence())
+
+    board = Leaderboard(Log())
+    await board.rebuild(AsyncDatabase(database), league.id)
+    assert (board.tally.results, board.fitted, board.current) == (6, None, False)
+    await board.refit()
+    assert board.current and board.fitted_results == 6
+    assert board.fitted.names == expected.names
+    assert np.array_equal(board.fitted.theta, expected.theta)
+    assert np.array_equal(board.fitted.covariance, expected.covariance)
+    online = database.ratings(league.id, ONLINE)
+    entries = board.board(online)
+    assert [(e.version_id, e.position, e.best, e.worst, e.elo, e.low, e.high, e.deal_sets, e.tied_with)
+            for e in entries] == [(int(r.entrant), i, r.best, r.worst, r.elo, r.low, r.high, r.deal_sets,
+                                   tuple(int(n) for n in r.tied_with))
+                                  for i, r in enumerate(leaderboard(expected), 1)]
+    assert [e.deal_sets for e in sorted(entries, key=lambda e: e.version_id)] == [4, 3, 3, 3]
+    assert {e.version_id: e.online for e in entries} == {r.version_id: r for r in online}
+    assert all(e.fitted and e.low < e.elo < e.high for e in entries)
+    assert entries[0].version_id == a and entries[0].rank == f"1-{entries[0].worst}"  # a few deal sets: wide
+
+
+def test_a_table_result_is_its_sides_places_by_total_points_ties_as_ties() -> None:
+    seats = [[Seat(7, 0, 1.0), Seat(8, 0, 0.0), Seat(9, 0, 0.0)], [Seat(8, 0, 0.5), Seat(9, 0, 0.5), Seat(7, 0, 0)]]
+    assert places_of_table([7, 8, 9], seats) == (("7",), ("8", "9"))
+    assert places_of_table([8, 7], [[Seat(8, 0, 0.5), Seat(7, 0, 0.5)]]) == (("7", "8"),)
+    assert places_of_table([5, 5], [[Seat(5, 0, 1.0), Seat(5, 0, 0.0)]]) is None  # nothing to compare
+
+
+def test_versions_rated_after_the_last_refit_follow_the_fitted_ones_by_their_online_rating() -> None:
+    tally = Tally()
+    for _ in range(3):
+        tally.add((("1",), ("2",)))
+    result = fit(tally.evidence())
+    online = [Rating(3, ONLINE, 40.0, 5.0, 1), Rating(1, ONLINE, 30.0, 4.0, 3), Rating(4, ONLINE, 28.0, 6.0, 1),
+              Rating(2, ONLINE, 20.0, 4.0, 3)]
+    entries = board_of(result, online)
+    assert [(e.version_id, e.position, e.fitted) for e in entries] == [(1, 1, True), (2, 2, True), (3, 3, False),
+                                                                       (4, 4, False)]
+    assert [(e.best, e.worst, e.rank) for e in entries[2:]] == [(3, 4, "3-4"), (3, 4, "3-4")]
+    assert entries[2].elo is None and entries[2].deal_sets == 1 and entries[2].online == online[0]
+    assert board_of(None, online)[0].version_id == 3  # before the first fit: the online order
+
+
+async def test_refits_run_on_a_worker_thread_warm_started_and_coalesced() -> None:
+    """The fit is wrapped to see where it runs and with what: held on its thread while three more results come,
+    it is followed by exactly one more refit, of all four, started from the first fit."""
+    calls: list[tuple[threading.Thread, int, Any, Any]] = []
+    entered, release = threading.Event(), threading.Event()
+
+    def held_fit(evidence, previous):
+        entered.set()
+        release.wait()
+        result = fit(evidence, previous)
+        calls.append((threading.current_thread(), int(evidence.deal_sets.sum()), previous, result))
+        return result
+
+    board = Leaderboard(Log(), held_fit)
+    loop_thread = threading.current_thread()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(board.run)
+        board.add((("x",), ("y",)))
+        await trio.to_thread.run_sync(entered.wait)  # the first refit is running, held
+        entered.clear()
+        for places in ((("y",), ("z",)), (("x", "z"),), (("z",), ("x",))):
+            board.add(places)  # the loop is not blocked: results are counted while the fit runs
+        assert (board.tally.results, board.fitted) == (4, None)
+        refitted = board.refitted
+        release.set()
+        await refitted.wait()
+        while not board.current:
+            refitted = board.refitted
+            await refitted.wait()
+        nursery.cancel_scope.cancel()
+    assert len(calls) == 2  # coalesced: three results during a refit make one more refit, not three
+    (first_thread, first_sets, first_previous, first), (second_thread, second_sets, second_previous, second) = calls
+    assert first_thread is not loop_thread and second_thread is not loop_thread
+    assert (first_sets, second_sets) == (2, 8)  # deal sets over entrants: one result of two, then four of two
+    assert first_previous is None and second_previous is first  # warm-started from the previous fit
+    assert board.fitted is second and board.fitted_results == 4
+
+
+async def test_a_fit_that_fails_keeps_the_previous_board_and_says_why() -> None:
+    from arena.tournament.likelihood import FitError
+
+    def failing(evidence, previous):
+        raise FitError("the rating fit did not converge in 200 Newton steps")
+
+    log = Log()
+    board = Leaderboard(log, failing)
+    board.add((("x",), ("y",)))
+    await board.refit()
+    assert board.fitted is None and not board.current
+    assert log.events == [("leaderboard_refit_failed", {"deal_sets": 1, "error":
+                                                        "the rating fit did not converge in 200 Newton steps"})]
+
+
+def test_arena_bench_ladder_prints_every_part_in_one_json_and_refuses_bad_checkpoints(capsys, tmp_path) -> None:
+    """A short `arena bench ladder` (its parts are the existing benches; the seeded league makes the counts exact):
+    the matchmaker's decisions, the refits per checkpoint, the ladder's own refit path (a worker thread, warm from
+    the last checkpoint's fit: the same Newton steps as the ratings bench's warm refit), games recorded in the
+    database given, and the rank correlations of both ratings; bad options refused in one line, status 2."""
+    import json
+
+    from arena import cli
+    from arena.league.db import sqlite_url
+
+    url = sqlite_url(tmp_path / "bench")
+    assert cli.main(["bench", "ladder", "--versions", "40", "--deal-sets", "2000,500", "--hours", "0.1",
+                     "--games", "20", "--database", url]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {"versions", "matchmaking", "refit", "leaderboard_refit", "rank_correlation", "database"}
+    assert report["versions"] == 40 and report["matchmaking"]["decisions_per_second"] > 0
+    assert [r["deal_sets"] for r in report["refit"]] == [500, 2000]
+    assert [r["deal_sets"] for r in report["rank_correlation"]] == [500, 2000]
+    refit = report["leaderboard_refit"]
+    assert (refit["deal_sets"], refit["errors"]) == (3000, [])  # the last checkpoint and the warm games after it
+    assert refit["newton_steps"] == report["refit"][-1]["warm_newton_steps"]
+    assert report["rank_correlation"][-1]["leaderboard_spearman"] > 0.9
+    assert (report["database"]["database"], report["database"]["games"]) == ("sqlite", 20)
+    for bad, message in ((["--deal-sets", "10,x"], "--deal-sets must be deal-set counts"),
+                         (["--versions", "1"], "expected at least 2 --versions")):
+        assert cli.main(["bench", "ladder", *bad]) == 2
+        assert message in capsys.readouterr().err
