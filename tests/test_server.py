@@ -41,8 +41,8 @@ from arena.server.submission import dict_from_message, message_from_dict, parse_
 from support.processes import bot_processes
 from support.waiting import wait_for
 from support.servers import (
-    BackgroundWatch, FINISHED, Server, WATCHED_BOT, bot_entry, index, kinds, named, random_bot, random_pair, records,
-    registry, self_signed, submit, tournament, watch,
+    BackgroundWatch, FINISHED, Server, WATCHED_BOT, bot_entry, gated_bot, index, kinds, named, open_gate, random_bot,
+    random_pair, records, registry, self_signed, submit, tournament, watch,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,9 +55,11 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.mktemp("server")
     tag, slow_tag = uuid.uuid4().hex, uuid.uuid4().hex
     bots = (random_bot("alpha", tag) + random_bot("beta", tag) + random_bot("quick", slow_tag)
-            + bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.3", "--tag", slow_tag))
+            + bot_entry("slow", str(WATCHED_BOT), "--mode", "slow", "--delay", "0.3", "--tag", slow_tag)
+            + gated_bot(folder / "gated", slow_tag, "--gate-unit", "seat"))
     running = Server(folder / "data", "--concurrency", "2", *registry(folder, bots))
     running.slow_tag = slow_tag
+    running.gate = folder / "gated" / "gate"
     yield running
     running.stop()
 
@@ -296,10 +298,14 @@ def test_tournaments_share_the_servers_concurrency_limit(server: Server) -> None
 
 
 def test_a_game_is_withheld_while_its_deal_set_plays_and_cancel_stops_the_tournament(server: Server) -> None:
+    """The gated bot answers in seat 0 only: game 0 (gated in seat 0) is played and recorded, and game 1, the same
+    deals with the seats swapped, waits at the gated bot's first decision for as long as the test looks."""
     stub = server.stub()
-    info = submit(stub, tournament(games=3, concurrency=1, bots=named("slow", "quick")))
+    open_gate(server.gate, "0")
+    info = submit(stub, tournament(games=3, concurrency=1, bots=named("gated", "quick"),
+                                   extra="[time]\nmove_ms = 600000\n"))
     live = BackgroundWatch(stub, info.id)
-    live.wait_games(1, 60)  # game 0 is recorded; game 1 (same deals, seats swapped) is being played
+    live.wait_games(1, 60)  # game 0 is recorded; game 1 (same deals, seats swapped) is held by the gate
     with pytest.raises(grpc.RpcError) as refused:
         stub.GetGame(apb.GetGameRequest(id=info.id, index=0), timeout=10)
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION

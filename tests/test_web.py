@@ -34,7 +34,8 @@ from support.outcomes import outcome
 from support.chromium import Chromium, needs_chromium
 from support.waiting import wait_for
 from support.paths import ROOT
-from support.servers import Server, WATCHED_BOT, bot_entry, named, random_bot, registry, self_signed, submit, tournament
+from support.servers import (Server, WATCHED_BOT, bot_entry, gated_bot, named, open_gate, random_bot, registry,
+                             self_signed, submit, tournament)
 from support.web import NoRedirect, SHOTS, WebServer, get_json, http, wait_state
 
 BEARER = "Bearer "
@@ -67,29 +68,6 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     running.gate = folder / "gated" / "gate"
     yield running
     running.stop()
-
-
-def gated_bot(folder: Path, tag: str, *options: str) -> str:
-    """The registry entry of ``gated``: the slow bot, answering only as far as the file ``gate`` in its own folder
-    lets it (see tests/bots/watched_bot.py; ``options`` such as ``--gate-unit seat``), which :func:`open_gate`
-    writes. Closed at first."""
-    folder.mkdir(mode=0o755)
-    folder.chmod(0o755)
-    for name in ("watched_bot.py", "testbot.py"):
-        (folder / name).write_bytes((WATCHED_BOT.parent / name).read_bytes())
-        (folder / name).chmod(0o644)
-    open_gate(folder / "gate", "")
-    return (bot_entry("gated", str(folder / "watched_bot.py"), "--mode", "slow", "--delay", "0.05", "--tag", tag,
-                      "--gate", str(folder / "gate"), *options) + f"folder = {json.dumps(str(folder))}\n")
-
-
-def open_gate(gate: Path, allowed: int | str) -> None:
-    """Let the gated bot give ``allowed`` answers in all (or answer in the seats listed), written whole, then
-    renamed: never read half-written."""
-    partial = gate.with_suffix(".new")
-    partial.write_text(f"{allowed}\n")
-    partial.chmod(0o644)
-    partial.replace(gate)
 
 
 # --- every route, on a finished tournament ------------------------------------------------------------------------

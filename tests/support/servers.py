@@ -35,6 +35,29 @@ def random_bot(name: str, tag: str) -> str:
     return bot_entry(name, str(RANDOM_BOT), "--tag", tag)
 
 
+def gated_bot(folder: Path, tag: str, *options: str) -> str:
+    """The registry entry of ``gated``: the slow bot, answering only as far as the file ``gate`` in its own folder
+    lets it (see tests/bots/watched_bot.py; ``options`` such as ``--gate-unit seat``), which :func:`open_gate`
+    writes. Closed at first."""
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    for name in ("watched_bot.py", "testbot.py"):
+        (folder / name).write_bytes((WATCHED_BOT.parent / name).read_bytes())
+        (folder / name).chmod(0o644)
+    open_gate(folder / "gate", "")
+    return (bot_entry("gated", str(folder / "watched_bot.py"), "--mode", "slow", "--delay", "0.05", "--tag", tag,
+                      "--gate", str(folder / "gate"), *options) + f"folder = {json.dumps(str(folder))}\n")
+
+
+def open_gate(gate: Path, allowed: int | str) -> None:
+    """Let the gated bot give ``allowed`` answers in all (or answer in the seats listed), written whole, then
+    renamed: never read half-written."""
+    partial = gate.with_suffix(".new")
+    partial.write_text(f"{allowed}\n")
+    partial.chmod(0o644)
+    partial.replace(gate)
+
+
 def named(*names: str) -> str:
     """``[[bots]]`` entries that name registered bots."""
     return "".join(f'\n[[bots]]\nname = "{name}"\n' for name in names)
