@@ -45,6 +45,7 @@ IDLE_S = 5.0
 """How often an idle ladder looks again (a version became ready, or was retired or reinstated)."""
 HISTORY = 256
 """Ended tables a watcher can catch up on (one that falls further behind skips to the newest)."""
+FROZEN = "the league is frozen for its finals: the ladder chooses no more tables"
 RECORD = "tables/{id}/games.jsonl"
 """A table's record file, relative to the league's folder, as the games' index names it."""
 
@@ -99,7 +100,9 @@ class Ladder:
             while True:
                 self._wake = trio.Event()
                 free = self.config.ladder.concurrency - len(self.playing)
-                if free > 0:
+                if free > 0 and await self.database.run(Database.frozen, league_id) is not None:
+                    self.note = FROZEN
+                elif free > 0:
                     plan = await self.plan(free)
                     self.note = plan.note
                     if plan.tables:
