@@ -4,7 +4,8 @@ version, an opponent neither active nor one's own, the daily limit, too many dea
 
 from __future__ import annotations
 
-import secrets
+import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +14,12 @@ import grpc
 import pytest
 
 from arena.league.challenges import next_challenges
-from arena.league.db import DONE, ONLINE, ChallengeRow, open_database, sqlite_url, utc_now
+from arena.league.db import DONE, ONLINE, PLAYING, ChallengeRow, open_database, sqlite_url, utc_now
 from arena.league.rating import recompute
 from arena.protocol import league_pb2 as lpb
-from support.league import League, bearer, bot_folder, private_file, rated_with_seats, start_league
+from arena.records.jsonform import index_of
+from arena.records.run_folder import RunFolder
+from support.league import League, bearer, bot_folder, league_in, rated_with_seats, start_league
 from support.paths import ROOT
 from support.waiting import wait_for
 
@@ -43,9 +46,13 @@ EXAMPLES = ROOT / "bots" / "python"
 
 
 def start(root: Path) -> League:
-    operator = private_file(root / "operator.token", secrets.token_urlsafe(32))
-    (root / "league.toml").write_text(LEAGUE)
-    return League(start_league(root / "data", operator, root / "league.toml", None), root, operator, {})
+    return league_in(root, LEAGUE)
+
+
+def league_in_again(league: League) -> League:
+    """The same league's server started again on its data folder (after a kill)."""
+    server = start_league(league.root / "data", league.operator, league.root / "league.toml", None)
+    return League(server, league.root, league.operator, league.tokens)
 
 
 def ready(league: League, author: str, bot: str, example: str, folder: str) -> lpb.BotVersion:
@@ -90,8 +97,8 @@ def test_a_challenge_returns_its_sprt_verdict_unrated_and_refusals_are_one_line(
                                token=league.tokens["alice"])
         assert second.returncode == 0, second.stderr
         line = refused(league, "alice", str(new.id), "--against", str(bobs.id))
-        assert line == ("error: permission denied: author 'alice' has asked for 2 challenges in the last 24 hours, the league's limit "
-                        "(challenges.per_day = 2); try later")
+        assert line == ("error: permission denied: author 'alice' has asked for 2 challenges in the last 24 hours, "
+                        "the league's limit (challenges.per_day = 2); try later")
 
         stub = league.stub()
         alice = bearer(league.token("alice"))
@@ -112,7 +119,8 @@ def test_a_challenge_returns_its_sprt_verdict_unrated_and_refusals_are_one_line(
         assert stub.ListChallenges(lpb.ListChallengesRequest(), timeout=30,
                                    metadata=bearer(league.token("bob"))).challenges == []
         shown = league.league("challenges", "1", token=league.tokens["alice"])
-        assert shown.returncode == 0 and ": done: SPRT mine-v2 vs mine-v1: H1 accepted" in " ".join(shown.stdout.split())
+        assert shown.returncode == 0, shown.stderr
+        assert ": done: SPRT mine-v2 vs mine-v1: H1 accepted" in " ".join(shown.stdout.split())
 
         # unrated: the league's games and ratings are the ladder's tables' only
         database = open_database(sqlite_url(league.root / "data"))
@@ -144,3 +152,48 @@ def test_a_free_slot_takes_the_oldest_challenge_of_an_author_with_none_playing()
     assert [c.id for c in next_challenges(queued, [_row(1, 7)], 3)] == [4, 5, 2]
     assert [c.id for c in next_challenges(queued, [], 2)] == [2, 4]
     assert [c.id for c in next_challenges(queued[:2], [_row(1, 7)], 1)] == [2]
+
+
+RESTART_LEAGUE = LEAGUE.replace("target = 1", "target = 60")
+"""Long games (to 60 points), so that the kill falls between a challenge's first game and its last."""
+
+
+def test_a_challenge_cut_by_a_kill_resumes_from_its_folder_and_ends_once(tmp_path: Path) -> None:
+    league = league_in(tmp_path, RESTART_LEAGUE)
+    league.add_author("alice")
+    old = ready(league, "alice", "mine", "random_bot.py", "v1")
+    (league.root / "v2").mkdir()
+    (league.root / "v2" / "bot.py").write_text((EXAMPLES / "random_bot.py").read_text() + "\n# the second version\n")
+    (league.root / "v2" / "bot.toml").write_text((league.root / "v1" / "bot.toml").read_text())
+    league.upload("alice", league.root / "v2", "mine")
+    new = league.settled(league.token("alice"), "mine")
+    assert new.state == lpb.VERSION_STATE_READY and new.number == 2
+    asked = league.league("challenge", str(new.id), "--against", str(old.id), "--deal-sets", "3",
+                          token=league.tokens["alice"])
+    assert asked.returncode == 0, asked.stderr
+    database = open_database(sqlite_url(league.root / "data"))
+    records = RunFolder(league.root / "data" / "league" / "leagues" / "test" / "challenges" / "1").records
+
+    def mid_challenge() -> bool:  # playing, with one of its six games recorded
+        return (database.challenge(1).state == PLAYING and records.exists()
+                and records.read_bytes().count(b"\n") == 1)
+
+    try:
+        wait_for(mid_challenge, CHALLENGE_S, "the challenge with one of its games recorded")
+    finally:
+        league.server.stop(signal.SIGKILL)
+    kept = records.read_text().splitlines()
+    assert database.challenge(1).state == PLAYING and len(kept) == 1
+
+    again = league_in_again(league)
+    try:
+        wait_for(lambda: database.challenge(1).state == DONE, CHALLENGE_S, "the cut challenge to resume and end")
+    finally:
+        again.server.stop()
+    ended = database.challenge(1)
+    database.close()
+    assert ended.result["sprt"]["units"] == 3 and ended.result["sprt"]["state"] == "continue"
+    assert ended.result["verdict"].startswith("SPRT mine-v2 vs mine-v1: undecided: LLR ")
+    lines = records.read_text().splitlines()
+    assert len(lines) == 6 and lines[0] == kept[0]  # the game before the kill kept, the others played once
+    assert sorted(index_of(json.loads(line)) for line in lines) == list(range(6))

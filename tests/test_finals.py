@@ -5,7 +5,6 @@ ladder and the challenges stop at the freeze; an author may neither freeze nor s
 
 from __future__ import annotations
 
-import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 from arena.league.db import open_database, sqlite_url
 from arena.league.finals import default_tables, finals_ranking
 from arena.protocol import league_pb2 as lpb
-from support.league import League, bearer, bot_folder, private_file, start_league
+from support.league import League, bearer, bot_folder, league_in
 from support.paths import ROOT
 from support.waiting import wait_for
 
@@ -37,9 +36,7 @@ FIELD = {"rand": "random_bot.py", "greedy": "greedy_bot.py", "search": "search_b
 
 
 def start(root: Path) -> League:
-    operator = private_file(root / "operator.token", secrets.token_urlsafe(32))
-    (root / "league.toml").write_text(LEAGUE)
-    return League(start_league(root / "data", operator, root / "league.toml", None), root, operator, {})
+    return league_in(root, LEAGUE)
 
 
 def one_line(done: subprocess.CompletedProcess) -> str:
@@ -75,12 +72,17 @@ def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_p
         assert "is frozen for its finals: it takes no more challenges" in one_line(league.league(
             "challenge", str(ids["search"]), "--against", str(ids["rand"]), token=league.tokens["ann"]))
         assert "may not start the finals" in one_line(league.league("finals", "--start", token=league.tokens["ann"]))
+        queue = league.stub().GetLadderQueue(lpb.GetLadderQueueRequest(), timeout=30,
+                                             metadata=bearer(league.token("ann")))
+        assert list(queue.next) == [] and queue.note == ("the league is frozen for its finals: the ladder chooses "
+                                                         "no more tables")
         shown = league.league("finals", token=league.tokens["ann"])
         assert shown.returncode == 0 and shown.stdout.strip() == "finals of 'test': frozen"
 
         started = league.league("finals", "--deal-sets", "4", token=operator)
         assert started.returncode == 0, started.stderr
-        assert started.stdout.startswith("finals of 'test': playing, ") and " of 24 games recorded in " in started.stdout
+        assert started.stdout.startswith("finals of 'test': playing, ")
+        assert " of 24 games recorded in " in started.stdout
         assert "were started already (playing)" in one_line(league.league("finals", "--start", token=operator))
 
         stub = league.stub()
@@ -101,7 +103,7 @@ def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_p
         for row in reply.ranking:  # a tie is declared both ways, and tied versions share a rank range
             for other in row.tied_with:
                 assert row.version in by_name[other].tied_with
-            assert ("-" in row.rank) == bool(row.tied_with)
+            assert ("–" in row.rank) == bool(row.tied_with)  # an en dash: "1–3"
         printed = league.league("finals", token=league.tokens["ann"])
         assert printed.returncode == 0 and "finals of 'test': done, 24 of 24 games" in " ".join(printed.stdout.split())
 

@@ -40,8 +40,7 @@ from .config import ChallengeSettings, LeagueConfig
 from .db import PLAYING, QUEUED, READY, AsyncDatabase, ChallengeRow, Database, Version, active_version
 from .db import utc_now
 from .errors import LeagueError, PermissionDenied, StateError
-from .pipeline import Served
-from .table_run import BotOf, entrant_name, league_tournament_file, named, rotations, table_spec
+from .table_run import LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
 
 WINDOW = timedelta(days=1)
 """The rate limit's window: ``per_day`` challenges in any 24 hours."""
@@ -129,23 +128,12 @@ def challenge_result(folder: Path, group_size: int) -> dict[str, Any]:
     return {"verdict": test.summary(), "sprt": data["sprt"]}
 
 
-class Challenges:
-    """One league's challenges on the trio loop: :meth:`run` until cancelled; :meth:`wake` when one is asked for."""
+class Challenges(LeagueRuns):
+    """One league's challenges on the trio loop: :meth:`run` until cancelled; :meth:`wake` when one is asked for.
+    Its challenges run in ``challenges/`` of the league's folder."""
 
-    def __init__(self, database: AsyncDatabase, served: Served, folder: Path, bot_of: BotOf, log: Any, *,
-                 backend: Any = None, limiter: trio.CapacityLimiter | None = None,
-                 protected: Sequence[Path] = ()) -> None:
-        """As the ladder's: ``folder`` the league's own (its challenges go in ``challenges/``), the runner's
-        ``backend``, ``limiter`` and ``protected``."""
-        self.database = database
-        self.served = served
-        self.config = served.config
-        self.folder = folder
-        self.bot_of = bot_of
-        self.log = log
-        self.backend = backend
-        self.limiter = limiter
-        self.protected = tuple(protected)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.playing: dict[int, ChallengeRow] = {}
         self._wake = trio.Event()
         self._nursery: trio.Nursery | None = None

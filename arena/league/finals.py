@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import trio
 
@@ -36,11 +36,10 @@ from ..tournament.runner import EntrantsCannotPlay, RunError, run_tournament
 from ..tournament.spec import SpecError, TournamentSpec
 from .authors import Caller, require_operator
 from .config import LeagueConfig
-from .db import AsyncDatabase, Database, Freeze, utc_now
+from .db import Database, Freeze, utc_now
 from .errors import LeagueError, StateError
-from .pipeline import Served
 from .rating import seats_of
-from .table_run import BotOf, entrant_name, league_tournament_file, named, rotations, table_spec
+from .table_run import LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
 
 PLAYING, DONE, FAILED = "playing", "done", "failed"
 DEAL_SETS = 10
@@ -115,23 +114,13 @@ def games_recorded(folder: Path) -> int:
     return sum(1 for _ in iter_records(path, ReadReport()))
 
 
-class Finals:
+class Finals(LeagueRuns):
     """One league's finals on the trio loop: :meth:`run` until cancelled; :meth:`begin` when the operator starts
-    them."""
+    them. They run in ``finals/`` of the league's folder (:attr:`run_folder`)."""
 
-    def __init__(self, database: AsyncDatabase, served: Served, folder: Path, bot_of: BotOf, log: Any, *,
-                 backend: Any = None, limiter: trio.CapacityLimiter | None = None,
-                 protected: Sequence[Path] = ()) -> None:
-        """As the ladder's: ``folder`` the league's own (the finals run in ``finals/``)."""
-        self.database = database
-        self.served = served
-        self.config = served.config
-        self.folder = folder / "finals"
-        self.bot_of = bot_of
-        self.log = log
-        self.backend = backend
-        self.limiter = limiter
-        self.protected = tuple(protected)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.run_folder = self.folder / "finals"
         self._wake = trio.Event()
 
     async def begin(self, caller: Caller, deal_sets: int, tables: int) -> Freeze:
@@ -161,7 +150,7 @@ class Finals:
         bot_names = {bot.id: bot.name for bot in await self.database.run(Database.bots, self.served.league_id)}
         names = [entrant_name(bot_names[v.bot_id], v) for v in versions]
         bots = [named(self.bot_of(version), name) for version, name in zip(versions, names)]
-        text = league_tournament_file(self.config, f"{self.config.name} finals", bots, self.folder,
+        text = league_tournament_file(self.config, f"{self.config.name} finals", bots, self.run_folder,
                                       deal_sets=deal_sets, top=schedule_lines(self.config, len(versions), tables))
         try:
             spec = table_spec(text)
@@ -186,12 +175,12 @@ class Finals:
         finals = dict(frozen.finals)
         try:
             spec, text, version_of = await self.tournament(frozen, finals["deal_sets"], finals["tables"])
-            if not RunFolder(self.folder).is_finished():
-                self.folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                await run_tournament(spec, text, self.folder, resume=RunFolder(self.folder).keeps_secret(),
+            if not RunFolder(self.run_folder).is_finished():
+                self.run_folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                await run_tournament(spec, text, self.run_folder, resume=RunFolder(self.run_folder).keeps_secret(),
                                      limiter=self.limiter, protected=self.protected, backend=self.backend)
             group = rotations(self.config) if self.config.duplicate else 1
-            ranking = await trio.to_thread.run_sync(finals_ranking, self.folder, version_of, group)
+            ranking = await trio.to_thread.run_sync(finals_ranking, self.run_folder, version_of, group)
             finals.update(state=DONE, ranking=ranking, ended_at=utc_now().timestamp())
         except EntrantsCannotPlay as error:
             finals.update(state=FAILED, error="; ".join(f"{n} cannot play: {why}" for n, why in error.problems))

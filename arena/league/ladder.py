@@ -26,18 +26,17 @@ from __future__ import annotations
 from collections import Counter, deque
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import trio
 
 from ..records.run_folder import RunFolder
 from ..tournament.runner import EntrantsCannotPlay, RunError, run_tournament
-from .db import ONLINE, UNFINISHED, AsyncDatabase, Database, LadderTable, Rating, Version, utc_now
+from .db import ONLINE, UNFINISHED, Database, LadderTable, Rating, Version, utc_now
 from .errors import LeagueError
 from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
-from .pipeline import Served
 from .rating import MODEL, deal_set_totals, rate_deal_set
-from .table_run import BotOf, entrant_name, named, results, rotations, table_file, table_spec
+from .table_run import LeagueRuns, entrant_name, named, results, rotations, table_file, table_spec
 
 RECENT = timedelta(hours=1)
 """The matchmaker's recent window: coverage is deal sets per hour."""
@@ -50,23 +49,12 @@ RECORD = "tables/{id}/games.jsonl"
 """A table's record file, relative to the league's folder, as the games' index names it."""
 
 
-class Ladder:
-    """One league's ladder on the trio loop: :meth:`run` until cancelled."""
+class Ladder(LeagueRuns):
+    """One league's ladder on the trio loop: :meth:`run` until cancelled. Its tables go in ``tables/`` of the
+    league's folder."""
 
-    def __init__(self, database: AsyncDatabase, served: Served, folder: Path, bot_of: BotOf, log: Any, *,
-                 backend: Any = None, limiter: trio.CapacityLimiter | None = None,
-                 protected: Sequence[Path] = ()) -> None:
-        """``folder``: the league's own folder (its tables go in ``tables/``). ``backend``, ``limiter`` and
-        ``protected`` are the runner's (a Ray backend, the server's games-at-once limit, paths no bot may see)."""
-        self.database = database
-        self.served = served
-        self.config = served.config
-        self.folder = folder
-        self.bot_of = bot_of
-        self.log = log
-        self.backend = backend
-        self.limiter = limiter
-        self.protected = tuple(protected)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.playing: dict[int, LadderTable] = {}
         self.note = ""
         """Why the last round chose fewer tables than it had slots for (the queue shows it)."""

@@ -38,7 +38,7 @@ from .config import LeagueConfig
 from .db import (DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, ChallengeRow, Database,
                  LadderTable,
                  Version, active_version, versions_to_delete)
-from .ladder import RECORD, Ladder
+from .ladder import FROZEN, RECORD, Ladder
 from .challenges import Challenges, request_challenge, version_name
 from .finals import Finals, freeze_league, games_recorded
 from .rating import Z95, BoardEntry, deal_set_totals, online_board
@@ -254,6 +254,8 @@ class LeagueCore:
                                     version_ids=[int(v) for v in t.versions], reason=t.reason,
                                     state=lpb.TABLE_STATE_QUEUED) for t in plan.tables]
         note = ladder.note if len(playing) < ladder.config.ladder.concurrency else plan.note
+        if await self.database.run(Database.frozen, league_id) is not None:  # nothing comes next
+            proposed, note = [], FROZEN
         return lpb.GetLadderQueueResponse(league=ladder.config.name, concurrency=ladder.config.ladder.concurrency,
                                           playing=[await self._table(t) for t in playing], next=proposed,
                                           recent=[await self._table(t) for t in recent], note=note)
@@ -358,7 +360,7 @@ class LeagueCore:
         if frozen.finals is None:
             return lpb.FinalsResponse(league=served.config.name, state="frozen")
         finals = frozen.finals
-        folder = self.finals_of[served.config.name].folder if served.config.name in self.finals_of else None
+        folder = self.finals_of[served.config.name].run_folder if served.config.name in self.finals_of else None
         games = await trio.to_thread.run_sync(games_recorded, folder) if folder is not None else 0
         ranking = [lpb.FinalsRank(rank=row["rank"], version=row["version"], version_id=row["version_id"],
                                   rating=row["rating"], rating_low=row["low"], rating_high=row["high"],

@@ -27,12 +27,31 @@ from ..records.store import ReadReport, iter_records
 from ..sandbox import LIMIT_KEYS
 from ..tournament.spec import TournamentSpec, spec_from_dict
 from .config import LeagueConfig
-from .db import LadderTable, Seat, Version
+from .db import AsyncDatabase, LadderTable, Seat, Version
 from .errors import LeagueError
 from .rating import seats_of
 
 BotOf = Callable[[Version], BotSpec]
 """How a ready version's bot is started (its command, folder and protocol); raises LeagueError when it cannot be."""
+
+
+class LeagueRuns:
+    """What every part of a league that plays ordinary tournament runs needs (the ladder, the challenges, the
+    finals): the database, the league served, its own folder, how a version's bot starts, the log, and the runner's
+    ``backend`` (a Ray backend), ``limiter`` (the server's games-at-once limit) and ``protected`` paths (no bot may
+    see them)."""
+
+    def __init__(self, database: AsyncDatabase, served: Any, folder: Path, bot_of: BotOf, log: Any, *,
+                 backend: Any = None, limiter: Any = None, protected: Sequence[Path] = ()) -> None:
+        self.database = database
+        self.served = served
+        self.config: LeagueConfig = served.config
+        self.folder = folder
+        self.bot_of = bot_of
+        self.log = log
+        self.backend = backend
+        self.limiter = limiter
+        self.protected = tuple(protected)
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms", "grace_ms")
 
 

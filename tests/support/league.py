@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -115,6 +116,14 @@ def start_league(data: Path, operator: Path, league_file: Path, database: str | 
         kit_cache.mkdir(exist_ok=True)
     return Server(data, "--token-file", str(operator), "--league", str(league_file), "--kit-cache", str(kit_cache),
                   *(("--database", database) if database else ()))
+
+
+def league_in(root: Path, league_text: str) -> League:
+    """A server of the league file ``league_text`` in ``root`` (SQLite in its data folder), with a new operator
+    token and no authors yet."""
+    operator = private_file(root / "operator.token", secrets.token_urlsafe(32))
+    (root / "league.toml").write_text(league_text)
+    return League(start_league(root / "data", operator, root / "league.toml", None), root, operator, {})
 
 
 def database_of(request: pytest.FixtureRequest) -> str | None:
