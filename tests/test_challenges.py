@@ -1,6 +1,7 @@
 """Challenges inside a real ``arena serve --league``: an author's version against another, played by real bot
 processes in their sandbox as a 2-entrant tournament with an SPRT, unrated; the refusals (another author's
-version, an opponent neither active nor one's own, the daily limit, too many deal sets) are one line each."""
+version, an opponent neither active nor one's own, the daily limit, too many deal sets) are one line each; a
+challenge cut by a ``kill -9`` resumes from its run folder and ends once."""
 
 from __future__ import annotations
 
@@ -14,26 +15,21 @@ import grpc
 import pytest
 
 from arena.league.challenges import next_challenges
+from arena.league.config import ChallengeSettings, league_from_dict, load_league
 from arena.league.db import DONE, ONLINE, PLAYING, ChallengeRow, open_database, sqlite_url, utc_now
+from arena.league.errors import ConfigError
 from arena.league.rating import recompute
 from arena.protocol import league_pb2 as lpb
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
-from support.league import League, bearer, bot_folder, league_in, rated_with_seats, start_league
+from support.league import GAME, League, bearer, bot_folder, league_in, rated_with_seats, start_league
 from support.paths import ROOT
 from support.waiting import wait_for
 
 CHALLENGE_S = 600
 """Generous: the challenge starts two bots in their sandbox and plays deal sets beside the ladder, on a busy
 2-core machine."""
-LEAGUE = """name = "test"
-variant = "block"
-[options]
-target = 1
-[time]
-move_ms = 2000
-startup_ms = 30000
-[ladder]
+LEAGUE = GAME + """[ladder]
 concurrency = 1
 placement = 1
 [challenges]
@@ -197,3 +193,24 @@ def test_a_challenge_cut_by_a_kill_resumes_from_its_folder_and_ends_once(tmp_pat
     lines = records.read_text().splitlines()
     assert len(lines) == 6 and lines[0] == kept[0]  # the game before the kill kept, the others played once
     assert sorted(index_of(json.loads(line)) for line in lines) == list(range(6))
+
+
+@pytest.mark.parametrize(("table", "line"), [
+    ("per_dya = 1", "unknown key 'per_dya' in [challenges]; valid keys: per_day, max_deal_sets, concurrency, elo0, "
+                    "elo1"),
+    ("per_day = 0", "key 'challenges.per_day' must be an integer >= 1 and <= 100000, got 0"),
+    ("max_deal_sets = 10001", "key 'challenges.max_deal_sets' must be an integer >= 1 and <= 10000, got 10001"),
+    ("elo1 = -5", "key 'challenges.elo1' must be greater than challenges.elo0 (0), got -5"),
+    ('elo0 = "a"', "key 'challenges.elo0' must be a number of Elo from -1000 to 1000 (the SPRT's hypotheses, as a "
+                   "tournament file's [sprt]), got 'a'"),
+])
+def test_a_bad_challenges_key_is_one_line_naming_it(tmp_path: Path, table: str, line: str) -> None:
+    path = tmp_path / "league.toml"
+    path.write_text(GAME + "[challenges]\n" + table + "\n")
+    with pytest.raises(ConfigError) as refused:
+        load_league(path)
+    assert str(refused.value) == f"{path}: {line}"
+
+
+def test_the_challenges_defaults() -> None:
+    assert league_from_dict({"name": "x", "variant": "block"}).challenges == ChallengeSettings(5, 200, 1, 0.0, 10.0)

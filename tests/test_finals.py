@@ -14,20 +14,13 @@ import pytest
 from arena.league.db import open_database, sqlite_url
 from arena.league.finals import default_tables, finals_ranking
 from arena.protocol import league_pb2 as lpb
-from support.league import League, bearer, bot_folder, league_in
+from support.league import GAME, League, bearer, bot_folder, league_in
 from support.paths import ROOT
 from support.waiting import wait_for
 
 FINALS_S = 900
 """Generous: 24 games of three sandboxed bots, after the ladder's tables in flight end, on a busy 2-core machine."""
-LEAGUE = """name = "test"
-variant = "block"
-[options]
-target = 1
-[time]
-move_ms = 2000
-startup_ms = 30000
-[ladder]
+LEAGUE = GAME + """[ladder]
 concurrency = 1
 placement = 1
 """
@@ -115,8 +108,9 @@ def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_p
         assert all(t.created_at <= freeze.frozen_at for t in tables)  # the ladder chose nothing after the freeze
         database.close()
         folder = Path(reply.folder)
-        assert finals_ranking(folder, {r.version: r.version_id for r in reply.ranking}, 2)[0]["version_id"] == \
-            reply.ranking[0].version_id
+        again = finals_ranking(folder, {r.version: r.version_id for r in reply.ranking}, 2)  # from the records
+        assert {row["version"]: row["rating"] for row in again} == pytest.approx(
+            {row.version: row.rating for row in reply.ranking}, abs=1e-6)
         verified = subprocess.run([sys.executable, "-m", "arena", "replay", str(folder), "--verify", "--jobs", "1"],
                                   capture_output=True, text=True, timeout=300, cwd=ROOT)
         said = " ".join(verified.stdout.split())

@@ -27,14 +27,16 @@ from support.waiting import wait_for
 
 PIPELINE_S = 240
 """Generous: a check starts the bot in its sandbox and plays two matches, on a busy 2-core machine."""
-LEAGUE = """name = "test"
+GAME = """name = "test"
 variant = "block"
 [options]
 target = 1
 [time]
 move_ms = 2000
 startup_ms = 30000
-[authors]
+"""
+"""The test league's game: Block to 1 point, generous time for a busy machine (a league file's first lines)."""
+LEAGUE = GAME + """[authors]
 uploads_per_day = 2
 """
 MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
