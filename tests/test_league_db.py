@@ -30,7 +30,7 @@ from arena.league.errors import DatabaseError, LeagueError, NotFound, Permission
 
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 
-HEAD = "0003"
+HEAD = "0004"
 OPERATOR_TOKEN = "operator-token-0123456789abcdef"
 SHA_A = "a" * 64
 SHA_B = "b" * 64
@@ -46,7 +46,7 @@ def test_migrations_build_the_declared_schema_on_an_empty_database(database_url:
         assert schema_revision(database.engine) == HEAD
         tables = set(sa.inspect(database.engine).get_table_names())
         assert tables == {"alembic_version", "leagues", "authors", "bots", "versions", "games", "game_seats",
-                          "ratings", "tables", "table_sides"}
+                          "ratings", "tables", "table_sides", "challenges", "freezes"}
         with database.engine.connect() as connection:  # the migrations and db.py's tables say the same
             assert compare_metadata(MigrationContext.configure(connection), METADATA) == []
     finally:

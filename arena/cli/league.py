@@ -104,6 +104,44 @@ def add_league_commands(sub: Any) -> None:
     _league_argument(p)
     add_client_arguments(p)
     p.set_defaults(func=cmd_watch)
+    add_challenge_commands(verbs)
+
+
+def add_challenge_commands(verbs: Any) -> None:
+    """``challenge``, ``challenges`` (an author's), ``freeze`` and ``finals`` (the operator's; ``finals`` without
+    arguments is anyone's status call)."""
+    p = verbs.add_parser("challenge", help="play one of your versions against another, unrated: the SPRT's verdict")
+    p.add_argument("version", type=int, help="your version's id (see arena league versions)")
+    p.add_argument("--against", type=int, required=True, metavar="VERSION",
+                   help="the opponent's version id: any bot's active version, or one of your own")
+    p.add_argument("--deal-sets", type=int, default=0, metavar="N",
+                   help="deal sets at most; the SPRT stops earlier when it decides (default: the league's "
+                        "challenges.max_deal_sets)")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_challenge)
+
+    p = verbs.add_parser("challenges", help="your challenges (every one, for the operator), or one with its verdict")
+    p.add_argument("id", type=int, nargs="?", help="one challenge's id")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_challenges)
+
+    p = verbs.add_parser("freeze", help="freeze the league for its finals (the operator): the field is each bot's "
+                                        "active version now; the ladder and the challenges stop")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_freeze)
+
+    p = verbs.add_parser("finals", help="start the frozen league's finals (the operator, with --deal-sets or "
+                                        "--tables), or show their progress and ranking")
+    p.add_argument("--deal-sets", type=int, metavar="N", help="start them: deal sets per table (default 10)")
+    p.add_argument("--tables", type=int, metavar="N", help="start them: a balanced schedule's tables, for k-player "
+                                                           "tables (default: every pair meets about once)")
+    p.add_argument("--start", action="store_true", help="start them with the defaults")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_finals)
 
 
 def _league_argument(p: argparse.ArgumentParser) -> None:
@@ -372,3 +410,80 @@ def state_name(state: int) -> str:
 
 def _when(moment: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(moment)) if moment else ""
+
+
+def cmd_challenge(args: argparse.Namespace) -> int:
+    if args.deal_sets < 0:
+        return _refused(f"--deal-sets must be 1 or more, got {args.deal_sets}")
+
+    def body(client: Any) -> int:
+        reply = client.call("Challenge", lpb.ChallengeRequest(league=args.league, version_id=args.version,
+                                                              opponent_id=args.against, deal_sets=args.deal_sets))
+        print(f"{challenge_line(reply.challenge)}; follow it with: arena league challenges {reply.challenge.id}")
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_challenges(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        if args.id is not None:
+            print(challenge_line(client.call("GetChallenge", lpb.GetChallengeRequest(id=args.id)).challenge))
+            return 0
+        found = client.call("ListChallenges", lpb.ListChallengesRequest(league=args.league)).challenges
+        for challenge in found:
+            print(challenge_line(challenge))
+        if not found:
+            print("no challenges")
+        return 0
+
+    return _run(args, body)
+
+
+def challenge_line(c: Any) -> str:
+    """One challenge: its id, who against whom, its state, and its verdict or why it failed."""
+    state = lpb.TableState.Name(c.state).removeprefix("TABLE_STATE_").lower()
+    line = (f"challenge {c.id}: {safe_name(c.version)} ({c.version_id}) vs {safe_name(c.opponent)} "
+            f"({c.opponent_id}), up to {c.deal_sets} deal sets: {state}")
+    if c.verdict:
+        line += f": {safe_name(c.verdict, 500)}"
+    if c.error:
+        line += f": {safe_name(c.error, 500)}"
+    return line
+
+
+def cmd_freeze(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("Freeze", lpb.FreezeRequest(league=args.league))
+        print(f"league {safe_name(reply.league)!r} frozen at {_when(reply.frozen_at)} UTC; its field: "
+              + ", ".join(f"{safe_name(name)} ({vid})" for name, vid in zip(reply.field, reply.field_ids)))
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_finals(args: argparse.Namespace) -> int:
+    for flag, value in (("--deal-sets", args.deal_sets), ("--tables", args.tables)):
+        if value is not None and value < 1:
+            return _refused(f"{flag} must be 1 or more, got {value}")
+    start = args.start or args.deal_sets is not None or args.tables is not None
+
+    def body(client: Any) -> int:
+        reply = client.call("Finals", lpb.FinalsRequest(league=args.league, start=start,
+                                                        deal_sets=args.deal_sets or 0, tables=args.tables or 0))
+        head = f"finals of {safe_name(reply.league)!r}: {reply.state}"
+        if reply.scheduled:
+            head += f", {reply.games} of {reply.scheduled} games recorded in {reply.folder}"
+        print(head + (f": {safe_name(reply.error, 500)}" if reply.error else ""))
+        if reply.ranking:
+            table = Table(title="ranked by the maximum-likelihood fit (Elo, 95% interval)")
+            for column in ("rank", "version", "rating", "interval", "deal sets", "cannot be told apart from"):
+                table.add_column(column, justify="right" if column in ("rating", "deal sets") else "left")
+            for row in reply.ranking:
+                table.add_row(row.rank, f"{safe_markup(row.version)} ({row.version_id})", f"{row.rating:+.0f}",
+                              f"{row.rating_low:+.0f} to {row.rating_high:+.0f}", str(row.deal_sets),
+                              ", ".join(safe_markup(name) for name in row.tied_with) or "-")
+            make_console().print(table)
+        return 0
+
+    return _run(args, body)

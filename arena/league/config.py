@@ -45,6 +45,13 @@ the key, the problem and the allowed values::
     coverage = 4                # deal sets per hour every active version should play
     placement = 3               # a new version's first deal sets, its placement
     pairing_penalty = 3.0       # rating points one recent meeting costs a pairing (OpenSkill's scale)
+
+    [challenges]                # an author's unrated test of a version against another (arena/league/challenges.py)
+    per_day = 5                 # challenges per author in any 24 hours
+    max_deal_sets = 200         # the most deal sets one challenge may ask for (its SPRT's cap)
+    concurrency = 1             # challenges played at once, beside the ladder's tables
+    elo0 = 0.0                  # the SPRT's hypotheses, as a tournament file's [sprt]
+    elo1 = 10.0
 """
 
 from __future__ import annotations
@@ -71,7 +78,7 @@ KITS = tuple(KIT_RECIPES)
 """The kits an uploaded bot may name in its ``bot.toml``: every starter kit the project ships (``bots/``) and a
 prebuilt static Linux binary."""
 TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "time", "limits", "upload",
-            "build", "authors", "ladder")
+            "build", "authors", "ladder", "challenges")
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A league's name appears in URLs, folder names and the database: a short identifier."""
 
@@ -131,6 +138,23 @@ PENALTY_BOUNDS = (0.0, 1000.0)
 
 
 @dataclass(frozen=True)
+class ChallengeSettings:
+    """What challenges may ask for: a per-author rate (each one costs bot processes and games), a cap on deal sets,
+    their own slots beside the ladder's, and the SPRT's hypotheses (Elo, as a tournament file's ``[sprt]``)."""
+
+    per_day: int = 5
+    max_deal_sets: int = 200
+    concurrency: int = 1
+    elo0: float = 0.0
+    elo1: float = 10.0
+
+
+CHALLENGE_BOUNDS = {"per_day": (1, 100_000), "max_deal_sets": (1, 10_000), "concurrency": (1, 64)}
+CHALLENGE_KEYS = (*CHALLENGE_BOUNDS, "elo0", "elo1")
+ELO_BOUNDS = (-1000.0, 1000.0)
+
+
+@dataclass(frozen=True)
 class LeagueConfig:
     """A validated league file."""
 
@@ -148,6 +172,7 @@ class LeagueConfig:
     build: BuildLimits = BuildLimits()
     authors: AuthorLimits = AuthorLimits()
     ladder: LadderSettings = LadderSettings()
+    challenges: ChallengeSettings = ChallengeSettings()
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, dict(self.options))
@@ -224,6 +249,7 @@ def _league(data: Mapping[str, Any]) -> LeagueConfig:
         build=_build(_table(data, "build", BUILD_KEYS)),
         authors=_authors(_table(data, "authors", AUTHOR_KEYS)),
         ladder=_ladder(_table(data, "ladder", LADDER_KEYS)),
+        challenges=_challenges(_table(data, "challenges", CHALLENGE_KEYS)),
     )
 
 
@@ -294,3 +320,20 @@ def _ladder(table: Mapping[str, Any]) -> LadderSettings:
         raise ConfigError(f"key 'ladder.pairing_penalty' must be a number from {low:g} to {high:g} (rating points "
                           f"a recent meeting costs a pairing), got {penalty!r}")
     return LadderSettings(**values, pairing_penalty=float(penalty))
+
+
+def _challenges(table: Mapping[str, Any]) -> ChallengeSettings:
+    defaults = ChallengeSettings()
+    values: dict[str, Any] = {key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key),
+                                            where="challenges.") for key, (low, high) in CHALLENGE_BOUNDS.items()}
+    low, high = ELO_BOUNDS
+    for key in ("elo0", "elo1"):
+        value = table.get(key, getattr(defaults, key))
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise ConfigError(f"key 'challenges.{key}' must be a number of Elo from {low:g} to {high:g} (the SPRT's "
+                              f"hypotheses, as a tournament file's [sprt]), got {value!r}")
+        values[key] = float(value)
+    if values["elo1"] <= values["elo0"]:
+        raise ConfigError(f"key 'challenges.elo1' must be greater than challenges.elo0 ({values['elo0']:g}), got "
+                          f"{values['elo1']:g}")
+    return ChallengeSettings(**values)

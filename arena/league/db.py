@@ -185,6 +185,35 @@ table_sides = sa.Table(
     sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), nullable=False, index=True),
 )
 """The version of each side of a table (a side is a seat, or a team whose seats the version all holds)."""
+challenges = sa.Table(
+    "challenges", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), nullable=True),
+    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), nullable=False),
+    sa.Column("opponent_id", sa.Integer, sa.ForeignKey("versions.id"), nullable=False),
+    sa.Column("deal_sets", sa.Integer, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("result", sa.JSON, nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
+    sa.CheckConstraint(sa.column("state").in_(TABLE_STATES), name="state"),
+    sa.Index(None, "league_id", "state"),
+    sa.Index(None, "author_id", "created_at"),
+)
+"""Challenges (arena/league/challenges.py): an author's version against a named one, unrated, queued -> playing ->
+done (``result``: the SPRT's verdict) or failed with why. ``author_id`` is None for the operator's."""
+freezes = sa.Table(
+    "freezes", METADATA,
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), primary_key=True),
+    sa.Column("frozen_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("field", sa.JSON, nullable=False),
+    sa.Column("finals", sa.JSON, nullable=True),
+)
+"""A frozen league (no more ladder tables or challenges): when, its field (the version ids active then) and its
+finals (their settings, state and ranking, once started)."""
 
 
 # --- rows as plain values -----------------------------------------------------------------------------------------
@@ -308,6 +337,34 @@ class LadderTable:
     ended_at: datetime | None
     error: str | None
     sequence: int | None
+
+
+@dataclass(frozen=True)
+class ChallengeRow:
+    """One challenge: who asked, its version against the opponent, its deal sets (the SPRT's cap), where it is."""
+
+    id: int
+    league_id: int
+    author_id: int | None
+    version_id: int
+    opponent_id: int
+    deal_sets: int
+    state: str
+    result: Any
+    error: str | None
+    created_at: datetime
+    started_at: datetime | None
+    ended_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Freeze:
+    """A league's freeze: when, its field (version ids), and its finals' JSON (None before they start)."""
+
+    league_id: int
+    frozen_at: datetime
+    field: tuple[int, ...]
+    finals: Any
 
 
 RateSides = Callable[[Sequence["Rating | None"]], Sequence[tuple[float, float]]]
@@ -885,6 +942,92 @@ class Database:
         row = connection.execute(sa.select(ratings).where(ratings.c.version_id == version_id,
                                                           ratings.c.system == system)).one_or_none()
         return None if row is None else Rating(row.version_id, row.system, row.mu, row.sigma, row.games)
+
+
+    # challenges
+
+    def add_challenge(self, league_id: int, author_id: int | None, version_id: int, opponent_id: int,
+                      deal_sets: int) -> ChallengeRow:
+        with self.engine.begin() as connection:
+            challenge_id = connection.execute(sa.insert(challenges).values(
+                league_id=league_id, author_id=author_id, version_id=version_id, opponent_id=opponent_id,
+                deal_sets=deal_sets, state=QUEUED, created_at=utc_now()).returning(challenges.c.id)).scalar_one()
+        return self.challenge(challenge_id)
+
+    def challenge(self, challenge_id: int) -> ChallengeRow:
+        found = self._challenges_where(challenges.c.id == challenge_id)
+        if not found:
+            raise NotFound(f"no challenge number {challenge_id}")
+        return found[0]
+
+    def challenges_of(self, league_id: int, author_id: int | None = None,
+                      states: Sequence[str] = TABLE_STATES) -> list[ChallengeRow]:
+        """The league's challenges in these states (an author's only, when given), oldest first."""
+        where = [challenges.c.league_id == league_id, challenges.c.state.in_(states)]
+        if author_id is not None:
+            where.append(challenges.c.author_id == author_id)
+        return self._challenges_where(*where)
+
+    def challenges_since(self, author_id: int, league_id: int, since: datetime) -> int:
+        """The challenges an author asked for in the league since ``since`` (its rate limit counts them)."""
+        query = (sa.select(sa.func.count()).select_from(challenges)
+                 .where(challenges.c.author_id == author_id, challenges.c.league_id == league_id,
+                        challenges.c.created_at >= since))
+        with self.engine.connect() as connection:
+            return connection.execute(query).scalar_one()
+
+    def start_challenge(self, challenge_id: int) -> ChallengeRow:
+        """A queued challenge is being played (a playing one found at a restart keeps its start)."""
+        return self._update_challenge(challenge_id, (QUEUED,), state=PLAYING, started_at=utc_now())
+
+    def end_challenge(self, challenge_id: int, result: Any, error: str | None = None) -> ChallengeRow:
+        """An unfinished challenge ends: done with its result, or failed with why (``error``); an ended one stays
+        as it is (a result is written once)."""
+        return self._update_challenge(challenge_id, UNFINISHED, state=DONE if error is None else TABLE_FAILED,
+                                      result=result, error=error, ended_at=utc_now())
+
+    def _update_challenge(self, challenge_id: int, states: Sequence[str], **values: Any) -> ChallengeRow:
+        with self.engine.begin() as connection:
+            connection.execute(sa.update(challenges).where(challenges.c.id == challenge_id,
+                                                           challenges.c.state.in_(states)).values(**values))
+        return self.challenge(challenge_id)
+
+    def _challenges_where(self, *where: Any) -> list[ChallengeRow]:
+        with self.engine.connect() as connection:
+            rows = connection.execute(sa.select(challenges).where(*where).order_by(challenges.c.id)).all()
+        return [ChallengeRow(row.id, row.league_id, row.author_id, row.version_id, row.opponent_id, row.deal_sets,
+                             row.state, row.result, row.error, _utc(row.created_at), _utc(row.started_at),
+                             _utc(row.ended_at)) for row in rows]
+
+    # the freeze and the finals
+
+    def freeze(self, league_id: int, field: Sequence[int]) -> Freeze:
+        """Freeze the league with this field; a league frozen already is refused (its field does not change)."""
+        with self.engine.begin() as connection:
+            if connection.execute(sa.select(freezes.c.league_id).where(freezes.c.league_id == league_id)).first():
+                raise StateError("the league is frozen already (its field cannot change)")
+            connection.execute(sa.insert(freezes).values(league_id=league_id, frozen_at=utc_now(),
+                                                         field=list(field)))
+        frozen = self.frozen(league_id)
+        assert frozen is not None
+        return frozen
+
+    def frozen(self, league_id: int) -> Freeze | None:
+        """The league's freeze, or None while it is not frozen."""
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(freezes).where(freezes.c.league_id == league_id)).one_or_none()
+        return None if row is None else Freeze(row.league_id, _utc(row.frozen_at), tuple(row.field), row.finals)
+
+    def set_finals(self, league_id: int, finals: Any) -> Freeze:
+        """The frozen league's finals as they are now (their settings, state and, once done, ranking)."""
+        with self.engine.begin() as connection:
+            done = connection.execute(sa.update(freezes).where(freezes.c.league_id == league_id)
+                                      .values(finals=finals)).rowcount
+        if not done:
+            raise StateError("the league is not frozen: freeze it first (arena league freeze)")
+        frozen = self.frozen(league_id)
+        assert frozen is not None
+        return frozen
 
 
 def active_version(versions: Sequence[Version]) -> Version | None:

@@ -27,20 +27,19 @@ from __future__ import annotations
 from collections import Counter, deque
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import trio
 
 from ..records.run_folder import RunFolder
 from ..tournament.likelihood import fit
 from ..tournament.runner import EntrantsCannotPlay, RunError, run_tournament
-from .db import ONLINE, UNFINISHED, AsyncDatabase, Database, LadderTable, Rating, Version, utc_now
+from .db import ONLINE, UNFINISHED, Database, LadderTable, Rating, Version, utc_now
 from .errors import LeagueError
 from .leaderboard import Fitter, Leaderboard, places_of_table
 from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
-from .pipeline import Served
 from .rating import MODEL, deal_set_totals, rate_deal_set
-from .table_run import RECORD, BotOf, entrant_name, named, results, rotations, table_file, table_spec
+from .table_run import RECORD, BotOf, LeagueRuns, entrant_name, named, results, rotations, table_file, table_spec
 
 RECENT = timedelta(hours=1)
 """The matchmaker's recent window: coverage is deal sets per hour."""
@@ -48,10 +47,12 @@ IDLE_S = 5.0
 """How often an idle ladder looks again (a version became ready, or was retired or reinstated)."""
 HISTORY = 256
 """Ended tables a watcher can catch up on (one that falls further behind skips to the newest)."""
+FROZEN = "the league is frozen for its finals: the ladder chooses no more tables"
 
 
-class Ladder:
-    """One league's ladder on the trio loop: :meth:`run` until cancelled."""
+class Ladder(LeagueRuns):
+    """One league's ladder on the trio loop: :meth:`run` until cancelled. Its tables go in ``tables/`` of the
+    league's folder."""
 
     def __init__(self, database: AsyncDatabase, served: Served, folder: Path, bot_of: BotOf, log: Any, *,
                  backend: Any = None, limiter: trio.CapacityLimiter | None = None,
@@ -59,15 +60,7 @@ class Ladder:
         """``folder``: the league's own folder (its tables go in ``tables/``). ``backend``, ``limiter`` and
         ``protected`` are the runner's (a Ray backend, the server's games-at-once limit, paths no bot may see);
         ``fitter`` the leaderboard's fit."""
-        self.database = database
-        self.served = served
-        self.config = served.config
-        self.folder = folder
-        self.bot_of = bot_of
-        self.log = log
-        self.backend = backend
-        self.limiter = limiter
-        self.protected = tuple(protected)
+        super().__init__(database, served, folder, bot_of, log, backend=backend, limiter=limiter, protected=protected)
         self.playing: dict[int, LadderTable] = {}
         self.leaderboard = Leaderboard(log, fitter)
         """The maximum-likelihood board: rebuilt from the database at the start, refitted as tables are rated."""
@@ -105,7 +98,9 @@ class Ladder:
             while True:
                 self._wake = trio.Event()
                 free = self.config.ladder.concurrency - len(self.playing)
-                if free > 0:
+                if free > 0 and await self.database.run(Database.frozen, league_id) is not None:
+                    self.note = FROZEN
+                elif free > 0:
                     plan = await self.plan(free)
                     self.note = plan.note
                     if plan.tables:

@@ -36,9 +36,12 @@ from .authors import (
     retire_version, revoke,
 )
 from .config import LeagueConfig
-from .db import (DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, Database, LadderTable,
+from .db import (DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, ChallengeRow, Database,
+                 LadderTable,
                  Version, active_version, versions_to_delete)
-from .ladder import RECORD, Ladder
+from .ladder import FROZEN, RECORD, Ladder
+from .challenges import Challenges, request_challenge, version_name
+from .finals import Finals, freeze_league, games_recorded
 from .leaderboard import SYSTEM, BoardEntry
 from .rating import deal_set_totals
 from .table_run import entrant_name
@@ -81,9 +84,14 @@ class LeagueCore:
     """The league's calls on the trio thread: each takes the caller's token first."""
 
     def __init__(self, database: AsyncDatabase, authenticator: Authenticator, store: Store,
-                 leagues: dict[str, Served], pipeline: Pipeline, ladders: Mapping[str, Ladder] = {}) -> None:
-        """``ladders``: each league's ladder, by name (the standings, queue and watch calls read them)."""
+                 leagues: dict[str, Served], pipeline: Pipeline, ladders: Mapping[str, Ladder] = {},
+                 challenges: Mapping[str, Challenges] = {}, finals: Mapping[str, Finals] = {}) -> None:
+        """``ladders``: each league's ladder, by name (the standings, queue and watch calls read them);
+        ``challenges``: each league's challenge slots, woken when one is asked for; ``finals``: each league's
+        finals."""
         self.ladders = dict(ladders)
+        self.finals_of = dict(finals)
+        self.challenges = dict(challenges)
         self.database = database
         self.authenticator = authenticator
         self.store = store
@@ -262,6 +270,8 @@ class LeagueCore:
                                     version_ids=[int(v) for v in t.versions], reason=t.reason,
                                     state=lpb.TABLE_STATE_QUEUED) for t in plan.tables]
         note = ladder.note if len(playing) < ladder.config.ladder.concurrency else plan.note
+        if await self.database.run(Database.frozen, league_id) is not None:  # nothing comes next
+            proposed, note = [], FROZEN
         return lpb.GetLadderQueueResponse(league=ladder.config.name, concurrency=ladder.config.ladder.concurrency,
                                           playing=[await self._table(t) for t in playing], next=proposed,
                                           recent=[await self._table(t) for t in recent], note=note)
@@ -288,6 +298,94 @@ class LeagueCore:
             messages.append(lpb.WatchLadderResponse(table=await self._table(table), ratings=rows,
                                                     deal_sets_fitted=ladder.leaderboard.fitted_results))
         return ladder.serial, messages
+
+    # challenges: an author's own; every one for the operator
+
+    async def challenge(self, token: str | None, league: str, version_id: int, opponent_id: int,
+                        deal_sets: int) -> lpb.ChallengeResponse:
+        caller = await self.caller(token)
+        served = self.league(league)
+        row = await self.database.run(request_challenge, caller, served.league_id, served.config, version_id,
+                                      opponent_id, deal_sets)
+        if served.config.name in self.challenges:
+            self.challenges[served.config.name].wake()
+        return lpb.ChallengeResponse(challenge=await self._challenge(served, row))
+
+    async def list_challenges(self, token: str | None, league: str) -> lpb.ListChallengesResponse:
+        caller = await self.caller(token)
+        served = self.league(league)
+        rows = await self.database.run(Database.challenges_of, served.league_id,
+                                       None if caller.author is None else caller.author.id)
+        return lpb.ListChallengesResponse(challenges=[await self._challenge(served, row) for row in rows])
+
+    async def get_challenge(self, token: str | None, challenge_id: int) -> lpb.GetChallengeResponse:
+        caller = await self.caller(token)
+        row = await self.database.run(Database.challenge, challenge_id)
+        if caller.author is not None and row.author_id != caller.author.id:
+            raise PermissionDenied(f"{caller.describe()} may not read challenge {challenge_id}: it is another "
+                                   f"author's")
+        served = next((s for s in self.leagues.values() if s.league_id == row.league_id), None)
+        if served is None:
+            raise NotFound(f"challenge {challenge_id} is of no league this server runs")
+        return lpb.GetChallengeResponse(challenge=await self._challenge(served, row))
+
+    async def _challenge(self, served: Served, row: ChallengeRow) -> lpb.LeagueChallenge:
+        names = [await version_name(self.database, served.league_id, await self.database.run(Database.version, v))
+                 for v in (row.version_id, row.opponent_id)]
+        author = "" if row.author_id is None else (await self.database.run(Database.author_by_id, row.author_id)).name
+        message = lpb.LeagueChallenge(
+            id=row.id, league=served.config.name, author=author, version_id=row.version_id, version=names[0],
+            opponent_id=row.opponent_id, opponent=names[1], deal_sets=row.deal_sets,
+            state=TABLE_STATE_VALUES[row.state], error=row.error or "", created_at=_seconds(row.created_at),
+            started_at=_seconds(row.started_at), ended_at=_seconds(row.ended_at))
+        if row.result:
+            sprt = row.result["sprt"]
+            estimate = sprt.get("estimate") or {}
+            interval = estimate.get("elo_interval") or (0.0, 0.0)
+            message.verdict = row.result["verdict"]
+            message.sprt_state = str(sprt["state"])
+            message.elo = estimate.get("elo") or 0.0
+            message.elo_low, message.elo_high = interval
+            message.units = int(sprt["units"])
+        return message
+
+    # the freeze and the finals: the operator's to start, anyone's to read
+
+    async def freeze(self, token: str | None, league: str) -> lpb.FreezeResponse:
+        caller = await self.caller(token)
+        served = self.league(league)
+        frozen = await self.database.run(freeze_league, caller, served.league_id)
+        if served.config.name in self.ladders:  # it stops choosing tables now, not at its next idle look
+            self.ladders[served.config.name].wake()
+        names = [await self._entrant(v) for v in frozen.field]
+        return lpb.FreezeResponse(league=served.config.name, frozen_at=frozen.frozen_at.timestamp(), field=names,
+                                  field_ids=list(frozen.field))
+
+    async def finals(self, token: str | None, league: str, start: bool, deal_sets: int,
+                     tables: int) -> lpb.FinalsResponse:
+        caller = await self.caller(token)
+        served = self.league(league)
+        if start:
+            try:
+                runner = self.finals_of[served.config.name]
+            except KeyError:
+                raise NotFound(f"league {served.config.name!r} has no finals on this server") from None
+            await runner.begin(caller, deal_sets, tables)
+        frozen = await self.database.run(Database.frozen, served.league_id)
+        if frozen is None:
+            return lpb.FinalsResponse(league=served.config.name, state="not frozen")
+        if frozen.finals is None:
+            return lpb.FinalsResponse(league=served.config.name, state="frozen")
+        finals = frozen.finals
+        folder = self.finals_of[served.config.name].run_folder if served.config.name in self.finals_of else None
+        games = await trio.to_thread.run_sync(games_recorded, folder) if folder is not None else 0
+        ranking = [lpb.FinalsRank(rank=row["rank"], version=row["version"], version_id=row["version_id"],
+                                  rating=row["rating"], rating_low=row["low"], rating_high=row["high"],
+                                  deal_sets=row["deal_sets"], tied_with=row["tied_with"])
+                   for row in finals.get("ranking", ())]
+        return lpb.FinalsResponse(league=served.config.name, state=finals["state"], folder=str(folder or ""),
+                                  games=games, scheduled=finals["scheduled"], ranking=ranking,
+                                  error=finals.get("error", ""))
 
     async def _entrant(self, version_id: int) -> str:
         version = await self.database.run(Database.version, version_id)
@@ -472,6 +570,28 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @_handled
     def GetLadderQueue(self, request: lpb.GetLadderQueueRequest, context: grpc.ServicerContext) -> Any:
         return self._trio(self.core.ladder_queue, token_of(context), request.league)
+
+    @_handled
+    def Challenge(self, request: lpb.ChallengeRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.challenge, token_of(context), request.league, request.version_id,
+                          request.opponent_id, request.deal_sets)
+
+    @_handled
+    def ListChallenges(self, request: lpb.ListChallengesRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.list_challenges, token_of(context), request.league)
+
+    @_handled
+    def GetChallenge(self, request: lpb.GetChallengeRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.get_challenge, token_of(context), request.id)
+
+    @_handled
+    def Freeze(self, request: lpb.FreezeRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.freeze, token_of(context), request.league)
+
+    @_handled
+    def Finals(self, request: lpb.FinalsRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.finals, token_of(context), request.league, request.start, request.deal_sets,
+                          request.tables)
 
     def WatchLadder(self, request: lpb.WatchLadderRequest, context: grpc.ServicerContext) -> Iterator:
         """Each table that ends from now on, while the client listens (refusals as the other calls': the first

@@ -27,12 +27,33 @@ from ..records.store import ReadReport, iter_records
 from ..sandbox import LIMIT_KEYS
 from ..tournament.spec import TournamentSpec, spec_from_dict
 from .config import LeagueConfig
-from .db import LadderTable, Seat, Version
+from .db import AsyncDatabase, LadderTable, Seat, Version
 from .errors import LeagueError
 from .rating import seats_of
 
 BotOf = Callable[[Version], BotSpec]
 """How a ready version's bot is started (its command, folder and protocol); raises LeagueError when it cannot be."""
+
+
+class LeagueRuns:
+    """What every part of a league that plays ordinary tournament runs needs (the ladder, the challenges, the
+    finals): the database, the league served, its own folder, how a version's bot starts, the log, and the runner's
+    ``backend`` (a Ray backend), ``limiter`` (the server's games-at-once limit) and ``protected`` paths (no bot may
+    see them)."""
+
+    def __init__(self, database: AsyncDatabase, served: Any, folder: Path, bot_of: BotOf, log: Any, *,
+                 backend: Any = None, limiter: Any = None, protected: Sequence[Path] = ()) -> None:
+        self.database = database
+        self.served = served
+        self.config: LeagueConfig = served.config
+        self.folder = folder
+        self.bot_of = bot_of
+        self.log = log
+        self.backend = backend
+        self.limiter = limiter
+        self.protected = tuple(protected)
+
+
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms", "grace_ms")
 RECORD = "tables/{id}/games.jsonl"
 """A table's record file, relative to the league's folder, as the games' index names it."""
@@ -52,14 +73,26 @@ def rotations(config: LeagueConfig) -> int:
 def table_file(config: LeagueConfig, table: LadderTable, bots: Sequence[BotSpec], folder: Path) -> str:
     """The table as a tournament file: the league's game, time and limits, one deal set (every rotation with
     duplicate deals; without, as many single games as there are rotations), the bots in side order."""
+    return league_tournament_file(config, f"{config.name} table {table.id}", bots, folder, deal_sets=1)
+
+
+def league_tournament_file(config: LeagueConfig, name: str, bots: Sequence[BotSpec], folder: Path, *,
+                           deal_sets: int, top: Sequence[str] = (), tables: Mapping[str, Mapping[str, Any]] = {}
+                           ) -> str:
+    """A tournament of the league's game, time and limits over ``bots`` (in side order): ``deal_sets`` per pairing
+    (every rotation each with duplicate deals; without, as many single games as rotations), run in ``folder``.
+    ``top``: more top-level lines (``format = ...``); ``tables``: more tables (``[sprt]``), key to value. What the
+    ladder's tables, the challenges and the finals all are."""
     games = rotations(config)
-    lines = [f"name = {_string(f'{config.name} table {table.id}')}", f"variant = {_string(config.variant)}",
-             f"players = {config.players}", f"games = {1 if config.duplicate else games}",
+    lines = [f"name = {_string(name)}", f"variant = {_string(config.variant)}",
+             f"players = {config.players}", f"games = {deal_sets if config.duplicate else deal_sets * games}",
              f"duplicate = {_toml(config.duplicate)}", f"concurrency = {games}",
-             f"output = {_string(str(folder))}", "sandbox = true", "", "[options]"]
+             f"output = {_string(str(folder))}", "sandbox = true", *top, "", "[options]"]
     lines += [f"{key} = {_toml(value)}" for key, value in sorted(config.options.items())]
     lines += ["", "[time]"] + [f"{key} = {getattr(config.time, key)}" for key in TIME_KEYS]
     lines += ["", "[limits]"] + [f"{key} = {_toml(getattr(config.limits, key))}" for key in LIMIT_KEYS]
+    for title, values in tables.items():
+        lines += ["", f"[{title}]"] + [f"{key} = {_toml(value)}" for key, value in values.items()]
     for bot in bots:
         lines += ["", "[[bots]]", f"name = {_string(bot.name)}", f"command = {_toml(list(bot.command))}",
                   f"protocol = {_string(bot.protocol)}", f"transport = {_string(bot.transport)}"]

@@ -409,6 +409,10 @@ async def serve(config: ServeConfig) -> None:
                     await nursery.start(league.pipeline.run)
                     for ladder in league.ladders.values():
                         await nursery.start(ladder.run)
+                    for challenges in league.challenges.values():
+                        await nursery.start(challenges.run)
+                    for finals in league.finals.values():
+                        await nursery.start(finals.run)
                 server.start()
                 tls = "TLS" if config.credentials is not None else "plain text"
                 auth = "token required" if config.token else "no token"
@@ -447,6 +451,10 @@ class OpenLeague:
     pipeline: Any
     ladders: dict[str, Any]
     """Each league's ladder (arena/league/ladder.py), by league name."""
+    challenges: dict[str, Any]
+    """Each league's challenge slots (arena/league/challenges.py), by league name."""
+    finals: dict[str, Any]
+    """Each league's finals (arena/league/finals.py), by league name."""
 
 
 async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.CapacityLimiter) -> OpenLeague:
@@ -458,6 +466,8 @@ async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.Capacit
     from ..league.errors import LeagueError
     from ..league.build import KitCache
     from ..league.ladder import Ladder
+    from ..league.challenges import Challenges
+    from ..league.finals import Finals
     from ..league.pipeline import BuiltBots, Pipeline, SandboxedBuilder, Served, kit_cache_problem
     from ..league.service import LeagueCore, LeagueServicer
     from ..league.store import Store
@@ -476,13 +486,17 @@ async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.Capacit
     cache = KitCache(config.kit_cache or Path())
     builder = SandboxedBuilder(cache, config.protected)
     protected = ladder_protected(config)
-    ladders = {name: Ladder(database, league, folder / "leagues" / name, BuiltBots(folder / "versions",
-                                                                                  league.config.limits),
-                            log, backend=config.backend, limiter=limiter, protected=protected)
-               for name, league in served.items()}
+
+    def made(kind: Any) -> dict[str, Any]:  # each league's ladder, challenges or finals: the same runner's parts
+        return {name: kind(database, league, folder / "leagues" / name,
+                           BuiltBots(folder / "versions", league.config.limits), log, backend=config.backend,
+                           limiter=limiter, protected=protected) for name, league in served.items()}
+
+    ladders, challenges, finals = made(Ladder), made(Challenges), made(Finals)
     pipeline = Pipeline(database, store, served, folder / "versions", builder, log,
                         on_ready=lambda: [ladder.wake() for ladder in ladders.values()] and None)
-    core = LeagueCore(database, Authenticator(database.database, config.token), store, served, pipeline, ladders)
+    core = LeagueCore(database, Authenticator(database.database, config.token), store, served, pipeline, ladders,
+                      challenges, finals)
     servicer = LeagueServicer(core, trio.lowlevel.current_trio_token(), store.tmp)
     log.info("leagues", leagues=", ".join(sorted(served)), database=shown_url(config.database or ""),
              kit_cache=str(cache.root))
@@ -491,7 +505,7 @@ async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.Capacit
         if problem is not None:  # its uploads are refused, with the problem, until the operator prepares it
             log.warning("league_kit_not_prepared", kit=kit, cache=str(cache.of(kit)),
                         run=f"arena league prepare-kits --cache {cache.of(kit).parent} --kits {kit}")
-    return OpenLeague(database, servicer, pipeline, ladders)
+    return OpenLeague(database, servicer, pipeline, ladders, challenges, finals)
 
 
 def ladder_protected(config: ServeConfig) -> tuple[Path, ...]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -27,14 +28,16 @@ from support.waiting import wait_for
 
 PIPELINE_S = 240
 """Generous: a check starts the bot in its sandbox and plays two matches, on a busy 2-core machine."""
-LEAGUE = """name = "test"
+GAME = """name = "test"
 variant = "block"
 [options]
 target = 1
 [time]
 move_ms = 2000
 startup_ms = 30000
-[authors]
+"""
+"""The test league's game: Block to 1 point, generous time for a busy machine (a league file's first lines)."""
+LEAGUE = GAME + """[authors]
 uploads_per_day = 2
 """
 MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
@@ -116,6 +119,14 @@ def start_league(data: Path, operator: Path, league_file: Path, database: str | 
         kit_cache.mkdir(exist_ok=True)
     return Server(data, "--token-file", str(operator), "--league", str(league_file), "--kit-cache", str(kit_cache),
                   *(("--database", database) if database else ()))
+
+
+def league_in(root: Path, league_text: str) -> League:
+    """A server of the league file ``league_text`` in ``root`` (SQLite in its data folder), with a new operator
+    token and no authors yet."""
+    operator = private_file(root / "operator.token", secrets.token_urlsafe(32))
+    (root / "league.toml").write_text(league_text)
+    return League(start_league(root / "data", operator, root / "league.toml", None), root, operator, {})
 
 
 def database_of(request: pytest.FixtureRequest) -> str | None:

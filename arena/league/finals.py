@@ -1,0 +1,190 @@
+"""The freeze and the finals: the operator freezes a league at its deadline, then plays a final tournament over the
+frozen field and ranks it by the maximum-likelihood fit.
+
+- **Freeze** (:func:`freeze_league`): the moment and the field, each bot's active version then, go into the
+  database (``freezes``); from then on the ladder chooses no table and no challenge starts (the ones being played
+  finish), and no challenge is taken. A freeze is once: the field never changes.
+- **Finals** (:class:`Finals`): an ordinary tournament run in its own folder, ``<league folder>/finals/``, over the
+  field: the league's game, time and limits, a fresh seed committed before the first game and revealed at the end
+  (the runner's, as every run: ``arena replay FOLDER --verify`` checks the records against it), duplicate deals, and
+  ``deal_sets`` deal sets per table: a round robin for two sides (every pair meets), a **balanced schedule** of
+  ``tables`` tables for k-player tables (default: enough tables that every pair meets about once, at least one per
+  version; :func:`default_tables`). A server stopped mid-finals resumes the run at its next start.
+- **Ranking** (:func:`finals_ranking`): each deal set's places (its entrants by their match points over its
+  rotations, equal points tied) go into :class:`~arena.tournament.likelihood.Tally`; the fit
+  (:func:`~arena.tournament.likelihood.fit`, Bradley–Terry for two sides, Plackett–Luce for more) and its
+  :func:`~arena.tournament.likelihood.leaderboard` give each version's rating, 95% interval, rank range and the
+  versions it cannot be told apart from: a tie is declared exactly where the intervals say so.
+
+The finals' state lives in the freeze's ``finals`` JSON: ``{"state": "playing" | "done" | "failed", "deal_sets",
+"tables", "scheduled", "started_at", ...}``, with ``ranking`` once done and ``error`` once failed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Mapping
+
+import trio
+
+from ..records.run_folder import RunFolder
+from ..records.store import ReadReport, iter_records
+from ..tournament.likelihood import Tally, fit, leaderboard, places_of_points
+from ..tournament.runner import EntrantsCannotPlay, RunError, run_tournament
+from ..tournament.spec import SpecError, TournamentSpec
+from .authors import Caller, require_operator
+from .config import LeagueConfig
+from .db import Database, Freeze, utc_now
+from .errors import LeagueError, StateError
+from .rating import seats_of
+from .table_run import LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
+
+PLAYING, DONE, FAILED = "playing", "done", "failed"
+DEAL_SETS = 10
+"""Deal sets per table when the operator does not say."""
+MAX_DEAL_SETS = 10_000
+IDLE_S = 5.0
+"""How often the finals' task looks whether the operator started them."""
+
+
+def freeze_league(database: Database, caller: Caller, league_id: int) -> Freeze:
+    """The operator's freeze: the field is each bot's active version now (refused once frozen, or with no field)."""
+    require_operator(caller, "freeze a league")
+    field = [version.id for _bot, version in database.active_versions(league_id)]
+    if not field:
+        raise StateError("the league has no active version: there is no field to freeze")
+    return database.freeze(league_id, field)
+
+
+def default_tables(field: int, sides: int) -> int:
+    """A balanced schedule's tables when the operator gives none: every pair meets about once (a table holds
+    sides·(sides−1)/2 of the field's field·(field−1)/2 pairs), and at least one table per version."""
+    return max(field, math.ceil(field * (field - 1) / (sides * (sides - 1))))
+
+
+def schedule_lines(config: LeagueConfig, field: int, tables: int) -> list[str]:
+    """The tournament file's schedule: a round robin for two sides, a balanced schedule for more."""
+    sides = rotations(config)
+    if field < sides:
+        raise LeagueError(f"the field has {field} versions and a table seats {sides}: no finals can be played")
+    if sides == 2:
+        if tables:
+            raise LeagueError("the finals of two sides are a round robin (every pair meets): --tables is for "
+                              "k-player tables")
+        return []
+    return ['format = "balanced"', f"tables = {tables or default_tables(field, sides)}"]
+
+
+def finals_ranking(folder: Path, version_of: Mapping[str, int], group_size: int) -> list[dict[str, Any]]:
+    """The finals' ranking from their records: one result per complete deal set (its places by match points), the
+    maximum-likelihood fit over them, its leaderboard rows (best first) as JSON."""
+    deal_sets: dict[str, list[Any]] = defaultdict(list)
+    for record in iter_records(RunFolder(folder).records, ReadReport()):
+        deal_sets[str(record.get("dealKey", record.get("index")))].append(seats_of(record, version_of))
+    tally = Tally()
+    names = {version_id: name for name, version_id in version_of.items()}
+    for name in version_of:
+        tally.entrant(name)
+    for games in deal_sets.values():
+        if len(games) != group_size:
+            continue  # an incomplete deal set (a run cut short): not a result
+        points: dict[str, float] = dict.fromkeys(version_of, 0.0)
+        held: set[str] = set()
+        for seats in games:
+            by_version: dict[int, list[float]] = defaultdict(list)
+            for seat in seats:
+                by_version[seat.version_id].append(seat.points)
+            for version_id, values in by_version.items():
+                points[names[version_id]] += sum(values) / len(values)
+                held.add(names[version_id])
+        tally.add(places_of_points({name: points[name] for name in held}))
+    rows = leaderboard(fit(tally.evidence()))
+    return [{"rank": row.rank, "best": row.best, "worst": row.worst, "version": row.entrant,
+             "version_id": version_of[row.entrant], "rating": row.elo, "low": row.low, "high": row.high,
+             "deal_sets": row.deal_sets, "tied_with": list(row.tied_with)} for row in rows]
+
+
+def games_recorded(folder: Path) -> int:
+    """The finals' games recorded so far (0 before the run wrote any)."""
+    path = RunFolder(folder).records
+    if not path.exists():
+        return 0
+    return sum(1 for _ in iter_records(path, ReadReport()))
+
+
+class Finals(LeagueRuns):
+    """One league's finals on the trio loop: :meth:`run` until cancelled; :meth:`begin` when the operator starts
+    them. They run in ``finals/`` of the league's folder (:attr:`run_folder`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.run_folder = self.folder / "finals"
+        self._wake = trio.Event()
+
+    async def begin(self, caller: Caller, deal_sets: int, tables: int) -> Freeze:
+        """The operator starts the finals: checked (frozen, not started, a tournament file the runner accepts),
+        recorded as playing, and the finals' task woken."""
+        require_operator(caller, "start the finals")
+        frozen = await self.database.run(Database.frozen, self.served.league_id)
+        if frozen is None:
+            raise StateError("the league is not frozen: freeze it first (arena league freeze)")
+        if frozen.finals is not None:
+            raise StateError(f"the finals were started already ({frozen.finals['state']}): see arena league finals")
+        deal_sets = deal_sets or DEAL_SETS
+        if not 1 <= deal_sets <= MAX_DEAL_SETS:
+            raise LeagueError(f"the finals play 1 to {MAX_DEAL_SETS} deal sets per table, got {deal_sets}")
+        spec, _text, _names = await self.tournament(frozen, deal_sets, tables)
+        finals = {"state": PLAYING, "deal_sets": deal_sets, "tables": tables,
+                  "scheduled": spec.schedule().total(), "started_at": utc_now().timestamp()}
+        frozen = await self.database.run(Database.set_finals, self.served.league_id, finals)
+        self.log.info("finals_started", league=self.config.name, deal_sets=deal_sets, games=finals["scheduled"])
+        self._wake.set()
+        return frozen
+
+    async def tournament(self, frozen: Freeze, deal_sets: int, tables: int
+                         ) -> tuple[TournamentSpec, str, dict[str, int]]:
+        """The finals' tournament file over the field, its spec, and each entrant's version by name."""
+        versions = [await self.database.run(Database.version, v) for v in frozen.field]
+        bot_names = {bot.id: bot.name for bot in await self.database.run(Database.bots, self.served.league_id)}
+        names = [entrant_name(bot_names[v.bot_id], v) for v in versions]
+        bots = [named(self.bot_of(version), name) for version, name in zip(versions, names)]
+        text = league_tournament_file(self.config, f"{self.config.name} finals", bots, self.run_folder,
+                                      deal_sets=deal_sets, top=schedule_lines(self.config, len(versions), tables))
+        try:
+            spec = table_spec(text)
+        except SpecError as error:
+            raise LeagueError(f"the finals cannot be played: {error}") from None
+        return spec, text, dict(zip(names, frozen.field))
+
+    async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Wait for the finals to be started (or find them playing after a restart), play them, rank them."""
+        task_status.started()
+        while True:
+            self._wake = trio.Event()
+            frozen = await self.database.run(Database.frozen, self.served.league_id)
+            if frozen is not None and frozen.finals is not None and frozen.finals["state"] == PLAYING:
+                await self.play(frozen)
+                continue
+            with trio.move_on_after(IDLE_S):
+                await self._wake.wait()
+
+    async def play(self, frozen: Freeze) -> None:
+        """Play (or resume) the finals' run, then write their ranking, or why they failed."""
+        finals = dict(frozen.finals)
+        try:
+            spec, text, version_of = await self.tournament(frozen, finals["deal_sets"], finals["tables"])
+            if not RunFolder(self.run_folder).is_finished():
+                self.run_folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                await run_tournament(spec, text, self.run_folder, resume=RunFolder(self.run_folder).keeps_secret(),
+                                     limiter=self.limiter, protected=self.protected, backend=self.backend)
+            group = rotations(self.config) if self.config.duplicate else 1
+            ranking = await trio.to_thread.run_sync(finals_ranking, self.run_folder, version_of, group)
+            finals.update(state=DONE, ranking=ranking, ended_at=utc_now().timestamp())
+        except EntrantsCannotPlay as error:
+            finals.update(state=FAILED, error="; ".join(f"{n} cannot play: {why}" for n, why in error.problems))
+        except (LeagueError, RunError, OSError) as error:
+            finals.update(state=FAILED, error=str(error))
+        await self.database.run(Database.set_finals, self.served.league_id, finals)
+        self.log.info("finals_ended", league=self.config.name, state=finals["state"], error=finals.get("error", ""))

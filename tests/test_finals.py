@@ -1,0 +1,126 @@
+"""The freeze and the finals inside a real ``arena serve --league``: three ready versions (the Python kit's random,
+greedy and search examples, real bot processes in their sandbox), frozen by the operator, then a round robin with a
+fresh committed seed, ranked by the maximum-likelihood fit; its folder verifies against the revealed seed. The
+ladder and the challenges stop at the freeze; an author may neither freeze nor start the finals."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.league.db import open_database, sqlite_url
+from arena.league.finals import default_tables, finals_ranking
+from arena.protocol import league_pb2 as lpb
+from support.league import GAME, League, bearer, bot_folder, league_in
+from support.paths import ROOT
+from support.waiting import wait_for
+
+FINALS_S = 900
+"""Generous: 24 games of three sandboxed bots, after the ladder's tables in flight end, on a busy 2-core machine."""
+LEAGUE = GAME + """[ladder]
+concurrency = 1
+placement = 1
+"""
+EXAMPLES = ROOT / "bots" / "python"
+FIELD = {"rand": "random_bot.py", "greedy": "greedy_bot.py", "search": "search_bot.py"}
+
+
+def start(root: Path) -> League:
+    return league_in(root, LEAGUE)
+
+
+def one_line(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 1 and done.stdout == "", done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    return lines[0]
+
+
+def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_path: Path) -> None:
+    league = start(tmp_path)
+    try:
+        league.add_author("ann")
+        ids = {}
+        for bot, example in FIELD.items():
+            league.upload("ann", bot_folder(league.root / bot, EXAMPLES / example), bot)
+        for bot in FIELD:
+            version = league.settled(league.token("ann"), bot)
+            assert version.state == lpb.VERSION_STATE_READY, version.reason
+            ids[bot] = version.id
+        operator = league.operator
+
+        assert "may not freeze a league: only the operator may" in one_line(
+            league.league("freeze", token=league.tokens["ann"]))
+        assert one_line(league.league("finals", "--deal-sets", "4", token=operator)) == (
+            "error: failed precondition: the league is not frozen: freeze it first (arena league freeze)")
+        frozen = league.league("freeze", token=operator)
+        assert frozen.returncode == 0, frozen.stderr
+        assert "league 'test' frozen at " in frozen.stdout
+        for bot, version_id in ids.items():
+            assert f"{bot}-v1 ({version_id})" in frozen.stdout
+        assert "frozen already" in one_line(league.league("freeze", token=operator))
+        assert "is frozen for its finals: it takes no more challenges" in one_line(league.league(
+            "challenge", str(ids["search"]), "--against", str(ids["rand"]), token=league.tokens["ann"]))
+        assert "may not start the finals" in one_line(league.league("finals", "--start", token=league.tokens["ann"]))
+        queue = league.stub().GetLadderQueue(lpb.GetLadderQueueRequest(), timeout=30,
+                                             metadata=bearer(league.token("ann")))
+        assert list(queue.next) == [] and queue.note == ("the league is frozen for its finals: the ladder chooses "
+                                                         "no more tables")
+        shown = league.league("finals", token=league.tokens["ann"])
+        assert shown.returncode == 0 and shown.stdout.strip() == "finals of 'test': frozen"
+
+        started = league.league("finals", "--deal-sets", "4", token=operator)
+        assert started.returncode == 0, started.stderr
+        assert started.stdout.startswith("finals of 'test': playing, ")
+        assert " of 24 games recorded in " in started.stdout
+        assert "were started already (playing)" in one_line(league.league("finals", "--start", token=operator))
+
+        stub = league.stub()
+        ann = bearer(league.token("ann"))
+
+        def ended() -> bool:
+            return stub.Finals(lpb.FinalsRequest(), timeout=30, metadata=ann).state in ("done", "failed")
+
+        wait_for(ended, FINALS_S, "the finals to end")
+        reply = stub.Finals(lpb.FinalsRequest(), timeout=30, metadata=ann)
+        assert (reply.state, reply.error, reply.games, reply.scheduled) == ("done", "", 24, 24)
+        assert {row.version_id for row in reply.ranking} == set(ids.values())
+        ratings = [row.rating for row in reply.ranking]
+        assert ratings == sorted(ratings, reverse=True) and abs(sum(ratings)) < 1e-6  # anchored on the field's mean
+        assert all(row.deal_sets == 8 for row in reply.ranking)  # 4 deal sets against each of the 2 others
+        assert all(row.rating_low < row.rating < row.rating_high for row in reply.ranking)
+        by_name = {row.version: row for row in reply.ranking}
+        for row in reply.ranking:  # a tie is declared both ways, and tied versions share a rank range
+            for other in row.tied_with:
+                assert row.version in by_name[other].tied_with
+            assert ("–" in row.rank) == bool(row.tied_with)  # an en dash: "1–3"
+        printed = league.league("finals", token=league.tokens["ann"])
+        assert printed.returncode == 0 and "finals of 'test': done, 24 of 24 games" in " ".join(printed.stdout.split())
+
+        database = open_database(sqlite_url(league.root / "data"))
+        league_id = database.league("test").id
+        freeze = database.frozen(league_id)
+        assert freeze is not None and set(freeze.field) == set(ids.values())
+        tables = database.tables_in(league_id, ["queued", "playing", "done", "failed"])
+        assert all(t.created_at <= freeze.frozen_at for t in tables)  # the ladder chose nothing after the freeze
+        database.close()
+        folder = Path(reply.folder)
+        again = finals_ranking(folder, {r.version: r.version_id for r in reply.ranking}, 2)  # from the records
+        assert {row["version"]: row["rating"] for row in again} == pytest.approx(
+            {row.version: row.rating for row in reply.ranking}, abs=1e-6)
+        verified = subprocess.run([sys.executable, "-m", "arena", "replay", str(folder), "--verify", "--jobs", "1"],
+                                  capture_output=True, text=True, timeout=300, cwd=ROOT)
+        said = " ".join(verified.stdout.split())
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+        assert said.startswith("verified 24 games") and ": OK; deals checked against the revealed master seed" in said
+    finally:
+        league.server.stop()
+
+
+@pytest.mark.parametrize(("field", "sides", "tables"), [(3, 3, 3), (8, 4, 8), (20, 6, 20), (50, 4, 205)])
+def test_a_balanced_finals_default_meets_every_pair_about_once(field: int, sides: int, tables: int) -> None:
+    assert default_tables(field, sides) == tables
+    assert tables * sides * (sides - 1) >= field * (field - 1)  # expected meetings of a pair: at least one
