@@ -104,9 +104,16 @@ def test_a_challenge_returns_its_sprt_verdict_unrated_and_refusals_are_one_line(
             return all(c.state == lpb.TABLE_STATE_DONE for c in listed)
 
         wait_for(done, CHALLENGE_S, "both challenges to end")
+        # The verdict is the arena's SPRT on this challenge's own (fresh, random) deals: in Block to one point the
+        # deal decides most games, so the search bot's edge over random is small and either hypothesis may win.
+        # Whatever the deals, the verdict must be the test's: decided before the cap, or undecided at it.
         first = stub.GetChallenge(lpb.GetChallengeRequest(id=1), timeout=30, metadata=alice).challenge
-        assert first.sprt_state == "H1" and first.verdict.startswith("SPRT mine-v2 vs mine-v1: H1 accepted: LLR ")
-        assert first.elo_low < first.elo < first.elo_high and 1 <= first.units <= 40
+        if first.sprt_state in ("H0", "H1"):
+            assert first.verdict.startswith(f"SPRT mine-v2 vs mine-v1: {first.sprt_state} accepted: LLR "), first
+            assert 1 <= first.units <= 40
+        else:
+            assert (first.sprt_state, first.units) == ("continue", 40), first
+        assert first.elo_low <= first.elo <= first.elo_high, first
         capped = stub.GetChallenge(lpb.GetChallengeRequest(id=2), timeout=30, metadata=alice).challenge
         assert capped.units == 2 and capped.verdict.startswith("SPRT mine-v2 vs bobs-v1: ")
         with pytest.raises(grpc.RpcError) as other:
@@ -116,7 +123,7 @@ def test_a_challenge_returns_its_sprt_verdict_unrated_and_refusals_are_one_line(
                                    metadata=bearer(league.token("bob"))).challenges == []
         shown = league.league("challenges", "1", token=league.tokens["alice"])
         assert shown.returncode == 0, shown.stderr
-        assert ": done: SPRT mine-v2 vs mine-v1: H1 accepted" in " ".join(shown.stdout.split())
+        assert ": done: " + " ".join(first.verdict.split()) in " ".join(shown.stdout.split()), shown.stdout
 
         # unrated: the league's games and ratings are the ladder's tables' only
         database = open_database(sqlite_url(league.root / "data"))
