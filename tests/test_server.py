@@ -350,8 +350,8 @@ def test_bad_submissions_are_refused_with_a_message_naming_the_problem(server: S
         (apb.SubmitTournamentRequest(toml=ghost),
          "key 'bots[1].command': bot 'alpha' is given by a command, but this server runs only its operator's bots"),
         (apb.SubmitTournamentRequest(toml=good.replace('name = "beta"', 'name = "gamma"')),
-         "key 'bots[2].name': no bot named 'gamma' is registered on this server; registered: alpha, beta, quick, "
-         "slow"),
+         "key 'bots[2].name': no bot named 'gamma' is registered on this server; registered: alpha, beta, gated, "
+         "quick, slow"),
         (apb.SubmitTournamentRequest(spec=tpb.TournamentSpec(variant="block")),
          "key 'bots' must list at least 2 bots that can run, got 0"),
         (apb.SubmitTournamentRequest(spec=other_games, toml=good),
