@@ -109,8 +109,8 @@ def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_p
         database.close()
         folder = Path(reply.folder)
         again = finals_ranking(folder, {r.version: r.version_id for r in reply.ranking}, 2)  # from the records
-        assert {row["version"]: row["rating"] for row in again} == pytest.approx(
-            {row.version: row.rating for row in reply.ranking}, abs=1e-6)
+        assert {row["version"]: row["rating"] for row in again} == pytest.approx(  # the same fit, to 0.001 Elo
+            {row.version: row.rating for row in reply.ranking}, abs=1e-3)
         verified = subprocess.run([sys.executable, "-m", "arena", "replay", str(folder), "--verify", "--jobs", "1"],
                                   capture_output=True, text=True, timeout=300, cwd=ROOT)
         said = " ".join(verified.stdout.split())

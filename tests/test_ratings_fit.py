@@ -4,6 +4,7 @@ strengths. Everything is seeded, so every count asserted here is the same on eve
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -322,6 +323,17 @@ def test_the_leaderboard_shares_ranks_where_the_intervals_cannot_tell_apart() ->
     assert [r.apart_from_next for r in rows] == [True, False, True, None]
     assert all(r.low < r.elo < r.high for r in rows) and rows[0].elo > rows[1].elo > rows[2].elo > rows[3].elo
     assert sum(r.elo for r in rows) == pytest.approx(0.0, abs=1e-6)  # anchored at the field's mean
+
+
+def test_equal_results_are_listed_by_name_whatever_the_rounding_of_the_sums() -> None:
+    """b and a each beat c once: equal ratings, listed a first, even when the evidence summed in another order
+    leaves b a rounding error ahead (as two databases returning the same rows in other orders did)."""
+    exact = fitted([(("b",), ("c",)), (("a",), ("c",))])
+    theta = exact.theta.copy()
+    theta[exact.position("b")] += 1e-12
+    result = dataclasses.replace(exact, theta=theta)
+    assert [r.entrant for r in leaderboard(result)] == ["a", "b", "c"]
+    assert leaderboard(result)[0].tied_with == ("b", "c")
 
 
 def test_an_empty_tally_fits_and_lists_nothing() -> None:

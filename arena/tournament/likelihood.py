@@ -407,8 +407,14 @@ class Row:
         return str(self.best) if self.best == self.worst else f"{self.best}–{self.worst}"
 
 
+ORDER_DIGITS = 3
+"""Ratings are ordered to a thousandth of an Elo point: two entrants whose results are the same rate the same in
+exact arithmetic, and the order the evidence was summed in must not decide which of them is listed first."""
+
+
 def leaderboard(result: Fit) -> tuple[Row, ...]:
-    """The rows by rating, highest first (name breaks an exact tie), with rank ranges (:data:`TIE_RULE`).
+    """The rows by rating, highest first (name breaks a tie to :data:`ORDER_DIGITS`), with rank ranges
+    (:data:`TIE_RULE`).
 
     An entrant's best rank is 1 + the entrants told apart from it above it, its worst the field less those told
     apart below it. Chaining neighbours that cannot be told apart into one shared rank would, in a dense field of
@@ -416,7 +422,8 @@ def leaderboard(result: Fit) -> tuple[Row, ...]:
     each range as narrow as the evidence allows, and two entrants that cannot be told apart always share ranks.
     """
     n = len(result.names)
-    order = sorted(range(n), key=lambda i: (-float(result.theta[i]), result.names[i]))
+    order = sorted(range(n), key=lambda i: (-round(result.rating(result.names[i])[0], ORDER_DIGITS),
+                                            result.names[i]))
     apart = separable(result)
     higher = result.theta[:, None] < result.theta[None, :]
     above = (apart & higher).sum(axis=1)
