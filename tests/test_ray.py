@@ -335,6 +335,9 @@ def test_a_real_actors_failure_is_reported_by_its_cause(cluster: Cluster) -> Non
 
             trio.run(main)
 
+        def alive(self) -> None:
+            pass
+
     actor = ray.remote(Failing).options(num_cpus=0, max_concurrency=2).remote()
     try:
         with pytest.raises(ray.exceptions.RayTaskError) as caught:
@@ -342,9 +345,17 @@ def test_a_real_actors_failure_is_reported_by_its_cause(cluster: Cluster) -> Non
         assert ray_backend.cause_line(caught.value) == ("FileNotFoundError: [Errno 2] No such file or directory: "
                                                         "'/nonexistent/bot.log'")
         ray.kill(actor)
-        with pytest.raises(ray.exceptions.RayActorError) as killed:
-            actor.check.remote().future().result(timeout=60)
-        assert ray_backend.cause_line(killed.value) == (
+        killed: list[Exception] = []
+
+        def refused() -> bool:  # ray.kill returns before the actor is gone: it may answer a call or two still
+            try:
+                actor.alive.remote().future().result(timeout=60)
+            except ray.exceptions.RayActorError as error:
+                killed.append(error)
+            return bool(killed)
+
+        wait_for(refused, 60, "the killed actor to refuse its calls")
+        assert ray_backend.cause_line(killed[0]) == (
             "ActorDiedError: The actor died unexpectedly before finishing this task. (The actor is dead because it "
             "was killed by `ray.kill`.)")
     finally:
