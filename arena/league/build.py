@@ -20,7 +20,7 @@ from typing import Iterable, Sequence
 
 import trio
 
-from ..sandbox.build import PROTO_INSIDE, BuildJob, BuildLimits, inside_path, run_build
+from ..sandbox.build import PROTO_INSIDE, BuildJob, BuildLimits, inside_path, proto_digest, run_build
 from ..sandbox.contain import SandboxError
 from ..sandbox.host import SandboxUnavailable
 from .errors import LeagueError
@@ -85,6 +85,9 @@ async def build_version(source: Path, manifest: Manifest, work: Path, cache: Kit
     if problem:
         return _failed(log, problem, recipe)
     kit_cache = cache.of(manifest.kit)
+    if recipe.warm and not warm_folder(kit_cache).is_dir():
+        _log_line(log, "no warm build folder for this protocol in the kit cache (arena league prepare-kits makes "
+                       "one): a cold build")  # slow, not wrong: the operator's hint, where the author reads the build
     job = _job(recipe, manifest, kit_cache)
     out = Path(work) / "bot"
     try:
@@ -131,13 +134,22 @@ def _fill(text: str, manifest: Manifest, kit_cache: Path, quote: bool = True, pr
     if "{rust}" in text:
         text = text.replace("{rust}", rust_toolchain())
     return (text.replace("{entry_dir}", shell(entry_dir)).replace("{entry}", shell(manifest.entry))
-            .replace("{cache}", str(kit_cache)).replace("{proto}", proto or str(REPO / "proto"))
+            .replace("{warm}", str(warm_folder(kit_cache))).replace("{cache}", str(kit_cache)).replace("{proto}", proto or str(REPO / "proto"))
             .replace("{path}", inside_path()))
 
 
-def _failed(log: Path, why: str, recipe: Recipe | None) -> BuildResult:
+def warm_folder(kit_cache: Path) -> Path:
+    """Where a kit's warm build folder for the arena's current .proto files is (see kits.WARM)."""
+    return Path(kit_cache) / f"warm-{proto_digest()}"
+
+
+def _log_line(log: Path, text: str) -> None:
     with open(log, "ab") as file:
-        file.write(f"--- the build failed: {why} ---\n".encode())
+        file.write(f"--- {text} ---\n".encode())
+
+
+def _failed(log: Path, why: str, recipe: Recipe | None) -> BuildResult:
+    _log_line(log, f"the build failed: {why}")
     return BuildResult(False, why, (), None, recipe.protocol if recipe else "grpc", log)
 
 
@@ -176,16 +188,18 @@ WARM_LIMITS = BuildLimits(cpus=float(os.cpu_count() or 1), timeout_s=1800.0, dis
 
 def _warm(recipe: Recipe, example: Path, scratch: Path, kit_cache: Path, limits: BuildLimits) -> None:
     """Build the example in the build sandbox with the recipe's warm script; its ``.warm`` folder becomes
-    ``{cache}/warm``. A failure here is the operator's to see: the log's last lines are in the error."""
+    :func:`warm_folder` (older ones, made for other .proto files, are removed). A failure here is the operator's to see: the log's last lines are in the error."""
     manifest = parse_manifest((example / "bot.toml").read_bytes())
-    shutil.rmtree(kit_cache / "warm", ignore_errors=True)
+    warm = warm_folder(kit_cache)
+    for old in [kit_cache / "warm", *kit_cache.glob("warm-*")]:
+        shutil.rmtree(old, ignore_errors=True)
     out, log = scratch / "warm-out", scratch / "warm.log"
     outcome = trio.run(run_build, _job(recipe, manifest, kit_cache, recipe.warm), example, out, limits, log)
     if not outcome.ok:
         tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
         raise KitCacheError(f"kit {recipe.kit}: the warm build of its example failed ({outcome.why}): {tail}")
     if (out / ".warm").is_dir():
-        shutil.move(out / ".warm", kit_cache / "warm")
+        shutil.move(out / ".warm", warm)
 
 
 def _prepare_in(recipe: Recipe, example: Path, kit_cache: Path, extra: dict[str, str]) -> None:

@@ -41,7 +41,7 @@ class Recipe:
     prepare_env: Mapping[str, str] = field(default_factory=dict)
     warm: str = ""
     """A build run by prepare_kits in the build sandbox on the kit's example, offline, after ``prepare``; what it
-    leaves at ``/build/.warm`` becomes ``{cache}/warm`` (a build folder built at /build, the path every version's
+    leaves at ``/build/.warm`` becomes ``{warm}`` (a build folder built at /build, the path every version's
     build has, so the compilers' caches in it stay valid), which the script copies in."""
     check: str = ""
     """What the entry must be before any build: ``static-elf`` (the binary kit)."""
@@ -68,7 +68,9 @@ GO_ENV = {"CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOPROXY": "off", "GOSUMDB
 """No toolchain download (``go 1.99`` in go.mod fails instead), no module proxy, no checksum database: the
 modules are the cache's (read-only) or the version's ``vendor/``."""
 
-WARM = "{cache}/warm"
+WARM = "{warm}"
+"""The kit's warm build folder for this protocol, ``{cache}/warm-<proto digest>`` (arena.sandbox.build.proto_digest):
+a cache prepared before the .proto files changed has none, and its builds are cold, not stale."""
 COPY_WARM = "if [ -d " + WARM + " ]; then cp -a " + WARM + " .warm; fi\n"
 """The kit's warm build folder copied in (writable, times kept: make and cargo see its outputs up to date)."""
 

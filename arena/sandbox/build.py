@@ -15,6 +15,8 @@ once every process of it is gone. A wall-clock timeout kills the whole cgroup; i
 from __future__ import annotations
 
 import ctypes
+import functools
+import hashlib
 import os
 import secrets
 import shutil
@@ -37,6 +39,10 @@ from .logs import CappedLog
 
 BUILD_DIR_INSIDE = "/build"
 PROTO_INSIDE = "/proto"
+PROTO_TIME = 946684800
+"""The modification time of every .proto file a build sees (2000-01-01): a checkout's own times say when it was
+cloned, and CMake or cargo would regenerate the protocol code of a warm build folder made before that clone. What
+the files hold is in :func:`proto_digest` instead, which names the warm folder they were built into."""
 KILL_WAIT_S = 30.0
 """How long, after a kill, to wait for the last process of a build to be gone (the kernel is quick; a busy machine
 is not)."""
@@ -190,6 +196,29 @@ async def _wait(process: subprocess.Popen) -> int:
     return process.returncode
 
 
+@functools.cache
+def proto_digest() -> str:
+    """Sixteen hex digits of the arena's .proto files (their paths and bytes): a warm build folder's protocol."""
+    digest = hashlib.sha256()
+    root = _arena_package().parent / "proto"
+    for path in sorted(root.rglob("*.proto")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _stage_proto(private: Path) -> Path:
+    """A copy of the arena's .proto files in the build's private folder, every time :data:`PROTO_TIME`."""
+    root = _arena_package().parent / "proto"
+    staged = private / "proto"
+    for path in sorted(root.rglob("*.proto")):
+        target = staged / path.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    for path in [*staged.rglob("*"), staged]:
+        os.utime(path, (PROTO_TIME, PROTO_TIME), follow_symlinks=False)
+    return staged
+
+
 def _bubblewrap(machine, job: BuildJob, folder: Path, private: Path, limits: BuildLimits,
                 uid: int | None) -> list[str]:
     """bubblewrap's arguments for a build: the bot's namespaces and system view, the job's read-only toolchains and
@@ -204,9 +233,9 @@ def _bubblewrap(machine, job: BuildJob, folder: Path, private: Path, limits: Bui
     for path in job.read_only:
         view.ro_bind(Path(path).resolve())
     # The protocol's files at /proto too: a kit's example (bots/<kit>/) finds them at ../../proto, which from
-    # /build is /proto (the Rust kit's build.rs, the Java kit's pom.xml).
+    # /build is /proto (the Rust kit's build.rs, the Java kit's pom.xml), staged with times of their own.
     view.parents_of(Path(PROTO_INSIDE) / "x")
-    args += ["--ro-bind", str(_arena_package().parent / "proto"), PROTO_INSIDE]
+    args += ["--ro-bind", str(_stage_proto(private)), PROTO_INSIDE]
     args += ["--bind", str(folder), BUILD_DIR_INSIDE, "--proc", "/proc", "--dev", "/dev"]
     for mount in ("/dev", "/proc", "/"):
         args += ["--remount-ro", mount]

@@ -27,9 +27,11 @@ def prepared_once(kit: str, env: dict[str, str], seeds: dict[str, Path] | None =
     ``<cache>/<kit>/home``), so that preparing needs no network."""
     from arena.league.build import PREPARE_FORMAT, prepare_kits
     from arena.league.kits import RECIPES
+    from arena.sandbox.build import proto_digest
 
     inputs = hashlib.sha256(repr(RECIPES[kit]).encode())  # the kit's recipe, its steps and scripts
     inputs.update(f"prepare format {PREPARE_FORMAT}".encode())  # how recipes are filled in and warm folders made
+    inputs.update(proto_digest().encode())  # the protocol a warm folder is built from
     for path in sorted((REPO / "bots" / kit).glob("*")):
         if path.is_file():
             inputs.update(path.name.encode() + path.read_bytes())
