@@ -31,7 +31,8 @@ def prepared_once(kit: str, env: dict[str, str], seeds: dict[str, Path] | None =
 
     inputs = hashlib.sha256(repr(RECIPES[kit]).encode())  # the kit's recipe, its steps and scripts
     inputs.update(f"prepare format {PREPARE_FORMAT}".encode())  # how recipes are filled in and warm folders made
-    inputs.update(proto_digest().encode())  # the protocol a warm folder is built from
+    if RECIPES[kit].warm:
+        inputs.update(proto_digest().encode())  # the protocol its warm folder is built from
     for path in sorted((REPO / "bots" / kit).glob("*")):
         if path.is_file():
             inputs.update(path.name.encode() + path.read_bytes())
