@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import secrets
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import grpc
@@ -16,11 +14,11 @@ import pytest
 
 from arena.league.db import DONE, ONLINE, PLAYING, Database, open_database, sqlite_url
 from arena.league.ladder import RECORD
-from arena.league.rating import recompute
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.records.run_folder import RunFolder
-from support.league import League, bearer, bot_folder, database_of, private_file, rated_with_seats, start_league
+from support.league import (League, bearer, bot_folder, check_once, database_of, mid_table, private_file,
+                            restarted, start_league, tables_folder, verified)
 from support.paths import ROOT
 from support.waiting import wait_for
 
@@ -54,11 +52,6 @@ def start(root: Path, database: str | None, **settings: int) -> League:
     return League(server, root, operator, {})
 
 
-def restart(league: League, database: str | None) -> League:
-    server = start_league(league.root / "data", league.operator, league.root / "league.toml", database)
-    return League(server, league.root, league.operator, league.tokens)
-
-
 def uploaded(league: League, names: list[str]) -> None:
     """Each bot by an author of its own, from its folder, through the CLI and the pipeline to ready."""
     for name in names:
@@ -76,30 +69,6 @@ def stub(league: League) -> lpb_grpc.LeagueServiceStub:
 
 def open_db(league: League, database: str | None) -> Database:
     return open_database(database or sqlite_url(league.root / "data"))
-
-
-def tables_folder(league: League) -> Path:
-    return league.root / "data" / "league" / "leagues" / "test" / "tables"
-
-
-def verify(league: League, table_id: int) -> None:
-    """``arena replay --verify`` of a table's run folder: both games re-simulated, seeds from the revealed one."""
-    done = subprocess.run([sys.executable, "-m", "arena", "replay", str(tables_folder(league) / str(table_id)),
-                           "--verify", "--jobs", "1"], capture_output=True, text=True, timeout=120, cwd=ROOT)
-    said = " ".join(done.stdout.split())  # the console wraps long lines
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert said.startswith("verified 2 games") and ": OK; deals checked against the revealed master seed" in said
-
-
-def check_once(database: Database, league_id: int) -> list:
-    """Every finished game recorded once and every rating update applied once: two games per done table, one rated
-    deal set per side of each, and the stored ratings equal to a recompute from the recorded games in order."""
-    done = database.tables_in(league_id, [DONE])
-    assert database.game_count(league_id) == 2 * len(done)
-    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in database.ratings(league_id, ONLINE)}
-    assert sum(games for _, _, games in stored.values()) == 2 * len(done)
-    assert stored == recompute(rated_with_seats(database, league_id))
-    return done
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -172,7 +141,7 @@ def test_a_league_plays_every_version_continuously_with_coverage_and_verified_re
         done = check_once(db, league_id)
         assert {v for t in done for v in t.versions} == ids
         for table in done[:3]:
-            verify(league, table.id)
+            verified(tables_folder(league) / str(table.id), 2)
         with pytest.raises(grpc.RpcError) as refused:
             stub(league).GetLadderStandings(lpb.GetLadderStandingsRequest(), timeout=30,
                                             metadata=bearer("not-a-token"))
@@ -189,15 +158,9 @@ def test_a_kill_mid_table_loses_and_doubles_nothing_and_sigterm_stops_cleanly(
     db = open_db(league, database)
     league_id = db.league("test").id
 
-    def mid_table() -> bool:  # a table being played with one of its two games recorded
-        for table in db.tables_in(league_id, [PLAYING]):
-            records = RunFolder(tables_folder(league) / str(table.id)).records
-            if records.exists() and records.read_bytes().count(b"\n") == 1:
-                return True
-        return False
-
     try:
-        wait_for(mid_table, LADDER_S, "a table with one of its games recorded")
+        wait_for(lambda: mid_table(db, league_id, tables_folder(league)), LADDER_S,
+                 "a table with one of its games recorded")
     finally:
         league.server.stop(signal.SIGKILL)
     cut = db.tables_in(league_id, [PLAYING])
@@ -205,7 +168,7 @@ def test_a_kill_mid_table_loses_and_doubles_nothing_and_sigterm_stops_cleanly(
     before = len(db.tables_in(league_id, [DONE]))
     check_once(db, league_id)
 
-    again = restart(league, database)
+    again = restarted(league, database)
     try:
         wait_for(lambda: db.table(cut[0].id).state == DONE and len(db.tables_in(league_id, [DONE])) >= before + 2,
                  LADDER_S, "the cut table resumed and rated, and the ladder going on")
@@ -218,5 +181,5 @@ def test_a_kill_mid_table_loses_and_doubles_nothing_and_sigterm_stops_cleanly(
     assert len(records) == 2  # the game recorded before the kill kept, the other played once
     assert [key for key, _ in db.games_of_record(league_id, RECORD.format(id=cut[0].id))] == ["0", "1"]
     for table in (cut[0], done[-1]):
-        verify(league, table.id)
+        verified(tables_folder(league) / str(table.id), 2)
     db.close()

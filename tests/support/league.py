@@ -1,5 +1,7 @@
-"""The league's test helpers: a real ``arena serve --league`` (:class:`League`, :func:`start_league`), authors'
-bot folders and token files, the database fixtures on SQLite and PostgreSQL, and the hostile build's witnesses."""
+"""The league's test helpers: a real ``arena serve --league`` (:class:`League`, :func:`start_league`,
+:func:`restarted`), authors' bot folders and token files, the database fixtures on SQLite and PostgreSQL, the
+ladder's checks that nothing was lost or doubled (:func:`check_once`, :func:`mid_table`, :func:`verified`), and the
+hostile build's witnesses."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -17,11 +20,13 @@ import grpc
 import pytest
 
 from arena.league.authors import create_author
-from arena.league.db import Database, open_database, sqlite_url
+from arena.league.db import DONE, ONLINE, PLAYING, Database, open_database, sqlite_url
 from arena.league.errors import NotFound
 from arena.league.ladder import RECORD
+from arena.league.rating import recompute
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
+from arena.records.run_folder import RunFolder
 from support.paths import ROOT
 from support.servers import Server
 from support.waiting import wait_for
@@ -54,14 +59,15 @@ def private_file(path: Path, text: str) -> Path:
     return path
 
 
-def bot_folder(folder: Path, source: Path | str) -> Path:
-    """A bot's folder as an author has it: ``bot.py`` (a copy of ``source``, or this text) and its bot.toml."""
+def bot_folder(folder: Path, source: Path | str, manifest: str = MANIFEST) -> Path:
+    """A bot's folder as an author has it: ``bot.py`` (a copy of ``source``, or this text) and its bot.toml
+    (``manifest``: by default a python bot of Block)."""
     folder.mkdir(parents=True)
     if isinstance(source, Path):
         shutil.copy(source, folder / "bot.py")
     else:
         (folder / "bot.py").write_text(source)
-    (folder / "bot.toml").write_text(MANIFEST)
+    (folder / "bot.toml").write_text(manifest)
     return folder
 
 
@@ -119,6 +125,12 @@ def start_league(data: Path, operator: Path, league_file: Path, database: str | 
         kit_cache.mkdir(exist_ok=True)
     return Server(data, "--token-file", str(operator), "--league", str(league_file), "--kit-cache", str(kit_cache),
                   *(("--database", database) if database else ()))
+
+
+def restarted(league: League, database: str | None) -> League:
+    """The same league's server started again on its data folder and database (after a kill or a stop)."""
+    server = start_league(league.root / "data", league.operator, league.root / "league.toml", database)
+    return League(server, league.root, league.operator, league.tokens)
 
 
 def league_in(root: Path, league_text: str) -> League:
@@ -190,6 +202,44 @@ def rated_with_seats(database: Database, league_id: int) -> list:
     """The done tables in their rating order, each with its games' seats as the database holds them."""
     return [(table, [seats for _, seats in database.games_of_record(league_id, RECORD.format(id=table.id))])
             for table in database.rated_tables(league_id)]
+
+
+def tables_folder(league: League, name: str = "test") -> Path:
+    """Where the ladder of the league ``name`` plays its tables, one run folder each."""
+    return league.root / "data" / "league" / "leagues" / name / "tables"
+
+
+def verified(folder: Path, games: int) -> None:
+    """``arena replay --verify`` of a run folder (a table, a challenge, the finals): its ``games`` games
+    re-simulated, their deals checked against the revealed master seed."""
+    done = subprocess.run([sys.executable, "-m", "arena", "replay", str(folder), "--verify", "--jobs", "1"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    said = " ".join(done.stdout.split())  # the console wraps long lines
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert said.startswith(f"verified {games} games") and (
+        ": OK; deals checked against the revealed master seed" in said), said
+
+
+def check_once(database: Database, league_id: int) -> list:
+    """Every finished game recorded once and every rating update applied once: two games per done table (a league
+    of two players), one rated deal set per side of each, and the stored ratings equal to a recompute from the
+    recorded games in order. Returns the done tables."""
+    done = database.tables_in(league_id, [DONE])
+    assert database.game_count(league_id) == 2 * len(done)
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in database.ratings(league_id, ONLINE)}
+    assert sum(games for _, _, games in stored.values()) == 2 * len(done)
+    assert stored == recompute(rated_with_seats(database, league_id))
+    return done
+
+
+def mid_table(database: Database, league_id: int, folder: Path) -> bool:
+    """Whether a table of the ladder (its run folders in ``folder``) is being played with one of its two games
+    recorded: the moment a kill cuts a table in half."""
+    for table in database.tables_in(league_id, [PLAYING]):
+        records = RunFolder(folder / str(table.id)).records
+        if records.exists() and records.read_bytes().count(b"\n") == 1:
+            return True
+    return False
 
 
 def hostile_node_package(folder: Path, attack: str, variant: str) -> Path:
