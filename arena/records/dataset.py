@@ -110,6 +110,7 @@ from .store import ReadReport, iter_records
 GAMES_FILE = "games.parquet"
 DECISIONS_FILE = "decisions.parquet"
 TILES_FILE = "tiles.parquet"
+PARQUET_FILES = (GAMES_FILE, DECISIONS_FILE, TILES_FILE)
 BATCH_ROWS = 50_000
 """Decision rows held in memory before they are written as a row group (a league's export stays small in memory)."""
 KIND_TEXT = {Kind.PLACE: "place", Kind.DRAW: "draw", Kind.PASS: "pass"}
@@ -357,7 +358,7 @@ def write_dataset(sources: Iterable[tuple[str, Path]], out: str | Path) -> Datas
     prepare_output(out)
     games_schema, decisions_schema, tiles_schema = schemas()
     report = DatasetReport()
-    parts = {name: out / f".{name}.part" for name in (GAMES_FILE, DECISIONS_FILE, TILES_FILE)}
+    parts = {name: out / f".{name}.part" for name in PARQUET_FILES}
     try:
         with pq.ParquetWriter(parts[GAMES_FILE], games_schema) as games_out, \
                 pq.ParquetWriter(parts[DECISIONS_FILE], decisions_schema) as decisions_out:
@@ -398,5 +399,5 @@ def _flush(pa: Any, games_out: Any, games_schema: Any, games: list[dict[str, Any
     decisions.clear()
 
 
-__all__ = ["GAMES_FILE", "DECISIONS_FILE", "TILES_FILE", "DatasetReport", "ParquetUnavailable", "schemas",
+__all__ = ["GAMES_FILE", "DECISIONS_FILE", "TILES_FILE", "PARQUET_FILES", "DatasetReport", "ParquetUnavailable", "schemas",
            "rows_of_record", "tile_rows", "write_dataset"]
