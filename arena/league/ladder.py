@@ -39,7 +39,8 @@ from .errors import LeagueError
 from .leaderboard import Fitter, Leaderboard, places_of_table
 from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
 from .rating import MODEL, deal_set_totals, rate_deal_set
-from .table_run import RECORD, TABLES, BotOf, LeagueRuns, entrant_name, named, results, rotations, table_file, table_spec
+from .table_run import (RECORD, TABLES, BotOf, LeagueRuns, entrant_name, named, results, rotations, table_file,
+                        table_spec)
 
 RECENT = timedelta(hours=1)
 """The matchmaker's recent window: coverage is deal sets per hour."""

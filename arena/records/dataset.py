@@ -407,5 +407,5 @@ def _flush(pa: Any, games_out: Any, games_schema: Any, games: list[dict[str, Any
     decisions.clear()
 
 
-__all__ = ["GAMES_FILE", "DECISIONS_FILE", "TILES_FILE", "PARQUET_FILES", "DatasetReport", "ParquetUnavailable", "schemas",
-           "rows_of_record", "tile_rows", "write_dataset"]
+__all__ = ["GAMES_FILE", "DECISIONS_FILE", "TILES_FILE", "PARQUET_FILES", "DatasetReport", "ParquetUnavailable",
+           "schemas", "rows_of_record", "tile_rows", "write_dataset"]
