@@ -111,7 +111,7 @@ GAMES_FILE = "games.parquet"
 DECISIONS_FILE = "decisions.parquet"
 TILES_FILE = "tiles.parquet"
 PARQUET_FILES = (GAMES_FILE, DECISIONS_FILE, TILES_FILE)
-BATCH_ROWS = 50_000
+BATCH_ROWS = 20_000
 """Decision rows held in memory before they are written as a row group (a league's export stays small in memory)."""
 KIND_TEXT = {Kind.PLACE: "place", Kind.DRAW: "draw", Kind.PASS: "pass"}
 POINT_TEXT = {p: p.name.lower() for p in Point if p is not Point.NONE}
