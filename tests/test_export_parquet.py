@@ -338,3 +338,16 @@ def test_without_pyarrow_the_export_says_how_to_install_it(run: Path, tmp_path: 
     with pytest.raises(ParquetUnavailable, match=r"pyarrow is not installed: run scripts/setup.sh"):
         write_dataset([(".", run)], tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_large_export_is_written_in_row_groups_with_the_same_rows(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    records = [played("draw", f"hardening/0/{i}", i) for i in range(3)]
+    folder = run_of(tmp_path / "run", records)
+    write_dataset([(".", folder)], tmp_path / "whole")
+    monkeypatch.setattr(dataset, "BATCH_ROWS", 50)
+    write_dataset([(".", folder)], tmp_path / "batched")
+    assert pq.ParquetFile(tmp_path / "batched" / "decisions.parquet").metadata.num_row_groups > 1
+    assert pq.ParquetFile(tmp_path / "whole" / "decisions.parquet").metadata.num_row_groups == 1
+    for name in ("games.parquet", "decisions.parquet"):
+        assert read(tmp_path / "batched", name) == read(tmp_path / "whole", name)
