@@ -103,7 +103,7 @@ from ..rules import DRAW, NO_TILE, NO_TRAIN, Action, Kind, Point
 from ..rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, PIPS
 from .export import ExportError, GameRow, row_from_record, seeds_revealed
 from .jsonform import index_of
-from .replay import RecordError, Step, check_record_file, locate, steps
+from .replay import RecordError, Step, check_record_file, game_of, locate, steps
 from .schema import Record
 from .store import ReadReport, iter_records
 
@@ -220,26 +220,24 @@ def rows_of_record(record: Record, run: str, show_seed: bool) -> GameRows:
     """The game's row and its decisions, re-simulated with the rules; :class:`RecordError` for a record that does
     not replay, :class:`ExportError` for one whose fields do not fit a row."""
     row = row_from_record(record, show_seed=show_seed)
+    game = game_of(record)
+    if len(row.seats) != game.players:
+        raise ExportError(f"the record has {len(row.seats)} seats; a {game.name} game has {game.players}")
     decisions: list[dict[str, Any]] = []
     round_start = 0
-    side_of: tuple[int, ...] = ()
-    variant, players = "", 0
     opening: tuple[int, int] | None = None
     rounds = 0
     for step in steps(record):
         if step.kind == "start":
-            side_of, variant, players = step.match.game.side_of, step.match.game.name, step.match.game.players
             round_start, rounds = len(decisions), step.round + 1
         elif step.kind == "move":
-            if len(row.seats) != players:
-                raise ExportError(f"the record has {len(row.seats)} seats; a {variant} game has {players}")
-            decisions.append(decision_row(run, row.index, step, list(row.seats), side_of))
+            decisions.append(decision_row(run, row.index, step, list(row.seats), game.side_of))
             if opening is None and step.action.kind == Kind.PLACE:
                 opening = (step.action.tile, step.match.round.turn)
         else:
             _round_result(decisions[round_start:], step.match.round.result())
     _game_result(decisions, row)
-    return GameRows(_game_row(row, run, variant, players, rounds, len(decisions), opening), decisions)
+    return GameRows(_game_row(row, run, game.name, game.players, rounds, len(decisions), opening), decisions)
 
 
 def _round_result(rows: list[dict[str, Any]], result: Any) -> None:
