@@ -277,6 +277,10 @@ def test_a_leagues_runs_export_together_each_named_by_its_folder(tmp_path: Path)
     refused = arena("export", str(tmp_path / "data"), "--league", "other", "--parquet", str(tmp_path / "o2"))
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert refused.stderr.startswith(f"error: {tmp_path / 'data' / 'leagues' / 'other'}: no such folder")
+    (tmp_path / "data" / "leagues" / "new" / "tables" / "1").mkdir(parents=True)
+    refused = arena("export", str(tmp_path / "data"), "--league", "new", "--parquet", str(tmp_path / "o3"))
+    assert refused.returncode == 2 and not (tmp_path / "o3").exists()
+    assert refused.stderr == f"error: {tmp_path / 'data' / 'leagues' / 'new'}: the league has no recorded games yet\n"
 
 
 def test_a_corrupt_record_is_skipped_with_a_one_line_warning_and_the_rest_exported(tmp_path: Path) -> None:
@@ -351,3 +355,12 @@ def test_a_large_export_is_written_in_row_groups_with_the_same_rows(tmp_path: Pa
     assert pq.ParquetFile(tmp_path / "whole" / "decisions.parquet").metadata.num_row_groups == 1
     for name in ("games.parquet", "decisions.parquet"):
         assert read(tmp_path / "batched", name) == read(tmp_path / "whole", name)
+
+
+def test_bench_export_prints_its_numbers_as_json() -> None:
+    done = arena("bench", "export", "--games", "3", "--variant", "block")
+    assert done.returncode == 0, done.stderr
+    numbers = json.loads(done.stdout)
+    assert numbers["variant"] == "block" and numbers["games"] == 3 and numbers["decisions"] > 0
+    assert numbers["decisions_per_s"] > 0 and numbers["decisions_per_cpu_s"] > 0
+    assert numbers["parquet_bytes"] == sum(numbers["parquet_bytes_by_file"].values()) > 0
