@@ -110,7 +110,7 @@ def test_the_tables_have_the_documented_types(exported: Path) -> None:
     assert pq.read_schema(exported / "tiles.parquet").remove_metadata() == tiles
     types = {f.name: f.type for f in decisions}
     assert types["hand"] == pa.list_(pa.int16()) and types["think_ms"] == pa.float64()
-    assert types["game"] == pa.int32() and types["seat"] == pa.int8() and types["forced"] == pa.bool_()
+    assert types["game"] == pa.int64() and types["seat"] == pa.int8() and types["forced"] == pa.bool_()
     documented = dataset.__doc__ or ""
     assert [f.name for f in (*games, *decisions) if f.name not in documented] == []  # the docstring's column tables
 
@@ -364,3 +364,22 @@ def test_bench_export_prints_its_numbers_as_json() -> None:
     assert numbers["variant"] == "block" and numbers["games"] == 3 and numbers["decisions"] > 0
     assert numbers["decisions_per_s"] > 0 and numbers["decisions_per_cpu_s"] > 0
     assert numbers["parquet_bytes"] == sum(numbers["parquet_bytes_by_file"].values()) > 0
+
+
+def test_a_huge_game_index_fits_and_a_value_beyond_its_column_is_one_error(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    record = played("draw", "hardening/0/0", 0)
+    record["index"] = "1000000000000000000"  # int64 in GameRecord: the column is int64 too
+    folder = run_of(tmp_path / "run", [record], revealed=False)
+    write_dataset([(".", folder)], tmp_path / "out")
+    assert [g["game"] for g in read(tmp_path / "out", "games.parquet")] == [10 ** 18]
+    real = dataset.schemas
+
+    def narrow() -> tuple:  # as if the game column were int8: the value cannot be written
+        games, decisions, tiles = real()
+        return games.set(games.get_field_index("game"), pa.field("game", pa.int8())), decisions, tiles
+
+    monkeypatch.setattr(dataset, "schemas", narrow)
+    with pytest.raises(dataset.ExportError, match=r"^cannot write .*: a value does not fit its column: "):
+        write_dataset([(".", folder)], tmp_path / "narrow")
+    assert not (tmp_path / "narrow").exists()

@@ -31,9 +31,9 @@ column             type                        meaning
 =================  ==========================  ===========================================================
 run                string                      the run folder, relative to what was exported (``.`` for a run
                                                folder; ``tables/7``, ``challenges/2``, ``finals`` in a league)
-game               int32                       the game's index in the run's schedule
+game               int64                       the game's index in the run's schedule
 deal_key           string                      the duplicate deal it was dealt from
-rotation           int16                       the seat rotation of that deal
+rotation           int64                       the seat rotation of that deal
 variant            string                      ``draw``, ``block``, ``la_plaza``, ``la_plaza_teams``, ...
 players            int8                        seats at the table
 seats              list<string>                the entrant at each seat
@@ -58,7 +58,7 @@ decisions.parquet (the state is the one just before the move):
 =================  ==========================  ===========================================================
 column             type                        meaning
 =================  ==========================  ===========================================================
-run, game          string, int32               the game, as in games.parquet
+run, game          string, int64               the game, as in games.parquet
 round              int16                       the round, from 0
 move               int32                       the move's number in the game, from 0 (``ActRequest.move_number``)
 move_in_round      int16                       the move's number in its round, from 0
@@ -140,7 +140,7 @@ def schemas() -> tuple[Any, Any, Any]:
                         ("point", pa.string()), ("train", pa.int16())])
     end = pa.struct([("tile", pa.int16()), ("point", pa.string()), ("value", pa.int8()), ("train", pa.int16())])
     games = pa.schema([
-        ("run", pa.string()), ("game", pa.int32()), ("deal_key", pa.string()), ("rotation", pa.int16()),
+        ("run", pa.string()), ("game", pa.int64()), ("deal_key", pa.string()), ("rotation", pa.int64()),
         ("variant", pa.string()), ("players", pa.int8()), ("seats", pa.list_(pa.string())),
         ("side_of_seat", pa.list_(pa.int8())), ("seed", pa.string()), ("scores", pa.list_(pa.int64())),
         ("winner", pa.int8()), ("winner_names", pa.string()), ("ranking", pa.list_(pa.int8())),
@@ -149,7 +149,7 @@ def schemas() -> tuple[Any, Any, Any]:
         ("duration_s", pa.float64()), ("opening_tile", pa.int16()), ("opening_seat", pa.int8()),
     ])
     decisions = pa.schema([
-        ("run", pa.string()), ("game", pa.int32()), ("round", pa.int16()), ("move", pa.int32()),
+        ("run", pa.string()), ("game", pa.int64()), ("round", pa.int16()), ("move", pa.int32()),
         ("move_in_round", pa.int16()), ("seat", pa.int8()), ("side", pa.int8()), ("entrant", pa.string()),
         ("hand", pa.list_(pa.int16())), ("hand_counts", pa.list_(pa.int8())), ("boneyard", pa.int16()),
         ("open_ends", pa.list_(end)), ("open_values", pa.list_(pa.int8())), ("scores", pa.list_(pa.int64())),
@@ -355,6 +355,7 @@ def write_dataset(sources: Iterable[tuple[str, Path]], out: str | Path) -> Datas
     started, cpu = time.perf_counter(), time.process_time()
     files = record_files(sources)
     out = Path(out)
+    created = not out.exists()
     prepare_output(out)
     games_schema, decisions_schema, tiles_schema = schemas()
     report = DatasetReport()
@@ -375,15 +376,27 @@ def write_dataset(sources: Iterable[tuple[str, Path]], out: str | Path) -> Datas
         for name, part in parts.items():
             os.replace(part, out / name)
     except OSError as error:
-        for part in parts.values():
-            part.unlink(missing_ok=True)
+        _remove(parts.values(), out if created else None)
         raise ExportError(f"cannot write {out}: {error.strerror or error}") from None
+    except (pa.ArrowException, OverflowError) as error:  # a value beyond its column's type: a record made by hand
+        _remove(parts.values(), out if created else None)
+        raise ExportError(f"cannot write {out}: a value does not fit its column: {str(error)[:200]}") from None
     except BaseException:
-        for part in parts.values():
-            part.unlink(missing_ok=True)
+        _remove(parts.values(), out if created else None)
         raise
     report.seconds, report.cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
     return report
+
+
+def _remove(parts: Iterable[Path], folder: Path | None) -> None:
+    """What a failed export leaves: its ``.part`` files, and the folder when the export made it."""
+    for part in parts:
+        part.unlink(missing_ok=True)
+    if folder is not None:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
 
 
 def _table(pa: Any, rows: list[dict[str, Any]], schema: Any) -> Any:
