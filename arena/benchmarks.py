@@ -321,6 +321,28 @@ def bench_records(games: int, verify_games: int, jobs: int | None) -> dict[str, 
     }
 
 
+def bench_export(games: int, variant: str = "draw", players: int | None = None) -> dict[str, Any]:
+    """``arena export --parquet`` of ``games`` random games: decision rows and games per second (the whole export:
+    reading, re-simulating, writing), and the bytes on disk beside the records'."""
+    import tempfile
+    from pathlib import Path
+
+    import trio
+
+    from .records.dataset import DECISIONS_FILE, GAMES_FILE, write_dataset
+
+    with tempfile.TemporaryDirectory(prefix="arena-export-") as folder:
+        records = Path(folder) / f"{variant}.jsonl"
+        written = trio.run(write_local_records, records, variant, players, games)
+        report = write_dataset([(".", records)], Path(folder) / "out")
+        sizes = {name: (Path(folder) / "out" / name).stat().st_size for name in (GAMES_FILE, DECISIONS_FILE)}
+    return {"variant": variant, "games": report.games, "decisions": report.decisions,
+            "seconds": round(report.seconds, 2), "decisions_per_s": round(report.decisions / report.seconds),
+            "games_per_s": round(report.games / report.seconds, 1), "cpu_seconds": round(report.cpu_seconds, 2),
+            "decisions_per_cpu_s": round(report.decisions / report.cpu_seconds), "records_bytes": written,
+            "parquet_bytes": sum(sizes.values()), "parquet_bytes_by_file": sizes}
+
+
 SCHEDULE_CASES: tuple[tuple[str, int, int, int, bool, int], ...] = (
     ("mexican_train", 6, 20, 200, False, 1),
     ("mexican_train", 8, 50, 1000, False, 1),

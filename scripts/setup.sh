@@ -26,9 +26,11 @@ fi
 
 # The Ray backend (`--backend ray`) is an optional extra of about 70 MB: installed when ARENA_WITH_RAY=1 (test.sh sets
 # it, so CI runs the Ray tests) and kept once installed, so a later plain set-up does not flip the install back.
-extras=test
+# pyarrow (`arena export --parquet`) is the parquet extra, always installed here so a clean clone has it; a plain
+# `pip install dominoes-arena` goes without it and the export says how to add it.
+extras=test,parquet
 if [ "${ARENA_WITH_RAY:-0}" = 1 ] || [ -d .venv/lib/python3.11/site-packages/ray ]; then
-  extras=test,ray
+  extras=test,parquet,ray
 fi
 stamp=.venv/.arena-installed
 want="$(sha256sum pyproject.toml | cut -d' ' -f1) $extras"

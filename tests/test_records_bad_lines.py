@@ -23,6 +23,7 @@ from rich.console import Console
 
 from arena import cli
 from arena.records import replay, store
+from arena.records.dataset import write_dataset
 from arena.records.format import to_json_line
 from arena.records.html import viewer_data
 from arena.records.jsonform import index_of
@@ -536,6 +537,8 @@ def read_with_every_reader(folder: Path) -> None:
         assert found is None or isinstance(found, dict)
         if found is not None:
             game_summary(found), record_message(found, True)
+    exported = write_dataset([(".", folder)], folder.with_name(folder.name + "-parquet"))  # warnings, never raises
+    assert exported.games <= report.games
 
 
 @settings(max_examples=int(os.environ.get("RECORD_FUZZ_EXAMPLES", "100")), deadline=None,

@@ -14,7 +14,8 @@ import trio
 
 from ..errors import UsageError
 from ..bench_search import DEFAULT_CASES, bench_search
-from ..benchmarks import bench_engine, bench_protocol, bench_ratings, bench_records, bench_schedule, bench_tournament
+from ..benchmarks import (bench_engine, bench_export, bench_protocol, bench_ratings, bench_records, bench_schedule,
+                          bench_tournament)
 from ..cluster import require_ray
 from ..cluster.bench import bench_cluster
 from ..league.matchmaking_bench import bench_matchmaking
@@ -76,6 +77,11 @@ def cmd_bench_search(args: argparse.Namespace) -> int:
 
 def cmd_bench_records(args: argparse.Namespace) -> int:
     print(json.dumps(bench_records(args.games, args.verify_games, args.jobs), indent=2))
+    return 0
+
+
+def cmd_bench_export(args: argparse.Namespace) -> int:
+    print(json.dumps(bench_export(args.games, args.variant, args.players), indent=2))
     return 0
 
 
@@ -184,6 +190,11 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--verify-games", type=int, default=3000, help="Draw games to verify (default 3000)")
     b.add_argument("--jobs", type=int, default=None, help="processes for verification (default: one per core)")
     b.set_defaults(func=cmd_bench_records)
+    b = bench.add_parser("export", help="arena export --parquet: decision rows/s and games/s of random games (JSON)")
+    b.add_argument("--games", type=int, default=500, help="games to export (default 500)")
+    b.add_argument("--variant", choices=list(VARIANTS), default="draw", help="the variant (default draw)")
+    b.add_argument("--players", type=int, default=None, help="players (default: the variant's)")
+    b.set_defaults(func=cmd_bench_export)
     b = bench.add_parser("cluster", help="games/s in-process and through Ray, and games/s against the nodes of a "
                                          "local Ray cluster (JSON; the ray extra)")
     b.add_argument("--games", type=int, default=48, help="games per cluster size (default 48)")

@@ -18,11 +18,13 @@ from ..cluster.options import add_backend_arguments, backend_from
 from ..display import make_console, safe_name
 from ..errors import ArenaError, UsageError
 from ..records.against import print_against, replay_against
+from ..records.dataset import PARQUET_FILES, write_dataset
 from ..records.export import rows_of_file, save_csv, write_csv
 from ..records.html import write_html
 from ..records.replay import RecordError, check_record_file, find_game, locate, repair_run, verify_run
 from ..records.run_folder import RunFolder
 from ..records.terminal import show_game
+from ..league.table_run import league_folder, run_folders
 from ..tournament.runner import RecordsNotWritten, arena_command, count_text, print_summary, run_tournament
 from ..tournament.spec import load_spec, read_spec_text
 from .options import require_sandbox
@@ -180,8 +182,13 @@ def print_repair(report) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """One CSV row per recorded game (see arena/records/export.py), to stdout or ``--out FILE``; unreadable lines
-    are skipped with a warning on stderr. A server's tournament: ``arena games ID --csv``."""
+    """One CSV row per recorded game (see arena/records/export.py), to stdout or ``--out FILE``, or the games and
+    their decisions as Parquet tables (``--parquet DIR``, arena/records/dataset.py); unreadable lines are skipped
+    with a warning on stderr. A server's tournament: ``arena games ID --csv``."""
+    if args.parquet is not None:
+        return export_parquet(args)
+    if args.league is not None:
+        raise UsageError("--league exports a league's games with --parquet DIR")
     try:
         files = locate(args.path)
         report = rows_of_file(files.records)
@@ -200,6 +207,34 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # the output went to a pipe that closed (e.g. `| head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def export_parquet(args: argparse.Namespace) -> int:
+    """``arena export RUN --parquet DIR``, or every run of a league (``arena export DATA --league NAME --parquet
+    DIR``: its ladder's tables, challenges and finals, each named in the ``run`` column by its folder)."""
+    if args.out:
+        raise UsageError("--out is for --csv; --parquet names its folder itself")
+    if args.league is None:
+        sources = [(".", Path(args.path))]
+    else:
+        folder = league_folder(Path(args.path), args.league)
+        if not folder.is_dir():
+            raise UsageError(f"{folder}: no such folder (is {args.path} a server's --data folder, and "
+                             f"{args.league!r} one of its leagues?)")
+        sources = run_folders(folder)
+        if not sources:
+            raise UsageError(f"{folder}: the league has no recorded games yet")
+    try:
+        report = write_dataset(sources, args.parquet)
+    except RecordError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"{args.path}: cannot read: {error.strerror or error}") from None
+    for warning in report.warnings:
+        print(f"warning: {safe_name(warning, 2000)}", file=sys.stderr)
+    print(f"wrote {report.games} games and {report.decisions} decisions to {args.parquet} "
+          f"({', '.join(PARQUET_FILES)})", file=sys.stderr)
     return 0
 
 
@@ -238,10 +273,19 @@ def add_run_commands(sub: Any) -> None:
                         "choices differ")
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("export", help="results for spreadsheets and scripts: one CSV row per game")
-    p.add_argument("path", metavar="RUN", help="a run folder or a record file (games.jsonl)")
-    p.add_argument("--csv", action="store_true", required=True,
-                   help="CSV with a header: index, deal_key, rotation, seats, seed, scores, winner, ranking, faults, "
-                        "duration_s (the only format; a server's tournament: arena games ID --csv)")
-    p.add_argument("--out", metavar="FILE", help="write to this file instead of stdout")
+    p = sub.add_parser("export", help="results for spreadsheets and scripts: one CSV row per game, or the games and "
+                                      "every decision as Parquet tables")
+    p.add_argument("path", metavar="RUN", help="a run folder or a record file (games.jsonl); with --league, a "
+                                               "server's data folder (arena serve --data)")
+    form = p.add_mutually_exclusive_group(required=True)
+    form.add_argument("--csv", action="store_true",
+                      help="CSV with a header: index, deal_key, rotation, seats, seed, scores, winner, ranking, "
+                           "faults, duration_s (a server's tournament: arena games ID --csv)")
+    form.add_argument("--parquet", metavar="DIR",
+                      help="write games.parquet, decisions.parquet and tiles.parquet into this new or empty folder "
+                           "(the columns: docs/records.md)")
+    p.add_argument("--out", metavar="FILE", help="with --csv: write to this file instead of stdout")
+    p.add_argument("--league", metavar="NAME",
+                   help="with --parquet: export every game of this league of the data folder RUN (its tables, "
+                        "challenges and finals)")
     p.set_defaults(func=cmd_export)

@@ -40,7 +40,7 @@ from .config import ChallengeSettings, LeagueConfig
 from .db import PLAYING, QUEUED, READY, AsyncDatabase, ChallengeRow, Database, Version, active_version
 from .db import utc_now
 from .errors import LeagueError, PermissionDenied, StateError
-from .table_run import LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
+from .table_run import CHALLENGES, LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
 
 WINDOW = timedelta(days=1)
 """The rate limit's window: ``per_day`` challenges in any 24 hours."""
@@ -145,7 +145,7 @@ class Challenges(LeagueRuns):
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Play the challenges a dead server left playing, then start queued ones in the free slots (none while
         the league is frozen)."""
-        (self.folder / "challenges").mkdir(mode=0o700, parents=True, exist_ok=True)
+        (self.folder / CHALLENGES).mkdir(mode=0o700, parents=True, exist_ok=True)
         league_id = self.served.league_id
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
@@ -178,7 +178,7 @@ class Challenges(LeagueRuns):
             self._wake.set()
 
     def challenge_folder(self, challenge: ChallengeRow) -> Path:
-        return self.folder / "challenges" / str(challenge.id)
+        return self.folder / CHALLENGES / str(challenge.id)
 
     async def play(self, challenge: ChallengeRow) -> None:
         """Play (or resume) the challenge's run, then write its result once; a run that cannot be played fails the

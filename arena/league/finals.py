@@ -39,7 +39,7 @@ from .config import LeagueConfig
 from .db import Database, Freeze, utc_now
 from .errors import LeagueError, StateError
 from .rating import seats_of
-from .table_run import LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
+from .table_run import FINALS, LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
 
 PLAYING, DONE, FAILED = "playing", "done", "failed"
 DEAL_SETS = 10
@@ -120,7 +120,7 @@ class Finals(LeagueRuns):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.run_folder = self.folder / "finals"
+        self.run_folder = self.folder / FINALS
         self._wake = trio.Event()
 
     async def begin(self, caller: Caller, deal_sets: int, tables: int) -> Freeze:

@@ -39,7 +39,8 @@ from .errors import LeagueError
 from .leaderboard import Fitter, Leaderboard, places_of_table
 from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
 from .rating import MODEL, deal_set_totals, rate_deal_set
-from .table_run import RECORD, BotOf, LeagueRuns, entrant_name, named, results, rotations, table_file, table_spec
+from .table_run import (RECORD, TABLES, BotOf, LeagueRuns, entrant_name, named, results, rotations, table_file,
+                        table_spec)
 
 RECENT = timedelta(hours=1)
 """The matchmaker's recent window: coverage is deal sets per hour."""
@@ -85,7 +86,7 @@ class Ladder(LeagueRuns):
 
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Play the tables a dead server left unfinished, then choose and play tables for every free slot."""
-        (self.folder / "tables").mkdir(mode=0o700, parents=True, exist_ok=True)
+        (self.folder / TABLES).mkdir(mode=0o700, parents=True, exist_ok=True)
         league_id = self.served.league_id
         await self.leaderboard.rebuild(self.database, league_id)
         async with trio.open_nursery() as nursery:
@@ -140,7 +141,7 @@ class Ladder(LeagueRuns):
             await self.ingest(table)
 
     def table_folder(self, table: LadderTable) -> Path:
-        return self.folder / "tables" / str(table.id)
+        return self.folder / TABLES / str(table.id)
 
     async def _entrants(self, table: LadderTable) -> tuple[list[Version], list[str]]:
         """The table's versions per side and their names at the table."""

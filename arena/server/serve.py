@@ -468,6 +468,7 @@ async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.Capacit
     from ..league.ladder import Ladder
     from ..league.challenges import Challenges
     from ..league.finals import Finals
+    from ..league.table_run import league_folder
     from ..league.pipeline import BuiltBots, Pipeline, SandboxedBuilder, Served, kit_cache_problem
     from ..league.service import LeagueCore, LeagueServicer
     from ..league.store import Store
@@ -488,7 +489,7 @@ async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.Capacit
     protected = ladder_protected(config)
 
     def made(kind: Any) -> dict[str, Any]:  # each league's ladder, challenges or finals: the same runner's parts
-        return {name: kind(database, league, folder / "leagues" / name,
+        return {name: kind(database, league, league_folder(folder, name),
                            BuiltBots(folder / "versions", league.config.limits), log, backend=config.backend,
                            limiter=limiter, protected=protected) for name, league in served.items()}
 
