@@ -8,4 +8,8 @@ ARENA_WITH_RAY=1 bash scripts/setup.sh  # with the Ray extra: tests/test_ray.py 
 bash bots/build.sh
 # The Go tools the tests run (buf, grpcurl), pinned, built once into the same cache (scripts/tools.sh).
 bash scripts/tools.sh
-exec .venv/bin/python -m pytest "$@"
+# Two test processes (pytest-xdist), each taking whole files (module fixtures such as a league server are set up
+# once): most tests wait on bot processes and servers, so two share 2 cores well. ARENA_TEST_WORKERS=0: one process.
+workers="${ARENA_TEST_WORKERS:-2}"
+if [ "$workers" = 0 ]; then exec .venv/bin/python -m pytest "$@"; fi
+exec .venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"

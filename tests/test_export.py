@@ -185,14 +185,16 @@ def test_a_team_wins_under_its_entrants_names() -> None:
 
 
 def test_the_server_exports_the_same_rows_and_no_seed_before_it_is_revealed(tmp_path: Path) -> None:
-    from support.servers import BackgroundWatch, Server, bot_entry, named, registry, submit, tournament
+    from support.servers import (BackgroundWatch, Server, bot_entry, gated_bot, named, open_gate, registry, submit,
+                                 tournament)
 
     from arena.protocol import arena_pb2 as apb
 
     tag = uuid.uuid4().hex
     watched = str(ROOT / "tests" / "bots" / "watched_bot.py")
     bots = (bot_entry("slow", watched, "--mode", "slow", "--delay", "0.2", "--tag", tag)
-            + bot_entry("quick", str(RANDOM_BOT), "--tag", tag))
+            + bot_entry("quick", str(RANDOM_BOT), "--tag", tag)
+            + gated_bot(tmp_path / "gated", tag, "--gate-unit", "seat"))
     server = Server(tmp_path / "data", *registry(tmp_path, bots))
     try:
         stub = server.stub()
@@ -204,7 +206,11 @@ def test_the_server_exports_the_same_rows_and_no_seed_before_it_is_revealed(tmp_
         assert listed.stdout == arena("export", str(folder), "--csv").stdout
         assert all(row["seed"] for row in table(listed.stdout))
 
-        cut = submit(stub, tournament(games=3, concurrency=1, name="cut", bots=named("slow", "quick")))
+        # The gated bot answers in seat 0 only: game 0 is recorded and game 1 (seats swapped) waits, however slow
+        # the machine, until the cancel.
+        open_gate(tmp_path / "gated" / "gate", "0")
+        cut = submit(stub, tournament(games=3, concurrency=1, name="cut", bots=named("gated", "quick"),
+                                      extra="[time]\nmove_ms = 600000\n"))
         live = BackgroundWatch(stub, cut.id)
         live.wait_games(1, 60)
         assert server.cli("cancel", cut.id).returncode == 0

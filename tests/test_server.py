@@ -10,6 +10,7 @@ with a deadline."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import resource
 import secrets
@@ -38,14 +39,13 @@ from arena.rules import Kind
 from arena.records.format import full_tiles
 from arena.server.events import Watcher, event
 from arena.server.submission import dict_from_message, message_from_dict, parse_submission, toml_text
+from support.paths import ROOT
 from support.processes import bot_processes
 from support.waiting import wait_for
 from support.servers import (
     BackgroundWatch, FINISHED, Server, WATCHED_BOT, bot_entry, gated_bot, index, kinds, named, open_gate, random_bot,
     random_pair, records, registry, self_signed, submit, tournament, watch,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -69,23 +69,32 @@ def server(tmp_path_factory: pytest.TempPathFactory):
 
 def test_submit_watch_status_games_and_fetch_with_the_cli(server: Server, tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
-    # The slow bot takes 0.3 s a move, so games are still to come when the watch (a new process) attaches.
-    path.write_text(tournament(games=3, name="cli run", bots=named("slow", "quick")))
+    # The gated bot answers nothing until the watch (a new process) has printed its first line: the games after
+    # the first two are all still to come when it attaches, however slow the machine.
+    open_gate(server.gate, "")
+    path.write_text(tournament(games=3, name="cli run", bots=named("gated", "quick"),
+                               extra="[time]\nmove_ms = 600000\n"))
     submitted = server.cli("submit", str(path))
     assert submitted.returncode == 0, submitted.stderr
     tournament_id = re.match(r"submitted (\w+): 'cli run' \(block, 6 games\)", submitted.stdout).group(1)
 
-    watched = server.cli("watch", tournament_id, "--moves")
+    watching = subprocess.Popen([sys.executable, "-m", "arena", "watch", tournament_id, "--moves", "--server",
+                                 server.address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})  # its first line comes at once
+    first = watching.stdout.readline()
+    open_gate(server.gate, "0 1")
+    rest, errors = watching.communicate(timeout=300)
+    watched = subprocess.CompletedProcess(watching.args, watching.returncode, first + rest, errors)
     assert watched.returncode == 0, watched.stderr
     recorded = int(re.match(rf"tournament {tournament_id}: 'cli run' \(block\), \w+; (\d)/6 games recorded",
                             watched.stdout).group(1))
     assert len(re.findall(r"^game \d+ finished \(\d/6\)", watched.stdout, re.M)) == 6 - recorded
-    assert re.search(r"^  game \d+ round 1 move 1: seat \d \((slow|quick)\): lead \[\d\|\d\]$", watched.stdout, re.M)
+    assert re.search(r"^  game \d+ round 1 move 1: seat \d \((gated|quick)\): lead \[\d\|\d\]$", watched.stdout, re.M)
     assert f"tournament {tournament_id} finished: 6/6 games; master seed" in watched.stdout
 
     status = server.cli("status", tournament_id)
     assert status.returncode == 0 and "block with 2 players; finished" in status.stdout, status.stderr
-    assert "entrants: slow, quick" in status.stdout
+    assert "entrants: gated, quick" in status.stdout
     listing = server.cli("status")
     assert listing.returncode == 0 and tournament_id in listing.stdout
     games = server.cli("games", tournament_id)
