@@ -30,7 +30,9 @@ class EntrantPool:
         self.spec = spec
         self.variant = variant
         self.processes = [
-            BotProcess(replace(spec, name=spec.name if processes == 1 else f"{spec.name}.{i}"), log_dir, startup_s,
+            # A dial-in bot keeps its name in every "process": each is a seat's client on the bot's one stream.
+            BotProcess(replace(spec, name=spec.name if processes == 1 or spec.dial_in else f"{spec.name}.{i}"),
+                       log_dir, startup_s,
                        protected=protected)
             for i in range(processes)
         ]
