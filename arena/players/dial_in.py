@@ -81,6 +81,9 @@ class DialInConnection:
         self.outbox: queue.SimpleQueue[dial_in_pb2.PlayResponse | Close] = queue.SimpleQueue()
         self.closed = False
         self.why = ""
+        self._kind = FaultKind.CRASHED
+        """The fault of a decision the ended stream cannot make: a crash, or a malformed reply when the bot broke
+        the protocol."""
         """Why the stream ended, once it has."""
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
@@ -94,7 +97,7 @@ class DialInConnection:
         measured. Raises :class:`BotFailure`: TIMEOUT, or CRASHED (the stream ended), or MALFORMED_REPLY (the bot
         broke the protocol on it)."""
         if self.closed:
-            raise BotFailure(FaultKind.CRASHED, detail=f"the dial-in stream ended: {self.why}")
+            raise BotFailure(self._kind, detail=f"the dial-in stream ended: {self.why}")
         request_id = next(self._ids)
         pending = _Pending(trio.Event())
         self._pending[request_id] = pending
@@ -124,10 +127,10 @@ class DialInConnection:
             return
         self.closed = True
         self.why = message
-        kind = FaultKind.CRASHED if code in (grpc.StatusCode.OK, grpc.StatusCode.UNAVAILABLE,
-                                             grpc.StatusCode.ABORTED) else FaultKind.MALFORMED_REPLY
+        if code not in (grpc.StatusCode.OK, grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED):
+            self._kind = FaultKind.MALFORMED_REPLY
         for pending in self._pending.values():
-            pending.failure = BotFailure(kind, detail=f"the dial-in stream ended: {message}")
+            pending.failure = BotFailure(self._kind, detail=f"the dial-in stream ended: {message}")
             pending.done.set()
         self._pending.clear()
         self.outbox.put(Close(code, message))

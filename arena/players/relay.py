@@ -72,6 +72,8 @@ class Relay:
         self.say = say or (lambda text: print(text, file=sys.stderr, flush=True))
         self.outbox: queue.SimpleQueue[dial_in_pb2.PlayRequest | None] = queue.SimpleQueue()
         self.decisions = 0
+        self.farewell = ""
+        """Why the server ended the stream cleanly (its Farewell), once it has."""
         self._games: dict[tuple[str, int], Game] = {}
 
     def _requests(self) -> Iterator[dial_in_pb2.PlayRequest]:
@@ -92,7 +94,7 @@ class Relay:
             try:
                 for message in call:
                     trio.from_thread.run(send.send, message, trio_token=token)
-                ended = Ended(grpc.StatusCode.OK, "")
+                ended = Ended(grpc.StatusCode.OK, self.farewell)
             except grpc.RpcError as error:
                 ended = Ended(error.code(), error.details() or "")
             except trio.RunFinishedError:
@@ -123,6 +125,8 @@ class Relay:
             nursery.start_soon(self._decide, message.request_id, message.act)
         elif which == "notification":
             nursery.start_soon(self._notify, message.notification)
+        elif which == "farewell":
+            self.farewell = message.farewell.reason
 
     async def _decide(self, request_id: int, message: bot_pb2.ActRequest) -> None:
         """One decision: the local bot's reply, sent back as it came; nothing when the bot cannot answer."""

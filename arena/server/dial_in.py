@@ -86,7 +86,7 @@ class DialInServicer(dial_in_pb2_grpc.DialInServiceServicer):
                 if isinstance(item, Close):
                     if item.code != grpc.StatusCode.OK:
                         context.abort(item.code, item.message)
-                    context.set_details(item.message)
+                    yield dial_in_pb2.PlayResponse(farewell=dial_in_pb2.Farewell(reason=item.message))
                     return
                 yield item
         finally:
