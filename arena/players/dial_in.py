@@ -160,8 +160,12 @@ class DialInConnection:
                 pending.received_at = time.perf_counter()
                 pending.done.set()
                 return True
-        self.close(grpc.StatusCode.INVALID_ARGUMENT, f"the bot broke the dial-in protocol: {problem}")
+        self.broke(problem)
         return False
+
+    def broke(self, problem: str) -> None:
+        """The bot sent what the protocol does not allow: the stream ends with INVALID_ARGUMENT, saying what."""
+        self.close(grpc.StatusCode.INVALID_ARGUMENT, f"the bot broke the dial-in protocol: {problem}")
 
     def lost(self, detail: str) -> None:
         """The stream ended on the bot's side (or the network's)."""

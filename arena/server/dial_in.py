@@ -18,13 +18,16 @@ import grpc
 import trio
 
 from ..players.dial_in import Close, DialInConnection, DialInRefused, DialInRegistry
+from google.protobuf.message import DecodeError
+
 from ..protocol import dial_in_pb2, dial_in_pb2_grpc
 from ..protocol import bot_pb2
 from ..protocol import PROTOCOL_VERSION
 from .. import __version__
 from .auth import AUTH_HEADER, SCHEME
 
-CALLS = "/dominoes.v1.DialInService/"
+SERVICE = "dominoes.v1.DialInService"
+CALLS = f"/{SERVICE}/"
 """The dial-in service's calls, which check their (bot) tokens themselves."""
 HELLO_TIMEOUT_S = 30.0
 """A stream that sends no hello within this long is cancelled (it would hold a thread for nothing)."""
@@ -56,8 +59,10 @@ class DialInServicer(dial_in_pb2_grpc.DialInServiceServicer):
     def _trio(self, function: Any, *args: Any) -> Any:
         return trio.from_thread.run_sync(function, *args, trio_token=self.trio_token)
 
-    def Play(self, request_iterator: Iterator[dial_in_pb2.PlayRequest],
+    def Play(self, request_iterator: Iterator[bytes],
              context: grpc.ServicerContext) -> Iterator[dial_in_pb2.PlayResponse]:
+        """One bot's stream. Its messages arrive as bytes, parsed here: one that is not a PlayRequest is the bot's
+        protocol error, told to it and recorded, not gRPC's INTERNAL."""
         if self.refuse_all:
             context.abort(grpc.StatusCode.FAILED_PRECONDITION,
                           "this server listens beyond loopback without TLS, and a bot's token must not cross the "
@@ -92,8 +97,7 @@ class DialInServicer(dial_in_pb2_grpc.DialInServiceServicer):
         finally:
             self._end(connection, "the stream ended")
 
-    def _first(self, request_iterator: Iterator[dial_in_pb2.PlayRequest],
-               context: grpc.ServicerContext) -> dial_in_pb2.DialInHello:
+    def _first(self, request_iterator: Iterator[bytes], context: grpc.ServicerContext) -> dial_in_pb2.DialInHello:
         """The stream's hello, which must come first and within the hello timeout; the stream aborted otherwise."""
         timer = threading.Timer(self.hello_timeout_s, context.cancel)
         timer.daemon = True
@@ -107,17 +111,22 @@ class DialInServicer(dial_in_pb2_grpc.DialInServiceServicer):
         if first is None:
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED if context.is_active() else grpc.StatusCode.CANCELLED,
                           f"no hello within {self.hello_timeout_s:g} s")
-        if first.WhichOneof("message") != "hello":
+        first = parsed(first)
+        if first is None or first.WhichOneof("message") != "hello":
             context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                           "the first message of a dial-in stream must be the hello (PlayRequest.hello)")
         return first.hello
 
-    def _read(self, request_iterator: Iterator[dial_in_pb2.PlayRequest], connection: DialInConnection) -> None:
+    def _read(self, request_iterator: Iterator[bytes], connection: DialInConnection) -> None:
         """The reader thread: every message to the trio thread, until the stream ends or the bot breaks the
         protocol."""
         why = "the bot closed the stream"
         try:
-            for message in request_iterator:
+            for data in request_iterator:
+                message = parsed(data)
+                if message is None:
+                    self._trio(connection.broke, f"{len(data)} bytes that are not a PlayRequest")
+                    return
                 if not self._trio(connection.received, message):
                     return
         except grpc.RpcError as error:
@@ -140,5 +149,17 @@ class DialInServicer(dial_in_pb2_grpc.DialInServiceServicer):
             pass
 
 
+def parsed(data: bytes) -> dial_in_pb2.PlayRequest | None:
+    """A message of the stream as a PlayRequest, or None when it is not one."""
+    try:
+        return dial_in_pb2.PlayRequest.FromString(data)
+    except DecodeError:
+        return None
+
+
 def add_to_server(server: grpc.Server, servicer: DialInServicer) -> None:
-    dial_in_pb2_grpc.add_DialInServiceServicer_to_server(servicer, server)
+    """The service, with its requests left as bytes for :meth:`DialInServicer.Play` to parse (the generated
+    registration would have gRPC parse them, and end the call with INTERNAL on one that is not a PlayRequest)."""
+    handler = grpc.stream_stream_rpc_method_handler(
+        servicer.Play, request_deserializer=None, response_serializer=dial_in_pb2.PlayResponse.SerializeToString)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, {"Play": handler}),))
