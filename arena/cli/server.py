@@ -15,13 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import sys
+import tempfile
 import time
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import grpc
+import trio
 from google.protobuf import json_format
 from rich.table import Table
 
@@ -31,6 +34,11 @@ from ..protocol import arena_pb2 as apb
 from ..records.export import row_from_summary, save_csv, write_csv
 from ..records.format import full_tiles
 from ..errors import UsageError
+from ..players.dial_in import token_digest
+from ..players.faults import BotFailure
+from ..players.process import BotProcess, BotSpec
+from ..players.relay import Relay
+from ..server.auth import ConfigError, is_loopback
 from ..server.client import ServerSaidNo, connect, describe
 from ..server.serve import config_from_args, run
 from ..server.submission import message_from_dict
@@ -165,15 +173,6 @@ def add_client_arguments(p: argparse.ArgumentParser, token_help: str = "a file h
 def cmd_connect(args: argparse.Namespace) -> int:
     """Run the local bot and relay between it and the server until the server ends the stream (exit 0 when it
     ends it cleanly, 1 when it refuses or breaks it)."""
-    import tempfile
-
-    import trio
-
-    from ..players.process import BotProcess, BotSpec
-    from ..players.faults import BotFailure
-    from ..players.relay import Relay
-    from ..server.auth import ConfigError, is_loopback
-
     command = tuple(c for c in args.command if c != "--")
     if not command:
         raise UsageError("expected the bot's command after --: arena connect --server ADDR --bot NAME --token-file F "
@@ -213,10 +212,6 @@ def cmd_connect(args: argparse.Namespace) -> int:
 
 def cmd_new_token(args: argparse.Namespace) -> int:
     """A fresh token in a private file; its SHA-256 goes in the tournament file (only the hash is ever shared)."""
-    import secrets
-
-    from ..players.dial_in import token_digest
-
     token = secrets.token_urlsafe(32)
     try:
         descriptor = os.open(args.file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
