@@ -86,6 +86,17 @@ def test_arena_connect_refuses_plain_text_beyond_loopback(tmp_path: Path) -> Non
                              "must travel over TLS; pass --tls-ca CERT (or --tls for the system's roots)\n")
 
 
+def test_arena_run_refuses_a_tournament_with_a_dial_in_bot(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(tournament(bots=f'\n[[bots]]\nname = "a"\ncommand = "python bot.py"\n'
+                                    + dial_in_entry("lab-b", "x" * 40)))
+    result = subprocess.run([sys.executable, "-m", "arena", "run", str(path)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == (f"error: bot 'lab-b' dials in (dial_in = true): a tournament with dial-in bots runs on "
+                             f"an arena server, which they connect to (arena serve, then arena submit {path})\n")
+
+
 def test_arena_new_token_writes_a_private_token_and_prints_its_hash(tmp_path: Path) -> None:
     import hashlib
 
@@ -108,14 +119,19 @@ def test_a_tournament_with_a_bot_dialed_in_through_arena_connect_over_tls_plays_
         tmp_path: Path) -> None:
     cert, key = self_signed(tmp_path)
     token_file, token = write_token(tmp_path, "lab-b")
-    server = Server(tmp_path / "data", "--tls-cert", str(cert), "--tls-key", str(key),
-                    *registry(tmp_path, random_bot("alpha", "dial-tls")))
+    operator_file, operator = write_token(tmp_path, "operator")  # the server's own token: not the bot's business
+    server = Server(tmp_path / "data", "--tls-cert", str(cert), "--tls-key", str(key), "--token-file",
+                    str(operator_file), *registry(tmp_path, random_bot("alpha", "dial-tls")))
     relay = None
     try:
         stub = server.stub(credentials=grpc.ssl_channel_credentials(cert.read_bytes()))
-        info = submit(stub, tournament(games=2, bots=named("alpha") + dial_in_entry("lab-b", token)))
+        as_operator = (("authorization", f"Bearer {operator}"),)
+        info = submit(stub, tournament(games=2, bots=named("alpha") + dial_in_entry("lab-b", token)),
+                      metadata=as_operator)
         relay = connect(server.address, "lab-b", token_file, sys.executable, str(RANDOM_BOT), tls_ca=cert)
-        assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
+        watch(stub, info.id, seconds=GENEROUS_S * 2, metadata=as_operator)
+        end = stub.GetStandings(apb.GetStandingsRequest(id=info.id), timeout=30, metadata=as_operator).tournament
+        assert end.state == FINISHED, waiting_text(server, info.id)
         _, relay_err = relay.communicate(timeout=GENEROUS_S)
         assert relay.returncode == 0, relay_err
         assert "connected as lab-b" in relay_err

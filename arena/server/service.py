@@ -379,6 +379,10 @@ class Arena:
         """Accept an admitted tournament if its bot processes fit beside the others' (checked here, on the trio
         thread, so two submissions at once cannot both take the last room)."""
         self._check_open()
+        if self.backend is not None and any(b.dial_in for b in spec.bots):
+            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT,
+                           "this server plays its games on a cluster (--backend), whose nodes cannot reach a dial-in "
+                           "bot's stream: dial-in bots play on a server that plays its games itself")
         schedule = schedule_of(spec)
         processes = len(spec.bots) * schedule.processes_per_entrant()
         self._check_room(processes, len(spec.bots), schedule.processes_per_entrant())

@@ -105,6 +105,7 @@ class EntrantPool:
             "name": self.name,
             "command": list(self.spec.command),
             "address": self.spec.address,
+            "dial_in": self.spec.dial_in,
             "processes": len(self.processes),
             "starts": sum(p.starts for p in self.processes),
             "restarts_after_timeouts": self.restarts_after_faults,
