@@ -161,18 +161,25 @@ def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_na
     try:
         stub = server.stub()
         _, token_a = two_tokens["lab-a"]
-        token_file_b, token_b = two_tokens["lab-b"]
+        _, token_b = two_tokens["lab-b"]
         bots = named("alpha") + dial_in_entry("lab-a", token_a) + dial_in_entry("lab-b", token_b)
-        info = submit(stub, tournament(bots=bots, extra="[time]\nstartup_ms = 8000\n"))
-        for token, bot, code, message in [
-            (None, "lab-b", grpc.StatusCode.UNAUTHENTICATED,
+        waiting = submit(stub, tournament(bots=bots, extra="[time]\nstartup_ms = 600000\n"))  # waits all along
+        not_a_hello = dial_in_pb2.PlayRequest(request_id=1, act=bot_pb2.ActReply(index=0)).SerializeToString()
+        bad_hello = dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(
+            bot="lab-b", hello=bot_pb2.HelloReply(name="b", protocol_version=7))).SerializeToString()
+        for token, bot, first, code, message in [
+            (None, "lab-b", None, grpc.StatusCode.UNAUTHENTICATED,
              "missing token: send the metadata 'authorization: Bearer <token>' (arena connect --token-file F)"),
-            ("not-the-token-of-anyone", "lab-b", grpc.StatusCode.UNAUTHENTICATED,
+            ("not-the-token-of-anyone", "lab-b", None, grpc.StatusCode.UNAUTHENTICATED,
              "wrong token: it is the token of no dial-in bot a tournament on this server waits for"),
-            (token_a, "lab-b", grpc.StatusCode.PERMISSION_DENIED,
+            (token_a, "lab-b", None, grpc.StatusCode.PERMISSION_DENIED,
              "this token is another bot's: it does not let its holder play as 'lab-b'"),
+            (token_b, "lab-b", not_a_hello, grpc.StatusCode.INVALID_ARGUMENT,
+             "the first message of a dial-in stream must be the hello (PlayRequest.hello)"),
+            (token_b, "lab-b", bad_hello, grpc.StatusCode.INVALID_ARGUMENT,
+             "hello refused: the handshake failed: expected protocol version 1, got 7"),
         ]:
-            client = RawDialIn(server.address, bot, token)
+            client = RawDialIn(server.address, bot, token, first=first)
             assert client.wait_ended(GENEROUS_S) == (code, message)
             assert not client.acts()
         wrong = tmp_path / "wrong.token"
@@ -182,13 +189,19 @@ def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_na
         assert relay.returncode == 1
         assert err.splitlines()[-1].startswith("error: UNAUTHENTICATED: wrong token: it is the token of no dial-in "
                                                "bot a tournament on this server waits for (after 0 decisions")
-        # lab-a comes with its own token; lab-b never does: the tournament fails before any game, naming lab-b.
+        # lab-a comes with its own token; lab-b never does: a tournament with a short start time fails before any
+        # game, naming lab-b only. (lab-a connects while the first tournament waits for it, so it is there in time.)
         present = RawDialIn(server.address, "lab-a", token_a)
-        end = finished(stub, info.id)
+        wait_for(lambda: any(m.WhichOneof("message") == "welcome" for m in present.received), GENEROUS_S,
+                 "lab-a welcomed")
+        short = submit(stub, tournament(bots=bots, extra="[time]\nstartup_ms = 3000\n"))
+        stub.CancelTournament(apb.CancelTournamentRequest(id=waiting.id), timeout=30)
+        end = finished(stub, short.id)
         assert end.state == apb.TOURNAMENT_STATE_FAILED
-        assert "bot 'lab-b' cannot play: the bot did not start: bot 'lab-b' did not dial in within 8 s" in end.error
+        assert "bot 'lab-b' cannot play: the bot did not start: bot 'lab-b' did not dial in within 3 s" in end.error
         assert "lab-a" not in end.error and end.games_done == 0
-        assert present.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK  # told no tournament waits for it any more
+        assert present.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK  # no tournament waits for it any more
+        assert present.received[-1].farewell.reason == "no tournament on this server waits for this bot any more"
     finally:
         server.stop()
 
