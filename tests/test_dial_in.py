@@ -206,6 +206,26 @@ def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_na
         server.stop()
 
 
+def test_a_stream_that_never_says_hello_is_cancelled_after_the_hello_timeout() -> None:
+    """It would hold a gRPC thread for nothing. (In process, with a one-second hello timeout: the refusal comes
+    before anything reaches the trio side.)"""
+    from concurrent import futures
+
+    from arena.players.dial_in import DialInRegistry
+    from arena.server.dial_in import DialInServicer, add_to_server
+
+    server = grpc.server(futures.ThreadPoolExecutor(2))
+    add_to_server(server, DialInServicer(DialInRegistry(), None, hello_timeout_s=1.0))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        silent = RawDialIn(f"127.0.0.1:{port}", "lab-b", "some-token-of-16-chars", silent=True)
+        assert silent.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.CANCELLED
+        assert not silent.received
+    finally:
+        server.stop(None)
+
+
 # --- a connection cut mid-game ---------------------------------------------------------------------------------------
 
 

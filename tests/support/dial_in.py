@@ -55,7 +55,9 @@ class RawDialIn:
     thread: every message the server sent, and how the stream ended."""
 
     def __init__(self, address: str, bot: str, token: str | None, answer: Answer = first_legal,
-                 credentials: grpc.ChannelCredentials | None = None, first: bytes | None = None) -> None:
+                 credentials: grpc.ChannelCredentials | None = None, first: bytes | None = None,
+                 silent: bool = False) -> None:
+        """``first``: the bytes to send instead of the hello; ``silent``: send nothing at all."""
         self.received: list[dial_in_pb2.PlayResponse] = []
         self.code: grpc.StatusCode | None = None
         self.details = ""
@@ -65,7 +67,8 @@ class RawDialIn:
                          else grpc.insecure_channel(address))
         play = self._channel.stream_stream(PLAY, request_serializer=None,
                                            response_deserializer=dial_in_pb2.PlayResponse.FromString)
-        self._out.put(first if first is not None else hello(bot).SerializeToString())
+        if not silent:
+            self._out.put(first if first is not None else hello(bot).SerializeToString())
         metadata = (("authorization", f"Bearer {token}"),) if token is not None else ()
         self._call = play(self._requests(), metadata=metadata, timeout=300)
         self.ended = threading.Event()
