@@ -126,8 +126,8 @@ def test_a_tournament_with_a_bot_dialed_in_through_arena_connect_over_tls_plays_
     try:
         stub = server.stub(credentials=grpc.ssl_channel_credentials(cert.read_bytes()))
         as_operator = (("authorization", f"Bearer {operator}"),)
-        info = submit(stub, tournament(games=2, bots=named("alpha") + dial_in_entry("lab-b", token)),
-                      metadata=as_operator)
+        info = submit(stub, tournament(games=2, bots=named("alpha") + dial_in_entry("lab-b", token),
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"), metadata=as_operator)
         relay = connect(server.address, "lab-b", token_file, sys.executable, str(RANDOM_BOT), tls_ca=cert)
         watch(stub, info.id, seconds=GENEROUS_S * 2, metadata=as_operator)
         end = stub.GetStandings(apb.GetStandingsRequest(id=info.id), timeout=30, metadata=as_operator).tournament
@@ -236,7 +236,7 @@ def test_a_connection_cut_mid_game_is_a_crash_fault_and_the_bot_reconnects_for_t
         stub = server.stub()
         info = submit(stub, tournament(games=2, concurrency=1, variant="draw",
                                        bots=named("alpha") + dial_in_entry("lab-b", token),
-                                       extra="[time]\nstartup_ms = 60000\n"))
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
         asked = []
 
         def cut_at_the_third(message: dial_in_pb2.PlayResponse):
@@ -315,7 +315,7 @@ def test_a_hostile_dial_in_client_gets_a_recorded_fault_and_the_server_and_the_o
         stub = server.stub()
         bots = named("alpha", "beta") + dial_in_entry("lab-b", token)
         info = submit(stub, tournament(games=1, duplicate=False, concurrency=3, bots=bots,
-                                       extra="[time]\nstartup_ms = 60000\n"))
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
         hostile = RawDialIn(server.address, "lab-b", token, answer)
         code, details = hostile.wait_ended(GENEROUS_S)
         assert code == grpc.StatusCode.INVALID_ARGUMENT and status_text in details, (code, details)
@@ -345,7 +345,8 @@ def test_the_seat_scanner_finds_no_hidden_tile_in_anything_sent_to_a_dial_in_bot
     server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-scan")))
     try:
         stub = server.stub()
-        info = submit(stub, tournament(games=2, variant=variant, bots=named("alpha") + dial_in_entry("lab-b", token)))
+        info = submit(stub, tournament(games=2, variant=variant, bots=named("alpha") + dial_in_entry("lab-b", token),
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
         spy = RawDialIn(server.address, "lab-b", token)
         assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
         spy.wait_ended(GENEROUS_S)
