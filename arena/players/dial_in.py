@@ -209,7 +209,8 @@ class DialInRegistry:
         self._arrived = trio.Event()
 
     def expect(self, bots: Iterable[object]) -> None:
-        """A tournament names these bots (its BotSpecs; only the dial-in ones count)."""
+        """A tournament names these bots (its BotSpecs, typed loosely: arena/players/process.py imports this module;
+        only the dial-in ones count)."""
         for bot in bots:
             if getattr(bot, "dial_in", False):
                 self._expected[(bot.name, bot.token_sha256)] += 1  # type: ignore[attr-defined]
@@ -261,10 +262,6 @@ class DialInRegistry:
         key = (connection.bot, connection.digest)
         if self._connected.get(key) is connection:
             del self._connected[key]
-
-    def connected(self, bot: str) -> list[str]:
-        """The digests under which ``bot`` is connected now (for tests and the log)."""
-        return [digest for (name, digest), c in self._connected.items() if name == bot and not c.closed]
 
     async def connection(self, bot: str, digest: str, timeout_s: float) -> DialInConnection:
         """The bot's live stream, waiting up to ``timeout_s`` for it to dial in; START_FAILED if it does not."""
