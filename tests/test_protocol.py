@@ -12,10 +12,12 @@ import pytest
 from arena.players.base import Decision, DecisionRequest
 from arena.protocol.convert import act_request_pb
 from arena.protocol import types_pb2 as pb
-from arena.protocol.convert import ProtocolError, action_from_pb, action_pb, tile_from_pb
+from arena.protocol.convert import ProtocolError, action_from_pb, action_pb
 from arena.referee import play_match
 from arena.rules import DRAW, VARIANTS, Kind, new_game
-from arena.rules.tiles import tile_id, tiles_of
+from arena.rules.tiles import tile_id
+
+from support.hidden import hidden_from, tiles_in
 
 
 def test_generated_code_is_not_stale() -> None:
@@ -64,26 +66,6 @@ def test_malformed_actions_are_protocol_errors(message: pb.Action, error: str) -
         action_from_pb(message)
 
 
-def tiles_in(message) -> list[int]:
-    """Every Tile anywhere inside a message."""
-    found = []
-    for field, value in message.ListFields():
-        if field.message_type is None:
-            continue
-        if field.message_type.GetOptions().map_entry:
-            items = list(value.values())
-        elif field.is_repeated:
-            items = list(value)
-        else:
-            items = [value]
-        for item in items:
-            if isinstance(item, pb.Tile):
-                found.append(tile_from_pb(item))
-            elif hasattr(item, "ListFields"):
-                found.extend(tiles_in(item))
-    return found
-
-
 class Spy:
     """A seat that records every request exactly as a bot would receive it, and plays randomly."""
 
@@ -121,8 +103,7 @@ async def test_no_message_to_a_bot_carries_a_hidden_tile(variant: str) -> None:
                 if number in requests:
                     seat, data = requests[number]
                     message = bot_pb2.ActRequest.FromString(data)
-                    hidden = {t for s in range(game.players) if s != seat for t in tiles_of(state.hands[s])}
-                    hidden |= set(state.boneyard)
+                    hidden = hidden_from(state, seat, game.players)
                     leaked = hidden & set(tiles_in(message))
                     assert not leaked, f"move {number}: hidden tiles {leaked} sent to seat {seat}"
                 match.apply(DRAW if move.action.kind == Kind.DRAW else move.action)

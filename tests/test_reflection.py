@@ -159,7 +159,16 @@ def rpc_lines(service) -> list[str]:
 
 def test_arena_server_lists_its_services(grpcurl: str, arena_server: Process) -> None:
     services = set(ok(call(grpcurl, arena_server.address, "list")).split())
-    assert services == {"dominoes.v1.Arena", HEALTH, *REFLECTION}
+    assert services == {"dominoes.v1.Arena", "dominoes.v1.DialInService", HEALTH, *REFLECTION}
+
+
+def test_arena_server_describes_the_dial_in_service(grpcurl: str, arena_server: Process) -> None:
+    from arena.protocol import dial_in_pb2
+
+    text = ok(call(grpcurl, arena_server.address, "describe", "dominoes.v1.DialInService"))
+    assert text.startswith("dominoes.v1.DialInService is a service:"), text
+    rpc = "rpc Play ( stream .dominoes.v1.PlayRequest ) returns ( stream .dominoes.v1.PlayResponse );"
+    assert rpc in text and len(dial_in_pb2.DESCRIPTOR.services_by_name["DialInService"].methods) == 1, text
 
 
 def test_arena_server_describes_the_arena_service(grpcurl: str, arena_server: Process) -> None:
@@ -197,7 +206,7 @@ def test_both_reflection_versions_answer(grpcurl: str, arena_server: Process, ve
     method = f"grpc.reflection.{version}.ServerReflection/ServerReflectionInfo"
     reply = json.loads(ok(call(grpcurl, arena_server.address, method, data='{"list_services": ""}')))
     names = {service["name"] for service in reply["list_services_response"]["service"]}
-    assert names == {"dominoes.v1.Arena", HEALTH, *REFLECTION}
+    assert names == {"dominoes.v1.Arena", "dominoes.v1.DialInService", HEALTH, *REFLECTION}
 
 
 def test_with_a_token_reflection_and_health_need_it(grpcurl: str, tmp_path: Path) -> None:

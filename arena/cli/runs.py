@@ -69,6 +69,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     tournament that cannot start (a bad file, or an entrant whose bot does not start: one ``error:`` line naming it
     and its log's last lines); 130 when interrupted."""
     spec = load_spec(args.file)
+    dialing = [b.name for b in spec.bots if b.dial_in]
+    if dialing:
+        raise UsageError(f"bot {dialing[0]!r} dials in (dial_in = true): a tournament with dial-in bots runs on an "
+                         f"arena server, which they connect to (arena serve, then arena submit {args.file})")
     if any(b.command for b in spec.bots):
         require_sandbox(spec.sandbox, "sandbox = false in the tournament file")
     if args.concurrency is not None and args.concurrency < 1:

@@ -1,4 +1,5 @@
-"""``arena serve`` and its clients: ``submit``, ``status``, ``watch``, ``games``, ``fetch``, ``cancel``.
+"""``arena serve`` and its clients: ``submit``, ``status``, ``watch``, ``games``, ``fetch``, ``cancel``; and
+``connect`` (a bot on this machine dialed in to a server) with ``new-token`` (a dial-in bot's token).
 
 Every client command takes ``--server ADDR`` (default 127.0.0.1:50500, the default of ``arena serve --listen``),
 ``--token-file F`` (the server's token, sent as ``authorization: Bearer <token>``) and, for a TLS server,
@@ -14,13 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import sys
+import tempfile
 import time
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import grpc
+import trio
 from google.protobuf import json_format
 from rich.table import Table
 
@@ -30,6 +34,11 @@ from ..protocol import arena_pb2 as apb
 from ..records.export import row_from_summary, save_csv, write_csv
 from ..records.format import full_tiles
 from ..errors import UsageError
+from ..players.dial_in import token_digest
+from ..players.faults import BotFailure
+from ..players.process import BotProcess, BotSpec
+from ..players.relay import Relay
+from ..server.auth import ConfigError, is_loopback
 from ..server.client import ServerSaidNo, connect, describe
 from ..server.serve import config_from_args, run
 from ..server.submission import message_from_dict
@@ -135,12 +144,83 @@ def add_server_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_cancel)
 
 
-def add_client_arguments(p: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("connect", help="dial a bot on this machine in to an arena server, for a tournament that "
+                                       "names it with dial_in = true")
+    p.add_argument("--bot", required=True, help="the entrant's name in the tournament file ([[bots]] name)")
+    add_client_arguments(p, token_help="a file holding the bot's token (its SHA-256 is the entry's token_sha256)")
+    p.add_argument("--transport", choices=("unix", "tcp"), default="unix",
+                   help="where the local gRPC bot listens: a Unix socket (default) or a loopback port")
+    p.add_argument("--protocol", choices=("grpc", "stdio"), default="grpc",
+                   help="how the local bot talks: gRPC (default) or JSON lines on stdin/stdout")
+    p.add_argument("--startup-ms", type=int, default=15000, help="time for the local bot to start (default 15000)")
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ... to start the bot (not sandboxed: "
+                                                            "it is your own program, on your own machine)")
+    p.set_defaults(func=cmd_connect)
+
+    p = sub.add_parser("new-token", help="write a new random token for a dial-in bot and print its SHA-256")
+    p.add_argument("file", help="where to write the token (mode 600; refused if it exists)")
+    p.set_defaults(func=cmd_new_token)
+
+
+def add_client_arguments(p: argparse.ArgumentParser, token_help: str = "a file holding the server's token") -> None:
     p.add_argument("--server", default=DEFAULT_SERVER, help=f"the arena server (default {DEFAULT_SERVER})")
-    p.add_argument("--token-file", help="a file holding the server's token")
+    p.add_argument("--token-file", help=token_help)
     p.add_argument("--tls-ca", help="connect with TLS, trusting this PEM certificate")
     p.add_argument("--tls", action="store_true", help="connect with TLS, trusting the system's roots")
     p.add_argument("--tls-server-name", help="the name the server's certificate must carry (default: the host)")
+
+
+def cmd_connect(args: argparse.Namespace) -> int:
+    """Run the local bot and relay between it and the server until the server ends the stream (exit 0 when it
+    ends it cleanly, 1 when it refuses or breaks it)."""
+    command = tuple(c for c in args.command if c != "--")
+    if not command:
+        raise UsageError("expected the bot's command after --: arena connect --server ADDR --bot NAME --token-file F "
+                         "-- COMMAND ...")
+    if not args.token_file:
+        raise UsageError("expected --token-file F: the bot's token, which lets it play as --bot only")
+    if not (args.tls or args.tls_ca) and not is_loopback(args.server):
+        raise ConfigError(f"refusing to dial in to {args.server} in plain text: beyond loopback the token must travel "
+                          f"over TLS; pass --tls-ca CERT (or --tls for the system's roots)")
+    if args.startup_ms < 1:
+        raise UsageError(f"--startup-ms must be at least 1, got {args.startup_ms}")
+    client = _client(args)
+    logs = Path(tempfile.mkdtemp(prefix="arena-connect-"))
+    process = BotProcess(BotSpec(name=args.bot, command=command, sandbox=False, transport=args.transport,
+                                 protocol=args.protocol), logs, args.startup_ms / 1000)
+    relay = Relay(process, client.channel, args.bot, client.metadata)
+
+    async def main() -> Any:
+        try:
+            return await relay.run()
+        finally:
+            await process.stop()
+
+    try:
+        ended = trio.run(main)
+    except BotFailure as failure:
+        return _refused(f"the bot did not start: {failure} (its log: {process.log_path})")
+    finally:
+        client.close()
+    if ended.code == grpc.StatusCode.OK:
+        print(f"the server ended the stream after {relay.decisions} decisions: "
+              f"{safe_name(ended.details or 'done', 400)}", file=sys.stderr)
+        return 0
+    return _refused(f"{ended.code.name}: {ended.details} (after {relay.decisions} decisions; bot log: "
+                    f"{process.log_path})")
+
+
+def cmd_new_token(args: argparse.Namespace) -> int:
+    """A fresh token in a private file; its SHA-256 goes in the tournament file (only the hash is ever shared)."""
+    token = secrets.token_urlsafe(32)
+    try:
+        descriptor = os.open(args.file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as error:
+        raise UsageError(f"{args.file}: cannot write the token: {error.strerror or error}") from None
+    with os.fdopen(descriptor, "w") as f:
+        f.write(token + "\n")
+    print(f"token_sha256 = \"{token_digest(token)}\"")
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

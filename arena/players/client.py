@@ -166,6 +166,12 @@ class BotClient(ABC):
 
     async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
         """The bot's decision within ``timeout_s``; raises :class:`BotFailure` (the referee records it)."""
+        reply, think = await self.reply(request, timeout_s)
+        return Decision(chosen_action(reply, request), think, reply.comment[:MAX_COMMENT])
+
+    async def reply(self, request: DecisionRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
+        """The bot's ActReply as it came, not yet checked, and its think time: :meth:`act` checks it; the relay of
+        ``arena connect`` forwards it unchanged, so the arena at the other end checks it as its own."""
         call = decision_call(request)
         log_wire(self.name, "->", call, lambda: act_request_text(request))
         try:
@@ -174,7 +180,7 @@ class BotClient(ABC):
             log_wire_failure(self.name, call, failure)
             raise
         log_wire(self.name, "<-", call, lambda: f"{think * 1000:.1f} ms {message_text(reply)}")
-        return Decision(chosen_action(reply, request), think, reply.comment[:MAX_COMMENT])
+        return reply, think
 
     async def round_ended(self, match_id: str, seat: int, index: int, result: RoundResult,
                           scores: tuple[int, ...]) -> None:

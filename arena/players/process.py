@@ -6,7 +6,8 @@ a bot where to listen through ``DOMINOES_BOT_LISTEN`` (a Unix socket in a folder
 its own small tmpfs, reached through the sandbox's first process), waits for its
 handshake within the startup timeout, and copies its stdout and stderr into a per-bot log, capped. Stopping is
 SIGTERM, then SIGKILL after a grace period, then every process left in the bot's cgroup. A bot given as an address
-is just connected to: it is outside the arena's control.
+is just connected to: it is outside the arena's control; so is a bot that dials in (arena/players/dial_in.py), whose
+stream is waited for instead.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import trio
 from ..protocol import LISTEN_ENV, bot_pb2
 from ..sandbox import CappedLog, Containment, Limits, SandboxError, SandboxUnavailable, contain
 from .client import BotClient
+from .dial_in import REGISTRY, DialInBot
 from .faults import BotFailure, FaultKind
 from .remote import RemoteBot
 from .stdio import StdioBot
@@ -55,10 +57,14 @@ class BotSpec:
     """Where a started bot listens: ``unix`` (a socket), or ``tcp`` (a loopback port, for runtimes without one)."""
     protocol: str = "grpc"
     """``grpc`` (the Bot service), or ``stdio`` (JSON lines on stdin and stdout: arena/players/stdio.py)."""
+    dial_in: bool = False
+    """The bot dials in to the arena server (arena/players/dial_in.py): neither started nor called."""
+    token_sha256: str = ""
+    """A dial-in bot's credential: the SHA-256 (hex) of the token it presents; the arena never holds the token."""
 
     def __post_init__(self) -> None:
-        if bool(self.command) == bool(self.address):
-            raise ValueError(f"bot {self.name!r} needs exactly one of a command or an address")
+        if bool(self.command) + bool(self.address) + self.dial_in != 1:
+            raise ValueError(f"bot {self.name!r} needs exactly one of a command, an address or dial_in")
 
 
 class BotProcess:
@@ -92,6 +98,8 @@ class BotProcess:
         return self.log_dir / f"{_safe(self.spec.name)}.log"
 
     def running(self) -> bool:
+        if self.spec.dial_in:
+            return isinstance(self.client, DialInBot) and not self.client.connection.closed
         if self.spec.address:
             return self.client is not None
         return self._process is not None and self._process.returncode is None and not self._lost
@@ -105,9 +113,22 @@ class BotProcess:
         if self.running() and self.client is not None:
             return self.client
         await self.stop()
+        if self.spec.dial_in:
+            return await self._dialed_in()
         if self.spec.address:
             return await self._connect(self.spec.address)
         return await self._start()
+
+    async def _dialed_in(self) -> DialInBot:
+        """The bot's dial-in stream, waited for up to the start time (it connects when its owner runs it)."""
+        self.starts += 1
+        started = time.perf_counter()
+        connection = await REGISTRY.connection(self.spec.name, self.spec.token_sha256, self.startup_s)
+        client = DialInBot(connection, self.spec.name)
+        self.hello = await client.handshake(self.startup_s)
+        self.startup_ms = (time.perf_counter() - started) * 1000
+        self.client = client
+        return client
 
     async def _connect(self, address: str) -> RemoteBot:
         client = RemoteBot(address, self.spec.name)

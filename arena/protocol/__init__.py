@@ -22,6 +22,8 @@ from dominoes.v1 import arena_pb2 as arena_pb2  # noqa: E402
 from dominoes.v1 import arena_pb2_grpc as arena_pb2_grpc  # noqa: E402
 from dominoes.v1 import bot_pb2 as bot_pb2  # noqa: E402
 from dominoes.v1 import bot_pb2_grpc as bot_pb2_grpc  # noqa: E402
+from dominoes.v1 import dial_in_pb2 as dial_in_pb2  # noqa: E402
+from dominoes.v1 import dial_in_pb2_grpc as dial_in_pb2_grpc  # noqa: E402
 from dominoes.v1 import league_pb2 as league_pb2  # noqa: E402
 from dominoes.v1 import league_pb2_grpc as league_pb2_grpc  # noqa: E402
 from dominoes.v1 import tournament_pb2 as tournament_pb2  # noqa: E402

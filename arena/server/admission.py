@@ -99,6 +99,8 @@ class Admission:
         if set(entry) - set(BOT_KEYS):
             return entry  # an unknown key: spec_from_dict lists the valid ones
         name = entry.get("name")
+        if entry.get("dial_in") is True:
+            return entry  # the bot dials in: nothing runs here (spec_from_dict checks the entry)
         if "command" in entry or "address" in entry:
             return self._command_bot(entry, where, top, name)
         return self._registered_bot(entry, where, top, name)

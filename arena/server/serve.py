@@ -23,6 +23,7 @@ import structlog
 import trio
 
 from ..botkit import add_introspection
+from ..players.dial_in import REGISTRY
 from ..cluster.options import backend_from
 from ..protocol import MAX_MESSAGE_BYTES, arena_pb2
 from ..display import safe_name
@@ -31,12 +32,15 @@ from .auth import (
     ConfigError, TokenInterceptor, check_listen, check_private, is_loopback, read_token, server_credentials,
 )
 from .events import WATCH_BUFFER_EVENTS
+from .dial_in import CALLS as DIAL_IN_CALLS, SHUTTING_DOWN, DialInServicer, add_to_server as add_dial_in
 from .registry import load_registry
 from .service import Arena, ArenaServicer, add_to_server, make_private_folder
 from .streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
 
 DEFAULT_LISTEN = "127.0.0.1:50500"
 DEFAULT_DATA = "runs/server"
+DIAL_IN_SERVICE = "dominoes.v1.DialInService"
+"""The service bots dial in to (dial_in.proto), served beside the Arena service."""
 LEAGUE_CALLS = "/dominoes.v1.LeagueService/"
 """The league service's calls, which check their tokens themselves (an author's token is not the server's)."""
 STOP_GRACE_S = 2.0
@@ -269,7 +273,7 @@ class ServerLog:
 
 
 def make_server(config: ServeConfig, servicer: ArenaServicer,
-                league: Any = None) -> tuple[grpc.Server, str]:
+                league: Any = None, dial_in: DialInServicer | None = None) -> tuple[grpc.Server, str]:
     """The gRPC server, bound but not started, and the address it listens on (the real port when 0 was asked).
 
     Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server
@@ -279,7 +283,7 @@ def make_server(config: ServeConfig, servicer: ArenaServicer,
     Streams (watches, health watches, reflection) are limited apart from quick calls (arena/server/streams.py),
     so that open streams, read or not, never take the threads that quick calls need."""
     streams = StreamLimits(config.max_streams, config.max_streams_per_client)
-    own_checks = (LEAGUE_CALLS,) if league is not None else ()
+    own_checks = ((LEAGUE_CALLS,) if league is not None else ()) + ((DIAL_IN_CALLS,) if dial_in is not None else ())
     interceptors: list[grpc.ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=streams.pool_size(), thread_name_prefix="arena-grpc"),
@@ -293,6 +297,9 @@ def make_server(config: ServeConfig, servicer: ArenaServicer,
     )
     add_to_server(server, servicer)
     services = [arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name]
+    if dial_in is not None:
+        add_dial_in(server, dial_in)
+        services.append(DIAL_IN_SERVICE)
     if league is not None:
         from ..league.service import SERVICE_NAME, add_to_server as add_league
 
@@ -400,7 +407,10 @@ async def serve(config: ServeConfig) -> None:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())
             league = await open_league(config, log, arena.limiter) if config.leagues else None
-            server, address = make_server(config, servicer, league and league.servicer)  # a port in use: one line
+            dial_in = DialInServicer(REGISTRY, trio.lowlevel.current_trio_token(), plain_text_beyond_loopback=(
+                config.credentials is None and not is_loopback(config.listen)))
+            server, address = make_server(config, servicer, league and league.servicer,  # a port in use: one line
+                                          dial_in)
             listener = bind_http(config.http) if config.http is not None else None
             log_policy(log, config)
             async with trio.open_nursery() as nursery:
@@ -431,6 +441,7 @@ async def serve(config: ServeConfig) -> None:
                 if web is not None:
                     web.stop.set()
                 stopped = server.stop(grace=STOP_GRACE_S)
+                REGISTRY.close_all(SHUTTING_DOWN)
                 await arena.shutdown()
                 arena.cancel_stuck_streams()
                 await trio.to_thread.run_sync(stopped.wait)

@@ -22,6 +22,7 @@ import trio
 from ..errors import ArenaError
 from ..protocol import arena_pb2 as apb
 from ..protocol import arena_pb2_grpc as apb_grpc
+from ..players.dial_in import REGISTRY
 from ..records.jsonform import index_of
 from ..records.run_folder import RECORDS, RunFolder
 from ..records.store import ReadReport, iter_records
@@ -150,7 +151,9 @@ class Arena:
     # --- the runner of one tournament ---
 
     def _start(self, t: Tournament) -> None:
-        assert self._nursery is not None
+        """Run the tournament; its dial-in entrants may connect from now on (until it ends)."""
+        assert self._nursery is not None and t.spec is not None
+        REGISTRY.expect(t.spec.bots)
         self._nursery.start_soon(self._run, t, name=f"tournament {t.id}")
 
     async def _run(self, t: Tournament) -> None:
@@ -158,6 +161,8 @@ class Arena:
         try:
             await self._run_one(t)
         finally:
+            assert t.spec is not None
+            REGISTRY.forget(t.spec.bots)
             self._runners -= 1
             t.ended_event.set()
             if self._runners == 0 and self.stopping:
@@ -374,6 +379,10 @@ class Arena:
         """Accept an admitted tournament if its bot processes fit beside the others' (checked here, on the trio
         thread, so two submissions at once cannot both take the last room)."""
         self._check_open()
+        if self.backend is not None and any(b.dial_in for b in spec.bots):
+            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT,
+                           "this server plays its games on a cluster (--backend), whose nodes cannot reach a dial-in "
+                           "bot's stream: dial-in bots play on a server that plays its games itself")
         schedule = schedule_of(spec)
         processes = len(spec.bots) * schedule.processes_per_entrant()
         self._check_room(processes, len(spec.bots), schedule.processes_per_entrant())

@@ -84,6 +84,10 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
             bot["limits"] = _limits_from_pb(entry.limits)
         if entry.skip_if_missing:
             bot["skip_if_missing"] = True
+        if entry.dial_in:
+            bot["dial_in"] = True
+        if entry.token_sha256:
+            bot["token_sha256"] = entry.token_sha256
         bots.append(bot)
     data["bots"] = bots
     return data
@@ -159,7 +163,8 @@ def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
             bot.command.extend(shlex.split(command))
         elif command is not None:
             bot.command.extend(command)
-        for key in ("address", "cwd", "folder", "transport", "protocol", "skip_if_missing"):
+        for key in ("address", "cwd", "folder", "transport", "protocol", "skip_if_missing", "dial_in",
+                    "token_sha256"):
             if key in entry:
                 setattr(bot, key, entry[key])
         if "limits" in entry:

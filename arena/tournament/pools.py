@@ -30,7 +30,9 @@ class EntrantPool:
         self.spec = spec
         self.variant = variant
         self.processes = [
-            BotProcess(replace(spec, name=spec.name if processes == 1 else f"{spec.name}.{i}"), log_dir, startup_s,
+            # A dial-in bot keeps its name in every "process": each is a seat's client on the bot's one stream.
+            BotProcess(replace(spec, name=spec.name if processes == 1 or spec.dial_in else f"{spec.name}.{i}"),
+                       log_dir, startup_s,
                        protected=protected)
             for i in range(processes)
         ]
@@ -103,6 +105,7 @@ class EntrantPool:
             "name": self.name,
             "command": list(self.spec.command),
             "address": self.spec.address,
+            "dial_in": self.spec.dial_in,
             "processes": len(self.processes),
             "starts": sum(p.starts for p in self.processes),
             "restarts_after_timeouts": self.restarts_after_faults,

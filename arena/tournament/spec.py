@@ -52,10 +52,16 @@ the control API shares. A malformed file gets one message naming the key, the pr
     transport = "unix"          # optional: "tcp" for a runtime without Unix sockets (a loopback port)
     protocol = "grpc"           # optional: "stdio" for a bot that speaks JSON lines on stdin/stdout
     skip_if_missing = false     # optional: leave the bot out when its program is not installed
+
+    [[bots]]                    # a bot that dials in to the arena server (`arena connect`), on its owner's machine
+    name = "lab-b"
+    dial_in = true
+    token_sha256 = "9f86d0..."  # the SHA-256 of its token (64 hex digits): `arena new-token FILE`
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import tomllib
@@ -86,7 +92,10 @@ SPRT_KEYS = (*SPRT_NUMBERS, "model")
 SPRT_GAMES = 10_000
 """Deal sets (or games) per pairing when a file with [sprt] does not say: the test's cap, rarely reached."""
 BOT_KEYS = ("name", "command", "address", "env", "cwd", "folder", "limits", "transport", "protocol",
-            "skip_if_missing")
+            "skip_if_missing", "dial_in", "token_sha256")
+DIAL_IN_KEYS = ("name", "dial_in", "token_sha256")
+"""What a dial-in entry may say: the arena starts and calls nothing for it."""
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 PROTOCOLS = ("grpc", "stdio")
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms", "grace_ms")
 
@@ -351,6 +360,11 @@ def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], l
         if name in names:
             raise SpecError(f"key '{where}name' must be unique, got {name!r} twice")
         names.add(name)
+        if _boolean(entry, "dial_in", default=False, where=where):
+            bots.append(_dial_in_bot(entry, name, where))
+            continue
+        if "token_sha256" in entry:
+            raise SpecError(f"key '{where}token_sha256' is for a bot that dials in (dial_in = true)")
         command = _command(entry.get("command"), where)
         address = _system_text(entry, "address", default="", where=where)
         if bool(command) == bool(address):
@@ -386,6 +400,19 @@ def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], l
                             folder=folder, sandbox=sandbox, limits=own_limits, transport=transport,
                             protocol=protocol))
     return bots, skipped
+
+
+def _dial_in_bot(entry: Mapping[str, Any], name: str, where: str) -> BotSpec:
+    """A ``dial_in = true`` entry: a name and the SHA-256 of the bot's token, nothing the arena would start."""
+    extra = sorted(set(entry) - set(DIAL_IN_KEYS))
+    if extra:
+        raise SpecError(f"key '{where}{extra[0]}': bot {name!r} dials in (dial_in = true), so the arena starts and "
+                        f"calls nothing for it; its entry has only {', '.join(DIAL_IN_KEYS)}")
+    digest = _text(entry, "token_sha256", required=True, where=where)
+    if not SHA256_RE.match(digest):
+        raise SpecError(f"key '{where}token_sha256' must be the SHA-256 of the bot's token as 64 lowercase hex "
+                        f"digits (`arena new-token FILE` makes one and prints its hash), got {digest!r}")
+    return BotSpec(name=name, dial_in=True, token_sha256=digest)
 
 
 def _command(value: Any, where: str) -> list[str]:

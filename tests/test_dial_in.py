@@ -1,0 +1,367 @@
+"""Bots that dial in (issue 24): a real ``arena serve``, a sandboxed local entrant, and a dial-in entrant that is
+``arena connect`` in its own process over TLS, or a raw dial-in client written by hand (well-behaved or hostile).
+
+Refusals of tokens, a tournament that fails naming who did not come, a connection cut mid-game (a crash fault, the
+tournament goes on), protocol violations (recorded faults, the server and the other games unharmed), and the seat
+scanner over everything sent to a dial-in bot."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arena.protocol import arena_pb2 as apb
+from arena.protocol import bot_pb2, dial_in_pb2
+from arena.tournament.spec import SpecError, spec_from_dict
+from support.dial_in import (
+    RawDialIn, connect, dial_in_entry, first_legal, records_by_match, write_token,
+)
+from support.hidden import hidden_at_moves, tiles_in
+from support.paths import ROOT
+from support.servers import (
+    FINISHED, RANDOM_BOT, Server, named, random_bot, records, registry, self_signed, submit, tournament, watch,
+)
+from support.waiting import wait_for
+
+GENEROUS_S = 120
+"""A deadline for what happens on a busy machine (two cores shared with other tests)."""
+
+
+def waiting_text(server: Server, tid: str) -> str:
+    return "".join(server.output) + f" (tournament {tid})"
+
+
+def state_of(stub, tid: str) -> apb.TournamentInfo:
+    return stub.GetStandings(apb.GetStandingsRequest(id=tid), timeout=30).tournament
+
+
+def run_folder(server: Server, tid: str) -> Path:
+    return server.data / "tournaments" / tid
+
+
+def finished(stub, tid: str) -> apb.TournamentInfo:
+    """Follow the tournament to its end; its final state."""
+    watch(stub, tid, seconds=GENEROUS_S * 2)
+    return state_of(stub, tid)
+
+
+@pytest.fixture
+def two_tokens(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    return {name: write_token(tmp_path, name) for name in ("lab-a", "lab-b")}
+
+
+# --- the tournament file ---------------------------------------------------------------------------------------------
+
+
+def test_a_dial_in_entry_has_a_name_and_its_tokens_hash_only() -> None:
+    base = {"variant": "block", "bots": [{"name": "x", "command": "python bot.py"}]}
+    good = {"name": "lab-b", "dial_in": True, "token_sha256": "a" * 64}
+    spec = spec_from_dict({**base, "bots": [*base["bots"], good]})
+    assert spec.bots[1].dial_in and spec.bots[1].token_sha256 == "a" * 64 and not spec.bots[1].command
+    for entry, message in [
+        ({"name": "lab-b", "dial_in": True}, "key 'bots[2].token_sha256' is missing"),
+        ({**good, "token_sha256": "A" * 64}, "key 'bots[2].token_sha256' must be the SHA-256 of the bot's token as "
+                                             "64 lowercase hex digits"),
+        ({**good, "command": "python bot.py"}, "key 'bots[2].command': bot 'lab-b' dials in (dial_in = true), so "
+                                               "the arena starts and calls nothing for it"),
+        ({"name": "lab-b", "command": "python bot.py", "token_sha256": "a" * 64},
+         "key 'bots[2].token_sha256' is for a bot that dials in (dial_in = true)"),
+    ]:
+        with pytest.raises(SpecError) as error:
+            spec_from_dict({**base, "bots": [*base["bots"], entry]})
+        assert str(error.value).startswith(message), str(error.value)
+
+
+def test_arena_connect_refuses_plain_text_beyond_loopback(tmp_path: Path) -> None:
+    token_file, _ = write_token(tmp_path, "lab-b")
+    result = subprocess.run([sys.executable, "-m", "arena", "connect", "--server", "192.0.2.1:50500", "--bot",
+                             "lab-b", "--token-file", str(token_file), "--", sys.executable, str(RANDOM_BOT)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == ("error: refusing to dial in to 192.0.2.1:50500 in plain text: beyond loopback the token "
+                             "must travel over TLS; pass --tls-ca CERT (or --tls for the system's roots)\n")
+
+
+def test_arena_run_refuses_a_tournament_with_a_dial_in_bot(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(tournament(bots=f'\n[[bots]]\nname = "a"\ncommand = "python bot.py"\n'
+                                    + dial_in_entry("lab-b", "x" * 40)))
+    result = subprocess.run([sys.executable, "-m", "arena", "run", str(path)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == (f"error: bot 'lab-b' dials in (dial_in = true): a tournament with dial-in bots runs on "
+                             f"an arena server, which they connect to (arena serve, then arena submit {path})\n")
+
+
+def test_arena_new_token_writes_a_private_token_and_prints_its_hash(tmp_path: Path) -> None:
+    import hashlib
+
+    path = tmp_path / "lab-b.token"
+    result = subprocess.run([sys.executable, "-m", "arena", "new-token", str(path)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr
+    token = path.read_text().strip()
+    assert result.stdout == f'token_sha256 = "{hashlib.sha256(token.encode()).hexdigest()}"\n'
+    assert path.stat().st_mode & 0o077 == 0 and len(token) >= 32
+    again = subprocess.run([sys.executable, "-m", "arena", "new-token", str(path)], capture_output=True, text=True,
+                           cwd=ROOT, timeout=60)
+    assert again.returncode == 2 and path.read_text().strip() == token
+
+
+# --- the whole way: arena connect over TLS -----------------------------------------------------------------------------
+
+
+def test_a_tournament_with_a_bot_dialed_in_through_arena_connect_over_tls_plays_to_the_end_and_verifies(
+        tmp_path: Path) -> None:
+    cert, key = self_signed(tmp_path)
+    token_file, token = write_token(tmp_path, "lab-b")
+    operator_file, operator = write_token(tmp_path, "operator")  # the server's own token: not the bot's business
+    server = Server(tmp_path / "data", "--tls-cert", str(cert), "--tls-key", str(key), "--token-file",
+                    str(operator_file), *registry(tmp_path, random_bot("alpha", "dial-tls")))
+    relay = None
+    try:
+        stub = server.stub(credentials=grpc.ssl_channel_credentials(cert.read_bytes()))
+        as_operator = (("authorization", f"Bearer {operator}"),)
+        info = submit(stub, tournament(games=2, bots=named("alpha") + dial_in_entry("lab-b", token),
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"), metadata=as_operator)
+        relay = connect(server.address, "lab-b", token_file, sys.executable, str(RANDOM_BOT), tls_ca=cert)
+        watch(stub, info.id, seconds=GENEROUS_S * 2, metadata=as_operator)
+        end = stub.GetStandings(apb.GetStandingsRequest(id=info.id), timeout=30, metadata=as_operator).tournament
+        assert end.state == FINISHED, waiting_text(server, info.id)
+        _, relay_err = relay.communicate(timeout=GENEROUS_S)
+        assert relay.returncode == 0, relay_err
+        assert "connected as lab-b" in relay_err
+        assert "the server ended the stream after" in relay_err
+        assert "no tournament on this server waits for this bot any more" in relay_err
+        games = records(run_folder(server, info.id))
+        assert len(games) == info.games_total == 4
+        assert all(sorted(g["seats"]) == ["alpha", "lab-b"] and not g.get("faults") for g in games)
+        verify = subprocess.run([sys.executable, "-m", "arena", "replay", "--verify", str(run_folder(server, info.id))],
+                                capture_output=True, text=True, cwd=ROOT, timeout=GENEROUS_S)
+        said = " ".join(verify.stdout.split())
+        assert verify.returncode == 0 and said.startswith("verified 4 games, ") and ": OK; deals checked against the " \
+            "revealed master seed;" in said, verify.stdout + verify.stderr
+    finally:
+        if relay is not None and relay.poll() is None:
+            relay.kill()
+            relay.wait()
+        server.stop()
+
+
+# --- credentials --------------------------------------------------------------------------------------------------
+
+
+def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_names_who_did_not_come(
+        tmp_path: Path, two_tokens) -> None:
+    server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-tokens")))
+    try:
+        stub = server.stub()
+        _, token_a = two_tokens["lab-a"]
+        _, token_b = two_tokens["lab-b"]
+        bots = named("alpha") + dial_in_entry("lab-a", token_a) + dial_in_entry("lab-b", token_b)
+        waiting = submit(stub, tournament(bots=bots, extra="[time]\nstartup_ms = 600000\n"))  # waits all along
+        not_a_hello = dial_in_pb2.PlayRequest(request_id=1, act=bot_pb2.ActReply(index=0)).SerializeToString()
+        bad_hello = dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(
+            bot="lab-b", hello=bot_pb2.HelloReply(name="b", protocol_version=7))).SerializeToString()
+        for token, bot, first, code, message in [
+            (None, "lab-b", None, grpc.StatusCode.UNAUTHENTICATED,
+             "missing token: send the metadata 'authorization: Bearer <token>' (arena connect --token-file F)"),
+            ("not-the-token-of-anyone", "lab-b", None, grpc.StatusCode.UNAUTHENTICATED,
+             "wrong token: it is the token of no dial-in bot a tournament on this server waits for"),
+            (token_a, "lab-b", None, grpc.StatusCode.PERMISSION_DENIED,
+             "this token is another bot's: it does not let its holder play as 'lab-b'"),
+            (token_b, "lab-b", not_a_hello, grpc.StatusCode.INVALID_ARGUMENT,
+             "the first message of a dial-in stream must be the hello (PlayRequest.hello)"),
+            (token_b, "lab-b", bad_hello, grpc.StatusCode.INVALID_ARGUMENT,
+             "hello refused: the handshake failed: expected protocol version 1, got 7"),
+        ]:
+            client = RawDialIn(server.address, bot, token, first=first)
+            assert client.wait_ended(GENEROUS_S) == (code, message)
+            assert not client.acts()
+        wrong = tmp_path / "wrong.token"
+        wrong.write_text("x" * 40 + "\n")
+        relay = connect(server.address, "lab-b", wrong, sys.executable, str(RANDOM_BOT))
+        _, err = relay.communicate(timeout=GENEROUS_S)
+        assert relay.returncode == 1
+        assert err.splitlines()[-1].startswith("error: UNAUTHENTICATED: wrong token: it is the token of no dial-in "
+                                               "bot a tournament on this server waits for (after 0 decisions")
+        # lab-a comes with its own token; lab-b never does: a tournament with a short start time fails before any
+        # game, naming lab-b only. (lab-a connects while the first tournament waits for it, so it is there in time.)
+        present = RawDialIn(server.address, "lab-a", token_a)
+        wait_for(lambda: any(m.WhichOneof("message") == "welcome" for m in present.received), GENEROUS_S,
+                 "lab-a welcomed")
+        short = submit(stub, tournament(bots=bots, extra="[time]\nstartup_ms = 3000\n"))
+        stub.CancelTournament(apb.CancelTournamentRequest(id=waiting.id), timeout=30)
+        end = finished(stub, short.id)
+        assert end.state == apb.TOURNAMENT_STATE_FAILED
+        assert "bot 'lab-b' cannot play: the bot did not start: bot 'lab-b' did not dial in within 3 s" in end.error
+        assert "lab-a" not in end.error and end.games_done == 0
+        assert present.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK  # no tournament waits for it any more
+        assert present.received[-1].farewell.reason == "no tournament on this server waits for this bot any more"
+    finally:
+        server.stop()
+
+
+def test_a_stream_that_never_says_hello_is_cancelled_after_the_hello_timeout() -> None:
+    """It would hold a gRPC thread for nothing. (In process, with a one-second hello timeout: the refusal comes
+    before anything reaches the trio side.)"""
+    from concurrent import futures
+
+    from arena.players.dial_in import DialInRegistry
+    from arena.server.dial_in import DialInServicer, add_to_server
+
+    server = grpc.server(futures.ThreadPoolExecutor(2))
+    add_to_server(server, DialInServicer(DialInRegistry(), None, hello_timeout_s=1.0))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        silent = RawDialIn(f"127.0.0.1:{port}", "lab-b", "some-token-of-16-chars", silent=True)
+        assert silent.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.CANCELLED
+        assert not silent.received
+    finally:
+        server.stop(None)
+
+
+# --- a connection cut mid-game ---------------------------------------------------------------------------------------
+
+
+def test_a_connection_cut_mid_game_is_a_crash_fault_and_the_bot_reconnects_for_the_next_games(tmp_path: Path) -> None:
+    _, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-cut")))
+    try:
+        stub = server.stub()
+        info = submit(stub, tournament(games=2, concurrency=1, variant="draw",
+                                       bots=named("alpha") + dial_in_entry("lab-b", token),
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        asked = []
+
+        def cut_at_the_third(message: dial_in_pb2.PlayResponse):
+            asked.append(message)
+            return None if len(asked) == 3 else first_legal(message)
+
+        first = RawDialIn(server.address, "lab-b", token, cut_at_the_third)
+        first.wait_ended(GENEROUS_S)
+        cut_match = asked[2].act.match_id
+        second = RawDialIn(server.address, "lab-b", token)
+        assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
+        by_match = records_by_match(run_folder(server, info.id))
+        assert len(by_match) == info.games_total == 4
+        cut = by_match[cut_match]
+        assert [f["kind"] for f in cut["faults"]] == ["crashed"]
+        assert cut["seats"][cut["faults"][0]["seat"]] == "lab-b"
+        assert "the dial-in stream ended" in cut["faults"][0]["message"]
+        others = [r for match, r in by_match.items() if match != cut_match]
+        assert all(not r.get("faults") for r in others)  # the games after the cut: played over the new stream
+        assert {m.act.match_id for m in second.acts()} >= {r["matchId"] for r in others if r["startedAt"] >
+                                                            cut["startedAt"]}
+        assert second.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK
+    finally:
+        server.stop()
+
+
+# --- hostile dial-in clients ---------------------------------------------------------------------------------------
+
+
+def garbage(message: dial_in_pb2.PlayResponse) -> list:
+    return [b"\xff\xff\xff\xff garbage, no PlayRequest"]
+
+
+def unknown_id(message: dial_in_pb2.PlayResponse) -> list:
+    return [dial_in_pb2.PlayRequest(request_id=message.request_id + 1000, act=bot_pb2.ActReply(index=0))]
+
+
+def flood(message: dial_in_pb2.PlayResponse) -> list:
+    return first_legal(message) * 5000
+
+
+def second_hello(message: dial_in_pb2.PlayResponse) -> list:
+    from support.dial_in import hello
+
+    return [hello("lab-b")]
+
+
+def nothing_set(message: dial_in_pb2.PlayResponse) -> list:
+    return [dial_in_pb2.PlayRequest(request_id=message.request_id)]
+
+
+HOSTILE = {
+    "garbage": (garbage, "malformed_reply", "the bot broke the dial-in protocol: 28 bytes that are not a PlayRequest",
+                "28 bytes that are not a PlayRequest"),
+    "unknown_id": (unknown_id, "malformed_reply", "the bot broke the dial-in protocol: a reply to request",
+                   "which was never sent or was answered already"),
+    "flood": (flood, "malformed_reply", "the bot broke the dial-in protocol: a reply to request",
+              "which was never sent or was answered already"),
+    "second_hello": (second_hello, "malformed_reply",
+                     "the bot broke the dial-in protocol: a second hello: the hello is sent once, first",
+                     "a second hello"),
+    "nothing_set": (nothing_set, "malformed_reply",
+                    "the bot broke the dial-in protocol: a message with neither hello nor act set",
+                    "a message with neither hello nor act set"),
+}
+
+
+@pytest.mark.parametrize("behaviour", list(HOSTILE))
+def test_a_hostile_dial_in_client_gets_a_recorded_fault_and_the_server_and_the_other_games_go_on(
+        tmp_path: Path, behaviour: str) -> None:
+    answer, kind, fault_text, status_text = HOSTILE[behaviour]
+    _, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-hostile")
+                                                  + random_bot("beta", "dial-hostile")))
+    try:
+        stub = server.stub()
+        bots = named("alpha", "beta") + dial_in_entry("lab-b", token)
+        info = submit(stub, tournament(games=1, duplicate=False, concurrency=3, bots=bots,
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        hostile = RawDialIn(server.address, "lab-b", token, answer)
+        code, details = hostile.wait_ended(GENEROUS_S)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and status_text in details, (code, details)
+        assert stub.ListTournaments(apb.ListTournamentsRequest(), timeout=30).tournaments  # the server is alive
+        polite = RawDialIn(server.address, "lab-b", token)  # the bot, fixed, comes back for its other games
+        assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
+        games = records(run_folder(server, info.id))
+        assert len(games) == 3
+        faulted = [g for g in games if g.get("faults")]
+        assert len(faulted) >= 1
+        for game in faulted:
+            assert [(f["kind"], game["seats"][f["seat"]]) for f in game["faults"]] == [(kind, "lab-b")]
+            assert fault_text in game["faults"][0]["message"], game["faults"][0]["message"]
+        assert all(not g.get("faults") for g in games if "lab-b" not in g["seats"])  # alpha v beta untouched
+        assert polite.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK
+    finally:
+        server.stop()
+
+
+# --- hidden information --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", ["draw", "all_fives"])
+def test_the_seat_scanner_finds_no_hidden_tile_in_anything_sent_to_a_dial_in_bot(tmp_path: Path,
+                                                                                 variant: str) -> None:
+    _, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-scan")))
+    try:
+        stub = server.stub()
+        info = submit(stub, tournament(games=2, variant=variant, bots=named("alpha") + dial_in_entry("lab-b", token),
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        spy = RawDialIn(server.address, "lab-b", token)
+        assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
+        spy.wait_ended(GENEROUS_S)
+        by_match = records_by_match(run_folder(server, info.id))
+        scanned = 0
+        hidden_of = {match: hidden_at_moves(record) for match, record in by_match.items()}
+        for message in spy.received:
+            which = message.WhichOneof("message")
+            if which == "act":
+                seat, hidden = hidden_of[message.act.match_id][message.act.move_number]
+                assert message.act.seat == seat
+                assert by_match[message.act.match_id]["seats"][seat] == "lab-b"
+                leaked = hidden & set(tiles_in(message))
+                assert not leaked, f"hidden tiles {leaked} sent to lab-b at move {message.act.move_number}"
+                scanned += 1
+        assert scanned > 10
+    finally:
+        server.stop()
