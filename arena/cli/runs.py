@@ -67,7 +67,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     tournament that cannot start (a bad file, or an entrant whose bot does not start: one ``error:`` line naming it
     and its log's last lines); 130 when interrupted."""
     spec = load_spec(args.file)
-    if any(b.command for b in spec.bots):
+    if any(b.command and not b.builtin for b in spec.bots):
         require_sandbox(spec.sandbox, "sandbox = false in the tournament file")
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")

@@ -36,6 +36,8 @@ EXIT_AFTER_EOF_S = 5.0
 LOG_CLOSE_S = 1.0
 """How long a stopped bot's log may take to reach its end (a process outside any sandbox may hold the pipe)."""
 STDERR_TAIL = 600
+BUILTIN_PREFIX = "builtin:"
+"""How a built-in player is named where a bot command may be (``builtin:greedy``)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,14 @@ class BotSpec:
     def __post_init__(self) -> None:
         if bool(self.command) == bool(self.address):
             raise ValueError(f"bot {self.name!r} needs exactly one of a command or an address")
+
+    @property
+    def builtin(self) -> str | None:
+        """The kind of built-in player a command of one word ``builtin:KIND`` names (None for a program): it is
+        played in the arena's own process, so it has no program to find, no sandbox and no process to start."""
+        if len(self.command) == 1 and self.command[0].startswith(BUILTIN_PREFIX):
+            return self.command[0][len(BUILTIN_PREFIX):]
+        return None
 
 
 class BotProcess:
