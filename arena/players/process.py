@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import trio
 
+from ..display import seconds_label
 from ..protocol import LISTEN_ENV, bot_pb2
 from ..sandbox import CappedLog, Containment, Limits, SandboxError, SandboxUnavailable, contain
 from .client import BotClient
@@ -182,7 +183,7 @@ class BotProcess:
                 if client is None:  # gRPC
                     client = RemoteBot(await self._socket_of(containment), spec.name, explain=self._explain)
                 left = max(0.001, self.startup_s - (time.perf_counter() - started))
-                outcome["hello"] = await client.handshake(left)
+                outcome["hello"] = await client.handshake(left, budget_s=self.startup_s)
             except BotFailure as failure:
                 outcome["failure"] = failure
                 if stdio and failure.kind is FaultKind.START_FAILED and self._process is not None:
@@ -224,7 +225,7 @@ class BotProcess:
             with trio.move_on_after(self.startup_s):
                 address = await containment.locate()
             if address is None:
-                raise BotFailure(FaultKind.START_FAILED, detail=f"its sandbox was not made within {self.startup_s:g} s")
+                raise BotFailure(FaultKind.START_FAILED, detail=f"its sandbox was not made within {seconds_label(self.startup_s)}")
             await _listening(address, self.startup_s)
             return containment.pin()
         except SandboxError as error:
