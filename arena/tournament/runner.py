@@ -771,7 +771,7 @@ def print_summary(summary: RunSummary, console: Any, title: str, command: str = 
     else:
         console.print(summary.standings.pairwise_table())
     if summary.sprt is not None:
-        console.print(summary.sprt.summary(), soft_wrap=True, highlight=False, markup=False)
+        console.print(summary.sprt.summary(summary.standings.games), soft_wrap=True, highlight=False, markup=False)
     if summary.skipped_bots:
         console.print(f"skipped (not installed): {', '.join(summary.skipped_bots)}", markup=False)
     for number, problem in summary.bad_lines:
