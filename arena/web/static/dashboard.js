@@ -54,7 +54,8 @@
   const entrantLink = (name) => `<a href="/t/${enc(TID)}/entrants/${enc(name)}">${esc(name)}</a>`;
   const gameLink = (index) => `<a href="/t/${enc(TID)}/games/${index}">game ${index}</a>`;
   function table(headers, rows, id) {
-    const head = headers.map((h) => `<th class="${h.l ? 'l' : ''}">${esc(h.t || h)}</th>`).join('');
+    // A header is a text, or {t: text, l: left-aligned}: its text even when empty (never the object itself).
+    const head = headers.map((h) => `<th class="${h.l ? 'l' : ''}">${esc(typeof h === 'string' ? h : h.t)}</th>`).join('');
     const lines = rows.map((r) => '<tr>' + r.map((c, i) => `<td class="${headers[i].l ? 'l' : ''}">${c}</td>`).join('') + '</tr>');
     return `<table${id ? ` id="${id}"` : ''}><thead><tr>${head}</tr></thead><tbody>${lines.join('')}</tbody></table>`;
   }
@@ -133,6 +134,13 @@
       `<dt>counted</dt><dd id="sprt-units">${sprt.units} ${esc(sprt.unit)}${games}` +
       (sprt.decided_at ? `; decided at ${sprt.decided_at}` : '') + `</dd></dl></section>`;
   }
+  // Every Elo is infinite (each entrant won every game it counted, or none): say who and why, not only "none yet".
+  function noFiniteRating(last) {
+    const who = Object.entries(last.infinite || {}).map(([name, sign]) =>
+      `${esc(name)} ${sign === '+' ? '+∞ (won every game)' : '−∞ (won none)'}`);
+    return `<p class="meta" id="no-finite-rating">No finite Elo after ${last.games} games: ${who.join(', ')}. ` +
+      'An Elo is finite once an entrant has a score strictly between 0 and 1; the standings show the score.</p>';
+  }
   function chart(history) {
     const points = history.points;
     if (points.length < 2) return '<p class="meta">The chart starts after two games.</p>';
@@ -140,7 +148,7 @@
     const left = Object.entries(history.left_out || {}).map(([name, n]) => `${esc(name)} at ${n}`);
     const note = left.length ? `<p class="meta" id="chart-left-out">Left out where an Elo is infinite (a score of 0 or ` +
       `1 so far): ${left.join(', ')} of the ${points.length} points.</p>` : '';
-    if (!history.axis) return '<p class="meta">No finite rating yet.</p>' + note;
+    if (!history.axis) return noFiniteRating(points[points.length - 1]);
     const lo = history.axis.low, hi = history.axis.high;
     const W = 760, H = 260, L = 48, R = 12, T = 10, B = 28;
     const x = (g) => L + (W - L - R) * (g - points[0].games) / Math.max(1, points[points.length - 1].games - points[0].games);
@@ -176,7 +184,7 @@
     if (detail.access !== 'full') return '';
     const rows = detail.in_progress.map((g) => [gameLink(g.index), esc(g.seats.join(' v ')),
       g.live ? `<a href="/t/${enc(TID)}/games/${g.index}">follow live</a>` : 'held back until its deal set is played']);
-    return '<h2>Being played</h2>' + (rows.length ? table([{ t: 'game', l: 1 }, { t: 'seats', l: 1 }, { t: '', l: 1 }], rows, 'in-progress')
+    return '<h2>Being played</h2>' + (rows.length ? table([{ t: 'game', l: 1 }, { t: 'seats', l: 1 }, { t: 'moves', l: 1 }], rows, 'in-progress')
       : '<p class="meta">No game in progress.</p>');
   }
   async function drawTournament() {
@@ -232,6 +240,8 @@
   }
 
   // --- one entrant ----------------------------------------------------------------------------------------------
+  const MEETINGS = 'Counted by meeting, not by game: each game counts once against each opponent side at the table, ' +
+    'a win when this entrant finished above it (so a game lost to a third side can still be a win against this one).';
   async function drawEntrant() {
     const data = await getJSON(`/api/t/${enc(TID)}/entrants/${enc(ENTRANT)}`);
     crumbs(data.tournament);
@@ -240,15 +250,18 @@
     const opponents = Object.entries(data.by_opponent).map(([name, c]) => [entrantLink(name), c.wins, c.draws, c.losses]);
     const seats = data.by_seat.map((r) => [r.seat, r.win, r.draw, r.loss]);
     $('main').innerHTML = `<h1>${esc(data.name)}</h1>` +
-      (s ? `<div class="meta" id="summary">${s.games} games: ${s.wins} won, ${s.draws} drawn, ${s.losses} lost · ` +
+      (s ? `<div class="meta" id="summary">${s.games} games: ${s.wins} won, ${s.draws} drawn, ${s.losses} lost` +
+           (data.tournament.players > 2 ? ' (a game is won by its winner alone; the table by opponent counts meetings)' : '') + ' · ' +
            `${s.faults} faults · mean think time ${s.think_ms_per_decision === null ? '-' : s.think_ms_per_decision.toFixed(1) + ' ms'} per decision</div>`
          : '<div class="meta">No game finished yet.</div>') +
       `<h2>Handshake</h2><section class="card" id="handshake">` + (hello ? `<dl class="kv"><dt>name</dt><dd>${esc(hello.name)}</dd>` +
         `<dt>version</dt><dd>${esc(hello.version)}</dd><dt>author</dt><dd>${esc(hello.author)}</dd>` +
-        `<dt>protocol</dt><dd>${esc(hello.protocol_version)}</dd><dt>variants</dt><dd>${esc(hello.variants.join(', '))}</dd>` +
+        `<dt>protocol</dt><dd>${esc(hello.protocol_version)}</dd><dt>variants</dt><dd>${hello.variants.length
+          ? esc(hello.variants.join(', ')) : 'every variant (the handshake names none, which claims them all)'}</dd>` +
         `<dt>processes</dt><dd>${esc(data.handshake.processes)} (started ${data.handshake.starts === 1 ? "once" : `${esc(data.handshake.starts)} times`})</dd></dl>`
         : 'not recorded yet') + '</section>' +
-      `<div class="grid"><div><h2>By opponent</h2>${table([{ t: 'opponent', l: 1 }, 'W', 'D', 'L'], opponents, 'by-opponent')}</div>` +
+      `<div class="grid"><div><h2>By opponent</h2>${table([{ t: 'opponent', l: 1 }, 'W', 'D', 'L'], opponents, 'by-opponent')}` +
+      (data.tournament.players > 2 ? `<div class="caption" id="by-opponent-note">${MEETINGS}</div>` : '') + '</div>' +
       `<div><h2>By seat</h2>${table(['seat', 'W', 'D', 'L'], seats, 'by-seat')}</div></div>` +
       `<h2>Faults</h2><section class="card">${data.faults.length ? data.faults.map((f) =>
         `${gameLink(f.game)}: <span class="fault">${esc(f.kind)}</span> (seat ${f.seat})`).join('<br>') : 'none'}</section>` +
