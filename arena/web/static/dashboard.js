@@ -120,7 +120,15 @@
       `<text x="${L}" y="33">${lower.toFixed(2)} H0</text>` +
       `<text x="${W - R}" y="33" text-anchor="end">H1 ${upper.toFixed(2)}</text></svg>`;
   }
-  function sprtBlock(sprt, t) {
+  // The standings count every recorded game; the test only complete deal sets (sequential.py's summary says so too).
+  function sprtNote(sprt, recorded) {
+    const extra = recorded - sprt.games;
+    if (sprt.unit === 'games' || extra <= 0) return '';
+    return `<p class="caption" id="sprt-note">The standings also count ${extra} game${extra === 1 ? '' : 's'} of ` +
+      `${extra === 1 ? 'a deal set' : 'deal sets'} left unfinished when the test decided (the test counts complete ` +
+      'deal sets only), so their games and Elo differ from these.</p>';
+  }
+  function sprtBlock(sprt, t, recorded) {
     if (!sprt) return '';
     const said = verdict(sprt, t);
     const games = sprt.unit === 'games' ? '' : ` (${sprt.games} games)`;
@@ -132,7 +140,7 @@
       `${sprt.bounds[1].toFixed(2)}]</dd><dt></dt><dd>${llrBar(sprt)}</dd>` +
       `<dt>Elo</dt><dd id="sprt-elo">${esc(eloText(sprt.estimate))}</dd>` +
       `<dt>counted</dt><dd id="sprt-units">${sprt.units} ${esc(sprt.unit)}${games}` +
-      (sprt.decided_at ? `; decided at ${sprt.decided_at}` : '') + `</dd></dl></section>`;
+      (sprt.decided_at ? `; decided at ${sprt.decided_at}` : '') + `</dd></dl>${sprtNote(sprt, recorded)}</section>`;
   }
   // Every Elo is infinite (each entrant won every game it counted, or none): say who and why, not only "none yet".
   function noFiniteRating(last) {
@@ -205,7 +213,7 @@
       `<a download href="${api}/standings.json">standings.json</a><a download href="${api}/standings.csv">standings.csv</a></div>` +
       `<h2>Standings after <span id="standings-games">${detail.standings.games}</span> games</h2>` +
       `<section class="card">${standingsTable(detail)}</section>` +
-      sprtBlock(detail.sprt, t) +
+      sprtBlock(detail.sprt, t, detail.standings.games) +
       `<div class="grid"><div><h2>Pairwise</h2><section class="card">${pairwiseTable(detail.standings)}</section>` +
       `<h2>Faults</h2><section class="card" id="faults">${faulty.length ? faulty.map((e) =>
         `<a class="fault" href="/t/${enc(TID)}/games?entrant=${enc(e.name)}&faults=yes">${esc(e.name)}: ${e.faults}</a>`).join(' · ')
