@@ -120,3 +120,22 @@ def test_the_pairwise_table_of_five_stays_inside_its_card(server: WebServer, bro
     assert fit["tableRight"] > fit["cardRight"], "five long names: wider than the card (else this tests nothing)"
     assert fit["overflow"] == "auto" and fit["scrolls"], fit
     browser.screenshot(SHOTS / "five.png")
+
+
+def test_a_gauntlets_pairwise_table_has_its_candidates_as_rows_only(server: WebServer, browser: Chromium) -> None:
+    """As ``arena run`` prints it: the candidate's row against each other entrant, no column of it against
+    itself."""
+    info = submit(server.stub(), tournament(games=1, duplicate=False, name="gauntlet",
+                                            extra='format = "gauntlet"\ncandidates = ["random-alpha"]\n',
+                                            bots=named("random-alpha", "random-beta", "random-gamma")))
+    web, tid = server.web, info.id
+    wait_state(web, tid, finished, 180, "the tournament to finish")
+    browser.open_page(f"{web}/t/{tid}")
+    browser.wait_js("document.querySelectorAll('#pairwise tbody tr').length > 0", 30, "the pairwise table")
+    heads = browser.js(f"({HEADS})('pairwise')")
+    assert heads[0] == "W-D-L of each candidate against each entrant"
+    assert sorted(heads[1:]) == ["random-beta", "random-gamma"]
+    rows = browser.js("[...document.querySelectorAll('#pairwise tbody tr')].map((tr) => "
+                      "[...tr.cells].map((td) => td.textContent))")
+    assert [row[0] for row in rows] == ["random-alpha"] and "·" not in rows[0]
+    assert all(re.fullmatch(r"\d+-\d+-\d+", cell) for cell in rows[0][1:])

@@ -83,11 +83,12 @@ def followable(t: Tournament, index: int) -> bool:
 
 
 def tournament_detail(t: Tournament, access: Access) -> dict[str, Any]:
-    """The tournament page: facts, standings (with SPRT when the standings carry it), and, for full access, the
-    games in progress."""
+    """The tournament page: facts, standings (with SPRT when the standings carry it), a gauntlet's candidates (the
+    pairwise table's rows), and, for full access, the games in progress."""
     standings = t.standings_json()
     detail = {"tournament": tournament_json(t), "standings": standings, "sprt": standings.get("sprt"),
               "table": standings_table(standings),
+              "candidates": list(t.spec.candidates) if t.spec is not None else [],
               "access": access.value, "in_progress": []}
     if access is Access.FULL:
         detail["in_progress"] = [{"index": i, "seats": list(t.in_progress[i].seats), "live": followable(t, i)}

@@ -84,13 +84,19 @@
                   'think ms', detail.table.rating_header], rows, 'standings') +
       `<div class="caption">${esc(detail.table.tie_rule)}</div>`;
   }
-  function pairwiseTable(st) {
+  // A gauntlet's table: its candidates as rows, the others as columns (no column of a candidate against itself),
+  // as arena run prints it.
+  function pairwiseTable(st, candidates) {
     const names = st.entrants.map((e) => e.name);
-    const rows = names.map((a) => [entrantLink(a), ...names.map((b) => {
+    const gauntlet = (candidates || []).length > 0;
+    const rowNames = gauntlet ? names.filter((n) => candidates.includes(n)) : names;
+    const columns = gauntlet ? names.filter((n) => !candidates.includes(n)) : names;
+    const rows = rowNames.map((a) => [entrantLink(a), ...columns.map((b) => {
       const cell = (st.pairwise[a] || {})[b];
       return a === b ? '·' : cell ? `${cell.wins}-${cell.draws}-${cell.losses}` : '';
     })]);
-    return table([{ t: 'W-D-L of the row against the column', l: 1 }, ...names], rows, 'pairwise');
+    const title = gauntlet ? 'W-D-L of each candidate against each entrant' : 'W-D-L of the row against the column';
+    return table([{ t: title, l: 1 }, ...columns], rows, 'pairwise');
   }
   // The SPRT as MatchupTest.to_json() gives it (standings.json's "sprt", the same live from the server).
   const VERDICTS = { continue: 'running', H0: 'H0 accepted', H1: 'H1 accepted' };
@@ -142,9 +148,10 @@
       `<dt>counted</dt><dd id="sprt-units">${sprt.units} ${esc(sprt.unit)}${games}` +
       (sprt.decided_at ? `; decided at ${sprt.decided_at}` : '') + `</dd></dl>${sprtNote(sprt, recorded)}</section>`;
   }
-  // Every Elo is infinite (each entrant won every game it counted, or none): say who and why, not only "none yet".
+  // Every Elo is infinite (each entrant won every game it counted, or none): say who (winners first) and why.
   function noFiniteRating(last) {
-    const who = Object.entries(last.infinite || {}).map(([name, sign]) =>
+    const order = ([a, sa], [b, sb]) => (sa === sb ? (a < b ? -1 : a > b ? 1 : 0) : sa === '+' ? -1 : 1);
+    const who = Object.entries(last.infinite || {}).sort(order).map(([name, sign]) =>
       `${esc(name)} ${sign === '+' ? '+∞ (won every game)' : '−∞ (won none)'}`);
     return `<p class="meta" id="no-finite-rating">No finite Elo after ${last.games} games: ${who.join(', ')}. ` +
       'An Elo is finite once an entrant has a score strictly between 0 and 1; the standings show the score.</p>';
@@ -214,7 +221,7 @@
       `<h2>Standings after <span id="standings-games">${detail.standings.games}</span> games</h2>` +
       `<section class="card">${standingsTable(detail)}</section>` +
       sprtBlock(detail.sprt, t, detail.standings.games) +
-      `<div class="grid"><div><h2>Pairwise</h2><section class="card">${pairwiseTable(detail.standings)}</section>` +
+      `<div class="grid"><div><h2>Pairwise</h2><section class="card">${pairwiseTable(detail.standings, detail.candidates)}</section>` +
       `<h2>Faults</h2><section class="card" id="faults">${faulty.length ? faulty.map((e) =>
         `<a class="fault" href="/t/${enc(TID)}/games?entrant=${enc(e.name)}&faults=yes">${esc(e.name)}: ${e.faults}</a>`).join(' · ')
         : 'none'}</section>${inProgress(detail)}</div>` +
