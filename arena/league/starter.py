@@ -19,7 +19,7 @@ from pathlib import Path
 from ..tournament.runner import arena_command
 from .errors import LeagueError
 from .kits import REPO
-from .manifest import KITS, ManifestError, parse_manifest
+from .manifest import Manifest, ManifestError, parse_manifest
 
 EXAMPLES = REPO / "bots"
 BUILD_OUTPUT = ("bin", "gen", "dist", "target", ".warm", ".build-hash", "__pycache__", ".kit-lock-hash")
@@ -88,7 +88,7 @@ def _kit_of(folder: Path) -> str:
         return ""
 
 
-def _manifest(example: Path):
+def _manifest(example: Path) -> Manifest:
     try:
         return parse_manifest((example / "bot.toml").read_bytes())
     except (OSError, ManifestError) as error:
@@ -113,7 +113,9 @@ def _build_script(kit: str) -> str:
 
 def _run_command(kit: str, folder: Path, entry: str) -> str:
     """The command that runs the built bot from anywhere (what ``arena check-bot --`` takes)."""
-    q = lambda path: shlex.quote(str(path))  # noqa: E731
+    def q(path: Path) -> str:
+        return shlex.quote(str(path))
+
     if kit in ("python", "stdio"):
         return f"{q(sys.executable)} {q(folder / entry)}"
     if kit == "node":
