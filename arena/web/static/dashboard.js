@@ -265,7 +265,7 @@
     const opponents = Object.entries(data.by_opponent).map(([name, c]) => [entrantLink(name), c.wins, c.draws, c.losses]);
     const seats = data.by_seat.map((r) => [r.seat, r.win, r.draw, r.loss]);
     $('main').innerHTML = `<h1>${esc(data.name)}</h1>` +
-      (s ? `<div class="meta" id="summary">${s.games} games: ${s.wins} won, ${s.draws} drawn, ${s.losses} lost` +
+      (s ? `<div class="meta" id="summary">${s.games} game${s.games === 1 ? '' : 's'}: ${s.wins} won, ${s.draws} drawn, ${s.losses} lost` +
            (data.tournament.players > 2 ? ' (a game is won by its winner alone; the table by opponent counts meetings)' : '') + ' · ' +
            `${s.faults} faults · mean think time ${s.think_ms_per_decision === null ? '-' : s.think_ms_per_decision.toFixed(1) + ' ms'} per decision</div>`
          : '<div class="meta">No game finished yet.</div>') +
