@@ -30,6 +30,12 @@ def move_label(number: int) -> str:
     return f"move {number + 1}"
 
 
+def seconds_label(seconds: float) -> str:
+    """``15 s`` for a wait people read about: to a tenth of a second (what is left of a 15 s start-up budget when
+    the handshake begins, 14.9993 s, is the budget, not a measurement worth four decimals)."""
+    return f"{round(seconds, 1):g} s" if seconds >= 0.1 else f"{seconds:.2g} s"
+
+
 def make_console() -> Console:
     """A console that keeps tables readable when output goes to a file or a pipe (no terminal width)."""
     console = Console()

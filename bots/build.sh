@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Build the compiled bot kits: `bash bots/build.sh` builds every kit, `bash bots/build.sh go` one.
+# Build the compiled bot kits: `bash bots/build.sh` builds every kit, `bash bots/build.sh go` one, and
+# `bash bots/build.sh DIR` a bot folder made from a kit (`arena new-bot go DIR`, or a copy such as bots/mygo).
 # Each kit is a function build_<lang> in bots/<lang>/build.sh; add a language by adding that file.
 # Idempotent and quick when nothing changed: a stamp beside each result holds the hash of what the build read.
 # Downloads and build caches live outside the clone, in $ARENA_CACHE (default ~/.cache/dominoes-arena), so a
 # fresh clone (CI) reuses them.
 set -euo pipefail
+CALLER=$PWD
 cd "$(dirname "$0")/.."
 
 CACHE=${ARENA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dominoes-arena}
@@ -31,18 +33,41 @@ need_protoc() {
 }
 
 
-# Each kit's build is bots/<lang>/build.sh, which defines build_<lang> with the helpers above.
+# The kit a bot folder was made from: the `kit = "..."` line of its bot.toml (the league's manifest).
+kit_of() {
+  sed -n 's/^[[:space:]]*kit[[:space:]]*=[[:space:]]*"\([a-z]*\)".*/\1/p' "$1/bot.toml" 2>/dev/null | head -1
+}
+
+# Each kit's build is bots/<lang>/build.sh, which defines build_<lang> with the helpers above. A folder whose
+# bot.toml names another kit (a copy, bots/mygo) is not a kit: it is built with its kit's function.
 KITS=()
 for script in bots/*/build.sh; do
   kit=$(basename "$(dirname "$script")")
+  [ "$(kit_of "bots/$kit")" = "$kit" ] || continue
   # shellcheck source=/dev/null
   source "$script"
   KITS+=("$kit")
 done
 
 # -----------------------------------------------------------------------------------------------------
+# An argument is a kit (go), or a bot folder made from one (bots/mygo, mygo for bots/mygo, or any path): its
+# bot.toml says which kit builds it, in that folder.
 if [ $# -eq 0 ]; then set -- "${KITS[@]}"; fi
-for kit in "$@"; do
-  [[ " ${KITS[*]} " == *" $kit "* ]] || die "$kit" "unknown kit (known: ${KITS[*]})"
-  "build_$kit"
+for arg in "$@"; do
+  if [[ " ${KITS[*]} " == *" $arg "* ]]; then
+    "build_$arg"
+    continue
+  fi
+  case $arg in
+    /*) folder=$arg ;;
+    *) if [ -d "$CALLER/$arg" ]; then folder=$CALLER/$arg; else folder=bots/$arg; fi ;;
+  esac
+  [ -d "$folder" ] || die "$arg" "no such kit or bot folder (kits: ${KITS[*]})"
+  kit=$(kit_of "$folder")
+  [ -n "$kit" ] || die "$arg" "$folder/bot.toml names no kit (kit = \"go\", ...): make the folder with arena new-bot KIT DIR"
+  if [[ " ${KITS[*]} " == *" $kit "* ]]; then
+    "build_$kit" "$folder"
+  else
+    say "$arg" "the $kit kit has nothing to build"
+  fi
 done

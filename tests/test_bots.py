@@ -54,8 +54,10 @@ def test_arena_play_prints_the_game_and_the_result() -> None:
     assert " on [" in out.stdout or "lead [" in out.stdout
 
 
-@pytest.mark.parametrize("bot", [PY_RANDOM, PY_GREEDY] + ([NODE_BOT] if shutil.which("node") else []))
+@pytest.mark.parametrize("bot", [PY_RANDOM, PY_GREEDY] + ([NODE_BOT, "node bots/node"] if shutil.which("node") else []))
 def test_check_bot_passes_the_example_bots(bot: str) -> None:
+    """``node bots/node`` too: a folder given as the argument is the bot's folder, visible in its sandbox (Node
+    runs the package's main file from it)."""
     out = arena("check-bot", "--matches", "1", "--", *bot.split())
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.count("PASS") == len(VARIANTS) + 1

@@ -335,6 +335,48 @@ class PassesWhenItMayNot:
         return self.random(observation) if self.left > 0 else PASS
 
 
+SCORES = """(() => {
+  const section = document.getElementById('scores').closest('section').getBoundingClientRect();
+  const wrap = document.querySelector('.rounds-wrap');
+  return {
+    names: [...document.querySelectorAll('#score-bars .bar .name')].map((e) => e.textContent),
+    fills: [...document.querySelectorAll('#score-bars .fill')].map((e) => e.getBoundingClientRect().width),
+    heads: [...document.querySelectorAll('table.rounds th')].map((e) => e.textContent),
+    outside: [...document.querySelectorAll('table.rounds th')].filter((e) =>
+      e.getBoundingClientRect().right > section.right + 0.5 && !(wrap && wrap.contains(e) &&
+      getComputedStyle(wrap).overflowX === 'auto')).length,
+    wrapRight: wrap ? wrap.getBoundingClientRect().right : null, sectionRight: section.right,
+  };
+})()"""
+
+
+@needs_chromium
+async def test_six_seats_where_the_lowest_total_wins_in_headless_chromium(tmp_path: Path, browser) -> None:
+    """Mexican Train at six seats, three entrants in two seats each: the side names tell the seats apart, the
+    fullest bar is the lowest total's (it is winning), and the per-round table stays inside its card (it scrolls
+    there rather than being cut off at the page's edge)."""
+    game = new_game("mexican_train", 6, {"rounds": 3})
+    names = ["ann", "bo", "cy", "ann", "bo", "cy"]
+    played = await play_match(game, [LocalPlayer(RandomPlayer(f"six/{s}"), names[s]) for s in range(6)],
+                              seed="six", match_id="m6")
+    record = game_record_dict(played, index=2, tournament="t", deal_key="0/2", rotation=0, side_of=game.side_of)
+    data = viewer_data(record)
+    assert data["sides"] == [f"{name} (seat {seat})" for seat, name in enumerate(names)]
+    assert data["seats"] == names                              # the hands say their seat number already
+    write_html(record, tmp_path / "six.html")
+    browser.open_page((tmp_path / "six.html").as_uri(), width=1100)
+    browser.key("End")
+    shown = browser.js(SCORES)
+    scores = [int(s) for s in record["result"]["scores"]]
+    assert shown["names"] == data["sides"]
+    assert len(set(scores)) > 1, "pick another seed: every total equal"
+    assert shown["fills"].index(max(shown["fills"])) == scores.index(min(scores))
+    assert shown["fills"][scores.index(max(scores))] == 0
+    assert shown["heads"] == ["round", *(f"{name}·{seat}" for seat, name in enumerate(names))]
+    assert shown["outside"] == 0 and shown["wrapRight"] <= shown["sectionRight"]
+    browser.screenshot(tmp_path / "six.png")
+
+
 @needs_chromium
 async def test_faults_and_a_game_without_moves_in_headless_chromium(tmp_path: Path, browser) -> None:
     game = new_game("draw", 2)

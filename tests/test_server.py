@@ -14,6 +14,7 @@ import os
 import re
 import resource
 import secrets
+import shlex
 import signal
 import subprocess
 import sys
@@ -433,6 +434,30 @@ def test_a_token_is_required_when_set_and_tls_protects_the_wire(tmp_path: Path) 
         assert bad.returncode == 1 and bad.stderr.strip() == "error: unauthenticated: wrong token"
         plain = server.cli("status", "--token-file", str(token_file), timeout=60)
         assert plain.returncode == 1 and plain.stderr.startswith("error: cannot reach the arena server")
+    finally:
+        server.stop()
+
+
+def test_submit_prints_a_follow_command_that_works_as_printed_on_a_server_with_a_token(tmp_path: Path) -> None:
+    """The hint repeats the arena as it was called (here ``python -m arena``, not a bare ``arena`` the PATH may
+    lack), the server and the token file: without ``--token-file`` the server refuses the watch."""
+    token_file = tmp_path / "token"
+    token_file.write_text(secrets.token_urlsafe(32) + "\n")
+    token_file.chmod(0o600)
+    spec = tmp_path / "t.toml"
+    spec.write_text(tournament(games=1))
+    server = Server(tmp_path / "data", "--token-file", str(token_file), *random_pair(tmp_path, uuid.uuid4().hex))
+    try:
+        submitted = server.cli("submit", str(spec), "--token-file", str(token_file))
+        assert submitted.returncode == 0, submitted.stderr
+        tid = re.match(r"submitted (\S+):", submitted.stdout).group(1)
+        hint = submitted.stdout.splitlines()[-1]
+        assert hint == (f"follow it: {shlex.quote(sys.executable)} -m arena watch {tid} --server {server.address} "
+                        f"--token-file {token_file}")
+        followed = subprocess.run(shlex.split(hint.removeprefix("follow it: ")), capture_output=True, text=True,
+                                  timeout=120, cwd=tmp_path)
+        assert followed.returncode == 0, followed.stderr
+        assert f"tournament {tid} finished: 2/2 games" in followed.stdout
     finally:
         server.stop()
 

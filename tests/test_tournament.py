@@ -272,6 +272,38 @@ def test_a_run_writes_a_complete_run_folder(tmp_path: Path) -> None:
                                               f"(or --game 0 --html FILE: a page to open in a browser)")
 
 
+def test_built_in_players_are_entrants_like_any_bot(tmp_path: Path) -> None:
+    """``command = "builtin:greedy"`` (as ``play`` and ``check-bot`` take it): the built-in plays its seats in the
+    arena's process, with no program to find on the PATH and no process started; the same file played twice plays
+    the same moves (each seat's built-in is seeded from its game's seed, not from the games it played before)."""
+    tag = uuid.uuid4().hex
+    text = tournament_text(tag, games=2, concurrency=2).replace(
+        f'command = ["{sys.executable}", "{RANDOM_BOT}", "--tag", "{tag}"]', 'command = "builtin:greedy"', 1)
+    text += '[[bots]]\nname = "gamma"\ncommand = "builtin:random"\n'
+    path = write(tmp_path, text)
+    moves = []
+    for run in ("one", "two"):
+        result = arena_run(path, tmp_path / run)
+        assert result.returncode == 0, result.stdout + result.stderr
+        games = records(tmp_path / run)
+        assert sorted({tuple(sorted(g["seats"])) for g in games}) == [("alpha", "beta"), ("alpha", "gamma"),
+                                                                      ("beta", "gamma")]
+        moves.append(sorted(json.dumps([g.get("index", 0), g["seats"], [[m["action"] for m in r["moves"]]
+                                                                         for r in g["rounds"]]])
+                            for g in games if "beta" not in g["seats"]))  # the games of two built-ins
+        bots = {b["name"]: b["processes"] for b in json.loads((tmp_path / run / "bots.json").read_text())}
+        assert bots == {"alpha": 0, "beta": 2, "gamma": 0}  # duplicate: one process per rotation
+    assert len(moves[0]) == 4 and moves[0] == moves[1]
+
+
+def test_an_unknown_built_in_player_is_one_line(tmp_path: Path) -> None:
+    text = GOOD.replace(f'command = ["{sys.executable}", "{RANDOM_BOT}"]', 'command = "builtin:clever"', 1)
+    with pytest.raises(SpecError) as error:
+        load_spec(write(tmp_path, text))
+    assert str(error.value).endswith("key 'bots[1].command': unknown built-in player 'clever'; valid players: "
+                                     "random, greedy")
+
+
 def test_a_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
     path = write(tmp_path, tournament_text(uuid.uuid4().hex, games=1, concurrency=1))
     out = tmp_path / "run"

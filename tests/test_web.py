@@ -417,6 +417,10 @@ def test_the_public_site_shows_finished_and_public_data_only(tmp_path: Path) -> 
         assert get_json(f"{web}/api/t/{info.id}/games/{index}/view", 403)["error"] == (
             f"game {index} is being played; this public site shows it once it has finished")
         assert get_json(f"{web}/api/t/{info.id}/games/{index}/view", headers=full)["live"] is True
+        code, _, page = http(f"{web}/t/{info.id}/games/{index}")                # the page says so, with a way back
+        assert code == 403 and f"game {index} is being played; this public site shows it once it has finished" in \
+            page.decode()
+        assert f'<a id="back" href="/t/{info.id}">← public</a>' in page.decode()
         assert 'data-access="public"' in http(f"{web}/")[2].decode()
         wait_state(web, info.id, finished, 120, "the tournament to finish")
         assert get_json(f"{web}/api/t/{info.id}/games/{index}/view")["live"] is False
@@ -527,26 +531,6 @@ def browser(tmp_path: Path):
         chromium.close()
 
 
-def wait_js(browser: Chromium, expression: str, seconds: float, what: str) -> Any:
-    """Poll a JavaScript expression until it is truthy, with a deadline."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = browser.js(expression)
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what} ({expression}); the page: "
-                                 f"{browser.js('[location.href, document.body.innerText.slice(0, 300)]')}")
-        time.sleep(0.1)
-
-
-def goto(browser: Chromium, url: str) -> None:
-    """Another page in the same tab (the last page's event streams close with it)."""
-    browser.events.clear()
-    browser.call("Page.navigate", {"url": url})
-    browser.wait_event("Page.loadEventFired")
-
-
 def csp_violations(browser: Chromium) -> list[str]:
     """What the page's Content-Security-Policy refused so far (Chromium logs each refusal; Log.enable, called once
     per page by :func:`watch_log`, sends those already logged)."""
@@ -574,9 +558,9 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
     browser.open_page(f"{web}/t/{tid}/games/{index}")
     browser.call("Log.enable")
     browser.js("window.unreloaded = true")
-    moves = wait_js(browser, "document.querySelectorAll('#moves .move').length", 60, "the first moves")
+    moves = browser.wait_js("document.querySelectorAll('#moves .move').length", 60, "the first moves")
     open_gate(server.gate, 4)                                                 # three more answers of the bot
-    wait_js(browser, f"document.querySelectorAll('#moves .move').length >= {moves + 3}", 60, "three more moves")
+    browser.wait_js(f"document.querySelectorAll('#moves .move').length >= {moves + 3}", 60, "three more moves")
     assert browser.js("document.getElementById('arena-live').textContent").startswith("live")
     assert index in [g["index"] for g in get_json(f"{web}/api/t/{tid}")["in_progress"]], "still being played"
     assert browser.js("document.body.getAttribute('data-frame') == document.getElementById('slider').max")
@@ -588,14 +572,14 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
     assert csp_violations(browser) == []
     open_gate(server.gate, 10 ** 9)                                           # the rest of the tournament freely
 
-    goto(browser, f"{web}/t/{tid}")
+    browser.goto(f"{web}/t/{tid}")
     browser.js("window.unreloaded = true")
-    games = int(wait_js(browser, "document.getElementById('standings-games') && "
+    games = int(browser.wait_js("document.getElementById('standings-games') && "
                                  "document.getElementById('standings-games').textContent", 30, "the standings"))
     assert browser.js("document.querySelectorAll('#standings tbody tr').length") >= 2
-    wait_js(browser, f"Number(document.getElementById('standings-games').textContent) > {games}", 90,
+    browser.wait_js(f"Number(document.getElementById('standings-games').textContent) > {games}", 90,
             "the standings to count another game")
-    wait_js(browser, f"document.getElementById('rating-chart') && "
+    browser.wait_js(f"document.getElementById('rating-chart') && "
                      f"Number(document.getElementById('rating-chart').dataset.points) > {games}", 30, "the chart")
     assert browser.js("document.querySelectorAll('#rating-chart path').length") == 3
     assert browser.js("window.unreloaded") is True
@@ -606,8 +590,8 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
     for path, shot in [("/", "tournaments.png"), (f"/t/{tid}/games?entrant=gated", "games.png"),
                        (f"/t/{tid}/entrants/gated", "entrant.png"), (f"/t/{tid}/games/{index}", "game-finished.png"),
                        ("/signin", "signin.png")]:
-        goto(browser, web + path)
-        wait_js(browser, "!document.querySelector('main .message:not(:empty)') && "
+        browser.goto(web + path)
+        browser.wait_js("!document.querySelector('main .message:not(:empty)') && "
                          "!!(document.querySelector('table') || document.getElementById('layout') || "
                          "document.querySelector('form.signin'))", 30, path)
         browser.screenshot(SHOTS / shot)

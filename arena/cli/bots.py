@@ -1,8 +1,10 @@
-"""``arena play`` and ``arena check-bot``: bot processes (or addresses) in one match, or a compliance run."""
+"""``arena play`` and ``arena check-bot``: bot processes (or addresses) in one match, or a compliance run; and
+``arena new-bot KIT DIR``, a bot folder of one's own made from a kit."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -11,6 +13,7 @@ from rich.table import Table
 
 from ..errors import UsageError
 from ..check_bot import check_bot
+from ..league.starter import kits, new_bot, readme_lines
 from ..display import make_console, safe_name
 from ..play import play_once, print_record
 from ..players.process import BotSpec
@@ -67,8 +70,17 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+def cmd_new_bot(args: argparse.Namespace) -> int:
+    """``arena new-bot KIT DIR``: the folder made, then the README's lines (build, check, upload)."""
+    made = new_bot(args.kit, Path(args.dir))
+    print(f"made {made.folder}: a {made.kit} bot named {made.name!r} (bot.toml, README.md"
+          + (", build.sh" if made.build else "") + ")")
+    print(readme_lines(made).split("```sh\n", 1)[1].rstrip("`\n"))
+    return 0
+
+
 def add_bot_commands(sub: Any) -> None:
-    """``play`` and ``check-bot``."""
+    """``play``, ``check-bot`` and ``new-bot``."""
     p = sub.add_parser("play", help="one match between bots (commands, addresses, or builtin:random)")
     add_game_arguments(p)
     p.add_argument("bots", nargs="+", metavar="BOT",
@@ -87,3 +99,9 @@ def add_bot_commands(sub: Any) -> None:
     add_sandbox_arguments(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ... to start the bot")
     p.set_defaults(func=cmd_check_bot)
+
+    p = sub.add_parser("new-bot", help="make a bot folder of your own from a kit's example, anywhere: its build "
+                                       "script, its bot.toml for a league, README lines")
+    p.add_argument("kit", help=f"the kit ({', '.join(kits())})")
+    p.add_argument("dir", help="the new folder (its name is the bot's name)")
+    p.set_defaults(func=cmd_new_bot)

@@ -32,11 +32,13 @@ from ..league.build import KitCache, KitCacheError, prepare_kits
 from ..league.kits import RECIPES
 from ..league.pipeline import default_kit_cache
 from ..server.client import describe
-from .server import _refused, _with_client, add_client_arguments, _client
+from .server import CLIENT_FLAGS, _refused, _with_client, add_client_arguments, _client, client_command
 
 CHUNK_BYTES = 256 * 1024
 """An upload's chunk: far below the message size limit, big enough to be few."""
 UPLOAD_TIMEOUT_S = 300.0
+LEAGUE_FLAGS = (*CLIENT_FLAGS, "league")
+"""The flags a printed follow-up command repeats: the client's, and the league's name when one was given."""
 
 
 def add_league_commands(sub: Any) -> None:
@@ -198,7 +200,7 @@ def cmd_upload(args: argparse.Namespace) -> int:
             what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
             print(f"{what}: version {v.id} of bot {safe_name(v.bot)!r} (number {v.number}), sha256 {v.sha256}, "
                   f"{state_name(v.state)}")
-            print(f"follow it: arena league versions {safe_name(v.bot)}")
+            print(f"follow it: {client_command(args, 'league', 'versions', v.bot, flags=LEAGUE_FLAGS)}")
             return 0
 
         return _run(args, body)
@@ -419,7 +421,8 @@ def cmd_challenge(args: argparse.Namespace) -> int:
     def body(client: Any) -> int:
         reply = client.call("Challenge", lpb.ChallengeRequest(league=args.league, version_id=args.version,
                                                               opponent_id=args.against, deal_sets=args.deal_sets))
-        print(f"{challenge_line(reply.challenge)}; follow it with: arena league challenges {reply.challenge.id}")
+        print(f"{challenge_line(reply.challenge)}; follow it with: "
+              f"{client_command(args, 'league', 'challenges', reply.challenge.id, flags=LEAGUE_FLAGS)}")
         return 0
 
     return _run(args, body)

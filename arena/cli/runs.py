@@ -73,7 +73,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if dialing:
         raise UsageError(f"bot {dialing[0]!r} dials in (dial_in = true): a tournament with dial-in bots runs on an "
                          f"arena server, which they connect to (arena serve, then arena submit {args.file})")
-    if any(b.command for b in spec.bots):
+    if any(b.command and not b.builtin for b in spec.bots):
         require_sandbox(spec.sandbox, "sandbox = false in the tournament file")
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")

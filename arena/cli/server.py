@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import secrets
+import shlex
 import sys
 import tempfile
 import time
@@ -43,6 +44,7 @@ from ..server.client import ServerSaidNo, connect, describe
 from ..server.serve import config_from_args, run
 from ..server.submission import message_from_dict
 from ..server.tournaments import STATE_NAMES
+from ..tournament.runner import arena_command
 from ..tournament.spec import read_spec_text
 from ..server.events import entrant_json
 from ..tournament.standings import GameOutcome, OutcomeError, Standings, row_cells, table_frame
@@ -223,6 +225,26 @@ def cmd_new_token(args: argparse.Namespace) -> int:
     return 0
 
 
+CLIENT_FLAGS = ("server", "token_file", "tls_ca", "tls", "tls_server_name")
+"""The flags of :func:`add_client_arguments`, repeated by :func:`client_command`."""
+
+
+def client_command(args: argparse.Namespace, *words: str, flags: tuple[str, ...] = CLIENT_FLAGS) -> str:
+    """A client command to print as a hint (``follow it: ...``) that works as printed: the arena as it was called
+    (``.venv/bin/arena``, not an ``arena`` the PATH may not have), the words, and this call's own ``--server``,
+    ``--token-file`` and TLS flags (a server with a token refuses a call without one), or those of ``flags``.
+    Quoted for a shell."""
+    parts = [*words]
+    for name in flags:
+        value = getattr(args, name, None)
+        flag = "--" + name.replace("_", "-")
+        if value is True:
+            parts.append(flag)
+        elif value and not (name == "server" and value == DEFAULT_SERVER):
+            parts += [flag, str(value)]
+    return " ".join([arena_command(), *(shlex.quote(safe_name(str(p), 400)) for p in parts)])
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """The server, until it is stopped (gRPC's own log lines stay quiet: GRPC_VERBOSITY, arena/cli/__init__.py)."""
     return run(config_from_args(args))
@@ -264,8 +286,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         info = reply.tournament
         print(f"submitted {safe_name(info.id)}: {safe_name(info.name)!r} ({safe_name(info.variant)}, "
               f"{info.games_total} games), {_state(info.state)}")
-        print(f"follow it: arena watch {safe_name(info.id)}" + ("" if args.server == DEFAULT_SERVER else
-                                                                 f" --server {args.server}"))
+        print(f"follow it: {client_command(args, 'watch', info.id)}")
         return 0
 
     return _with_client(args, body)

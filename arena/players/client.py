@@ -146,13 +146,15 @@ class BotClient(ABC):
 
     # --- the verbs --------------------------------------------------------------------------------------------
 
-    async def handshake(self, timeout_s: float) -> bot_pb2.HelloReply:
+    async def handshake(self, timeout_s: float, budget_s: float | None = None) -> bot_pb2.HelloReply:
         """Hello within ``timeout_s``, and the reply accepted (:func:`accept_hello`); raises :class:`BotFailure`
-        (START_FAILED: no handshake; HANDSHAKE_FAILED: a handshake the arena refuses)."""
+        (START_FAILED: no handshake; HANDSHAKE_FAILED: a handshake the arena refuses). ``budget_s``: the wait a
+        missing handshake's message names, when ``timeout_s`` is only what was left of the start-up's time (the
+        user set that, not the 14.9993 s left of it)."""
         request = bot_pb2.HelloRequest(arena_version=__version__, protocol_version=PROTOCOL_VERSION)
         log_wire(self.name, "->", "hello", lambda: message_text(request))
         try:
-            reply = await self._hello(request, timeout_s)
+            reply = await self._hello(request, timeout_s, timeout_s if budget_s is None else budget_s)
         except BotFailure as failure:
             log_wire_failure(self.name, "hello", failure)
             raise
@@ -204,8 +206,9 @@ class BotClient(ABC):
     # --- what a transport provides ------------------------------------------------------------------------------
 
     @abstractmethod
-    async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float) -> bot_pb2.HelloReply:
-        """Send the Hello and return the reply as it came; its failures as START_FAILED or HANDSHAKE_FAILED."""
+    async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float, budget_s: float) -> bot_pb2.HelloReply:
+        """Send the Hello and return the reply as it came; its failures as START_FAILED (no reply: "within
+        ``budget_s``") or HANDSHAKE_FAILED."""
 
     @abstractmethod
     async def _act(self, request: DecisionRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 import trio
 
+from ..display import seconds_label
 from ..protocol import LISTEN_ENV, bot_pb2
 from ..sandbox import CappedLog, Containment, Limits, SandboxError, SandboxUnavailable, contain
 from .client import BotClient
@@ -38,6 +39,8 @@ EXIT_AFTER_EOF_S = 5.0
 LOG_CLOSE_S = 1.0
 """How long a stopped bot's log may take to reach its end (a process outside any sandbox may hold the pipe)."""
 STDERR_TAIL = 600
+BUILTIN_PREFIX = "builtin:"
+"""How a built-in player is named where a bot command may be (``builtin:greedy``)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,14 @@ class BotSpec:
     def __post_init__(self) -> None:
         if bool(self.command) + bool(self.address) + self.dial_in != 1:
             raise ValueError(f"bot {self.name!r} needs exactly one of a command, an address or dial_in")
+
+    @property
+    def builtin(self) -> str | None:
+        """The kind of built-in player a command of one word ``builtin:KIND`` names (None for a program): it is
+        played in the arena's own process, so it has no program to find, no sandbox and no process to start."""
+        if len(self.command) == 1 and self.command[0].startswith(BUILTIN_PREFIX):
+            return self.command[0][len(BUILTIN_PREFIX):]
+        return None
 
 
 class BotProcess:
@@ -193,7 +204,7 @@ class BotProcess:
                 if client is None:  # gRPC
                     client = RemoteBot(await self._socket_of(containment), spec.name, explain=self._explain)
                 left = max(0.001, self.startup_s - (time.perf_counter() - started))
-                outcome["hello"] = await client.handshake(left)
+                outcome["hello"] = await client.handshake(left, budget_s=self.startup_s)
             except BotFailure as failure:
                 outcome["failure"] = failure
                 if stdio and failure.kind is FaultKind.START_FAILED and self._process is not None:
@@ -235,7 +246,7 @@ class BotProcess:
             with trio.move_on_after(self.startup_s):
                 address = await containment.locate()
             if address is None:
-                raise BotFailure(FaultKind.START_FAILED, detail=f"its sandbox was not made within {self.startup_s:g} s")
+                raise BotFailure(FaultKind.START_FAILED, detail=f"its sandbox was not made within {seconds_label(self.startup_s)}")
             await _listening(address, self.startup_s)
             return containment.pin()
         except SandboxError as error:

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import grpc
 
+from ..display import seconds_label
 from ..protocol import MAX_MESSAGE_BYTES, bot_pb2, bot_pb2_grpc
 from ..protocol.wire import act_request_bytes
 from .base import DecisionRequest
@@ -85,14 +86,14 @@ class RemoteBot(BotClient):
     def close(self) -> None:
         self._channel.close()
 
-    async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float) -> bot_pb2.HelloReply:
+    async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float, budget_s: float) -> bot_pb2.HelloReply:
         """Hello, waiting up to ``timeout_s`` for the bot to come up."""
         try:
             return await await_call(self._stub.Hello.future(request, timeout=timeout_s, wait_for_ready=True))
         except grpc.RpcError as error:
             if error.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise BotFailure(FaultKind.START_FAILED,
-                                 detail=f"no handshake at {self.address} within {timeout_s:g} s") from None
+                                 detail=f"no handshake at {self.address} within {seconds_label(budget_s)}") from None
             detail = f"{error.code().name}: {error.details()}"
             raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=detail + http2_hint(detail)) from None
 

@@ -12,16 +12,25 @@ from ..rules.errors import RulesError
 from .base import LocalPlayer
 from .builtin import BUILTIN_PLAYERS, builtin_player
 from ..sandbox import Limits
-from .process import BotProcess, BotSpec
+from .process import BUILTIN_PREFIX, BotProcess, BotSpec
 
 ADDRESS_RE = re.compile(r"^(unix:.+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
-BUILTIN_PREFIX = "builtin:"
 INTERPRETER_RE = re.compile(r"^(python[\d.]*|pypy[\d.]*|node|nodejs|deno|bun|java|ruby|perl|php|bash|sh|env)$")
 """Programs that run another file: a bot is named after that file, not after its interpreter."""
 
 
 def is_address(text: str) -> bool:
     return bool(ADDRESS_RE.match(text)) and " " not in text
+
+
+def builtin_kind(command: Sequence[str]) -> str | None:
+    """The built-in player a tournament file's ``command = "builtin:KIND"`` names (its one word), None for a program:
+    the built-ins play wherever a bot does, in a tournament as in ``play`` and ``check-bot``. An unknown kind is a
+    RulesError naming the valid ones."""
+    if len(command) != 1 or not command[0].startswith(BUILTIN_PREFIX):
+        return None
+    kind = parse_bot(command[0], command[0])
+    return kind if isinstance(kind, str) else None
 
 
 def parse_bot(text: str, name: str) -> BotSpec | str:

@@ -21,6 +21,7 @@ from typing import Any, Callable
 import trio
 from google.protobuf import json_format
 
+from ..display import seconds_label
 from ..protocol import MAX_MESSAGE_BYTES, bot_pb2
 from ..protocol.convert import act_request_pb
 from .base import DecisionRequest
@@ -46,13 +47,13 @@ class StdioBot(BotClient):
     def close(self) -> None:
         """The pipes are closed by the process's stop; nothing to do here (the BotClient interface)."""
 
-    async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float) -> bot_pb2.HelloReply:
+    async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float, budget_s: float) -> bot_pb2.HelloReply:
         try:
             line = await self._call("hello", request, timeout_s)
         except BotFailure as failure:
             if failure.kind is FaultKind.TIMEOUT:
                 raise BotFailure(FaultKind.START_FAILED,
-                                 detail=f"no handshake on stdin/stdout within {timeout_s:g} s") from None
+                                 detail=f"no handshake on stdin/stdout within {seconds_label(budget_s)}") from None
             if failure.kind is FaultKind.CRASHED:
                 raise BotFailure(FaultKind.START_FAILED, detail=str(failure)) from None
             raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=str(failure)) from None

@@ -91,9 +91,11 @@ def viewer_data(record: Record) -> dict[str, Any]:
     """Everything the page shows, replayed through the engine (see the module docstring for the layout)."""
     game = game_of(record)
     players = game.players
-    names = _seat_names(record, players)
+    seat_names = _seat_names(record, players)
     side_of = list(game.side_of)
+    names = _seat_labels(seat_names, side_of)
     sides = [" + ".join(names[s] for s in range(players) if side_of[s] == side) for side in range(game.num_sides)]
+    heads = _column_heads(seat_names, side_of, game.num_sides)
     frames: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
     hands: list[list[str]] = [[] for _ in range(players)]
@@ -156,9 +158,10 @@ def viewer_data(record: Record) -> dict[str, Any]:
         "tournament": record.get("tournament", ""),
         "options": dict(game.options),
         "players": players,
-        "seats": names,
+        "seats": seat_names,
         "sideOf": side_of,
         "sides": sides,
+        "sideHeads": heads,
         "target": game.options.get("target"),
         "lowestWins": not game.higher_scores_win,
         "numerals": game.double > NUMERALS_ABOVE,
@@ -235,6 +238,34 @@ def _outward(tiles: tuple[int, ...], value: int) -> str:
 def _seat_names(record: Record, players: int) -> list[str]:
     seats = list(record.get("seats", ()))
     return [str(seats[s]) if s < len(seats) and seats[s] else f"seat {s}" for s in range(players)]
+
+
+def _seat_labels(names: list[str], side_of: list[int]) -> list[str]:
+    """Each seat's name as the scores and results say it: with its seat number when the same entrant holds seats on
+    two sides (fewer entrants than seats fill the seats in turn), which would otherwise be two bars, two columns and
+    two winners of one name with nothing to tell them apart."""
+    sides_of: dict[str, set[int]] = {}
+    for seat, name in enumerate(names):
+        sides_of.setdefault(name, set()).add(side_of[seat])
+    return [f"{name} (seat {seat})" if len(sides_of[name]) > 1 else name for seat, name in enumerate(names)]
+
+
+HEAD_CHARS = 7
+"""A per-round table's column head is cut to this many characters (the full name is its title): six seats fit."""
+
+
+def _column_heads(names: list[str], side_of: list[int], sides: int) -> list[str]:
+    """Each side's short column head: its first seat's name cut to :data:`HEAD_CHARS`, with ``·N`` (the seat) when
+    the name is on another side too, so that two columns of one entrant stay apart when cut."""
+    heads = []
+    labels = _seat_labels(names, side_of)
+    for side in range(sides):
+        seat = side_of.index(side)
+        name = names[seat] + ("+" if side_of.count(side) > 1 else "")
+        tag = f"·{seat}" if labels[seat] != names[seat] else ""
+        room = HEAD_CHARS - len(tag)
+        heads.append((name if len(name) <= room else name[:room - 1] + "…") + tag)
+    return heads
 
 
 def _round_result(result: RoundResult, scores: tuple[int, ...], names: list[str], sides: list[str]

@@ -230,7 +230,8 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
 
 def bot_folder_of(command: Sequence[str], work: Path, folder: str | None) -> Path | None:
     """The bot's own folder: the one given, else the folder of the first argument that names a file (``bot.js`` in
-    ``node bots/node/bot.js``), else of the program itself when it is a path (``bots/go/bin/bot``)."""
+    ``node bots/node/bot.js``) or the first argument that is a folder itself (``node bots/node``: Node runs the
+    folder's package), else of the program itself when it is a path (``bots/go/bin/bot``)."""
     if folder:
         return (work / folder).resolve()
     for word in [*command[1:], command[0]]:
@@ -239,6 +240,8 @@ def bot_folder_of(command: Sequence[str], work: Path, folder: str | None) -> Pat
         path = work / word
         if path.is_file() and ("/" in word or word is not command[0]):
             return path.resolve().parent
+        if path.is_dir() and word is not command[0] and word.strip("/.") != "":
+            return path.resolve()
     return None
 
 

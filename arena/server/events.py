@@ -232,7 +232,7 @@ def standings_pb(data: Mapping[str, Any]) -> apb.Standings:
             message.pairwise.add(entrant=a, opponent=b, wins=cell["wins"], draws=cell["draws"],
                                  losses=cell["losses"])
     if data.get("sprt") is not None:
-        sprt = sprt_pb(data["sprt"], message.group_size)
+        sprt = sprt_pb(data["sprt"], message.group_size, recorded=int(data.get("games") or 0))
         if sprt is not None:
             message.sprt.CopyFrom(sprt)
     return message
@@ -255,9 +255,10 @@ def entrant_json(e: apb.EntrantStanding) -> dict[str, Any]:
     }
 
 
-def sprt_pb(data: Mapping[str, Any], group_size: int) -> apb.SprtState | None:
+def sprt_pb(data: Mapping[str, Any], group_size: int, recorded: int | None = None) -> apb.SprtState | None:
     """The message for a test as ``MatchupTest.to_json`` (and standings.json's "sprt") gives it, with its verdict
-    line; None when the saved test is unreadable (the standings are shown without it)."""
+    line (saying why when the standings beside it count ``recorded`` games more than the test); None when the
+    saved test is unreadable (the standings are shown without it)."""
     from ..tournament.sequential import MatchupTest
     from ..tournament.sprt import SprtError
 
@@ -270,7 +271,7 @@ def sprt_pb(data: Mapping[str, Any], group_size: int) -> apb.SprtState | None:
                             state=test.test.state, llr=test.test.llr, lower_bound=test.test.lower,
                             upper_bound=test.test.upper, units=test.test.units, games=test.games,
                             elo0=test.test.elo0, elo1=test.test.elo1, counts=test.test.counts,
-                            summary=test.summary())
+                            summary=test.summary(recorded))
     for name, value in (("elo", estimate.elo), ("score", estimate.score), ("decided_at", test.test.decided_at)):
         if value is not None:
             setattr(message, name, value)

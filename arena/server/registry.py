@@ -89,7 +89,7 @@ def registry_from_dict(data: Mapping[str, Any], path: Path = Path("registry")) -
 
 def exposure(bot: BotSpec, protected: Sequence[Path], cwd: Path) -> str | None:
     """What a bot's sandbox would show it of the ``protected`` paths (see :func:`arena.sandbox.exposure_problem`)."""
-    if not bot.command:
+    if not bot.command or bot.builtin:
         return None
     work = (cwd / bot.cwd if bot.cwd else cwd).resolve()
     return exposure_problem(bot.command, work, bot.folder, protected)

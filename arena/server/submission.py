@@ -267,7 +267,7 @@ def check_programs(bots: Iterable[BotSpec], cwd: Path | None = None) -> None:
     """Every bot command's program and working folder exist on this machine (the server's)."""
     cwd = cwd or Path.cwd()
     for number, bot in enumerate(bots, 1):
-        if not bot.command:
+        if not bot.command or bot.builtin:
             continue
         folder = cwd / bot.cwd if bot.cwd else cwd
         if not folder.is_dir():

@@ -26,7 +26,8 @@ from ..records.run_folder import RunFolder
 from ..records.schema import RecordFormatError, parse_record
 from ..tournament.sequential import MatchupTest
 from ..tournament.spec import TournamentSpec
-from ..tournament.standings import Standings
+from ..rules import RulesError, new_game
+from ..tournament.standings import ELO, OPENSKILL, Standings
 from .events import Watcher
 
 SERVER_FILE = "server.json"
@@ -154,13 +155,25 @@ class Tournament:
             resumable=self.resumable, given_up=self.given_up, sprt=self.has_sprt,
         )
 
+    @property
+    def rating_kind(self) -> str:
+        """The rating its standings show, known before any game: OpenSkill where a game has more than two sides
+        (the standings themselves only learn it from the first game)."""
+        try:
+            game = self.spec.game() if self.spec is not None else new_game(self.variant, self.players)
+        except (RulesError, ValueError):
+            return ELO
+        return OPENSKILL if game.num_sides > 2 else ELO
+
     def standings_json(self) -> dict[str, Any]:
         """The standings as standings.json holds them (with the test under "sprt" when there is one): live while
-        the tournament runs, then final."""
+        the tournament runs, then final; before the first game, with the rating the games will bring."""
         if self.standings is not None:
             data = self.standings.to_json()
             if self.sprt is not None:
                 data["sprt"] = self.sprt.to_json()
+            if not data["games"]:
+                data["rating"] = self.rating_kind
             return data
         if self.final_standings is None and not self.active:
             path = RunFolder(self.folder).standings
@@ -169,7 +182,8 @@ class Tournament:
                     self.final_standings = json.loads(path.read_text())
                 except ValueError:
                     self.final_standings = None
-        return self.final_standings or {"games": 0, "group_size": self.group_size, "entrants": [], "pairwise": {}}
+        return self.final_standings or {"games": 0, "group_size": self.group_size, "rating": self.rating_kind,
+                                        "entrants": [], "pairwise": {}}
 
     def withheld_for(self, index: int) -> list[int]:
         """The games of game ``index``'s deal set still to be recorded, while any may yet be played: its record is

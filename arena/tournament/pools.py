@@ -15,6 +15,8 @@ from typing import Any
 
 import trio
 
+from ..players.base import LocalPlayer
+from ..players.builtin import builtin_player
 from ..players.faults import BotFailure, FaultKind
 from ..players.process import BotProcess, BotSpec
 from ..players.remote import RemoteBot
@@ -47,6 +49,17 @@ class EntrantPool:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def builtin(self) -> str | None:
+        """The built-in player's kind when the entrant is one (``command = "builtin:greedy"``): no process."""
+        return self.spec.builtin
+
+    def local_player(self, seed: str) -> LocalPlayer:
+        """A fresh built-in player for one seat of one game, seeded from that game's seed and the seat, so a game's
+        moves do not depend on which games the entrant played before or beside it."""
+        assert self.builtin is not None
+        return LocalPlayer(builtin_player(self.builtin, seed=seed), name=self.name)
 
     @property
     def given_up(self) -> bool:
@@ -106,7 +119,7 @@ class EntrantPool:
             "command": list(self.spec.command),
             "address": self.spec.address,
             "dial_in": self.spec.dial_in,
-            "processes": len(self.processes),
+            "processes": 0 if self.builtin else len(self.processes),
             "starts": sum(p.starts for p in self.processes),
             "restarts_after_timeouts": self.restarts_after_faults,
             "containment": next((p.containment_report for p in self.processes if p.containment_report), None),

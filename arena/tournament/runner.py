@@ -604,6 +604,8 @@ async def check_entrants(pools: list[EntrantPool], log: Any) -> list[tuple[str, 
     problems: dict[int, tuple[str, str]] = {}
 
     async def start(number: int, pool: EntrantPool) -> None:
+        if pool.builtin:
+            return  # played in this process: nothing to start
         offset = _size(pool.log_path)  # a folder used before keeps its logs: show only this start's lines
         try:
             await pool.client(0)
@@ -661,6 +663,9 @@ async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str]
     record = None
     try:
         for seat, entrant in enumerate(scheduled.seats):
+            if pools[entrant].builtin:
+                players.append(pools[entrant].local_player(f"{scheduled.seed}/{seat}"))
+                continue
             index = process_for(scheduled, occurrence[entrant])
             occurrence[entrant] += 1
             try:
@@ -766,7 +771,7 @@ def print_summary(summary: RunSummary, console: Any, title: str, command: str = 
     else:
         console.print(summary.standings.pairwise_table())
     if summary.sprt is not None:
-        console.print(summary.sprt.summary(), soft_wrap=True, highlight=False, markup=False)
+        console.print(summary.sprt.summary(summary.standings.games), soft_wrap=True, highlight=False, markup=False)
     if summary.skipped_bots:
         console.print(f"skipped (not installed): {', '.join(summary.skipped_bots)}", markup=False)
     for number, problem in summary.bad_lines:

@@ -69,13 +69,22 @@ class MatchupTest:
         """For the progress bar: ``LLR 1.23 [-2.94, 2.94]``."""
         return f"LLR {self.test.llr:.2f} [{self.test.lower:.2f}, {self.test.upper:.2f}]"
 
-    def summary(self) -> str:
-        """The verdict line: ``SPRT py-search vs py-greedy: H1 accepted: LLR ..., Elo ..., 24 deal sets (48 games)``."""
+    def summary(self, recorded: int | None = None) -> str:
+        """The verdict line: ``SPRT py-search vs py-greedy: H1 accepted: LLR ..., Elo ..., 24 deal sets (48 games)``.
+
+        ``recorded``: the games the standings count, when they are shown beside this line. The test counts only
+        complete deal sets, and its Elo is the deal sets' estimate; a game whose deal set was left unfinished when
+        the test decided is in the standings only, so their games and Elo differ, and the line says why."""
         head = f"SPRT {safe_name(self.candidate)} vs {safe_name(self.opponent)}"
         text = self.test.summary(self.unit_name())
         if self.test.state == CONTINUE:
             text = "undecided" + text.removeprefix("running")
         games = f" ({self.games} games)" if self.group_size > 1 else ""
+        extra = (recorded or 0) - self.games
+        if extra > 0:
+            games += (f"; the standings also count {extra} game{'' if extra == 1 else 's'} of "
+                      f"{'a deal set' if extra == 1 else 'deal sets'} left unfinished when the test decided (the test counts complete deal sets only), so their games "
+                      f"and Elo differ")
         return f"{head}: {text}{games}"
 
     def to_json(self) -> dict[str, Any]:

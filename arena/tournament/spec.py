@@ -71,7 +71,7 @@ from typing import Any, Mapping
 
 from ..errors import ArenaError
 from ..players.process import BotSpec
-from ..players.specs import is_address
+from ..players.specs import builtin_kind, is_address
 from ..referee import GRACE_MS, MAX_GRACE_MS
 from ..rules import Game, RulesError, new_game
 from ..sandbox import Limits, LimitsError, limits_from_table
@@ -392,7 +392,14 @@ def _bots(entries: Any, sandbox: bool, limits: Limits) -> tuple[list[BotSpec], l
             own_limits = limits_from_table(entry.get("limits", {}), limits, where=f"{where}limits.")
         except LimitsError as error:
             raise SpecError(str(error)) from None
-        if command and _boolean(entry, "skip_if_missing", default=False, where=where):
+        try:
+            builtin = builtin_kind(command)
+        except RulesError as error:
+            raise SpecError(f"key '{where}command': {error}") from None
+        if builtin and (protocol != "grpc" or folder or cwd):
+            raise SpecError(f"bot {name!r}: the built-in player {builtin!r} runs inside the arena, so it takes no "
+                            f"protocol, folder or cwd")
+        if command and not builtin and _boolean(entry, "skip_if_missing", default=False, where=where):
             if shutil.which(command[0]) is None:
                 skipped.append(name)
                 continue

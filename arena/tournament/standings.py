@@ -626,16 +626,18 @@ class Standings:
     def pairwise_table(self, title: str = "pairwise (W-D-L of the row against the column)",
                        rows: Sequence[str] = ()) -> Table:
         """Rows A, columns B, cells ``W-D-L`` of A against B; empty when they never met. ``rows``: only these
-        entrants as rows (a gauntlet's candidates, each against every opponent), in standings order."""
+        entrants as rows (a gauntlet's candidates, each against every opponent) and the others as columns (no
+        column of a candidate against itself), in standings order."""
         order = self.order()
-        table = Table(title=title)
+        columns = [name for name in order if name not in rows]
+        table = Table(title=title, min_width=len(title))  # a title on one line, however few the columns
         table.add_column("")
-        for name in order:
+        for name in columns:
             table.add_column(safe_markup(name), justify="center")
         for a in order:
             if rows and a not in rows:
                 continue
             cells = ["·" if a == b else ("-".join(map(str, self.pairwise(a, b))) if (a, b) in self._pairwise
-                                         else "") for b in order]
+                                         else "") for b in columns]
             table.add_row(safe_markup(a), *cells)
         return table

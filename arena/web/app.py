@@ -91,7 +91,7 @@ class Web:
         return [data.row_json(row) for row in await self.game_rows(t)]
 
     async def chart(self, t: Tournament) -> dict[str, Any]:
-        history = _recent(self.histories, t.id, lambda: RatingHistory(t.group_size, t.games_total))
+        history = _recent(self.histories, t.id, lambda: RatingHistory(t.group_size, t.games_total, expected_kind=t.rating_kind))
         await trio.to_thread.run_sync(history.refresh, t.records.path)
         return history.chart()
 
@@ -125,7 +125,7 @@ def create_app(arena: Arena, rules: AccessRules) -> Starlette:
             try:
                 return await handler(web, request)
             except NotShown as refusal:
-                return _error(refusal.status, refusal.message, api)
+                return _error(refusal.status, refusal.message, api, _way_back(web, request))
         return Route(path, endpoint, methods=list(methods))
 
     routes = [
@@ -202,10 +202,26 @@ class OwnNamesOnly:
 # --- answers ------------------------------------------------------------------------------------------------------
 
 
-def _error(status: int, message: str, api: bool) -> Response:
+def _error(status: int, message: str, api: bool, back: tuple[str, str] = ("/", "all tournaments")) -> Response:
+    """The refusal as JSON for the API; for a page, the message and a link ``back`` (where, what) to go on from."""
     if api:
         return JSONResponse({"error": message}, status_code=status)
-    return HTMLResponse(_template("page.html", title="error", page="error", message=message), status_code=status)
+    return HTMLResponse(_template("page.html", title="error", page="error", message=message, back=back[0],
+                                  back_label="← " + back[1]), status_code=status)
+
+
+def _way_back(web: Web, request: Request) -> tuple[str, str]:
+    """Where a refused page links to: its tournament's page when there is one to see (a game held back while it is
+    played, on the public site), else the list of tournaments."""
+    tid = request.path_params.get("tid")
+    if tid:
+        try:
+            t = web.tournament(tid)
+        except NotShown:
+            pass
+        else:
+            return f"/t/{urllib.parse.quote(t.id)}", t.name
+    return "/", "all tournaments"
 
 
 def _refused(request: Request, api: bool) -> Response:
@@ -235,7 +251,7 @@ def shell(page: str) -> Handler:
             title = f"{t.name} · {page}" if page != "tournament" else t.name
         return HTMLResponse(_template("page.html", title=title, page=page, tournament=params.get("tid", ""),
                                       entrant=params.get("name", ""), access=web.access(request).value,
-                                      message=""))
+                                      message="", back="", back_label=""))
     return handler
 
 

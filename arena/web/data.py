@@ -83,11 +83,12 @@ def followable(t: Tournament, index: int) -> bool:
 
 
 def tournament_detail(t: Tournament, access: Access) -> dict[str, Any]:
-    """The tournament page: facts, standings (with SPRT when the standings carry it), and, for full access, the
-    games in progress."""
+    """The tournament page: facts, standings (with SPRT when the standings carry it), a gauntlet's candidates (the
+    pairwise table's rows), and, for full access, the games in progress."""
     standings = t.standings_json()
     detail = {"tournament": tournament_json(t), "standings": standings, "sprt": standings.get("sprt"),
               "table": standings_table(standings),
+              "candidates": list(t.spec.candidates) if t.spec is not None else [],
               "access": access.value, "in_progress": []}
     if access is Access.FULL:
         detail["in_progress"] = [{"index": i, "seats": list(t.in_progress[i].seats), "live": followable(t, i)}
@@ -291,6 +292,8 @@ class RatingHistory:
     seen: bytearray = field(default_factory=bytearray)
     position: int = 0
     identity: tuple[int, int] | None = None
+    expected_kind: str = ""
+    """The rating the games will bring (``Tournament.rating_kind``), named before the first one is counted."""
 
     def refresh(self, path: Path) -> None:
         """Read the lines appended since the last look (runs on a worker thread)."""
@@ -353,7 +356,7 @@ class RatingHistory:
     def chart(self) -> dict[str, Any]:
         """The points to draw (the kept ones and the latest), the y axis's ticks over their finite values, and, per
         entrant, how many points are left out because its Elo was infinite there."""
-        kind = self.standings.rating_kind if self.standings is not None else ""
+        kind = self.standings.rating_kind if self.standings is not None and self.counted else self.expected_kind
         shown = list(self.points)
         if self.counted and (not shown or shown[-1]["games"] != self.counted):
             shown.append(self._point())

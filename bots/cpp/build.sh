@@ -1,5 +1,5 @@
 # The C++ kit's build, sourced by bots/build.sh (which defines say, die, inputs_hash, need_protoc and CACHE).
-# Run it as: bash bots/build.sh cpp
+# Run it as: bash bots/build.sh cpp, or bash bots/build.sh DIR for a bot folder made from this kit (arena new-bot).
 # It builds with CMake against Debian's gRPC and protobuf; CMakeLists.txt generates the protocol code with
 # Debian's protoc and grpc_cpp_plugin into the build folder, which lives outside the clone:
 #   $CACHE/cpp/build-<hash of this kit's path>  the CMake build folder of one clone (incremental rebuilds)
@@ -34,7 +34,7 @@ cpp_apt_install() {
 }
 
 build_cpp() {
-  local dir=bots/cpp missing can_install=
+  local dir=${1:-bots/cpp} missing can_install=
   [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && can_install=1
   missing=$(cpp_missing_packages)
   if [ -n "$missing" ]; then

@@ -1,5 +1,5 @@
 # The Go kit's build, sourced by bots/build.sh (which defines say, die, inputs_hash, need_protoc and CACHE).
-# Run it as: bash bots/build.sh go
+# Run it as: bash bots/build.sh go, or bash bots/build.sh DIR for a bot folder made from this kit (arena new-bot).
 # protoc-gen-go must stay at the version of google.golang.org/protobuf in bots/go/go.mod, so the generated
 # code and the runtime library match.
 PROTOC_GEN_GO_VERSION=v1.36.12
@@ -9,7 +9,7 @@ GO_PACKAGE="dominoes-arena/bots/go/gen/dominoes/v1;dominoesv1" # import path; pa
 
 build_go() {
   # $GO, else go on the PATH, else /usr/local/go, where Go's installer puts it (often not on a non-login PATH).
-  local dir=bots/go go_bin=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+  local dir=${1:-bots/go} go_bin=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
   command -v "$go_bin" >/dev/null 2>&1 ||
     die go "go not found ($go_bin): install Go 1.26 or later (https://go.dev/dl/) or set GO=/path/to/go"
 

@@ -1,5 +1,5 @@
 # The Java kit's build, sourced by bots/build.sh (which defines say, die, inputs_hash, need_protoc and CACHE).
-# Run it as: bash bots/build.sh java
+# Run it as: bash bots/build.sh java, or bash bots/build.sh DIR for a bot folder made from this kit (arena new-bot).
 # Maven generates the protocol classes from proto/ (protoc and protoc-gen-grpc-java come from Maven Central at the
 # versions in bots/java/pom.xml) and packs one runnable jar, bin/bot.jar; then a warm-up run of the bot records the
 # classes it loads in bin/bot.jsa, a class-data archive that the launcher bots/java/bot maps at every start.
@@ -8,7 +8,7 @@ JAVA_PROTOS=(dominoes/v1/types.proto dominoes/v1/bot.proto)
 JAVA_ARCHIVE_FLAGS=(-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ActiveProcessorCount=1)
 
 build_java() {
-  local dir=bots/java java_bin=${JAVA:-java}
+  local dir=${1:-bots/java} java_bin=${JAVA:-java}
   # The JDK: javac beside Maven's java ($JAVA_HOME, else the PATH), and the java the launcher runs.
   command -v mvn >/dev/null 2>&1 ||
     die java "mvn not found: install Maven 3.8 or later and a JDK 17 or later (apt-get install maven openjdk-17-jdk-headless)"

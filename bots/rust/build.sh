@@ -1,5 +1,5 @@
 # The Rust kit's build, sourced by bots/build.sh (which defines say, die, inputs_hash, need_protoc and CACHE).
-# Run it as: bash bots/build.sh rust
+# Run it as: bash bots/build.sh rust, or bash bots/build.sh DIR for a bot folder made from this kit (arena new-bot).
 # cargo builds the crate in bots/rust (Cargo.lock pins every crate); its build.rs generates the protocol code
 # with protox, a .proto compiler written in Rust, so neither protoc nor the venv is needed.
 #
@@ -26,7 +26,7 @@ _rust_sync() {
 
 build_rust() {
   # $CARGO, else cargo on the PATH, else ~/.cargo/bin, where rustup puts it (often not on a non-login PATH).
-  local dir=bots/rust cargo_bin=${CARGO:-$(command -v cargo || echo "$HOME/.cargo/bin/cargo")}
+  local dir=${1:-bots/rust} cargo_bin=${CARGO:-$(command -v cargo || echo "$HOME/.cargo/bin/cargo")}
   "$cargo_bin" --version >/dev/null 2>&1 ||
     die rust "cargo not found or not working ($cargo_bin): install Rust 1.88 or later (https://rustup.rs) or set CARGO=/path/to/cargo"
   # rustc beside cargo (rustup's proxies), else on the PATH; cargo runs with that folder first on its PATH.

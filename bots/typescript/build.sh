@@ -1,5 +1,5 @@
 # The TypeScript kit's build, sourced by bots/build.sh (which defines say, die, inputs_hash, need_protoc and CACHE).
-# Run it as: bash bots/build.sh typescript
+# Run it as: bash bots/build.sh typescript, or bash bots/build.sh DIR for a bot folder made from this kit (arena new-bot).
 # Every version (typescript, ts-proto, @grpc/grpc-js, @bufbuild/protobuf) is pinned in package.json and
 # package-lock.json; ts-proto's generated code imports @bufbuild/protobuf/wire, so keep the two in step.
 TS_PROTOS=(dominoes/v1/types.proto dominoes/v1/bot.proto)
@@ -9,7 +9,7 @@ TS_PROTO_OPTS=outputServices=grpc-js,env=node,useOptionals=messages
 
 build_typescript() {
   # $NODE, else node on the PATH; npm beside it, else npm on the PATH (Debian packages it apart: apt-get install npm).
-  local dir=bots/typescript node_bin=${NODE:-$(command -v node || echo node)} npm_bin
+  local dir=${1:-bots/typescript} node_bin=${NODE:-$(command -v node || echo node)} npm_bin
   command -v "$node_bin" >/dev/null 2>&1 ||
     die typescript "node not found ($node_bin): install Node.js 20 or later (apt-get install nodejs npm) or set NODE=/path/to/node"
   node_bin=$(command -v "$node_bin")

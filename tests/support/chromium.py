@@ -107,6 +107,24 @@ class Chromium:
             raise AssertionError(f"JavaScript error: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    def wait_js(self, expression: str, seconds: float, what: str) -> Any:
+        """Poll a JavaScript expression until it is truthy, with a deadline; its value."""
+        deadline = time.monotonic() + seconds
+        while True:
+            value = self.js(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what} ({expression}); the page: "
+                                     f"{self.js('[location.href, document.body.innerText.slice(0, 300)]')}")
+            time.sleep(0.1)
+
+    def goto(self, url: str) -> None:
+        """Another page in the same tab (the last page's event streams close with it)."""
+        self.events.clear()
+        self.call("Page.navigate", {"url": url})
+        self.wait_event("Page.loadEventFired")
+
     def key(self, name: str) -> None:
         code = self.KEYS[name]
         for kind in ("rawKeyDown", "keyUp"):

@@ -54,7 +54,8 @@
   const entrantLink = (name) => `<a href="/t/${enc(TID)}/entrants/${enc(name)}">${esc(name)}</a>`;
   const gameLink = (index) => `<a href="/t/${enc(TID)}/games/${index}">game ${index}</a>`;
   function table(headers, rows, id) {
-    const head = headers.map((h) => `<th class="${h.l ? 'l' : ''}">${esc(h.t || h)}</th>`).join('');
+    // A header is a text, or {t: text, l: left-aligned}: its text even when empty (never the object itself).
+    const head = headers.map((h) => `<th class="${h.l ? 'l' : ''}">${esc(typeof h === 'string' ? h : h.t)}</th>`).join('');
     const lines = rows.map((r) => '<tr>' + r.map((c, i) => `<td class="${headers[i].l ? 'l' : ''}">${c}</td>`).join('') + '</tr>');
     return `<table${id ? ` id="${id}"` : ''}><thead><tr>${head}</tr></thead><tbody>${lines.join('')}</tbody></table>`;
   }
@@ -83,13 +84,19 @@
                   'think ms', detail.table.rating_header], rows, 'standings') +
       `<div class="caption">${esc(detail.table.tie_rule)}</div>`;
   }
-  function pairwiseTable(st) {
+  // A gauntlet's table: its candidates as rows, the others as columns (no column of a candidate against itself),
+  // as arena run prints it.
+  function pairwiseTable(st, candidates) {
     const names = st.entrants.map((e) => e.name);
-    const rows = names.map((a) => [entrantLink(a), ...names.map((b) => {
+    const gauntlet = (candidates || []).length > 0;
+    const rowNames = gauntlet ? names.filter((n) => candidates.includes(n)) : names;
+    const columns = gauntlet ? names.filter((n) => !candidates.includes(n)) : names;
+    const rows = rowNames.map((a) => [entrantLink(a), ...columns.map((b) => {
       const cell = (st.pairwise[a] || {})[b];
       return a === b ? '·' : cell ? `${cell.wins}-${cell.draws}-${cell.losses}` : '';
     })]);
-    return table([{ t: 'W-D-L of the row against the column', l: 1 }, ...names], rows, 'pairwise');
+    const title = gauntlet ? 'W-D-L of each candidate against each entrant' : 'W-D-L of the row against the column';
+    return table([{ t: title, l: 1 }, ...columns], rows, 'pairwise');
   }
   // The SPRT as MatchupTest.to_json() gives it (standings.json's "sprt", the same live from the server).
   const VERDICTS = { continue: 'running', H0: 'H0 accepted', H1: 'H1 accepted' };
@@ -119,7 +126,15 @@
       `<text x="${L}" y="33">${lower.toFixed(2)} H0</text>` +
       `<text x="${W - R}" y="33" text-anchor="end">H1 ${upper.toFixed(2)}</text></svg>`;
   }
-  function sprtBlock(sprt, t) {
+  // The standings count every recorded game; the test only complete deal sets (sequential.py's summary says so too).
+  function sprtNote(sprt, recorded) {
+    const extra = recorded - sprt.games;
+    if (sprt.unit === 'games' || extra <= 0) return '';
+    return `<p class="caption" id="sprt-note">The standings also count ${extra} game${extra === 1 ? '' : 's'} of ` +
+      `${extra === 1 ? 'a deal set' : 'deal sets'} left unfinished when the test decided (the test counts complete ` +
+      'deal sets only), so their games and Elo differ from these.</p>';
+  }
+  function sprtBlock(sprt, t, recorded) {
     if (!sprt) return '';
     const said = verdict(sprt, t);
     const games = sprt.unit === 'games' ? '' : ` (${sprt.games} games)`;
@@ -131,7 +146,15 @@
       `${sprt.bounds[1].toFixed(2)}]</dd><dt></dt><dd>${llrBar(sprt)}</dd>` +
       `<dt>Elo</dt><dd id="sprt-elo">${esc(eloText(sprt.estimate))}</dd>` +
       `<dt>counted</dt><dd id="sprt-units">${sprt.units} ${esc(sprt.unit)}${games}` +
-      (sprt.decided_at ? `; decided at ${sprt.decided_at}` : '') + `</dd></dl></section>`;
+      (sprt.decided_at ? `; decided at ${sprt.decided_at}` : '') + `</dd></dl>${sprtNote(sprt, recorded)}</section>`;
+  }
+  // Every Elo is infinite (each entrant won every game it counted, or none): say who (winners first) and why.
+  function noFiniteRating(last) {
+    const order = ([a, sa], [b, sb]) => (sa === sb ? (a < b ? -1 : a > b ? 1 : 0) : sa === '+' ? -1 : 1);
+    const who = Object.entries(last.infinite || {}).sort(order).map(([name, sign]) =>
+      `${esc(name)} ${sign === '+' ? '+∞ (won every game)' : '−∞ (won none)'}`);
+    return `<p class="meta" id="no-finite-rating">No finite Elo after ${last.games} games: ${who.join(', ')}. ` +
+      'An Elo is finite once an entrant has a score strictly between 0 and 1; the standings show the score.</p>';
   }
   function chart(history) {
     const points = history.points;
@@ -140,7 +163,7 @@
     const left = Object.entries(history.left_out || {}).map(([name, n]) => `${esc(name)} at ${n}`);
     const note = left.length ? `<p class="meta" id="chart-left-out">Left out where an Elo is infinite (a score of 0 or ` +
       `1 so far): ${left.join(', ')} of the ${points.length} points.</p>` : '';
-    if (!history.axis) return '<p class="meta">No finite rating yet.</p>' + note;
+    if (!history.axis) return noFiniteRating(points[points.length - 1]);
     const lo = history.axis.low, hi = history.axis.high;
     const W = 760, H = 260, L = 48, R = 12, T = 10, B = 28;
     const x = (g) => L + (W - L - R) * (g - points[0].games) / Math.max(1, points[points.length - 1].games - points[0].games);
@@ -176,7 +199,7 @@
     if (detail.access !== 'full') return '';
     const rows = detail.in_progress.map((g) => [gameLink(g.index), esc(g.seats.join(' v ')),
       g.live ? `<a href="/t/${enc(TID)}/games/${g.index}">follow live</a>` : 'held back until its deal set is played']);
-    return '<h2>Being played</h2>' + (rows.length ? table([{ t: 'game', l: 1 }, { t: 'seats', l: 1 }, { t: '', l: 1 }], rows, 'in-progress')
+    return '<h2>Being played</h2>' + (rows.length ? table([{ t: 'game', l: 1 }, { t: 'seats', l: 1 }, { t: 'moves', l: 1 }], rows, 'in-progress')
       : '<p class="meta">No game in progress.</p>');
   }
   async function drawTournament() {
@@ -197,8 +220,8 @@
       `<a download href="${api}/standings.json">standings.json</a><a download href="${api}/standings.csv">standings.csv</a></div>` +
       `<h2>Standings after <span id="standings-games">${detail.standings.games}</span> games</h2>` +
       `<section class="card">${standingsTable(detail)}</section>` +
-      sprtBlock(detail.sprt, t) +
-      `<div class="grid"><div><h2>Pairwise</h2><section class="card">${pairwiseTable(detail.standings)}</section>` +
+      sprtBlock(detail.sprt, t, detail.standings.games) +
+      `<div class="grid"><div><h2>Pairwise</h2><section class="card">${pairwiseTable(detail.standings, detail.candidates)}</section>` +
       `<h2>Faults</h2><section class="card" id="faults">${faulty.length ? faulty.map((e) =>
         `<a class="fault" href="/t/${enc(TID)}/games?entrant=${enc(e.name)}&faults=yes">${esc(e.name)}: ${e.faults}</a>`).join(' · ')
         : 'none'}</section>${inProgress(detail)}</div>` +
@@ -232,6 +255,8 @@
   }
 
   // --- one entrant ----------------------------------------------------------------------------------------------
+  const MEETINGS = 'Counted by meeting, not by game: each game counts once against each opponent side at the table, ' +
+    'a win when this entrant finished above it (so a game lost to a third side can still be a win against this one).';
   async function drawEntrant() {
     const data = await getJSON(`/api/t/${enc(TID)}/entrants/${enc(ENTRANT)}`);
     crumbs(data.tournament);
@@ -240,15 +265,18 @@
     const opponents = Object.entries(data.by_opponent).map(([name, c]) => [entrantLink(name), c.wins, c.draws, c.losses]);
     const seats = data.by_seat.map((r) => [r.seat, r.win, r.draw, r.loss]);
     $('main').innerHTML = `<h1>${esc(data.name)}</h1>` +
-      (s ? `<div class="meta" id="summary">${s.games} games: ${s.wins} won, ${s.draws} drawn, ${s.losses} lost · ` +
+      (s ? `<div class="meta" id="summary">${s.games} game${s.games === 1 ? '' : 's'}: ${s.wins} won, ${s.draws} drawn, ${s.losses} lost` +
+           (data.tournament.players > 2 ? ' (a game is won by its winner alone; the table by opponent counts meetings)' : '') + ' · ' +
            `${s.faults} faults · mean think time ${s.think_ms_per_decision === null ? '-' : s.think_ms_per_decision.toFixed(1) + ' ms'} per decision</div>`
          : '<div class="meta">No game finished yet.</div>') +
       `<h2>Handshake</h2><section class="card" id="handshake">` + (hello ? `<dl class="kv"><dt>name</dt><dd>${esc(hello.name)}</dd>` +
         `<dt>version</dt><dd>${esc(hello.version)}</dd><dt>author</dt><dd>${esc(hello.author)}</dd>` +
-        `<dt>protocol</dt><dd>${esc(hello.protocol_version)}</dd><dt>variants</dt><dd>${esc(hello.variants.join(', '))}</dd>` +
+        `<dt>protocol</dt><dd>${esc(hello.protocol_version)}</dd><dt>variants</dt><dd>${hello.variants.length
+          ? esc(hello.variants.join(', ')) : 'every variant (the handshake names none, which claims them all)'}</dd>` +
         `<dt>processes</dt><dd>${esc(data.handshake.processes)} (started ${data.handshake.starts === 1 ? "once" : `${esc(data.handshake.starts)} times`})</dd></dl>`
         : 'not recorded yet') + '</section>' +
-      `<div class="grid"><div><h2>By opponent</h2>${table([{ t: 'opponent', l: 1 }, 'W', 'D', 'L'], opponents, 'by-opponent')}</div>` +
+      `<div class="grid"><div><h2>By opponent</h2>${table([{ t: 'opponent', l: 1 }, 'W', 'D', 'L'], opponents, 'by-opponent')}` +
+      (data.tournament.players > 2 ? `<div class="caption" id="by-opponent-note">${MEETINGS}</div>` : '') + '</div>' +
       `<div><h2>By seat</h2>${table(['seat', 'W', 'D', 'L'], seats, 'by-seat')}</div></div>` +
       `<h2>Faults</h2><section class="card">${data.faults.length ? data.faults.map((f) =>
         `${gameLink(f.game)}: <span class="fault">${esc(f.kind)}</span> (seat ${f.seat})`).join('<br>') : 'none'}</section>` +
