@@ -188,7 +188,7 @@ class DialInBot(BotClient):
     def close(self) -> None:
         """Nothing to let go of: the stream is the bot's, shared by every seat it plays."""
 
-    async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float) -> bot_pb2.HelloReply:
+    async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float, budget_s: float) -> bot_pb2.HelloReply:
         """The bot said hello when it dialed in (and was welcomed with the arena's own)."""
         return self.connection.hello
 
