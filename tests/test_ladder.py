@@ -9,6 +9,7 @@ The real server (``arena serve --league``, real gRPC, the CLI, kill -9) is tests
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import threading
@@ -25,7 +26,8 @@ from arena.league.authors import create_author
 from arena.league.ladder import RECORD, Ladder, version_states
 from arena.league.pipeline import BuiltBots, Served, open_to_the_bot
 from arena.league.leaderboard import board_of, rated_results
-from arena.league.rating import recompute
+from arena.league.rating import deal_set_totals, recompute
+from arena.league.table_run import rotations
 from arena.tournament.likelihood import Tally, fit
 from arena.records.replay import verify_run
 from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
@@ -48,9 +50,13 @@ class Log:
     warning = error = info
 
 
-def league_config(**ladder: Any):
-    return league_from_dict({"name": "test", "variant": "block", "options": {"target": 1},
-                             "time": {"move_ms": 2000, "startup_ms": 30000}, "ladder": ladder})
+BLOCK = {"variant": "block", "options": {"target": 1}}
+"""The ladder's usual game: Block to one point, two players."""
+
+
+def league_config(game: dict[str, Any] = BLOCK, **ladder: Any):
+    return league_from_dict({"name": "test", **game, "time": {"move_ms": 2000, "startup_ms": 30000},
+                             "ladder": ladder})
 
 
 def ready_version(database: Database, league_id: int, work: Path, name: str, source: Path | str) -> int:
@@ -91,9 +97,10 @@ def done_tables(count: int) -> Any:
     return lambda database, league_id: len(database.tables_in(league_id, [DONE])) >= count
 
 
-def setup(database_url: str, tmp_path: Path, bots: dict[str, Path | str], **ladder: Any):
+def setup(database_url: str, tmp_path: Path, bots: dict[str, Path | str], game: dict[str, Any] = BLOCK,
+          **ladder: Any):
     database = open_database(database_url)
-    config = league_config(**ladder)
+    config = league_config(game, **ladder)
     league_id = database.ensure_league(config.name, config.title, config.variant).id
     work = tmp_path / "league" / "versions"
     ids = {name: ready_version(database, league_id, work, name, source) for name, source in bots.items()}
@@ -264,3 +271,76 @@ def test_a_table_is_a_tournament_file_of_exactly_that_table(variant: str, tmp_pa
     assert schedule.table_count() == 1 and schedule.total() == sides
     layouts = {tuple(g.seats) for g in schedule}
     assert len(layouts) == sides and all(len(set(seats)) == sides for seats in layouts)
+
+
+MANY_SEATS = {"mexican_train": {"variant": "mexican_train", "players": 4, "options": {"rounds": 1}},
+              "la_plaza_teams": {"variant": "la_plaza_teams", "options": {"target": 1}}}
+"""A k-player ladder (Mexican Train, 4 seats, one round) and a team ladder (La Plaza, 2 teams of 2, to one point)."""
+
+
+def seatings(folder: Path) -> list[tuple[int, str, str, tuple[str, ...], tuple[int, ...]]]:
+    """The run's games as (index, deal key, match seed, entrant per seat, side per seat), in schedule order."""
+    from arena.records.store import ReadReport, iter_records
+    from arena.records.run_folder import RunFolder
+    from arena.tournament.runner import outcome_of
+
+    games = []
+    for record in iter_records(RunFolder(folder).records, ReadReport()):
+        outcome = outcome_of(record)
+        games.append((outcome.index, outcome.deal_key, str(record.get("seed")), outcome.seats, outcome.side_of))
+    return sorted(games)
+
+
+@pytest.mark.parametrize("variant", sorted(MANY_SEATS))
+async def test_a_k_player_or_team_ladder_plays_every_rotation_of_distinct_versions_and_rates_each_side_once(
+        variant: str, database_url: str, tmp_path: Path) -> None:
+    """Five versions (real bots in their sandbox) on a ladder of more than two seats: every table seats distinct
+    versions, one per side (a team's two seats are its one version); its run is one deal set (one deal key, one
+    match seed) under every rotation of the sides; the database's results are the run's own standings; each side's
+    online rating moved once per table (the recompute from the records agrees); the records verify."""
+    game = MANY_SEATS[variant]
+    bots = {f"{kind}{n}": EXAMPLES / f"{kind}_bot.py" for n, kind in enumerate(
+        ["random", "greedy", "random", "greedy", "random"])}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, game, concurrency=1, coverage=1, placement=1)
+    sides = rotations(served.config)
+    seats = served.config.players
+    assert (sides, seats) == ((4, 4) if variant == "mexican_train" else (2, 4))
+    database = AsyncDatabase(sync)
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
+    await play_until(ladder, database, lambda db: done_tables(3)(db, served.league_id))
+    league_id = served.league_id
+    done = sync.tables_in(league_id, [DONE])
+    assert len(done) >= 3 and {v for t in done for v in t.versions} == set(ids.values())  # every version played
+    names = {v: f"{bot}-v1" for bot, v in ids.items()}
+    for table in done:
+        assert len(table.versions) == sides == len(set(table.versions))  # distinct versions, one per side
+        folder = tmp_path / "league" / "tables" / str(table.id)
+        report = verify_run(folder, jobs=1)
+        assert (report.games, report.mismatches, report.seed_checked) == (sides, [], True)
+        games = seatings(folder)
+        assert [index for index, *_ in games] == list(range(sides))
+        assert len({key for _, key, *_ in games}) == 1 and len({seed for _, _, seed, *_ in games}) == 1
+        side_names = [names[v] for v in table.versions]
+        held = [tuple(layout[seat] for seat in sorted(range(seats), key=lambda s: side_of[s]))
+                for _, _, _, layout, side_of in games]
+        if variant == "la_plaza_teams":  # each version holds both seats of its side; the teams swap
+            assert [layout for *_, layout, _ in games] == [
+                (a, b, a, b) for a, b in (side_names, side_names[::-1])]
+            assert all(side_of == (0, 1, 0, 1) for *_, side_of in games)
+        else:  # every rotation of the four versions round the table, each once
+            assert [layout for *_, layout, _ in games] == [
+                tuple(side_names[(seat + r) % sides] for seat in range(sides)) for r in range(sides)]
+        assert all(len(set(h)) == sides for h in held)
+        played = sync.games_of_record(league_id, RECORD.format(id=table.id))
+        assert [key for key, _ in played] == [str(i) for i in range(sides)]
+        assert all(sorted(s.version_id for s in seats_) == sorted(table.versions * (seats // sides))
+                   for _, seats_ in played)
+        standings = json.loads((folder / "standings.json").read_text())
+        points = {row["name"]: float(row["match_points"]) for row in standings["entrants"]}
+        assert deal_set_totals([s for _, s in played], table.versions) == [points[n] for n in side_names]
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(league_id, ONLINE)}
+    assert stored == recompute(rated_with_seats(sync, league_id))  # every table's update applied once, in order
+    assert {v: games for v, (_, _, games) in stored.items()} == {
+        v: sum(v in t.versions for t in done) for v in ids.values()}
+    assert sync.game_count(league_id) == sides * len(done)
+    await database.close()

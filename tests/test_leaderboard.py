@@ -98,6 +98,21 @@ def test_a_table_result_is_its_sides_places_by_total_points_ties_as_ties() -> No
     assert places_of_table([5, 5], [[Seat(5, 0, 1.0), Seat(5, 0, 0.0)]]) is None  # nothing to compare
 
 
+def test_equal_totals_of_thirds_tie_exactly_in_the_places_and_the_online_update() -> None:
+    """Four sides (Mexican Train's points are thirds): 7 scores 2/3 + 1 + 1/3 and 8 scores 2/3 + 2/3 + 2/3, both 2;
+    as floats the first sum is 1.9999999999999998, which would rank 8 above 7. They tie, and rate as a tie."""
+    third, two_thirds = 1 / 3, 2 / 3
+    games = [[Seat(7, 0, two_thirds), Seat(8, 0, two_thirds), Seat(9, 0, 0.0), Seat(10, 0, third)],
+             [Seat(7, 0, 1.0), Seat(8, 0, two_thirds), Seat(9, 0, third), Seat(10, 0, 0.0)],
+             [Seat(7, 0, third), Seat(8, 0, two_thirds), Seat(9, 0, 1.0), Seat(10, 0, 0.0)]]
+    assert two_thirds + 1.0 + third != two_thirds + two_thirds + two_thirds  # the float noise this guards against
+    totals = deal_set_totals(games, [7, 8, 9, 10])
+    assert totals == [2.0, 2.0, 4 / 3, 1 / 3]
+    assert places_of_table([7, 8, 9, 10], games) == (("7", "8"), ("9",), ("10",))
+    (mu7, sigma7), (mu8, sigma8), *_ = rate_deal_set([None] * 4, totals)
+    assert (mu7, sigma7) == (mu8, sigma8)
+
+
 def test_versions_rated_after_the_last_refit_follow_the_fitted_ones_by_their_online_rating() -> None:
     tally = Tally()
     for _ in range(3):
