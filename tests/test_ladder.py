@@ -55,7 +55,7 @@ BLOCK = {"variant": "block", "options": {"target": 1}}
 
 
 def league_config(game: dict[str, Any] = BLOCK, **ladder: Any):
-    return league_from_dict({"name": "test", **game, "time": {"move_ms": 2000, "startup_ms": 30000},
+    return league_from_dict({"name": "test", "time": {"move_ms": 2000, "startup_ms": 30000}, **game,
                              "ladder": ladder})
 
 
@@ -343,4 +343,111 @@ async def test_a_k_player_or_team_ladder_plays_every_rotation_of_distinct_versio
     assert {v: games for v, (_, _, games) in stored.items()} == {
         v: sum(v in t.versions for t in done) for v in ids.values()}
     assert sync.game_count(league_id) == sides * len(done)
+    await database.close()
+
+
+STUCK = """import sys
+import threading
+
+from arena.botkit import serve
+
+
+def choose(request):
+    print("ASKED", file=sys.stderr, flush=True)  # to its log: what the test waits for
+    threading.Event().wait()  # and it never answers
+
+
+if __name__ == "__main__":
+    serve(choose, name="stuck")
+"""
+"""A bot that never answers its first decision (within a move time of ten minutes: only its leaving ends it)."""
+PATIENT = {**BLOCK, "time": {"move_ms": 600_000, "startup_ms": 30000}}
+
+
+def asked(folder: Path, count: int) -> Any:
+    """Whether ``count`` of the stuck bot's processes at the table in ``folder`` were asked for a decision."""
+    return lambda: sum("ASKED" in log.read_text(errors="replace")
+                       for log in (folder / "logs").glob("stuck-v1*.log")) >= count
+
+
+@pytest.mark.parametrize("leaving", ["retired", "suspended"])
+async def test_a_version_that_leaves_mid_table_forfeits_its_games_and_the_table_is_rated_once(
+        leaving: str, database_url: str, tmp_path: Path) -> None:
+    """Greedy against a bot that never answers (ten minutes a move): while both games of their table wait on it, its
+    version is retired by the operator, or suspended; the ladder withdraws it as a tournament lets an entrant go:
+    its bots stopped, each game in flight ends with its fault, its side forfeiting; the table is recorded and rated
+    once, the records verify, and the withdrawal is no failed start."""
+    from arena.league.authors import OPERATOR, retire_version
+    from arena.tournament.runner import outcome_of
+    from arena.records.store import ReadReport, iter_records
+    from arena.records.run_folder import RunFolder
+    from support.waiting import wait_for
+
+    bots = {"greedy": EXAMPLES / "greedy_bot.py", "stuck": STUCK}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, PATIENT, concurrency=1, coverage=1, placement=1)
+    database = AsyncDatabase(sync)
+    log = Log()
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), log)
+    stuck, greedy = ids["stuck"], ids["greedy"]
+    folder = tmp_path / "league" / "tables" / "1"
+    async with trio.open_nursery() as nursery:
+        await nursery.start(ladder.run)
+        await trio.to_thread.run_sync(wait_for, asked(folder, 2), 300, "both games to wait on the stuck bot")
+        assert sync.table(1).state == PLAYING
+        if leaving == "retired":  # as the League service's RetireVersion does
+            version = retire_version(sync, OPERATOR, stuck)
+        else:
+            version = sync.transition(stuck, SUSPENDED, "suspended by the operator")
+        await ladder.withdraw(stuck, f"version {stuck} {version.reason}")
+        with trio.fail_after(300):  # generous; without the withdrawal the games wait ten minutes on the bot
+            while sync.table(1).state != DONE:
+                ended = ladder.ended
+                if sync.table(1).state == DONE:
+                    break
+                await ended.wait()
+        nursery.cancel_scope.cancel()
+    table = sync.table(1)
+    assert (set(table.versions), table.sequence) == ({greedy, stuck}, 1)
+    records = list(iter_records(RunFolder(folder).records, ReadReport()))
+    assert sorted(outcome_of(r).index for r in records) == [0, 1]
+    for record in records:
+        outcome = outcome_of(record)
+        stuck_seats = {seat for seat, name in enumerate(outcome.seats) if name == "stuck-v1"}
+        assert outcome.winner == outcome.side_of[1 - next(iter(stuck_seats))]  # greedy's side won
+        assert [(f.get("seat", 0), f["kind"], f["message"]) for f in record["faults"]] == [
+            (next(iter(stuck_seats)), "crashed",
+             "the bot is unreachable or crashed: the connection to the bot was closed (the arena stopped it)")]
+    report = verify_run(folder, jobs=1)
+    assert (report.games, report.mismatches, report.seed_checked) == (2, [], True)
+    played = sync.games_of_record(served.league_id, RECORD.format(id=1))
+    assert [(key, sorted((s.version_id, s.points) for s in seats)) for key, seats in played] == [
+        (str(i), sorted([(greedy, 1.0), (stuck, 0.0)])) for i in range(2)]
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(served.league_id, ONLINE)}
+    assert stored == recompute(rated_with_seats(sync, served.league_id)) and {v[2] for v in stored.values()} == {1}
+    assert stored[greedy][0] > stored[stuck][0]
+    assert sync.version(stuck).state == version.state and sync.version(stuck).start_failures == 0
+    assert [values["table"] for event, values in log.events if event == "ladder_version_withdrawn"] == [1]
+    bots_json = json.loads((folder / "bots.json").read_text())
+    assert [b["withdrawn"] for b in bots_json] == [
+        f"version {stuck} {version.reason}" if b["name"] == "stuck-v1" else None for b in bots_json]
+    await database.close()
+
+
+async def test_a_version_that_left_before_its_table_started_fails_the_table_and_nothing_is_rated(
+        database_url: str, tmp_path: Path) -> None:
+    """A table queued (or left queued by a dead server) whose version was retired before it played a game: it
+    fails with why, nothing is played or rated."""
+    from arena.league.authors import OPERATOR, retire_version
+
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py"}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=1, coverage=1, placement=1)
+    database = AsyncDatabase(sync)
+    table = sync.queue_tables(served.league_id, [((ids["rand"], ids["greedy"]), "placement")])[0]
+    retire_version(sync, OPERATOR, ids["greedy"])
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
+    await play_until(ladder, database, lambda db: db.table(table.id).state == TABLE_FAILED)
+    assert sync.table(table.id).error == f"version {ids['greedy']} retired by the operator before its table started"
+    assert not (ladder.table_folder(table) / "games.jsonl").exists()
+    assert sync.game_count(served.league_id) == 0 and sync.ratings(served.league_id, ONLINE) == []
+    assert sync.version(ids["rand"]).start_failures == 0
     await database.close()

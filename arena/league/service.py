@@ -216,6 +216,8 @@ class LeagueCore:
     async def retire(self, token: str | None, version_id: int) -> lpb.RetireVersionResponse:
         caller = await self.caller(token)
         version = await self.database.run(retire_version, caller, version_id)
+        for ladder in self.ladders.values():  # a table of it being played goes on without it: its games forfeit
+            await ladder.withdraw(version.id, f"version {version.id} {version.reason}")
         return lpb.RetireVersionResponse(version=await self._message(version))
 
     # the ladder: public to every caller with a valid token
