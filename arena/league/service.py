@@ -33,7 +33,7 @@ from ..tournament.likelihood import TIE_RULE
 from .archive import ArchiveLimits, Packed, pack
 from .authors import (
     Authenticator, Caller, create_author, owned_version, require_bot_owner, require_operator, require_upload_quota,
-    retire_version, revoke,
+    reinstate_version, retire_version, revoke,
 )
 from .config import LeagueConfig
 from .db import (DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, ChallengeRow, Database,
@@ -219,6 +219,13 @@ class LeagueCore:
         for ladder in self.ladders.values():  # a table of it being played goes on without it: its games forfeit
             await ladder.withdraw(version.id, f"version {version.id} {version.reason}")
         return lpb.RetireVersionResponse(version=await self._message(version))
+
+    async def reinstate(self, token: str | None, version_id: int) -> lpb.ReinstateVersionResponse:
+        """The operator's: a suspended version ready again; the ladders look again now, not at their next idle look."""
+        version = await self.database.run(reinstate_version, await self.caller(token), version_id)
+        for ladder in self.ladders.values():
+            ladder.wake()
+        return lpb.ReinstateVersionResponse(version=await self._message(version))
 
     # the ladder: public to every caller with a valid token
 
@@ -564,6 +571,10 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @_handled
     def RetireVersion(self, request: lpb.RetireVersionRequest, context: grpc.ServicerContext) -> Any:
         return self._trio(self.core.retire, token_of(context), request.version_id)
+
+    @_handled
+    def ReinstateVersion(self, request: lpb.ReinstateVersionRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.reinstate, token_of(context), request.version_id)
 
     @_handled
     def GetLadderStandings(self, request: lpb.GetLadderStandingsRequest, context: grpc.ServicerContext) -> Any:
