@@ -10,8 +10,6 @@ The real server (``arena serve --league``, real gRPC, the CLI, kill -9) is tests
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,91 +18,16 @@ import pytest
 import trio
 
 from arena.league.config import league_from_dict
-from arena.league.db import (BUILDING, CHECKING, DONE, ONLINE, PLAYING, READY, SUSPENDED, TABLE_FAILED,
-                             AsyncDatabase, Database, Runnable, open_database, sqlite_url)
-from arena.league.authors import create_author
+from arena.league.db import DONE, ONLINE, PLAYING, SUSPENDED, TABLE_FAILED, AsyncDatabase
 from arena.league.ladder import RECORD, Ladder, version_states
-from arena.league.pipeline import BuiltBots, Served, open_to_the_bot
+from arena.league.pipeline import BuiltBots
 from arena.league.leaderboard import board_of, rated_results
 from arena.league.rating import deal_set_totals, recompute
 from arena.league.table_run import rotations
 from arena.tournament.likelihood import Tally, fit
 from arena.records.replay import verify_run
+from support.ladder import BLOCK, EXAMPLES, Log, done_tables, play_until, setup
 from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
-
-
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "bots" / "python"
-MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
-
-
-class Log:
-    """The server log's interface, kept in a list (the ladder's events are what these tests read)."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    def info(self, event: str, **values: Any) -> None:
-        self.events.append((event, values))
-
-    warning = error = info
-
-
-BLOCK = {"variant": "block", "options": {"target": 1}}
-"""The ladder's usual game: Block to one point, two players."""
-
-
-def league_config(game: dict[str, Any] = BLOCK, **ladder: Any):
-    return league_from_dict({"name": "test", "time": {"move_ms": 2000, "startup_ms": 30000}, **game,
-                             "ladder": ladder})
-
-
-def ready_version(database: Database, league_id: int, work: Path, name: str, source: Path | str) -> int:
-    """A bot of its own author with one ready version whose source folder is where the pipeline puts it."""
-    author = create_author(database, f"author-{name}")[0]
-    bot = database.add_bot(league_id, author.id, name)
-    sha = (name.encode().hex() * 64)[:64]
-    version, _ = database.add_version(bot.id, sha)
-    # As the pipeline leaves a python version: built into a folder of its own, with the command that runs it.
-    runnable = Runnable((sys.executable, "bot.py"), f"{version.id}/src", "grpc")
-    for state in (BUILDING, CHECKING, READY):
-        database.transition(version.id, state, runnable=runnable if state == CHECKING else None)
-    src = work / str(version.id) / "src"
-    src.mkdir(parents=True)
-    if isinstance(source, Path):
-        shutil.copy(source, src / "bot.py")
-    else:
-        (src / "bot.py").write_text(source)
-    (src / "bot.toml").write_text(MANIFEST)
-    (work / str(version.id)).chmod(0o711)
-    open_to_the_bot(src)
-    return version.id
-
-
-async def play_until(ladder: Ladder, database: AsyncDatabase, done: Any) -> None:
-    """Run the ladder until ``done(database)`` holds, looking after every table's end (no sleeps)."""
-    async with trio.open_nursery() as nursery:
-        await nursery.start(ladder.run)
-        while True:
-            ended = ladder.ended  # taken before looking: a table ending meanwhile sets this very event
-            if await database.run(done):
-                break
-            await ended.wait()
-        nursery.cancel_scope.cancel()
-
-
-def done_tables(count: int) -> Any:
-    return lambda database, league_id: len(database.tables_in(league_id, [DONE])) >= count
-
-
-def setup(database_url: str, tmp_path: Path, bots: dict[str, Path | str], game: dict[str, Any] = BLOCK,
-          **ladder: Any):
-    database = open_database(database_url)
-    config = league_config(game, **ladder)
-    league_id = database.ensure_league(config.name, config.title, config.variant).id
-    work = tmp_path / "league" / "versions"
-    ids = {name: ready_version(database, league_id, work, name, source) for name, source in bots.items()}
-    return database, Served(config, league_id), work, ids
 
 
 async def test_tables_are_played_as_runs_rated_once_and_their_records_verify(database_url: str,
