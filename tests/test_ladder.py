@@ -26,7 +26,7 @@ from arena.league.rating import deal_set_totals, recompute
 from arena.league.table_run import rotations
 from arena.tournament.likelihood import Tally, fit
 from arena.records.replay import verify_run
-from support.ladder import BLOCK, EXAMPLES, Log, done_tables, play_until, setup
+from support.ladder import BLOCK, EXAMPLES, PATIENT, STUCK, Log, asked, done_tables, play_until, setup
 from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
 
 
@@ -269,30 +269,6 @@ async def test_a_k_player_or_team_ladder_plays_every_rotation_of_distinct_versio
     await database.close()
 
 
-STUCK = """import sys
-import threading
-
-from arena.botkit import serve
-
-
-def choose(request):
-    print("ASKED", file=sys.stderr, flush=True)  # to its log: what the test waits for
-    threading.Event().wait()  # and it never answers
-
-
-if __name__ == "__main__":
-    serve(choose, name="stuck")
-"""
-"""A bot that never answers its first decision (within a move time of ten minutes: only its leaving ends it)."""
-PATIENT = {**BLOCK, "time": {"move_ms": 600_000, "startup_ms": 30000}}
-
-
-def asked(folder: Path, count: int) -> Any:
-    """Whether ``count`` of the stuck bot's processes at the table in ``folder`` were asked for a decision."""
-    return lambda: sum("ASKED" in log.read_text(errors="replace")
-                       for log in (folder / "logs").glob("stuck-v1*.log")) >= count
-
-
 @pytest.mark.parametrize("leaving", ["retired", "suspended"])
 async def test_a_version_that_leaves_mid_table_forfeits_its_games_and_the_table_is_rated_once(
         leaving: str, database_url: str, tmp_path: Path) -> None:
@@ -321,7 +297,7 @@ async def test_a_version_that_leaves_mid_table_forfeits_its_games_and_the_table_
             version = retire_version(sync, OPERATOR, stuck)
         else:
             version = sync.transition(stuck, SUSPENDED, "suspended by the operator")
-        await ladder.withdraw(stuck, f"version {stuck} {version.reason}")
+        ladder.withdraw(stuck, f"version {stuck} {version.reason}")
         with trio.fail_after(300):  # generous; without the withdrawal the games wait ten minutes on the bot
             while sync.table(1).state != DONE:
                 ended = ladder.ended

@@ -54,3 +54,4 @@ async def test_a_ladder_table_is_played_on_the_ray_cluster_and_rated_once(cluste
     assert {v: games for v, (_, _, games) in stored.items()} == {v: len(done) for v in ids.values()}
     assert sync.game_count(served.league_id) == 2 * len(done)
     await database.close()
+

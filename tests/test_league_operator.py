@@ -1,5 +1,6 @@
 """The operator's side of a league, through real servers and the real CLI: versions kept per bot (the oldest go,
-retired ones first; their rows stay), a suspended version shown with its reason, a kit whose cache is not prepared
+retired ones first; their rows stay), a suspended version shown with its reason and reinstated by the operator
+(``arena league reinstate``, every other caller or case refused in one line), a kit whose cache is not prepared
 (one line at start, its uploads refused with what to run), and ``arena league prepare-kits``'s lines."""
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from ..records.run_folder import RunFolder
 from ..tournament.likelihood import fit
 from ..tournament.runner import (BackendFactory, BackendSetup, EntrantsCannotPlay, GameBackend, LocalBackend,
                                  RunError, run_tournament)
-from .db import ONLINE, READY, UNFINISHED, Database, LadderTable, Rating, Version, utc_now
+from .db import ONLINE, READY, SUSPENDED, UNFINISHED, Database, LadderTable, Rating, Version, utc_now
 from .errors import LeagueError
 from .leaderboard import Fitter, Leaderboard, places_of_table
 from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
@@ -168,7 +168,7 @@ class Ladder(LeagueRuns):
         folder = self.table_folder(table)
         sides, names = await self._entrants(table)
         left = self.leaving.setdefault(table.id, {})
-        left.update({version.id: f"version {version.id} {version.reason or version.state}" for version in sides
+        left.update({version.id: left_because(version) for version in sides
                      if version.state != READY and version.id not in left})
         if left and not RunFolder(folder).holds_games():  # it left before a game: nothing to forfeit or to rate
             why = "; ".join(f"{text} before its table started" for text in left.values())
@@ -207,7 +207,7 @@ class Ladder(LeagueRuns):
             if version.id in left:
                 continue  # it left: no start of it failed
             why = next((line for line in summary.given_up if line.startswith(f"bot {name!r} ")), None)
-            await self._record_start(version, why)
+            await self._record_start(table, version, why)
         return True
 
     def _backend_of(self, table: LadderTable) -> BackendFactory:
@@ -222,31 +222,33 @@ class Ladder(LeagueRuns):
             return backend
         return make
 
-    async def withdraw(self, version_id: int, why: str) -> None:
+    def withdraw(self, version_id: int, why: str, *, but: int | None = None) -> None:
         """The version left the league (retired, or suspended): withdraw it from every table of it being played
-        (see the module's docstring); a table not started yet fails at its start. On the trio thread."""
+        (but the table ``but``, whose run ended), see the module's docstring; a table not started yet fails at its
+        start. On the trio thread."""
         for table_id, table in list(self.playing.items()):
             leaving = self.leaving.setdefault(table_id, {})
-            if version_id not in table.versions or version_id in leaving:
+            if version_id not in table.versions or version_id in leaving or table_id == but:
                 continue
             leaving[version_id] = why
             self.log.warning("ladder_version_withdrawn", league=self.config.name, table=table_id, version=version_id,
                              reason=why)
             backend = self._backends.get(table_id)
-            if backend is not None:
-                await backend.withdraw(self._names[table_id][version_id], why)
+            if backend is not None:  # in the ladder's nursery: the caller (a RetireVersion call) never waits on it
+                assert self._nursery is not None
+                self._nursery.start_soon(backend.withdraw, self._names[table_id][version_id], why)
 
-    async def _record_start(self, version: Version, failure: str | None) -> None:
-        """A version's start at a table counted; the failure that suspends it withdraws it from its other tables."""
+    async def _record_start(self, table: LadderTable, version: Version, failure: str | None) -> None:
+        """A version's start at ``table`` counted; the failure that suspends it withdraws it from its other tables."""
         after = await self.database.run(Database.record_start, version.id, failure)
-        if after.state != version.state:
+        if failure is not None and version.state == READY and after.state == SUSPENDED:
             self.log.warning("league_version_suspended", version=version.id, reason=after.reason)
-            await self.withdraw(version.id, f"version {version.id} {after.reason}")
+            self.withdraw(version.id, left_because(after), but=table.id)
 
     async def _cannot_play(self, table: LadderTable, failures: dict[int, str], sides: list[Version]) -> None:
         """A bot could not start: its failed start counted (the others' starts reset theirs), the table failed."""
         for version in sides:
-            await self._record_start(version, failures.get(version.id))
+            await self._record_start(table, version, failures.get(version.id))
         why = "; ".join(f"version {vid} cannot play: {text}" for vid, text in failures.items()) or "cannot play"
         await self.database.run(Database.fail_table, table.id, why)
         self.log.warning("ladder_table_failed", league=self.config.name, table=table.id, error=why)
@@ -274,6 +276,15 @@ class Ladder(LeagueRuns):
             if bot.id == version.bot_id:
                 return bot.name
         raise LeagueError(f"version {version.id} is of no bot of league {self.config.name!r}")
+
+
+def left_because(version: Version) -> str:
+    """Why a version plays no more, in one line: ``version 7 retired by its author``, ``version 7 suspended: failed
+    to start 3 times in a row; last: ...``."""
+    reason = version.reason or ""
+    if reason.startswith(version.state):
+        return f"version {version.id} {reason}"
+    return f"version {version.id} {version.state}" + (f": {reason}" if reason else "")
 
 
 def version_states(database: Database, league_id: int, placement: int) -> list[VersionState]:

@@ -89,3 +89,27 @@ def setup(database_url: str, tmp_path: Path, bots: dict[str, Path | str], game: 
     work = tmp_path / "league" / "versions"
     ids = {name: ready_version(database, league_id, work, name, source) for name, source in bots.items()}
     return database, Served(config, league_id), work, ids
+
+
+STUCK = """import sys
+import threading
+
+from arena.botkit import serve
+
+
+def choose(request):
+    print("ASKED", file=sys.stderr, flush=True)  # to its log: what the test waits for
+    threading.Event().wait()  # and it never answers
+
+
+if __name__ == "__main__":
+    serve(choose, name="stuck")
+"""
+"""A bot that never answers its first decision (within a move time of ten minutes: only its leaving ends it)."""
+PATIENT = {**BLOCK, "time": {"move_ms": 600_000, "startup_ms": 30000}}
+
+
+def asked(folder: Path, count: int) -> Any:
+    """Whether ``count`` of the stuck bot's processes at the table in ``folder`` were asked for a decision."""
+    return lambda: sum("ASKED" in log.read_text(errors="replace")
+                       for log in (folder / "logs").rglob("stuck-v1*.log")) >= count
