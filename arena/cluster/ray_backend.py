@@ -415,7 +415,9 @@ class RayBackend:
         return self._given_up
 
     async def withdraw(self, name: str, why: str) -> None:
-        """The entrant leaves the run on every live node (and on any node that joins later)."""
+        """The entrant leaves the run on every live node (and on any node that joins later). Known gap: on a local
+        cluster the actors were seen not to run this call while a ``play`` call was in flight there, so on Ray a
+        withdrawn entrant's games in flight end by their own clock (still its forfeits) rather than at once."""
         self._withdrawn[name] = why
         await self._withdraw_on(self.nodes, name, why)
 
