@@ -9,8 +9,7 @@ The real server (``arena serve --league``, real gRPC, the CLI, kill -9) is tests
 
 from __future__ import annotations
 
-import shutil
-import sys
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,85 +18,16 @@ import pytest
 import trio
 
 from arena.league.config import league_from_dict
-from arena.league.db import (BUILDING, CHECKING, DONE, ONLINE, PLAYING, READY, SUSPENDED, TABLE_FAILED,
-                             AsyncDatabase, Database, Runnable, open_database, sqlite_url)
-from arena.league.authors import create_author
+from arena.league.db import DONE, ONLINE, PLAYING, SUSPENDED, TABLE_FAILED, AsyncDatabase
 from arena.league.ladder import RECORD, Ladder, version_states
-from arena.league.pipeline import BuiltBots, Served, open_to_the_bot
+from arena.league.pipeline import BuiltBots
 from arena.league.leaderboard import board_of, rated_results
-from arena.league.rating import recompute
+from arena.league.rating import deal_set_totals, recompute
+from arena.league.table_run import rotations
 from arena.tournament.likelihood import Tally, fit
 from arena.records.replay import verify_run
+from support.ladder import BLOCK, EXAMPLES, PATIENT, STUCK, Log, asked, done_tables, play_until, setup
 from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
-
-
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "bots" / "python"
-MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
-
-
-class Log:
-    """The server log's interface, kept in a list (the ladder's events are what these tests read)."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    def info(self, event: str, **values: Any) -> None:
-        self.events.append((event, values))
-
-    warning = error = info
-
-
-def league_config(**ladder: Any):
-    return league_from_dict({"name": "test", "variant": "block", "options": {"target": 1},
-                             "time": {"move_ms": 2000, "startup_ms": 30000}, "ladder": ladder})
-
-
-def ready_version(database: Database, league_id: int, work: Path, name: str, source: Path | str) -> int:
-    """A bot of its own author with one ready version whose source folder is where the pipeline puts it."""
-    author = create_author(database, f"author-{name}")[0]
-    bot = database.add_bot(league_id, author.id, name)
-    sha = (name.encode().hex() * 64)[:64]
-    version, _ = database.add_version(bot.id, sha)
-    # As the pipeline leaves a python version: built into a folder of its own, with the command that runs it.
-    runnable = Runnable((sys.executable, "bot.py"), f"{version.id}/src", "grpc")
-    for state in (BUILDING, CHECKING, READY):
-        database.transition(version.id, state, runnable=runnable if state == CHECKING else None)
-    src = work / str(version.id) / "src"
-    src.mkdir(parents=True)
-    if isinstance(source, Path):
-        shutil.copy(source, src / "bot.py")
-    else:
-        (src / "bot.py").write_text(source)
-    (src / "bot.toml").write_text(MANIFEST)
-    (work / str(version.id)).chmod(0o711)
-    open_to_the_bot(src)
-    return version.id
-
-
-async def play_until(ladder: Ladder, database: AsyncDatabase, done: Any) -> None:
-    """Run the ladder until ``done(database)`` holds, looking after every table's end (no sleeps)."""
-    async with trio.open_nursery() as nursery:
-        await nursery.start(ladder.run)
-        while True:
-            ended = ladder.ended  # taken before looking: a table ending meanwhile sets this very event
-            if await database.run(done):
-                break
-            await ended.wait()
-        nursery.cancel_scope.cancel()
-
-
-def done_tables(count: int) -> Any:
-    return lambda database, league_id: len(database.tables_in(league_id, [DONE])) >= count
-
-
-def setup(database_url: str, tmp_path: Path, bots: dict[str, Path | str], **ladder: Any):
-    database = open_database(database_url)
-    config = league_config(**ladder)
-    league_id = database.ensure_league(config.name, config.title, config.variant).id
-    work = tmp_path / "league" / "versions"
-    ids = {name: ready_version(database, league_id, work, name, source) for name, source in bots.items()}
-    return database, Served(config, league_id), work, ids
 
 
 async def test_tables_are_played_as_runs_rated_once_and_their_records_verify(database_url: str,
@@ -264,3 +194,159 @@ def test_a_table_is_a_tournament_file_of_exactly_that_table(variant: str, tmp_pa
     assert schedule.table_count() == 1 and schedule.total() == sides
     layouts = {tuple(g.seats) for g in schedule}
     assert len(layouts) == sides and all(len(set(seats)) == sides for seats in layouts)
+
+
+MANY_SEATS = {"mexican_train": {"variant": "mexican_train", "players": 4, "options": {"rounds": 1}},
+              "la_plaza_teams": {"variant": "la_plaza_teams", "options": {"target": 1}}}
+"""A k-player ladder (Mexican Train, 4 seats, one round) and a team ladder (La Plaza, 2 teams of 2, to one point)."""
+
+
+def seatings(folder: Path) -> list[tuple[int, str, str, tuple[str, ...], tuple[int, ...]]]:
+    """The run's games as (index, deal key, match seed, entrant per seat, side per seat), in schedule order."""
+    from arena.records.store import ReadReport, iter_records
+    from arena.records.run_folder import RunFolder
+    from arena.tournament.runner import outcome_of
+
+    games = []
+    for record in iter_records(RunFolder(folder).records, ReadReport()):
+        outcome = outcome_of(record)
+        games.append((outcome.index, outcome.deal_key, str(record.get("seed")), outcome.seats, outcome.side_of))
+    return sorted(games)
+
+
+@pytest.mark.parametrize("variant", sorted(MANY_SEATS))
+async def test_a_k_player_or_team_ladder_plays_every_rotation_of_distinct_versions_and_rates_each_side_once(
+        variant: str, database_url: str, tmp_path: Path) -> None:
+    """Five versions (real bots in their sandbox) on a ladder of more than two seats: every table seats distinct
+    versions, one per side (a team's two seats are its one version); its run is one deal set (one deal key, one
+    match seed) under every rotation of the sides; the database's results are the run's own standings; each side's
+    online rating moved once per table (the recompute from the records agrees); the records verify."""
+    game = MANY_SEATS[variant]
+    bots = {f"{kind}{n}": EXAMPLES / f"{kind}_bot.py" for n, kind in enumerate(
+        ["random", "greedy", "random", "greedy", "random"])}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, game, concurrency=1, coverage=1, placement=1)
+    sides = rotations(served.config)
+    seats = served.config.players
+    assert (sides, seats) == ((4, 4) if variant == "mexican_train" else (2, 4))
+    database = AsyncDatabase(sync)
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
+    await play_until(ladder, database, lambda db: done_tables(3)(db, served.league_id))
+    league_id = served.league_id
+    done = sync.tables_in(league_id, [DONE])
+    assert len(done) >= 3 and {v for t in done for v in t.versions} == set(ids.values())  # every version played
+    names = {v: f"{bot}-v1" for bot, v in ids.items()}
+    for table in done:
+        assert len(table.versions) == sides == len(set(table.versions))  # distinct versions, one per side
+        folder = tmp_path / "league" / "tables" / str(table.id)
+        report = verify_run(folder, jobs=1)
+        assert (report.games, report.mismatches, report.seed_checked) == (sides, [], True)
+        games = seatings(folder)
+        assert [index for index, *_ in games] == list(range(sides))
+        assert len({key for _, key, *_ in games}) == 1 and len({seed for _, _, seed, *_ in games}) == 1
+        side_names = [names[v] for v in table.versions]
+        held = [tuple(layout[seat] for seat in sorted(range(seats), key=lambda s: side_of[s]))
+                for _, _, _, layout, side_of in games]
+        if variant == "la_plaza_teams":  # each version holds both seats of its side; the teams swap
+            assert [layout for *_, layout, _ in games] == [
+                (a, b, a, b) for a, b in (side_names, side_names[::-1])]
+            assert all(side_of == (0, 1, 0, 1) for *_, side_of in games)
+        else:  # every rotation of the four versions round the table, each once
+            assert [layout for *_, layout, _ in games] == [
+                tuple(side_names[(seat + r) % sides] for seat in range(sides)) for r in range(sides)]
+        assert all(len(set(h)) == sides for h in held)
+        played = sync.games_of_record(league_id, RECORD.format(id=table.id))
+        assert [key for key, _ in played] == [str(i) for i in range(sides)]
+        assert all(sorted(s.version_id for s in seats_) == sorted(table.versions * (seats // sides))
+                   for _, seats_ in played)
+        standings = json.loads((folder / "standings.json").read_text())
+        points = {row["name"]: float(row["match_points"]) for row in standings["entrants"]}
+        assert deal_set_totals([s for _, s in played], table.versions) == [points[n] for n in side_names]
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(league_id, ONLINE)}
+    assert stored == recompute(rated_with_seats(sync, league_id))  # every table's update applied once, in order
+    assert {v: games for v, (_, _, games) in stored.items()} == {
+        v: sum(v in t.versions for t in done) for v in ids.values()}
+    assert sync.game_count(league_id) == sides * len(done)
+    await database.close()
+
+
+@pytest.mark.parametrize("leaving", ["retired", "suspended"])
+async def test_a_version_that_leaves_mid_table_forfeits_its_games_and_the_table_is_rated_once(
+        leaving: str, database_url: str, tmp_path: Path) -> None:
+    """Greedy against a bot that never answers (ten minutes a move): while both games of their table wait on it, its
+    version is retired by the operator, or suspended; the ladder withdraws it as a tournament lets an entrant go:
+    its bots stopped, each game in flight ends with its fault, its side forfeiting; the table is recorded and rated
+    once, the records verify, and the withdrawal is no failed start."""
+    from arena.league.authors import OPERATOR, retire_version
+    from arena.tournament.runner import outcome_of
+    from arena.records.store import ReadReport, iter_records
+    from arena.records.run_folder import RunFolder
+    from support.waiting import wait_for
+
+    bots = {"greedy": EXAMPLES / "greedy_bot.py", "stuck": STUCK}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, PATIENT, concurrency=1, coverage=1, placement=1)
+    database = AsyncDatabase(sync)
+    log = Log()
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), log)
+    stuck, greedy = ids["stuck"], ids["greedy"]
+    folder = tmp_path / "league" / "tables" / "1"
+    async with trio.open_nursery() as nursery:
+        await nursery.start(ladder.run)
+        await trio.to_thread.run_sync(wait_for, asked(folder, 2), 300, "both games to wait on the stuck bot")
+        assert sync.table(1).state == PLAYING
+        if leaving == "retired":  # as the League service's RetireVersion does
+            version = retire_version(sync, OPERATOR, stuck)
+        else:
+            version = sync.transition(stuck, SUSPENDED, "suspended by the operator")
+        ladder.withdraw(stuck, f"version {stuck} {version.reason}")
+        with trio.fail_after(300):  # generous; without the withdrawal the games wait ten minutes on the bot
+            while sync.table(1).state != DONE:
+                ended = ladder.ended
+                if sync.table(1).state == DONE:
+                    break
+                await ended.wait()
+        nursery.cancel_scope.cancel()
+    table = sync.table(1)
+    assert (set(table.versions), table.sequence) == ({greedy, stuck}, 1)
+    records = list(iter_records(RunFolder(folder).records, ReadReport()))
+    assert sorted(outcome_of(r).index for r in records) == [0, 1]
+    for record in records:
+        outcome = outcome_of(record)
+        stuck_seats = {seat for seat, name in enumerate(outcome.seats) if name == "stuck-v1"}
+        assert outcome.winner == outcome.side_of[1 - next(iter(stuck_seats))]  # greedy's side won
+        assert [(f.get("seat", 0), f["kind"], f["message"]) for f in record["faults"]] == [
+            (next(iter(stuck_seats)), "crashed",
+             "the bot is unreachable or crashed: the connection to the bot was closed (the arena stopped it)")]
+    report = verify_run(folder, jobs=1)
+    assert (report.games, report.mismatches, report.seed_checked) == (2, [], True)
+    played = sync.games_of_record(served.league_id, RECORD.format(id=1))
+    assert [(key, sorted((s.version_id, s.points) for s in seats)) for key, seats in played] == [
+        (str(i), sorted([(greedy, 1.0), (stuck, 0.0)])) for i in range(2)]
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(served.league_id, ONLINE)}
+    assert stored == recompute(rated_with_seats(sync, served.league_id)) and {v[2] for v in stored.values()} == {1}
+    assert stored[greedy][0] > stored[stuck][0]
+    assert sync.version(stuck).state == version.state and sync.version(stuck).start_failures == 0
+    assert [values["table"] for event, values in log.events if event == "ladder_version_withdrawn"] == [1]
+    bots_json = json.loads((folder / "bots.json").read_text())
+    assert [b["withdrawn"] for b in bots_json] == [
+        f"version {stuck} {version.reason}" if b["name"] == "stuck-v1" else None for b in bots_json]
+    await database.close()
+
+
+async def test_a_version_that_left_before_its_table_started_fails_the_table_and_nothing_is_rated(
+        database_url: str, tmp_path: Path) -> None:
+    """A table queued (or left queued by a dead server) whose version was retired before it played a game: it
+    fails with why, nothing is played or rated."""
+    from arena.league.authors import OPERATOR, retire_version
+
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py"}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=1, coverage=1, placement=1)
+    database = AsyncDatabase(sync)
+    table = sync.queue_tables(served.league_id, [((ids["rand"], ids["greedy"]), "placement")])[0]
+    retire_version(sync, OPERATOR, ids["greedy"])
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
+    await play_until(ladder, database, lambda db: db.table(table.id).state == TABLE_FAILED)
+    assert sync.table(table.id).error == f"version {ids['greedy']} retired by the operator before its table started"
+    assert not (ladder.table_folder(table) / "games.jsonl").exists()
+    assert sync.game_count(served.league_id) == 0 and sync.ratings(served.league_id, ONLINE) == []
+    assert sync.version(ids["rand"]).start_failures == 0
+    await database.close()

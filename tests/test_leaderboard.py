@@ -98,6 +98,21 @@ def test_a_table_result_is_its_sides_places_by_total_points_ties_as_ties() -> No
     assert places_of_table([5, 5], [[Seat(5, 0, 1.0), Seat(5, 0, 0.0)]]) is None  # nothing to compare
 
 
+def test_equal_totals_of_thirds_tie_exactly_in_the_places_and_the_online_update() -> None:
+    """Four sides (Mexican Train's points are thirds): 7 scores 2/3 + 1 + 1/3 and 8 scores 2/3 + 2/3 + 2/3, both 2;
+    as floats the first sum is 1.9999999999999998, which would rank 8 above 7. They tie, and rate as a tie."""
+    third, two_thirds = 1 / 3, 2 / 3
+    games = [[Seat(7, 0, two_thirds), Seat(8, 0, two_thirds), Seat(9, 0, 0.0), Seat(10, 0, third)],
+             [Seat(7, 0, 1.0), Seat(8, 0, two_thirds), Seat(9, 0, third), Seat(10, 0, 0.0)],
+             [Seat(7, 0, third), Seat(8, 0, two_thirds), Seat(9, 0, 1.0), Seat(10, 0, 0.0)]]
+    assert two_thirds + 1.0 + third != two_thirds + two_thirds + two_thirds  # the float noise this guards against
+    totals = deal_set_totals(games, [7, 8, 9, 10])
+    assert totals == [2.0, 2.0, 4 / 3, 1 / 3]
+    assert places_of_table([7, 8, 9, 10], games) == (("7", "8"), ("9",), ("10",))
+    (mu7, sigma7), (mu8, sigma8), *_ = rate_deal_set([None] * 4, totals)
+    assert (mu7, sigma7) == (mu8, sigma8)
+
+
 def test_versions_rated_after_the_last_refit_follow_the_fitted_ones_by_their_online_rating() -> None:
     tally = Tally()
     for _ in range(3):
@@ -193,3 +208,42 @@ def test_arena_bench_ladder_prints_every_part_in_one_json_and_refuses_bad_checkp
                          (["--versions", "1"], "expected at least 2 --versions")):
         assert cli.main(["bench", "ladder", *bad]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_the_standings_rows_take_four_queries_however_long_the_board(database: Database, league) -> None:
+    """GetLadderStandings' rows (arena.league.service.standing_rows): each version's bot, number, author, games and
+    place, the names it is tied with, in four queries for a board of 3 versions as for one of 8."""
+    from collections import Counter
+
+    import sqlalchemy as sa
+
+    from arena.league.service import standing_rows
+
+    queries, name_of, games = [], {}, Counter()
+    for names in ("abc", "defghijk"):
+        v = versions_of(database, league.id, names)
+        name_of.update({version: name for name, version in v.items()})
+        ids = list(v.values())
+        for x, y in zip(ids, ids[1:]):
+            play(database, league.id, [x, y], [[(x, 1.0), (y, 0.0)], [(y, 0.0), (x, 1.0)]])
+            games.update({x: 2, y: 2})
+        tally = Tally()
+        for places in rated_results(database, league.id):
+            tally.add(places)
+        board = board_of(fit(tally.evidence()), database.ratings(league.id, ONLINE))
+        statements: list[str] = []
+
+        def count(_connection, _cursor, statement, *_rest) -> None:
+            statements.append(statement)
+
+        sa.event.listen(database.engine, "before_cursor_execute", count)
+        try:
+            rows = standing_rows(database, league.id, board)
+        finally:
+            sa.event.remove(database.engine, "before_cursor_execute", count)
+        queries.append(len(statements))
+        assert len(rows) == len(board) == len(name_of)
+        assert [(r.version_id, r.bot, r.number, r.author, r.games, r.rank, list(r.tied_with)) for r in rows] == [
+            (e.version_id, name_of[e.version_id], 1, f"author-{name_of[e.version_id]}", games[e.version_id],
+             e.position, [f"{name_of[t]}-v1" for t in e.tied_with]) for e in board]
+    assert queries == [4, 4]

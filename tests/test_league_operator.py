@@ -1,5 +1,6 @@
 """The operator's side of a league, through real servers and the real CLI: versions kept per bot (the oldest go,
-retired ones first; their rows stay), a suspended version shown with its reason, a kit whose cache is not prepared
+retired ones first; their rows stay), a suspended version shown with its reason and reinstated by the operator
+(``arena league reinstate``, every other caller or case refused in one line), a kit whose cache is not prepared
 (one line at start, its uploads refused with what to run), and ``arena league prepare-kits``'s lines."""
 
 from __future__ import annotations
@@ -156,3 +157,51 @@ def test_prepare_kits_without_the_network_fails_in_one_line(tmp_path: Path) -> N
     assert done.stderr.startswith("error: kit go: go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12 "
                                   "failed (exit 1): ")
     assert done.stderr.count("\n") == 1
+
+
+def test_the_operator_reinstates_a_suspended_version_and_every_other_reinstate_is_refused_in_one_line(
+        tmp_path: Path, database: str | None) -> None:
+    """``arena league reinstate VERSION`` (the ReinstateVersion RPC) through a real server: refused in one line to an
+    author, for an unknown version and for a version that is not suspended (nothing changes); the operator's puts a
+    suspended version back to ready with its failed starts reset, and the ladder counts it active again."""
+    from arena.league.db import READY as READY_STATE, SUSPENDED
+
+    league = served(tmp_path, KEPT_LEAGUE, database)
+    try:
+        league.add_author("alice")
+        league.upload("alice", version_of(league, 1), "bot")
+        version = league.settled(league.token("alice"), "bot")
+        assert version.state == READY
+
+        def reinstate(target: int, token: Path) -> subprocess.CompletedProcess:
+            return league.league("reinstate", str(target), token=token)
+
+        def refused(done: subprocess.CompletedProcess, line: str) -> None:
+            assert (done.returncode, done.stdout, done.stderr) == (1, "", f"error: {line}\n")
+
+        refused(reinstate(version.id, league.operator),
+                f"failed precondition: version {version.id} is ready, not suspended: only a suspended version can be reinstated")
+        url = database or sqlite_url(league.server.data)
+        direct = open_database(url)
+        try:
+            for failure in ("exit status 1", "exit status 1", "no port"):
+                direct.record_start(version.id, failure)
+            assert (direct.version(version.id).state, direct.version(version.id).start_failures) == (SUSPENDED, 3)
+            refused(reinstate(version.id, league.tokens["alice"]),
+                    "permission denied: author 'alice' may not reinstate a version: only the operator may")
+            refused(reinstate(version.id + 1000, league.operator), f"not found: no version number {version.id + 1000}")
+            assert direct.version(version.id).state == SUSPENDED  # refusals change nothing
+
+            done = reinstate(version.id, league.operator)
+            assert (done.returncode, done.stdout) == (0, f"version {version.id} of bot 'bot' is ready again\n"), \
+                done.stderr
+            after = direct.version(version.id)
+            assert (after.state, after.start_failures, after.reason) == (READY_STATE, 0, None)
+            assert [v.id for _, v in direct.active_versions(direct.league("kept").id)] == [version.id]
+        finally:
+            direct.close()
+        assert [(v.id, v.state) for v in league.versions(league.token("alice"), "bot")] == [(version.id, READY)]
+        refused(reinstate(version.id, league.operator),
+                f"failed precondition: version {version.id} is ready, not suspended: only a suspended version can be reinstated")
+    finally:
+        league.server.stop()

@@ -31,16 +31,12 @@ ray = pytest.importorskip("ray", reason="the Ray backend's tests need the ray ex
                                         "scripts/test.sh installs it)")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from arena.cluster import connect, ray_backend, ray_factory  # noqa: E402
+from arena.cluster import ray_backend, ray_factory  # noqa: E402
+from support.ray_cluster import NODE, local_cluster  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GREEDY_BOT = ROOT / "bots" / "python" / "greedy_bot.py"
 SLEEPY_BOT = ROOT / "arena" / "cluster" / "sleepy_bot.py"
-NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
-HEAD = {**NODE, "include_dashboard": False,
-        # A lost node is noticed in about a second (the default takes about fifteen).
-        "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 2,
-                           "health_check_initial_delay_ms": 0}}
 ONLY_ON_PATH = "ray-test-only-on-path-bot"
 """A bot program found on the PATH of the cluster's usual nodes, and not on the PATH of a node added to miss it."""
 
@@ -60,17 +56,8 @@ def path_folder() -> Iterator[Path]:
 @pytest.fixture(scope="module")
 def cluster(path_folder: Path) -> Iterator[Cluster]:
     """A head and two more nodes on this machine, this test process their driver."""
-    env = {"PATH": f"{path_folder}{os.pathsep}{os.environ.get('PATH', '')}"}
-    started = Cluster(initialize_head=True, head_node_args={**HEAD, "env_vars": env})
-    try:
-        for _ in range(2):
-            started.add_node(**NODE, env_vars=env)
-        connect(started.address)
-        started.wait_for_nodes()
+    with local_cluster(2, {"PATH": f"{path_folder}{os.pathsep}{os.environ.get('PATH', '')}"}) as started:
         yield started
-    finally:
-        ray.shutdown()
-        started.shutdown()
 
 
 def tournament_text(out: Path, bots: list[list[str]], games: int, concurrency: int) -> str:

@@ -1,6 +1,6 @@
 """``arena league ...``: the clients of a server's leagues (``arena serve --league FILE``).
 
-``add-author NAME`` and ``revoke NAME`` are the operator's (``--token-file`` the server's token); ``upload``,
+``add-author NAME``, ``revoke NAME`` and ``reinstate VERSION`` are the operator's (``--token-file`` the server's token); ``upload``,
 ``bots``, ``versions``, ``log`` and ``retire`` are an author's (``--token-file`` the author's token, given once by
 ``add-author``) or the operator's. Each takes the connection options of the other client commands (``--server``,
 ``--tls-ca``, ...). A call the server refuses prints one ``error:`` line and exits with status 1.
@@ -83,6 +83,12 @@ def add_league_commands(sub: Any) -> None:
     p.add_argument("version", type=int, help="the version's id (see arena league versions)")
     add_client_arguments(p)
     p.set_defaults(func=cmd_retire)
+
+    p = verbs.add_parser("reinstate", help="the operator: a suspended version back to ready, its failed starts "
+                                           "reset")
+    p.add_argument("version", type=int, help="the version's id (see arena league versions)")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_reinstate)
 
     p = verbs.add_parser("prepare-kits", help="fill the kits' caches that the offline builds read (the operator, "
                                               "once, on the server's machine, with the network)")
@@ -270,6 +276,15 @@ def cmd_retire(args: argparse.Namespace) -> int:
     def body(client: Any) -> int:
         reply = client.call("RetireVersion", lpb.RetireVersionRequest(version_id=args.version))
         print(f"version {reply.version.id} of bot {safe_name(reply.version.bot)!r} is retired")
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_reinstate(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("ReinstateVersion", lpb.ReinstateVersionRequest(version_id=args.version))
+        print(f"version {reply.version.id} of bot {safe_name(reply.version.bot)!r} is ready again")
         return 0
 
     return _run(args, body)

@@ -219,6 +219,10 @@ class GameActor:
         """Play one game to its end on this node's bots; the driver records it."""
         return trio.from_thread.run(self._backend.play, scheduled, None, trio_token=self._token)
 
+    def withdraw(self, name: str, why: str) -> None:
+        """The entrant leaves the run: its bots on this node stopped, its games here forfeits from now on."""
+        trio.from_thread.run(self._backend.withdraw, name, why, trio_token=self._token)
+
     def stop(self) -> tuple[list[dict[str, Any]], list[str]]:
         """Stop every bot of this node and end the trio loop; the entrants' data and the given-up lines."""
         async def stop_all() -> None:
@@ -264,6 +268,8 @@ class RayBackend:
         self.replayed: list[tuple[int, str]] = []
         """(schedule index, node) of every game sent again because the node playing it was lost."""
         self._given_up: list[str] = []
+        self._withdrawn: dict[str, str] = {}
+        """The entrants withdrawn from the run (name to why): from every node, those that join later too."""
         self._log: Any = None
         self._refreshed = 0.0
         self._changed = trio.Event()
@@ -383,6 +389,8 @@ class RayBackend:
         for node in nodes:
             if node.why:
                 self._note("node_left_out", node=node.label, why=node.why)
+        for name, why in self._withdrawn.items():  # a node that joined mid-run plays none of their games either
+            await self._withdraw_on(nodes, name, why)
         self._changed.set()
         self._changed = trio.Event()
 
@@ -405,6 +413,23 @@ class RayBackend:
 
     def given_up(self) -> list[str]:
         return self._given_up
+
+    async def withdraw(self, name: str, why: str) -> None:
+        """The entrant leaves the run on every live node (and on any node that joins later). Known gap: on a local
+        cluster the actors were seen not to run this call while a ``play`` call was in flight there, so on Ray a
+        withdrawn entrant's games in flight end by their own clock (still its forfeits) rather than at once."""
+        self._withdrawn[name] = why
+        await self._withdraw_on(self.nodes, name, why)
+
+    async def _withdraw_on(self, nodes: list[_Node], name: str, why: str) -> None:
+        async def one(node: _Node) -> None:
+            with contextlib.suppress(self.ray.exceptions.RayError):  # a lost node's bots died with it
+                await self._call(node, "withdraw", name, why)
+
+        async with trio.open_nursery() as nursery:
+            for node in nodes:
+                if node.alive:
+                    nursery.start_soon(one, node)
 
     async def stop(self) -> None:
         """Stop every live actor's bots (then the actor); a node that does not answer in time is killed."""

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from .config import AuthorLimits
-from .db import RETIRED, Author, Bot, Database, Version, utc_now
-from .errors import LeagueError, PermissionDenied, Unauthenticated
+from .db import READY, RETIRED, SUSPENDED, Author, Bot, Database, Version, utc_now
+from .errors import LeagueError, PermissionDenied, StateError, Unauthenticated
 
 TOKEN_BYTES = 32
 AUTHOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -138,6 +138,17 @@ def retire_version(database: Database, caller: Caller, version_id: int) -> Versi
     owned_version(database, caller, version_id, "retire")
     return database.transition(version_id, RETIRED, "retired by its author" if caller.author else
                                "retired by the operator")
+
+
+def reinstate_version(database: Database, caller: Caller, version_id: int) -> Version:
+    """The operator puts a suspended version back: ready, its count of failed starts reset (what suspended it, a
+    bot that could not start, may have been the machine's fault, e.g. a full disk, now mended)."""
+    require_operator(caller, "reinstate a version")
+    version = database.version(version_id)
+    if version.state != SUSPENDED:
+        raise StateError(f"version {version_id} is {version.state}, not suspended: only a suspended version can be "
+                         f"reinstated")
+    return database.transition(version_id, READY)
 
 
 UPLOAD_WINDOW = timedelta(days=1)

@@ -535,6 +535,12 @@ class Database:
             rows = connection.execute(sa.select(authors).order_by(authors.c.name)).all()
         return [_author(row) for row in rows]
 
+    def authors_by_id(self, author_ids: Iterable[int]) -> dict[int, Author]:
+        """These authors by id, in one query (those that exist)."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(sa.select(authors).where(authors.c.id.in_(sorted(set(author_ids))))).all()
+        return {row.id: _author(row) for row in rows}
+
     def token_holder(self, token_hash: str) -> tuple[Author, str] | None:
         """The author whose stored hash is ``token_hash``, with that stored hash (for the constant-time compare of
         :mod:`.authors`); None when none is."""
@@ -621,6 +627,10 @@ class Database:
         if found is None:
             raise NotFound(f"no version number {version_id}")
         return found
+
+    def versions_by_id(self, version_ids: Iterable[int]) -> dict[int, Version]:
+        """These versions by id, in one query (those that exist)."""
+        return {v.id: v for v in self._versions_where(versions.c.id.in_(sorted(set(version_ids))))}
 
     def versions(self, bot_id: int, include_deleted: bool = False) -> list[Version]:
         """A bot's versions, oldest first; those deleted to respect ``versions_kept`` only when asked for."""

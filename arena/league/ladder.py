@@ -15,6 +15,14 @@ started. A table is one deal set under every seat rotation, played as an ordinar
   is ``failed`` with why, and nothing is rated. A bot given up on mid-run (the runner's rule) counts one failed
   start, and its games there are forfeits, recorded and rated as played.
 
+**A version that leaves mid-table** (retired by its author or the operator, or suspended by its failed starts at
+another table) is withdrawn from every table of it being played (:meth:`Ladder.withdraw`), as a tournament lets go
+of an entrant it gave up on (:meth:`arena.tournament.pools.EntrantPool.withdraw`): its bots are stopped at once, so
+a game in flight ends with its fault and its side forfeits, and its games not started yet are forfeits without a
+start. The table is then complete: recorded and rated once like any other, the forfeits counting as the losses they
+are; the withdrawal is no failed start. A version that left before its table played a game (queued, or found
+queued at a restart) fails the table instead, with why, and nothing is rated.
+
 **Nothing lost, nothing twice.** A table's row is queued before its run starts, and marked done in the same
 transaction that records its games and ratings. A server killed at any moment (``kill -9``) leaves a table queued
 or playing: at the next start the ladder plays it again from its run folder (the runner resumes it: the games
@@ -33,8 +41,9 @@ import trio
 
 from ..records.run_folder import RunFolder
 from ..tournament.likelihood import fit
-from ..tournament.runner import EntrantsCannotPlay, RunError, run_tournament
-from .db import ONLINE, UNFINISHED, Database, LadderTable, Rating, Version, utc_now
+from ..tournament.runner import (BackendFactory, BackendSetup, EntrantsCannotPlay, GameBackend, LocalBackend,
+                                 RunError, run_tournament)
+from .db import ONLINE, READY, SUSPENDED, UNFINISHED, Database, LadderTable, Rating, Version, utc_now
 from .errors import LeagueError
 from .leaderboard import Fitter, Leaderboard, places_of_table
 from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
@@ -72,6 +81,10 @@ class Ladder(LeagueRuns):
         self.serial = 0
         """Tables ended since the server started; ``history`` holds the last ones as (serial, table id)."""
         self.history: deque[tuple[int, int]] = deque(maxlen=HISTORY)
+        self.leaving: dict[int, dict[int, str]] = {}
+        """Per table being played, the versions withdrawn from it (version id to why)."""
+        self._backends: dict[int, GameBackend] = {}
+        self._names: dict[int, dict[int, str]] = {}
         self._wake = trio.Event()
         self._nursery: trio.Nursery | None = None
 
@@ -129,6 +142,8 @@ class Ladder(LeagueRuns):
             self.log.error("ladder_table_step_failed", league=self.config.name, table=table.id, error=str(error))
         finally:
             del self.playing[table.id]
+            for kept in (self.leaving, self._backends, self._names):
+                kept.pop(table.id, None)
             self.serial += 1
             self.history.append((self.serial, table.id))
             self.ended.set()
@@ -153,6 +168,14 @@ class Ladder(LeagueRuns):
         not be played (the table is failed, with why)."""
         folder = self.table_folder(table)
         sides, names = await self._entrants(table)
+        left = self.leaving.setdefault(table.id, {})
+        left.update({version.id: left_because(version) for version in sides
+                     if version.state != READY and version.id not in left})
+        if left and not RunFolder(folder).holds_games():  # it left before a game: nothing to forfeit or to rate
+            why = "; ".join(f"{text} before its table started" for text in left.values())
+            await self.database.run(Database.fail_table, table.id, why)
+            self.log.warning("ladder_table_failed", league=self.config.name, table=table.id, error=why)
+            return False
         bots, failures = [], {}
         for version, name in zip(sides, names):
             try:
@@ -167,9 +190,11 @@ class Ladder(LeagueRuns):
         await self.database.run(Database.start_table, table.id)
         self.log.info("ladder_table_started", league=self.config.name, table=table.id, versions=", ".join(names),
                       reason=table.reason)
+        self._names[table.id] = {version.id: name for version, name in zip(sides, names)}
         try:
             summary = await run_tournament(spec, text, folder, resume=RunFolder(folder).keeps_secret(),
-                                           limiter=self.limiter, protected=self.protected, backend=self.backend)
+                                           limiter=self.limiter, protected=self.protected,
+                                           backend=self._backend_of(table))
         except EntrantsCannotPlay as error:
             by_name = dict(zip(names, sides))
             await self._cannot_play(table, {by_name[name].id: why for name, why in error.problems
@@ -180,16 +205,51 @@ class Ladder(LeagueRuns):
             self.log.error("ladder_table_failed", league=self.config.name, table=table.id, error=str(error))
             return False
         for version, name in zip(sides, names):  # given up on mid-run: one failed start; else a good one
+            if version.id in left:
+                continue  # it left: no start of it failed
             why = next((line for line in summary.given_up if line.startswith(f"bot {name!r} ")), None)
-            await self.database.run(Database.record_start, version.id, why)
+            await self._record_start(table, version, why)
         return True
+
+    def _backend_of(self, table: LadderTable) -> BackendFactory:
+        """The runner's backend for this table (the ladder's, else this machine's), kept while the table plays so
+        that a version leaving can be withdrawn from it; versions withdrawn already are, as it is made."""
+        def make(setup: BackendSetup) -> GameBackend:
+            backend = (self.backend or LocalBackend)(setup)
+            self._backends[table.id] = backend
+            for version_id, why in self.leaving.get(table.id, {}).items():
+                assert self._nursery is not None, "a version left a table the ladder is not running"
+                self._nursery.start_soon(backend.withdraw, self._names[table.id][version_id], why)
+            return backend
+        return make
+
+    def withdraw(self, version_id: int, why: str, *, but: int | None = None) -> None:
+        """The version left the league (retired, or suspended): withdraw it from every table of it being played
+        (but the table ``but``, whose run ended), see the module's docstring; a table not started yet fails at its
+        start. On the trio thread."""
+        for table_id, table in list(self.playing.items()):
+            leaving = self.leaving.setdefault(table_id, {})
+            if version_id not in table.versions or version_id in leaving or table_id == but:
+                continue
+            leaving[version_id] = why
+            self.log.warning("ladder_version_withdrawn", league=self.config.name, table=table_id, version=version_id,
+                             reason=why)
+            backend = self._backends.get(table_id)
+            if backend is not None:  # in the ladder's nursery: the caller (a RetireVersion call) never waits on it
+                assert self._nursery is not None
+                self._nursery.start_soon(backend.withdraw, self._names[table_id][version_id], why)
+
+    async def _record_start(self, table: LadderTable, version: Version, failure: str | None) -> None:
+        """A version's start at ``table`` counted; the failure that suspends it withdraws it from its other tables."""
+        after = await self.database.run(Database.record_start, version.id, failure)
+        if failure is not None and version.state == READY and after.state == SUSPENDED:
+            self.log.warning("league_version_suspended", version=version.id, reason=after.reason)
+            self.withdraw(version.id, left_because(after), but=table.id)
 
     async def _cannot_play(self, table: LadderTable, failures: dict[int, str], sides: list[Version]) -> None:
         """A bot could not start: its failed start counted (the others' starts reset theirs), the table failed."""
         for version in sides:
-            after = await self.database.run(Database.record_start, version.id, failures.get(version.id))
-            if after.state != version.state:
-                self.log.warning("league_version_suspended", version=version.id, reason=after.reason)
+            await self._record_start(table, version, failures.get(version.id))
         why = "; ".join(f"version {vid} cannot play: {text}" for vid, text in failures.items()) or "cannot play"
         await self.database.run(Database.fail_table, table.id, why)
         self.log.warning("ladder_table_failed", league=self.config.name, table=table.id, error=why)
@@ -217,6 +277,15 @@ class Ladder(LeagueRuns):
             if bot.id == version.bot_id:
                 return bot.name
         raise LeagueError(f"version {version.id} is of no bot of league {self.config.name!r}")
+
+
+def left_because(version: Version) -> str:
+    """Why a version plays no more, in one line: ``version 7 retired by its author``, ``version 7 suspended: failed
+    to start 3 times in a row; last: ...``."""
+    reason = version.reason or ""
+    if reason.startswith(version.state):
+        return f"version {version.id} {reason}"
+    return f"version {version.id} {version.state}" + (f": {reason}" if reason else "")
 
 
 def version_states(database: Database, league_id: int, placement: int) -> list[VersionState]:

@@ -14,6 +14,7 @@ update, and a recompute of every online rating from the rated tables.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
 from openskill.models import PlackettLuce
@@ -35,16 +36,28 @@ def seats_of(record: Record, version_of: Mapping[str, int]) -> list[Seat]:
             for name, side in zip(outcome.seats, outcome.side_of)]
 
 
+POINTS_DENOMINATOR = 10_000
+"""No seat's match points have a larger denominator: they are halves over 2 (k - 1) for k sides, k at most 12."""
+
+
+def exact_points(points: float) -> Fraction:
+    """A seat's match points as the exact fraction the standings computed (the database holds them as floats:
+    ``1/3`` is ``0.333...``)."""
+    return Fraction(points).limit_denominator(POINTS_DENOMINATOR)
+
+
 def deal_set_totals(played: Iterable[Sequence[Seat]], sides: Sequence[int]) -> list[float]:
-    """Each side's (version's) total match points over a table's games: per game the mean over the seats it held."""
-    totals = dict.fromkeys(sides, 0.0)
+    """Each side's (version's) total match points over a table's games: per game the mean over the seats it held.
+    Added exactly, as the standings add them: with three or more sides a float sum of thirds would tell two equal
+    totals apart (``1/3 + 2/3 + 1`` and ``2/3 + 2/3 + 2/3``), and a tied deal set would be rated as a win."""
+    totals: dict[int, Fraction] = dict.fromkeys(sides, Fraction(0))
     for seats in played:
-        held: dict[int, list[float]] = {}
+        held: dict[int, list[Fraction]] = {}
         for seat in seats:
-            held.setdefault(seat.version_id, []).append(seat.points)
+            held.setdefault(seat.version_id, []).append(exact_points(seat.points))
         for version_id, points in held.items():
-            totals[version_id] += sum(points) / len(points)
-    return [totals[version_id] for version_id in sides]
+            totals[version_id] += sum(points, Fraction(0)) / len(points)
+    return [float(totals[version_id]) for version_id in sides]
 
 
 def rate_deal_set(before: Sequence[Rating | None], totals: Sequence[float]) -> list[tuple[float, float]]:

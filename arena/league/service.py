@@ -22,7 +22,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import grpc
 import trio
@@ -33,13 +33,13 @@ from ..tournament.likelihood import TIE_RULE
 from .archive import ArchiveLimits, Packed, pack
 from .authors import (
     Authenticator, Caller, create_author, owned_version, require_bot_owner, require_operator, require_upload_quota,
-    retire_version, revoke,
+    reinstate_version, retire_version, revoke,
 )
 from .config import LeagueConfig
 from .db import (DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, ChallengeRow, Database,
                  LadderTable,
                  Version, active_version, versions_to_delete)
-from .ladder import FROZEN, RECORD, Ladder
+from .ladder import FROZEN, RECORD, Ladder, left_because
 from .challenges import Challenges, request_challenge, version_name
 from .finals import Finals, freeze_league, games_recorded
 from .leaderboard import SYSTEM, BoardEntry
@@ -216,7 +216,16 @@ class LeagueCore:
     async def retire(self, token: str | None, version_id: int) -> lpb.RetireVersionResponse:
         caller = await self.caller(token)
         version = await self.database.run(retire_version, caller, version_id)
+        for ladder in self.ladders.values():  # a table of it being played goes on without it: its games forfeit
+            ladder.withdraw(version.id, left_because(version))
         return lpb.RetireVersionResponse(version=await self._message(version))
+
+    async def reinstate(self, token: str | None, version_id: int) -> lpb.ReinstateVersionResponse:
+        """The operator's: a suspended version ready again; the ladders look again now, not at their next idle look."""
+        version = await self.database.run(reinstate_version, await self.caller(token), version_id)
+        for ladder in self.ladders.values():
+            ladder.wake()
+        return lpb.ReinstateVersionResponse(version=await self._message(version))
 
     # the ladder: public to every caller with a valid token
 
@@ -233,31 +242,13 @@ class LeagueCore:
         ladder = self.ladder(league)
         league_id = ladder.served.league_id
         board = await self._board(ladder)
-        played = await self.database.run(Database.games_per_version, league_id)
-        names = await self._names(board)
-        rows = [await self._standing(entry, played.get(entry.version_id, 0), names) for entry in board]
+        rows = await self.database.run(standing_rows, league_id, board)
         return lpb.GetLadderStandingsResponse(league=ladder.config.name, rating=SYSTEM, standings=rows,
                                               deal_sets_fitted=ladder.leaderboard.fitted_results,
                                               deal_sets_rated=ladder.leaderboard.tally.results, rank_rule=TIE_RULE)
 
     async def _board(self, ladder: Ladder) -> list[BoardEntry]:
         return ladder.leaderboard.board(await self.database.run(Database.ratings, ladder.served.league_id, ONLINE))
-
-    async def _names(self, board: list[BoardEntry]) -> dict[int, str]:
-        """The board's versions' names, "bot-vN" (for the rows' tied_with)."""
-        return {entry.version_id: await self._entrant(entry.version_id) for entry in board}
-
-    async def _standing(self, entry: BoardEntry, games: int, names: Mapping[int, str]) -> lpb.LadderStanding:
-        version = await self.database.run(Database.version, entry.version_id)
-        bot, _ = await self._bot_of(version)
-        online = entry.online
-        return lpb.LadderStanding(rank=entry.position, version_id=version.id, bot=bot.name, number=version.number,
-                                  author=await self._author(bot), rating=entry.elo or 0.0,
-                                  rating_low=entry.low or 0.0, rating_high=entry.high or 0.0,
-                                  sigma=online.sigma if online else 0.0, online_mu=online.mu if online else 0.0,
-                                  deal_sets=entry.deal_sets, games=games, state=STATE_VALUES[version.state],
-                                  rank_best=entry.best, rank_worst=entry.worst, fitted=entry.fitted,
-                                  tied_with=[names[v] for v in entry.tied_with])
 
     async def ladder_queue(self, token: str | None, league: str) -> lpb.GetLadderQueueResponse:
         await self.caller(token)
@@ -290,11 +281,10 @@ class LeagueCore:
         ended = [table_id for serial, table_id in ladder.history if serial > after]
         messages = []
         board = {entry.version_id: entry for entry in await self._board(ladder)}
-        names = await self._names(list(board.values()))
         for table_id in ended:
             table = await self.database.run(Database.table, table_id)
-            rows = [await self._standing(board[v], 0, names)
-                    for v in table.versions if v in board and table.state == DONE]
+            rated = [board[v] for v in table.versions if v in board and table.state == DONE]
+            rows = await self.database.run(standing_rows, ladder.served.league_id, rated, games=False)
             messages.append(lpb.WatchLadderResponse(table=await self._table(table), ratings=rows,
                                                     deal_sets_fitted=ladder.leaderboard.fitted_results))
         return ladder.serial, messages
@@ -432,6 +422,38 @@ class LeagueCore:
                               active=active is not None and active.id == version.id)
 
 
+def standing_rows(database: Database, league_id: int, board: Sequence[BoardEntry], *, games: bool = True
+                  ) -> list[lpb.LadderStanding]:
+    """These rows of the leaderboard as messages, on the database's thread: four queries whatever their number (the
+    versions, with those they are tied with; the league's bots; their authors; the games per version, unless
+    ``games`` is False, when every row says 0), never a few per row."""
+    wanted = {entry.version_id for entry in board} | {v for entry in board for v in entry.tied_with}
+    found = database.versions_by_id(wanted)
+    missing = sorted(wanted - set(found))
+    if missing:
+        raise NotFound(f"no version number {missing[0]}")
+    bots_by_id = {bot.id: bot for bot in database.bots(league_id)}
+    if any(version.bot_id not in bots_by_id for version in found.values()):
+        stray = next(version for version in found.values() if version.bot_id not in bots_by_id)
+        raise NotFound(f"version {stray.id} is of no bot of this league")
+    authors = database.authors_by_id(bot.author_id for bot in bots_by_id.values())
+    played = database.games_per_version(league_id) if games else {}
+    names = {vid: entrant_name(bots_by_id[version.bot_id].name, version) for vid, version in found.items()}
+    rows = []
+    for entry in board:
+        version = found[entry.version_id]
+        bot = bots_by_id[version.bot_id]
+        online = entry.online
+        rows.append(lpb.LadderStanding(
+            rank=entry.position, version_id=version.id, bot=bot.name, number=version.number,
+            author=authors[bot.author_id].name, rating=entry.elo or 0.0, rating_low=entry.low or 0.0,
+            rating_high=entry.high or 0.0, sigma=online.sigma if online else 0.0,
+            online_mu=online.mu if online else 0.0, deal_sets=entry.deal_sets, games=played.get(version.id, 0),
+            state=STATE_VALUES[version.state], rank_best=entry.best, rank_worst=entry.worst, fitted=entry.fitted,
+            tied_with=[names[v] for v in entry.tied_with]))
+    return rows
+
+
 def room_for_one_more(bot: Bot, versions: list[Version], kept: int) -> list[Version]:
     """The versions to delete so that the bot keeps ``kept`` with one more; a StateError (nothing stored yet)
     when too few of them may go."""
@@ -562,6 +584,10 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @_handled
     def RetireVersion(self, request: lpb.RetireVersionRequest, context: grpc.ServicerContext) -> Any:
         return self._trio(self.core.retire, token_of(context), request.version_id)
+
+    @_handled
+    def ReinstateVersion(self, request: lpb.ReinstateVersionRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.reinstate, token_of(context), request.version_id)
 
     @_handled
     def GetLadderStandings(self, request: lpb.GetLadderStandingsRequest, context: grpc.ServicerContext) -> Any:

@@ -82,8 +82,11 @@ class RemoteBot(BotClient):
         # Act with the request already encoded (arena.protocol.wire): no serializer, the bytes go as they are.
         self._act_bytes = self._channel.unary_unary(
             "/dominoes.v1.Bot/Act", request_serializer=None, response_deserializer=bot_pb2.ActReply.FromString)
+        self._closed = False
+        """The arena let go of the connection (it stopped the bot): a call cut short by that is no answer of it."""
 
     def close(self) -> None:
+        self._closed = True
         self._channel.close()
 
     async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float, budget_s: float) -> bot_pb2.HelloReply:
@@ -103,6 +106,9 @@ class RemoteBot(BotClient):
         try:
             reply = await await_call(self._act_bytes.future(message, timeout=timeout_s))
         except grpc.RpcError as error:
+            if self._closed:  # in flight when the arena stopped the bot (CANCELLED: "Channel closed!")
+                raise self._explain(BotFailure(FaultKind.CRASHED, detail="the connection to the bot was closed "
+                                               "(the arena stopped it)")) from None
             raise self._explain(failure_from_rpc(error, int(timeout_s * 1000))) from None
         except ValueError as error:  # grpc: "Cannot invoke RPC: Channel closed!" (the bot was stopped or restarted)
             raise self._explain(BotFailure(FaultKind.CRASHED,

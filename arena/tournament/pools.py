@@ -5,6 +5,9 @@ A process that crashed is restarted for the next game that needs it. A process t
 error may be stuck: it is restarted too, but only once no game is using it (new games wait for the games in flight
 to end, which their deadlines bound), so a bot's other games are not cut short. An entrant whose bot fails to
 start several times in a row is given up on: its later games are forfeits without waiting for yet another start.
+An entrant withdrawn by whoever runs the tournament (:meth:`EntrantPool.withdraw`: a league version retired or
+suspended while its table plays) leaves the same way, at once: its bots are stopped, so a game in flight ends with
+its fault (the fault rule: its side forfeits), and its later games are forfeits without a start.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ class EntrantPool:
         self.restarts_after_faults = 0
         self.failed_starts = 0
         self.last_failure: BotFailure | None = None
+        self.withdrawn: str | None = None
+        """Why the entrant was withdrawn from the run (:meth:`withdraw`), if it was."""
 
     @property
     def name(self) -> str:
@@ -80,8 +85,10 @@ class EntrantPool:
         if self.given_up:
             raise BotFailure(FaultKind.START_FAILED,
                              detail=f"gave up after {self.failed_starts} failed starts; last: {self.last_failure}")
+        self._refuse_if_withdrawn()
         process = self.processes[occurrence]
         async with self._locks[occurrence]:
+            self._refuse_if_withdrawn()  # withdrawn while this game waited for the process
             if self._suspect[occurrence]:
                 while self._in_use[occurrence] > 0:
                     self._idle[occurrence] = trio.Event()
@@ -102,6 +109,20 @@ class EntrantPool:
             raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"the bot does not play {self.variant!r} "
                                                                  f"(it plays {', '.join(client.hello.variants)})")
         return client
+
+    def _refuse_if_withdrawn(self) -> None:
+        if self.withdrawn is not None:
+            raise BotFailure(FaultKind.START_FAILED, detail=f"withdrawn from the run: {self.withdrawn}")
+
+    async def withdraw(self, why: str) -> None:
+        """The entrant leaves the run now, as a tournament lets an entrant go that it gave up on: every later game of
+        it is a forfeit without a start, and its bots are stopped (each once no start of it is under way), so a game
+        in flight ends with its fault and its side forfeits. Nothing waits for a game to end."""
+        self.withdrawn = why
+        with trio.CancelScope(shield=True):
+            for lock, process in zip(self._locks, self.processes):
+                async with lock:
+                    await process.stop()
 
     def release(self, occurrence: int, stuck: bool = False) -> None:
         """A game is done with this process; ``stuck`` when the bot timed out or erred in it (restart it when idle)."""
@@ -129,6 +150,7 @@ class EntrantPool:
             },
             "last_start_failure": str(self.last_failure) if self.last_failure else None,
             "given_up": self.given_up,
+            "withdrawn": self.withdrawn,
         }
 
     async def stop(self) -> None:

@@ -592,6 +592,9 @@ def _brief(value: Any) -> str:
 
 def _given_up_text(pool: EntrantPool) -> str:
     """Why an entrant's later games were forfeits, for the end of the run."""
+    if pool.withdrawn is not None:
+        return (f"bot {safe_name(pool.name)!r} was withdrawn mid-run ({safe_name(pool.withdrawn, 1000)}): its games in flight "
+                f"and later were forfeits")
     return (f"bot {safe_name(pool.name)!r} failed to start {pool.failed_starts} times in a row and was given up: its "
             f"later games were forfeits; last failure: {safe_name(str(pool.last_failure), 1000)}")
 
@@ -604,6 +607,8 @@ async def check_entrants(pools: list[EntrantPool], log: Any) -> list[tuple[str, 
     problems: dict[int, tuple[str, str]] = {}
 
     async def start(number: int, pool: EntrantPool) -> None:
+        if pool.withdrawn is not None:
+            return  # it left: its games are forfeits, whether or not it could start
         if pool.builtin:
             return  # played in this process: nothing to start
         offset = _size(pool.log_path)  # a folder used before keeps its logs: show only this start's lines
@@ -713,7 +718,12 @@ class GameBackend(typing.Protocol):
         """What ``bots.json`` says about the entrants."""
 
     def given_up(self) -> list[str]:
-        """One line per entrant given up on (failed to start again and again): its later games were forfeits."""
+        """One line per entrant given up on (failed to start again and again, or withdrawn): its later games were
+        forfeits."""
+
+    async def withdraw(self, name: str, why: str) -> None:
+        """The entrant ``name`` leaves the run now (:meth:`~arena.tournament.pools.EntrantPool.withdraw`): its games
+        in flight end with its fault, its later ones are forfeits."""
 
     async def stop(self) -> None:
         """Stop every bot process (shielded by the caller)."""
@@ -753,7 +763,10 @@ class LocalBackend:
         return [pool.info() for pool in self.pools]
 
     def given_up(self) -> list[str]:
-        return [_given_up_text(pool) for pool in self.pools if pool.given_up]
+        return [_given_up_text(pool) for pool in self.pools if pool.given_up or pool.withdrawn is not None]
+
+    async def withdraw(self, name: str, why: str) -> None:
+        await self.pools[self.names.index(name)].withdraw(why)
 
     async def stop(self) -> None:
         for pool in self.pools:

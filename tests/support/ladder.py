@@ -1,0 +1,115 @@
+"""The ladder in-process, as its tests drive it: versions made ready without the pipeline (their source folder where
+the pipeline puts it), a league file's game and ladder, the ladder run until a fact holds (no sleeps), the log's
+events in a list. Used by tests/test_ladder.py and tests/test_ladder_ray.py."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.league.authors import create_author
+from arena.league.config import league_from_dict
+from arena.league.db import BUILDING, CHECKING, DONE, READY, AsyncDatabase, Database, Runnable, open_database
+from arena.league.ladder import Ladder
+from arena.league.pipeline import Served, open_to_the_bot
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "bots" / "python"
+MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
+
+
+class Log:
+    """The server log's interface, kept in a list (the ladder's events are what these tests read)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def info(self, event: str, **values: Any) -> None:
+        self.events.append((event, values))
+
+    warning = error = info
+
+
+BLOCK = {"variant": "block", "options": {"target": 1}}
+"""The ladder's usual game: Block to one point, two players."""
+
+
+def league_config(game: dict[str, Any] = BLOCK, **ladder: Any):
+    return league_from_dict({"name": "test", "time": {"move_ms": 2000, "startup_ms": 30000}, **game,
+                             "ladder": ladder})
+
+
+def ready_version(database: Database, league_id: int, work: Path, name: str, source: Path | str) -> int:
+    """A bot of its own author with one ready version whose source folder is where the pipeline puts it."""
+    author = create_author(database, f"author-{name}")[0]
+    bot = database.add_bot(league_id, author.id, name)
+    sha = (name.encode().hex() * 64)[:64]
+    version, _ = database.add_version(bot.id, sha)
+    # As the pipeline leaves a python version: built into a folder of its own, with the command that runs it.
+    runnable = Runnable((sys.executable, "bot.py"), f"{version.id}/src", "grpc")
+    for state in (BUILDING, CHECKING, READY):
+        database.transition(version.id, state, runnable=runnable if state == CHECKING else None)
+    src = work / str(version.id) / "src"
+    src.mkdir(parents=True)
+    if isinstance(source, Path):
+        shutil.copy(source, src / "bot.py")
+    else:
+        (src / "bot.py").write_text(source)
+    (src / "bot.toml").write_text(MANIFEST)
+    (work / str(version.id)).chmod(0o711)
+    open_to_the_bot(src)
+    return version.id
+
+
+async def play_until(ladder: Ladder, database: AsyncDatabase, done: Any) -> None:
+    """Run the ladder until ``done(database)`` holds, looking after every table's end (no sleeps)."""
+    async with trio.open_nursery() as nursery:
+        await nursery.start(ladder.run)
+        while True:
+            ended = ladder.ended  # taken before looking: a table ending meanwhile sets this very event
+            if await database.run(done):
+                break
+            await ended.wait()
+        nursery.cancel_scope.cancel()
+
+
+def done_tables(count: int) -> Any:
+    return lambda database, league_id: len(database.tables_in(league_id, [DONE])) >= count
+
+
+def setup(database_url: str, tmp_path: Path, bots: dict[str, Path | str], game: dict[str, Any] = BLOCK,
+          **ladder: Any):
+    database = open_database(database_url)
+    config = league_config(game, **ladder)
+    league_id = database.ensure_league(config.name, config.title, config.variant).id
+    work = tmp_path / "league" / "versions"
+    ids = {name: ready_version(database, league_id, work, name, source) for name, source in bots.items()}
+    return database, Served(config, league_id), work, ids
+
+
+STUCK = """import sys
+import threading
+
+from arena.botkit import serve
+
+
+def choose(request):
+    print("ASKED", file=sys.stderr, flush=True)  # to its log: what the test waits for
+    threading.Event().wait()  # and it never answers
+
+
+if __name__ == "__main__":
+    serve(choose, name="stuck")
+"""
+"""A bot that never answers its first decision (within a move time of ten minutes: only its leaving ends it)."""
+PATIENT = {**BLOCK, "time": {"move_ms": 600_000, "startup_ms": 30000}}
+
+
+def asked(folder: Path, count: int) -> Any:
+    """Whether ``count`` of the stuck bot's processes at the table in ``folder`` were asked for a decision."""
+    return lambda: sum("ASKED" in log.read_text(errors="replace")
+                       for log in (folder / "logs").rglob("stuck-v1*.log")) >= count
