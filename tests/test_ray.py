@@ -21,9 +21,15 @@ from typing import Any, Iterator
 import pytest
 import trio
 
+from arena.league.db import DONE, ONLINE, AsyncDatabase, sqlite_url
+from arena.league.ladder import RECORD, Ladder
+from arena.league.pipeline import BuiltBots
+from arena.league.rating import recompute
 from arena.records.replay import verify_run
 from arena.tournament.runner import EntrantsCannotPlay, run_tournament
 from arena.tournament.spec import spec_from_dict
+from support.ladder import EXAMPLES, Log, done_tables, play_until, setup
+from support.league import rated_with_seats
 from support.processes import bot_processes
 from support.waiting import wait_for
 
@@ -260,6 +266,34 @@ def test_the_server_plays_on_the_cluster_and_its_watchers_see_every_move(cluster
     finally:
         server.stop()
     wait_for(lambda: not bot_processes(tag), 20, "every bot to stop with the server")
+
+
+async def test_a_ladder_table_is_played_on_the_ray_cluster_and_rated_once(cluster: Cluster, tmp_path: Path) -> None:
+    """The ladder on the Ray backend (what ``arena serve --league ... --backend ray`` gives it): a table chosen by
+    the matchmaker is played by the cluster's actors (real sandboxed bots on its nodes), its records verify, and it
+    is rated once, as a table played here is."""
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py"}
+    sync, served, work, ids = setup(sqlite_url(tmp_path / "data"), tmp_path, bots, concurrency=1,
+                                    coverage=1, placement=1)
+    database = AsyncDatabase(sync)
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log(),
+                    backend=ray_factory(2))
+    await play_until(ladder, database, lambda db: done_tables(1)(db, served.league_id))
+    table = sync.tables_in(served.league_id, [DONE])[0]
+    folder = ladder.table_folder(table)
+    entrants = json.loads((folder / "bots.json").read_text())
+    assert sorted(e["name"] for e in entrants) == ["greedy-v1", "rand-v1"]
+    assert all(e["nodes"] and e["starts"] >= 1 for e in entrants)  # played by the cluster's actors, not here
+    assert "node_ready" in (folder / "arena.log").read_text()
+    report = verify_run(folder, jobs=1)
+    assert (report.games, report.mismatches, report.seed_checked) == (2, [], True)
+    assert [key for key, _ in sync.games_of_record(served.league_id, RECORD.format(id=table.id))] == ["0", "1"]
+    done = sync.tables_in(served.league_id, [DONE])  # another table may have ended meanwhile: each rated once
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(served.league_id, ONLINE)}
+    assert stored == recompute(rated_with_seats(sync, served.league_id))
+    assert {v: games for v, (_, _, games) in stored.items()} == {v: len(done) for v in ids.values()}
+    assert sync.game_count(served.league_id) == 2 * len(done)
+    await database.close()
 
 
 def test_cluster_options_that_cannot_work_are_one_line(tmp_path: Path) -> None:
