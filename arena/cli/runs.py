@@ -18,7 +18,7 @@ from ..cluster.options import add_backend_arguments, backend_from
 from ..display import make_console, safe_name
 from ..errors import ArenaError, UsageError
 from ..records.against import print_against, replay_against
-from ..records.export import rows_of_file, save_csv, write_csv
+from ..records.export import lines_of_file, rows_of_file, save_csv, save_lines, write_csv
 from ..records.html import write_html
 from ..records.replay import RecordError, check_record_file, find_game, locate, repair_run, verify_run
 from ..records.run_folder import RunFolder
@@ -180,11 +180,15 @@ def print_repair(report) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """One CSV row per recorded game (see arena/records/export.py), to stdout or ``--out FILE``; unreadable lines
-    are skipped with a warning on stderr. A server's tournament: ``arena games ID --csv``."""
+    """One CSV row per recorded game, or with ``--jsonl`` every record as a JSON line (see
+    arena/records/export.py), to stdout or ``--out FILE``; unreadable lines are skipped with a warning on stderr. A
+    server's tournament: ``arena games ID --csv``."""
     try:
         files = locate(args.path)
-        report = rows_of_file(files.records)
+        if args.jsonl:
+            lines, report = lines_of_file(files.records)
+        else:
+            report = rows_of_file(files.records)
         check_record_file(files, report.read)  # a tournament file given by mistake: one line, not one per line
     except RecordError as error:
         raise UsageError(str(error)) from None
@@ -193,10 +197,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     for warning in report.warnings:
         print(f"warning: {safe_name(warning, 2000)}", file=sys.stderr)
     if args.out:
-        print(f"wrote {save_csv(report.rows, args.out)} games to {args.out}", file=sys.stderr)
+        count = save_lines(lines, args.out) if args.jsonl else save_csv(report.rows, args.out)
+        print(f"wrote {count} games to {args.out}", file=sys.stderr)
         return 0
     try:
-        write_csv(report.rows, sys.stdout)
+        if args.jsonl:
+            sys.stdout.buffer.writelines(lines)
+        else:
+            write_csv(report.rows, sys.stdout)
         sys.stdout.flush()
     except BrokenPipeError:  # the output went to a pipe that closed (e.g. `| head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -238,10 +246,15 @@ def add_run_commands(sub: Any) -> None:
                         "choices differ")
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("export", help="results for spreadsheets and scripts: one CSV row per game")
-    p.add_argument("path", metavar="RUN", help="a run folder or a record file (games.jsonl)")
-    p.add_argument("--csv", action="store_true", required=True,
-                   help="CSV with a header: index, deal_key, rotation, seats, seed, scores, winner, ranking, faults, "
-                        "duration_s (the only format; a server's tournament: arena games ID --csv)")
+    p = sub.add_parser("export", help="results for spreadsheets and scripts: one CSV row per game, or the records "
+                                      "as JSON lines")
+    p.add_argument("path", metavar="RUN", help="a run folder or a record file (games.jsonl.zst or games.jsonl)")
+    form = p.add_mutually_exclusive_group(required=True)
+    form.add_argument("--csv", action="store_true",
+                      help="CSV with a header: index, deal_key, rotation, seats, seed, scores, winner, ranking, faults, "
+                           "duration_s (a server's tournament: arena games ID --csv)")
+    form.add_argument("--jsonl", action="store_true",
+                      help="every record as one JSON line, in file order: the readable form of games.jsonl.zst (seeds "
+                           "left out while the master seed is secret)")
     p.add_argument("--out", metavar="FILE", help="write to this file instead of stdout")
     p.set_defaults(func=cmd_export)
