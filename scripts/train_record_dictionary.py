@@ -7,7 +7,7 @@ compressed with it names its id). To make a new one: pick the next id, run this,
     .venv/bin/python scripts/train_record_dictionary.py --id 32769 --games 40
 
 The samples are random players' games of every variant (Mexican Train with its default and with four players), the
-same games ``arena bench records`` plays, packed as compact files pack them (tiles as numbers). In-process players
+same games ``arena bench records`` plays, packed as compact files pack them (tiles as numbers, think times in microseconds). In-process players
 answer in microseconds, so each move's think time is replaced by one drawn as real bots' are spread (log-uniform,
 0.3 ms to 300 ms, to the microsecond as the referee rounds it): the dictionary then learns what real records hold.
 Training with fixed cover parameters (``K``, ``D``) takes seconds; zstd's own search of them took minutes for
@@ -55,7 +55,7 @@ def packed(record: dict, chance: random.Random) -> bytes:
         for move in rnd.get("moves", ()):
             if not move.get("forced"):
                 move["thinkMs"] = round(math.exp(chance.uniform(math.log(0.3), math.log(300))), 3)
-    return json.dumps(compact._walk(record, compact._PLAN, compact._tile_number), separators=(",", ":"),
+    return json.dumps(compact._walk(record, compact._PLAN, compact._packed), separators=(",", ":"),
                       ensure_ascii=False).encode() + b"\n"
 
 

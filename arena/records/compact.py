@@ -15,8 +15,11 @@ Layout, one unit per game, each written with one ``write`` and fsynced::
 
 The packed line is the record's JSON line (protobuf's JSON mapping, the keys in the same order) with every
 ``Tile`` written as its number, ``high * (high + 1) / 2 + low`` (``[0|0]`` 0, ``[0|1]`` 1, ``[1|1]`` 2, ``[0|2]``
-3, ...), found from the schema (the fields of type ``Tile``), not guessed: the tiles are half the line's bytes and
-most of what is left after compression. Unpacking gives the record back exactly (the same dict, the same JSON).
+3, ...), and every move's ``thinkMs`` (rounded to the microsecond by the referee) as whole microseconds, both found
+from the schema (the fields of type ``Tile``, ``MoveRecord.think_ms``), not guessed: the tiles are half the line's
+bytes and most of what is left after compression, the think times a quarter of what is left. Unpacking gives the
+record back exactly (the same dict, the same JSON); a record the arena would not write (a tile without both halves,
+a think time finer than a microsecond) is refused by the writer rather than stored changed.
 
 The header is a zstd *skippable frame* carrying the next frame's length, so the file is also a plain zstd stream:
 ``zstd -d -D arena/records/dictionaries/records-1.dict < games.jsonl.zst`` prints the packed lines; ``arena export
@@ -109,7 +112,7 @@ def _compressor() -> zstandard.ZstdCompressor:
 
 def encode(record: Record) -> bytes:
     """The stored unit of one record: header and frame, to be written with one write."""
-    packed = _walk(record, _PLAN, _tile_number)
+    packed = _walk(record, _PLAN, _packed)
     frame = _compressor().compress(json.dumps(packed, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
     return HEADER.pack(SKIPPABLE_MAGIC, 4, len(frame)) + frame
 
@@ -123,21 +126,24 @@ def unpack(line: bytes) -> Any:
         raise RecordFormatError("not a game record: nested deeper than any record is") from None
     except ValueError as error:
         raise RecordFormatError(f"not JSON: {str(error)[:120]}") from None
-    return _walk(data, _PLAN, _tile_of) if type(data) is dict else data
+    return _walk(data, _PLAN, _unpacked) if type(data) is dict else data
 
 
 # --- tiles as numbers ---------------------------------------------------------------------------------------------
 
 TILE = pb.Tile.DESCRIPTOR.full_name
+THINK = tpb.MoveRecord.DESCRIPTOR.fields_by_name["think_ms"].full_name
 Plan = dict[str, tuple[bool, Any]]
-"""JSON field name -> (repeated, ``TILE`` or the plan of the message below) for each field holding tiles."""
+"""JSON field name -> (repeated, ``TILE``, ``THINK`` or the plan of the message below) for each field packed."""
 
 
 def _plan_of(message: Descriptor) -> Plan:
-    """Where the tiles are in a message, from its descriptor (only the fields with a tile somewhere below)."""
+    """Where the tiles and think times are in a message, from its descriptor (only the fields with one below)."""
     plan: Plan = {}
     for field in message.fields:
         below = field.message_type
+        if field.full_name == THINK:
+            plan[field.json_name] = (False, THINK)
         if below is None or below.GetOptions().map_entry:
             continue
         inner = TILE if below.full_name == TILE else _plan_of(below)
@@ -150,15 +156,18 @@ _PLAN = _plan_of(tpb.GameRecord.DESCRIPTOR)
 
 
 def _walk(data: dict, plan: Plan, convert: Any) -> dict:
-    """A copy of ``data`` (key order kept) with ``convert`` applied to every tile the plan finds; values of the
-    wrong type are left as they are, for the schema's check to report."""
+    """A copy of ``data`` (key order kept) with ``convert`` applied to every tile and think time the plan finds
+    (``convert(kind, value)``, kind ``TILE`` or ``THINK``); values of the wrong type are left as they are, for the
+    schema's check to report."""
     out = dict(data)
     for key, (repeated, inner) in plan.items():
         value = out.get(key)
         if value is None or (repeated and type(value) is not list):
             continue
-        if inner == TILE:
-            out[key] = [convert(v) for v in value] if repeated else convert(value)
+        if inner == THINK:
+            out[key] = convert(inner, value)
+        elif inner == TILE:
+            out[key] = [convert(inner, v) for v in value] if repeated else convert(inner, value)
         elif repeated:
             out[key] = [_walk(v, inner, convert) if type(v) is dict else v for v in value]
         elif type(value) is dict:
@@ -166,9 +175,15 @@ def _walk(data: dict, plan: Plan, convert: Any) -> dict:
     return out
 
 
-def _tile_number(tile: Any) -> int:
-    """A tile as the writer writes it (both halves, low first) as its number; anything else is not a record this
-    arena writes."""
+def _packed(kind: str, value: Any) -> int:
+    """A tile (both halves, low first) as its number, a think time in milliseconds as whole microseconds; anything
+    else is not a record this arena writes."""
+    if kind == THINK:
+        micros = round(value * 1000) if type(value) is float and math.isfinite(value) else None
+        if micros is None or micros / 1000 != value:
+            raise RecordFormatError(f"not a think time as records write them: {str(value)[:40]}")
+        return micros
+    tile = value
     if type(tile) is dict and tile.keys() == {"low", "high"}:
         low, high = tile["low"], tile["high"]
         if type(low) is int and type(high) is int and 0 <= low <= high <= MAX_PIPS:
@@ -180,8 +195,11 @@ MAX_PIPS = 1000
 """No set has more pips on a half (double-eighteen is the largest sold); a larger number is not a tile."""
 
 
-def _tile_of(number: Any) -> Any:
-    """A tile's number as the tile; anything else (for the schema's check to refuse) as it is."""
+def _unpacked(kind: str, number: Any) -> Any:
+    """A tile's number as the tile, whole microseconds as milliseconds; anything else (for the schema's check to
+    refuse) as it is."""
+    if kind == THINK:
+        return number / 1000 if type(number) is int else number
     if type(number) is not int or not 0 <= number <= MAX_PIPS * (MAX_PIPS + 3) // 2:
         return number
     high = (math.isqrt(8 * number + 1) - 1) // 2
