@@ -126,7 +126,7 @@ def unpack(line: bytes) -> Any:
         raise RecordFormatError("not a game record: nested deeper than any record is") from None
     except ValueError as error:
         raise RecordFormatError(f"not JSON: {str(error)[:120]}") from None
-    return _walk(data, _PLAN, _unpacked) if type(data) is dict else data
+    return _walk(data, _PLAN, _unpacked, copy=False) if type(data) is dict else data  # fresh from json.loads
 
 
 # --- tiles as numbers ---------------------------------------------------------------------------------------------
@@ -155,11 +155,11 @@ def _plan_of(message: Descriptor) -> Plan:
 _PLAN = _plan_of(tpb.GameRecord.DESCRIPTOR)
 
 
-def _walk(data: dict, plan: Plan, convert: Any) -> dict:
-    """A copy of ``data`` (key order kept) with ``convert`` applied to every tile and think time the plan finds
-    (``convert(kind, value)``, kind ``TILE`` or ``THINK``); values of the wrong type are left as they are, for the
-    schema's check to report."""
-    out = dict(data)
+def _walk(data: dict, plan: Plan, convert: Any, copy: bool = True) -> dict:
+    """``data`` (a copy, key order kept; with ``copy`` False, ``data`` itself, changed in place) with ``convert``
+    applied to every tile and think time the plan finds (``convert(kind, value)``, kind ``TILE`` or ``THINK``);
+    values of the wrong type are left as they are, for the schema's check to report."""
+    out = dict(data) if copy else data
     for key, (repeated, inner) in plan.items():
         value = out.get(key)
         if value is None or (repeated and type(value) is not list):
@@ -169,9 +169,9 @@ def _walk(data: dict, plan: Plan, convert: Any) -> dict:
         elif inner == TILE:
             out[key] = [convert(inner, v) for v in value] if repeated else convert(inner, value)
         elif repeated:
-            out[key] = [_walk(v, inner, convert) if type(v) is dict else v for v in value]
+            out[key] = [_walk(v, inner, convert, copy) if type(v) is dict else v for v in value]
         elif type(value) is dict:
-            out[key] = _walk(value, inner, convert)
+            out[key] = _walk(value, inner, convert, copy)
     return out
 
 
