@@ -66,10 +66,10 @@ def is_compact(path: Path) -> bool:
     return path.name.endswith(".zst")
 
 
-def complete_lines(path: Path, report: ReadReport) -> Iterator[tuple[int, bytes | Any]]:
+def complete_lines(path: Path, report: ReadReport) -> Iterator[tuple[int, bytes]]:
     """Every complete, non-blank record line with its number (from 1), for :func:`~.schema.parse_record`: a JSON
-    line's bytes, or from a compact file the record it holds, decoded but not yet checked (a damaged unit is a bad
-    line in ``report`` here). A cut last line sets ``report.torn_tail``."""
+    line's bytes, or from a compact file its frame decompressed, a :class:`~.compact.PackedLine` (a damaged frame is
+    a bad line in ``report`` here). A cut last line sets ``report.torn_tail``."""
     if not is_compact(path):
         with open(path, "rb") as f:
             for number, raw in enumerate(f, 1):
@@ -83,11 +83,11 @@ def complete_lines(path: Path, report: ReadReport) -> Iterator[tuple[int, bytes 
         try:
             if unit.problem:
                 raise RecordFormatError(unit.problem)
-            record = compact.unpack(compact.decode(unit.raw))
+            line = compact.PackedLine(compact.decode(unit.raw))
         except RecordFormatError as error:
             report.bad_lines.append((number, str(error)))
             continue
-        yield number, record
+        yield number, line
 
 
 CHUNK_BYTES = 1 << 20
@@ -129,7 +129,7 @@ def unit_line(path: Path, raw: bytes) -> bytes:
 
 def parse_line(path: Path, line: bytes) -> Record:
     """The checked record of a line of :func:`unit_line`; RecordFormatError says why it is not one."""
-    return parse_record(compact.unpack(line) if is_compact(path) else line)
+    return parse_record(compact.PackedLine(line) if is_compact(path) else line)
 
 
 def looks_like_records(path: Path) -> bool:
