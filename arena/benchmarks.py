@@ -356,7 +356,8 @@ def _formats(folder: Any, label: str, records: list[dict[str, Any]], keep: bool 
         read = time.perf_counter() - started
         assert count == len(records)
         sizes[form] = round(path.stat().st_size / len(records))
-        costs[form] = {"write_ms": round(written / len(records) * 1000, 3), "read_ms": round(read / len(records) * 1000, 3)}
+        costs[form] = {"write_ms": round(written / len(records) * 1000, 3),
+                       "read_ms": round(read / len(records) * 1000, 3)}
     sizes["ratio"] = round(sizes["jsonl"] / sizes["compact"], 1)
     result: dict[str, Any] = {"bytes_per_game": sizes, **costs}
     if keep:

@@ -251,8 +251,8 @@ def add_run_commands(sub: Any) -> None:
     p.add_argument("path", metavar="RUN", help="a run folder or a record file (games.jsonl.zst or games.jsonl)")
     form = p.add_mutually_exclusive_group(required=True)
     form.add_argument("--csv", action="store_true",
-                      help="CSV with a header: index, deal_key, rotation, seats, seed, scores, winner, ranking, faults, "
-                           "duration_s (a server's tournament: arena games ID --csv)")
+                      help="CSV with a header: index, deal_key, rotation, seats, seed, scores, winner, ranking, "
+                           "faults, duration_s (a server's tournament: arena games ID --csv)")
     form.add_argument("--jsonl", action="store_true",
                       help="every record as one JSON line, in file order: the readable form of games.jsonl.zst (seeds "
                            "left out while the master seed is secret)")
