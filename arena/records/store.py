@@ -204,7 +204,9 @@ def record_line(record: Record) -> bytes:
 
 
 class RecordWriter:
-    """Appends records; each is flushed and fsynced before ``write`` returns (only then does the game count).
+    """Appends records; each is flushed and fsynced before ``write`` returns (only then does the game count). The
+    file's name decides the format (:func:`is_compact`): a compact unit for ``*.zst``, a JSON line otherwise; either
+    is one ``write``, so a crash leaves at most the last one cut short.
 
     A writer holds a shared ``flock`` on the file for as long as it is open, so that :func:`repair` (which takes it
     exclusively) never replaces a file a tournament is appending to. The lock dies with the process, kill -9 too.
