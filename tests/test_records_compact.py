@@ -28,6 +28,7 @@ from arena.records.run_folder import FORMAT_VARIABLE, RunFolder
 from arena.records.store import ReadReport, RecordWriter, complete_lines, drop_torn_tail, iter_records, record_line
 from arena.rules import VARIANTS
 from arena.server.tournaments import RecordIndex
+from arena.web.data import RatingHistory
 
 from support.cli import arena
 from support.paths import ROOT
@@ -332,3 +333,17 @@ def test_a_server_writes_the_compact_file_and_serves_its_games(tmp_path: Path, m
         assert fetched.returncode == 0 and json.loads(fetched.stdout) == stored[3], fetched.stderr
     finally:
         server.stop()
+
+
+def test_the_rating_chart_reads_a_compact_file_as_it_grows(tmp_path: Path, draws: list[dict]) -> None:
+    path = write_compact(tmp_path / "games.jsonl.zst", draws[:2])
+    unit = compact.encode(draws[2])
+    with open(path, "ab") as f:
+        f.write(unit[:30])  # being written
+    history = RatingHistory(group_size=1, games_total=3)
+    history.refresh(path)
+    assert history.counted == 2
+    with open(path, "ab") as f:
+        f.write(unit[30:])
+    history.refresh(path)
+    assert history.counted == 3 and history.position == path.stat().st_size
