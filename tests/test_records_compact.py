@@ -25,7 +25,7 @@ from arena.records.export import lines_of_file
 from arena.records.jsonform import index_of
 from arena.records.replay import RecordError, repair_run, verify_run
 from arena.records.run_folder import FORMAT_VARIABLE, RunFolder
-from arena.records.store import ReadReport, RecordWriter, complete_lines, drop_torn_tail, iter_records, record_line
+from arena.records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records, record_line
 from arena.rules import VARIANTS
 from arena.server.tournaments import RecordIndex
 from arena.web.data import RatingHistory
