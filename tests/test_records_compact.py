@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
+from arena import cli
 from arena.records import compact
 from arena.records.export import lines_of_file
 from arena.records.jsonform import index_of
@@ -347,3 +348,16 @@ def test_the_rating_chart_reads_a_compact_file_as_it_grows(tmp_path: Path, draws
         f.write(unit[30:])
     history.refresh(path)
     assert history.counted == 3 and history.position == path.stat().st_size
+
+
+def test_export_jsonl_writes_the_readable_file_and_hides_a_secret_seed(tmp_path: Path, draws: list[dict],
+                                                                        capsys) -> None:
+    run = write_run_folder(tmp_path / "run", draws)
+    target = tmp_path / "games.jsonl"
+    assert cli.main(["export", str(run), "--jsonl", "--out", str(target)]) == 0
+    assert target.read_bytes() == b"".join(record_line(r) for r in draws)
+    assert capsys.readouterr().err == f"wrote 3 games to {target}\n"
+    (run / "seed.secret").write_text("{}")  # a run under way: its master seed is still secret
+    assert cli.main(["export", str(run), "--jsonl"]) == 0
+    shown = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert shown == [{k: v for k, v in r.items() if k != "seed"} for r in draws]
