@@ -293,32 +293,76 @@ async def write_local_records(path: Any, variant: str, players: int | None, game
     return written
 
 
-def bench_records(games: int, verify_games: int, jobs: int | None) -> dict[str, Any]:
-    """Record size per game for every variant (default player count), and --verify speed on 2-player Draw."""
+def bench_records(games: int, verify_games: int, jobs: int | None, run: str | None = None) -> dict[str, Any]:
+    """Record size per game in both formats (the readable ``games.jsonl``, the compact ``games.jsonl.zst``) for
+    every variant (default player count, and Mexican Train with four), what writing (fsync included) and reading a
+    game costs in each, and ``--verify`` speed on 2-player Draw games in each. In-process players think for
+    microseconds, which compress better than real bots' think times: ``run`` (a run folder or record file) measures
+    the sizes and costs on real records instead, e.g. the demo's."""
     import tempfile
     from pathlib import Path
 
     import trio
 
-    from .records.replay import verify_run
+    from .records.replay import locate, verify_run
+    from .records.store import iter_records
     from .rules import VARIANTS
 
-    sizes = {}
+    out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="arena-records-") as folder:
-        for name in VARIANTS:
-            written = trio.run(write_local_records, Path(folder) / f"{name}.jsonl", name, None, games)
-            sizes[name] = round(written / games)
+        if run is not None:
+            records = list(iter_records(locate(run).records))
+            out["run"] = {"path": str(run), "games": len(records), **_formats(Path(folder), "run", records)}
+        else:
+            out["bytes_per_game"], out["ms_per_game"] = {}, {}
+            for name, players in [(v, None) for v in VARIANTS] + [("mexican_train", 4)]:
+                label = name if players is None else f"{name}_{players}p"
+                plain = Path(folder) / f"{label}.jsonl"
+                trio.run(write_local_records, plain, name, players, games)
+                measured = _formats(Path(folder), label, list(iter_records(plain)))
+                out["bytes_per_game"][label] = measured.pop("bytes_per_game")
+                out["ms_per_game"][label] = measured
         draw = Path(folder) / "draw-verify.jsonl"
         trio.run(write_local_records, draw, "draw", 2, verify_games)
+        compact = _formats(Path(folder), "draw-verify", list(iter_records(draw)), keep=True)["path"]
+        out["verify"] = {}
+        for form, path in (("jsonl", draw), ("compact", Path(compact))):
+            started = time.perf_counter()
+            report = verify_run(path, jobs=jobs)
+            elapsed = time.perf_counter() - started
+            out["verify"][form] = {"variant": "draw", "players": 2, "target": 100, "games": report.games,
+                                   "moves": report.moves, "mismatches": len(report.mismatches),
+                                   "seconds": round(elapsed, 2), "games_per_s": round(report.games / elapsed, 1)}
+    return out
+
+
+def _formats(folder: Any, label: str, records: list[dict[str, Any]], keep: bool = False) -> dict[str, Any]:
+    """Write ``records`` in both formats with the arena's writer (each game fsynced) and read them back: bytes a
+    game, and milliseconds a game to write and to read, in each."""
+    from .records.store import RecordWriter, iter_records
+
+    sizes: dict[str, Any] = {}
+    costs: dict[str, Any] = {}
+    for form, suffix in (("jsonl", ".written.jsonl"), ("compact", ".jsonl.zst")):
+        path = folder / f"{label}{suffix}"
+        writer = RecordWriter(path)
         started = time.perf_counter()
-        report = verify_run(draw, jobs=jobs)
-        elapsed = time.perf_counter() - started
-    return {
-        "bytes_per_game": sizes,
-        "verify": {"variant": "draw", "players": 2, "target": 100, "games": report.games, "moves": report.moves,
-                   "mismatches": len(report.mismatches), "seconds": round(elapsed, 2),
-                   "games_per_s": round(report.games / elapsed, 1)},
-    }
+        for record in records:
+            writer.write(record)
+        written = time.perf_counter() - started
+        writer.close()
+        started = time.perf_counter()
+        count = sum(1 for _ in iter_records(path))
+        read = time.perf_counter() - started
+        assert count == len(records)
+        sizes[form] = round(path.stat().st_size / len(records))
+        costs[form] = {"write_ms": round(written / len(records) * 1000, 3),
+                       "read_ms": round(read / len(records) * 1000, 3)}
+    sizes["ratio"] = round(sizes["jsonl"] / sizes["compact"], 1)
+    result: dict[str, Any] = {"bytes_per_game": sizes, **costs}
+    if keep:
+        result["path"] = str(folder / f"{label}.jsonl.zst")
+    return result
 
 
 def bench_export(games: int, variant: str = "draw", players: int | None = None) -> dict[str, Any]:

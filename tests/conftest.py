@@ -20,6 +20,11 @@ from support.servers import HANG_BOT  # noqa: E402
 
 pytest_plugins = ["support.pg"]
 
+# New runs write the compact games.jsonl.zst; the test modules that read a run's records line by line (most of those
+# written before it) get the readable games.jsonl, which every reader reads too. tests/test_records_compact.py takes
+# this away to test the compact file, the default, end to end. Subprocesses inherit it.
+os.environ.setdefault("ARENA_RECORDS", "jsonl")
+
 
 @pytest.fixture
 def hang_bot() -> Iterator[Path]:

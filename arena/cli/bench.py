@@ -76,7 +76,7 @@ def cmd_bench_search(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_records(args: argparse.Namespace) -> int:
-    print(json.dumps(bench_records(args.games, args.verify_games, args.jobs), indent=2))
+    print(json.dumps(bench_records(args.games, args.verify_games, args.jobs, args.run), indent=2))
     return 0
 
 
@@ -185,7 +185,10 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--bot", help="the bot command (default: the random Python bot)")
     add_bench_sandbox_argument(b)
     b.set_defaults(func=cmd_bench_tournament)
-    b = bench.add_parser("records", help="record bytes per game for every variant, and --verify games/s (JSON)")
+    b = bench.add_parser("records", help="record bytes per game in both formats for every variant, write and read "
+                                         "costs, and --verify games/s (JSON)")
+    b.add_argument("--run", metavar="RUN", help="measure the sizes and costs on this run folder's records (e.g. the "
+                                                "demo's) instead of random players' games")
     b.add_argument("--games", type=int, default=50, help="games per variant for the sizes (default 50)")
     b.add_argument("--verify-games", type=int, default=3000, help="Draw games to verify (default 3000)")
     b.add_argument("--jobs", type=int, default=None, help="processes for verification (default: one per core)")

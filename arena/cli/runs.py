@@ -19,7 +19,7 @@ from ..display import make_console, safe_name
 from ..errors import ArenaError, UsageError
 from ..records.against import print_against, replay_against
 from ..records.dataset import PARQUET_FILES, write_dataset
-from ..records.export import rows_of_file, save_csv, write_csv
+from ..records.export import lines_of_file, rows_of_file, save_csv, save_lines, write_csv
 from ..records.html import write_html
 from ..records.replay import RecordError, check_record_file, find_game, locate, repair_run, verify_run
 from ..records.run_folder import RunFolder
@@ -186,16 +186,20 @@ def print_repair(report) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """One CSV row per recorded game (see arena/records/export.py), to stdout or ``--out FILE``, or the games and
-    their decisions as Parquet tables (``--parquet DIR``, arena/records/dataset.py); unreadable lines are skipped
-    with a warning on stderr. A server's tournament: ``arena games ID --csv``."""
+    """One CSV row per recorded game, or with ``--jsonl`` every record as a JSON line (see
+    arena/records/export.py), to stdout or ``--out FILE``, or the games and their decisions as Parquet tables
+    (``--parquet DIR``, arena/records/dataset.py); unreadable lines are skipped with a warning on stderr. A server's
+    tournament: ``arena games ID --csv``."""
     if args.parquet is not None:
         return export_parquet(args)
     if args.league is not None:
         raise UsageError("--league exports a league's games with --parquet DIR")
     try:
         files = locate(args.path)
-        report = rows_of_file(files.records)
+        if args.jsonl:
+            lines, report = lines_of_file(files.records)
+        else:
+            report = rows_of_file(files.records)
         check_record_file(files, report.read)  # a tournament file given by mistake: one line, not one per line
     except RecordError as error:
         raise UsageError(str(error)) from None
@@ -204,10 +208,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     for warning in report.warnings:
         print(f"warning: {safe_name(warning, 2000)}", file=sys.stderr)
     if args.out:
-        print(f"wrote {save_csv(report.rows, args.out)} games to {args.out}", file=sys.stderr)
+        count = save_lines(lines, args.out) if args.jsonl else save_csv(report.rows, args.out)
+        print(f"wrote {count} games to {args.out}", file=sys.stderr)
         return 0
     try:
-        write_csv(report.rows, sys.stdout)
+        if args.jsonl:
+            sys.stdout.buffer.writelines(lines)
+        else:
+            write_csv(report.rows, sys.stdout)
         sys.stdout.flush()
     except BrokenPipeError:  # the output went to a pipe that closed (e.g. `| head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -218,7 +226,7 @@ def export_parquet(args: argparse.Namespace) -> int:
     """``arena export RUN --parquet DIR``, or every run of a league (``arena export DATA --league NAME --parquet
     DIR``: its ladder's tables, challenges and finals, each named in the ``run`` column by its folder)."""
     if args.out:
-        raise UsageError("--out is for --csv; --parquet names its folder itself")
+        raise UsageError("--out is for --csv or --jsonl; --parquet names its folder itself")
     if args.league is None:
         sources = [(".", Path(args.path))]
     else:
@@ -277,18 +285,21 @@ def add_run_commands(sub: Any) -> None:
                         "choices differ")
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("export", help="results for spreadsheets and scripts: one CSV row per game, or the games and "
-                                      "every decision as Parquet tables")
-    p.add_argument("path", metavar="RUN", help="a run folder or a record file (games.jsonl); with --league, a "
-                                               "server's data folder (arena serve --data)")
+    p = sub.add_parser("export", help="results for spreadsheets and scripts: one CSV row per game, the records as "
+                                      "JSON lines, or the games and every decision as Parquet tables")
+    p.add_argument("path", metavar="RUN", help="a run folder or a record file (games.jsonl.zst or games.jsonl); with "
+                                               "--league, a server's data folder (arena serve --data)")
     form = p.add_mutually_exclusive_group(required=True)
     form.add_argument("--csv", action="store_true",
                       help="CSV with a header: index, deal_key, rotation, seats, seed, scores, winner, ranking, "
                            "faults, duration_s (a server's tournament: arena games ID --csv)")
+    form.add_argument("--jsonl", action="store_true",
+                      help="every record as one JSON line, in file order: the readable form of games.jsonl.zst (seeds "
+                           "left out while the master seed is secret)")
     form.add_argument("--parquet", metavar="DIR",
                       help="write games.parquet, decisions.parquet and tiles.parquet into this new or empty folder "
                            "(the columns: docs/records.md)")
-    p.add_argument("--out", metavar="FILE", help="with --csv: write to this file instead of stdout")
+    p.add_argument("--out", metavar="FILE", help="with --csv or --jsonl: write to this file instead of stdout")
     p.add_argument("--league", metavar="NAME",
                    help="with --parquet: export every game of this league of the data folder RUN (its tables, "
                         "challenges and finals)")

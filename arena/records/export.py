@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping, TextIO
 from ..display import safe_name
 from ..errors import ArenaError
 from .run_folder import RunFolder
-from .store import ReadReport, iter_records
+from .store import ReadReport, iter_records, record_line
 
 COLUMNS = ("index", "deal_key", "rotation", "seats", "seed", "scores", "winner", "ranking", "faults", "duration_s")
 """The header row, in column order."""
@@ -211,13 +211,46 @@ def rows_of_file(records: Path) -> ExportReport:
             continue
         seen.add(row.index)
         report.rows.append(row)
-    for number, problem in read.bad_lines:
-        report.warnings.append(f"{records} line {number}: {problem}; skipped")
-    if read.torn_tail:
-        report.warnings.append(f"{records}: the last line is cut short (a game being written, or a crash); skipped")
+    _read_warnings(records, report)
     report.rows.sort(key=lambda row: row.index)
     return report
 
 
+def _read_warnings(records: Path, report: ExportReport) -> None:
+    """A warning for each unreadable line of the file and for a cut last one."""
+    for number, problem in report.read.bad_lines:
+        report.warnings.append(f"{records} line {number}: {problem}; skipped")
+    if report.read.torn_tail:
+        report.warnings.append(f"{records}: the last line is cut short (a game being written, or a crash); skipped")
+
+
+def lines_of_file(records: Path) -> tuple[list[bytes], ExportReport]:
+    """``arena export RUN --jsonl``: every readable record of a record file (either format), in file order, as the
+    JSON lines of the readable ``games.jsonl`` (the bytes the arena writes there: a finished run's export of its
+    ``games.jsonl.zst`` is its ``games.jsonl`` byte for byte); the seed left out while the master seed is secret."""
+    show_seed = seeds_revealed(records)
+    report = ExportReport()
+    lines = []
+    for record in iter_records(records, report.read):
+        if not show_seed:
+            record = {key: value for key, value in record.items() if key != "seed"}
+        lines.append(record_line(record))
+    _read_warnings(records, report)
+    return lines, report
+
+
+def save_lines(lines: list[bytes], path: str | Path) -> int:
+    """Write the lines to ``path`` whole or not at all, as :func:`save_csv` does; returns the lines written."""
+    out = Path(path)
+    part = out.with_name(out.name + ".part")
+    try:
+        part.write_bytes(b"".join(lines))
+        os.replace(part, out)
+    except OSError as error:
+        part.unlink(missing_ok=True)
+        raise ExportError(f"cannot write {out}: {error.strerror or error}") from None
+    return len(lines)
+
+
 __all__ = ["COLUMNS", "GameRow", "ExportError", "row_from_record", "row_from_summary", "write_csv", "save_csv",
-           "rows_of_file", "seeds_revealed"]
+           "rows_of_file", "seeds_revealed", "lines_of_file", "save_lines"]

@@ -28,9 +28,11 @@ from ..errors import ArenaError
 from ..referee import forfeit_result
 from ..rules import DRAW, Deal, Game, Kind, Match, RulesError, new_game
 from .jsonform import FormatError, action_from, deal_from, index_of, match_result_dict, option_from, round_result_dict
-from .run_folder import RECORDS, REVEALED, RunFolder, commitment_of
+from .run_folder import COMPACT_RECORDS, RECORDS, REVEALED, RunFolder, commitment_of
 from .schema import Record, RecordFormatError, parse_record
-from .store import ReadReport, RepairReport, complete_lines, iter_records, repair
+from .store import (
+    TYPICAL_GAME_BYTES, ReadReport, RepairReport, complete_lines, is_compact, iter_records, looks_like_records, repair,
+)
 
 
 class RecordError(ArenaError):
@@ -77,7 +79,7 @@ def locate(path: str | Path) -> RunFiles:
     if path.is_dir():
         records = RunFolder(path).records
         if not records.exists():
-            raise RecordError(f"{path}: no {RECORDS} in this folder (is it a run folder?)")
+            raise RecordError(f"{path}: no {records.name} in this folder (is it a run folder?)")
         files = RunFiles(records, path)
     elif path.exists():
         files = RunFiles(path, path.parent if RunFolder(path.parent).revealed_file.exists() else None)
@@ -147,13 +149,13 @@ def check_record_file(files: RunFiles, report: ReadReport) -> None:
     if report.games or not report.bad_lines:
         return
     try:
-        with open(files.records, "rb") as f:
-            start = f.read(4096).lstrip()
+        fits = looks_like_records(files.records)
     except OSError as error:
         raise RecordError(f"{files.records}: cannot read: {error}") from None
-    if not start.startswith(b"{"):
+    if not fits:
+        expected = COMPACT_RECORDS if is_compact(files.records) else RECORDS
         raise RecordError(f"{files.records}: not a record file (no line of it is a game record); expected a run "
-                          f"folder or its {RECORDS}")
+                          f"folder or its {expected}")
 
 
 def game_of(record: Record) -> Game:
@@ -293,7 +295,7 @@ def verify_run(path: str | Path, jobs: int | None = None) -> VerifyReport:
     """
     files = locate(path)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-    if jobs > 1 and files.records.stat().st_size > PARALLEL_FROM * 20_000:
+    if jobs > 1 and files.records.stat().st_size > PARALLEL_FROM * TYPICAL_GAME_BYTES[is_compact(files.records)]:
         return _verify_parallel(files, jobs)
     report = VerifyReport()
     master = _check_commitment(files, report)

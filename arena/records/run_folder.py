@@ -2,8 +2,9 @@
 
 A run folder (``arena run --out``, and each tournament's folder on a server) holds: ``tournament.toml`` (the file as
 run), ``entrants.json`` (the entrants and the schedule's order), ``commitment.txt`` (published before the first
-game), ``seed.secret`` (until the end) then ``seed.json`` (revealed), ``bots.json`` (handshakes), ``games.jsonl``
-(one record per game), ``standings.json``, ``arena.log`` (structlog JSON events) and ``logs/`` (each bot's output).
+game), ``seed.secret`` (until the end) then ``seed.json`` (revealed), ``bots.json`` (handshakes), ``games.jsonl.zst``
+(one compressed record per game; ``games.jsonl``, one JSON line per game, in folders of earlier arenas, see
+:attr:`RunFolder.records`), ``standings.json``, ``arena.log`` (structlog JSON events) and ``logs/`` (each bot's output).
 
 The master seed and its commitment: commitment = SHA-256 of ``"dominoes/v1/commit/<nonce>/<seed>"`` in hex, where
 the nonce is 32 random hex digits, so even a short seed cannot be guessed from its commitment before it is revealed.
@@ -32,6 +33,12 @@ SECRET = "seed.secret"
 REVEALED = "seed.json"
 BOTS = "bots.json"
 RECORDS = "games.jsonl"
+"""The readable record file: one JSON line per game (what every run wrote before the compact file)."""
+COMPACT_RECORDS = "games.jsonl.zst"
+"""The compact record file (:mod:`.compact`): what new runs write."""
+FORMAT_VARIABLE = "ARENA_RECORDS"
+"""Set to ``jsonl``, new runs write the readable ``games.jsonl`` instead (tools that tail the file); unset or any
+other value, the compact file."""
 STANDINGS = "standings.json"
 LOG = "arena.log"
 BOT_LOGS = "logs"
@@ -93,7 +100,12 @@ class RunFolder:
 
     @property
     def records(self) -> Path:
-        return self.path / RECORDS
+        """The record file: the one the folder has (``games.jsonl`` first, so a run of an earlier arena keeps
+        appending to its own file on resume), else the one a new run writes (:data:`FORMAT_VARIABLE`)."""
+        for name in (RECORDS, COMPACT_RECORDS):
+            if (self.path / name).exists():
+                return self.path / name
+        return self.path / (RECORDS if os.environ.get(FORMAT_VARIABLE) == "jsonl" else COMPACT_RECORDS)
 
     @property
     def standings(self) -> Path:

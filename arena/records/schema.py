@@ -310,12 +310,20 @@ check_types: Checker = _Compiler().build(tpb.GameRecord.DESCRIPTOR)
 # --- the record as a whole ------------------------------------------------------------------------------------------
 
 
-def parse_record(raw: bytes | str, *, complete: bool = True) -> Record:
-    """One line of a record file as a checked record; :class:`RecordFormatError` says why a line is not one.
+def parse_record(raw: bytes | str | dict, *, complete: bool = True) -> Record:
+    """One line of a record file as a checked record; :class:`RecordFormatError` says why a line is not one. (A
+    line of a compact file, :class:`~.compact.PackedLine`, is unpacked by its own ``unpack``; a dict is a record
+    already decoded: it is only checked.)
 
     With ``complete`` False (verification), a record without its match result, or whose result does not fit its
     seats, is returned all the same so that verification can report it with the game's number.
     """
+    unpack = getattr(raw, "unpack", None)
+    if unpack is not None:
+        raw = unpack()
+    if type(raw) is dict:
+        check_record(raw, complete=complete)
+        return raw
     try:
         record = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)  # UTF-8 only, no BOM sniffing
     except RecursionError:

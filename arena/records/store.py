@@ -7,10 +7,17 @@ wrong types: every line is checked against ``GameRecord`` (:mod:`.schema`) befor
 runner's resume, the server and every replay read only records whose every field has its type. Records are read as
 plain dicts (protobuf's JSON mapping of ``GameRecord``, see :mod:`.jsonform`); ``to_message`` makes the protobuf
 message when one is wanted. ``repair`` moves the lines that are not records out of the file, into a side file.
+
+This module owns the record file's format, for every reader and writer: a file whose name ends in ``.zst``
+(``games.jsonl.zst``, what new runs write) holds one zstd frame per game (:mod:`.compact`), any other name one JSON
+line per game (``games.jsonl``, what runs wrote before, and still append to on resume). Both are read the same way
+and yield the same records; in the compact file a "line number" is the record's place in the file (from 1), and a
+damaged frame is a bad line like a line that is not JSON.
 """
 
 from __future__ import annotations
 
+import base64
 import fcntl
 import json
 import os
@@ -21,6 +28,8 @@ from typing import BinaryIO, Iterator
 from google.protobuf import json_format
 
 from ..protocol import tournament_pb2 as tpb
+from . import compact
+from .compact import Unit
 from .schema import Record, RecordFormatError, parse_record
 
 
@@ -52,15 +61,87 @@ def iter_records(path: Path, report: ReadReport | None = None, *, complete: bool
         yield record
 
 
+def is_compact(path: Path) -> bool:
+    """Whether ``path`` is (or is to be) a compact record file (:mod:`.compact`): by its name, ``*.zst``."""
+    return path.name.endswith(".zst")
+
+
 def complete_lines(path: Path, report: ReadReport) -> Iterator[tuple[int, bytes]]:
-    """Every complete, non-blank line with its number (from 1); a cut last line sets ``report.torn_tail``."""
+    """Every complete, non-blank record line with its number (from 1), for :func:`~.schema.parse_record`: a JSON
+    line's bytes, or from a compact file its frame decompressed, a :class:`~.compact.PackedLine` (a damaged frame is
+    a bad line in ``report`` here). A cut last line sets ``report.torn_tail``."""
+    if not is_compact(path):
+        with open(path, "rb") as f:
+            for number, raw in enumerate(f, 1):
+                if not raw.endswith(b"\n"):
+                    report.torn_tail = True
+                    return
+                if raw.strip():
+                    yield number, raw
+        return
+    for number, unit in enumerate(compact_units(path, report), 1):
+        try:
+            if unit.problem:
+                raise RecordFormatError(unit.problem)
+            line = compact.PackedLine(compact.decode(unit.raw))
+        except RecordFormatError as error:
+            report.bad_lines.append((number, str(error)))
+            continue
+        yield number, line
+
+
+CHUNK_BYTES = 1 << 20
+
+
+def compact_units(path: Path, report: ReadReport) -> Iterator[Unit]:
+    """Every unit of a compact file, read a chunk at a time; a unit cut short at the end sets ``report.torn_tail``."""
     with open(path, "rb") as f:
-        for number, raw in enumerate(f, 1):
-            if not raw.endswith(b"\n"):
-                report.torn_tail = True
+        pending, base = b"", 0
+        while True:
+            chunk = f.read(CHUNK_BYTES)
+            pending += chunk
+            units, used = compact.split(pending, base, final=not chunk)
+            yield from units
+            pending, base = pending[used:], base + used
+            if not chunk:
+                report.torn_tail = bool(pending)
                 return
-            if raw.strip():
-                yield number, raw
+
+
+def split_units(path: Path, data: bytes, base: int, final: bool = False) -> tuple[list[Unit], int]:
+    """The whole units in ``data`` (the bytes of the record file ``path`` from offset ``base``) and the bytes they
+    take, in either format (a JSON line's unit is the line without its newline, blank lines included): for readers
+    that keep offsets (the server's record index)."""
+    if is_compact(path):
+        return compact.split(data, base, final)
+    units, position = [], 0
+    while (end := data.find(b"\n", position)) >= 0:
+        units.append(Unit(base + position, end - position, data[position:end]))
+        position = end + 1
+    return units, position
+
+
+def unit_line(path: Path, raw: bytes) -> bytes:
+    """The JSON line a unit of ``path`` holds (a compact frame decompressed: its line packed, but starting as the
+    readable one does); RecordFormatError when it is damaged."""
+    return compact.decode(raw) if is_compact(path) else raw
+
+
+def parse_line(path: Path, line: bytes) -> Record:
+    """The checked record of a line of :func:`unit_line`; RecordFormatError says why it is not one."""
+    return parse_record(compact.PackedLine(line) if is_compact(path) else line)
+
+
+def looks_like_records(path: Path) -> bool:
+    """Whether the file starts as a record file of its kind would (not a tournament file or a log given by mistake);
+    OSError when it cannot be read."""
+    with open(path, "rb") as f:
+        start = f.read(4096)
+    return compact.looks_compact(start) if is_compact(path) else start.lstrip().startswith(b"{")
+
+
+TYPICAL_GAME_BYTES = {False: 20_000, True: 1_500}
+"""About how many bytes a game takes in each format (is_compact -> bytes): to guess a file's games from its size."""
 
 
 def to_message(record: Record) -> tpb.GameRecord:
@@ -76,34 +157,56 @@ def to_message(record: Record) -> tpb.GameRecord:
 
 
 def drop_torn_tail(path: Path) -> int:
-    """Truncate an unfinished last line; returns the bytes dropped."""
+    """Truncate an unfinished last record (a JSON line without its newline, a compact unit cut short); returns the
+    bytes dropped."""
     if not path.exists():
         return 0
     size = path.stat().st_size
     if size == 0:
         return 0
-    with open(path, "rb+") as f:
+    keep = _compact_intact(path) if is_compact(path) else _lines_intact(path, size)
+    if keep < size:
+        with open(path, "rb+") as f:
+            f.truncate(keep)
+            f.flush()
+            os.fsync(f.fileno())
+    return size - keep
+
+
+def _lines_intact(path: Path, size: int) -> int:
+    """The bytes of a JSON lines file up to its last newline (read from the end: a long file costs one block)."""
+    with open(path, "rb") as f:
         block = 1 << 16
         end = size
-        keep = 0
         while end > 0:
             start = max(0, end - block)
             f.seek(start)
             chunk = f.read(end - start)
             newline = chunk.rfind(b"\n")
             if newline >= 0:
-                keep = start + newline + 1
-                break
+                return start + newline + 1
             end = start
-        if keep < size:
-            f.truncate(keep)
-            f.flush()
-            os.fsync(f.fileno())
-        return size - keep
+    return 0
+
+
+def _compact_intact(path: Path) -> int:
+    """The bytes of a compact file up to the end of its last whole unit (damaged units included: they are not a
+    torn tail, and repair, not resume, deals with them)."""
+    end = 0
+    for unit in compact_units(path, ReadReport()):
+        end = unit.offset + unit.length
+    return end
+
+
+def record_line(record: Record) -> bytes:
+    """A record as its JSON line (compact separators, UTF-8, newline included), as every record file holds it."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
 class RecordWriter:
-    """Appends records; each is flushed and fsynced before ``write`` returns (only then does the game count).
+    """Appends records; each is flushed and fsynced before ``write`` returns (only then does the game count). The
+    file's name decides the format (:func:`is_compact`): a compact unit for ``*.zst``, a JSON line otherwise; either
+    is one ``write``, so a crash leaves at most the last one cut short.
 
     A writer holds a shared ``flock`` on the file for as long as it is open, so that :func:`repair` (which takes it
     exclusively) never replaces a file a tournament is appending to. The lock dies with the process, kill -9 too.
@@ -111,11 +214,12 @@ class RecordWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.compact = is_compact(path)
         self._file = _open_locked(path)
 
     def write(self, record: Record) -> None:
-        line = json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
-        self._file.write(line)
+        line = b"" if self.compact else record_line(record)
+        self._file.write(compact.encode(record) if self.compact else line)
         self._file.flush()
         os.fsync(self._file.fileno())
 
@@ -156,8 +260,11 @@ class RepairReport:
 
 
 def side_file_of(path: Path) -> Path:
-    """Where :func:`repair` puts the lines it moves: ``games.jsonl`` -> ``games.rejected.jsonl``, beside it."""
-    return path.with_name(f"{path.stem}.rejected{path.suffix}")
+    """Where :func:`repair` puts the lines it moves: ``games.jsonl`` (or ``games.jsonl.zst``) ->
+    ``games.rejected.jsonl``, beside it."""
+    name = path.name.removesuffix(".zst")
+    stem, dot, suffix = name.rpartition(".")
+    return path.with_name(f"{stem}.rejected.{suffix}" if dot else f"{name}.rejected")
 
 
 def repair(path: Path) -> RepairReport:
@@ -165,7 +272,8 @@ def repair(path: Path) -> RepairReport:
 
     Each moved line is appended to the side file as one JSON object, ``{"line": N, "problem": "...", "text":
     "..."}`` (``text`` the line as it was, without its newline; bytes that are not UTF-8 kept as ``\\udcXX``
-    escapes, which Python's ``surrogateescape`` turns back into the same bytes), and fsynced before the record file
+    escapes, which Python's ``surrogateescape`` turns back into the same bytes; from a compact file ``{"record": N,
+    "problem": "...", "base64": "..."}``, the unit's bytes as stored), and fsynced before the record file
     changes. The record file is then replaced whole: the kept lines, byte for byte, are written to a temporary file
     beside it, fsynced, and renamed over it (and the folder fsynced), so a crash at any point leaves either the old
     file or the new one, and no moved line only in the old one. Refused while a :class:`RecordWriter` has the file
@@ -179,10 +287,10 @@ def repair(path: Path) -> RepairReport:
             raise
         except OSError:
             pass  # no flock on this file system
-        kept, moved = _sort_lines(original, report)
+        kept, moved = _sort_units(original, report) if is_compact(path) else _sort_lines(original, report)
         if not moved:
             return report
-        _append_moved(report.side_file, moved)
+        _append_moved(report.side_file, moved, is_compact(path))
         _replace(path, kept, os.fstat(original.fileno()).st_mode)
     return report
 
@@ -207,11 +315,37 @@ def _sort_lines(f: BinaryIO, report: RepairReport) -> tuple[list[bytes], list[tu
     return kept, moved
 
 
-def _append_moved(side_file: Path, moved: list[tuple[int, str, bytes]]) -> None:
+def _sort_units(f: BinaryIO, report: RepairReport) -> tuple[list[bytes], list[tuple[int, str, bytes]]]:
+    """:func:`_sort_lines` for a compact file: the units to keep (header and frame, as stored) and those to move."""
+    data = f.read()
+    units, used = compact.split(data, 0, final=True)
+    kept: list[bytes] = []
+    moved: list[tuple[int, str, bytes]] = []
+    for number, unit in enumerate(units, 1):
+        stored = data[unit.offset - compact.HEADER.size if not unit.problem else unit.offset:unit.offset + unit.length]
+        try:
+            if unit.problem:
+                raise RecordFormatError(unit.problem)
+            parse_record(compact.unpack(compact.decode(unit.raw)))
+        except RecordFormatError as error:
+            moved.append((number, str(error), stored))
+            continue
+        report.kept += 1
+        kept.append(stored)
+    if used < len(data):
+        moved.append((len(units) + 1, "cut short (the last record, an interrupted write)", data[used:]))
+    report.moved = [(number, problem) for number, problem, _ in moved]
+    return kept, moved
+
+
+def _append_moved(side_file: Path, moved: list[tuple[int, str, bytes]], compact_file: bool) -> None:
     with open(side_file, "ab") as f:
         for number, problem, raw in moved:
-            text = raw.rstrip(b"\n").decode("utf-8", "surrogateescape")
-            entry = {"line": number, "problem": problem, "text": text}
+            if compact_file:  # binary: kept whole, as base64 of the unit's bytes
+                entry: dict = {"record": number, "problem": problem, "base64": base64.b64encode(raw).decode()}
+            else:
+                entry = {"line": number, "problem": problem,
+                         "text": raw.rstrip(b"\n").decode("utf-8", "surrogateescape")}
             f.write(json.dumps(entry, ensure_ascii=True).encode() + b"\n")
         f.flush()
         os.fsync(f.fileno())

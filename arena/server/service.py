@@ -24,7 +24,7 @@ from ..protocol import arena_pb2 as apb
 from ..protocol import arena_pb2_grpc as apb_grpc
 from ..players.dial_in import REGISTRY
 from ..records.jsonform import index_of
-from ..records.run_folder import RECORDS, RunFolder
+from ..records.run_folder import RunFolder
 from ..records.store import ReadReport, iter_records
 from ..referee import MoveRecord
 from ..tournament.runner import RecordsNotWritten, outcome_of, run_tournament
@@ -237,7 +237,7 @@ class Arena:
         t.sprt, t.has_sprt = test, test is not None
         t.games_done = len(t.done)
         for number, problem in report.bad_lines:  # the resume plays their games again
-            self.log.warning("record_line_skipped", id=t.id, file=RECORDS, line=number, problem=problem)
+            self.log.warning("record_line_skipped", id=t.id, file=t.records.path.name, line=number, problem=problem)
 
     def _end(self, t: Tournament, state: int) -> None:
         t.state = state
@@ -564,8 +564,8 @@ class ArenaServicer(apb_grpc.ArenaServicer):
             if unreadable is not None:
                 number, problem = unreadable
                 raise ApiError(grpc.StatusCode.DATA_LOSS,
-                               f"game {index} of tournament {t.id}: its record, line {number} of {RECORDS}, is "
-                               f"unreadable: {problem}")
+                               f"game {index} of tournament {t.id}: its record, line {number} of "
+                               f"{t.records.path.name}, is unreadable: {problem}")
             raise ApiError(grpc.StatusCode.NOT_FOUND, f"game {index} of tournament {t.id} is not recorded (yet)")
         waiting = self._trio(t.withheld_for, index)
         if waiting:

@@ -23,7 +23,8 @@ import trio
 from ..protocol import arena_pb2 as apb
 from ..records.jsonform import index_of
 from ..records.run_folder import RunFolder
-from ..records.schema import RecordFormatError, parse_record
+from ..records.schema import RecordFormatError
+from ..records.store import Unit, parse_line, split_units, unit_line
 from ..tournament.sequential import MatchupTest
 from ..tournament.spec import TournamentSpec
 from ..rules import RulesError, new_game
@@ -211,10 +212,11 @@ _PREFIX = re.compile(rb'^\{"recordVersion":1(?:,"index":"(\d{1,20})")?[,}]')
 
 
 class RecordIndex:
-    """Where each recorded game is in games.jsonl, found by reading only what was appended since the last look.
+    """Where each recorded game is in the record file, found by reading only what was appended since the last look.
 
-    A line is placed by the index in its first bytes (:data:`_PREFIX`; a line that does not start that way is parsed
-    whole to find it), and checked whole (:func:`~arena.records.schema.parse_record`) when it is read: so a listing
+    A line (in a compact file, a record's frame, decompressed: :func:`~arena.records.store.split_units`) is placed by
+    the index in its first bytes (:data:`_PREFIX`; a line that does not start that way is parsed whole to find it),
+    and checked whole (:func:`~arena.records.schema.parse_record`) when it is read: so a listing
     of a long run costs a scan, not a parse of every game. A line that is not a record, whatever it holds, is then
     dropped from the index, with its line number and problem in ``bad_lines``; a later line of the same game (one
     played again on resume) takes its place. Nothing a line holds raises out of this class.
@@ -247,15 +249,11 @@ class RecordIndex:
                     data = f.read()
             except FileNotFoundError:
                 return
-            start = 0
-            while True:
-                end = data.find(b"\n", start)
-                if end < 0:
-                    break
+            units, used = split_units(self.path, data, self._position)
+            for unit in units:
                 self._lines += 1
-                self._place(data[start:end], self._position + start, self._lines)
-                start = end + 1
-            self._position += start
+                self._place(unit, self._lines)
+            self._position += used
 
     def _forget(self, identity: tuple[int, int]) -> None:
         """Start over on another file (or a shorter one: a torn tail dropped, a repair)."""
@@ -265,19 +263,19 @@ class RecordIndex:
         self.bad_lines.clear()
         self._unreadable.clear()
 
-    def _place(self, line: bytes, offset: int, number: int) -> None:
-        if not line.strip():
-            return
-        match = _PREFIX.match(line)
-        if match:
-            index = int(match.group(1) or 0)
-        else:
-            try:
-                index = index_of(parse_record(line))
-            except RecordFormatError as error:
-                self.bad_lines.append((number, str(error)))
+    def _place(self, unit: Unit, number: int) -> None:
+        try:
+            if unit.problem:
+                raise RecordFormatError(unit.problem)
+            line = unit_line(self.path, unit.raw)
+            if not line.strip():
                 return
-        self._offsets.setdefault(index, []).append((offset, len(line), number))
+            match = _PREFIX.match(line)
+            index = int(match.group(1) or 0) if match else index_of(parse_line(self.path, line))
+        except RecordFormatError as error:
+            self.bad_lines.append((number, str(error)))
+            return
+        self._offsets.setdefault(index, []).append((unit.offset, unit.length, number))
 
     def indices(self) -> list[int]:
         with self._lock:
@@ -303,7 +301,7 @@ class RecordIndex:
                 self.refresh()
                 continue
             try:
-                return parse_record(raw)
+                return parse_line(self.path, unit_line(self.path, raw))
             except RecordFormatError as error:
                 self._drop(index, place, str(error))
 

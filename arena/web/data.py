@@ -33,7 +33,8 @@ from ..records.export import GameRow, row_from_record
 from ..records.html import viewer_data
 from ..records.jsonform import index_of
 from ..records.run_folder import RunFolder
-from ..records.schema import RecordFormatError, parse_record
+from ..records.schema import RecordFormatError
+from ..records.store import Unit, parse_line, split_units, unit_line
 from ..server.tournaments import STATE_NAMES, Tournament
 from ..tournament.runner import outcome_of
 from ..tournament.standings import (
@@ -296,7 +297,7 @@ class RatingHistory:
     """The rating the games will bring (``Tournament.rating_kind``), named before the first one is counted."""
 
     def refresh(self, path: Path) -> None:
-        """Read the lines appended since the last look (runs on a worker thread)."""
+        """Read the records appended since the last look, in either format (runs on a worker thread)."""
         identity = _identity(path)
         if identity is None:
             return
@@ -306,14 +307,16 @@ class RatingHistory:
         with open(path, "rb") as f:
             f.seek(self.position)
             data = f.read()
-        end = data.rfind(b"\n") + 1
-        self.position += end
-        for line in data[:end].splitlines():
-            self._add_line(line)
+        units, used = split_units(path, data, self.position)
+        self.position += used
+        for unit in units:
+            self._add_unit(path, unit)
 
-    def _add_line(self, line: bytes) -> None:
+    def _add_unit(self, path: Path, unit: Unit) -> None:
         try:
-            record = parse_record(line)
+            if unit.problem:
+                return
+            record = parse_line(path, unit_line(path, unit.raw))
             index = index_of(record)
             outcome = outcome_of(record)
         except (RecordFormatError, OutcomeError, ValueError, KeyError):

@@ -108,3 +108,18 @@ def changed(change: Callable[[dict], Any]) -> Callable[[dict], str]:
         change(record)
         return to_json_line(record)
     return make
+
+
+def compact_copy(folder: Path) -> Path:
+    """Turn the run folder's ``games.jsonl`` into the compact ``games.jsonl.zst`` (each line's record, in order);
+    returns the compact file. For comparing what the two formats give every reader."""
+    from arena.records.store import RecordWriter
+
+    lines = (folder / "games.jsonl").read_text(encoding="utf-8").splitlines()
+    target = folder / "games.jsonl.zst"
+    writer = RecordWriter(target)
+    for line in lines:
+        writer.write(json.loads(line))
+    writer.close()
+    (folder / "games.jsonl").unlink()
+    return target
