@@ -889,6 +889,14 @@ class Database:
         return self._tables_where(ladder_tables.c.league_id == league_id, ladder_tables.c.state.in_(states),
                                   limit=limit)
 
+    def tables_of_versions(self, league_id: int, version_ids: Sequence[int], states: Sequence[str],
+                           limit: int) -> list[LadderTable]:
+        """The newest ``limit`` tables of the league in these states at which one of the versions sat, newest
+        first (a bot's page: its versions' recent tables)."""
+        sat = sa.select(table_sides.c.table_id).where(table_sides.c.version_id.in_(list(version_ids)))
+        return self._tables_where(ladder_tables.c.league_id == league_id, ladder_tables.c.state.in_(states),
+                                  ladder_tables.c.id.in_(sat), limit=limit)
+
     def recent_tables(self, league_id: int, since: datetime) -> list[LadderTable]:
         """The tables being played or queued, and those done since ``since``: what the matchmaker counts as a
         version's recent deal sets."""

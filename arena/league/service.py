@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -237,8 +238,12 @@ class LeagueCore:
             raise NotFound(f"league {served.config.name!r} has no ladder on this server") from None
 
     async def ladder_standings(self, token: str | None, league: str) -> lpb.GetLadderStandingsResponse:
-        """The leaderboard (the last refit's rows, then the versions rated since), each with its online rating."""
         await self.caller(token)
+        return await self.standings(league)
+
+    async def standings(self, league: str) -> lpb.GetLadderStandingsResponse:
+        """The leaderboard (the last refit's rows, then the versions rated since), each with its online rating.
+        Public (no token): the gRPC call checks its caller first, and the web's spectators see it as it is."""
         ladder = self.ladder(league)
         league_id = ladder.served.league_id
         board = await self._board(ladder)
@@ -252,6 +257,12 @@ class LeagueCore:
 
     async def ladder_queue(self, token: str | None, league: str) -> lpb.GetLadderQueueResponse:
         await self.caller(token)
+        return await self.queue(league)
+
+    async def queue(self, league: str) -> lpb.GetLadderQueueResponse:
+        """The tables being played, the ones the matchmaker would choose next (each with its reason) and the
+        recently ended. Public (no token), as :meth:`standings`: a table being played shows only its sides and
+        reason, never its games."""
         ladder = self.ladder(league)
         league_id = ladder.served.league_id
         playing = await self.database.run(Database.tables_in, league_id, UNFINISHED)
@@ -266,6 +277,23 @@ class LeagueCore:
         return lpb.GetLadderQueueResponse(league=ladder.config.name, concurrency=ladder.config.ladder.concurrency,
                                           playing=[await self._table(t) for t in playing], next=proposed,
                                           recent=[await self._table(t) for t in recent], note=note)
+
+    async def active_ids(self, league: str) -> set[int]:
+        """The ids of the league's active versions (each bot's newest ready one: who plays on the ladder)."""
+        served = self.league(league)
+        return {version.id for _, version in await self.database.run(Database.active_versions, served.league_id)}
+
+    async def bot_page(self, league: str, bot_name: str) -> BotPage:
+        """What anyone may see of a bot: its author's name, its versions (as the service lists them) and its
+        newest ended tables (:data:`RECENT_SHOWN`). Public (no token): the web picks the fields it shows from
+        the versions (never a build log or check report, which this does not read)."""
+        served = self.league(league)
+        bot = await self.database.run(Database.bot, served.league_id, bot_name)
+        versions = await self.database.run(Database.versions, bot.id)
+        tables = await self.database.run(Database.tables_of_versions, served.league_id, [v.id for v in versions],
+                                         ENDED, RECENT_SHOWN)
+        return BotPage(served.config.name, bot.name, await self._author(bot),
+                       [await self._message(v) for v in versions], [await self._table(t) for t in tables])
 
     async def watch_ladder(self, token: str | None, league: str, after: int | None, wait_s: float
                            ) -> tuple[int, list[lpb.WatchLadderResponse]]:
@@ -452,6 +480,19 @@ def standing_rows(database: Database, league_id: int, board: Sequence[BoardEntry
             state=STATE_VALUES[version.state], rank_best=entry.best, rank_worst=entry.worst, fitted=entry.fitted,
             tied_with=[names[v] for v in entry.tied_with]))
     return rows
+
+
+@dataclass(frozen=True)
+class BotPage:
+    """A bot as the public sees it (:meth:`LeagueCore.bot_page`)."""
+
+    league: str
+    bot: str
+    author: str
+    versions: list[lpb.BotVersion]
+    """Oldest first."""
+    tables: list[lpb.LadderTable]
+    """Its versions' ended tables, newest first."""
 
 
 def room_for_one_more(bot: Bot, versions: list[Version], kept: int) -> list[Version]:

@@ -430,7 +430,8 @@ async def serve(config: ServeConfig) -> None:
                 print(f"listening on {address}", file=sys.stderr, flush=True)
                 log.info("server_started", address=address, transport=tls, auth=auth, data=str(config.data),
                          concurrency=config.concurrency)
-                web = await start_web(nursery, arena, config, listener) if listener is not None else None
+                web = (await start_web(nursery, arena, config, listener, league and league.servicer.core)
+                       if listener is not None else None)
                 if config.token and config.credentials is None and not is_loopback(config.listen):
                     log.warning("token_in_plain_text", advice="without --tls-cert/--tls-key anyone on the path can "
                                                               "read the token")
@@ -539,13 +540,15 @@ def shown_url(url: str) -> str:
         return "(unreadable URL)"
 
 
-async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, listener: socket.socket) -> Any:
-    """The web dashboard on the same trio loop and the same Arena (arena/web); prints where it is."""
+async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, listener: socket.socket,
+                    league: Any = None) -> Any:
+    """The web dashboard on the same trio loop and the same Arena (arena/web), with the league's pages when
+    ``league`` (its LeagueCore) is given; prints where it is."""
     from ..web.access import AccessRules
     from ..web.app import serve_web
 
     web = await nursery.start(serve_web, arena, AccessRules(config.token, config.http_public), listener,
-                              config.tls_files, config.http_hosts)
+                              config.tls_files, config.http_hosts, league)
     # Tests and scripts read this line to learn the dashboard's port.
     print(f"web dashboard on {web.address}", file=sys.stderr, flush=True)
     return web

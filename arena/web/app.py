@@ -37,7 +37,7 @@ from ..records.export import GameRow, write_csv
 from ..records.html import page_html
 from ..server.service import Arena, ApiError
 from ..server.tournaments import Tournament
-from . import data
+from . import data, league as league_web
 from .access import COOKIE, Access, AccessRules, HostNames
 from .data import GameCatalog, NotShown, RatingHistory
 from .live import LiveGames
@@ -72,6 +72,13 @@ class Web:
     live: LiveGames = field(default_factory=LiveGames)
     catalogs: OrderedDict[str, GameCatalog] = field(default_factory=OrderedDict)
     histories: OrderedDict[str, RatingHistory] = field(default_factory=OrderedDict)
+    league: Any = None
+    """The leagues' service (:class:`arena.league.service.LeagueCore`) when ``arena serve --league`` runs one."""
+
+    def league_core(self) -> Any:
+        if self.league is None:
+            raise NotShown(404, "this server runs no league (arena serve --league FILE)")
+        return self.league
 
     def access(self, request: Request) -> Access:
         return self.rules.level(request.headers.get("authorization"), request.cookies.get(COOKIE))
@@ -111,9 +118,10 @@ def _recent(cache: OrderedDict[str, Cached], key: str, make: Callable[[], Cached
     return cache[key]
 
 
-def create_app(arena: Arena, rules: AccessRules) -> Starlette:
-    """The application; it also registers the live-game observer with the Arena."""
-    web = Web(arena, rules)
+def create_app(arena: Arena, rules: AccessRules, league: Any = None) -> Starlette:
+    """The application (with the league's pages when ``league``, its LeagueCore, is given); it also registers the
+    live-game observer with the Arena."""
+    web = Web(arena, rules, league=league)
     arena.game_observers.append(web.live.game_started)
 
     def route(path: str, handler: Handler, *, api: bool, methods: tuple[str, ...] = ("GET",),
@@ -151,6 +159,12 @@ def create_app(arena: Arena, rules: AccessRules) -> Starlette:
         route("/api/t/{tid}/games/{index:int}/view", api_game_view, api=True),
         route("/api/t/{tid}/games/{index:int}/events", api_game_events, api=True),
         route("/api/t/{tid}/entrants/{name:path}", api_entrant, api=True),
+        route("/leagues/{league}", league_page(league_web.leaderboard, league_web.leaderboard_html), api=False),
+        route("/leagues/{league}/queue", league_page(league_web.queue, league_web.queue_html), api=False),
+        route("/leagues/{league}/bots/{bot}", league_page(league_web.bot, league_web.bot_html), api=False),
+        route("/api/leagues/{league}/standings", league_api(league_web.leaderboard), api=True),
+        route("/api/leagues/{league}/queue", league_api(league_web.queue), api=True),
+        route("/api/leagues/{league}/bots/{bot}", league_api(league_web.bot), api=True),
         Mount("/static", StaticFiles(packages=[(PACKAGE, "static")]), name="static"),
     ]
     return Starlette(routes=routes)
@@ -233,12 +247,19 @@ def _refused(request: Request, api: bool) -> Response:
     return HTMLResponse(_signin_page(request.url.path, ""), status_code=401, headers={"WWW-Authenticate": "Bearer"})
 
 
-def _template(name: str, **values: str) -> str:
-    """A page template with each ``__KEY__`` replaced by its value, HTML-escaped."""
+def _template(name: str, raw: dict[str, str] | None = None, **values: str) -> str:
+    """A page template with each ``__KEY__`` replaced by its value, HTML-escaped, and each key of ``raw`` by its
+    HTML as it is (markup this module built, its own values escaped); a ``raw`` key not given is left empty."""
     text = resources.files(PACKAGE).joinpath("templates", name).read_text(encoding="utf-8")
     for key, value in values.items():
         text = text.replace(f"__{key.upper()}__", html.escape(value))
+    for key in RAW_SLOTS:
+        text = text.replace(f"__{key.upper()}__", (raw or {}).get(key, ""))
     return text
+
+
+RAW_SLOTS = ("leagues", "content")
+"""The templates' slots filled with HTML: the header's links to the leagues, a server-rendered page's content."""
 
 
 def shell(page: str) -> Handler:
@@ -249,9 +270,40 @@ def shell(page: str) -> Handler:
         if "tid" in params:
             t = web.tournament(params["tid"])
             title = f"{t.name} · {page}" if page != "tournament" else t.name
-        return HTMLResponse(_template("page.html", title=title, page=page, tournament=params.get("tid", ""),
+        leagues = ""
+        if web.league is not None and page == "tournaments":
+            leagues = league_web.leagues_nav(list(web.league.leagues))
+        return HTMLResponse(_template("page.html", {"leagues": leagues}, title=title, page=page,
+                                      tournament=params.get("tid", ""),
                                       entrant=params.get("name", ""), access=web.access(request).value,
                                       message="", back="", back_label=""))
+    return handler
+
+
+LeagueData = Callable[..., Awaitable[dict[str, Any]]]
+"""A league's JSON from :mod:`arena.web.league`: (LeagueCore, league name[, bot name]) to its dict."""
+
+
+async def _league_data(web: Web, request: Request, fetch: LeagueData) -> dict[str, Any]:
+    """The league's JSON for a route: its league, and its bot when the route names one."""
+    params = request.path_params
+    names = [params["league"]] + ([params["bot"]] if "bot" in params else [])
+    return await fetch(web.league_core(), *names)
+
+
+def league_api(fetch: LeagueData) -> Handler:
+    """A league's JSON route (public: the same for every level that may see the dashboard)."""
+    async def handler(web: Web, request: Request) -> Response:
+        return JSONResponse(await _league_data(web, request, fetch))
+    return handler
+
+
+def league_page(fetch: LeagueData, render: Callable[[dict[str, Any]], str]) -> Handler:
+    """A league's page: the same JSON, rendered on the server into the dashboard's frame."""
+    async def handler(web: Web, request: Request) -> Response:
+        content = render(await _league_data(web, request, fetch))
+        title = " · ".join(request.path_params[k] for k in ("bot", "league") if k in request.path_params)
+        return HTMLResponse(_template("league.html", {"content": content}, title=title))
     return handler
 
 
@@ -454,11 +506,13 @@ class WebServer:
 
 
 async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, tls: tuple[str, str] | None = None,
-                    hosts: tuple[str, ...] = (), *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+                    hosts: tuple[str, ...] = (), league: Any = None, *,
+                    task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
     """Serve the dashboard on an already bound socket until ``stop`` is set (the WebServer given to
     ``task_status``); over HTTPS with ``tls`` (the certificate chain and key files the gRPC server uses), so the
     token and the sign-in cookie never cross the network in plain text when gRPC's do not either. It answers for
-    the name of the address it listens on and for ``hosts`` (``--http-host``) only."""
+    the name of the address it listens on and for ``hosts`` (``--http-host``) only; ``league`` (a LeagueCore) adds
+    the league's pages."""
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
@@ -472,7 +526,7 @@ async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, t
     host, port = listener.getsockname()[:2]
     shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     stop = trio.Event()
-    app = OwnNamesOnly(create_app(arena, rules), HostNames.of(host, hosts))
+    app = OwnNamesOnly(create_app(arena, rules, league), HostNames.of(host, hosts))
     async with trio.open_nursery() as nursery:
         await nursery.start(lambda task_status: serve(app, config, shutdown_trigger=stop.wait,
                                                       task_status=task_status))

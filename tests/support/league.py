@@ -29,6 +29,7 @@ from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.records.run_folder import RunFolder
 from support.paths import ROOT
 from support.servers import Server
+from support.web import WebServer
 from support.waiting import wait_for
 
 PIPELINE_S = 240
@@ -117,14 +118,16 @@ class League:
 
 
 def start_league(data: Path, operator: Path, league_file: Path, database: str | None,
-                 kit_cache: Path | None = None) -> Server:
+                 kit_cache: Path | None = None, *, web: bool = False) -> Server:
     """A server of the league; its kit cache ``kit_cache`` (default: an empty folder beside the data folder, enough
-    for the python and stdio kits, which need none)."""
+    for the python and stdio kits, which need none). With ``web``, the public dashboard too (``--http`` on a free
+    port, ``--http-public``: what a spectator without a token sees; its address is the server's ``web``)."""
     if kit_cache is None:
         kit_cache = data.parent / "kits"
         kit_cache.mkdir(exist_ok=True)
-    return Server(data, "--token-file", str(operator), "--league", str(league_file), "--kit-cache", str(kit_cache),
-                  *(("--database", database) if database else ()))
+    args = ("--token-file", str(operator), "--league", str(league_file), "--kit-cache", str(kit_cache),
+            *(("--database", database) if database else ()))
+    return WebServer(data, "--http-public", *args) if web else Server(data, *args)
 
 
 def restarted(league: League, database: str | None) -> League:
@@ -133,12 +136,12 @@ def restarted(league: League, database: str | None) -> League:
     return League(server, league.root, league.operator, league.tokens)
 
 
-def league_in(root: Path, league_text: str) -> League:
-    """A server of the league file ``league_text`` in ``root`` (SQLite in its data folder), with a new operator
-    token and no authors yet."""
+def league_in(root: Path, league_text: str, database: str | None = None, *, web: bool = False) -> League:
+    """A server of the league file ``league_text`` in ``root`` (on ``database``; default SQLite in its data
+    folder), with a new operator token and no authors yet; with ``web``, its public dashboard too."""
     operator = private_file(root / "operator.token", secrets.token_urlsafe(32))
     (root / "league.toml").write_text(league_text)
-    return League(start_league(root / "data", operator, root / "league.toml", None), root, operator, {})
+    return League(start_league(root / "data", operator, root / "league.toml", database, web=web), root, operator, {})
 
 
 def database_of(request: pytest.FixtureRequest) -> str | None:

@@ -1,0 +1,200 @@
+"""The league on the web: its leaderboard, its queue and its bots' pages, as JSON and as server-rendered HTML.
+
+Everything here is public (a spectator sees it): the rows come from the league's own service
+(:class:`arena.league.service.LeagueCore`'s ``standings``, ``queue`` and ``bot_page``, which the gRPC calls use too),
+and this module only picks the fields it shows and renders them. What it never shows is decided here, field by
+field: a version's build log, check report, archive hash and failure reason (the author's business), the authors'
+tokens, and of a table being played anything beyond its sides and why it was chosen (what GetLadderQueue shows).
+The HTML pages hold their table in the page itself, so a page without JavaScript (a link preview, a plain
+screenshot) still shows it.
+"""
+
+from __future__ import annotations
+
+import html
+import urllib.parse
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from ..league.errors import LeagueError, NotFound
+from ..league.service import BotPage, LeagueCore
+from ..protocol import league_pb2 as lpb
+from .data import NotShown
+
+VERSION_STATE_PREFIX, TABLE_STATE_PREFIX = "VERSION_STATE_", "TABLE_STATE_"
+
+
+def shown_error(error: LeagueError) -> NotShown:
+    """A league's refusal as the web's: an unknown league or bot is 404, anything else 400, with its one line."""
+    return NotShown(404 if isinstance(error, NotFound) else 400, str(error))
+
+
+def _state(value: int) -> str:
+    return lpb.VersionState.Name(value).removeprefix(VERSION_STATE_PREFIX).lower()
+
+
+def _table_state(value: int) -> str:
+    return lpb.TableState.Name(value).removeprefix(TABLE_STATE_PREFIX).lower()
+
+
+def _when(seconds: float) -> str | None:
+    """A Unix time as ISO 8601 in UTC (None for 0: not yet)."""
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds") if seconds else None
+
+
+def standing_json(row: lpb.LadderStanding, active: set[int]) -> dict[str, Any]:
+    """One leaderboard row: its rank and rank range, rating and 95% interval (None before the version is fitted),
+    deal sets and games, whether it is its bot's active version, and the neighbours it cannot yet be told apart
+    from."""
+    fitted = row.fitted
+    return {"rank": row.rank, "rank_best": row.rank_best, "rank_worst": row.rank_worst,
+            "version": f"{row.bot}-v{row.number}", "version_id": row.version_id, "bot": row.bot,
+            "number": row.number, "author": row.author,
+            "rating": row.rating if fitted else None, "rating_low": row.rating_low if fitted else None,
+            "rating_high": row.rating_high if fitted else None, "fitted": fitted,
+            "deal_sets": row.deal_sets, "games": row.games, "state": _state(row.state),
+            "active": row.version_id in active, "tied_with": list(row.tied_with)}
+
+
+def leaderboard_json(board: lpb.GetLadderStandingsResponse, active: set[int]) -> dict[str, Any]:
+    return {"league": board.league, "rating": board.rating, "rank_rule": board.rank_rule,
+            "deal_sets_fitted": board.deal_sets_fitted, "deal_sets_rated": board.deal_sets_rated,
+            "standings": [standing_json(row, active) for row in board.standings]}
+
+
+def table_json(table: lpb.LadderTable) -> dict[str, Any]:
+    """A table as the queue shows it: its sides and why it was chosen; its times, and its points once done."""
+    return {"id": table.id or None, "versions": list(table.versions), "version_ids": list(table.version_ids),
+            "reason": table.reason, "state": _table_state(table.state), "created_at": _when(table.created_at),
+            "started_at": _when(table.started_at), "ended_at": _when(table.ended_at), "error": table.error,
+            "points": list(table.points)}
+
+
+def queue_json(queue: lpb.GetLadderQueueResponse) -> dict[str, Any]:
+    return {"league": queue.league, "concurrency": queue.concurrency, "note": queue.note,
+            "playing": [table_json(t) for t in queue.playing], "next": [table_json(t) for t in queue.next],
+            "recent": [table_json(t) for t in queue.recent]}
+
+
+def version_json(version: lpb.BotVersion) -> dict[str, Any]:
+    """A version as the public sees it: number, state and dates, whether active (never its reason, hash or log)."""
+    return {"id": version.id, "version": f"{version.bot}-v{version.number}", "number": version.number,
+            "state": _state(version.state), "active": version.active, "created_at": _when(version.created_at),
+            "updated_at": _when(version.updated_at)}
+
+
+def bot_json(page: BotPage) -> dict[str, Any]:
+    return {"league": page.league, "bot": page.bot, "author": page.author,
+            "versions": [version_json(v) for v in page.versions], "tables": [table_json(t) for t in page.tables]}
+
+
+async def leaderboard(core: LeagueCore, league: str) -> dict[str, Any]:
+    try:
+        return leaderboard_json(await core.standings(league), await core.active_ids(league))
+    except LeagueError as error:
+        raise shown_error(error) from None
+
+
+async def queue(core: LeagueCore, league: str) -> dict[str, Any]:
+    try:
+        return queue_json(await core.queue(league))
+    except LeagueError as error:
+        raise shown_error(error) from None
+
+
+async def bot(core: LeagueCore, league: str, name: str) -> dict[str, Any]:
+    try:
+        return bot_json(await core.bot_page(league, name))
+    except LeagueError as error:
+        raise shown_error(error) from None
+
+
+# --- the HTML pages: the main content, rendered on the server -------------------------------------------------------
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _q(value: str) -> str:
+    return urllib.parse.quote(value, safe="")
+
+
+Cell = tuple[str, bool]
+"""A cell's HTML and whether it is left-aligned (text) rather than right-aligned (numbers)."""
+
+
+def html_table(table_id: str, headers: Sequence[tuple[str, bool]], rows: Sequence[Sequence[Cell]], empty: str) -> str:
+    """A table in the dashboard's style (each header and cell left-aligned or not), or ``empty`` when no row."""
+    if not rows:
+        return f'<p class="meta">{_e(empty)}</p>'
+    head = "".join(f'<th class="{"l" if left else ""}">{_e(text)}</th>' for text, left in headers)
+    body = "".join("<tr>" + "".join(f'<td class="{"l" if left else ""}">{cell}</td>' for cell, left in row) + "</tr>"
+                   for row in rows)
+    return f'<section class="card"><table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>'
+
+
+def _interval(row: dict[str, Any]) -> str:
+    if row["rating"] is None:
+        return "not fitted yet"
+    return f'{row["rating"]:+.0f} [{row["rating_low"]:+.0f}, {row["rating_high"]:+.0f}]'
+
+
+def _bot_link(league: str, name: str) -> str:
+    return f'<a href="/leagues/{_q(league)}/bots/{_q(name)}">{_e(name)}</a>'
+
+
+def leaderboard_html(board: dict[str, Any]) -> str:
+    league = board["league"]
+    rows = [[(_e(r["rank"]), False), (_e(f'{r["rank_best"]}–{r["rank_worst"]}'), False),
+             (_bot_link(league, r["bot"]) + _e(f' v{r["number"]}'), True), (_e(r["author"]), True),
+             (_e(_interval(r)), False), (_e(r["deal_sets"]), False), (_e(r["games"]), False),
+             ("active" if r["active"] else _e(r["state"]), True), (_e(", ".join(r["tied_with"]) or "-"), True)]
+            for r in board["standings"]]
+    headers = [("rank", False), ("range", False), ("version", True), ("author", True), ("Elo [95%]", False),
+               ("deal sets", False), ("games", False), ("state", True), ("not yet told apart from", True)]
+    return (f'<h1>{_e(league)} · leaderboard</h1>{_league_nav(league)}'
+            f'<p class="meta">{_e(board["rating"])}; {_e(board["deal_sets_fitted"])} of '
+            f'{_e(board["deal_sets_rated"])} deal sets fitted. {_e(board["rank_rule"])}</p>'
+            + html_table("leaderboard", headers, rows, "No version rated yet."))
+
+
+def _tables_html(table_id: str, tables: list[dict[str, Any]], empty: str, when: str) -> str:
+    rows = [[(_e(t["id"] or "-"), False), (_e(" vs ".join(t["versions"])), True), (_e(t["reason"]), True),
+             (_e(t["state"]), True), (_e(t[when] or "-"), True),
+             (_e(" – ".join(f"{p:g}" for p in t["points"]) or "-"), False)]
+            for t in tables]
+    headers = [("table", False), ("sides", True), ("why chosen", True), ("state", True), (when.replace("_", " "), True),
+               ("points", False)]
+    return html_table(table_id, headers, rows, empty)
+
+
+def queue_html(queue: dict[str, Any]) -> str:
+    league = queue["league"]
+    note = f'<p class="meta">{_e(queue["note"])}</p>' if queue["note"] else ""
+    return (f'<h1>{_e(league)} · queue</h1>{_league_nav(league)}'
+            f'<p class="meta">{_e(queue["concurrency"])} tables at once at most.</p>{note}'
+            f'<h2>Being played</h2>' + _tables_html("playing", queue["playing"], "None.", "started_at")
+            + '<h2>Next</h2>' + _tables_html("next", queue["next"], "None proposed.", "created_at")
+            + '<h2>Recently ended</h2>' + _tables_html("recent", queue["recent"], "None yet.", "ended_at"))
+
+
+def bot_html(page: dict[str, Any]) -> str:
+    league = page["league"]
+    versions = [[(_e(v["version"]), True), (_e(v["state"]), True), ("yes" if v["active"] else "", True),
+                 (_e(v["created_at"]), True), (_e(v["updated_at"]), True)] for v in page["versions"]]
+    headers = [("version", True), ("state", True), ("active", True), ("uploaded", True), ("last change", True)]
+    return (f'<h1>{_e(page["bot"])}</h1>{_league_nav(league)}<p class="meta">by {_e(page["author"])}</p>'
+            '<h2>Versions</h2>' + html_table("versions", headers, versions, "No version.")
+            + '<h2>Recent tables</h2>' + _tables_html("tables", page["tables"], "No table ended yet.", "ended_at"))
+
+
+def _league_nav(league: str) -> str:
+    return (f'<p class="downloads"><a href="/leagues/{_q(league)}">leaderboard</a>'
+            f'<a href="/leagues/{_q(league)}/queue">queue</a><a href="/">tournaments</a></p>')
+
+
+def leagues_nav(names: Sequence[str]) -> str:
+    """The front page's links to each league served (empty when none)."""
+    return "".join(f'<a href="/leagues/{_q(name)}">league {_e(name)}</a>' for name in sorted(names))
+

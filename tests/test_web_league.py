@@ -1,0 +1,167 @@
+"""The league on the public web dashboard: a real ``arena serve --league --http --http-public`` whose ladder plays a
+few tables between two versions uploaded with the CLI (real bots in their sandbox, real gRPC); its leaderboard,
+queue and bot pages as JSON and as server-rendered HTML, read without a token: exact rows against the gRPC calls
+and the database, an unknown bot or league a 404 with one line, and no token, build log or archive hash in any
+answer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.league.db import DONE, UNFINISHED, open_database, sqlite_url
+from arena.league.ladder import FROZEN
+from arena.protocol import league_pb2 as lpb
+from support.league import GAME, League, bearer, bot_folder, database_of, league_in
+from support.paths import ROOT
+from support.waiting import wait_for
+from support.web import get_json, http
+
+LADDER_S = 600
+"""Generous: every table starts two bots in their sandbox and plays two games, on a busy 2-core machine."""
+LEAGUE = GAME + """[ladder]
+concurrency = 1
+coverage = 2
+placement = 1
+"""
+BOTS = {"rand": ROOT / "bots" / "python" / "random_bot.py", "greedy": ROOT / "bots" / "python" / "greedy_bot.py"}
+TABLES = 3
+"""Done tables the ladder plays before the league is frozen (and so holds still for exact rows)."""
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest) -> str | None:
+    return database_of(request)
+
+
+def ladder_played(league: League) -> None:
+    """Both bots uploaded by their own authors and ready; the ladder plays ``TABLES`` tables at least; then the
+    league is frozen and waited on until no table is being played and the board's refit holds every deal set."""
+    for name, source in BOTS.items():
+        league.add_author(f"author-{name}")
+        league.upload(f"author-{name}", bot_folder(league.root / f"{name}-bot", source), name)
+    for name in BOTS:
+        assert league.settled(league.token(f"author-{name}"), name).state == lpb.VERSION_STATE_READY
+    operator = bearer(league.operator.read_text().strip())
+    stub = league.stub()
+
+    def queue() -> lpb.GetLadderQueueResponse:
+        return stub.GetLadderQueue(lpb.GetLadderQueueRequest(), timeout=30, metadata=operator)
+
+    wait_for(lambda: sum(t.state == lpb.TABLE_STATE_DONE for t in queue().recent) >= TABLES, LADDER_S,
+             f"{TABLES} tables done")
+    frozen = league.league("freeze", token=league.operator)
+    assert frozen.returncode == 0, frozen.stderr
+
+    def still() -> bool:
+        board = stub.GetLadderStandings(lpb.GetLadderStandingsRequest(), timeout=30, metadata=operator)
+        return not queue().playing and board.deal_sets_fitted == board.deal_sets_rated and all(
+            row.fitted for row in board.standings)
+
+    wait_for(still, LADDER_S, "the frozen league's last table to end and its board to be refitted")
+
+
+def test_the_leaderboard_queue_and_bot_pages_are_public_exact_and_keep_secrets(
+        tmp_path: Path, database: str | None) -> None:
+    league = league_in(tmp_path, LEAGUE, database, web=True)
+    web = league.server.web  # type: ignore[attr-defined]
+    db = open_database(database or sqlite_url(tmp_path / "data"))
+    try:
+        ladder_played(league)
+        league_id = db.league("test").id
+        done = db.tables_in(league_id, [DONE])
+        assert len(done) >= TABLES and not db.tables_in(league_id, UNFINISHED)
+        versions = {bot.name: version for bot, version in db.active_versions(league_id)}
+        operator = bearer(league.operator.read_text().strip())
+        grpc_board = league.stub().GetLadderStandings(lpb.GetLadderStandingsRequest(), timeout=30,
+                                                      metadata=operator)
+
+        # the leaderboard: the gRPC call's rows, field by field, each version active, two games per deal set
+        board = get_json(f"{web}/api/leagues/test/standings")
+        assert board["league"] == "test" and board["rating"] == grpc_board.rating
+        assert board["deal_sets_fitted"] == board["deal_sets_rated"] == len(done)
+        expected = [{"rank": row.rank, "rank_best": row.rank_best, "rank_worst": row.rank_worst,
+                     "version": f"{row.bot}-v1", "version_id": versions[row.bot].id, "bot": row.bot, "number": 1,
+                     "author": f"author-{row.bot}", "rating": row.rating, "rating_low": row.rating_low,
+                     "rating_high": row.rating_high, "fitted": True, "deal_sets": len(done),
+                     "games": 2 * len(done), "state": "ready", "active": True, "tied_with": list(row.tied_with)}
+                    for row in grpc_board.standings]
+        assert board["standings"] == expected
+        assert [row["rank"] for row in board["standings"]] == [1, 2]
+        assert {row["bot"] for row in board["standings"]} == set(BOTS)
+        assert all(row["rating_low"] < row["rating"] < row["rating_high"] for row in board["standings"])
+
+        # the queue: nothing played or next (frozen), the done tables newest first with their reasons and points
+        queue = get_json(f"{web}/api/leagues/test/queue")
+        assert (queue["league"], queue["concurrency"], queue["note"], queue["playing"], queue["next"]) == (
+            "test", 1, FROZEN, [], [])
+        names = {v.id: f"{bot}-v1" for bot, v in versions.items()}
+        assert [(t["id"], t["versions"], t["version_ids"], t["reason"], t["state"], t["error"])
+                for t in queue["recent"]] == [(t.id, [names[v] for v in t.versions], list(t.versions), t.reason,
+                                               "done", "") for t in reversed(done)]
+        assert all(sum(t["points"]) == 2.0 and t["ended_at"] for t in queue["recent"])
+
+        # a bot's page: its one version and its tables (every table: two bots), newest first
+        for name, version in versions.items():
+            page = get_json(f"{web}/api/leagues/test/bots/{name}")
+            assert (page["league"], page["bot"], page["author"]) == ("test", name, f"author-{name}")
+            assert [(v["id"], v["version"], v["state"], v["active"]) for v in page["versions"]] == [
+                (version.id, f"{name}-v1", "ready", True)]
+            assert page["versions"][0]["created_at"].startswith(version.created_at.strftime("%Y-%m-%dT%H:%M"))
+            assert [t["id"] for t in page["tables"]] == [t.id for t in reversed(done)]
+
+        # the pages: the same rows in the page itself (no script needed); the front page links to the league
+        code, headers, body = http(f"{web}/leagues/test")
+        text = body.decode()
+        assert code == 200 and headers["content-type"].startswith("text/html")
+        assert '<table id="leaderboard">' in text and "<script" not in text
+        for row in board["standings"]:
+            assert f'<a href="/leagues/test/bots/{row["bot"]}">{row["bot"]}</a> v1' in text
+            assert f'{row["rating"]:+.0f} [{row["rating_low"]:+.0f}, {row["rating_high"]:+.0f}]' in text
+        code, _, body = http(f"{web}/leagues/test/queue")
+        assert code == 200 and '<table id="recent">' in body.decode()
+        assert all(f'<td class="">{t["id"]}</td>' in body.decode() for t in queue["recent"])
+        assert FROZEN in body.decode()
+        code, _, body = http(f"{web}/leagues/test/bots/greedy")
+        assert code == 200 and '<table id="versions">' in body.decode() and "by author-greedy" in body.decode()
+        code, _, body = http(f"{web}/")
+        assert code == 200 and '<a href="/leagues/test">league test</a>' in body.decode()
+
+        # unknown bot or league: 404 with its one line
+        for url, line in ((f"{web}/api/leagues/test/bots/nobody", "no bot 'nobody' in this league"),
+                          (f"{web}/api/leagues/other/standings", "no league 'other' on this server (it runs test)")):
+            code, _, body = http(url)
+            assert (code, body.count(b"\n"), json.loads(body)) == (404, 0, {"error": line})
+        code, _, body = http(f"{web}/leagues/test/bots/nobody")
+        assert code == 404 and "no bot &#x27;nobody&#x27; in this league" in body.decode()
+
+        # nothing secret in any answer: the tokens, the build logs, the archives' hashes
+        secrets = [league.operator.read_text().strip(), *(league.token(f"author-{n}") for n in BOTS), "build.log"]
+        for version in versions.values():
+            secrets.append(version.sha256)
+            full = db.version(version.id)
+            secrets += [line for line in (full.build_log or "").splitlines() if len(line) > 20]
+        for path in ("/", "/leagues/test", "/leagues/test/queue", "/api/leagues/test/standings",
+                     "/api/leagues/test/queue", *(f"/{p}leagues/test/bots/{n}" for p in ("", "api/") for n in BOTS)):
+            code, _, body = http(f"{web}{path}")
+            assert code == 200, path
+            assert not [s for s in secrets if s.encode() in body], path
+    finally:
+        db.close()
+        league.server.stop()
+
+
+def test_a_server_without_a_league_says_so(tmp_path: Path) -> None:
+    from support.web import WebServer
+
+    server = WebServer(tmp_path / "data")
+    try:
+        code, _, body = http(f"{server.web}/api/leagues/test/standings")
+        assert (code, json.loads(body)) == (404, {"error": "this server runs no league (arena serve --league FILE)"})
+        code, _, body = http(f"{server.web}/")
+        assert code == 200 and b"/leagues/" not in body
+    finally:
+        server.stop()
