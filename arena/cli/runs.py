@@ -10,7 +10,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import trio
 
@@ -185,6 +185,19 @@ def print_repair(report) -> int:
     return 0
 
 
+def _reading_error(path: str, error: Exception) -> str:
+    """The one line of an export that could not read its records: the records' own words, or the OS's."""
+    if isinstance(error, OSError):
+        return f"{path}: cannot read: {error.strerror or error}"
+    return str(error)
+
+
+def _print_warnings(warnings: Iterable[str]) -> None:
+    """The lines an export skipped, one warning each on stderr."""
+    for warning in warnings:
+        print(f"warning: {safe_name(warning, 2000)}", file=sys.stderr)
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     """One CSV row per recorded game, or with ``--jsonl`` every record as a JSON line (see
     arena/records/export.py), to stdout or ``--out FILE``, or the games and their decisions as Parquet tables
@@ -201,12 +214,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         else:
             report = rows_of_file(files.records)
         check_record_file(files, report.read)  # a tournament file given by mistake: one line, not one per line
-    except RecordError as error:
-        raise UsageError(str(error)) from None
-    except OSError as error:
-        raise UsageError(f"{args.path}: cannot read: {error.strerror or error}") from None
-    for warning in report.warnings:
-        print(f"warning: {safe_name(warning, 2000)}", file=sys.stderr)
+    except (RecordError, OSError) as error:
+        raise UsageError(_reading_error(args.path, error)) from None
+    _print_warnings(report.warnings)
     if args.out:
         count = save_lines(lines, args.out) if args.jsonl else save_csv(report.rows, args.out)
         print(f"wrote {count} games to {args.out}", file=sys.stderr)
@@ -239,12 +249,9 @@ def export_parquet(args: argparse.Namespace) -> int:
             raise UsageError(f"{folder}: the league has no recorded games yet")
     try:
         report = write_dataset(sources, args.parquet)
-    except RecordError as error:
-        raise UsageError(str(error)) from None
-    except OSError as error:
-        raise UsageError(f"{args.path}: cannot read: {error.strerror or error}") from None
-    for warning in report.warnings:
-        print(f"warning: {safe_name(warning, 2000)}", file=sys.stderr)
+    except (RecordError, OSError) as error:
+        raise UsageError(_reading_error(args.path, error)) from None
+    _print_warnings(report.warnings)
     print(f"wrote {report.games} games and {report.decisions} decisions to {args.parquet} "
           f"({', '.join(PARQUET_FILES)})", file=sys.stderr)
     return 0

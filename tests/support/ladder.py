@@ -4,7 +4,6 @@ events in a list. Used by tests/test_ladder.py and tests/test_ray.py (the ladder
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,10 +15,10 @@ from arena.league.config import league_from_dict
 from arena.league.db import BUILDING, CHECKING, DONE, READY, AsyncDatabase, Database, Runnable, open_database
 from arena.league.ladder import Ladder
 from arena.league.pipeline import Served, open_to_the_bot
+from support.league import MANIFEST, bot_folder
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "bots" / "python"
-MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
 
 
 class Log:
@@ -53,13 +52,7 @@ def ready_version(database: Database, league_id: int, work: Path, name: str, sou
     runnable = Runnable((sys.executable, "bot.py"), f"{version.id}/src", "grpc")
     for state in (BUILDING, CHECKING, READY):
         database.transition(version.id, state, runnable=runnable if state == CHECKING else None)
-    src = work / str(version.id) / "src"
-    src.mkdir(parents=True)
-    if isinstance(source, Path):
-        shutil.copy(source, src / "bot.py")
-    else:
-        (src / "bot.py").write_text(source)
-    (src / "bot.toml").write_text(MANIFEST)
+    src = bot_folder(work / str(version.id) / "src", source, MANIFEST)
     (work / str(version.id)).chmod(0o711)
     open_to_the_bot(src)
     return version.id
