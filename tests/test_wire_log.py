@@ -28,7 +28,9 @@ TIMING = re.compile(r"\(\d+\.\d ms\)")
 
 
 def arena(*args: str, wire_env: bool = False, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    env = {"COLUMNS": "200", "PATH": os.environ["PATH"]}
+    # The readable record file: the test scans every file of the run for the wire log's text, which a compressed
+    # games.jsonl.zst would hide.
+    env = {"COLUMNS": "200", "PATH": os.environ["PATH"], "ARENA_RECORDS": "jsonl"}
     if wire_env:
         env["ARENA_LOG_WIRE"] = "1"
     out = subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=300,
