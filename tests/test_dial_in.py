@@ -226,6 +226,37 @@ def test_a_stream_that_never_says_hello_is_cancelled_after_the_hello_timeout() -
         server.stop(None)
 
 
+# --- a server that runs no bots ----------------------------------------------------------------------------------
+
+
+def test_a_server_without_bots_or_commands_plays_a_tournament_whose_entrants_all_dial_in_and_refuses_any_other(
+        tmp_path: Path, two_tokens) -> None:
+    """Nothing runs on the server for a dial-in bot, so neither --bots nor --allow-commands is needed for them; a
+    bot to run here still is."""
+    server = Server(tmp_path / "data")  # no --bots, no --allow-commands
+    try:
+        stub = server.stub()
+        _, token_a = two_tokens["lab-a"]
+        _, token_b = two_tokens["lab-b"]
+        for bots in (random_bot("local", "dial-closed") + dial_in_entry("lab-b", token_b),
+                     named("alpha") + dial_in_entry("lab-b", token_b)):
+            with pytest.raises(grpc.RpcError) as refused:
+                submit(stub, tournament(bots=bots))
+            assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert refused.value.details().startswith("this arena server has no bots to run: its operator starts "
+                                                      "it with --bots FILE")
+        info = submit(stub, tournament(games=2, bots=dial_in_entry("lab-a", token_a) + dial_in_entry("lab-b", token_b),
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        a, b = RawDialIn(server.address, "lab-a", token_a), RawDialIn(server.address, "lab-b", token_b)
+        assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
+        games = records(run_folder(server, info.id))
+        assert len(games) == info.games_total == 4
+        assert all(sorted(g["seats"]) == ["lab-a", "lab-b"] and not g.get("faults") for g in games)
+        assert a.wait_ended(GENEROUS_S)[0] == b.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK
+    finally:
+        server.stop()
+
+
 # --- a connection cut mid-game ---------------------------------------------------------------------------------------
 
 
