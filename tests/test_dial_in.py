@@ -7,8 +7,12 @@ scanner over everything sent to a dial-in bot."""
 
 from __future__ import annotations
 
+import re
+import signal
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import grpc
@@ -18,7 +22,7 @@ from arena.protocol import arena_pb2 as apb
 from arena.protocol import bot_pb2, dial_in_pb2
 from arena.tournament.spec import SpecError, spec_from_dict
 from support.dial_in import (
-    RawDialIn, connect, dial_in_entry, first_legal, records_by_match, write_token,
+    Lines, RawDialIn, connect, dial_in_entry, first_legal, records_by_match, write_token,
 )
 from support.hidden import hidden_at_moves, tiles_in
 from support.paths import ROOT
@@ -29,6 +33,12 @@ from support.waiting import wait_for
 
 GENEROUS_S = 120
 """A deadline for what happens on a busy machine (two cores shared with other tests)."""
+
+
+def standing_of(stub, tid: str, bot: str, metadata: tuple = ()) -> apb.EntrantStanding:
+    """``bot``'s line of the tournament's standings: its decisions and think time, measured on the arena's side."""
+    standings = stub.GetStandings(apb.GetStandingsRequest(id=tid), timeout=30, metadata=metadata).standings
+    return next(e for e in standings.entrants if e.name == bot)
 
 
 def waiting_text(server: Server, tid: str) -> str:
@@ -74,6 +84,18 @@ def test_a_dial_in_entry_has_a_name_and_its_tokens_hash_only() -> None:
         with pytest.raises(SpecError) as error:
             spec_from_dict({**base, "bots": [*base["bots"], entry]})
         assert str(error.value).startswith(message), str(error.value)
+
+
+def test_the_relays_latency_is_by_the_nearest_rank() -> None:
+    from arena.players.relay import Latency
+
+    latency = Latency()
+    assert latency.quantile(0.5) is None and latency.report(0) == "served 0 decisions"
+    for ms in (10, 1, 9, 2, 8, 3, 7, 4, 6, 5):
+        latency.add(ms)
+    assert (latency.quantile(0.5), latency.quantile(0.9), latency.quantile(1.0), latency.quantile(0.0)) == (5, 9, 10, 1)
+    assert latency.report(10).startswith("served 10 decisions; round trip here (request received to reply sent): "
+                                         "median 5.0 ms, p90 9.0 ms (")
 
 
 def test_arena_connect_refuses_plain_text_beyond_loopback(tmp_path: Path) -> None:
@@ -135,8 +157,16 @@ def test_a_tournament_with_a_bot_dialed_in_through_arena_connect_over_tls_plays_
         _, relay_err = relay.communicate(timeout=GENEROUS_S)
         assert relay.returncode == 0, relay_err
         assert "connected as lab-b" in relay_err
-        assert "the server ended the stream after" in relay_err
-        assert "no tournament on this server waits for this bot any more" in relay_err
+        # the latency report: the decisions the relay served are the ones the arena timed (its think ms, network
+        # included, in the standings)
+        lab_b = standing_of(stub, info.id, "lab-b", as_operator)
+        assert lab_b.decisions > 0 and lab_b.HasField("think_ms_per_decision")
+        report, last = relay_err.splitlines()[-2:]
+        assert re.fullmatch(rf"served {lab_b.decisions} decisions; round trip here \(request received to reply "
+                            rf"sent\): median \d+\.\d ms, p90 \d+\.\d ms \(the arena's think time for this bot, in "
+                            rf"its standings, adds the network's round trip\)", report), report
+        assert last == (f"the server ended the stream after {lab_b.decisions} decisions: no tournament on this server "
+                        f"waits for this bot any more")
         games = records(run_folder(server, info.id))
         assert len(games) == info.games_total == 4
         assert all(sorted(g["seats"]) == ["alpha", "lab-b"] and not g.get("faults") for g in games)
@@ -290,6 +320,90 @@ def test_a_connection_cut_mid_game_is_a_crash_fault_and_the_bot_reconnects_for_t
         assert {m.act.match_id for m in second.acts()} >= {r["matchId"] for r in others if r["startedAt"] >
                                                             cut["startedAt"]}
         assert second.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK
+    finally:
+        server.stop()
+
+
+def test_arena_connect_dials_again_when_the_server_cuts_its_stream_and_plays_the_next_games(
+        tmp_path: Path, two_tokens) -> None:
+    """The server stops mid-game (every stream ends, UNAVAILABLE) and comes back on the same port, resuming the
+    tournament; the same ``arena connect`` process dials again by itself and plays the rest. The game cut short is
+    played again, with no fault of either bot's."""
+    token_file, token_b = two_tokens["lab-b"]
+    _, token_a = two_tokens["lab-a"]
+    first = Server(tmp_path / "data")  # no bots to run: both entrants dial in
+    address, second, relay = first.address, None, None
+    asked: list[dial_in_pb2.PlayResponse] = []
+    hold = threading.Event()
+
+    def held_at_the_third(message: dial_in_pb2.PlayResponse) -> list:
+        asked.append(message)
+        if len(asked) == 3:
+            hold.wait(GENEROUS_S)  # a decision in flight while the server stops
+        return first_legal(message)
+
+    try:
+        info = submit(first.stub(), tournament(
+            games=2, concurrency=1, bots=dial_in_entry("lab-a", token_a) + dial_in_entry("lab-b", token_b),
+            extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        relay = connect(address, "lab-b", token_file, sys.executable, str(RANDOM_BOT))
+        RawDialIn(address, "lab-a", token_a, held_at_the_third)
+        wait_for(lambda: len(asked) >= 3, GENEROUS_S, "lab-a's third decision request")
+        first.stop()
+        hold.set()
+        second = Server(tmp_path / "data", "--listen", address)
+        RawDialIn(address, "lab-a", token_a)
+        end = finished(second.stub(), info.id)
+        assert end.state == FINISHED, waiting_text(second, info.id)
+        _, err = relay.communicate(timeout=GENEROUS_S)
+        assert relay.returncode == 0, err
+        assert err.count("connected as lab-b (arena ") == 2, err
+        assert re.search(r"^the stream ended \(UNAVAILABLE: server shutting down\); served \d+ decisions.*; dialing "
+                         r"again in 0\.5 s \(attempt 1 of 10\)$", err, re.MULTILINE), err
+        assert err.splitlines()[-1].endswith(" decisions: no tournament on this server waits for this bot any more")
+        games = records(run_folder(second, info.id))
+        assert len(games) == info.games_total == 4
+        assert all(sorted(g["seats"]) == ["lab-a", "lab-b"] and not g.get("faults") for g in games), games
+    finally:
+        if relay is not None and relay.poll() is None:
+            relay.kill()
+            relay.wait()
+        first.stop()
+        if second is not None:
+            second.stop()
+
+
+def test_arena_connect_gives_up_after_its_attempts_in_a_row_when_no_server_answers(tmp_path: Path) -> None:
+    token_file, _ = write_token(tmp_path, "lab-b")
+    with socket.socket() as placeholder:  # a port nobody listens on
+        placeholder.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{placeholder.getsockname()[1]}"
+    relay = connect(address, "lab-b", token_file, sys.executable, str(RANDOM_BOT), extra=("--reconnect", "2"))
+    _, err = relay.communicate(timeout=GENEROUS_S)
+    assert relay.returncode == 1, err
+    lines = err.splitlines()
+    assert [line.split("; dialing again in ")[1] for line in lines if "; dialing again in " in line] == [
+        "0.5 s (attempt 1 of 2)", "1 s (attempt 2 of 2)"]
+    assert lines[-2] == "served 0 decisions"
+    assert lines[-1].startswith("error: UNAVAILABLE: ") and lines[-1].endswith(
+        " (gave up after 2 attempts in a row without a welcome) (after 0 decisions; bot log: "
+        + lines[-1].rsplit("bot log: ", 1)[1]), lines[-1]
+
+
+def test_arena_connect_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    token_file, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data")
+    try:
+        submit(server.stub(), tournament(bots=dial_in_entry("lab-a", token + "-a") + dial_in_entry("lab-b", token),
+                                         extra="[time]\nstartup_ms = 600000\n"))  # waits for lab-a all along
+        relay = Lines(connect(address=server.address, bot="lab-b", token_file=token_file, command=(
+            sys.executable, str(RANDOM_BOT))))
+        relay.wait_line("connected as lab-b (arena ", GENEROUS_S)
+        relay.process.send_signal(signal.SIGINT)
+        code = relay.process.wait(GENEROUS_S)
+        rest = relay.rest(GENEROUS_S)
+        assert code == 130, "\n".join(rest)
+        assert rest[-1] == "interrupted: served 0 decisions"
     finally:
         server.stop()
 
