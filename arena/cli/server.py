@@ -38,7 +38,7 @@ from ..errors import UsageError
 from ..players.dial_in import token_digest
 from ..players.faults import BotFailure
 from ..players.process import BotProcess, BotSpec
-from ..players.relay import Backoff, Relay, relay_with_reconnects
+from ..players.relay import Backoff, Relay, dial_in, last_words
 from ..server.auth import ConfigError, is_loopback
 from ..server.client import ServerSaidNo, connect, describe
 from ..server.serve import config_from_args, run
@@ -47,7 +47,6 @@ from ..server.tournaments import STATE_NAMES
 from ..tournament.runner import arena_command
 from ..tournament.spec import read_spec_text
 from ..server.events import entrant_json
-from .runs import until_interrupted
 from ..tournament.standings import GameOutcome, OutcomeError, Standings, row_cells, table_frame
 
 DEFAULT_SERVER = "127.0.0.1:50500"
@@ -202,27 +201,14 @@ def cmd_connect(args: argparse.Namespace) -> int:
                                  protocol=args.protocol), logs, args.startup_ms / 1000)
     relay = Relay(process, None, args.bot, metadata)
 
-    async def main() -> Any:
-        try:
-            return await until_interrupted(
-                lambda: relay_with_reconnects(relay, lambda: _client(args).channel, Backoff(args.reconnect)))
-        finally:
-            await process.stop()
-
     try:
-        ended = trio.run(main)
+        ended = trio.run(dial_in, relay, lambda: _client(args).channel, Backoff(args.reconnect))
     except BotFailure as failure:
         return _refused(f"the bot did not start: {failure} (its log: {process.log_path})")
-    if ended is None:  # Ctrl-C (or SIGTERM): the stream is cancelled and the bot stopped
-        print(f"interrupted: {relay.latency.report(relay.decisions)}", file=sys.stderr)
-        return 130
-    print(relay.latency.report(relay.decisions), file=sys.stderr)
-    if ended.code == grpc.StatusCode.OK:
-        print(f"the server ended the stream after {relay.decisions} decisions: "
-              f"{safe_name(ended.details or 'done', 400)}", file=sys.stderr)
-        return 0
-    return _refused(f"{ended.code.name}: {ended.details} (after {relay.decisions} decisions; bot log: "
-                    f"{process.log_path})")
+    status, lines = last_words(relay, ended, f"; bot log: {process.log_path}")
+    for line in lines:
+        print(safe_name(line, 4000), file=sys.stderr)
+    return status
 
 
 def cmd_new_token(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import queue
+import signal
 import sys
 import threading
 import time
@@ -246,3 +247,45 @@ async def relay_with_reconnects(relay: Relay, open_channel: Callable[[], grpc.Ch
         relay.say(f"the stream ended ({ended.code.name}: {ended.details}); {relay.latency.report(relay.decisions)}; "
                   f"dialing again in {delay:g} s (attempt {failures} of {backoff.attempts})")
         await trio.sleep(delay)
+
+
+async def dial_in(relay: Relay, open_channel: Callable[[], grpc.Channel], backoff: Backoff = Backoff()
+                  ) -> Ended | None:
+    """:func:`relay_with_reconnects` until a stream ends for good, or until SIGINT (Ctrl-C) or SIGTERM: then
+    None, the stream cancelled. The local bot is stopped either way. (A signal, not KeyboardInterrupt: that can land
+    inside grpc.) Raises :class:`BotFailure` when the local bot does not start."""
+    ended: list[Ended | BotFailure] = []
+    try:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+                async def relay_all() -> None:
+                    try:
+                        ended.append(await relay_with_reconnects(relay, open_channel, backoff))
+                    except BotFailure as failure:  # raised below as itself, not in an exception group
+                        ended.append(failure)
+                    nursery.cancel_scope.cancel()
+
+                async def until_signalled() -> None:
+                    async for _ in signals:
+                        nursery.cancel_scope.cancel()
+                        return
+
+                nursery.start_soon(relay_all)
+                nursery.start_soon(until_signalled)
+    finally:
+        await relay.process.stop()
+    if ended and isinstance(ended[0], BotFailure):
+        raise ended[0]
+    return ended[0] if ended else None
+
+
+def last_words(relay: Relay, ended: Ended | None, where: str = "") -> tuple[int, list[str]]:
+    """How a dial-in ends, for its owner: the exit status (0: the server ended it cleanly; 1: it refused the bot,
+    or could not be reached; 130: stopped by a signal) and the lines to print (the latency report first; ``where``:
+    more to say after an error, such as the bot's log)."""
+    report = relay.latency.report(relay.decisions)
+    if ended is None:
+        return 130, [f"interrupted: {report}"]
+    if ended.code == grpc.StatusCode.OK:
+        return 0, [report, f"the server ended the stream after {relay.decisions} decisions: {ended.details or 'done'}"]
+    return 1, [report, f"error: {ended.code.name}: {ended.details} (after {relay.decisions} decisions{where})"]
