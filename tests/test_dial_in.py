@@ -182,6 +182,57 @@ def test_a_tournament_with_a_bot_dialed_in_through_arena_connect_over_tls_plays_
         server.stop()
 
 
+def test_a_botkit_bot_dials_in_by_itself_over_tls_and_plays_a_tournament(tmp_path: Path) -> None:
+    """``python bots/python/random_bot.py --connect ADDR ...``: no ``arena connect``, the botkit relays itself (with
+    the same code), against a sandboxed local bot."""
+    from arena.botkit import DIAL_AGAIN
+    from arena.players.relay import Backoff
+
+    assert DIAL_AGAIN == Backoff.attempts
+    cert, key = self_signed(tmp_path)
+    token_file, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data", "--tls-cert", str(cert), "--tls-key", str(key),
+                    *registry(tmp_path, random_bot("alpha", "dial-botkit")))
+    bot = None
+    try:
+        stub = server.stub(credentials=grpc.ssl_channel_credentials(cert.read_bytes()))
+        info = submit(stub, tournament(games=2, bots=named("alpha") + dial_in_entry("lab-b", token),
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        bot = subprocess.Popen([sys.executable, str(RANDOM_BOT), "--connect", server.address, "--bot", "lab-b",
+                                "--token-file", str(token_file), "--tls-ca", str(cert)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
+        _, err = bot.communicate(timeout=GENEROUS_S)
+        assert bot.returncode == 0, err
+        lab_b = standing_of(stub, info.id, "lab-b")
+        assert err.splitlines()[0] == "connected as lab-b (arena 0.1.0); waiting for games"
+        assert err.splitlines()[-2].startswith(f"served {lab_b.decisions} decisions; round trip here ")
+        assert err.splitlines()[-1] == (f"the server ended the stream after {lab_b.decisions} decisions: no "
+                                        f"tournament on this server waits for this bot any more")
+        games = records(run_folder(server, info.id))
+        assert len(games) == info.games_total == 4
+        assert all(sorted(g["seats"]) == ["alpha", "lab-b"] and not g.get("faults") for g in games)
+    finally:
+        if bot is not None and bot.poll() is None:
+            bot.kill()
+            bot.wait()
+        server.stop()
+
+
+def test_a_botkit_bot_refuses_to_send_its_token_in_plain_text_beyond_loopback(tmp_path: Path) -> None:
+    token_file, _ = write_token(tmp_path, "lab-b")
+    for extra, message in [
+        (("--token-file", str(token_file)), "error: refusing to dial in to 192.0.2.1:50500 in plain text: beyond "
+                                            "loopback the token must travel over TLS; pass --tls-ca CERT (or --tls "
+                                            "for the system's roots)\n"),
+        ((), "error: --connect needs --bot NAME (the entrant's name in the tournament file) and --token-file F (its "
+             "token)\n"),
+    ]:
+        result = subprocess.run([sys.executable, str(RANDOM_BOT), "--connect", "192.0.2.1:50500", "--bot", "lab-b",
+                                 *extra], capture_output=True, text=True, cwd=ROOT, timeout=60)
+        assert (result.returncode, result.stderr) == (1, message)
+
+
 # --- credentials --------------------------------------------------------------------------------------------------
 
 
