@@ -7,6 +7,7 @@ scanner over everything sent to a dial-in bot."""
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import socket
@@ -561,3 +562,25 @@ def test_the_seat_scanner_finds_no_hidden_tile_in_anything_sent_to_a_dial_in_bot
         assert scanned > 10
     finally:
         server.stop()
+
+
+# --- the benchmark ---------------------------------------------------------------------------------------------------
+
+
+def test_arena_bench_protocol_dial_in_measures_both_paths_of_the_same_bot() -> None:
+    """Numbers only, no speed asserted (the docs quote a real run): the shape of the report, every measurement
+    made, and the relay told farewell at the end (the command returns)."""
+    result = subprocess.run([sys.executable, "-m", "arena", "bench", "protocol", "--dial-in", "--seconds", "0.3",
+                             "--concurrency", "1,4"], capture_output=True, text=True, cwd=ROOT, timeout=GENEROUS_S)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert sorted(report) == ["bot", "dial_in", "dial_in_against_local", "local", "seconds_each"]
+    for side in ("local", "dial_in"):
+        assert [r["concurrency"] for r in report[side]] == [1, 4]
+        for row in report[side]:
+            assert sorted(row) == ["calls_per_s", "concurrency", "referee_decisions_per_s", "round_trip_ms_median",
+                                   "round_trip_ms_p90"]
+            assert row["calls_per_s"] > 0 and row["referee_decisions_per_s"] > 0
+            assert 0 < row["round_trip_ms_median"] <= row["round_trip_ms_p90"]
+    assert [sorted(r) for r in report["dial_in_against_local"]] == [
+        ["added_round_trip_ms_median", "concurrency", "decisions_per_s_dial_in_to_local"]] * 2
