@@ -104,7 +104,11 @@ async def dial_in_side(bot_command: list[str], concurrencies: list[int], seconds
     finally:
         await process.stop()
         REGISTRY.forget([spec])  # the relay is told farewell and exits
-        await trio.to_thread.run_sync(relay.wait, 30)
+        try:
+            await trio.to_thread.run_sync(relay.wait, 30)
+        except subprocess.TimeoutExpired:  # it never dialed in (the bot did not start, say)
+            relay.kill()
+            relay.wait()
         server.stop(None)
 
 
