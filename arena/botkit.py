@@ -227,11 +227,16 @@ def _dial_in_token(options: argparse.Namespace) -> str:
     if options.reconnect < 0:
         sys.exit(f"error: --reconnect must be 0 or more, got {options.reconnect}")
     try:
-        token = open(options.token_file).read().strip()
+        with open(options.token_file) as file:
+            token = file.read().strip()
     except OSError as error:
         sys.exit(f"error: {options.token_file}: cannot read the token file: {error.strerror or error}")
     if not token:
         sys.exit(f"error: {options.token_file}: the token file is empty")
+    try:
+        _dial_in_channel(options).close()
+    except OSError as error:
+        sys.exit(f"error: {options.tls_ca}: cannot read the TLS root certificate: {error.strerror or error}")
     return token
 
 
@@ -240,7 +245,10 @@ def _dial_in_channel(options: argparse.Namespace) -> grpc.Channel:
               ("grpc.max_send_message_length", MAX_MESSAGE_BYTES), ("grpc.enable_retries", 0)]
     if not (options.tls or options.tls_ca):
         return grpc.insecure_channel(options.connect, limits)
-    roots = open(options.tls_ca, "rb").read() if options.tls_ca else None
+    roots = None
+    if options.tls_ca:
+        with open(options.tls_ca, "rb") as file:
+            roots = file.read()
     return grpc.secure_channel(options.connect, grpc.ssl_channel_credentials(root_certificates=roots), limits)
 
 

@@ -220,7 +220,7 @@ def test_a_botkit_bot_dials_in_by_itself_over_tls_and_plays_a_tournament(tmp_pat
         server.stop()
 
 
-def test_a_botkit_bot_refuses_to_send_its_token_in_plain_text_beyond_loopback(tmp_path: Path) -> None:
+def test_a_botkit_bot_refuses_plain_text_beyond_loopback_and_unreadable_files_in_one_line(tmp_path: Path) -> None:
     token_file, _ = write_token(tmp_path, "lab-b")
     for extra, message in [
         (("--token-file", str(token_file)), "error: refusing to dial in to 192.0.2.1:50500 in plain text: beyond "
@@ -228,6 +228,10 @@ def test_a_botkit_bot_refuses_to_send_its_token_in_plain_text_beyond_loopback(tm
                                             "for the system's roots)\n"),
         ((), "error: --connect needs --bot NAME (the entrant's name in the tournament file) and --token-file F (its "
              "token)\n"),
+        (("--token-file", str(tmp_path / "none.token"), "--tls"),
+         f"error: {tmp_path / 'none.token'}: cannot read the token file: No such file or directory\n"),
+        (("--token-file", str(token_file), "--tls-ca", str(tmp_path / "none.pem")),
+         f"error: {tmp_path / 'none.pem'}: cannot read the TLS root certificate: No such file or directory\n"),
     ]:
         result = subprocess.run([sys.executable, str(RANDOM_BOT), "--connect", "192.0.2.1:50500", "--bot", "lab-b",
                                  *extra], capture_output=True, text=True, cwd=ROOT, timeout=60)
