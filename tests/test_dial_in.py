@@ -464,6 +464,41 @@ def test_arena_connect_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
         server.stop()
 
 
+def test_arena_connect_stops_at_another_bots_token_and_when_a_second_copy_of_the_bot_replaces_it(
+        tmp_path: Path) -> None:
+    token_file, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data")
+    copies: list[Lines] = []
+    try:
+        submit(server.stub(), tournament(bots=dial_in_entry("lab-a", token + "-a") + dial_in_entry("lab-b", token),
+                                         extra="[time]\nstartup_ms = 600000\n"))  # waits for lab-a all along
+        other = tmp_path / "lab-a.token"
+        other.write_text(token + "-a\n")
+        impostor = connect(server.address, "lab-b", other, sys.executable, str(RANDOM_BOT))  # lab-a's token
+        _, err = impostor.communicate(timeout=GENEROUS_S)
+        assert impostor.returncode == 1 and "dialing again" not in err, err
+        assert err.splitlines()[-1].startswith("error: PERMISSION_DENIED: this token is another bot's: it does not "
+                                               "let its holder play as 'lab-b' (after 0 decisions; ")
+        for _ in range(2):
+            copies.append(Lines(connect(server.address, "lab-b", token_file, command=(sys.executable,
+                                                                                    str(RANDOM_BOT)))))
+            copies[-1].wait_line("connected as lab-b (arena ", GENEROUS_S)
+        first, second = copies
+        assert first.process.wait(GENEROUS_S) == 1
+        rest = first.rest(GENEROUS_S)
+        assert rest[-1].startswith("error: ABORTED: replaced by a new stream of the same bot (after 0 decisions; ")
+        assert not any("dialing again" in line for line in rest), rest
+        assert second.process.poll() is None  # still connected, unchallenged
+        second.process.send_signal(signal.SIGINT)
+        assert second.process.wait(GENEROUS_S) == 130
+    finally:
+        for copy in copies:
+            if copy.process.poll() is None:
+                copy.process.kill()
+                copy.process.wait()
+        server.stop()
+
+
 # --- hostile dial-in clients ---------------------------------------------------------------------------------------
 
 
