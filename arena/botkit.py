@@ -13,14 +13,22 @@ server reflection (``grpc.reflection.v1`` and ``v1alpha``), so ``grpcurl -plaint
         return 0
 
     serve(first_legal, name="first-legal")
+
+The same bot dials in to an arena server instead, for a tournament that names it with ``dial_in = true``, with
+``--connect ADDR --bot NAME --token-file F`` (and ``--tls-ca CERT`` or ``--tls`` beyond loopback; ``--reconnect N``
+as for ``arena connect``): it serves on a private Unix socket and relays through the code of ``arena connect``
+(:mod:`arena.players.relay`), so it dials again when the connection drops and prints the decisions it served and
+their latency at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 from concurrent import futures
 from typing import Any, Callable, Sequence
@@ -31,6 +39,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from .protocol import LISTEN_ENV, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc, types_pb2
+from .protocol.addresses import is_loopback
 
 Policy = Callable[[Any], "int | types_pb2.Action"]
 Listener = Callable[[Any], None]
@@ -188,8 +197,97 @@ def _make_server(
     return server, port, checker
 
 
+DIAL_AGAIN = 10
+"""``--reconnect``'s default, as ``arena connect``'s (arena.players.relay.Backoff; not imported for it: a bot that
+listens never loads the relay)."""
+
+
+def dial_in_options(argv: Sequence[str] | None = None) -> argparse.Namespace | None:
+    """``--connect ADDR --bot NAME --token-file F [--tls-ca CERT | --tls] [--reconnect N]``, or None without
+    ``--connect`` (the bot then listens, as the arena expects of a bot it starts)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--connect")
+    parser.add_argument("--bot")
+    parser.add_argument("--token-file")
+    parser.add_argument("--tls-ca")
+    parser.add_argument("--tls", action="store_true")
+    parser.add_argument("--reconnect", type=int, default=DIAL_AGAIN)
+    known, _ = parser.parse_known_args(argv)
+    return known if known.connect else None
+
+
+def _dial_in_token(options: argparse.Namespace) -> str:
+    """The bot's token, after the checks ``arena connect`` makes; a mistake exits with one ``error:`` line."""
+    if not options.bot or not options.token_file:
+        sys.exit("error: --connect needs --bot NAME (the entrant's name in the tournament file) and --token-file F "
+                 "(its token)")
+    if not (options.tls or options.tls_ca) and not is_loopback(options.connect):
+        sys.exit(f"error: refusing to dial in to {options.connect} in plain text: beyond loopback the token must "
+                 f"travel over TLS; pass --tls-ca CERT (or --tls for the system's roots)")
+    if options.reconnect < 0:
+        sys.exit(f"error: --reconnect must be 0 or more, got {options.reconnect}")
+    try:
+        with open(options.token_file) as file:
+            token = file.read().strip()
+    except OSError as error:
+        sys.exit(f"error: {options.token_file}: cannot read the token file: {error.strerror or error}")
+    if not token:
+        sys.exit(f"error: {options.token_file}: the token file is empty")
+    try:
+        _dial_in_channel(options).close()
+    except OSError as error:
+        sys.exit(f"error: {options.tls_ca}: cannot read the TLS root certificate: {error.strerror or error}")
+    return token
+
+
+def _dial_in_channel(options: argparse.Namespace) -> grpc.Channel:
+    limits = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+              ("grpc.max_send_message_length", MAX_MESSAGE_BYTES), ("grpc.enable_retries", 0)]
+    if not (options.tls or options.tls_ca):
+        return grpc.insecure_channel(options.connect, limits)
+    roots = None
+    if options.tls_ca:
+        with open(options.tls_ca, "rb") as file:
+            roots = file.read()
+    return grpc.secure_channel(options.connect, grpc.ssl_channel_credentials(root_certificates=roots), limits)
+
+
+def connect_out(policy: Policy, options: argparse.Namespace, *, name: str, **hello: Any) -> int:
+    """Dial in to the arena server of ``options.connect`` and play until it ends the stream (or a signal stops
+    the bot); the exit status of ``arena connect``. The policy is served on a private Unix socket and relayed as
+    ``arena connect`` relays any bot, by the same code."""
+    import trio  # the relay's imports, for a bot that dials in only
+
+    from .players.faults import BotFailure
+    from .players.process import BotProcess, BotSpec
+    from .players.relay import Backoff, Relay, dial_in, last_words
+
+    token = _dial_in_token(options)
+    folder = tempfile.mkdtemp(prefix="botkit-dial-in-")
+    address = f"unix:{folder}/bot.sock"
+    server, _, _ = _make_server(policy, address, name=name, **hello)
+    relay = Relay(BotProcess(BotSpec(name=options.bot, address=address)), None, options.bot,
+                  (("authorization", f"Bearer {token}"),))
+    try:
+        ended = trio.run(dial_in, relay, lambda: _dial_in_channel(options), Backoff(options.reconnect))
+    except BotFailure as failure:  # its own server, on its own socket: never, short of a broken installation
+        print(f"error: the bot did not answer its own handshake: {failure}", file=sys.stderr)
+        return 1
+    finally:
+        server.stop(grace=1).wait()
+        shutil.rmtree(folder, ignore_errors=True)
+    status, lines = last_words(relay, ended)
+    for line in lines:
+        print(line, file=sys.stderr, flush=True)
+    return status
+
+
 def serve(policy: Policy, *, name: str, argv: Sequence[str] | None = None, **hello: Any) -> None:
-    """Run the bot until SIGTERM or SIGINT (the arena stops bots with SIGTERM)."""
+    """Run the bot until SIGTERM or SIGINT (the arena stops bots with SIGTERM); with ``--connect ADDR``, dial in to
+    an arena server instead (:func:`connect_out`) and exit with its status."""
+    options = dial_in_options(argv)
+    if options is not None:
+        sys.exit(connect_out(policy, options, name=name, **hello))
     address = listen_address(argv)
     server, port, checker = _make_server(policy, address, name=name, **hello)
     shown = address if address.startswith("unix:") or port == 0 else address.rsplit(":", 1)[0] + f":{port}"

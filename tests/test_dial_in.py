@@ -7,8 +7,13 @@ scanner over everything sent to a dial-in bot."""
 
 from __future__ import annotations
 
+import json
+import re
+import signal
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import grpc
@@ -18,7 +23,7 @@ from arena.protocol import arena_pb2 as apb
 from arena.protocol import bot_pb2, dial_in_pb2
 from arena.tournament.spec import SpecError, spec_from_dict
 from support.dial_in import (
-    RawDialIn, connect, dial_in_entry, first_legal, records_by_match, write_token,
+    Lines, RawDialIn, connect, dial_in_entry, first_legal, records_by_match, write_token,
 )
 from support.hidden import hidden_at_moves, tiles_in
 from support.paths import ROOT
@@ -29,6 +34,12 @@ from support.waiting import wait_for
 
 GENEROUS_S = 120
 """A deadline for what happens on a busy machine (two cores shared with other tests)."""
+
+
+def standing_of(stub, tid: str, bot: str, metadata: tuple = ()) -> apb.EntrantStanding:
+    """``bot``'s line of the tournament's standings: its decisions and think time, measured on the arena's side."""
+    standings = stub.GetStandings(apb.GetStandingsRequest(id=tid), timeout=30, metadata=metadata).standings
+    return next(e for e in standings.entrants if e.name == bot)
 
 
 def waiting_text(server: Server, tid: str) -> str:
@@ -74,6 +85,18 @@ def test_a_dial_in_entry_has_a_name_and_its_tokens_hash_only() -> None:
         with pytest.raises(SpecError) as error:
             spec_from_dict({**base, "bots": [*base["bots"], entry]})
         assert str(error.value).startswith(message), str(error.value)
+
+
+def test_the_relays_latency_is_by_the_nearest_rank() -> None:
+    from arena.players.relay import Latency
+
+    latency = Latency()
+    assert latency.quantile(0.5) is None and latency.report(0) == "served 0 decisions"
+    for ms in (10, 1, 9, 2, 8, 3, 7, 4, 6, 5):
+        latency.add(ms)
+    assert (latency.quantile(0.5), latency.quantile(0.9), latency.quantile(1.0), latency.quantile(0.0)) == (5, 9, 10, 1)
+    assert latency.report(10).startswith("served 10 decisions; round trip here (request received to reply sent): "
+                                         "median 5.0 ms, p90 9.0 ms (")
 
 
 def test_arena_connect_refuses_plain_text_beyond_loopback(tmp_path: Path) -> None:
@@ -135,8 +158,16 @@ def test_a_tournament_with_a_bot_dialed_in_through_arena_connect_over_tls_plays_
         _, relay_err = relay.communicate(timeout=GENEROUS_S)
         assert relay.returncode == 0, relay_err
         assert "connected as lab-b" in relay_err
-        assert "the server ended the stream after" in relay_err
-        assert "no tournament on this server waits for this bot any more" in relay_err
+        # the latency report: the decisions the relay served are the ones the arena timed (its think ms, network
+        # included, in the standings)
+        lab_b = standing_of(stub, info.id, "lab-b", as_operator)
+        assert lab_b.decisions > 0 and lab_b.HasField("think_ms_per_decision")
+        report, last = relay_err.splitlines()[-2:]
+        assert re.fullmatch(rf"served {lab_b.decisions} decisions; round trip here \(request received to reply "
+                            rf"sent\): median \d+\.\d ms, p90 \d+\.\d ms \(the arena's think time for this bot, in "
+                            rf"its standings, adds the network's round trip\)", report), report
+        assert last == (f"the server ended the stream after {lab_b.decisions} decisions: no tournament on this server "
+                        f"waits for this bot any more")
         games = records(run_folder(server, info.id))
         assert len(games) == info.games_total == 4
         assert all(sorted(g["seats"]) == ["alpha", "lab-b"] and not g.get("faults") for g in games)
@@ -150,6 +181,61 @@ def test_a_tournament_with_a_bot_dialed_in_through_arena_connect_over_tls_plays_
             relay.kill()
             relay.wait()
         server.stop()
+
+
+def test_a_botkit_bot_dials_in_by_itself_over_tls_and_plays_a_tournament(tmp_path: Path) -> None:
+    """``python bots/python/random_bot.py --connect ADDR ...``: no ``arena connect``, the botkit relays itself (with
+    the same code), against a sandboxed local bot."""
+    from arena.botkit import DIAL_AGAIN
+    from arena.players.relay import Backoff
+
+    assert DIAL_AGAIN == Backoff.attempts
+    cert, key = self_signed(tmp_path)
+    token_file, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data", "--tls-cert", str(cert), "--tls-key", str(key),
+                    *registry(tmp_path, random_bot("alpha", "dial-botkit")))
+    bot = None
+    try:
+        stub = server.stub(credentials=grpc.ssl_channel_credentials(cert.read_bytes()))
+        info = submit(stub, tournament(games=2, bots=named("alpha") + dial_in_entry("lab-b", token),
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        bot = subprocess.Popen([sys.executable, str(RANDOM_BOT), "--connect", server.address, "--bot", "lab-b",
+                                "--token-file", str(token_file), "--tls-ca", str(cert)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
+        _, err = bot.communicate(timeout=GENEROUS_S)
+        assert bot.returncode == 0, err
+        lab_b = standing_of(stub, info.id, "lab-b")
+        assert err.splitlines()[0] == "connected as lab-b (arena 0.1.0); waiting for games"
+        assert err.splitlines()[-2].startswith(f"served {lab_b.decisions} decisions; round trip here ")
+        assert err.splitlines()[-1] == (f"the server ended the stream after {lab_b.decisions} decisions: no "
+                                        f"tournament on this server waits for this bot any more")
+        games = records(run_folder(server, info.id))
+        assert len(games) == info.games_total == 4
+        assert all(sorted(g["seats"]) == ["alpha", "lab-b"] and not g.get("faults") for g in games)
+    finally:
+        if bot is not None and bot.poll() is None:
+            bot.kill()
+            bot.wait()
+        server.stop()
+
+
+def test_a_botkit_bot_refuses_plain_text_beyond_loopback_and_unreadable_files_in_one_line(tmp_path: Path) -> None:
+    token_file, _ = write_token(tmp_path, "lab-b")
+    for extra, message in [
+        (("--token-file", str(token_file)), "error: refusing to dial in to 192.0.2.1:50500 in plain text: beyond "
+                                            "loopback the token must travel over TLS; pass --tls-ca CERT (or --tls "
+                                            "for the system's roots)\n"),
+        ((), "error: --connect needs --bot NAME (the entrant's name in the tournament file) and --token-file F (its "
+             "token)\n"),
+        (("--token-file", str(tmp_path / "none.token"), "--tls"),
+         f"error: {tmp_path / 'none.token'}: cannot read the token file: No such file or directory\n"),
+        (("--token-file", str(token_file), "--tls-ca", str(tmp_path / "none.pem")),
+         f"error: {tmp_path / 'none.pem'}: cannot read the TLS root certificate: No such file or directory\n"),
+    ]:
+        result = subprocess.run([sys.executable, str(RANDOM_BOT), "--connect", "192.0.2.1:50500", "--bot", "lab-b",
+                                 *extra], capture_output=True, text=True, cwd=ROOT, timeout=60)
+        assert (result.returncode, result.stderr) == (1, message)
 
 
 # --- credentials --------------------------------------------------------------------------------------------------
@@ -226,6 +312,37 @@ def test_a_stream_that_never_says_hello_is_cancelled_after_the_hello_timeout() -
         server.stop(None)
 
 
+# --- a server that runs no bots ----------------------------------------------------------------------------------
+
+
+def test_a_server_without_bots_or_commands_plays_a_tournament_whose_entrants_all_dial_in_and_refuses_any_other(
+        tmp_path: Path, two_tokens) -> None:
+    """Nothing runs on the server for a dial-in bot, so neither --bots nor --allow-commands is needed for them; a
+    bot to run here still is."""
+    server = Server(tmp_path / "data")  # no --bots, no --allow-commands
+    try:
+        stub = server.stub()
+        _, token_a = two_tokens["lab-a"]
+        _, token_b = two_tokens["lab-b"]
+        for bots in (random_bot("local", "dial-closed") + dial_in_entry("lab-b", token_b),
+                     named("alpha") + dial_in_entry("lab-b", token_b)):
+            with pytest.raises(grpc.RpcError) as refused:
+                submit(stub, tournament(bots=bots))
+            assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert refused.value.details().startswith("this arena server has no bots to run: its operator starts "
+                                                      "it with --bots FILE")
+        info = submit(stub, tournament(games=2, bots=dial_in_entry("lab-a", token_a) + dial_in_entry("lab-b", token_b),
+                                       extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        a, b = RawDialIn(server.address, "lab-a", token_a), RawDialIn(server.address, "lab-b", token_b)
+        assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
+        games = records(run_folder(server, info.id))
+        assert len(games) == info.games_total == 4
+        assert all(sorted(g["seats"]) == ["lab-a", "lab-b"] and not g.get("faults") for g in games)
+        assert a.wait_ended(GENEROUS_S)[0] == b.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK
+    finally:
+        server.stop()
+
+
 # --- a connection cut mid-game ---------------------------------------------------------------------------------------
 
 
@@ -260,6 +377,125 @@ def test_a_connection_cut_mid_game_is_a_crash_fault_and_the_bot_reconnects_for_t
                                                             cut["startedAt"]}
         assert second.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK
     finally:
+        server.stop()
+
+
+def test_arena_connect_dials_again_when_the_server_cuts_its_stream_and_plays_the_next_games(
+        tmp_path: Path, two_tokens) -> None:
+    """The server stops mid-game (every stream ends, UNAVAILABLE) and comes back on the same port, resuming the
+    tournament; the same ``arena connect`` process dials again by itself and plays the rest. The game cut short is
+    played again, with no fault of either bot's."""
+    token_file, token_b = two_tokens["lab-b"]
+    _, token_a = two_tokens["lab-a"]
+    first = Server(tmp_path / "data")  # no bots to run: both entrants dial in
+    address, second, relay = first.address, None, None
+    asked: list[dial_in_pb2.PlayResponse] = []
+    hold = threading.Event()
+
+    def held_at_the_third(message: dial_in_pb2.PlayResponse) -> list:
+        asked.append(message)
+        if len(asked) == 3:
+            hold.wait(GENEROUS_S)  # a decision in flight while the server stops
+        return first_legal(message)
+
+    try:
+        info = submit(first.stub(), tournament(
+            games=2, concurrency=1, bots=dial_in_entry("lab-a", token_a) + dial_in_entry("lab-b", token_b),
+            extra=f"[time]\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        relay = connect(address, "lab-b", token_file, sys.executable, str(RANDOM_BOT))
+        RawDialIn(address, "lab-a", token_a, held_at_the_third)
+        wait_for(lambda: len(asked) >= 3, GENEROUS_S, "lab-a's third decision request")
+        first.stop()
+        hold.set()
+        second = Server(tmp_path / "data", "--listen", address)
+        RawDialIn(address, "lab-a", token_a)
+        end = finished(second.stub(), info.id)
+        assert end.state == FINISHED, waiting_text(second, info.id)
+        _, err = relay.communicate(timeout=GENEROUS_S)
+        assert relay.returncode == 0, err
+        assert err.count("connected as lab-b (arena ") == 2, err
+        assert re.search(r"^the stream ended \(UNAVAILABLE: server shutting down\); served \d+ decisions.*; dialing "
+                         r"again in 0\.5 s \(attempt 1 of 10\)$", err, re.MULTILINE), err
+        assert err.splitlines()[-1].endswith(" decisions: no tournament on this server waits for this bot any more")
+        games = records(run_folder(second, info.id))
+        assert len(games) == info.games_total == 4
+        assert all(sorted(g["seats"]) == ["lab-a", "lab-b"] and not g.get("faults") for g in games), games
+    finally:
+        if relay is not None and relay.poll() is None:
+            relay.kill()
+            relay.wait()
+        first.stop()
+        if second is not None:
+            second.stop()
+
+
+def test_arena_connect_gives_up_after_its_attempts_in_a_row_when_no_server_answers(tmp_path: Path) -> None:
+    token_file, _ = write_token(tmp_path, "lab-b")
+    with socket.socket() as placeholder:  # a port nobody listens on
+        placeholder.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{placeholder.getsockname()[1]}"
+    relay = connect(address, "lab-b", token_file, sys.executable, str(RANDOM_BOT), extra=("--reconnect", "2"))
+    _, err = relay.communicate(timeout=GENEROUS_S)
+    assert relay.returncode == 1, err
+    lines = err.splitlines()
+    assert [line.split("; dialing again in ")[1] for line in lines if "; dialing again in " in line] == [
+        "0.5 s (attempt 1 of 2)", "1 s (attempt 2 of 2)"]
+    assert lines[-2] == "served 0 decisions"
+    assert lines[-1].startswith("error: UNAVAILABLE: ") and lines[-1].endswith(
+        " (gave up after 2 attempts in a row without a welcome) (after 0 decisions; bot log: "
+        + lines[-1].rsplit("bot log: ", 1)[1]), lines[-1]
+
+
+def test_arena_connect_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    token_file, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data")
+    try:
+        submit(server.stub(), tournament(bots=dial_in_entry("lab-a", token + "-a") + dial_in_entry("lab-b", token),
+                                         extra="[time]\nstartup_ms = 600000\n"))  # waits for lab-a all along
+        relay = Lines(connect(address=server.address, bot="lab-b", token_file=token_file, command=(
+            sys.executable, str(RANDOM_BOT))))
+        relay.wait_line("connected as lab-b (arena ", GENEROUS_S)
+        relay.process.send_signal(signal.SIGINT)
+        code = relay.process.wait(GENEROUS_S)
+        rest = relay.rest(GENEROUS_S)
+        assert code == 130, "\n".join(rest)
+        assert rest[-1] == "interrupted: served 0 decisions"
+    finally:
+        server.stop()
+
+
+def test_arena_connect_stops_at_another_bots_token_and_when_a_second_copy_of_the_bot_replaces_it(
+        tmp_path: Path) -> None:
+    token_file, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data")
+    copies: list[Lines] = []
+    try:
+        submit(server.stub(), tournament(bots=dial_in_entry("lab-a", token + "-a") + dial_in_entry("lab-b", token),
+                                         extra="[time]\nstartup_ms = 600000\n"))  # waits for lab-a all along
+        other = tmp_path / "lab-a.token"
+        other.write_text(token + "-a\n")
+        impostor = connect(server.address, "lab-b", other, sys.executable, str(RANDOM_BOT))  # lab-a's token
+        _, err = impostor.communicate(timeout=GENEROUS_S)
+        assert impostor.returncode == 1 and "dialing again" not in err, err
+        assert err.splitlines()[-1].startswith("error: PERMISSION_DENIED: this token is another bot's: it does not "
+                                               "let its holder play as 'lab-b' (after 0 decisions; ")
+        for _ in range(2):
+            copies.append(Lines(connect(server.address, "lab-b", token_file, command=(sys.executable,
+                                                                                    str(RANDOM_BOT)))))
+            copies[-1].wait_line("connected as lab-b (arena ", GENEROUS_S)
+        first, second = copies
+        assert first.process.wait(GENEROUS_S) == 1
+        rest = first.rest(GENEROUS_S)
+        assert rest[-1].startswith("error: ABORTED: replaced by a new stream of the same bot (after 0 decisions; ")
+        assert not any("dialing again" in line for line in rest), rest
+        assert second.process.poll() is None  # still connected, unchallenged
+        second.process.send_signal(signal.SIGINT)
+        assert second.process.wait(GENEROUS_S) == 130
+    finally:
+        for copy in copies:
+            if copy.process.poll() is None:
+                copy.process.kill()
+                copy.process.wait()
         server.stop()
 
 
@@ -365,3 +601,25 @@ def test_the_seat_scanner_finds_no_hidden_tile_in_anything_sent_to_a_dial_in_bot
         assert scanned > 10
     finally:
         server.stop()
+
+
+# --- the benchmark ---------------------------------------------------------------------------------------------------
+
+
+def test_arena_bench_protocol_dial_in_measures_both_paths_of_the_same_bot() -> None:
+    """Numbers only, no speed asserted (the docs quote a real run): the shape of the report, every measurement
+    made, and the relay told farewell at the end (the command returns)."""
+    result = subprocess.run([sys.executable, "-m", "arena", "bench", "protocol", "--dial-in", "--seconds", "0.3",
+                             "--concurrency", "1,4"], capture_output=True, text=True, cwd=ROOT, timeout=GENEROUS_S)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert sorted(report) == ["bot", "dial_in", "dial_in_against_local", "local", "seconds_each"]
+    for side in ("local", "dial_in"):
+        assert [r["concurrency"] for r in report[side]] == [1, 4]
+        for row in report[side]:
+            assert sorted(row) == ["calls_per_s", "concurrency", "referee_decisions_per_s", "round_trip_ms_median",
+                                   "round_trip_ms_p90"]
+            assert row["calls_per_s"] > 0 and row["referee_decisions_per_s"] > 0
+            assert 0 < row["round_trip_ms_median"] <= row["round_trip_ms_p90"]
+    assert [sorted(r) for r in report["dial_in_against_local"]] == [
+        ["added_round_trip_ms_median", "concurrency", "decisions_per_s_dial_in_to_local"]] * 2

@@ -191,7 +191,8 @@ def test_allow_commands_runs_a_submitted_command_sandboxed_within_the_servers_li
 def test_without_a_registry_only_an_allow_commands_server_runs_anything(tmp_path: Path) -> None:
     closed = Server(tmp_path / "closed")
     try:
-        assert said(closed, r"^arena: no bots \(advice=every submission is refused: pass --bots FILE")
+        assert said(closed, r"^arena: no bots \(advice=every submission with a bot to run here is refused: pass "
+                            r"--bots FILE")
         error = refusal(closed.stub(), tournament(bots=random_bot("a", "x") + random_bot("b", "x")))
         assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
         assert error.details().startswith("this arena server has no bots to run: its operator starts it with --bots "

@@ -38,7 +38,7 @@ from ..errors import UsageError
 from ..players.dial_in import token_digest
 from ..players.faults import BotFailure
 from ..players.process import BotProcess, BotSpec
-from ..players.relay import Relay
+from ..players.relay import Backoff, Relay, dial_in, last_words
 from ..server.auth import ConfigError, is_loopback
 from ..server.client import ServerSaidNo, connect, describe
 from ..server.serve import config_from_args, run
@@ -155,6 +155,10 @@ def add_server_commands(sub: Any) -> None:
     p.add_argument("--protocol", choices=("grpc", "stdio"), default="grpc",
                    help="how the local bot talks: gRPC (default) or JSON lines on stdin/stdout")
     p.add_argument("--startup-ms", type=int, default=15000, help="time for the local bot to start (default 15000)")
+    p.add_argument("--reconnect", type=int, default=Backoff.attempts, metavar="N",
+                   help=f"when the connection drops, dial again, at most N times in a row without being welcomed "
+                        f"(default {Backoff.attempts}; 0: never), after {Backoff.first_s:g} s, doubling up to "
+                        f"{Backoff.most_s:g} s; a refused token or a clean end from the server stops at once")
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ... to start the bot (not sandboxed: "
                                                             "it is your own program, on your own machine)")
     p.set_defaults(func=cmd_connect)
@@ -173,8 +177,9 @@ def add_client_arguments(p: argparse.ArgumentParser, token_help: str = "a file h
 
 
 def cmd_connect(args: argparse.Namespace) -> int:
-    """Run the local bot and relay between it and the server until the server ends the stream (exit 0 when it
-    ends it cleanly, 1 when it refuses or breaks it)."""
+    """Run the local bot and relay between it and the server, dialing again when the connection drops, until the
+    server ends the stream (exit 0 when it ends it cleanly, 1 when it refuses the bot or cannot be reached, 130 on
+    Ctrl-C); the decisions served and the latency seen on the way out."""
     command = tuple(c for c in args.command if c != "--")
     if not command:
         raise UsageError("expected the bot's command after --: arena connect --server ADDR --bot NAME --token-file F "
@@ -186,30 +191,24 @@ def cmd_connect(args: argparse.Namespace) -> int:
                           f"over TLS; pass --tls-ca CERT (or --tls for the system's roots)")
     if args.startup_ms < 1:
         raise UsageError(f"--startup-ms must be at least 1, got {args.startup_ms}")
-    client = _client(args)
+    if args.reconnect < 0:
+        raise UsageError(f"--reconnect must be 0 or more, got {args.reconnect}")
+    first = _client(args)  # reads the token file now: a missing one is one line, before anything starts
+    metadata = first.metadata
+    first.close()
     logs = Path(tempfile.mkdtemp(prefix="arena-connect-"))
     process = BotProcess(BotSpec(name=args.bot, command=command, sandbox=False, transport=args.transport,
                                  protocol=args.protocol), logs, args.startup_ms / 1000)
-    relay = Relay(process, client.channel, args.bot, client.metadata)
-
-    async def main() -> Any:
-        try:
-            return await relay.run()
-        finally:
-            await process.stop()
+    relay = Relay(process, None, args.bot, metadata)
 
     try:
-        ended = trio.run(main)
+        ended = trio.run(dial_in, relay, lambda: _client(args).channel, Backoff(args.reconnect))
     except BotFailure as failure:
         return _refused(f"the bot did not start: {failure} (its log: {process.log_path})")
-    finally:
-        client.close()
-    if ended.code == grpc.StatusCode.OK:
-        print(f"the server ended the stream after {relay.decisions} decisions: "
-              f"{safe_name(ended.details or 'done', 400)}", file=sys.stderr)
-        return 0
-    return _refused(f"{ended.code.name}: {ended.details} (after {relay.decisions} decisions; bot log: "
-                    f"{process.log_path})")
+    status, lines = last_words(relay, ended, f"; bot log: {process.log_path}")
+    for line in lines:
+        print(safe_name(line, 4000), file=sys.stderr)
+    return status
 
 
 def cmd_new_token(args: argparse.Namespace) -> int:

@@ -10,15 +10,28 @@ runs out on it).
 
 The gRPC stream runs on threads of its own (grpcio's blocking API): its replies arrive in trio through a memory
 channel, and what the relay sends goes out through a queue the stream's request iterator reads.
+
+:func:`relay_with_reconnects` dials again when a stream drops (the network, a server restarting), on a fresh channel
+each time, after a doubling pause, and gives up after a bounded number of attempts in a row that got no welcome. It
+stops at once when the server ends the stream cleanly or refuses the bot (:data:`FINAL`: a wrong token is not
+fixed by trying again, and a bot replaced by another stream of itself must not fight it for its place).
+
+The relay times each decision on its side, from the request's arrival to its reply leaving (:class:`Latency`): the
+local bot's thinking and the relay's own cost. The arena's think time for the bot (its standings) is that plus the
+network's round trip.
 """
 
 from __future__ import annotations
 
+import math
 import queue
+import signal
 import sys
 import threading
-from dataclasses import dataclass
-from typing import Any, Iterator
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
 
 import grpc
 import trio
@@ -32,6 +45,18 @@ from .process import BotProcess
 
 NO_DEADLINE_S = 60.0
 """A request from an arena that sends no deadline is given this long."""
+FINAL = frozenset({
+    grpc.StatusCode.OK,  # the server said farewell: no tournament waits for the bot any more
+    grpc.StatusCode.UNAUTHENTICATED,  # no token, or one of no bot the server waits for
+    grpc.StatusCode.PERMISSION_DENIED,  # another bot's token
+    grpc.StatusCode.INVALID_ARGUMENT,  # the hello was refused, or the stream broke the protocol
+    grpc.StatusCode.FAILED_PRECONDITION,  # the server refuses plain text beyond loopback
+    grpc.StatusCode.ABORTED,  # another stream of the same bot replaced this one
+    grpc.StatusCode.UNIMPLEMENTED,  # no dial-in service there
+})
+"""How a stream ends that dialing again would not mend; any other end (UNAVAILABLE, CANCELLED, ...) is retried."""
+LATENCY_SAMPLES = 10_000
+"""The most recent decisions :class:`Latency` keeps (a relay may run for days)."""
 
 
 class RelayError(Exception):
@@ -60,40 +85,73 @@ def decision_request(message: bot_pb2.ActRequest, games: dict[tuple[str, int], G
                            bank_ms=message.time.bank_ms, deadline_ms=message.time.deadline_ms)
 
 
-class Relay:
-    """One local bot and its dial-in stream."""
+@dataclass
+class Latency:
+    """The relay's own time per decision, request received to reply sent, in ms (the latest
+    :data:`LATENCY_SAMPLES`)."""
 
-    def __init__(self, process: BotProcess, channel: grpc.Channel, bot: str,
+    samples: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_SAMPLES))
+
+    def add(self, ms: float) -> None:
+        self.samples.append(ms)
+
+    def quantile(self, fraction: float) -> float | None:
+        """The ``fraction`` quantile (0.5: the median), by the nearest rank; None before any decision."""
+        if not self.samples:
+            return None
+        ordered = sorted(self.samples)
+        return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+    def report(self, decisions: int) -> str:
+        """One line: the decisions served and the latency seen here."""
+        if not self.samples:
+            return f"served {decisions} decisions"
+        return (f"served {decisions} decisions; round trip here (request received to reply sent): median "
+                f"{self.quantile(0.5):.1f} ms, p90 {self.quantile(0.9):.1f} ms (the arena's think time for this bot, in its standings, "
+                f"adds the network's round trip)")
+
+
+class Relay:
+    """One local bot and its dial-in streams (one at a time)."""
+
+    def __init__(self, process: BotProcess, channel: grpc.Channel | None, bot: str,
                  metadata: tuple[tuple[str, str], ...], say: Any = None) -> None:
         self.process = process
         self.channel = channel
+        """The channel of the next stream (:func:`relay_with_reconnects` gives each attempt a fresh one)."""
         self.bot = bot
         self.metadata = metadata
         self.say = say or (lambda text: print(text, file=sys.stderr, flush=True))
         self.outbox: queue.SimpleQueue[dial_in_pb2.PlayRequest | None] = queue.SimpleQueue()
         self.decisions = 0
+        self.latency = Latency()
+        self.welcomed = False
+        """The current stream was welcomed (the server accepted the bot)."""
         self.farewell = ""
         """Why the server ended the stream cleanly (its Farewell), once it has."""
         self._games: dict[tuple[str, int], Game] = {}
 
-    def _requests(self) -> Iterator[dial_in_pb2.PlayRequest]:
-        while (message := self.outbox.get()) is not None:
+    def _requests(self, outbox: queue.SimpleQueue[dial_in_pb2.PlayRequest | None]
+                  ) -> Iterator[dial_in_pb2.PlayRequest]:
+        while (message := outbox.get()) is not None:
             yield message
 
     async def run(self) -> Ended:
-        """Start the bot, dial in, and relay until the server ends the stream; how it ended."""
+        """Start the bot (unless it runs already), dial in, and relay until the stream ends; how it ended."""
         client = await self.process.ensure_running()
-        assert client.hello is not None
-        self.outbox.put(dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(bot=self.bot, hello=client.hello)))
+        assert client.hello is not None and self.channel is not None
+        self.outbox = outbox = queue.SimpleQueue()  # a stream of its own: the last one's iterator has ended
+        self.welcomed, self.farewell = False, ""
+        outbox.put(dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(bot=self.bot, hello=client.hello)))
         stub = dial_in_pb2_grpc.DialInServiceStub(self.channel)
-        call = stub.Play(self._requests(), metadata=self.metadata)
+        call = stub.Play(self._requests(outbox), metadata=self.metadata)
         send, receive = trio.open_memory_channel[Any](256)
         token = trio.lowlevel.current_trio_token()
 
         def read() -> None:
             try:
                 for message in call:
-                    trio.from_thread.run(send.send, message, trio_token=token)
+                    trio.from_thread.run(send.send, (message, time.perf_counter()), trio_token=token)
                 ended = Ended(grpc.StatusCode.OK, self.farewell)
             except grpc.RpcError as error:
                 ended = Ended(error.code(), error.details() or "")
@@ -111,24 +169,25 @@ class Relay:
                     if isinstance(message, Ended):
                         nursery.cancel_scope.cancel()
                         return message
-                    self._take(nursery, message)
+                    self._take(nursery, *message)
         finally:
-            self.outbox.put(None)
+            outbox.put(None)
             call.cancel()
         return Ended(grpc.StatusCode.OK, "")  # pragma: no cover (the reader always sends how it ended)
 
-    def _take(self, nursery: trio.Nursery, message: dial_in_pb2.PlayResponse) -> None:
+    def _take(self, nursery: trio.Nursery, message: dial_in_pb2.PlayResponse, received: float) -> None:
         which = message.WhichOneof("message")
         if which == "welcome":
+            self.welcomed = True
             self.say(f"connected as {self.bot} (arena {message.welcome.arena_version}); waiting for games")
         elif which == "act":
-            nursery.start_soon(self._decide, message.request_id, message.act)
+            nursery.start_soon(self._decide, message.request_id, message.act, received)
         elif which == "notification":
             nursery.start_soon(self._notify, message.notification)
         elif which == "farewell":
             self.farewell = message.farewell.reason
 
-    async def _decide(self, request_id: int, message: bot_pb2.ActRequest) -> None:
+    async def _decide(self, request_id: int, message: bot_pb2.ActRequest, received: float) -> None:
         """One decision: the local bot's reply, sent back as it came; nothing when the bot cannot answer."""
         timeout_s = message.time.deadline_ms / 1000 if message.time.deadline_ms else NO_DEADLINE_S
         try:
@@ -143,8 +202,90 @@ class Relay:
             return
         self.decisions += 1
         self.outbox.put(dial_in_pb2.PlayRequest(request_id=request_id, act=reply))
+        self.latency.add((time.perf_counter() - received) * 1000)
 
     async def _notify(self, message: bot_pb2.Notification) -> None:
         client = self.process.client
         if client is not None:
             await client.notify(message)
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """How :func:`relay_with_reconnects` dials again: after ``first_s``, doubling up to ``most_s``, at most
+    ``attempts`` times in a row without a welcome (0: never dial again)."""
+
+    attempts: int = 10
+    first_s: float = 0.5
+    most_s: float = 30.0
+
+    def delay_s(self, failures: int) -> float:
+        """The pause before the attempt after ``failures`` failed ones in a row (1 or more)."""
+        return min(self.most_s, self.first_s * 2 ** (failures - 1))
+
+
+async def relay_with_reconnects(relay: Relay, open_channel: Callable[[], grpc.Channel],
+                                backoff: Backoff = Backoff()) -> Ended:
+    """Relay over one stream after another until one ends for good (:data:`FINAL`) or ``backoff.attempts``
+    attempts in a row got no welcome; how the last one ended. A stream that was welcomed starts the count
+    again. Each attempt gets a fresh channel (a channel that failed waits out its own backoff, up to minutes,
+    before it connects again)."""
+    failures = 0
+    while True:
+        relay.channel = open_channel()
+        try:
+            ended = await relay.run()
+        finally:
+            relay.channel.close()
+        if ended.code in FINAL:
+            return ended
+        failures = 1 if relay.welcomed else failures + 1
+        if failures > backoff.attempts:
+            return Ended(ended.code, f"{ended.details} (gave up after {backoff.attempts} attempts in a row "
+                                     f"without a welcome)" if backoff.attempts else ended.details)
+        delay = backoff.delay_s(failures)
+        relay.say(f"the stream ended ({ended.code.name}: {ended.details}); {relay.latency.report(relay.decisions)}; "
+                  f"dialing again in {delay:g} s (attempt {failures} of {backoff.attempts})")
+        await trio.sleep(delay)
+
+
+async def dial_in(relay: Relay, open_channel: Callable[[], grpc.Channel], backoff: Backoff = Backoff()
+                  ) -> Ended | None:
+    """:func:`relay_with_reconnects` until a stream ends for good, or until SIGINT (Ctrl-C) or SIGTERM: then
+    None, the stream cancelled. The local bot is stopped either way. (A signal, not KeyboardInterrupt: that can land
+    inside grpc.) Raises :class:`BotFailure` when the local bot does not start."""
+    ended: list[Ended | BotFailure] = []
+    try:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+                async def relay_all() -> None:
+                    try:
+                        ended.append(await relay_with_reconnects(relay, open_channel, backoff))
+                    except BotFailure as failure:  # raised below as itself, not in an exception group
+                        ended.append(failure)
+                    nursery.cancel_scope.cancel()
+
+                async def until_signalled() -> None:
+                    async for _ in signals:
+                        nursery.cancel_scope.cancel()
+                        return
+
+                nursery.start_soon(relay_all)
+                nursery.start_soon(until_signalled)
+    finally:
+        await relay.process.stop()
+    if ended and isinstance(ended[0], BotFailure):
+        raise ended[0]
+    return ended[0] if ended else None
+
+
+def last_words(relay: Relay, ended: Ended | None, where: str = "") -> tuple[int, list[str]]:
+    """How a dial-in ends, for its owner: the exit status (0: the server ended it cleanly; 1: it refused the bot,
+    or could not be reached; 130: stopped by a signal) and the lines to print (the latency report first; ``where``:
+    more to say after an error, such as the bot's log)."""
+    report = relay.latency.report(relay.decisions)
+    if ended is None:
+        return 130, [f"interrupted: {report}"]
+    if ended.code == grpc.StatusCode.OK:
+        return 0, [report, f"the server ended the stream after {relay.decisions} decisions: {ended.details or 'done'}"]
+    return 1, [report, f"error: {ended.code.name}: {ended.details} (after {relay.decisions} decisions{where})"]

@@ -26,7 +26,20 @@ DEFAULT_MAX_BOT_PROCESSES = 64
 REFERENCE_KEYS = ("name", "limits")
 """What a submission may say about a registered bot: which one, and lower limits."""
 NO_BOTS = ("this arena server has no bots to run: its operator starts it with --bots FILE (a registry of bots that "
-           "submissions name), or with --allow-commands to run the commands submissions give")
+           "submissions name), or with --allow-commands to run the commands submissions give (a tournament whose "
+           "entrants all dial in needs neither)")
+
+
+class NothingToRun(SpecError):
+    """A submission that needs bots run here, on a server that runs none (FAILED_PRECONDITION, not the
+    submission's mistake)."""
+
+
+def all_dial_in(entries: Any) -> bool:
+    """Every entrant dials in (``dial_in = true``): the server starts and calls nothing for the tournament, so it
+    needs neither a registry nor ``--allow-commands``."""
+    return (isinstance(entries, list) and bool(entries)
+            and all(isinstance(e, Mapping) and e.get("dial_in") is True for e in entries))
 
 
 @dataclass(frozen=True)
@@ -72,8 +85,8 @@ class Admission:
     def resolve(self, data: Mapping[str, Any]) -> dict[str, Any]:
         """The submission's tables with each bot as this server will run it. Anything of the wrong type is left as
         it is, for spec_from_dict to name."""
-        if not self.runs_anything:
-            raise SpecError(NO_BOTS)
+        if not self.runs_anything and not all_dial_in(data.get("bots")):
+            raise NothingToRun(NO_BOTS)
         if data.get("sandbox") is False:
             raise SpecError("key 'sandbox': this server runs every bot in its sandbox; a submission cannot turn it "
                             "off (leave 'sandbox' out)")

@@ -7,7 +7,6 @@ with :func:`hmac.compare_digest` before any handler runs and refuses with UNAUTH
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import os
 import stat
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any, Callable
 import grpc
 
 from ..errors import ArenaError
+from ..protocol.addresses import host_of, is_loopback  # noqa: F401 (where the server's modules find them)
 
 AUTH_HEADER = "authorization"
 SCHEME = "Bearer "
@@ -23,28 +23,6 @@ SCHEME = "Bearer "
 
 class ConfigError(ArenaError, ValueError):
     """A server or client setting that cannot work (a usage error: exit status 2)."""
-
-
-def host_of(address: str) -> str:
-    """The host part of ``HOST:PORT``, ``[V6]:PORT``; ``unix:...`` addresses have none (empty)."""
-    if address.startswith("unix:") or address.startswith("unix-abstract:"):
-        return ""
-    if address.startswith("["):
-        return address[1:address.find("]")] if "]" in address else address
-    return address.rsplit(":", 1)[0] if ":" in address else address
-
-
-def is_loopback(address: str) -> bool:
-    """Whether only this machine can reach ``address``: a Unix socket, localhost, 127.0.0.0/8 or ::1."""
-    host = host_of(address)
-    if host == "" and address.startswith("unix"):
-        return True
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a host name other than localhost, or an empty host (every interface)
 
 
 def read_token(path: str | Path) -> str:

@@ -393,7 +393,8 @@ def log_policy(log: ServerLog, config: ServeConfig) -> None:
     if registry is not None and registry.skipped:
         log.warning("registered_bots_not_installed", bots=", ".join(registry.skipped))
     if not admission.runs_anything:
-        log.warning("no_bots", advice="every submission is refused: pass --bots FILE (or --allow-commands)")
+        log.warning("no_bots", advice="every submission with a bot to run here is refused: pass --bots FILE (or "
+                    "--allow-commands); a tournament whose entrants all dial in is accepted")
 
 
 async def serve(config: ServeConfig) -> None:

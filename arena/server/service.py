@@ -36,7 +36,7 @@ from .events import (
     WATCH_BUFFER_EVENTS, MoveNumbers, Watcher, event, game_summary, move_event, record_message, round_event,
     standings_pb,
 )
-from .admission import DEFAULT_MAX_BOT_PROCESSES, NO_BOTS, Admission
+from .admission import DEFAULT_MAX_BOT_PROCESSES, Admission, NothingToRun
 from .tournaments import STATE_NAMES, Tournament
 
 FLUSH_S = 0.05
@@ -514,10 +514,10 @@ class ArenaServicer(apb_grpc.ArenaServicer):
 
     @_handled
     def SubmitTournament(self, request: apb.SubmitTournamentRequest, context: grpc.ServicerContext) -> Any:
-        admission = self.arena.admission
-        if not admission.runs_anything:
-            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, NO_BOTS)
-        spec, text = admission.admit(request.spec if request.HasField("spec") else None, request.toml)
+        try:
+            spec, text = self.arena.admission.admit(request.spec if request.HasField("spec") else None, request.toml)
+        except NothingToRun as error:
+            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, str(error)) from None
         return apb.SubmitTournamentReply(tournament=self._trio(self.arena.submit, spec, text))
 
     @_handled

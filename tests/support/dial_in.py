@@ -108,13 +108,44 @@ class RawDialIn:
         self._channel.close()
 
 
-def connect(address: str, bot: str, token_file: Path, *command: str, tls_ca: Path | None = None
-            ) -> subprocess.Popen:
-    """``arena connect`` in its own process, relaying a local bot (``command``) to the server."""
+def connect(address: str, bot: str, token_file: Path, *more: str, tls_ca: Path | None = None,
+            extra: tuple[str, ...] = (), command: tuple[str, ...] = ()) -> subprocess.Popen:
+    """``arena connect`` in its own process, relaying a local bot (``more``, or ``command``) to the server, with
+    ``extra`` options."""
     tls = ("--tls-ca", str(tls_ca)) if tls_ca else ()
     return subprocess.Popen([sys.executable, "-m", "arena", "connect", "--server", address, "--bot", bot,
-                             "--token-file", str(token_file), *tls, "--", *command],
+                             "--token-file", str(token_file), *tls, *extra, "--", *more, *command],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+class Lines:
+    """A process's stderr read line by line on a thread, to wait for a line while it runs."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.process = process
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def wait_line(self, start: str, seconds: float) -> str:
+        """The first line starting with ``start`` (the ones before it are kept in ``seen``)."""
+        while (line := self.lines.get(timeout=seconds)) is not None:
+            self.seen.append(line)
+            if line.startswith(start):
+                return line
+        raise AssertionError(f"the process ended without a line starting {start!r}: {self.seen}")
+
+    def rest(self, seconds: float) -> list[str]:
+        """Every line until the process closed its stderr."""
+        while (line := self.lines.get(timeout=seconds)) is not None:
+            self.seen.append(line)
+        return self.seen
 
 
 def records_by_match(folder: Path) -> dict[str, dict]:
