@@ -19,6 +19,13 @@ def safe_name(text: str, limit: int = MAX_SHOWN) -> str:
     return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
 
 
+def escaped(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text`` on one line with its control characters written as escapes (a newline as ``\\n``), cut to
+    ``limit``: how an error line names a key of the user's file, so that even a key of control characters is seen."""
+    shown = text if text.isprintable() else repr(text)[1:-1]
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
 def safe_markup(text: str, limit: int = MAX_SHOWN) -> str:
     """:func:`safe_name`, with rich markup escaped, for tables and console prints that interpret markup."""
     return escape(safe_name(text, limit))

@@ -32,7 +32,8 @@ from ..league.build import KitCache, KitCacheError, prepare_kits
 from ..league.kits import RECIPES
 from ..league.pipeline import default_kit_cache
 from ..server.client import describe
-from .server import CLIENT_FLAGS, _refused, _with_client, add_client_arguments, _client, client_command
+from .server import (CLIENT_FLAGS, _refused, _with_client, add_client_arguments, _client, client_command,
+                     new_private_file)
 
 CHUNK_BYTES = 256 * 1024
 """An upload's chunk: far below the message size limit, big enough to be few."""
@@ -62,6 +63,15 @@ def add_league_commands(sub: Any) -> None:
     _league_argument(p)
     add_client_arguments(p)
     p.set_defaults(func=cmd_upload)
+
+    p = verbs.add_parser("dial-in", help="add a dial-in version of your bot: played from your machine while "
+                                         "connected (arena connect); its bot token goes in a new private file")
+    p.add_argument("--bot", required=True, help="the bot's name in the league (created by its first version)")
+    p.add_argument("--bot-token-file", required=True, metavar="FILE",
+                   help="where to write the version's bot token (mode 600; refused if it exists)")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_dial_in)
 
     p = verbs.add_parser("bots", help="your bots in a league (every bot, for the operator)")
     _league_argument(p)
@@ -218,6 +228,28 @@ def upload_messages(league: str, bot: str, archive: Path) -> Iterator[lpb.Upload
     with open(archive, "rb") as data:
         while chunk := data.read(CHUNK_BYTES):
             yield lpb.UploadRequest(chunk=chunk)
+
+
+def cmd_dial_in(args: argparse.Namespace) -> int:
+    """A dial-in version: its bot token into a new private file (made before the call, so that a token is never
+    shown and lost), and the ``arena connect`` command that plays it."""
+    with new_private_file(args.bot_token_file, "the bot token") as out:
+        def body(client: Any) -> int:
+            reply = client.call("AddDialInVersion", lpb.AddDialInVersionRequest(league=args.league, bot=args.bot))
+            out.write(reply.token + "\n")
+            out.flush()
+            v = reply.version
+            print(f"dial-in version {v.id} of bot {safe_name(v.bot)!r} (number {v.number}), {state_name(v.state)}; "
+                  f"its bot token is in {args.bot_token_file}")
+            as_bot = argparse.Namespace(**{**vars(args), "token_file": args.bot_token_file})
+            connect = client_command(as_bot, "connect", "--bot", reply.connect_as)
+            print(f"play it from your machine: {connect} -- COMMAND ...")
+            return 0
+
+        status = _run(args, body)
+    if status != 0:
+        Path(args.bot_token_file).unlink(missing_ok=True)  # nothing was added: no empty token file left behind
+    return status
 
 
 def cmd_bots(args: argparse.Namespace) -> int:

@@ -22,7 +22,7 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import grpc
 import trio
@@ -214,14 +214,20 @@ def cmd_connect(args: argparse.Namespace) -> int:
 def cmd_new_token(args: argparse.Namespace) -> int:
     """A fresh token in a private file; its SHA-256 goes in the tournament file (only the hash is ever shared)."""
     token = secrets.token_urlsafe(32)
-    try:
-        descriptor = os.open(args.file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as error:
-        raise UsageError(f"{args.file}: cannot write the token: {error.strerror or error}") from None
-    with os.fdopen(descriptor, "w") as f:
+    with new_private_file(args.file, "the token") as f:
         f.write(token + "\n")
     print(f"token_sha256 = \"{token_digest(token)}\"")
     return 0
+
+
+def new_private_file(path: str, what: str) -> TextIO:
+    """A new file only its owner may read, open for writing; a UsageError when it exists or cannot be made (a
+    token is never written over another file)."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot write {what}: {error.strerror or error}") from None
+    return os.fdopen(descriptor, "w")
 
 
 CLIENT_FLAGS = ("server", "token_file", "tls_ca", "tls", "tls_server_name")

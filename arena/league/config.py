@@ -12,6 +12,8 @@ the key, the problem and the allowed values::
     players = 2                 # optional: the variant's usual count
     duplicate = true            # each table plays one deal set under every rotation of the seats
     kits = ["python", "go"]     # optional: the kits whose uploads it accepts (default: all of KITS)
+    dial_in = true              # optional: authors may add dial-in versions, played from their own machines
+                                # while connected (`arena league dial-in`); default false
 
     [options]                   # variant options
     target = 100
@@ -77,8 +79,8 @@ KITS = tuple(KIT_RECIPES)
 """The kits a league may accept: every kit a manifest may name (:data:`arena.league.manifest.KITS`)."""
 """The kits an uploaded bot may name in its ``bot.toml``: every starter kit the project ships (``bots/``) and a
 prebuilt static Linux binary."""
-TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "time", "limits", "upload",
-            "build", "authors", "ladder", "challenges")
+TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "dial_in", "time", "limits",
+            "upload", "build", "authors", "ladder", "challenges")
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A league's name appears in URLs, folder names and the database: a short identifier."""
 
@@ -166,6 +168,9 @@ class LeagueConfig:
     """The variant's options, every one resolved (read-only)."""
     duplicate: bool = True
     kits: tuple[str, ...] = KITS
+    dial_in: bool = False
+    """Whether authors may add dial-in versions (bots played from their own machines, outside the arena's sandbox,
+    the network's latency on their clock): the operator's choice, off unless the file says so."""
     time: TimeSpec = TimeSpec()
     limits: Limits = Limits()
     upload: UploadLimits = UploadLimits()
@@ -243,6 +248,7 @@ def _league(data: Mapping[str, Any]) -> LeagueConfig:
         options=MappingProxyType(dict(game.options)),
         duplicate=_boolean(data, "duplicate", default=True),
         kits=_kits(data.get("kits", list(KITS))),
+        dial_in=_boolean(data, "dial_in", default=False),
         time=time_from_table(data.get("time", {})),
         limits=limits,
         upload=_upload(_table(data, "upload", UPLOAD_KEYS)),

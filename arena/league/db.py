@@ -23,6 +23,7 @@ caller is cancelled: a write either commits or rolls back, never half-way.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -115,6 +116,7 @@ versions = sa.Table(
     sa.Column("run_folder", sa.Text, nullable=True),
     sa.Column("run_protocol", sa.String(16), nullable=True),
     sa.Column("deleted_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("dial_in_sha256", sa.String(64), nullable=True),
     sa.UniqueConstraint("bot_id", "sha256"),
     sa.UniqueConstraint("bot_id", "number"),
     sa.CheckConstraint(sa.column("state").in_(STATES), name="state"),
@@ -122,7 +124,9 @@ versions = sa.Table(
 """One row per distinct archive of a bot: the same archive uploaded twice is one version (unique bot and SHA-256).
 ``run_*`` say how its built bot runs (set when its build succeeded): the command, its folder (relative to the league's
 versions folder, so a moved data folder keeps working) and its protocol. ``deleted_at`` marks a version deleted to
-keep its bot within ``authors.versions_kept``: the row stays (games and ratings refer to it), its files are gone."""
+keep its bot within ``authors.versions_kept``: the row stays (games and ratings refer to it), its files are gone.
+``dial_in_sha256`` marks a dial-in version (no archive, no build: its author's machine plays it over a dial-in stream):
+the SHA-256 of its bot token, the token itself never stored."""
 games = sa.Table(
     "games", METADATA,
     sa.Column("id", sa.Integer, primary_key=True),
@@ -275,10 +279,17 @@ class Version:
     runnable: Runnable | None = None
     """Set once its build succeeded (cleared when it is deleted)."""
     deleted_at: datetime | None = None
+    dial_in_sha256: str | None = None
+    """Set for a dial-in version: the SHA-256 of its bot token (see :meth:`Database.add_dial_in_version`)."""
 
     @property
     def deleted(self) -> bool:
         return self.deleted_at is not None
+
+    @property
+    def dial_in(self) -> bool:
+        """Played by its author's machine over a dial-in stream: never built, playable only while connected."""
+        return self.dial_in_sha256 is not None
 
 
 def active_version(versions: Sequence[Version]) -> Version | None:
@@ -622,6 +633,24 @@ class Database:
         assert created is not None
         return created, True
 
+    def add_dial_in_version(self, bot_id: int, token_sha256: str) -> Version:
+        """A new dial-in version of the bot, ``ready`` at once (there is nothing to build: its author's machine
+        plays it); ``token_sha256`` is its bot token's SHA-256. Its ``sha256`` (what a version is) is the SHA-256 of
+        ``dial-in/<token_sha256>``, unique per token and telling nothing of it."""
+        if not SHA256.fullmatch(token_sha256):
+            raise LeagueError(f"a token's SHA-256 must be 64 lowercase hexadecimal digits, got {token_sha256!r}")
+        identity = hashlib.sha256(f"dial-in/{token_sha256}".encode()).hexdigest()
+        now = utc_now()
+        with self.engine.begin() as connection:
+            number = connection.execute(sa.select(sa.func.coalesce(sa.func.max(versions.c.number), 0))
+                                        .where(versions.c.bot_id == bot_id)).scalar_one() + 1
+            connection.execute(sa.insert(versions).values(
+                bot_id=bot_id, number=number, sha256=identity, state=READY, created_at=now, updated_at=now,
+                reason="dial-in: plays while its author's machine is connected", dial_in_sha256=token_sha256))
+        created = self._version_where(versions.c.bot_id == bot_id, versions.c.sha256 == identity)
+        assert created is not None
+        return created
+
     def version(self, version_id: int) -> Version:
         found = self._version_where(versions.c.id == version_id)
         if found is None:
@@ -648,6 +677,14 @@ class Database:
             if active is not None:
                 found.append((bot, active))
         return found
+
+    def dial_in_versions(self, league_id: int) -> list[tuple[str, Version]]:
+        """The league's dial-in versions that may play (ready, not deleted), each with its bot's name: those whose
+        streams the server accepts."""
+        found = self._versions_where(bots.c.league_id == league_id, versions.c.dial_in_sha256.is_not(None),
+                                     versions.c.state == READY, versions.c.deleted_at.is_(None))
+        names = {bot.id: bot.name for bot in self.bots(league_id)} if found else {}
+        return [(names[version.bot_id], version) for version in found]
 
     def versions_in(self, state: str) -> list[Version]:
         return self._versions_where(versions.c.state == state, versions.c.deleted_at.is_(None))
@@ -1063,6 +1100,7 @@ def _version(row: Any) -> Version:
                    state=row.state, reason=row.reason, created_at=_utc(row.created_at),
                    updated_at=_utc(row.updated_at), build_log=row.build_log, check_report=row.check_report,
                    start_failures=row.start_failures, deleted_at=_utc(row.deleted_at),
+                   dial_in_sha256=row.dial_in_sha256,
                    runnable=None if row.run_folder is None else Runnable(tuple(row.run_command), row.run_folder,
                                                                          row.run_protocol))
 

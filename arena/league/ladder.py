@@ -43,6 +43,7 @@ from ..records.run_folder import RunFolder
 from ..tournament.likelihood import fit
 from ..tournament.runner import (BackendFactory, BackendSetup, EntrantsCannotPlay, GameBackend, LocalBackend,
                                  RunError, run_tournament)
+from .dial_in import DialInVersions
 from .db import ONLINE, READY, SUSPENDED, UNFINISHED, Database, LadderTable, Rating, Version, utc_now
 from .errors import LeagueError
 from .leaderboard import Fitter, Leaderboard, places_of_table
@@ -87,6 +88,8 @@ class Ladder(LeagueRuns):
         self._names: dict[int, dict[int, str]] = {}
         self._wake = trio.Event()
         self._nursery: trio.Nursery | None = None
+        self.dial_ins = DialInVersions()
+        """The league's dial-in versions, waited for by the server's registry; the ladder plays them while connected."""
 
     @property
     def rules(self) -> MatchmakingRules:
@@ -102,6 +105,14 @@ class Ladder(LeagueRuns):
         (self.folder / TABLES).mkdir(mode=0o700, parents=True, exist_ok=True)
         league_id = self.served.league_id
         await self.leaderboard.rebuild(self.database, league_id)
+        self.dial_ins.registry.on_attach.append(self.wake)
+        try:
+            await self._run(league_id, task_status)
+        finally:
+            self.dial_ins.registry.on_attach.remove(self.wake)
+            self.dial_ins.close()
+
+    async def _run(self, league_id: int, task_status: Any) -> None:
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             nursery.start_soon(self.leaderboard.run, name=f"leaderboard of {self.config.name}")
@@ -111,6 +122,7 @@ class Ladder(LeagueRuns):
             task_status.started()
             while True:
                 self._wake = trio.Event()
+                await self.sync_dial_ins()  # every round, so that a new dial-in version may connect at once
                 free = self.config.ladder.concurrency - len(self.playing)
                 if free > 0 and await self.database.run(Database.frozen, league_id) is not None:
                     self.note = FROZEN
@@ -127,8 +139,15 @@ class Ladder(LeagueRuns):
 
     async def plan(self, free: int) -> Plan:
         """The matchmaker's tables for ``free`` slots, from the database's state now (nothing is stored)."""
+        absent = await self.sync_dial_ins()
         states = await self.database.run(version_states, self.served.league_id, self.config.ladder.placement)
-        return choose_tables(states, free, self.rules)
+        present = [state for state in states if int(state.id) not in absent]
+        return choose_tables(present, free, self.rules)
+
+    async def sync_dial_ins(self) -> set[int]:
+        """Have the server's registry wait for the league's ready dial-in versions (and only them); the ids of those
+        not connected now, which the matchmaker leaves out: a dial-in version plays only while it is connected."""
+        return self.dial_ins.sync(await self.database.run(Database.dial_in_versions, self.served.league_id))
 
     def _start(self, table: LadderTable) -> None:
         assert self._nursery is not None

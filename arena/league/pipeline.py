@@ -284,16 +284,27 @@ def runnable_spec(work: Path, version: Version, bot_name: str, limits: Limits) -
                    sandbox=True, limits=limits, protocol=version.runnable.protocol)
 
 
+def dial_in_spec(version: Version, name: str) -> BotSpec:
+    """A dial-in version's bot, named as at its tables: nothing to start, its stream taken from the server's dial-in
+    registry (which knows it by that name and its token's SHA-256)."""
+    assert version.dial_in_sha256 is not None
+    return BotSpec(name=name, dial_in=True, token_sha256=version.dial_in_sha256)
+
+
 class BuiltBots:
     """A ready version's bot as the ladder starts it: :func:`runnable_spec` of its row (its built folder, the recipe's
-    command), with the league's limits; a LeagueError (a failed start for the ladder) when it cannot start."""
+    command), with the league's limits, or a dial-in version's :func:`dial_in_spec`; a LeagueError (a failed start
+    for the ladder) when it cannot start."""
 
     def __init__(self, work: Path, limits: Limits) -> None:
         self.work = work
         self.limits = limits
 
     def __call__(self, version: Version) -> BotSpec:
-        return runnable_spec(self.work, version, f"version-{version.id}", self.limits)
+        name = f"version-{version.id}"  # each table names it again (table_run.named)
+        if version.dial_in:
+            return dial_in_spec(version, name)
+        return runnable_spec(self.work, version, name, self.limits)
 
 
 async def check_built(spec: BotSpec, config: LeagueConfig, log_dir: Path, matches: int = CHECK_MATCHES) -> CheckReport:

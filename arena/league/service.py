@@ -28,12 +28,13 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import grpc
 import trio
 
+from ..players.dial_in import token_digest
 from ..protocol import league_pb2 as lpb
 from ..protocol import league_pb2_grpc as lpb_grpc
 from ..tournament.likelihood import TIE_RULE
 from .archive import ArchiveLimits, Packed, pack
 from .authors import (
-    Authenticator, Caller, create_author, owned_version, require_bot_owner, require_operator, require_upload_quota,
+    Authenticator, Caller, create_author, new_token, owned_version, require_bot_owner, require_operator, require_upload_quota,
     reinstate_version, retire_version, revoke,
 )
 from .config import LeagueConfig
@@ -177,6 +178,34 @@ class LeagueCore:
                                                         f"authors.versions_kept = {config.authors.versions_kept}")
             self.pipeline.wake()
         return lpb.UploadResponse(version=await self._message(version), created=created)
+
+    async def add_dial_in(self, token: str | None, league: str, bot_name: str) -> lpb.AddDialInVersionResponse:
+        """A new dial-in version of one of the caller's bots (its author's only: the token it gets plays as it), ready
+        at once; the bot's oldest versions past ``authors.versions_kept`` are deleted to make room, as for an
+        upload, and the ladders look again (its author may connect now)."""
+        caller, served = await self.start_upload(token, league, bot_name)
+        config = served.config
+        if not config.dial_in:
+            raise StateError(f"league {config.name!r} does not accept dial-in versions (its league file would say "
+                             f"dial_in = true)")
+        if caller.author is None:
+            raise PermissionDenied("only a bot's author adds its dial-in versions: the token is the author's to keep")
+        await self.database.run(require_upload_quota, caller, served.league_id, config.authors)
+        bot = await self._bot_or_none(served, bot_name)
+        doomed: list[Version] = []
+        if bot is None:
+            bot = await self.database.run(Database.add_bot, served.league_id, caller.author.id, bot_name)
+        else:
+            versions = await self.database.run(Database.versions, bot.id, include_deleted=True)
+            doomed = room_for_one_more(bot, versions, config.authors.versions_kept)
+        secret = new_token()
+        version = await self.database.run(Database.add_dial_in_version, bot.id, token_digest(secret))
+        await self.pipeline.delete_versions(doomed, f"deleted to keep bot {bot.name!r} within "
+                                                    f"authors.versions_kept = {config.authors.versions_kept}")
+        for ladder in self.ladders.values():
+            ladder.wake()
+        return lpb.AddDialInVersionResponse(version=await self._message(version), token=secret,
+                                            connect_as=entrant_name(bot.name, version))
 
     async def list_bots(self, token: str | None, league: str) -> lpb.ListBotsResponse:
         caller = await self.caller(token)
@@ -447,7 +476,7 @@ class LeagueCore:
                               number=version.number, sha256=version.sha256, state=STATE_VALUES[version.state],
                               reason=version.reason or "", created_at=version.created_at.timestamp(),
                               updated_at=version.updated_at.timestamp(),
-                              active=active is not None and active.id == version.id)
+                              active=active is not None and active.id == version.id, dial_in=version.dial_in)
 
 
 def standing_rows(database: Database, league_id: int, board: Sequence[BoardEntry], *, games: bool = True
@@ -611,6 +640,9 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
         return path
 
     @_handled
+    def AddDialInVersion(self, request: lpb.AddDialInVersionRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.add_dial_in, token_of(context), request.league, request.bot)
+
     def ListBots(self, request: lpb.ListBotsRequest, context: grpc.ServicerContext) -> Any:
         return self._trio(self.core.list_bots, token_of(context), request.league)
 

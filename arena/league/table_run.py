@@ -123,6 +123,10 @@ def league_tournament_file(config: LeagueConfig, name: str, bots: Sequence[BotSp
     for title, values in tables.items():
         lines += ["", f"[{title}]"] + [f"{key} = {_toml(value)}" for key, value in values.items()]
     for bot in bots:
+        if bot.dial_in:  # its author's machine plays it: a name and its token's SHA-256, nothing to start
+            lines += ["", "[[bots]]", f"name = {_string(bot.name)}", "dial_in = true",
+                      f"token_sha256 = {_string(bot.token_sha256)}"]
+            continue
         lines += ["", "[[bots]]", f"name = {_string(bot.name)}", f"command = {_toml(list(bot.command))}",
                   f"protocol = {_string(bot.protocol)}", f"transport = {_string(bot.transport)}"]
         if bot.folder:

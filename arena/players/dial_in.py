@@ -23,7 +23,7 @@ import queue
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 import grpc
 import trio
@@ -207,6 +207,8 @@ class DialInRegistry:
         """(bot name, token digest) -> how many active tournaments name that entry."""
         self._connected: dict[tuple[str, str], DialInConnection] = {}
         self._arrived = trio.Event()
+        self.on_attach: list[Callable[[], None]] = []
+        """Called (on the trio thread) each time a bot dials in: a league's ladder looks again at once."""
 
     def expect(self, bots: Iterable[object]) -> None:
         """A tournament names these bots (its BotSpecs, typed loosely: arena/players/process.py imports this module;
@@ -255,6 +257,8 @@ class DialInRegistry:
         self._connected[key] = connection
         self._arrived.set()
         self._arrived = trio.Event()
+        for listener in self.on_attach:
+            listener()
         return connection
 
     def detach(self, connection: DialInConnection) -> None:
@@ -262,6 +266,11 @@ class DialInRegistry:
         key = (connection.bot, connection.digest)
         if self._connected.get(key) is connection:
             del self._connected[key]
+
+    def connected(self, bot: str, digest: str) -> bool:
+        """Whether the bot has a live stream now."""
+        connection = self._connected.get((bot, digest))
+        return connection is not None and not connection.closed
 
     async def connection(self, bot: str, digest: str, timeout_s: float) -> DialInConnection:
         """The bot's live stream, waiting up to ``timeout_s`` for it to dial in; START_FAILED if it does not."""

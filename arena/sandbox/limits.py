@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
+from ..display import escaped
 from ..errors import ArenaError
 
 
@@ -62,7 +63,8 @@ def limits_from_table(table: Mapping[str, Any], base: Limits = Limits(), where: 
         raise LimitsError(f"key '{where.rstrip('.')}' must be a table with {', '.join(LIMIT_KEYS)}, got {table!r}")
     unknown = sorted(set(table) - set(LIMIT_KEYS))
     if unknown:
-        raise LimitsError(f"unknown key '{unknown[0]}' in [{where.rstrip('.')}]; valid keys: {', '.join(LIMIT_KEYS)}")
+        raise LimitsError(f"unknown key '{escaped(unknown[0])}' in [{where.rstrip('.')}]; valid keys: "
+                          f"{', '.join(LIMIT_KEYS)}")
     values: dict[str, Any] = {}
     for key, value in table.items():
         values[key] = _checked(key, value, f"{where}{key.replace('_', '-')}" if where == "--" else f"{where}{key}")

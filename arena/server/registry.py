@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ..display import escaped
 from ..players.process import BotSpec
 from ..players.client import MAX_NAME
 from ..sandbox import Limits, exposure_problem
@@ -69,7 +70,7 @@ def registry_from_dict(data: Mapping[str, Any], path: Path = Path("registry")) -
     """Validate a registry's tables with the tournament file's rules; SpecError names any problem."""
     unknown = sorted(set(data) - set(REGISTRY_KEYS))
     if unknown:
-        raise SpecError(f"unknown key '{unknown[0]}' at the top level; valid keys: {', '.join(REGISTRY_KEYS)}")
+        raise SpecError(f"unknown key '{escaped(unknown[0])}' at the top level; valid keys: {', '.join(REGISTRY_KEYS)}")
     entries = data.get("bots")
     if not isinstance(entries, list) or not entries:
         raise SpecError("key 'bots' must list at least one [[bots]] table, each with a name and a command or an "

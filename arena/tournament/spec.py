@@ -69,6 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..display import escaped
 from ..errors import ArenaError
 from ..players.process import BotSpec
 from ..players.specs import builtin_kind, is_address
@@ -442,7 +443,7 @@ def _command(value: Any, where: str) -> list[str]:
 def _no_unknown(table: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
     unknown = sorted(set(table) - set(allowed))
     if unknown:
-        raise SpecError(f"unknown key '{unknown[0]}' {where}; valid keys: {', '.join(allowed)}")
+        raise SpecError(f"unknown key '{escaped(unknown[0])}' {where}; valid keys: {', '.join(allowed)}")
 
 
 def _text(table: Mapping[str, Any], key: str, *, required: bool = False, default: str = "", where: str = "") -> str:
