@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 from concurrent import futures
 from typing import Any, Callable, Sequence
@@ -59,6 +57,9 @@ def is_placement(action: types_pb2.Action) -> bool:
     return action.kind == types_pb2.ACTION_KIND_PLACE
 
 
+NO_LEGAL_ACTIONS = "the request has no legal actions"
+
+
 class _BotServicer(bot_pb2_grpc.BotServicer):
     def __init__(self, policy: Policy, hello: bot_pb2.HelloReply, on_notify: Listener | None) -> None:
         self._policy = policy
@@ -70,7 +71,11 @@ class _BotServicer(bot_pb2_grpc.BotServicer):
 
     def Act(self, request: bot_pb2.ActRequest, context: grpc.ServicerContext) -> bot_pb2.ActReply:
         if not request.observation.legal_actions:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the request has no legal actions")
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, NO_LEGAL_ACTIONS)
+        return self.reply(request)
+
+    def reply(self, request: bot_pb2.ActRequest) -> bot_pb2.ActReply:
+        """The policy's choice as a reply: an index into the legal actions, or the action itself."""
         choice = self._policy(request)
         if isinstance(choice, types_pb2.Action):
             return bot_pb2.ActReply(action=choice)
@@ -178,8 +183,7 @@ def _make_server(
     on_notify: Listener | None = None,
     workers: int = 32,
 ) -> tuple[grpc.Server, int, health.HealthServicer]:
-    hello = bot_pb2.HelloReply(name=name, version=version, author=author, protocol_version=PROTOCOL_VERSION,
-                               variants=list(variants))
+    hello = _hello_reply(name, version=version, author=author, variants=variants)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=workers),
         options=[
@@ -195,6 +199,13 @@ def _make_server(
         raise RuntimeError(f"could not listen on {address}")
     server.start()
     return server, port, checker
+
+
+def _hello_reply(name: str, *, version: str = "1.0.0", author: str = "", variants: Sequence[str] = (),
+                 **_server_only: Any) -> bot_pb2.HelloReply:
+    """The bot's handshake, from :func:`serve`'s keywords (those only its gRPC server takes, ignored)."""
+    return bot_pb2.HelloReply(name=name, version=version, author=author, protocol_version=PROTOCOL_VERSION,
+                              variants=list(variants))
 
 
 DIAL_AGAIN = 10
@@ -254,32 +265,53 @@ def _dial_in_channel(options: argparse.Namespace) -> grpc.Channel:
 
 def connect_out(policy: Policy, options: argparse.Namespace, *, name: str, **hello: Any) -> int:
     """Dial in to the arena server of ``options.connect`` and play until it ends the stream (or a signal stops
-    the bot); the exit status of ``arena connect``. The policy is served on a private Unix socket and relayed as
-    ``arena connect`` relays any bot, by the same code."""
+    the bot); the exit status of ``arena connect``. Relayed by ``arena connect``'s own code, with the policy called
+    here, in this process (:func:`_policy_bot`): no socket and no second gRPC call between the stream and it."""
     import trio  # the relay's imports, for a bot that dials in only
 
-    from .players.faults import BotFailure
-    from .players.process import BotProcess, BotSpec
     from .players.relay import Backoff, Relay, dial_in, last_words
 
     token = _dial_in_token(options)
-    folder = tempfile.mkdtemp(prefix="botkit-dial-in-")
-    address = f"unix:{folder}/bot.sock"
-    server, _, _ = _make_server(policy, address, name=name, **hello)
-    relay = Relay(BotProcess(BotSpec(name=options.bot, address=address)), None, options.bot,
-                  (("authorization", f"Bearer {token}"),))
-    try:
-        ended = trio.run(dial_in, relay, lambda: _dial_in_channel(options), Backoff(options.reconnect))
-    except BotFailure as failure:  # its own server, on its own socket: never, short of a broken installation
-        print(f"error: the bot did not answer its own handshake: {failure}", file=sys.stderr)
-        return 1
-    finally:
-        server.stop(grace=1).wait()
-        shutil.rmtree(folder, ignore_errors=True)
+    servicer = _BotServicer(policy, _hello_reply(name, **hello), hello.get("on_notify"))
+    relay = Relay(_policy_bot(servicer), None, options.bot, (("authorization", f"Bearer {token}"),))
+    ended = trio.run(dial_in, relay, lambda: _dial_in_channel(options), Backoff(options.reconnect))
     status, lines = last_words(relay, ended)
     for line in lines:
         print(line, file=sys.stderr, flush=True)
     return status
+
+
+def _policy_bot(servicer: _BotServicer) -> Any:
+    """The policy as the relay's :class:`~arena.players.relay.LocalBot`: each decision on a worker thread (a policy
+    may think for seconds while other games' requests arrive), its exceptions a crash of that decision only, as the
+    gRPC server makes them."""
+    import trio
+
+    from .players.faults import BotFailure, FaultKind
+
+    class PolicyBot:
+        async def hello(self) -> bot_pb2.HelloReply:
+            return servicer._hello
+
+        async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
+            if not message.observation.legal_actions:
+                raise ValueError(NO_LEGAL_ACTIONS)
+            with trio.move_on_after(timeout_s):
+                try:
+                    return await trio.to_thread.run_sync(servicer.reply, message, abandon_on_cancel=True)
+                except Exception as error:  # the policy's own bug: this decision fails, the bot goes on
+                    raise BotFailure(FaultKind.CRASHED, detail=f"the policy raised {type(error).__name__}: "
+                                                                f"{str(error)[:200]}") from None
+            raise BotFailure(FaultKind.TIMEOUT, allowed_ms=int(timeout_s * 1000))
+
+        async def notify(self, message: bot_pb2.Notification) -> None:
+            if servicer._on_notify is not None:
+                servicer._on_notify(message)
+
+        async def stop(self) -> None:
+            """Nothing to stop: the policy is this process."""
+
+    return PolicyBot()
 
 
 def serve(policy: Policy, *, name: str, argv: Sequence[str] | None = None, **hello: Any) -> None:

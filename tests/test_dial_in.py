@@ -220,6 +220,57 @@ def test_a_botkit_bot_dials_in_by_itself_over_tls_and_plays_a_tournament(tmp_pat
         server.stop()
 
 
+FAILING_ONCE = """import random
+from arena.botkit import serve
+
+calls = []
+
+
+def choose(request):
+    calls.append(request.match_id)
+    if len(calls) == 1:
+        raise RuntimeError("boom")
+    return random.randrange(len(request.observation.legal_actions))
+
+
+serve(choose, name="fails-once")
+"""
+
+
+def test_a_botkit_bot_that_dials_in_calls_its_policy_itself_and_a_raising_policy_fails_one_decision(
+        tmp_path: Path) -> None:
+    """``--connect`` relays with the policy called in the bot's own process (no socket, no second gRPC call): a
+    policy that raises fails that decision only (the arena's clock runs out on it: one recorded timeout), and the
+    bot plays on to the end."""
+    script = tmp_path / "fails_once.py"
+    script.write_text(FAILING_ONCE)
+    token_file, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-policy")))
+    bot = None
+    try:
+        stub = server.stub()
+        info = submit(stub, tournament(games=2, bots=named("alpha") + dial_in_entry("lab-b", token),
+                                       extra=f"[time]\nmove_ms = 500\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        bot = subprocess.Popen([sys.executable, str(script), "--connect", server.address, "--bot", "lab-b",
+                                "--token-file", str(token_file)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
+        _, err = bot.communicate(timeout=GENEROUS_S)
+        assert bot.returncode == 0, err
+        assert [line for line in err.splitlines() if "did not answer" in line] == [
+            line for line in err.splitlines() if line.startswith("the bot did not answer request 1 (match ")
+            and line.endswith("): the bot is unreachable or crashed: the policy raised RuntimeError: boom")]
+        assert sum("did not answer" in line for line in err.splitlines()) == 1
+        games = records(run_folder(server, info.id))
+        faults = [(f["kind"], g["seats"][f["seat"]]) for g in games for f in g.get("faults", [])]
+        assert len(games) == 4 and faults == [("timeout", "lab-b")]
+    finally:
+        if bot is not None and bot.poll() is None:
+            bot.kill()
+            bot.wait()
+        server.stop()
+
+
 def test_a_botkit_bot_refuses_plain_text_beyond_loopback_and_unreadable_files_in_one_line(tmp_path: Path) -> None:
     token_file, _ = write_token(tmp_path, "lab-b")
     for extra, message in [
@@ -606,14 +657,17 @@ def test_the_seat_scanner_finds_no_hidden_tile_in_anything_sent_to_a_dial_in_bot
 # --- the benchmark ---------------------------------------------------------------------------------------------------
 
 
-def test_arena_bench_protocol_dial_in_measures_both_paths_of_the_same_bot() -> None:
+@pytest.mark.parametrize("by", ["relay", "itself"])
+def test_arena_bench_protocol_dial_in_measures_both_paths_of_the_same_bot(by: str) -> None:
     """Numbers only, no speed asserted (the docs quote a real run): the shape of the report, every measurement
-    made, and the relay told farewell at the end (the command returns)."""
-    result = subprocess.run([sys.executable, "-m", "arena", "bench", "protocol", "--dial-in", "--seconds", "0.3",
+    made, and the relay (``arena connect``, or the botkit bot's own ``--connect``) told farewell at the end (the
+    command returns)."""
+    result = subprocess.run([sys.executable, "-m", "arena", "bench", "protocol", "--dial-in", by, "--seconds", "0.3",
                              "--concurrency", "1,4"], capture_output=True, text=True, cwd=ROOT, timeout=GENEROUS_S)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert sorted(report) == ["bot", "dial_in", "dial_in_against_local", "local", "seconds_each"]
+    assert sorted(report) == ["bot", "dial_in", "dial_in_against_local", "dial_in_by", "local", "seconds_each"]
+    assert report["dial_in_by"] == {"relay": "arena connect", "itself": "the bot itself (--connect)"}[by]
     for side in ("local", "dial_in"):
         assert [r["concurrency"] for r in report[side]] == [1, 4]
         for row in report[side]:

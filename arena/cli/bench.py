@@ -47,7 +47,8 @@ def cmd_bench_protocol(args: argparse.Namespace) -> int:
     command = shlex.split(args.bot) if args.bot else [sys.executable, "bots/python/random_bot.py"]
     concurrencies = [int(c) for c in args.concurrency.split(",")]
     if args.dial_in:
-        print(json.dumps(trio.run(bench_dial_in, command, args.seconds, concurrencies), indent=2))
+        print(json.dumps(trio.run(bench_dial_in, command, args.seconds, concurrencies, args.dial_in == "itself"),
+                         indent=2))
         return 0
     sandboxes = bench_sandboxes(args.sandbox)
     print(json.dumps(trio.run(bench_protocol, command, args.seconds, concurrencies, sandboxes), indent=2))
@@ -182,10 +183,10 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
     b.add_argument("--concurrency", default="1,16", help="comma-separated concurrent matches (default 1,16)")
     add_bench_sandbox_argument(b)
-    b.add_argument("--dial-in", action="store_true",
-                   help="instead: the bot behind arena connect, dialed in over one stream, against the same bot "
-                        "called directly (not sandboxed): round trip and referee decisions/s, and what dialing in "
-                        "adds")
+    b.add_argument("--dial-in", nargs="?", const="relay", choices=("relay", "itself"),
+                   help="instead: the bot dialed in over one stream, behind arena connect (relay, the default) or by "
+                        "itself (itself: a Python botkit bot's --connect), against the same bot called directly (not "
+                        "sandboxed): round trip and referee decisions/s, and what dialing in adds")
     b.set_defaults(func=cmd_bench_protocol)
     b = bench.add_parser("tournament", help="games/s and peak memory of quick tournaments (JSON)")
     b.add_argument("--games", default="1000,10000", help="tournament sizes (default 1000,10000)")

@@ -38,7 +38,7 @@ from ..errors import UsageError
 from ..players.dial_in import token_digest
 from ..players.faults import BotFailure
 from ..players.process import BotProcess, BotSpec
-from ..players.relay import Backoff, Relay, dial_in, last_words
+from ..players.relay import Backoff, ProcessBot, Relay, dial_in, last_words
 from ..server.auth import ConfigError, is_loopback
 from ..server.client import ServerSaidNo, connect, describe
 from ..server.serve import config_from_args, run
@@ -199,7 +199,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
     logs = Path(tempfile.mkdtemp(prefix="arena-connect-"))
     process = BotProcess(BotSpec(name=args.bot, command=command, sandbox=False, transport=args.transport,
                                  protocol=args.protocol), logs, args.startup_ms / 1000)
-    relay = Relay(process, None, args.bot, metadata)
+    relay = Relay(ProcessBot(process), None, args.bot, metadata)
 
     try:
         ended = trio.run(dial_in, relay, lambda: _client(args).channel, Backoff(args.reconnect))

@@ -8,6 +8,9 @@ then each decision request is rebuilt into the request the arena would have sent
 crashed is started again for the next request; a request it cannot answer is left unanswered (the server's clock
 runs out on it).
 
+The bot is a :class:`LocalBot`: :class:`ProcessBot` for a program the relay starts (``arena connect``), or a Python
+botkit policy called in the bot's own process (``--connect``, :mod:`arena.botkit`), which saves the local hop.
+
 The gRPC stream runs on threads of its own (grpcio's blocking API): its replies arrive in trio through a memory
 channel, and what the relay sends goes out through a queue the stream's request iterator reads.
 
@@ -31,7 +34,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 import grpc
 import trio
@@ -111,12 +114,56 @@ class Latency:
                 f"adds the network's round trip)")
 
 
+class LocalBot(Protocol):
+    """What the relay plays through: the bot on its owner's machine, however it is reached."""
+
+    async def hello(self) -> bot_pb2.HelloReply:
+        """Its handshake (starting it first if need be); raises :class:`BotFailure` when it cannot start."""
+
+    async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
+        """Its reply to a request as the server sent it; raises :class:`BotFailure` when it has none, ValueError or
+        KeyError for a request it cannot take."""
+
+    async def notify(self, message: bot_pb2.Notification) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class ProcessBot:
+    """A bot of any kind that the relay starts (:class:`~arena.players.process.BotProcess`, not sandboxed: its
+    owner's own program) and calls as the arena calls a bot it runs: each request rebuilt into the engine's (see
+    :func:`decision_request`) and encoded for the bot's protocol. Started again after a crash, for the next request."""
+
+    def __init__(self, process: BotProcess) -> None:
+        self.process = process
+        self._games: dict[tuple[str, int], Game] = {}
+
+    async def hello(self) -> bot_pb2.HelloReply:
+        client = await self.process.ensure_running()
+        assert client.hello is not None
+        return client.hello
+
+    async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
+        request = decision_request(message, self._games)
+        client = await self.process.ensure_running()
+        reply, _ = await client.reply(request, timeout_s)
+        return reply
+
+    async def notify(self, message: bot_pb2.Notification) -> None:
+        client = self.process.client
+        if client is not None:
+            await client.notify(message)
+
+    async def stop(self) -> None:
+        await self.process.stop()
+
+
 class Relay:
     """One local bot and its dial-in streams (one at a time)."""
 
-    def __init__(self, process: BotProcess, channel: grpc.Channel | None, bot: str,
+    def __init__(self, local: LocalBot, channel: grpc.Channel | None, bot: str,
                  metadata: tuple[tuple[str, str], ...], say: Any = None) -> None:
-        self.process = process
+        self.local = local
         self.channel = channel
         """The channel of the next stream (:func:`relay_with_reconnects` gives each attempt a fresh one)."""
         self.bot = bot
@@ -129,7 +176,6 @@ class Relay:
         """The current stream was welcomed (the server accepted the bot)."""
         self.farewell = ""
         """Why the server ended the stream cleanly (its Farewell), once it has."""
-        self._games: dict[tuple[str, int], Game] = {}
 
     def _requests(self, outbox: queue.SimpleQueue[dial_in_pb2.PlayRequest | None]
                   ) -> Iterator[dial_in_pb2.PlayRequest]:
@@ -138,11 +184,11 @@ class Relay:
 
     async def run(self) -> Ended:
         """Start the bot (unless it runs already), dial in, and relay until the stream ends; how it ended."""
-        client = await self.process.ensure_running()
-        assert client.hello is not None and self.channel is not None
+        hello = await self.local.hello()
+        assert self.channel is not None
         self.outbox = outbox = queue.SimpleQueue()  # a stream of its own: the last one's iterator has ended
         self.welcomed, self.farewell = False, ""
-        outbox.put(dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(bot=self.bot, hello=client.hello)))
+        outbox.put(dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(bot=self.bot, hello=hello)))
         stub = dial_in_pb2_grpc.DialInServiceStub(self.channel)
         call = stub.Play(self._requests(outbox), metadata=self.metadata)
         send, receive = trio.open_memory_channel[Any](256)
@@ -191,9 +237,7 @@ class Relay:
         """One decision: the local bot's reply, sent back as it came; nothing when the bot cannot answer."""
         timeout_s = message.time.deadline_ms / 1000 if message.time.deadline_ms else NO_DEADLINE_S
         try:
-            request = decision_request(message, self._games)
-            client = await self.process.ensure_running()
-            reply, _ = await client.reply(request, timeout_s)
+            reply = await self.local.decide(message, timeout_s)
         except BotFailure as failure:
             self.say(f"the bot did not answer request {request_id} (match {message.match_id[:8]}): {failure}")
             return
@@ -205,9 +249,7 @@ class Relay:
         self.latency.add((time.perf_counter() - received) * 1000)
 
     async def _notify(self, message: bot_pb2.Notification) -> None:
-        client = self.process.client
-        if client is not None:
-            await client.notify(message)
+        await self.local.notify(message)
 
 
 @dataclass(frozen=True)
@@ -273,7 +315,7 @@ async def dial_in(relay: Relay, open_channel: Callable[[], grpc.Channel], backof
                 nursery.start_soon(relay_all)
                 nursery.start_soon(until_signalled)
     finally:
-        await relay.process.stop()
+        await relay.local.stop()
     if ended and isinstance(ended[0], BotFailure):
         raise ended[0]
     return ended[0] if ended else None

@@ -1,5 +1,5 @@
-"""``arena bench protocol --dial-in``: the dial-in path (``arena connect`` relaying a local bot over one stream)
-against the same program called directly, at each concurrency: decisions per second through the referee, and the
+"""``arena bench protocol --dial-in [relay|itself]``: the dial-in path (``arena connect`` relaying a local bot over one
+stream, or a botkit bot dialing in by itself) against the same program called directly, at each concurrency: decisions per second through the referee, and the
 round trip of one fixed decision request (median and p90), whose difference is the latency the dial-in path adds.
 
 Both sides run on this machine: the server's dial-in service on a loopback port (plain text), ``arena connect`` in a
@@ -80,8 +80,10 @@ async def local_side(bot_command: list[str], concurrencies: list[int], seconds: 
         await process.stop()
 
 
-async def dial_in_side(bot_command: list[str], concurrencies: list[int], seconds: float) -> list[dict[str, Any]]:
-    """The same program behind ``arena connect``, dialed in to a dial-in service on a loopback port."""
+async def dial_in_side(bot_command: list[str], concurrencies: list[int], seconds: float, itself: bool = False
+                       ) -> list[dict[str, Any]]:
+    """The same program behind ``arena connect`` (or, ``itself``, a botkit bot dialing in by itself with
+    ``--connect``), dialed in to a dial-in service on a loopback port."""
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-dial-in-"))
     token = secrets.token_urlsafe(32)
     (folder / "bot.token").write_text(token + "\n")
@@ -92,9 +94,10 @@ async def dial_in_side(bot_command: list[str], concurrencies: list[int], seconds
     add_to_server(server, DialInServicer(REGISTRY, trio.lowlevel.current_trio_token()))
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
-    relay = subprocess.Popen([sys.executable, "-m", "arena", "connect", "--server", f"127.0.0.1:{port}", "--bot",
-                              BOT, "--token-file", str(folder / "bot.token"), "--reconnect", "0", "--",
-                              *bot_command], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    dial = ["--server" if not itself else "--connect", f"127.0.0.1:{port}", "--bot", BOT, "--token-file",
+            str(folder / "bot.token"), "--reconnect", "0"]
+    command = [*bot_command, *dial] if itself else [sys.executable, "-m", "arena", "connect", *dial, "--", *bot_command]
+    relay = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     process = BotProcess(spec, folder, CONNECT_S)
     request = typical_act_request()
     try:
@@ -112,14 +115,17 @@ async def dial_in_side(bot_command: list[str], concurrencies: list[int], seconds
         server.stop(None)
 
 
-async def bench_dial_in(bot_command: list[str], seconds: float, concurrencies: list[int]) -> dict[str, Any]:
-    """Both sides, and what the dial-in path adds at each concurrency."""
+async def bench_dial_in(bot_command: list[str], seconds: float, concurrencies: list[int], itself: bool = False
+                        ) -> dict[str, Any]:
+    """Both sides, and what the dial-in path adds at each concurrency (``itself``: the bot's own ``--connect``
+    instead of ``arena connect``)."""
     local = await local_side(bot_command, concurrencies, seconds)
-    dialed = await dial_in_side(bot_command, concurrencies, seconds)
+    dialed = await dial_in_side(bot_command, concurrencies, seconds, itself)
     added = [{"concurrency": d["concurrency"],
               "added_round_trip_ms_median": round(d["round_trip_ms_median"] - lo["round_trip_ms_median"], 3),
               "decisions_per_s_dial_in_to_local": round(d["referee_decisions_per_s"] / lo["referee_decisions_per_s"],
                                                         3)}
              for lo, d in zip(local, dialed)]
-    return {"bot": " ".join(bot_command), "seconds_each": seconds, "local": local, "dial_in": dialed,
+    return {"bot": " ".join(bot_command), "seconds_each": seconds,
+            "dial_in_by": "the bot itself (--connect)" if itself else "arena connect", "local": local, "dial_in": dialed,
             "dial_in_against_local": added}
