@@ -159,6 +159,17 @@ def _end(end: Any, train: int) -> bytes:
     return data
 
 
+_LINE_ENDS: dict[Any, bytes] = {}
+
+
+def _line_end(end: Any) -> bytes:
+    """A line's open end, keyed by the (tile, point, value) end itself: no key to build per end."""
+    data = _LINE_ENDS.get(end)
+    if data is None:
+        data = _LINE_ENDS[end] = _end(end, NO_TRAIN)
+    return data
+
+
 def _line_connection(c: Any) -> bytes:
     return _connection(c, NO_TRAIN)
 
@@ -181,7 +192,7 @@ def layout_bytes(view: Any, stream: tuple[str, int] | None = None) -> bytes:
         connections = getattr(view, "connections", ())
         if connections:
             parts.append(_grown((match_id, seat, "connections"), connections, _line_connection))
-    parts.extend(_end(e, NO_TRAIN) for e in getattr(view, "open_ends", ()))
+    parts.extend([_line_end(e) for e in getattr(view, "open_ends", ())])
     for train in getattr(view, "trains", ()):
         parts.append(_end(train.end, train.train))
         parts.extend(_connection(c, train.train) for c in train.connections)
