@@ -94,7 +94,7 @@ async def _in_flight_for(loop: Any, concurrency: int, seconds: float) -> float:
 
     Both halves of ``arena bench protocol`` are measured over the same window with all ``concurrency`` in flight
     the whole time: waiting for the matches in play to finish would count a tail with fewer games in flight (at 64
-    a Draw match outlasts a five-second window, so most of the old measure was that tail)."""
+    a Draw match can outlast a five-second window, so much of the old measure was that tail)."""
     import trio
 
     started = time.perf_counter()
