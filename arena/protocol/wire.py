@@ -60,8 +60,10 @@ def _scalars(fields: Iterable[tuple[bytes, int]]) -> bytes:
     return b"".join([key + (_VARINTS[value] if value < SMALL else varint(value)) for key, value in fields if value])
 
 
-GROWN_KEPT = 4096
-"""How many (match, seat, part) joins :func:`_grown` keeps: a few for every game in flight; the oldest go first."""
+GROWN_KEPT = 1024
+"""How many (match, seat, part) joins :func:`_grown` keeps: three a seat of every game in flight (64 Draw games need
+384); the oldest go first, so more games than that only encode from scratch. Bounded because a long Mexican Train
+history joined is some 10 kB."""
 _PACKED: dict[tuple[bytes, tuple[int, ...]], bytes] = {}
 
 
