@@ -174,6 +174,8 @@ class BotClient(ABC):
     async def reply(self, request: DecisionRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
         """The bot's ActReply as it came, not yet checked, and its think time: :meth:`act` checks it; the relay of
         ``arena connect`` forwards it unchanged, so the arena at the other end checks it as its own."""
+        if not WIRE_LOG.isEnabledFor(logging.DEBUG):  # every decision's path: no line to name, nothing to log
+            return await self._act(request, timeout_s)
         call = decision_call(request)
         log_wire(self.name, "->", call, lambda: act_request_text(request))
         try:

@@ -2,7 +2,10 @@
 
 A seat's observation is mostly made of parts that never change once created: the history's events, the layout's
 connections and open ends, the legal actions, the tiles. Building a fresh message for each decision costs tens of
-microseconds of Python; here each part is encoded once and requests are joined from the cached bytes. This is valid
+microseconds of Python; here each part is encoded once and requests are joined from the cached bytes. The parts
+that only grow during a round (the history, the tiles played, a line's connections) are also kept joined per match
+and seat (:func:`_grown`), so a decision encodes only what was added since the seat's last one, and the scalar
+fields are written directly (:func:`_scalars`) rather than through a message built for them. This is valid
 protobuf: a message's encoding is the concatenation of its fields' encodings, in any order, and a parser appends
 repeated fields in the order it meets them. A test checks, for every variant, that these bytes parse to exactly the
 message :func:`arena.protocol.convert.act_request_pb` builds.
@@ -37,6 +40,79 @@ def varint(value: int) -> bytes:
 def field(number: int, payload: bytes) -> bytes:
     """One length-delimited field: tag, length, payload."""
     return varint(number << 3 | LENGTH_DELIMITED) + varint(len(payload)) + payload
+
+
+def _key(number: int, wire_type: int = 0) -> bytes:
+    return varint(number << 3 | wire_type)
+
+
+SMALL = 256
+"""Varints of the values a request's counters take (seats, rounds, counts), looked up rather than computed."""
+_VARINTS = tuple(varint(v) for v in range(SMALL))
+
+
+def _uint(value: int) -> bytes:
+    return _VARINTS[value] if value < SMALL else varint(value)
+
+
+def _scalars(fields: Iterable[tuple[bytes, int]]) -> bytes:
+    """Non-negative integer fields (``(key, value)`` pairs) as proto3 writes them: zeros left out."""
+    return b"".join([key + (_VARINTS[value] if value < SMALL else varint(value)) for key, value in fields if value])
+
+
+GROWN_KEPT = 1024
+"""How many (match, seat, part) joins :func:`_grown` keeps: three a seat of every game in flight (64 Draw games need
+384); the oldest go first, so more games than that only encode from scratch. Bounded because a long Mexican Train
+history joined is some 10 kB."""
+_PACKED: dict[tuple[bytes, tuple[int, ...]], bytes] = {}
+
+
+def _packed(key: bytes, values: tuple[int, ...]) -> bytes:
+    """A packed repeated integer field, remembered: counts, scores and sides repeat from decision to decision."""
+    data = _PACKED.get((key, values))
+    if data is None:
+        if len(_PACKED) >= GROWN_KEPT:
+            del _PACKED[next(iter(_PACKED))]
+        data = _PACKED[(key, values)] = _pack(key, values)
+    return data
+
+
+def _pack(key: bytes, values: tuple[int, ...]) -> bytes:
+    """A packed repeated integer field (int64 values as two's complement, as protobuf writes negatives)."""
+    payload = b"".join([(_VARINTS[v] if v < SMALL else varint(v)) if v >= 0 else varint(v & 0xFFFFFFFFFFFFFFFF)
+                        for v in values])
+    return key + _uint(len(payload)) + payload if payload else b""
+
+
+_OBSERVATION_KEYS = tuple(_key(n) for n in range(1, 6)) + (_key(10),)  # seat .. leader, boneyard_count
+_HAND_COUNTS, _SCORES, _SIDE_OF_SEAT = _key(9, LENGTH_DELIMITED), _key(11, LENGTH_DELIMITED), _key(12, LENGTH_DELIMITED)
+_SEAT, _OBSERVATION, _TIME, _MOVE_NUMBER = _key(4), _key(5, LENGTH_DELIMITED), _key(6, LENGTH_DELIMITED), _key(7)
+_LAYOUT = _key(7, LENGTH_DELIMITED)
+_TIME_KEYS = (_key(1), _key(2), _key(3))  # move_ms, bank_ms, deadline_ms
+
+
+_GROWN: dict[tuple[str, int, str], tuple[tuple[Any, ...], bytes]] = {}
+
+
+def _grown(key: tuple[str, int, str], items: tuple[Any, ...], encode: Any) -> bytes:
+    """``b"".join(map(encode, items))``, reusing the join made for ``key`` last time when ``items`` begins with
+    what was joined then (a round's history, tiles played and connections only grow; a new round, or another
+    match under a reused id, starts again). The check compares the items themselves, so it is never wrong."""
+    entry = _GROWN.get(key)
+    if entry is not None:
+        done, data = entry
+        n = len(done)
+        if n == len(items) and (n == 0 or items[-1] == done[-1]) and items == done:
+            return data
+        if n < len(items) and items[:n] == done:
+            data += b"".join([encode(item) for item in items[n:]])
+            _GROWN[key] = (items, data)
+            return data
+    data = b"".join([encode(item) for item in items])
+    if len(_GROWN) >= GROWN_KEPT:
+        del _GROWN[next(iter(_GROWN))]
+    _GROWN[key] = (items, data)
+    return data
 
 
 def _tile_fields(number: int) -> tuple[bytes, ...]:
@@ -85,31 +161,67 @@ def _end(end: Any, train: int) -> bytes:
     return data
 
 
-def layout_bytes(view: Any) -> bytes:
-    """The Layout message of any variant's view, in the field order of ``convert.layout_pb``."""
-    parts = [PLAYED_TILES[t] for t in view.played]
-    parts.extend(LINE_TILES[t] for t in getattr(view, "line", ()))
-    parts.extend(_connection(c, NO_TRAIN) for c in getattr(view, "connections", ()))
-    parts.extend(_end(e, NO_TRAIN) for e in getattr(view, "open_ends", ()))
+_LINE_ENDS: dict[Any, bytes] = {}
+
+
+def _line_end(end: Any) -> bytes:
+    """A line's open end, keyed by the (tile, point, value) end itself: no key to build per end."""
+    data = _LINE_ENDS.get(end)
+    if data is None:
+        data = _LINE_ENDS[end] = _end(end, NO_TRAIN)
+    return data
+
+
+def _line_connection(c: Any) -> bytes:
+    return _connection(c, NO_TRAIN)
+
+
+def _history_event(event: tuple[int, Action]) -> bytes:
+    return _event(event[0], event[1])
+
+
+def layout_bytes(view: Any, stream: tuple[str, int] | None = None) -> bytes:
+    """The Layout message of any variant's view, in the field order of ``convert.layout_pb``; ``stream`` (match id,
+    seat) lets the parts that only grow be joined incrementally (:func:`_grown`)."""
+    if stream is None:
+        parts = [b"".join([PLAYED_TILES[t] for t in view.played])]
+        parts.extend(LINE_TILES[t] for t in getattr(view, "line", ()))
+        parts.extend(_connection(c, NO_TRAIN) for c in getattr(view, "connections", ()))
+    else:
+        match_id, seat = stream
+        parts = [_grown((match_id, seat, "played"), view.played, PLAYED_TILES.__getitem__)]
+        parts.extend(LINE_TILES[t] for t in getattr(view, "line", ()))
+        connections = getattr(view, "connections", ())
+        if connections:
+            parts.append(_grown((match_id, seat, "connections"), connections, _line_connection))
+    parts.extend([_line_end(e) for e in getattr(view, "open_ends", ())])
     for train in getattr(view, "trains", ()):
         parts.append(_end(train.end, train.train))
         parts.extend(_connection(c, train.train) for c in train.connections)
-    rest = layout_extras_pb(view)
-    parts.append(rest.SerializeToString())
+    if hasattr(view, "count") or hasattr(view, "engine"):  # a plain line has no extras: no message to build
+        parts.append(layout_extras_pb(view).SerializeToString())
     return b"".join(parts)
 
 
-def observation_bytes(obs: Observation, side_of_seat: Iterable[int]) -> bytes:
-    base = pb.Observation(
-        seat=obs.seat, players=obs.players, round_index=obs.round_index, turn=max(obs.turn, 0), leader=obs.leader,
-        hand_counts=obs.hand_counts, boneyard_count=obs.boneyard_count, scores=obs.scores,
-        side_of_seat=side_of_seat,
-    ).SerializeToString()
-    parts = [base]
-    parts.extend(HAND_TILES[t] for t in obs.hand)
-    parts.append(field(7, layout_bytes(obs.layout)))
-    parts.extend(_event(s, a) for s, a in obs.history)
-    parts.extend(_legal(a) for a in obs.legal_actions)
+def observation_bytes(obs: Observation, side_of_seat: Iterable[int], match_id: str | None = None) -> bytes:
+    """The Observation message; with ``match_id``, the history and layout are joined incrementally per match and
+    seat (:func:`_grown`)."""
+    seat, players, round_index, turn, leader, boneyard = _OBSERVATION_KEYS
+    parts = [_scalars(((seat, obs.seat), (players, obs.players), (round_index, obs.round_index),
+                       (turn, max(obs.turn, 0)), (leader, obs.leader), (boneyard, obs.boneyard_count))),
+             _packed(_HAND_COUNTS, obs.hand_counts), _packed(_SCORES, obs.scores),
+             _packed(_SIDE_OF_SEAT, tuple(side_of_seat))]
+    parts.extend([HAND_TILES[t] for t in obs.hand])
+    if match_id is None:
+        layout = layout_bytes(obs.layout)
+        parts.extend((_LAYOUT, _uint(len(layout)), layout))
+        parts.extend([_event(s, a) for s, a in obs.history])
+    else:
+        stream = (match_id, obs.seat)
+        layout = layout_bytes(obs.layout, stream)
+        parts.extend((_LAYOUT, _uint(len(layout)), layout))
+        parts.append(_grown((match_id, obs.seat, "history"), obs.history, _history_event))
+    parts.extend([_legal(a) for a in obs.legal_actions])
     return b"".join(parts)
 
 
@@ -123,9 +235,39 @@ def _options(game: Any) -> bytes:
 def act_request_bytes(request: Any) -> bytes:
     """The encoded ``ActRequest`` for a :class:`~arena.players.base.DecisionRequest`."""
     game = request.game
-    base = bot_pb2.ActRequest(
-        match_id=request.match_id, variant=game.name, seat=request.seat,
-        time=bot_pb2.TimeControl(move_ms=request.move_ms, bank_ms=request.bank_ms, deadline_ms=request.deadline_ms),
-        move_number=request.move_number,
-    ).SerializeToString()
-    return b"".join((base, _options(game), field(5, observation_bytes(request.observation, game.side_of))))
+    observation = observation_bytes(request.observation, game.side_of, request.match_id)
+    return b"".join((_head(request.match_id, game), _options(game), _scalars(((_SEAT, request.seat),)),
+                     _OBSERVATION + _uint(len(observation)), observation,
+                     _clock(request.move_ms, request.bank_ms, request.deadline_ms),
+                     _scalars(((_MOVE_NUMBER, request.move_number),))))
+
+
+_CLOCKS: dict[tuple[int, int, int], bytes] = {}
+
+
+def _clock(move_ms: int, bank_ms: int, deadline_ms: int) -> bytes:
+    """The TimeControl field: a tournament's requests carry few distinct clocks (the bank only shrinks)."""
+    key = (move_ms, bank_ms, deadline_ms)
+    data = _CLOCKS.get(key)
+    if data is None:
+        move, bank, deadline = _TIME_KEYS
+        payload = _scalars(((move, move_ms), (bank, bank_ms), (deadline, deadline_ms)))
+        data = _TIME + _uint(len(payload)) + payload
+        if len(_CLOCKS) >= GROWN_KEPT:
+            del _CLOCKS[next(iter(_CLOCKS))]
+        _CLOCKS[key] = data
+    return data
+
+
+_HEADS: dict[tuple[str, str], bytes] = {}
+
+
+def _head(match_id: str, game: Any) -> bytes:
+    """The match id and variant fields, encoded once per match (kept for the last :data:`GROWN_KEPT` matches)."""
+    key = (match_id, game.name)
+    data = _HEADS.get(key)
+    if data is None:
+        if len(_HEADS) >= GROWN_KEPT:
+            del _HEADS[next(iter(_HEADS))]
+        data = _HEADS[key] = bot_pb2.ActRequest(match_id=match_id, variant=game.name).SerializeToString()
+    return data
