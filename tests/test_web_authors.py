@@ -1,0 +1,288 @@
+"""Authors and share links on the web dashboard: a real ``arena serve --league --http --token-file`` (not the public
+site), two authors with real versions built and checked in their sandbox, HTTP from the standard library.
+
+Each thing a client must not do is tried for real and must fail: another author's cookie, no cookie, a forged or
+expired cookie reading a build log, retiring or challenging with another author's version, uploading to another
+author's bot; a form without its CSRF token, with another session's, or sent from another site; a share link that
+is tampered with, expired, or used for another page than its own. The upload form goes through the league's own
+upload path: its refusals are the CLI's lines, word for word.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.league.authors import hash_token
+from arena.league.db import READY, RETIRED, open_database, sqlite_url
+from arena.protocol import league_pb2 as lpb
+from arena.web.access import AUTHOR_COOKIE, SHARE_COOKIE, Signer
+from support.league import GAME, League, bearer, bot_folder, league_in
+from support.paths import ROOT
+from support.web import get_json, http, multipart, set_cookie
+
+LEAGUE = GAME + """[upload]
+archive_mb = 1
+"""
+RANDOM = ROOT / "bots" / "python" / "random_bot.py"
+GREEDY = ROOT / "bots" / "python" / "greedy_bot.py"
+
+
+def archive_of(folder: Path) -> bytes:
+    """A folder as a tar.gz an author would upload."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for path in sorted(folder.iterdir()):
+            tar.add(path, arcname=path.name)
+    return out.getvalue()
+
+
+class Site:
+    """The module's server, its web address and the authors' cookies and CSRF tokens."""
+
+    def __init__(self, league: League) -> None:
+        self.league = league
+        self.web = league.server.web  # type: ignore[attr-defined]
+        self.operator = league.operator.read_text().strip()
+        self.signer = Signer(self.operator)
+        self.cookies: dict[str, str] = {}
+
+    def sign_in(self, author: str) -> str:
+        code, headers, _ = http(f"{self.web}/signin", form={"token": self.league.token(author), "next": "/"})
+        assert code == 303, code
+        self.cookies[author] = set_cookie(headers, AUTHOR_COOKIE)
+        return self.cookies[author]
+
+    def as_author(self, author: str) -> dict[str, str]:
+        return {"Cookie": f"{AUTHOR_COOKIE}={self.cookies[author]}"}
+
+    def csrf(self, author: str) -> str:
+        return self.signer.csrf(self.cookies[author])
+
+    def version(self, author: str, bot: str) -> lpb.BotVersion:
+        return self.league.versions(self.league.token(author), bot)[-1]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory):
+    """alice's bot ``ra`` uploaded with the CLI; bob's ``gb`` uploaded with the web's form; both ready."""
+    root = tmp_path_factory.mktemp("authors")
+    league = league_in(root, LEAGUE, web=True, public=False)
+    try:
+        site = Site(league)
+        for name in ("alice", "bob"):
+            league.add_author(name)
+            site.sign_in(name)
+        league.upload("alice", bot_folder(root / "ra", RANDOM), "ra")
+        body, kind = multipart({"bot": "gb"}, "archive", "gb.tar.gz", archive_of(bot_folder(root / "gb", GREEDY)))
+        code, _, page = http(f"{site.web}/leagues/test/upload?csrf={site.csrf('bob')}", body=body,
+                             headers={**site.as_author("bob"), "Content-Type": kind})
+        assert code == 200, page[:500]
+        assert "uploaded: version 2 of bot &#x27;gb&#x27; (number 1), uploaded" in page.decode()
+        for author, bot in (("alice", "ra"), ("bob", "gb")):
+            assert league.settled(league.token(author), bot).state == lpb.VERSION_STATE_READY
+        yield site
+    finally:
+        league.server.stop()
+
+
+def test_an_author_signs_in_with_its_token_and_the_cookie_names_it_without_the_token(site: Site) -> None:
+    code, headers, _ = http(f"{site.web}/signin", form={"token": site.league.token("alice"), "next": "/leagues/test"})
+    cookie = headers["set-cookie"]
+    assert code == 303 and headers["location"] == "/leagues/test"
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie
+    value = set_cookie(headers, AUTHOR_COOKIE)
+    assert value.startswith("alice:") and site.league.token("alice") not in cookie
+    assert hash_token(site.league.token("alice")) not in cookie
+    code, _, body = http(f"{site.web}/signin", form={"token": "not-a-token", "next": "/"})
+    assert code == 401 and "wrong token" in body.decode()
+    # a signed-in author sees the spectators' pages of this (non-public) dashboard; no cookie sees the sign-in form
+    assert get_json(f"{site.web}/api/tournaments", headers=site.as_author("alice"))["access"] == "public"
+    assert http(f"{site.web}/leagues/test")[0] == 401
+    assert http(f"{site.web}/leagues/test", headers=site.as_author("alice"))[0] == 200
+
+
+def test_an_author_sees_its_own_build_logs_and_check_reports_only(site: Site) -> None:
+    db = open_database(sqlite_url(site.league.root / "data"))
+    try:
+        ra, gb = site.version("alice", "ra"), site.version("bob", "gb")
+        stored = db.version(ra.id)
+        log = get_json(f"{site.web}/api/leagues/test/versions/{ra.id}/log", headers=site.as_author("alice"))
+        assert log["build_log"] == (stored.build_log or "") and log["version"]["state"] == "ready"
+        assert stored.check_report and log["check_report"] == json.dumps(stored.check_report, indent=2)
+        code, _, page = http(f"{site.web}/leagues/test/versions/{ra.id}/log", headers=site.as_author("alice"))
+        assert code == 200 and '<pre id="check-report">' in page.decode()
+        code, _, page = http(f"{site.web}/leagues/test/mine", headers=site.as_author("alice"))
+        text = page.decode()
+        assert code == 200 and f'/leagues/test/versions/{ra.id}/log' in text
+        assert f'/leagues/test/versions/{gb.id}/log' not in text and f"/versions/{gb.id}/retire" not in text
+
+        # another author's cookie: 403 with the league's line; no cookie, a forged or an expired one: 401
+        url = f"{site.web}/api/leagues/test/versions/{gb.id}/log"
+        assert get_json(url, 403, headers=site.as_author("alice")) == {
+            "error": f"author 'alice' may not read the build log of version {gb.id}: it is another author's"}
+        bob_hash = hash_token(site.league.token("bob"))
+        forged = site.cookies["alice"].replace("alice:", "bob:", 1)      # alice's HMAC under bob's name
+        expired = site.signer.author_cookie("bob", bob_hash, time.time() - 8 * 24 * 3600)  # signed, but too old
+        guessed = Signer("not-the-servers-secret").author_cookie("bob", bob_hash, time.time())
+        for cookie in (None, forged, expired, guessed):
+            headers = {"Cookie": f"{AUTHOR_COOKIE}={cookie}"} if cookie else {}
+            assert http(url, headers=headers)[0] == 401, cookie
+            assert http(f"{site.web}/leagues/test/versions/{gb.id}/log", headers=headers)[0] == 401, cookie
+        # the real cookie of bob, for contrast
+        assert get_json(url, headers=site.as_author("bob"))["version"]["id"] == gb.id
+    finally:
+        db.close()
+
+
+def test_retire_and_challenge_refuse_other_authors_and_cross_site_forms(site: Site) -> None:
+    gb, ra = site.version("bob", "gb"), site.version("alice", "ra")
+    retire = f"{site.web}/leagues/test/versions/{gb.id}/retire"
+    challenge = f"{site.web}/leagues/test/challenges"
+    stolen = {"version": str(gb.id), "opponent": str(ra.id), "deal_sets": "2"}
+
+    # alice, with her own valid session and CSRF token, on bob's version: 403, nothing changed
+    code, _, page = http(retire, headers=site.as_author("alice"), form={"csrf": site.csrf("alice")})
+    assert code == 403 and f"author &#x27;alice&#x27; may not retire version {gb.id}" in page.decode()
+    code, _, page = http(challenge, headers=site.as_author("alice"), form={**stolen, "csrf": site.csrf("alice")})
+    assert code == 403 and f"may not challenge with version {gb.id}" in page.decode()
+    # no cookie, a forged or expired cookie: 401
+    expired = site.signer.author_cookie("bob", hash_token(site.league.token("bob")), time.time() - 8 * 24 * 3600)
+    for headers in ({}, {"Cookie": f"{AUTHOR_COOKIE}={site.cookies['alice'].replace('alice:', 'bob:', 1)}"},
+                    {"Cookie": f"{AUTHOR_COOKIE}={expired}"}):
+        assert http(retire, headers=headers, form={"csrf": site.csrf("bob")})[0] == 401
+        assert http(challenge, headers=headers, form={**stolen, "csrf": site.csrf("bob")})[0] == 401
+    # bob's own session, but no CSRF token, alice's CSRF token, or sent from another site: 403
+    for form, extra in (({}, {}), ({"csrf": site.csrf("alice")}, {}),
+                        ({"csrf": site.csrf("bob")}, {"Origin": "http://evil.example"})):
+        code, _, page = http(retire, headers={**site.as_author("bob"), **extra}, form=form)
+        assert code == 403, (form, extra)
+    assert site.version("bob", "gb").state == lpb.VERSION_STATE_READY
+
+    # alice challenges bob's active version with her own: queued, as the gRPC call lists it
+    code, _, page = http(challenge, headers=site.as_author("alice"),
+                         form={"version": str(ra.id), "opponent": str(gb.id), "deal_sets": "2",
+                               "csrf": site.csrf("alice")})
+    assert code == 200, page[:400]
+    listed = site.league.stub().ListChallenges(lpb.ListChallengesRequest(), timeout=30,
+                                               metadata=bearer(site.league.token("alice"))).challenges
+    assert [(c.version_id, c.opponent_id, c.deal_sets, c.author) for c in listed] == [(ra.id, gb.id, 2, "alice")]
+    assert f"challenge {listed[0].id} queued: ra-v1 against gb-v1, 2 deal sets" in page.decode()
+    # a bad number is one line, 400
+    code, _, page = http(challenge, headers=site.as_author("alice"),
+                         form={"version": "x", "opponent": str(gb.id), "csrf": site.csrf("alice")})
+    assert code == 400 and "version: expected a whole number, got &#x27;x&#x27;" in page.decode()
+
+
+def test_the_upload_form_refuses_what_the_cli_refuses_with_the_same_line(site: Site) -> None:
+    root = site.league.root
+    url = f"{site.web}/leagues/test/upload?csrf={site.csrf('bob')}"
+
+    def web_upload(author: str, bot: str, content: bytes, csrf: str | None = None) -> tuple[int, str]:
+        body, kind = multipart({"bot": bot}, "archive", "bot.tar.gz", content)
+        address = f"{site.web}/leagues/test/upload?csrf={csrf if csrf is not None else site.csrf(author)}"
+        code, _, page = http(address, body=body, headers={**site.as_author(author), "Content-Type": kind})
+        return code, page.decode()
+
+    def cli_line(path: Path, bot: str) -> str:
+        done = site.league.league("upload", str(path), "--bot", bot, token=site.league.tokens["bob"])
+        assert done.returncode == 1 and done.stderr.startswith("error: invalid argument: "), done.stderr
+        return done.stderr.removeprefix("error: invalid argument: ").strip()
+
+    # an archive over the league's 1 MiB, and an archive with a '..' member: the CLI's line, in the page
+    big = root / "big.tar"
+    big.write_bytes(b"\0" * (1024 * 1024 + 10))
+    evil = root / "evil.tar"
+    with tarfile.open(evil, "w") as tar:
+        for name, data in (("bot.toml", b'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'),
+                           ("../escape.py", b"x\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    for path in (big, evil):
+        line = cli_line(path, "gb")
+        code, page = web_upload("bob", "gb", path.read_bytes())
+        assert code == 400 and html.escape(line) in page, (line, page[:600])
+    assert "over the league&#x27;s limit of 1 MiB (upload.archive_mb); nothing was stored" in web_upload(
+        "bob", "gb", big.read_bytes())[1]
+    assert not (site.league.server.data / "league" / "escape.py").exists()
+
+    # bob uploading to alice's bot: 403; no CSRF token or alice's: 403; no cookie: 401; one version each still
+    archive = archive_of(bot_folder(root / "again", RANDOM))
+    code, page = web_upload("bob", "ra", archive)
+    assert code == 403 and "author &#x27;bob&#x27; may not upload to bot &#x27;ra&#x27;" in page
+    assert web_upload("bob", "gb", archive, csrf="")[0] == 403
+    assert web_upload("bob", "gb", archive, csrf=site.csrf("alice"))[0] == 403
+    body, kind = multipart({"bot": "gb"}, "archive", "bot.tar.gz", archive)
+    assert http(url, body=body, headers={"Content-Type": kind})[0] == 401
+    assert [v.number for v in site.league.versions(site.league.token("bob"), "gb")] == [1]
+    assert [v.number for v in site.league.versions(site.league.token("alice"), "ra")] == [1]
+
+
+def test_an_author_retires_its_own_version_from_the_web(site: Site) -> None:
+    db = open_database(sqlite_url(site.league.root / "data"))
+    try:
+        ra = site.version("alice", "ra")
+        assert db.version(ra.id).state == READY
+        code, _, page = http(f"{site.web}/leagues/test/versions/{ra.id}/retire", headers=site.as_author("alice"),
+                             form={"csrf": site.csrf("alice")})
+        assert code == 200 and f"retired: version {ra.id} (ra-v1)" in page.decode()
+        assert db.version(ra.id).state == RETIRED
+    finally:
+        db.close()
+
+
+# --- share links ---------------------------------------------------------------------------------------------
+
+
+def share(site: Site, **fields: str) -> tuple[int, dict]:
+    code, _, body = http(f"{site.web}/api/share", form=fields,
+                         headers={"Authorization": f"Bearer {site.operator}"})
+    return code, json.loads(body)
+
+
+def test_a_share_link_opens_its_league_read_only_and_nothing_else(site: Site) -> None:
+    code, made = share(site, league="test", hours="2")
+    assert code == 200 and made["league"] == "test" and made["url"].startswith(f"{site.web}/share/")
+    assert int(time.time()) + 2 * 3600 - 60 <= made["expires_at"] <= int(time.time()) + 2 * 3600
+    # only the operator makes one: an author's cookie or no token is 401
+    assert http(f"{site.web}/api/share", form={"league": "test"}, headers=site.as_author("alice"))[0] == 401
+    assert http(f"{site.web}/api/share", form={"league": "test"})[0] == 401
+    assert share(site, league="nope") == (404, {"error": "no league 'nope' on this server (it runs test)"})
+
+    code, headers, _ = http(made["url"])
+    assert code == 303 and headers["location"] == "/leagues/test"
+    link = set_cookie(headers, SHARE_COOKIE)
+    assert site.operator not in headers["set-cookie"]
+    shared = {"Cookie": f"{SHARE_COOKIE}={link}"}
+    for path in ("/leagues/test", "/leagues/test/queue", "/leagues/test/bots/gb", "/api/leagues/test/standings"):
+        assert http(f"{site.web}{path}", headers=shared)[0] == 200, path
+    # not its pages: an author's page, a build log, the tournaments, a form: 403 with a link back to the league
+    gb = site.version("bob", "gb")
+    for path in ("/", "/api/tournaments", "/leagues/test/mine", f"/api/leagues/test/versions/{gb.id}/log"):
+        code, _, body = http(f"{site.web}{path}", headers=shared)
+        assert code == 403 and b"this share link opens league test only, read-only" in body, path
+    code, _, body = http(f"{site.web}/", headers=shared)
+    assert '<a id="back" href="/leagues/test">← league test</a>' in body.decode()
+    assert http(f"{site.web}/leagues/test/versions/{gb.id}/retire", headers=shared, form={})[0] == 403
+
+    # tampered with (another league's name in the payload, or a changed signature): 403, with a way on
+    forged = Signer("guess").share_link("l", "test", int(time.time()) + 3600)
+    changed = link[:-1] + ("0" if link[-1] != "0" else "1")
+    for bad in (forged, changed):
+        code, _, body = http(f"{site.web}/share/{bad}")
+        assert code == 403 and b"this share link is not valid" in body and b'href="/signin"' in body
+        code, _, body = http(f"{site.web}/leagues/test", headers={"Cookie": f"{SHARE_COOKIE}={bad}"})
+        assert code == 403 and b"this share link is not valid" in body
+    # expired (signed by the server, but its time is past): 410, with a way on
+    old = site.signer.share_link("l", "test", int(time.time()) - 60)
+    for answer in (http(f"{site.web}/share/{old}"),
+                   http(f"{site.web}/leagues/test", headers={"Cookie": f"{SHARE_COOKIE}={old}"})):
+        code, _, body = answer
+        assert code == 410 and b"this share link of league test expired at" in body and b'href="/signin"' in body
