@@ -13,8 +13,11 @@ from __future__ import annotations
 import html
 import io
 import json
+import re
+import secrets
 import tarfile
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -25,7 +28,8 @@ from arena.protocol import league_pb2 as lpb
 from arena.web.access import AUTHOR_COOKIE, SHARE_COOKIE, Signer
 from support.league import GAME, League, bearer, bot_folder, league_in
 from support.paths import ROOT
-from support.web import get_json, http, multipart, set_cookie
+from support.servers import random_bot, registry, submit, tournament
+from support.web import WebServer, get_json, http, multipart, set_cookie, wait_state
 
 LEAGUE = GAME + """[upload]
 archive_mb = 1
@@ -286,3 +290,66 @@ def test_a_share_link_opens_its_league_read_only_and_nothing_else(site: Site) ->
                    http(f"{site.web}/leagues/test", headers={"Cookie": f"{SHARE_COOKIE}={old}"})):
         code, _, body = answer
         assert code == 410 and b"this share link of league test expired at" in body and b'href="/signin"' in body
+
+
+def test_a_share_link_opens_one_tournament_whose_page_shows_its_standings_without_javascript(
+        tmp_path: Path) -> None:
+    token = secrets.token_urlsafe(24)
+    token_path = tmp_path / "token"
+    token_path.write_text(token + "\n")
+    token_path.chmod(0o600)
+    tag = uuid.uuid4().hex
+    server = WebServer(tmp_path / "data", "--token-file", str(token_path),
+                       *registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag)))
+    full = {"Authorization": f"Bearer {token}"}
+    try:
+        web = server.web
+        shared_id, other_id = (submit(server.stub(), tournament(games=2, variant="draw", name=name),
+                                      metadata=(("authorization", f"Bearer {token}"),)).id
+                               for name in ("shared <one>", "other"))
+        for tid in (shared_id, other_id):
+            wait_state(web, tid, lambda d: d["tournament"]["state"] == "finished", 120, "a finished tournament",
+                       headers=full)
+
+        # the tournament's page, as fetched without running its script: its standings rows are in the HTML
+        detail = get_json(f"{web}/api/t/{shared_id}", headers=full)
+        code, _, page = http(f"{web}/t/{shared_id}", headers=full)
+        text = page.decode()
+        assert code == 200 and '<table id="standings">' in text and "<h1>shared &lt;one&gt;</h1>" in text
+        rows = re.findall(r"<tr><td class=\"\">(\d+)</td><td class=\"l\"><a href=\"[^\"]+\">(\w+)</a></td>"
+                          r"((?:<td class=\"\">[^<]*</td>)+)</tr>", text)
+        expected = [(str(rank), e["name"], "".join(f'<td class="">{html.escape(str(v))}</td>' for v in (
+            e["games"], e["wins"], e["draws"], e["losses"], cells["points"], cells["scored"], cells["conceded"],
+            e["faults"], cells["rating"])))
+            for rank, (e, cells) in enumerate(zip(detail["standings"]["entrants"], detail["table"]["rows"]), 1)]
+        assert rows == expected and {r[1] for r in rows} == {"alpha", "beta"}
+        games = detail["tournament"]["games_done"]
+        assert games == detail["tournament"]["games_total"] and sum(  # every game, both seats
+            int(r[2].split("</td>")[0].rsplit(">", 1)[1]) for r in rows) == 2 * games
+
+        # the operator's link: bad requests are one line; the link opens the one tournament, read-only
+        for form, line in (({"tournament": shared_id, "hours": "0"}, "hours: a share link lasts 1 to 720 hours, got 0"),
+                           ({}, "name one tournament (tournament=ID) or one league (league=NAME) to share")):
+            code, _, body = http(f"{web}/api/share", form=form, headers=full)
+            assert (code, json.loads(body)) == (400, {"error": line})
+        code, _, body = http(f"{web}/api/share", form={"tournament": shared_id}, headers=full)
+        made = json.loads(body)
+        assert code == 200 and made["tournament"] == shared_id
+        code, headers, _ = http(made["url"])
+        assert code == 303 and headers["location"] == f"/t/{shared_id}"
+        shared = {"Cookie": f"{SHARE_COOKIE}={set_cookie(headers, SHARE_COOKIE)}"}
+        code, _, page = http(f"{web}/t/{shared_id}", headers=shared)
+        assert code == 200 and all(f">{name}</a>" in page.decode() for name in ("alpha", "beta"))
+        assert get_json(f"{web}/api/t/{shared_id}", headers=shared)["access"] == "public"
+        assert get_json(f"{web}/api/t/{shared_id}/games", headers=shared)["recorded"] == games
+        assert http(f"{web}/t/{shared_id}/games/0", headers=shared)[0] == 200
+        # another tournament, the list of tournaments: 403 with a link back to the shared one
+        for path in (f"/t/{other_id}", f"/api/t/{other_id}", f"/api/t/{other_id}/games.jsonl", "/"):
+            code, _, body = http(f"{web}{path}", headers=shared)
+            assert code == 403 and f"this share link opens tournament {shared_id} only".encode() in body, path
+        code, _, body = http(f"{web}/t/{other_id}", headers=shared)
+        assert f'<a id="back" href="/t/{shared_id}">← tournament {shared_id}</a>' in body.decode()
+        # without any credential: the sign-in form, as before
+        assert http(f"{web}/t/{shared_id}")[0] == 401
+    finally:
+        server.stop()
