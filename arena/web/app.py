@@ -138,7 +138,8 @@ class Web:
                 return OPERATOR, request.cookies[COOKIE]
         caller = await self.author_caller(request)
         if caller is None:
-            raise NotShown(401, "sign in with your author token first (at /signin): this page is an author's")
+            raise NotShown(401, "sign in with your author token first (at /signin): this page is an author's",
+                           (f"/signin?next={urllib.parse.quote(request.url.path)}", "sign in"))
         return caller, request.cookies.get(AUTHOR_COOKIE, "")
 
     def tournament(self, tournament_id: str) -> Tournament:
