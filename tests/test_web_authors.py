@@ -217,6 +217,21 @@ def test_the_upload_form_refuses_what_the_cli_refuses_with_the_same_line(site: S
         "bob", "gb", big.read_bytes())[1]
     assert not (site.league.server.data / "league" / "escape.py").exists()
 
+    # a body past the cap (a small archive behind 1.1 MiB of text) is refused before it is parsed; what is not an
+    # upload form is one line each
+    padded, kind = multipart({"bot": "gb", "pad": "x" * (1024 * 1024 + 100 * 1024)}, "archive", "a.tar.gz", b"x")
+    for sent in (padded, (padded[i:i + 65536] for i in range(0, len(padded), 65536))):  # its length told, or not
+        code, _, page = http(url, body=sent, headers={**site.as_author("bob"), "Content-Type": kind})  # type: ignore
+        assert code == 400 and b"over the league&#x27;s limit of 1 MiB (upload.archive_mb); nothing was stored" in page
+    empty, kind = multipart({"bot": "gb"}, "other", "a.tar.gz", b"x")
+    for body, content_type, line in (
+            (b"bot=gb", "application/x-www-form-urlencoded",
+             "an upload is a multipart/form-data form (the page&#x27;s upload form)"),
+            (empty, kind, "the upload form holds no archive (its file field, archive)"),
+            (empty[:-40], kind, "the upload form is cut short (a part without its end)")):
+        code, _, page = http(url, body=body, headers={**site.as_author("bob"), "Content-Type": content_type})
+        assert code == 400 and line in page.decode(), (line, page[:500])
+
     # bob uploading to alice's bot: 403; no CSRF token or alice's: 403; no cookie: 401; one version each still
     archive = archive_of(bot_folder(root / "again", RANDOM))
     code, page = web_upload("bob", "ra", archive)

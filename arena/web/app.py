@@ -23,17 +23,13 @@ import hashlib
 import html
 import io
 import json
-import mmap
-import os
 import re
 import socket
-import tempfile
 import time
 import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable, Sequence, TypeVar
 
 import trio
@@ -48,12 +44,12 @@ from starlette.staticfiles import StaticFiles
 from ..league.authors import OPERATOR, Caller, hash_token
 from ..league.db import Database
 from ..league.errors import LeagueError, NotFound, Unauthenticated
-from ..league.service import archive_limits, over_limit
+from ..league.service import archive_limits
 from ..records.export import GameRow, write_csv
 from ..records.html import page_html
 from ..server.service import Arena, ApiError
 from ..server.tournaments import Tournament
-from . import data, league as league_web, tournament_page
+from . import data, forms, league as league_web, tournament_page
 from .access import (
     AUTHOR_COOKIE, AUTHOR_SESSION_S, COOKIE, MAX_SHARE_HOURS, SHARE_COOKIE, SHARE_KINDS, Access, AccessRules,
     HostNames, ShareRefused, Signer, same_origin,
@@ -627,12 +623,13 @@ async def upload(web: Web, request: Request) -> Response:
     try:
         served = core.league(league)
         limit_mb = served.config.upload.archive_mb
-        spooled = await _spooled_body(request, core.store.tmp,
-                                      archive_limits(served.config).max_compressed_bytes + FORM_SLACK, limit_mb)
+        spooled = await forms.spooled_body(request, core.store.tmp,
+                                           archive_limits(served.config).max_compressed_bytes + FORM_SLACK, limit_mb)
         try:
-            fields, part = await trio.to_thread.run_sync(form_parts, spooled, request.headers.get("content-type", ""))
-            reply = await core.upload(caller, league, fields.get("bot", "").strip(), _part_chunks(spooled, part),
-                                      core.store.tmp)
+            fields, part = await trio.to_thread.run_sync(forms.form_parts, spooled,
+                                                         request.headers.get("content-type", ""))
+            reply = await core.upload(caller, league, fields.get("bot", "").strip(),
+                                      forms.part_chunks(spooled, part), core.store.tmp)
         finally:
             spooled.unlink(missing_ok=True)
     except LeagueError as error:
@@ -641,94 +638,6 @@ async def upload(web: Web, request: Request) -> Response:
     what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
     return _done(league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), "
                          f"{league_web.state_name(v.state)}")
-
-
-async def _spooled_body(request: Request, folder: Any, limit: int, limit_mb: int) -> Any:
-    """The request's body in a private temporary file, refused (the league's one line) past ``limit`` bytes."""
-    length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > limit:
-        raise over_limit(limit_mb)
-    fd, name = tempfile.mkstemp(dir=folder, prefix=".form-")
-    path = Path(name)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            size = 0
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > limit:
-                    raise over_limit(limit_mb)
-                await trio.to_thread.run_sync(out.write, chunk)
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise
-    return path
-
-
-class FormError(LeagueError):
-    """An upload form that is not one (no boundary, a part cut short, no archive)."""
-
-
-FORM_FIELD_BYTES = 1024
-
-
-def form_parts(path: Any, content_type: str) -> tuple[dict[str, str], tuple[int, int]]:
-    """A spooled ``multipart/form-data`` body's text fields and where its ``archive`` file lies in it (offset,
-    length), read through ``mmap`` (nothing of the file is copied); blocking."""
-    kind, _, rest = content_type.partition(";")
-    boundary = next((v.strip().strip('"') for k, _, v in (p.strip().partition("=") for p in rest.split(";"))
-                     if k.lower() == "boundary"), "")
-    if kind.strip().lower() != "multipart/form-data" or not boundary:
-        raise FormError("an upload is a multipart/form-data form (the page's upload form)")
-    delimiter = b"--" + boundary.encode("latin-1")
-    fields: dict[str, str] = {}
-    archive: tuple[int, int] | None = None
-    with open(path, "rb") as file:
-        if os.fstat(file.fileno()).st_size == 0:
-            raise FormError("the upload form is empty")
-        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as body:
-            at = body.find(delimiter)
-            while at >= 0 and body[at + len(delimiter):at + len(delimiter) + 2] == b"\r\n":
-                head_end = body.find(b"\r\n\r\n", at)
-                end = body.find(b"\r\n" + delimiter, head_end + 4) if head_end >= 0 else -1
-                if end < 0:
-                    raise FormError("the upload form is cut short (a part without its end)")
-                name, filename = _disposition(body[at + len(delimiter) + 2:head_end].decode("utf-8", "replace"))
-                start = head_end + 4
-                if filename is not None and name == "archive":
-                    archive = (start, end - start)
-                elif filename is None and end - start <= FORM_FIELD_BYTES:
-                    fields[name] = body[start:end].decode("utf-8", "replace")
-                at = end + 2
-    if archive is None:
-        raise FormError("the upload form holds no archive (its file field, archive)")
-    return fields, archive
-
-
-def _disposition(headers: str) -> tuple[str, str | None]:
-    """A part's field name and file name (None for a text field) from its Content-Disposition."""
-    for line in headers.split("\r\n"):
-        key, _, value = line.partition(":")
-        if key.strip().lower() == "content-disposition":
-            params = dict((k.strip().lower(), v.strip().strip('"')) for k, _, v in
-                          (p.partition("=") for p in value.split(";")[1:]))
-            return params.get("name", ""), params.get("filename")
-    return "", None
-
-
-UPLOAD_CHUNK = 256 * 1024
-
-
-def _part_chunks(path: Any, part: tuple[int, int]) -> Any:
-    """The archive's bytes from the spooled form, as the league's receive reads them (on its worker thread)."""
-    start, length = part
-    with open(path, "rb") as file:
-        file.seek(start)
-        while length > 0:
-            chunk = file.read(min(UPLOAD_CHUNK, length))
-            if not chunk:
-                return
-            length -= len(chunk)
-            yield chunk
 
 
 # --- share links ------------------------------------------------------------------------------------------------
