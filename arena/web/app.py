@@ -501,10 +501,6 @@ def _check_csrf(web: Web, session: str | None, given: str) -> None:
         raise NotShown(403, "refused: the form's CSRF token is missing or wrong (reload the page and send it again)")
 
 
-def _league_refusal(error: LeagueError) -> NotShown:
-    return league_web.shown_error(error)
-
-
 # --- authors: their bots, build logs, uploads, retirements and challenges --------------------------------------
 
 
@@ -522,7 +518,7 @@ async def author_page(web: Web, request: Request) -> Response:
         versions = await core.list_versions(caller, league, "")
         challenges = await core.list_challenges(caller, league)
     except LeagueError as error:
-        raise _league_refusal(error) from None
+        raise league_web.shown_error(error) from None
     try:
         board = await league_web.leaderboard(core, league)
     except NotShown:  # a league without a ladder on this server: its challenges name versions of its own only
@@ -537,7 +533,7 @@ async def _log(web: Web, request: Request) -> dict[str, Any]:
     try:
         reply = await web.league_core().build_log(caller, request.path_params["vid"])
     except LeagueError as error:
-        raise _league_refusal(error) from None
+        raise league_web.shown_error(error) from None
     return league_web.log_json(reply)
 
 
@@ -593,7 +589,7 @@ async def retire(web: Web, request: Request) -> Response:
     try:
         version = (await web.league_core().retire(caller, request.path_params["vid"])).version
     except LeagueError as error:
-        raise _league_refusal(error) from None
+        raise league_web.shown_error(error) from None
     return _done(league, f"retired: version {version.id} ({version.bot}-v{version.number})")
 
 
@@ -606,7 +602,7 @@ async def challenge(web: Web, request: Request) -> Response:
     try:
         made = (await web.league_core().challenge(caller, league, version, opponent, deal_sets)).challenge
     except LeagueError as error:
-        raise _league_refusal(error) from None
+        raise league_web.shown_error(error) from None
     return _done(league, f"challenge {made.id} queued: {made.version} against {made.opponent}, "
                          f"{made.deal_sets} deal sets")
 
@@ -633,7 +629,7 @@ async def upload(web: Web, request: Request) -> Response:
         finally:
             spooled.unlink(missing_ok=True)
     except LeagueError as error:
-        raise _league_refusal(error) from None
+        raise league_web.shown_error(error) from None
     v = reply.version
     what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
     return _done(league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), "
@@ -666,7 +662,7 @@ async def api_share(web: Web, request: Request) -> Response:
         try:
             kind, name = "l", web.league_core().league(league).config.name
         except LeagueError as error:
-            raise _league_refusal(error) from None
+            raise league_web.shown_error(error) from None
     expires = int(time.time()) + hours * 3600
     link = web.signer.share_link(kind, name, expires)
     return JSONResponse({"url": f"{str(request.base_url).rstrip('/')}/share/{link}", SHARE_KINDS[kind]: name,
