@@ -559,6 +559,15 @@ class Database:
             row = connection.execute(sa.select(authors).where(authors.c.token_hash == token_hash)).one_or_none()
         return None if row is None else (_author(row), row.token_hash)
 
+    def author_with_hash(self, name: str) -> tuple[Author, str]:
+        """The author named, with its stored token hash: what the web's session cookie of the author is checked
+        against (a new token or a revoke ends the author's sessions)."""
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(authors).where(authors.c.name == name)).one_or_none()
+        if row is None:
+            raise NotFound(f"no author {name!r}")
+        return _author(row), row.token_hash
+
     def replace_token_hash(self, author_id: int, token_hash: str) -> None:
         """A new token for the author (the old one stops working); a revoked author is reinstated by it."""
         self._update_author(author_id, token_hash=token_hash, revoked_at=None)

@@ -23,7 +23,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import grpc
 import trio
@@ -74,6 +74,10 @@ STATUS_OF: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
 """The league's errors as status codes, the first match wins (a bad archive or manifest is a LeagueError)."""
 
 
+Credential = str | Caller | None
+"""What a call starts from: a token (gRPC's metadata, or None), or a caller the web has already resolved."""
+
+
 class Refused(Exception):
     """A call refused with a given status code (what the league's errors do not cover)."""
 
@@ -100,7 +104,11 @@ class LeagueCore:
         self.leagues = leagues
         self.pipeline = pipeline
 
-    async def caller(self, token: str | None) -> Caller:
+    async def caller(self, token: Credential) -> Caller:
+        """The caller of a token; a :class:`Caller` already resolved is itself (the web's signed-in author, whose
+        session cookie names it and never holds its token)."""
+        if isinstance(token, Caller):
+            return token
         return await self.database.run(lambda _db, given: self.authenticator.caller(given), token)
 
     def league(self, name: str) -> Served:
@@ -114,16 +122,16 @@ class LeagueCore:
         except KeyError:
             raise NotFound(f"no league {name!r} on this server (it runs {', '.join(sorted(self.leagues))})") from None
 
-    async def add_author(self, token: str | None, name: str) -> lpb.AddAuthorResponse:
+    async def add_author(self, token: Credential, name: str) -> lpb.AddAuthorResponse:
         require_operator(await self.caller(token), "create an author")
         author, secret = await self.database.run(create_author, name)
         return lpb.AddAuthorResponse(author=author_message(author), token=secret)
 
-    async def revoke_token(self, token: str | None, name: str) -> lpb.RevokeTokenResponse:
+    async def revoke_token(self, token: Credential, name: str) -> lpb.RevokeTokenResponse:
         require_operator(await self.caller(token), "revoke a token")
         return lpb.RevokeTokenResponse(author=author_message(await self.database.run(revoke, name)))
 
-    async def start_upload(self, token: str | None, league: str, bot: str) -> tuple[Caller, Served]:
+    async def start_upload(self, token: Credential, league: str, bot: str) -> tuple[Caller, Served]:
         """Before a byte is received: who uploads, to which league, and whether that bot is theirs to upload to."""
         caller = await self.caller(token)
         served = self.league(league)
@@ -179,7 +187,7 @@ class LeagueCore:
             self.pipeline.wake()
         return lpb.UploadResponse(version=await self._message(version), created=created)
 
-    async def add_dial_in(self, token: str | None, league: str, bot_name: str) -> lpb.AddDialInVersionResponse:
+    async def add_dial_in(self, token: Credential, league: str, bot_name: str) -> lpb.AddDialInVersionResponse:
         """A new dial-in version of one of the caller's bots (its author's only: the token it gets plays as it), ready
         at once; the bot's oldest versions past ``authors.versions_kept`` are deleted to make room, as for an
         upload, and the ladders look again (its author may connect now)."""
@@ -207,7 +215,19 @@ class LeagueCore:
         return lpb.AddDialInVersionResponse(version=await self._message(version), token=secret,
                                             connect_as=entrant_name(bot.name, version))
 
-    async def list_bots(self, token: str | None, league: str) -> lpb.ListBotsResponse:
+    async def upload(self, token: Credential, league: str, bot: str, chunks: Iterable[bytes],
+                     folder: Path) -> lpb.UploadResponse:
+        """One upload, whichever client sends it (the gRPC Upload's chunks, the web's form): who uploads and to
+        which bot first, before a byte is read; then the bytes within the league's limits and the archive's check
+        on a worker thread (slow work stays off the loop); then the new version."""
+        caller, served = await self.start_upload(token, league, bot)
+        packed = await trio.to_thread.run_sync(checked_upload, chunks, folder, served.config)
+        try:
+            return await self.finish_upload(caller, served, bot, packed)
+        finally:
+            packed.discard()  # a no-op once the store took it
+
+    async def list_bots(self, token: Credential, league: str) -> lpb.ListBotsResponse:
         caller = await self.caller(token)
         served = self.league(league)
         bots = await self.database.run(Database.bots, served.league_id,
@@ -220,7 +240,7 @@ class LeagueCore:
                                         versions=len(versions), active_version=active.id if active else 0))
         return lpb.ListBotsResponse(bots=listed)
 
-    async def list_versions(self, token: str | None, league: str, bot_name: str) -> lpb.ListVersionsResponse:
+    async def list_versions(self, token: Credential, league: str, bot_name: str) -> lpb.ListVersionsResponse:
         caller = await self.caller(token)
         served = self.league(league)
         if bot_name:
@@ -236,21 +256,21 @@ class LeagueCore:
                 messages.append(await self._message(version))
         return lpb.ListVersionsResponse(versions=messages)
 
-    async def build_log(self, token: str | None, version_id: int) -> lpb.GetBuildLogResponse:
+    async def build_log(self, token: Credential, version_id: int) -> lpb.GetBuildLogResponse:
         caller = await self.caller(token)
         version = await self.database.run(owned_version, caller, version_id, "read the build log of")
         report = "" if version.check_report is None else json.dumps(version.check_report, indent=2)
         return lpb.GetBuildLogResponse(version=await self._message(version), build_log=version.build_log or "",
                                        check_report=report)
 
-    async def retire(self, token: str | None, version_id: int) -> lpb.RetireVersionResponse:
+    async def retire(self, token: Credential, version_id: int) -> lpb.RetireVersionResponse:
         caller = await self.caller(token)
         version = await self.database.run(retire_version, caller, version_id)
         for ladder in self.ladders.values():  # a table of it being played goes on without it: its games forfeit
             ladder.withdraw(version.id, left_because(version))
         return lpb.RetireVersionResponse(version=await self._message(version))
 
-    async def reinstate(self, token: str | None, version_id: int) -> lpb.ReinstateVersionResponse:
+    async def reinstate(self, token: Credential, version_id: int) -> lpb.ReinstateVersionResponse:
         """The operator's: a suspended version ready again; the ladders look again now, not at their next idle look."""
         version = await self.database.run(reinstate_version, await self.caller(token), version_id)
         for ladder in self.ladders.values():
@@ -266,7 +286,7 @@ class LeagueCore:
         except KeyError:
             raise NotFound(f"league {served.config.name!r} has no ladder on this server") from None
 
-    async def ladder_standings(self, token: str | None, league: str) -> lpb.GetLadderStandingsResponse:
+    async def ladder_standings(self, token: Credential, league: str) -> lpb.GetLadderStandingsResponse:
         await self.caller(token)
         return await self.standings(league)
 
@@ -284,7 +304,7 @@ class LeagueCore:
     async def _board(self, ladder: Ladder) -> list[BoardEntry]:
         return ladder.leaderboard.board(await self.database.run(Database.ratings, ladder.served.league_id, ONLINE))
 
-    async def ladder_queue(self, token: str | None, league: str) -> lpb.GetLadderQueueResponse:
+    async def ladder_queue(self, token: Credential, league: str) -> lpb.GetLadderQueueResponse:
         await self.caller(token)
         return await self.queue(league)
 
@@ -324,7 +344,7 @@ class LeagueCore:
         return BotPage(served.config.name, bot.name, await self._author(bot),
                        [await self._message(v) for v in versions], [await self._table(t) for t in tables])
 
-    async def watch_ladder(self, token: str | None, league: str, after: int | None, wait_s: float
+    async def watch_ladder(self, token: Credential, league: str, after: int | None, wait_s: float
                            ) -> tuple[int, list[lpb.WatchLadderResponse]]:
         """The tables that ended after serial ``after`` (waiting up to ``wait_s`` for one), and the serial to ask
         from next; with ``after`` None, only the serial of now (a watch follows what ends from its start)."""
@@ -348,7 +368,7 @@ class LeagueCore:
 
     # challenges: an author's own; every one for the operator
 
-    async def challenge(self, token: str | None, league: str, version_id: int, opponent_id: int,
+    async def challenge(self, token: Credential, league: str, version_id: int, opponent_id: int,
                         deal_sets: int) -> lpb.ChallengeResponse:
         caller = await self.caller(token)
         served = self.league(league)
@@ -358,14 +378,14 @@ class LeagueCore:
             self.challenges[served.config.name].wake()
         return lpb.ChallengeResponse(challenge=await self._challenge(served, row))
 
-    async def list_challenges(self, token: str | None, league: str) -> lpb.ListChallengesResponse:
+    async def list_challenges(self, token: Credential, league: str) -> lpb.ListChallengesResponse:
         caller = await self.caller(token)
         served = self.league(league)
         rows = await self.database.run(Database.challenges_of, served.league_id,
                                        None if caller.author is None else caller.author.id)
         return lpb.ListChallengesResponse(challenges=[await self._challenge(served, row) for row in rows])
 
-    async def get_challenge(self, token: str | None, challenge_id: int) -> lpb.GetChallengeResponse:
+    async def get_challenge(self, token: Credential, challenge_id: int) -> lpb.GetChallengeResponse:
         caller = await self.caller(token)
         row = await self.database.run(Database.challenge, challenge_id)
         if caller.author is not None and row.author_id != caller.author.id:
@@ -398,7 +418,7 @@ class LeagueCore:
 
     # the freeze and the finals: the operator's to start, anyone's to read
 
-    async def freeze(self, token: str | None, league: str) -> lpb.FreezeResponse:
+    async def freeze(self, token: Credential, league: str) -> lpb.FreezeResponse:
         caller = await self.caller(token)
         served = self.league(league)
         frozen = await self.database.run(freeze_league, caller, served.league_id)
@@ -408,7 +428,7 @@ class LeagueCore:
         return lpb.FreezeResponse(league=served.config.name, frozen_at=frozen.frozen_at.timestamp(), field=names,
                                   field_ids=list(frozen.field))
 
-    async def finals(self, token: str | None, league: str, start: bool, deal_sets: int,
+    async def finals(self, token: Credential, league: str, start: bool, deal_sets: int,
                      tables: int) -> lpb.FinalsResponse:
         caller = await self.caller(token)
         served = self.league(league)
@@ -560,6 +580,51 @@ def token_of(context: grpc.ServicerContext) -> str | None:
     return None
 
 
+def _chunks(requests: Iterator[lpb.UploadRequest]) -> Iterator[bytes]:
+    """An upload's archive bytes from its messages after the first (each must be a chunk)."""
+    for request in requests:
+        if request.WhichOneof("part") != "chunk":
+            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "an upload has one UploadStart, first; the rest are chunks")
+        yield request.chunk
+
+
+def over_limit(limit_mb: int) -> LeagueError:
+    """The refusal of an archive past the league's size: one line, whichever client sent it (gRPC or the web)."""
+    return LeagueError(f"the archive is over the league's limit of {limit_mb} MiB (upload.archive_mb); nothing was "
+                       f"stored")
+
+
+def receive_archive(chunks: Iterable[bytes], folder: Path, limit: int, limit_mb: int) -> Path:
+    """An archive's bytes into a private temporary file in ``folder``, refused as soon as they pass ``limit``
+    bytes (blocking: on a worker thread)."""
+    fd, name = tempfile.mkstemp(dir=folder, prefix=".upload-")
+    path = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            size = 0
+            for chunk in chunks:
+                size += len(chunk)
+                if size > limit:
+                    raise over_limit(limit_mb)
+                out.write(chunk)
+        if size == 0:
+            raise LeagueError("the upload holds no archive (no chunks)")
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def checked_upload(chunks: Iterable[bytes], folder: Path, config: LeagueConfig) -> Packed:
+    """An upload's bytes received within the league's limits and checked into its canonical archive (blocking)."""
+    limits = archive_limits(config)
+    received = receive_archive(chunks, folder, limits.max_compressed_bytes, config.upload.archive_mb)
+    try:
+        return pack(received, folder, limits)
+    finally:
+        received.unlink(missing_ok=True)
+
+
 def _handled(method: Callable) -> Callable:
     """Map refusals to status codes with their one line."""
     def handler(self: "LeagueServicer", request: Any, context: grpc.ServicerContext, *more: Any) -> Any:
@@ -603,41 +668,8 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
         if first is None or first.WhichOneof("part") != "start":
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "an upload starts with a message naming the league "
                                                             "and the bot (UploadStart), then the archive's chunks")
-        caller, served = self._trio(self.core.start_upload, token_of(context), first.start.league, first.start.bot)
-        limits = archive_limits(served.config)
-        received = self._receive(requests, limits.max_compressed_bytes, served.config.upload.archive_mb)
-        try:
-            packed = pack(received, self.upload_folder, limits)
-        finally:
-            received.unlink(missing_ok=True)
-        try:
-            return self._trio(self.core.finish_upload, caller, served, first.start.bot, packed)
-        finally:
-            packed.discard()  # a no-op once the store took it
-
-    def _receive(self, requests: Iterator[lpb.UploadRequest], limit: int, limit_mb: int) -> Path:
-        """The archive's chunks into a private temporary file, refused as soon as they pass ``limit`` bytes."""
-        fd, name = tempfile.mkstemp(dir=self.upload_folder, prefix=".upload-")
-        path = Path(name)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                size = 0
-                for request in requests:
-                    if request.WhichOneof("part") != "chunk":
-                        raise Refused(grpc.StatusCode.INVALID_ARGUMENT,
-                                      "an upload has one UploadStart, first; the rest are chunks")
-                    size += len(request.chunk)
-                    if size > limit:
-                        raise Refused(grpc.StatusCode.INVALID_ARGUMENT,
-                                      f"the archive is over the league's limit of {limit_mb} MiB "
-                                      f"(upload.archive_mb); nothing was stored")
-                    out.write(request.chunk)
-            if size == 0:
-                raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the upload holds no archive (no chunks)")
-        except BaseException:
-            path.unlink(missing_ok=True)
-            raise
-        return path
+        return self._trio(self.core.upload, token_of(context), first.start.league, first.start.bot,
+                          _chunks(requests), self.upload_folder)
 
     @_handled
     def AddDialInVersion(self, request: lpb.AddDialInVersionRequest, context: grpc.ServicerContext) -> Any:

@@ -16,6 +16,7 @@ the operator visits could otherwise read an open loopback dashboard by DNS rebin
 
 from __future__ import annotations
 
+import base64
 import enum
 import hashlib
 import hmac
@@ -142,3 +143,124 @@ def check_host_name(name: str) -> str:
         raise ConfigError(f"--http-host {name!r}: expected a host name or an IP address, without a port (the "
                           f"dashboard answers for it on any port)")
     return canonical
+
+
+# --- authors' sessions, forms' CSRF tokens and share links: each an HMAC keyed by the server's token --------------
+
+AUTHOR_COOKIE = "arena_author"
+AUTHOR_LABEL = b"dominoes-arena web author session v1"
+AUTHOR_SESSION_S = 7 * 24 * 3600
+"""How long an author's sign-in lasts (a new token or a revoke ends it sooner)."""
+CSRF_LABEL = b"dominoes-arena web form v1"
+SHARE_COOKIE = "arena_share"
+SHARE_LABEL = b"dominoes-arena share link v1"
+SHARE_KINDS = {"t": "tournament", "l": "league"}
+MAX_SHARE_HOURS = 30 * 24
+
+
+def _mac(key: str, label: bytes, *parts: str) -> str:
+    message = label + b"".join(b"\0" + part.encode() for part in parts)
+    return hmac.new(key.encode(), message, hashlib.sha256).hexdigest()
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+@dataclass(frozen=True)
+class AuthorSession:
+    """What an author's cookie says: the author's name and until when; its HMAC covers the stored hash of the
+    author's token too, so a new token or a revoke ends every session of the old one."""
+
+    name: str
+    expires: int
+    mac: str
+
+
+@dataclass(frozen=True)
+class Share:
+    """A read-only link to one tournament (``kind`` "t", ``name`` its id) or one league ("l", its name)."""
+
+    kind: str
+    name: str
+    expires: int
+
+    def home(self) -> str:
+        """The page the link opens."""
+        from urllib.parse import quote
+        return f"/t/{quote(self.name, safe='')}" if self.kind == "t" else f"/leagues/{quote(self.name, safe='')}"
+
+    def describe(self) -> str:
+        return f"{SHARE_KINDS[self.kind]} {self.name}"
+
+
+class ShareRefused(Exception):
+    """A share link that opens nothing: tampered with (403) or expired (410)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Signer:
+    """The server's HMACs of the web's own credentials, keyed by the server's token (never sent anywhere)."""
+
+    secret: str
+
+    def author_cookie(self, name: str, token_hash: str, now: float) -> str:
+        expires = int(now) + AUTHOR_SESSION_S
+        return f"{name}:{expires}:{_mac(self.secret, AUTHOR_LABEL, name, str(expires), token_hash)}"
+
+    @staticmethod
+    def author_session(value: str, now: float) -> AuthorSession | None:
+        """The cookie's claim, unchecked against the author's token hash (the caller looks it up), or None when
+        malformed or expired."""
+        name, _, rest = value.partition(":")
+        expires, _, mac = rest.partition(":")
+        if not name or not expires.isdigit() or int(expires) <= now or len(mac) != 64:
+            return None
+        return AuthorSession(name, int(expires), mac)
+
+    def author_matches(self, session: AuthorSession, token_hash: str) -> bool:
+        return _same(session.mac, _mac(self.secret, AUTHOR_LABEL, session.name, str(session.expires), token_hash))
+
+    def csrf(self, session: str) -> str:
+        """The token each state-changing form of a session carries: a page of another site cannot read it."""
+        return _mac(self.secret, CSRF_LABEL, session)
+
+    def csrf_matches(self, session: str, given: str) -> bool:
+        return _same(given, self.csrf(session))
+
+    def share_link(self, kind: str, name: str, expires: int) -> str:
+        payload = base64.urlsafe_b64encode(f"{kind}:{expires}:{name}".encode()).decode().rstrip("=")
+        return f"{payload}.{_mac(self.secret, SHARE_LABEL, payload)}"
+
+    def share(self, value: str, now: float) -> Share:
+        """The share a link's value names, or :class:`ShareRefused`: 403 for one whose signature does not match
+        (tampered with, or of another server), 410 for an expired one."""
+        payload, _, mac = value.partition(".")
+        if not _same(mac, _mac(self.secret, SHARE_LABEL, payload)):
+            raise ShareRefused(403, "this share link is not valid: it was changed or is of another server; ask its "
+                                    "operator for a new one")
+        text = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
+        kind, expires, name = text.split(":", 2)
+        if int(expires) <= now:
+            raise ShareRefused(410, f"this share link of {SHARE_KINDS[kind]} {name} expired at "
+                                    f"{_utc(int(expires))}; ask its operator for a new one")
+        return Share(kind, name, int(expires))
+
+
+def _utc(seconds: int) -> str:
+    from datetime import datetime, timezone
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a form's ``Origin:`` (when the browser sends one) is this site's own: a page of another site that
+    posts here sends its own (a request without one, from a script or curl, carries no cookie of a browser)."""
+    if origin is None:
+        return True
+    from urllib.parse import urlsplit
+    return host is not None and urlsplit(origin).netloc.lower() == host.strip().lower()

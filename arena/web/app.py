@@ -6,7 +6,14 @@ Pages are small HTML shells (``templates/page.html``) that ``static/dashboard.js
 when what its page shows has changed (the server looks every ``POLL_S``), and the page fetches the JSON again. The
 game page is the records' own viewer (:mod:`arena.records.html`) fed from the server, which ``static/game.js``
 updates move by move while the game is played. What each route may show is decided in :mod:`arena.web.data` and
-:mod:`arena.web.access`; no route changes anything but the sign-in cookie.
+:mod:`arena.web.access`.
+
+Routes that change something: the sign-in (its cookies); a league author's (or the operator's) upload, retire and
+challenge forms, which call the league's own service (:class:`arena.league.service.LeagueCore`, the gRPC calls'
+code path, so the same checks, limits and one-line refusals) as the signed-in caller, each POST refused from
+another site's page (``Origin:``) and without its session's CSRF token; and the operator's ``POST /api/share``,
+which signs a read-only link to one tournament or league (``/share/LINK``, kept as a cookie that opens that one's
+pages only, as the public site shows them, until it expires).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import io
 import json
 import re
 import socket
+import time
 import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -33,12 +41,19 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..league.authors import OPERATOR, Caller, hash_token
+from ..league.db import Database
+from ..league.errors import LeagueError, NotFound, Unauthenticated
+from ..league.service import archive_limits
 from ..records.export import GameRow, write_csv
 from ..records.html import page_html
 from ..server.service import Arena, ApiError
 from ..server.tournaments import Tournament
-from . import data, league as league_web
-from .access import COOKIE, Access, AccessRules, HostNames
+from . import data, forms, league as league_web, tournament_page
+from .access import (
+    AUTHOR_COOKIE, AUTHOR_SESSION_S, COOKIE, MAX_SHARE_HOURS, SHARE_COOKIE, SHARE_KINDS, Access, AccessRules,
+    HostNames, ShareRefused, Signer, same_origin,
+)
 from .data import GameCatalog, NotShown, RatingHistory
 from .live import LiveGames
 
@@ -81,7 +96,47 @@ class Web:
         return self.league
 
     def access(self, request: Request) -> Access:
-        return self.rules.level(request.headers.get("authorization"), request.cookies.get(COOKIE))
+        """The request's level: as its route's gate decided it (a signed-in author's or a share link's), else from
+        its token or session cookie."""
+        decided = getattr(request.state, "access", None)
+        return decided or self.rules.level(request.headers.get("authorization"), request.cookies.get(COOKIE))
+
+    @property
+    def signer(self) -> Signer | None:
+        """The HMACs of authors' sessions, forms and share links (none without a server token: nothing to key)."""
+        return Signer(self.rules.token) if self.rules.token is not None else None
+
+    async def author_caller(self, request: Request) -> Caller | None:
+        """The author the request's author cookie names, when its HMAC matches the author's current token hash and
+        it has not expired; else None (a forged, expired, revoked or re-issued one is nobody)."""
+        value = request.cookies.get(AUTHOR_COOKIE)
+        if value is None or self.league is None or self.signer is None:
+            return None
+        session = self.signer.author_session(value, time.time())
+        if session is None:
+            return None
+        try:
+            author, token_hash = await self.league.database.run(Database.author_with_hash, session.name)
+        except NotFound:
+            return None
+        if author.revoked or not self.signer.author_matches(session, token_hash):
+            return None
+        return Caller(author)
+
+    async def league_caller(self, request: Request) -> tuple[Caller, str | None]:
+        """Who acts on the league: the operator (its token or session) or a signed-in author, with the session
+        value its forms' CSRF token is made from (None when its ``Authorization:`` header says who it is); 401 for
+        anyone else."""
+        if self.rules.token is not None:
+            if self.rules.level(request.headers.get("authorization"), None) is Access.FULL:
+                return OPERATOR, None
+            if self.rules.level(None, request.cookies.get(COOKIE)) is Access.FULL:
+                return OPERATOR, request.cookies[COOKIE]
+        caller = await self.author_caller(request)
+        if caller is None:
+            raise NotShown(401, "sign in with your author token first (at /signin): this page is an author's",
+                           (f"/signin?next={urllib.parse.quote(request.url.path)}", "sign in"))
+        return caller, request.cookies.get(AUTHOR_COOKIE, "")
 
     def tournament(self, tournament_id: str) -> Tournament:
         try:
@@ -125,15 +180,24 @@ def create_app(arena: Arena, rules: AccessRules, league: Any = None) -> Starlett
     arena.game_observers.append(web.live.game_started)
 
     def route(path: str, handler: Handler, *, api: bool, methods: tuple[str, ...] = ("GET",),
-              needs: Access = Access.PUBLIC) -> Route:
+              needs: Access = Access.PUBLIC, shared: bool = True) -> Route:
+        """``shared``: whether a share link may open the route (within its own tournament or league only)."""
         async def endpoint(request: Request) -> Response:
-            level = web.access(request)
-            if level is Access.NONE and needs is not Access.NONE:
-                return _refused(request, api)
             try:
+                level = web.access(request)
+                if level is Access.NONE and needs is not Access.NONE:
+                    if await web.author_caller(request) is not None:
+                        level = Access.PUBLIC  # an author sees the spectators' site
+                    elif SHARE_COOKIE in request.cookies:
+                        level = _shared_access(web, request, shared)
+                    else:
+                        return _refused(request, api)
+                request.state.access = level
+                if methods != ("GET",):
+                    _check_form_origin(request)
                 return await handler(web, request)
             except NotShown as refusal:
-                return _error(refusal.status, refusal.message, api, _way_back(web, request))
+                return _error(refusal.status, refusal.message, api, refusal.back or _way_back(web, request))
         return Route(path, endpoint, methods=list(methods))
 
     routes = [
@@ -165,6 +229,14 @@ def create_app(arena: Arena, rules: AccessRules, league: Any = None) -> Starlett
         route("/api/leagues/{league}/standings", league_api(league_web.leaderboard), api=True),
         route("/api/leagues/{league}/queue", league_api(league_web.queue), api=True),
         route("/api/leagues/{league}/bots/{bot}", league_api(league_web.bot), api=True),
+        route("/leagues/{league}/mine", author_page, api=False, shared=False),
+        route("/leagues/{league}/versions/{vid:int}/log", version_log_page, api=False, shared=False),
+        route("/api/leagues/{league}/versions/{vid:int}/log", api_version_log, api=True, shared=False),
+        route("/leagues/{league}/upload", upload, api=False, methods=("POST",), shared=False),
+        route("/leagues/{league}/versions/{vid:int}/retire", retire, api=False, methods=("POST",), shared=False),
+        route("/leagues/{league}/challenges", challenge, api=False, methods=("POST",), shared=False),
+        route("/api/share", api_share, api=True, methods=("POST",), shared=False),
+        route("/share/{link}", open_share, api=False, needs=Access.NONE),
         Mount("/static", StaticFiles(packages=[(PACKAGE, "static")]), name="static"),
     ]
     return Starlette(routes=routes)
@@ -266,14 +338,16 @@ def shell(page: str) -> Handler:
     """A page that the dashboard's script fills in from the API."""
     async def handler(web: Web, request: Request) -> Response:
         params = request.path_params
-        title = page
+        title, content = page, ""
         if "tid" in params:
             t = web.tournament(params["tid"])
             title = f"{t.name} · {page}" if page != "tournament" else t.name
+            if page == "tournament":  # its main content without a script (a link preview, a screenshot)
+                content = tournament_page.standings_html(data.tournament_detail(t, web.access(request)))
         leagues = ""
         if web.league is not None and page == "tournaments":
             leagues = league_web.leagues_nav(list(web.league.leagues))
-        return HTMLResponse(_template("page.html", {"leagues": leagues}, title=title, page=page,
+        return HTMLResponse(_template("page.html", {"leagues": leagues, "content": content}, title=title, page=page,
                                       tournament=params.get("tid", ""),
                                       entrant=params.get("name", ""), access=web.access(request).value,
                                       message="", back="", back_label=""))
@@ -347,29 +421,267 @@ async def signin_form(web: Web, request: Request) -> Response:
 
 
 async def signin(web: Web, request: Request) -> Response:
-    """Check the token from the form; set the session cookie and go back to the page asked for."""
-    form = urllib.parse.parse_qs((await request.body()).decode("utf-8", "replace"))
-    token = form.get("token", [""])[0].strip()
-    next_path = _local(form.get("next", ["/"])[0])
+    """Check the token from the form: the server's sets the session cookie; a league author's sets the author's
+    cookie (its name, an expiry and an HMAC, never the token); then back to the page asked for."""
+    form = await _form(request)
+    token = form.get("token", "").strip()
+    next_path = _local(form.get("next", "/"))
     if web.rules.token is None:
         return RedirectResponse(next_path, status_code=303)
-    if not web.rules.token_matches(token):
-        return HTMLResponse(_signin_page(next_path, "wrong token"), status_code=401)
     response = RedirectResponse(next_path, status_code=303)
-    response.set_cookie(COOKIE, web.rules.session_cookie(), httponly=True, samesite="strict", path="/",
-                        secure=request.url.scheme == "https")
+    secure = request.url.scheme == "https"
+    if web.rules.token_matches(token):
+        response.set_cookie(COOKIE, web.rules.session_cookie(), httponly=True, samesite="strict", path="/",
+                            secure=secure)
+        return response
+    author, problem = await _author_of_token(web, token)
+    if author is None:
+        return HTMLResponse(_signin_page(next_path, problem), status_code=401)
+    assert web.signer is not None
+    response.set_cookie(AUTHOR_COOKIE, web.signer.author_cookie(author, hash_token(token), time.time()),
+                        max_age=AUTHOR_SESSION_S, httponly=True, samesite="strict", path="/", secure=secure)
     return response
+
+
+async def _author_of_token(web: Web, token: str) -> tuple[str | None, str]:
+    """The league author whose token this is, or None and why not ("wrong token", or its revocation)."""
+    if web.league is None or not token:
+        return None, "wrong token"
+    try:
+        caller = await web.league.caller(token)
+    except Unauthenticated as error:
+        return None, "wrong token" if str(error).startswith("wrong token") else str(error)
+    return (caller.author.name, "") if caller.author is not None else (None, "wrong token")
 
 
 async def signout(web: Web, request: Request) -> Response:
     response = RedirectResponse("/", status_code=303)
-    response.delete_cookie(COOKIE, path="/")
+    for name in (COOKIE, AUTHOR_COOKIE, SHARE_COOKIE):
+        response.delete_cookie(name, path="/")
     return response
 
 
 def _local(path: str) -> str:
     """Only a path on this site (``//host`` or a scheme would send the browser elsewhere after signing in)."""
     return path if path.startswith("/") and not path.startswith("//") and "\\" not in path else "/"
+
+
+# --- gates: share links and forms -----------------------------------------------------------------------------
+
+
+def _shared_access(web: Web, request: Request, shared: bool) -> Access:
+    """A share link's access (the public view) to a route of its own tournament or league; a refusal page that
+    links back to its page for any other, 403 for a tampered link and 410 for an expired one."""
+    assert web.signer is not None  # no level is NONE without a server token
+    try:
+        share = web.signer.share(request.cookies[SHARE_COOKIE], time.time())
+    except ShareRefused as refusal:
+        raise NotShown(refusal.status, refusal.message, ("/signin", "sign in")) from None
+    params = request.path_params
+    own = params.get("tid") if share.kind == "t" else params.get("league") if "tid" not in params else None
+    if not shared or own != share.name:
+        raise NotShown(403, f"this share link opens {share.describe()} only, read-only: not this page",
+                       (share.home(), share.describe()))
+    return Access.PUBLIC
+
+
+def _check_form_origin(request: Request) -> None:
+    """A state-changing request from a page of another site is refused (its ``Origin:`` is not this site's)."""
+    if not same_origin(request.headers.get("origin"), request.headers.get("host")):
+        raise NotShown(403, "refused: this form was sent from another site (its Origin is not this dashboard's)")
+
+
+def _check_csrf(web: Web, session: str | None, given: str) -> None:
+    """A signed-in browser's form must carry its session's CSRF token (a request authorised by its
+    ``Authorization:`` header, which no other site can make a browser send, has no session and needs none)."""
+    if session is None:
+        return
+    assert web.signer is not None
+    if not given or not web.signer.csrf_matches(session, given):
+        raise NotShown(403, "refused: the form's CSRF token is missing or wrong (reload the page and send it again)")
+
+
+# --- authors: their bots, build logs, uploads, retirements and challenges --------------------------------------
+
+
+def _csrf_of(web: Web, session: str | None) -> str:
+    return web.signer.csrf(session) if session is not None and web.signer is not None else ""
+
+
+async def author_page(web: Web, request: Request) -> Response:
+    """The signed-in author's (or the operator's) versions with their logs, the upload, retire and challenge
+    forms, and its challenges."""
+    caller, session = await web.league_caller(request)
+    core = web.league_core()
+    league = request.path_params["league"]
+    try:
+        versions = await core.list_versions(caller, league, "")
+        challenges = await core.list_challenges(caller, league)
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    try:
+        board = await league_web.leaderboard(core, league)
+    except NotShown:  # a league without a ladder on this server: its challenges name versions of its own only
+        board = {"standings": []}
+    content = league_web.author_html(league, caller.describe(), list(versions.versions),
+                                     list(challenges.challenges), board, _csrf_of(web, session))
+    return HTMLResponse(_template("league.html", {"content": content}, title=f"{league} · mine"))
+
+
+async def _log(web: Web, request: Request) -> dict[str, Any]:
+    caller, _ = await web.league_caller(request)
+    try:
+        reply = await web.league_core().build_log(caller, request.path_params["vid"])
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    return league_web.log_json(reply)
+
+
+async def version_log_page(web: Web, request: Request) -> Response:
+    log = await _log(web, request)
+    return HTMLResponse(_template("league.html", {"content": league_web.log_html(request.path_params["league"], log)},
+                                  title=f'{log["version"]["version"]} · build log'))
+
+
+async def api_version_log(web: Web, request: Request) -> Response:
+    return JSONResponse(await _log(web, request))
+
+
+def _done(league: str, message: str) -> Response:
+    """A form's outcome: its one line and the way back to the author's page."""
+    return HTMLResponse(_template("league.html", {"content": league_web.done_html(league, message)}, title=league))
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """An urlencoded form's fields (the last of each name); a form is small, so its body is bounded."""
+    body = await _bounded_body(request, FORM_BYTES)
+    return {k: v[-1] for k, v in urllib.parse.parse_qs(body.decode("utf-8", "replace")).items()}
+
+
+FORM_BYTES = 16 * 1024
+FORM_SLACK = 64 * 1024
+"""Room in an upload's body for the form around the archive (its boundaries, headers and bot name)."""
+
+
+async def _bounded_body(request: Request, limit: int) -> bytes:
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise NotShown(413, f"refused: a form of more than {limit:,} bytes")
+    return body
+
+
+def _number(form: dict[str, str], name: str, default: int | None = None) -> int:
+    text = form.get(name, "").strip()
+    if not text and default is not None:
+        return default
+    if not text.isdigit():
+        raise NotShown(400, f"{name}: expected a whole number, got {text[:40]!r}")
+    return int(text)
+
+
+async def retire(web: Web, request: Request) -> Response:
+    caller, session = await web.league_caller(request)
+    form = await _form(request)
+    _check_csrf(web, session, form.get("csrf", ""))
+    league = request.path_params["league"]
+    try:
+        version = (await web.league_core().retire(caller, request.path_params["vid"])).version
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    return _done(league, f"retired: version {version.id} ({version.bot}-v{version.number})")
+
+
+async def challenge(web: Web, request: Request) -> Response:
+    caller, session = await web.league_caller(request)
+    form = await _form(request)
+    _check_csrf(web, session, form.get("csrf", ""))
+    league = request.path_params["league"]
+    version, opponent, deal_sets = _number(form, "version"), _number(form, "opponent"), _number(form, "deal_sets", 0)
+    try:
+        made = (await web.league_core().challenge(caller, league, version, opponent, deal_sets)).challenge
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    return _done(league, f"challenge {made.id} queued: {made.version} against {made.opponent}, "
+                         f"{made.deal_sets} deal sets")
+
+
+async def upload(web: Web, request: Request) -> Response:
+    """The form's archive, through the league's own upload (:meth:`LeagueCore.upload`, the gRPC Upload's path:
+    the same limits, checks and one-line errors). The body is spooled to a private file, bounded by the league's
+    archive limit and :data:`FORM_SLACK`, before a byte of it is parsed; the CSRF token is in the form's address,
+    so it is checked before the body is read."""
+    caller, session = await web.league_caller(request)
+    _check_csrf(web, session, request.query_params.get("csrf", ""))
+    core = web.league_core()
+    league = request.path_params["league"]
+    try:
+        served = core.league(league)
+        limit_mb = served.config.upload.archive_mb
+        spooled = await forms.spooled_body(request, core.store.tmp,
+                                           archive_limits(served.config).max_compressed_bytes + FORM_SLACK, limit_mb)
+        try:
+            fields, part = await trio.to_thread.run_sync(forms.form_parts, spooled,
+                                                         request.headers.get("content-type", ""))
+            reply = await core.upload(caller, league, fields.get("bot", "").strip(),
+                                      forms.part_chunks(spooled, part), core.store.tmp)
+        finally:
+            spooled.unlink(missing_ok=True)
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    v = reply.version
+    what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
+    return _done(league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), "
+                         f"{league_web.state_name(v.state)}")
+
+
+# --- share links ------------------------------------------------------------------------------------------------
+
+
+async def api_share(web: Web, request: Request) -> Response:
+    """The operator's (``Authorization: Bearer`` its token): a signed read-only link to one tournament
+    (``tournament=ID``) or league (``league=NAME``) for ``hours`` (default 24, at most 30 days)."""
+    if web.signer is None:
+        raise NotShown(400, "this server has no token (arena serve --token-file): its dashboard is open to anyone "
+                            "who can reach it, and a share link would have nothing to sign it with")
+    authorization = request.headers.get("authorization")
+    if web.rules.level(authorization, None) is not Access.FULL:
+        raise NotShown(401, "only the operator makes share links: send 'Authorization: Bearer <token>' (the "
+                            "server's --token-file)")
+    form = await _form(request)
+    hours = _number(form, "hours", 24)
+    if not 1 <= hours <= MAX_SHARE_HOURS:
+        raise NotShown(400, f"hours: a share link lasts 1 to {MAX_SHARE_HOURS} hours, got {hours}")
+    tid, league = form.get("tournament", "").strip(), form.get("league", "").strip()
+    if bool(tid) == bool(league):
+        raise NotShown(400, "name one tournament (tournament=ID) or one league (league=NAME) to share")
+    if tid:
+        kind, name = "t", web.tournament(tid).id
+    else:
+        try:
+            kind, name = "l", web.league_core().league(league).config.name
+        except LeagueError as error:
+            raise league_web.shown_error(error) from None
+    expires = int(time.time()) + hours * 3600
+    link = web.signer.share_link(kind, name, expires)
+    return JSONResponse({"url": f"{str(request.base_url).rstrip('/')}/share/{link}", SHARE_KINDS[kind]: name,
+                         "expires_at": expires})
+
+
+async def open_share(web: Web, request: Request) -> Response:
+    """A share link: checked, then kept as a cookie (the pages' own requests carry it) and on to its page."""
+    if web.signer is None:
+        raise NotShown(404, "this server has no token, so no share links: its pages are open", ("/", "all tournaments"))
+    link = request.path_params["link"]
+    try:
+        share = web.signer.share(link, time.time())
+    except ShareRefused as refusal:
+        raise NotShown(refusal.status, refusal.message, ("/signin", "sign in")) from None
+    response = RedirectResponse(share.home(), status_code=303)
+    response.set_cookie(SHARE_COOKIE, link, max_age=max(1, share.expires - int(time.time())), httponly=True,
+                        samesite="lax", path="/", secure=request.url.scheme == "https")
+    return response
 
 
 # --- the API --------------------------------------------------------------------------------------------------

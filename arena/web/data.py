@@ -53,10 +53,12 @@ RESULTS = ("win", "draw", "loss")
 class NotShown(Exception):
     """A page or download this request may not have: the HTTP status and a message saying why."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, back: tuple[str, str] | None = None) -> None:
+        """``back``: where the refusal page links to (where, what), when not the usual way back."""
         super().__init__(message)
         self.status = status
         self.message = message
+        self.back = back
 
 
 # --- tournaments ----------------------------------------------------------------------------------------------

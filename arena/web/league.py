@@ -16,7 +16,7 @@ import urllib.parse
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from ..league.errors import LeagueError, NotFound
+from ..league.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from ..league.service import BotPage, LeagueCore
 from ..protocol import league_pb2 as lpb
 from .data import NotShown
@@ -24,9 +24,20 @@ from .data import NotShown
 VERSION_STATE_PREFIX, TABLE_STATE_PREFIX = "VERSION_STATE_", "TABLE_STATE_"
 
 
+STATUS_OF: tuple[tuple[type[LeagueError], int], ...] = (
+    (NotFound, 404), (Unauthenticated, 401), (PermissionDenied, 403), (StateError, 409), (LeagueError, 400))
+"""The league's refusals as HTTP statuses (as the gRPC service's codes), the first match wins."""
+
+
 def shown_error(error: LeagueError) -> NotShown:
-    """A league's refusal as the web's: an unknown league or bot is 404, anything else 400, with its one line."""
-    return NotShown(404 if isinstance(error, NotFound) else 400, str(error))
+    """A league's refusal as the web's, with its one line: an unknown league, bot or version is 404, another
+    author's 403, a bad or revoked sign-in 401, a state that does not allow it 409, anything else 400."""
+    status = next(code for kind, code in STATUS_OF if isinstance(error, kind))
+    return NotShown(status, str(error), ("/", "all tournaments"))
+
+
+def state_name(value: int) -> str:
+    return _state(value)
 
 
 def _state(value: int) -> str:
@@ -191,10 +202,76 @@ def bot_html(page: dict[str, Any]) -> str:
 
 def _league_nav(league: str) -> str:
     return (f'<p class="downloads"><a href="/leagues/{_q(league)}">leaderboard</a>'
-            f'<a href="/leagues/{_q(league)}/queue">queue</a><a href="/">tournaments</a></p>')
+            f'<a href="/leagues/{_q(league)}/queue">queue</a><a href="/leagues/{_q(league)}/mine">my bots</a>'
+            f'<a href="/">tournaments</a></p>')
 
 
 def leagues_nav(names: Sequence[str]) -> str:
     """The front page's links to each league served (empty when none)."""
     return "".join(f'<a href="/leagues/{_q(name)}">league {_e(name)}</a>' for name in sorted(names))
 
+
+
+# --- an author's own pages: its versions with their logs, and its forms -------------------------------------------
+
+
+def log_json(reply: lpb.GetBuildLogResponse) -> dict[str, Any]:
+    """A version's build log and check report, as its author (or the operator) reads them."""
+    return {"version": {**version_json(reply.version), "reason": reply.version.reason},
+            "build_log": reply.build_log, "check_report": reply.check_report}
+
+
+def log_html(league: str, log: dict[str, Any]) -> str:
+    v = log["version"]
+    return (f'<h1>{_e(v["version"])} · build log</h1>{_league_nav(league)}'
+            f'<p class="meta">{_e(v["state"])}{(" · " + _e(v["reason"])) if v["reason"] else ""}</p>'
+            f'<h2>Build log</h2><section class="card"><pre id="build-log">{_e(log["build_log"] or "(empty)")}</pre>'
+            f'</section><h2>Check report</h2><section class="card"><pre id="check-report">'
+            f'{_e(log["check_report"] or "(none yet)")}</pre></section>')
+
+
+def done_html(league: str, message: str) -> str:
+    return (f'<h1>{_e(league)}</h1>{_league_nav(league)}<p class="message" id="outcome">{_e(message)}</p>'
+            f'<p><a href="/leagues/{_q(league)}/mine">← my bots</a></p>')
+
+
+def _hidden(csrf: str) -> str:
+    return f'<input type="hidden" name="csrf" value="{_e(csrf)}">'
+
+
+def author_html(league: str, who: str, versions: list[lpb.BotVersion], challenges: list[lpb.LeagueChallenge],
+                board: dict[str, Any], csrf: str) -> str:
+    """The author's page: each version with its log's link and a retire button, the upload form (the archive
+    last, after the bot's name), the challenge form (a version of its own against a leaderboard entry or another
+    of its own) and its challenges. Every form carries the session's CSRF token."""
+    q = _q(league)
+    rows = [[(_e(f"{v.bot}-v{v.number}"), True), (_e(v.id), False), (_e(_state(v.state)), True),
+             ("yes" if v.active else "", True), (_e(v.reason), True),
+             (f'<a href="/leagues/{q}/versions/{v.id}/log">build log and check</a>', True),
+             (f'<form method="post" action="/leagues/{q}/versions/{v.id}/retire">{_hidden(csrf)}'
+              f'<button type="submit">retire</button></form>' if _state(v.state) != "retired" else "", True)]
+            for v in versions]
+    headers = [("version", True), ("id", False), ("state", True), ("active", True), ("why", True), ("log", True),
+               ("", True)]
+    opponents = sorted({(r["version_id"], r["version"]) for r in board["standings"]} |
+                       {(v.id, f"{v.bot}-v{v.number}") for v in versions})
+    mine = "".join(f'<option value="{v.id}">{_e(f"{v.bot}-v{v.number}")}</option>' for v in versions
+                   if _state(v.state) == "ready")
+    others = "".join(f'<option value="{vid}">{_e(name)}</option>' for vid, name in opponents)
+    made = [[(_e(c.id), False), (_e(c.version), True), (_e(c.opponent), True), (_e(c.deal_sets), False),
+             (_e(_table_state(c.state)), True), (_e(c.verdict or c.error or "-"), True)] for c in challenges]
+    return (f'<h1>{_e(league)} · my bots</h1>{_league_nav(league)}<p class="meta">signed in as {_e(who)}</p>'
+            '<h2>Versions</h2>' + html_table("my-versions", headers, rows, "No version yet: upload one below.")
+            + f'<h2>Upload a version</h2><form id="upload" method="post" enctype="multipart/form-data" '
+              f'action="/leagues/{q}/upload?csrf={_q(csrf)}"><label>bot <input name="bot" required></label> '
+              f'<label>archive (tar, tar.gz or zip) <input type="file" name="archive" required></label> '
+              f'<button type="submit">upload</button></form>'
+            + f'<h2>Challenge</h2><form id="challenge" method="post" action="/leagues/{q}/challenges">'
+              f'{_hidden(csrf)}<label>version <select name="version">{mine}</select></label> '
+              f'<label>against <select name="opponent">{others}</select></label> '
+              f'<label>deal sets <input name="deal_sets" inputmode="numeric" placeholder="the most allowed"></label> '
+              f'<button type="submit">challenge</button></form>'
+            + '<h2>My challenges</h2>' + html_table("my-challenges", [("id", False), ("version", True),
+                                                                     ("against", True), ("deal sets", False),
+                                                                     ("state", True), ("verdict", True)],
+                                                    made, "None yet."))

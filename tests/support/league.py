@@ -118,16 +118,17 @@ class League:
 
 
 def start_league(data: Path, operator: Path, league_file: Path, database: str | None,
-                 kit_cache: Path | None = None, *, web: bool = False) -> Server:
+                 kit_cache: Path | None = None, *, web: bool = False, public: bool = True) -> Server:
     """A server of the league; its kit cache ``kit_cache`` (default: an empty folder beside the data folder, enough
     for the python and stdio kits, which need none). With ``web``, the public dashboard too (``--http`` on a free
-    port, ``--http-public``: what a spectator without a token sees; its address is the server's ``web``)."""
+    port, ``--http-public`` unless not ``public``: what a spectator without a token sees; its address is the
+    server's ``web``)."""
     if kit_cache is None:
         kit_cache = data.parent / "kits"
         kit_cache.mkdir(exist_ok=True)
     args = ("--token-file", str(operator), "--league", str(league_file), "--kit-cache", str(kit_cache),
             *(("--database", database) if database else ()))
-    return WebServer(data, "--http-public", *args) if web else Server(data, *args)
+    return WebServer(data, *(("--http-public",) if public else ()), *args) if web else Server(data, *args)
 
 
 def restarted(league: League, database: str | None) -> League:
@@ -136,12 +137,15 @@ def restarted(league: League, database: str | None) -> League:
     return League(server, league.root, league.operator, league.tokens)
 
 
-def league_in(root: Path, league_text: str, database: str | None = None, *, web: bool = False) -> League:
+def league_in(root: Path, league_text: str, database: str | None = None, *, web: bool = False,
+              public: bool = True) -> League:
     """A server of the league file ``league_text`` in ``root`` (on ``database``; default SQLite in its data
-    folder), with a new operator token and no authors yet; with ``web``, its public dashboard too."""
+    folder), with a new operator token and no authors yet; with ``web``, its dashboard too (public unless not
+    ``public``)."""
     operator = private_file(root / "operator.token", secrets.token_urlsafe(32))
     (root / "league.toml").write_text(league_text)
-    return League(start_league(root / "data", operator, root / "league.toml", database, web=web), root, operator, {})
+    return League(start_league(root / "data", operator, root / "league.toml", database, web=web, public=public),
+                  root, operator, {})
 
 
 def database_of(request: pytest.FixtureRequest) -> str | None:

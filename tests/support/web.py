@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import time
+import uuid
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -21,10 +23,11 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 OPENER = urllib.request.build_opener(NoRedirect)
 
 
-def http(url: str, *, headers: dict[str, str] | None = None, form: dict[str, str] | None = None
-         ) -> tuple[int, dict[str, str], bytes]:
-    """One request: its status, headers and body (errors are answers too)."""
-    data = urllib.parse.urlencode(form).encode() if form is not None else None
+def http(url: str, *, headers: dict[str, str] | None = None, form: dict[str, str] | None = None,
+         body: bytes | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One request: its status, headers and body (errors are answers too); a POST when ``form`` (urlencoded) or
+    ``body`` (as it is) is given."""
+    data = urllib.parse.urlencode(form).encode() if form is not None else body
     request = urllib.request.Request(url, data=data, headers=headers or {})
     try:
         with OPENER.open(request, timeout=30) as reply:
@@ -58,3 +61,21 @@ def wait_state(web: str, tid: str, condition: Any, seconds: float, what: str,
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}: {json.dumps(detail)[:600]}")
         time.sleep(0.05)
+
+
+def multipart(fields: dict[str, str], file_field: str, file_name: str, content: bytes) -> tuple[bytes, str]:
+    """A ``multipart/form-data`` body as a browser sends a form (its text fields, then one file) and its
+    Content-Type."""
+    boundary = "----arena-test-" + uuid.uuid4().hex
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+             for name, value in fields.items()]
+    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}"; filename="{file_name}"\r\n'
+                 f'Content-Type: application/octet-stream\r\n\r\n'.encode() + content + b"\r\n")
+    return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def set_cookie(headers: dict[str, str], name: str) -> str:
+    """The value the answer's Set-Cookie gives the cookie ``name`` (AssertionError when it sets none)."""
+    match = re.search(rf"(?:^|, ){re.escape(name)}=([^;]*)", headers.get("set-cookie", ""))
+    assert match is not None, headers.get("set-cookie")
+    return match.group(1).strip('"')

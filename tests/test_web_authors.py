@@ -1,0 +1,370 @@
+"""Authors and share links on the web dashboard: a real ``arena serve --league --http --token-file`` (not the public
+site), two authors with real versions built and checked in their sandbox, HTTP from the standard library.
+
+Each thing a client must not do is tried for real and must fail: another author's cookie, no cookie, a forged or
+expired cookie reading a build log, retiring or challenging with another author's version, uploading to another
+author's bot; a form without its CSRF token, with another session's, or sent from another site; a share link that
+is tampered with, expired, or used for another page than its own. The upload form goes through the league's own
+upload path: its refusals are the CLI's lines, word for word.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+import secrets
+import tarfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.league.authors import hash_token
+from arena.league.db import READY, RETIRED, open_database, sqlite_url
+from arena.protocol import league_pb2 as lpb
+from arena.web.access import AUTHOR_COOKIE, SHARE_COOKIE, Signer
+from support.league import GAME, League, bearer, bot_folder, league_in
+from support.paths import ROOT
+from support.servers import random_bot, registry, submit, tournament
+from support.web import WebServer, get_json, http, multipart, set_cookie, wait_state
+
+LEAGUE = GAME + """[upload]
+archive_mb = 1
+"""
+RANDOM = ROOT / "bots" / "python" / "random_bot.py"
+GREEDY = ROOT / "bots" / "python" / "greedy_bot.py"
+
+
+def archive_of(folder: Path) -> bytes:
+    """A folder as a tar.gz an author would upload."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for path in sorted(folder.iterdir()):
+            tar.add(path, arcname=path.name)
+    return out.getvalue()
+
+
+class Site:
+    """The module's server, its web address and the authors' cookies and CSRF tokens."""
+
+    def __init__(self, league: League) -> None:
+        self.league = league
+        self.web = league.server.web  # type: ignore[attr-defined]
+        self.operator = league.operator.read_text().strip()
+        self.signer = Signer(self.operator)
+        self.cookies: dict[str, str] = {}
+
+    def sign_in(self, author: str) -> str:
+        code, headers, _ = http(f"{self.web}/signin", form={"token": self.league.token(author), "next": "/"})
+        assert code == 303, code
+        self.cookies[author] = set_cookie(headers, AUTHOR_COOKIE)
+        return self.cookies[author]
+
+    def as_author(self, author: str) -> dict[str, str]:
+        return {"Cookie": f"{AUTHOR_COOKIE}={self.cookies[author]}"}
+
+    def csrf(self, author: str) -> str:
+        return self.signer.csrf(self.cookies[author])
+
+    def version(self, author: str, bot: str) -> lpb.BotVersion:
+        return self.league.versions(self.league.token(author), bot)[-1]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory):
+    """alice's bot ``ra`` uploaded with the CLI; bob's ``gb`` uploaded with the web's form; both ready."""
+    root = tmp_path_factory.mktemp("authors")
+    league = league_in(root, LEAGUE, web=True, public=False)
+    try:
+        site = Site(league)
+        for name in ("alice", "bob"):
+            league.add_author(name)
+            site.sign_in(name)
+        league.upload("alice", bot_folder(root / "ra", RANDOM), "ra")
+        body, kind = multipart({"bot": "gb"}, "archive", "gb.tar.gz", archive_of(bot_folder(root / "gb", GREEDY)))
+        code, _, page = http(f"{site.web}/leagues/test/upload?csrf={site.csrf('bob')}", body=body,
+                             headers={**site.as_author("bob"), "Content-Type": kind})
+        assert code == 200, page[:500]
+        assert "uploaded: version 2 of bot &#x27;gb&#x27; (number 1), uploaded" in page.decode()
+        for author, bot in (("alice", "ra"), ("bob", "gb")):
+            assert league.settled(league.token(author), bot).state == lpb.VERSION_STATE_READY
+        yield site
+    finally:
+        league.server.stop()
+
+
+def test_an_author_signs_in_with_its_token_and_the_cookie_names_it_without_the_token(site: Site) -> None:
+    code, headers, _ = http(f"{site.web}/signin", form={"token": site.league.token("alice"), "next": "/leagues/test"})
+    cookie = headers["set-cookie"]
+    assert code == 303 and headers["location"] == "/leagues/test"
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie
+    value = set_cookie(headers, AUTHOR_COOKIE)
+    assert value.startswith("alice:") and site.league.token("alice") not in cookie
+    assert hash_token(site.league.token("alice")) not in cookie
+    code, _, body = http(f"{site.web}/signin", form={"token": "not-a-token", "next": "/"})
+    assert code == 401 and "wrong token" in body.decode()
+    # a signed-in author sees the spectators' pages of this (non-public) dashboard; no cookie sees the sign-in form
+    assert get_json(f"{site.web}/api/tournaments", headers=site.as_author("alice"))["access"] == "public"
+    assert http(f"{site.web}/leagues/test")[0] == 401
+    assert http(f"{site.web}/leagues/test", headers=site.as_author("alice"))[0] == 200
+
+
+def test_an_author_sees_its_own_build_logs_and_check_reports_only(site: Site) -> None:
+    db = open_database(sqlite_url(site.league.root / "data"))
+    try:
+        ra, gb = site.version("alice", "ra"), site.version("bob", "gb")
+        stored = db.version(ra.id)
+        log = get_json(f"{site.web}/api/leagues/test/versions/{ra.id}/log", headers=site.as_author("alice"))
+        assert log["build_log"] == (stored.build_log or "") and log["version"]["state"] == "ready"
+        assert stored.check_report and log["check_report"] == json.dumps(stored.check_report, indent=2)
+        code, _, page = http(f"{site.web}/leagues/test/versions/{ra.id}/log", headers=site.as_author("alice"))
+        assert code == 200 and '<pre id="check-report">' in page.decode()
+        code, _, page = http(f"{site.web}/leagues/test/mine", headers=site.as_author("alice"))
+        text = page.decode()
+        assert code == 200 and f'/leagues/test/versions/{ra.id}/log' in text
+        assert f'/leagues/test/versions/{gb.id}/log' not in text and f"/versions/{gb.id}/retire" not in text
+
+        # another author's cookie: 403 with the league's line; no cookie, a forged or an expired one: 401
+        url = f"{site.web}/api/leagues/test/versions/{gb.id}/log"
+        assert get_json(url, 403, headers=site.as_author("alice")) == {
+            "error": f"author 'alice' may not read the build log of version {gb.id}: it is another author's"}
+        bob_hash = hash_token(site.league.token("bob"))
+        forged = site.cookies["alice"].replace("alice:", "bob:", 1)      # alice's HMAC under bob's name
+        expired = site.signer.author_cookie("bob", bob_hash, time.time() - 8 * 24 * 3600)  # signed, but too old
+        guessed = Signer("not-the-servers-secret").author_cookie("bob", bob_hash, time.time())
+        for cookie in (None, forged, expired, guessed):
+            headers = {"Cookie": f"{AUTHOR_COOKIE}={cookie}"} if cookie else {}
+            assert http(url, headers=headers)[0] == 401, cookie
+            assert http(f"{site.web}/leagues/test/versions/{gb.id}/log", headers=headers)[0] == 401, cookie
+        # the real cookie of bob, for contrast
+        assert get_json(url, headers=site.as_author("bob"))["version"]["id"] == gb.id
+    finally:
+        db.close()
+
+
+def test_retire_and_challenge_refuse_other_authors_and_cross_site_forms(site: Site) -> None:
+    gb, ra = site.version("bob", "gb"), site.version("alice", "ra")
+    retire = f"{site.web}/leagues/test/versions/{gb.id}/retire"
+    challenge = f"{site.web}/leagues/test/challenges"
+    stolen = {"version": str(gb.id), "opponent": str(ra.id), "deal_sets": "2"}
+
+    # alice, with her own valid session and CSRF token, on bob's version: 403, nothing changed
+    code, _, page = http(retire, headers=site.as_author("alice"), form={"csrf": site.csrf("alice")})
+    assert code == 403 and f"author &#x27;alice&#x27; may not retire version {gb.id}" in page.decode()
+    code, _, page = http(challenge, headers=site.as_author("alice"), form={**stolen, "csrf": site.csrf("alice")})
+    assert code == 403 and f"may not challenge with version {gb.id}" in page.decode()
+    # no cookie, a forged or expired cookie: 401
+    expired = site.signer.author_cookie("bob", hash_token(site.league.token("bob")), time.time() - 8 * 24 * 3600)
+    for headers in ({}, {"Cookie": f"{AUTHOR_COOKIE}={site.cookies['alice'].replace('alice:', 'bob:', 1)}"},
+                    {"Cookie": f"{AUTHOR_COOKIE}={expired}"}):
+        assert http(retire, headers=headers, form={"csrf": site.csrf("bob")})[0] == 401
+        assert http(challenge, headers=headers, form={**stolen, "csrf": site.csrf("bob")})[0] == 401
+    # bob's own session, but no CSRF token, alice's CSRF token, or sent from another site: 403
+    for form, extra in (({}, {}), ({"csrf": site.csrf("alice")}, {}),
+                        ({"csrf": site.csrf("bob")}, {"Origin": "http://evil.example"})):
+        code, _, page = http(retire, headers={**site.as_author("bob"), **extra}, form=form)
+        assert code == 403, (form, extra)
+    assert site.version("bob", "gb").state == lpb.VERSION_STATE_READY
+
+    # alice challenges bob's active version with her own: queued, as the gRPC call lists it
+    code, _, page = http(challenge, headers=site.as_author("alice"),
+                         form={"version": str(ra.id), "opponent": str(gb.id), "deal_sets": "2",
+                               "csrf": site.csrf("alice")})
+    assert code == 200, page[:400]
+    listed = site.league.stub().ListChallenges(lpb.ListChallengesRequest(), timeout=30,
+                                               metadata=bearer(site.league.token("alice"))).challenges
+    assert [(c.version_id, c.opponent_id, c.deal_sets, c.author) for c in listed] == [(ra.id, gb.id, 2, "alice")]
+    assert f"challenge {listed[0].id} queued: ra-v1 against gb-v1, 2 deal sets" in page.decode()
+    # a bad number is one line, 400
+    code, _, page = http(challenge, headers=site.as_author("alice"),
+                         form={"version": "x", "opponent": str(gb.id), "csrf": site.csrf("alice")})
+    assert code == 400 and "version: expected a whole number, got &#x27;x&#x27;" in page.decode()
+
+
+def test_the_upload_form_refuses_what_the_cli_refuses_with_the_same_line(site: Site) -> None:
+    root = site.league.root
+    url = f"{site.web}/leagues/test/upload?csrf={site.csrf('bob')}"
+
+    def web_upload(author: str, bot: str, content: bytes, csrf: str | None = None) -> tuple[int, str]:
+        body, kind = multipart({"bot": bot}, "archive", "bot.tar.gz", content)
+        address = f"{site.web}/leagues/test/upload?csrf={csrf if csrf is not None else site.csrf(author)}"
+        code, _, page = http(address, body=body, headers={**site.as_author(author), "Content-Type": kind})
+        return code, page.decode()
+
+    def cli_line(path: Path, bot: str) -> str:
+        done = site.league.league("upload", str(path), "--bot", bot, token=site.league.tokens["bob"])
+        assert done.returncode == 1 and done.stderr.startswith("error: invalid argument: "), done.stderr
+        return done.stderr.removeprefix("error: invalid argument: ").strip()
+
+    # an archive over the league's 1 MiB, and an archive with a '..' member: the CLI's line, in the page
+    big = root / "big.tar"
+    big.write_bytes(b"\0" * (1024 * 1024 + 10))
+    evil = root / "evil.tar"
+    with tarfile.open(evil, "w") as tar:
+        for name, data in (("bot.toml", b'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'),
+                           ("../escape.py", b"x\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    for path in (big, evil):
+        line = cli_line(path, "gb")
+        code, page = web_upload("bob", "gb", path.read_bytes())
+        assert code == 400 and html.escape(line) in page, (line, page[:600])
+    assert "over the league&#x27;s limit of 1 MiB (upload.archive_mb); nothing was stored" in web_upload(
+        "bob", "gb", big.read_bytes())[1]
+    assert not (site.league.server.data / "league" / "escape.py").exists()
+
+    # a body past the cap (a small archive behind 1.1 MiB of text) is refused before it is parsed; what is not an
+    # upload form is one line each
+    padded, kind = multipart({"bot": "gb", "pad": "x" * (1024 * 1024 + 100 * 1024)}, "archive", "a.tar.gz", b"x")
+    for sent in (padded, (padded[i:i + 65536] for i in range(0, len(padded), 65536))):  # its length told, or not
+        code, _, page = http(url, body=sent, headers={**site.as_author("bob"), "Content-Type": kind})  # type: ignore
+        assert code == 400 and b"over the league&#x27;s limit of 1 MiB (upload.archive_mb); nothing was stored" in page
+    empty, kind = multipart({"bot": "gb"}, "other", "a.tar.gz", b"x")
+    for body, content_type, line in (
+            (b"bot=gb", "application/x-www-form-urlencoded",
+             "an upload is a multipart/form-data form (the page&#x27;s upload form)"),
+            (empty, kind, "the upload form holds no archive (its file field, archive)"),
+            (empty[:-40], kind, "the upload form is cut short (a part without its end)")):
+        code, _, page = http(url, body=body, headers={**site.as_author("bob"), "Content-Type": content_type})
+        assert code == 400 and line in page.decode(), (line, page[:500])
+
+    # bob uploading to alice's bot: 403; no CSRF token or alice's: 403; no cookie: 401; one version each still
+    archive = archive_of(bot_folder(root / "again", RANDOM))
+    code, page = web_upload("bob", "ra", archive)
+    assert code == 403 and "author &#x27;bob&#x27; may not upload to bot &#x27;ra&#x27;" in page
+    assert web_upload("bob", "gb", archive, csrf="")[0] == 403
+    assert web_upload("bob", "gb", archive, csrf=site.csrf("alice"))[0] == 403
+    body, kind = multipart({"bot": "gb"}, "archive", "bot.tar.gz", archive)
+    assert http(url, body=body, headers={"Content-Type": kind})[0] == 401
+    assert [v.number for v in site.league.versions(site.league.token("bob"), "gb")] == [1]
+    assert [v.number for v in site.league.versions(site.league.token("alice"), "ra")] == [1]
+
+
+def test_an_author_retires_its_own_version_from_the_web(site: Site) -> None:
+    db = open_database(sqlite_url(site.league.root / "data"))
+    try:
+        ra = site.version("alice", "ra")
+        assert db.version(ra.id).state == READY
+        code, _, page = http(f"{site.web}/leagues/test/versions/{ra.id}/retire", headers=site.as_author("alice"),
+                             form={"csrf": site.csrf("alice")})
+        assert code == 200 and f"retired: version {ra.id} (ra-v1)" in page.decode()
+        assert db.version(ra.id).state == RETIRED
+    finally:
+        db.close()
+
+
+# --- share links ---------------------------------------------------------------------------------------------
+
+
+def share(site: Site, **fields: str) -> tuple[int, dict]:
+    code, _, body = http(f"{site.web}/api/share", form=fields,
+                         headers={"Authorization": f"Bearer {site.operator}"})
+    return code, json.loads(body)
+
+
+def test_a_share_link_opens_its_league_read_only_and_nothing_else(site: Site) -> None:
+    code, made = share(site, league="test", hours="2")
+    assert code == 200 and made["league"] == "test" and made["url"].startswith(f"{site.web}/share/")
+    assert int(time.time()) + 2 * 3600 - 60 <= made["expires_at"] <= int(time.time()) + 2 * 3600
+    # only the operator makes one: an author's cookie or no token is 401
+    assert http(f"{site.web}/api/share", form={"league": "test"}, headers=site.as_author("alice"))[0] == 401
+    assert http(f"{site.web}/api/share", form={"league": "test"})[0] == 401
+    assert share(site, league="nope") == (404, {"error": "no league 'nope' on this server (it runs test)"})
+
+    code, headers, _ = http(made["url"])
+    assert code == 303 and headers["location"] == "/leagues/test"
+    link = set_cookie(headers, SHARE_COOKIE)
+    assert site.operator not in headers["set-cookie"]
+    shared = {"Cookie": f"{SHARE_COOKIE}={link}"}
+    for path in ("/leagues/test", "/leagues/test/queue", "/leagues/test/bots/gb", "/api/leagues/test/standings"):
+        assert http(f"{site.web}{path}", headers=shared)[0] == 200, path
+    # not its pages: an author's page, a build log, the tournaments, a form: 403 with a link back to the league
+    gb = site.version("bob", "gb")
+    for path in ("/", "/api/tournaments", "/leagues/test/mine", f"/api/leagues/test/versions/{gb.id}/log"):
+        code, _, body = http(f"{site.web}{path}", headers=shared)
+        assert code == 403 and b"this share link opens league test only, read-only" in body, path
+    code, _, body = http(f"{site.web}/", headers=shared)
+    assert '<a id="back" href="/leagues/test">← league test</a>' in body.decode()
+    assert http(f"{site.web}/leagues/test/versions/{gb.id}/retire", headers=shared, form={})[0] == 403
+
+    # tampered with (another league's name in the payload, or a changed signature): 403, with a way on
+    forged = Signer("guess").share_link("l", "test", int(time.time()) + 3600)
+    changed = link[:-1] + ("0" if link[-1] != "0" else "1")
+    for bad in (forged, changed):
+        code, _, body = http(f"{site.web}/share/{bad}")
+        assert code == 403 and b"this share link is not valid" in body and b'href="/signin"' in body
+        code, _, body = http(f"{site.web}/leagues/test", headers={"Cookie": f"{SHARE_COOKIE}={bad}"})
+        assert code == 403 and b"this share link is not valid" in body
+    # expired (signed by the server, but its time is past): 410, with a way on
+    old = site.signer.share_link("l", "test", int(time.time()) - 60)
+    for answer in (http(f"{site.web}/share/{old}"),
+                   http(f"{site.web}/leagues/test", headers={"Cookie": f"{SHARE_COOKIE}={old}"})):
+        code, _, body = answer
+        assert code == 410 and b"this share link of league test expired at" in body and b'href="/signin"' in body
+
+
+def test_a_share_link_opens_one_tournament_whose_page_shows_its_standings_without_javascript(
+        tmp_path: Path) -> None:
+    token = secrets.token_urlsafe(24)
+    token_path = tmp_path / "token"
+    token_path.write_text(token + "\n")
+    token_path.chmod(0o600)
+    tag = uuid.uuid4().hex
+    server = WebServer(tmp_path / "data", "--token-file", str(token_path),
+                       *registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag)))
+    full = {"Authorization": f"Bearer {token}"}
+    try:
+        web = server.web
+        shared_id, other_id = (submit(server.stub(), tournament(games=2, variant="draw", name=name),
+                                      metadata=(("authorization", f"Bearer {token}"),)).id
+                               for name in ("shared <one>", "other"))
+        for tid in (shared_id, other_id):
+            wait_state(web, tid, lambda d: d["tournament"]["state"] == "finished", 120, "a finished tournament",
+                       headers=full)
+
+        # the tournament's page, as fetched without running its script: its standings rows are in the HTML
+        detail = get_json(f"{web}/api/t/{shared_id}", headers=full)
+        code, _, page = http(f"{web}/t/{shared_id}", headers=full)
+        text = page.decode()
+        assert code == 200 and '<table id="standings">' in text and "<h1>shared &lt;one&gt;</h1>" in text
+        rows = re.findall(r"<tr><td class=\"\">(\d+)</td><td class=\"l\"><a href=\"[^\"]+\">(\w+)</a></td>"
+                          r"((?:<td class=\"\">[^<]*</td>)+)</tr>", text)
+        expected = [(str(rank), e["name"], "".join(f'<td class="">{html.escape(str(v))}</td>' for v in (
+            e["games"], e["wins"], e["draws"], e["losses"], cells["points"], cells["scored"], cells["conceded"],
+            e["faults"], cells["rating"])))
+            for rank, (e, cells) in enumerate(zip(detail["standings"]["entrants"], detail["table"]["rows"]), 1)]
+        assert rows == expected and {r[1] for r in rows} == {"alpha", "beta"}
+        games = detail["tournament"]["games_done"]
+        assert games == detail["tournament"]["games_total"] and sum(  # every game, both seats
+            int(r[2].split("</td>")[0].rsplit(">", 1)[1]) for r in rows) == 2 * games
+
+        # the operator's link: bad requests are one line; the link opens the one tournament, read-only
+        for form, line in (({"tournament": shared_id, "hours": "0"}, "hours: a share link lasts 1 to 720 hours, got 0"),
+                           ({}, "name one tournament (tournament=ID) or one league (league=NAME) to share")):
+            code, _, body = http(f"{web}/api/share", form=form, headers=full)
+            assert (code, json.loads(body)) == (400, {"error": line})
+        code, _, body = http(f"{web}/api/share", form={"tournament": shared_id}, headers=full)
+        made = json.loads(body)
+        assert code == 200 and made["tournament"] == shared_id
+        code, headers, _ = http(made["url"])
+        assert code == 303 and headers["location"] == f"/t/{shared_id}"
+        shared = {"Cookie": f"{SHARE_COOKIE}={set_cookie(headers, SHARE_COOKIE)}"}
+        code, _, page = http(f"{web}/t/{shared_id}", headers=shared)
+        assert code == 200 and all(f">{name}</a>" in page.decode() for name in ("alpha", "beta"))
+        assert get_json(f"{web}/api/t/{shared_id}", headers=shared)["access"] == "public"
+        assert get_json(f"{web}/api/t/{shared_id}/games", headers=shared)["recorded"] == games
+        assert http(f"{web}/t/{shared_id}/games/0", headers=shared)[0] == 200
+        # another tournament, the list of tournaments: 403 with a link back to the shared one
+        for path in (f"/t/{other_id}", f"/api/t/{other_id}", f"/api/t/{other_id}/games.jsonl", "/"):
+            code, _, body = http(f"{web}{path}", headers=shared)
+            assert code == 403 and f"this share link opens tournament {shared_id} only".encode() in body, path
+        code, _, body = http(f"{web}/t/{other_id}", headers=shared)
+        assert f'<a id="back" href="/t/{shared_id}">← tournament {shared_id}</a>' in body.decode()
+        # without any credential: the sign-in form, as before
+        assert http(f"{web}/t/{shared_id}")[0] == 401
+    finally:
+        server.stop()
