@@ -486,16 +486,17 @@ class _RunGames:
                 self.backend_error = self.backend_error or error
                 self.games.cancel()
                 return
-        message = game_record_dict(record, index=scheduled.index, tournament=self.spec.name,
-                                   deal_key=scheduled.deal_key, rotation=scheduled.rotation,
-                                   side_of=self.game.side_of)
+        if isinstance(record, PreparedRecord):
+            message, unit = record.message, record.unit
+        else:
+            message, unit = record_message(self.spec, self.game, scheduled, record), None
         assert self.writer is not None
         try:
             async with self.write_lock:
                 if self.failures:
                     return  # not recorded: a resume plays it again
                 with writing(self.folder.records):
-                    await trio.to_thread.run_sync(self.writer.write, message)
+                    await trio.to_thread.run_sync(self.writer.write, message, unit)
             outcome = outcome_of(message)
             self.standings.add(outcome)
             if self.summary.sprt is not None:
@@ -703,6 +704,23 @@ class BackendSetup:
     """Where the bots' logs go (default: the run folder's ``logs/``)."""
 
 
+def record_message(spec: TournamentSpec, game: Game, scheduled: ScheduledGame, record: MatchRecord) -> Record:
+    """A played game as the record file keeps it (protobuf's JSON mapping, with its place in the schedule)."""
+    return game_record_dict(record, index=scheduled.index, tournament=spec.name, deal_key=scheduled.deal_key,
+                            rotation=scheduled.rotation, side_of=game.side_of)
+
+
+@dataclass(frozen=True)
+class PreparedRecord:
+    """A played game already made into its record and its bytes in the record file's format, by a backend that has
+    cores of its own to spare (``arena run --workers``): the single writer then only appends, fsyncs and counts."""
+
+    message: Record
+    """As :func:`record_message` makes it."""
+    unit: bytes
+    """As :func:`~arena.records.store.record_unit` makes it for the run's record file."""
+
+
 class GameBackend(typing.Protocol):
     """Where a run's games are played. The driver (:func:`run_tournament`) keeps the schedule, the seeds, resume, the
     single writer of the records, the standings and the progress; a backend only turns a scheduled game into the
@@ -711,8 +729,9 @@ class GameBackend(typing.Protocol):
     async def check(self, log: Any) -> list[tuple[str, str]]:
         """Start every entrant once before the first game: (name, why it cannot play) per entrant that cannot."""
 
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
-        """Play one scheduled game (its seed, its seats) to its end; faults are in the record, never raised."""
+    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord | PreparedRecord:
+        """Play one scheduled game (its seed, its seats) to its end; faults are in the record, never raised. A
+        :class:`PreparedRecord` only when ``on_progress`` is None (a live watch needs the referee's record)."""
 
     def info(self) -> list[dict[str, Any]]:
         """What ``bots.json`` says about the entrants."""
@@ -821,4 +840,4 @@ def arena_command(argv0: str | None = None) -> str:
 
 __all__ = ["run_tournament", "print_summary", "RunSummary", "outcome_of", "prepare_run", "arena_command",
            "count_text", "RunError", "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants",
-           "BackendSetup", "GameBackend", "BackendFactory", "LocalBackend", "time_control_of"]
+           "BackendSetup", "GameBackend", "PreparedRecord", "record_message", "BackendFactory", "LocalBackend", "time_control_of"]

@@ -5,7 +5,9 @@ One arena process uses about one core (the referee's trio loop), so a fast-bot t
 parent process keeps everything the runner keeps (the schedule, the seeds, resume, the single writer of the records,
 standings, events); each worker process holds a :class:`~arena.tournament.runner.LocalBackend` (the entrants' own
 bot processes, sandboxed as in one process, kept alive from game to game) and plays the games it is handed, sending
-each :class:`~arena.referee.MatchRecord` back as its game ends. The worker plugs into the runner's
+each back as its game ends already made into its record and that record's bytes in the record file's format (a
+:class:`~arena.tournament.runner.PreparedRecord`): the parent's serial work per game is then an append, an fsync and
+the standings' update (``arena bench workers`` measures it), which is what bounds how many workers one writer serves. The worker plugs into the runner's
 :class:`~arena.tournament.runner.GameBackend` seam, as the Ray backend does: the runner does not know where games are
 played.
 
@@ -45,7 +47,8 @@ import trio
 from ..display import safe_name
 from ..records.run_folder import RunFolder
 from ..referee import MatchRecord
-from .runner import BackendFactory, BackendSetup, LocalBackend, RunError
+from ..records.store import is_compact, record_unit
+from .runner import BackendFactory, BackendSetup, LocalBackend, PreparedRecord, RunError, record_message
 from .schedule import ScheduledGame
 
 MAX_WORKERS = 64
@@ -165,7 +168,12 @@ async def _dispatch(backend: LocalBackend, log: Any, method: str, args: tuple) -
     if method == "check":
         return await backend.check(log), backend.info()
     if method == "play":
-        return await backend.play(args[0], None)
+        scheduled, whole = args
+        record = await backend.play(scheduled, None)
+        if whole:
+            return record
+        message = record_message(backend.setup.spec, backend.game, scheduled, record)
+        return PreparedRecord(message, record_unit(message, is_compact(RunFolder(backend.setup.run).records)))
     if method == "withdraw":
         return await backend.withdraw(*args)
     raise ValueError(f"unknown worker call {method!r}")
@@ -299,20 +307,23 @@ class WorkersBackend:
         order = {safe_name(bot.name): number for number, bot in enumerate(self.setup.spec.bots)}
         return sorted(problems, key=lambda problem: (order.get(problem[0], len(order)), problem[1]))
 
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
-        """Play the game on the least busy live worker; when that worker dies mid-game, on another."""
+    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord | PreparedRecord:
+        """Play the game on the least busy live worker; when that worker dies mid-game, on another. The worker
+        makes the game's record and its bytes in the record file's format (work the one writer need not do), unless
+        a live watch (``on_progress``) needs the referee's record to replay its moves."""
         while True:
             worker = self._pick()
             worker.in_flight += 1
             try:
-                record = await worker.call("play", scheduled)
+                record = await worker.call("play", scheduled, on_progress is not None)
             except _Lost:
                 self.replayed.append((scheduled.index, worker.number))
                 self._note("game_replayed", index=scheduled.index, lost_on=worker.number)
                 continue
             finally:
                 worker.in_flight -= 1
-            _replay_progress(record, on_progress)
+            if isinstance(record, MatchRecord):
+                _replay_progress(record, on_progress)
             return record
 
     def _pick(self) -> _Worker:
