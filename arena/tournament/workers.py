@@ -274,10 +274,14 @@ class WorkersBackend:
         setup = self._setup_for(number)
         assert setup.logs is not None
         setup.logs.mkdir(parents=True, exist_ok=True)
-        with open(setup.logs / "worker.err", "ab") as errors:
-            process = await trio.lowlevel.open_process(
-                [sys.executable, "-c", WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors,
-                start_new_session=True)  # a terminal's Ctrl-C is the parent's to handle
+        try:
+            with open(setup.logs / "worker.err", "ab") as errors:
+                process = await trio.lowlevel.open_process(
+                    [sys.executable, "-c", WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors,
+                    start_new_session=True)  # a terminal's Ctrl-C is the parent's to handle
+        except OSError as error:  # no process left to the user, a full disk for its log: one line
+            raise WorkersError(f"cannot start worker process {number}: {error.strerror or error}; no game was "
+                               f"played") from None
         worker = _Worker(number, process, Reader(process.stdout))
         trio.lowlevel.spawn_system_task(worker.read_replies, name=f"arena-worker-{number}")
         async with worker.send_lock:
@@ -287,7 +291,8 @@ class WorkersBackend:
     async def check(self, log: Any) -> list[tuple[str, str]]:
         """Start every worker, and every entrant once in each, before the first game."""
         self._log = log
-        self.workers = [await self._start(number) for number in range(self.count)]
+        for number in range(self.count):  # each kept as it starts: stop() ends those that did if a later one fails
+            self.workers.append(await self._start(number))
         problems: dict[tuple[str, str], None] = {}
 
         async def check_one(worker: _Worker) -> None:
