@@ -77,7 +77,7 @@ def cmd_bench_workers(args: argparse.Namespace) -> int:
     if bot and not shutil.which(bot[0]):
         raise UsageError(f"the bot's program {bot[0]!r} is not found (the Go kit's is built by scripts/setup.sh)")
     require_sandbox(True)
-    print(json.dumps(bench_workers(args.games, args.concurrency, workers, bot), indent=2))
+    print(json.dumps(bench_workers(args.games, args.concurrency, workers, bot, args.repeats), indent=2))
     return 0
 
 
@@ -208,6 +208,7 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--games", type=positive_int, default=400, help="games per run (default 400)")
     b.add_argument("--concurrency", type=positive_int, default=16, help="games in flight (default 16)")
     b.add_argument("--workers", default="1,2", help="comma-separated worker counts (default 1,2)")
+    b.add_argument("--repeats", type=positive_int, default=2, help="runs per count, interleaved, best kept (default 2)")
     b.set_defaults(func=cmd_bench_workers)
 
     b = bench.add_parser("tournament", help="games/s and peak memory of quick tournaments (JSON)")
