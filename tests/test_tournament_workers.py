@@ -210,3 +210,16 @@ def test_a_worker_count_the_run_cannot_use_is_one_line(tmp_path: Path, extra: tu
     assert result.returncode == 2
     assert result.stderr.strip() == error
     assert not out.exists(), "nothing is written for a run that cannot start"
+
+
+def test_a_bot_that_cannot_start_is_named_once_before_any_game(tmp_path: Path) -> None:
+    path, out = tmp_path / "t.toml", tmp_path / "run"
+    path.write_text(builtin_text(2).replace('command = "builtin:greedy"', 'command = ["/bin/false"]'))
+    result = subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), "--workers", "2"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: bot 'greedy' cannot play: the bot did not start: the "
+                                                   "process exited with status 1 before the handshake"), lines
+    assert lines[0].endswith(f"(log: {out}/logs/worker-0/greedy.0.log); no game was played")
+    assert not RunFolder(out).records.exists() or not list(iter_records(RunFolder(out).records))

@@ -88,6 +88,7 @@ def workers_factory(workers: int) -> BackendFactory:
 
 
 async def send_message(stream: trio.abc.SendStream, message: Any) -> None:
+    """One message: its pickle's length (4 bytes, big-endian), then the pickle, in one write."""
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     await stream.send_all(HEADER.pack(len(data)) + data)
 
@@ -293,24 +294,27 @@ class WorkersBackend:
         self._log = log
         for number in range(self.count):  # each kept as it starts: stop() ends those that did if a later one fails
             self.workers.append(await self._start(number))
-        problems: dict[tuple[str, str], None] = {}
+        found_by: dict[int, list[tuple[str, str]]] = {}
 
         async def check_one(worker: _Worker) -> None:
             try:
-                found, worker.info = await worker.call("check")
+                found_by[worker.number], worker.info = await worker.call("check")
             except _Lost:
                 return
-            problems.update(dict.fromkeys(found))
-            worker.ready = not found
+            worker.ready = not found_by[worker.number]
 
         async with trio.open_nursery() as nursery:
             for worker in self.workers:
                 nursery.start_soon(check_one, worker)
+        problems: dict[str, str] = {}
+        for number in sorted(found_by):  # a bot that cannot start fails in every worker: named once, by the first
+            for name, why in found_by[number]:
+                problems.setdefault(name, why)
         if not problems and not any(worker.ready for worker in self.workers):
             raise WorkersError(f"the worker processes could not start (see {self._setup_for(0).logs}/worker.err); no "
                                f"game was played")
         order = {safe_name(bot.name): number for number, bot in enumerate(self.setup.spec.bots)}
-        return sorted(problems, key=lambda problem: (order.get(problem[0], len(order)), problem[1]))
+        return sorted(problems.items(), key=lambda problem: (order.get(problem[0], len(order)), problem[1]))
 
     async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord | PreparedRecord:
         """Play the game on the least busy live worker; when that worker dies mid-game, on another. The worker
