@@ -223,3 +223,20 @@ def test_a_bot_that_cannot_start_is_named_once_before_any_game(tmp_path: Path) -
                                                    "process exited with status 1 before the handshake"), lines
     assert lines[0].endswith(f"(log: {out}/logs/worker-0/greedy.0.log); no game was played")
     assert not RunFolder(out).records.exists() or not list(iter_records(RunFolder(out).records))
+
+
+@pytest.mark.parametrize(("extra", "error"), [
+    (("--workers", "0"), "error: --workers must be worker counts from 1 to 64, comma-separated, got '0'"),
+    (("--workers", "1,x"), "error: --workers must be worker counts from 1 to 64, comma-separated, got '1,x'"),
+    (("--workers", "1,65"), "error: --workers must be worker counts from 1 to 64, comma-separated, got '1,65'"),
+    (("--workers", "1,8", "--concurrency", "4"), "error: --workers 8 is more than --concurrency 4: each worker "
+                                                 "needs a game at a time"),
+    (("--bot", "no-such-bot-program"), "error: the bot's program 'no-such-bot-program' is not found (the Go kit's "
+                                       "is built by scripts/setup.sh)"),
+])
+def test_bench_workers_refuses_what_it_cannot_measure_in_one_line(extra: tuple[str, ...], error: str) -> None:
+    result = subprocess.run([sys.executable, "-m", "arena", "bench", "workers", *extra], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip() == error
+    assert result.stdout == ""
