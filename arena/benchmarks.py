@@ -511,8 +511,9 @@ async def _played_records(games: int) -> list[Any]:
 def bench_writer_cost(games: int = 200) -> dict[str, Any]:
     """The parent's serial work per game (what no number of workers shares out), ms per game over ``games`` Draw
     games to 100: in one process (the record's dict, its compact unit, the append with its fsync, the standings), and
-    with workers, where a worker makes the dict and the unit and the parent unpickles them from the pipe, appends,
-    fsyncs and updates the standings; and the ceiling of games/s each sets."""
+    with workers, where a worker makes the dict, the unit and the outcome and the parent unpickles the record's head
+    (no rounds), the unit and the outcome from the pipe, appends, fsyncs and updates the standings; and the ceiling of
+    games/s the parent's part sets."""
     import pickle
     import tempfile
     from pathlib import Path
@@ -543,15 +544,17 @@ def bench_writer_cost(games: int = 200) -> dict[str, Any]:
 
     messages = timed("record_dict", lambda: [record_message(spec, game, s, r) for s, r in zip(scheduled, records)])
     units = timed("compact_unit", lambda: [record_unit(m, True) for m in messages])
-    pickled = [pickle.dumps(PreparedRecord(m, u), protocol=pickle.HIGHEST_PROTOCOL) for m, u in zip(messages, units)]
+    pickled = [pickle.dumps(PreparedRecord.of(m, True), protocol=pickle.HIGHEST_PROTOCOL) for m in messages]
     timed("unpickle_prepared", lambda: [pickle.loads(p) for p in pickled])
     with tempfile.TemporaryDirectory(prefix="arena-bench-writer-") as folder:
         writer = RecordWriter(Path(folder) / "games.jsonl.zst")
         timed("append_fsync", lambda: [writer.write(m, u) for m, u in zip(messages, units)])
         writer.close()
+    outcomes = timed("outcome", lambda: [outcome_of(m) for m in messages])
     standings = Standings(group_size=1)
-    timed("standings", lambda: [standings.add(outcome_of(m)) for m in messages])
-    one = costs["record_dict"] + costs["compact_unit"] + costs["append_fsync"] + costs["standings"]
+    timed("standings", lambda: [standings.add(o) for o in outcomes])
+    one = (costs["record_dict"] + costs["compact_unit"] + costs["append_fsync"] + costs["outcome"]
+           + costs["standings"])
     parent = costs["unpickle_prepared"] + costs["append_fsync"] + costs["standings"]
     return {"games": games, "pickled_bytes_per_game": round(sum(map(len, pickled)) / games),
             "ms_per_game": {name: round(value, 3) for name, value in costs.items()},

@@ -129,12 +129,14 @@ async def test_two_workers_record_the_games_of_one_process_game_for_game(tmp_pat
     text = builtin_text(12)
     spec = spec_from_dict(tomllib.loads(text))
     one = await run_tournament(spec, text, tmp_path / "one")
-    two = await run_tournament(spec, text, tmp_path / "two", backend=workers_factory(2))
+    told: list[dict] = []
+    two = await run_tournament(spec, text, tmp_path / "two", backend=workers_factory(2), on_game=told.append)
     assert (one.played_now, two.played_now) == (24, 24)
     alone, shared = records_by_index(tmp_path / "one"), records_by_index(tmp_path / "two")
     assert sorted(shared) == list(range(24))
     for index in range(24):
         assert without_timing(shared[index]) == without_timing(alone[index]), f"game {index} differs"
+    assert {int(record.get("index", 0)): record for record in told} == shared, "on_game is told each whole record"
     assert two.standings is not None and one.standings is not None
     assert without_order(two.standings.to_json()) == without_order(one.standings.to_json())
     assert sorted((tmp_path / "two" / "logs").iterdir()) == [tmp_path / "two" / "logs" / "worker-0",

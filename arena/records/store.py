@@ -208,6 +208,16 @@ def record_unit(record: Record, compact_file: bool) -> bytes:
     return compact.encode(record) if compact_file else record_line(record)
 
 
+def record_of_unit(unit: bytes, compact_file: bool) -> Record:
+    """The record :func:`record_unit` made ``unit`` of, read back as a record file's reader reads it."""
+    if not compact_file:
+        return parse_record(unit)
+    units, _ = compact.split(unit, 0, final=True)
+    if len(units) != 1 or units[0].problem:
+        raise RecordFormatError("not one record unit")
+    return parse_record(compact.PackedLine(compact.decode(units[0].raw)))
+
+
 class RecordWriter:
     """Appends records; each is flushed and fsynced before ``write`` returns (only then does the game count). The
     file's name decides the format (:func:`is_compact`): a compact unit for ``*.zst``, a JSON line otherwise; either

@@ -42,7 +42,7 @@ from ..players.remote import new_match_id
 from ..records.jsonform import game_record_dict, index_of
 from ..records.run_folder import STANDINGS, RunFolder, SeedCommitment, new_seed
 from ..records.schema import Record
-from ..records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records
+from ..records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records, record_of_unit, record_unit
 from ..referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from ..rules import Game
 from .balanced import VERSION as BALANCED_VERSION
@@ -487,9 +487,11 @@ class _RunGames:
                 self.games.cancel()
                 return
         if isinstance(record, PreparedRecord):
-            message, unit = record.message, record.unit
+            prepared: PreparedRecord | None = record
+            message, unit, outcome = record.head, record.unit, record.outcome
         else:
-            message, unit = record_message(self.spec, self.game, scheduled, record), None
+            prepared, message = None, record_message(self.spec, self.game, scheduled, record)
+            unit, outcome = None, outcome_of(message)
         assert self.writer is not None
         try:
             async with self.write_lock:
@@ -497,7 +499,6 @@ class _RunGames:
                     return  # not recorded: a resume plays it again
                 with writing(self.folder.records):
                     await trio.to_thread.run_sync(self.writer.write, message, unit)
-            outcome = outcome_of(message)
             self.standings.add(outcome)
             if self.summary.sprt is not None:
                 self.summary.sprt.add(outcome)
@@ -513,7 +514,7 @@ class _RunGames:
             self.stop(failure)
             return
         if self.on_game is not None:
-            self.on_game(message)
+            self.on_game(message if prepared is None else prepared.message())
         if self.progress is not None:
             self.progress.advance(self.standings.leaders(3),
                                   self.summary.sprt.progress_text() if self.summary.sprt is not None else "")
@@ -712,13 +713,27 @@ def record_message(spec: TournamentSpec, game: Game, scheduled: ScheduledGame, r
 
 @dataclass(frozen=True)
 class PreparedRecord:
-    """A played game already made into its record and its bytes in the record file's format, by a backend that has
-    cores of its own to spare (``arena run --workers``): the single writer then only appends, fsyncs and counts."""
+    """A played game already made into its bytes in the record file's format and its outcome, by a backend that has
+    cores of its own to spare (``arena run --workers``): the single writer then only appends, fsyncs and counts. The
+    rounds (nearly all of a record) do not travel as objects: a caller that wants the whole record (``on_game``)
+    gets it read back from the bytes."""
 
-    message: Record
-    """As :func:`record_message` makes it."""
+    head: Record
+    """The record as :func:`record_message` makes it, without its rounds: what the log and the progress need."""
     unit: bytes
     """As :func:`~arena.records.store.record_unit` makes it for the run's record file."""
+    outcome: GameOutcome
+    compact: bool
+    """Whether ``unit`` is a compact unit (else a JSON line)."""
+
+    @classmethod
+    def of(cls, message: Record, compact: bool) -> "PreparedRecord":
+        return cls({key: value for key, value in message.items() if key != "rounds"}, record_unit(message, compact),
+                   outcome_of(message), compact)
+
+    def message(self) -> Record:
+        """The whole record, as the record file's reader reads it back."""
+        return record_of_unit(self.unit, self.compact)
 
 
 class GameBackend(typing.Protocol):

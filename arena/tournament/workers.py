@@ -47,7 +47,7 @@ import trio
 from ..display import safe_name
 from ..records.run_folder import RunFolder
 from ..referee import MatchRecord
-from ..records.store import is_compact, record_unit
+from ..records.store import is_compact
 from .runner import BackendFactory, BackendSetup, LocalBackend, PreparedRecord, RunError, record_message
 from .schedule import ScheduledGame
 
@@ -174,7 +174,7 @@ async def _dispatch(backend: LocalBackend, log: Any, method: str, args: tuple) -
         if whole:
             return record
         message = record_message(backend.setup.spec, backend.game, scheduled, record)
-        return PreparedRecord(message, record_unit(message, is_compact(RunFolder(backend.setup.run).records)))
+        return PreparedRecord.of(message, is_compact(RunFolder(backend.setup.run).records))
     if method == "withdraw":
         return await backend.withdraw(*args)
     raise ValueError(f"unknown worker call {method!r}")
