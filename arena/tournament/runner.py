@@ -855,4 +855,5 @@ def arena_command(argv0: str | None = None) -> str:
 
 __all__ = ["run_tournament", "print_summary", "RunSummary", "outcome_of", "prepare_run", "arena_command",
            "count_text", "RunError", "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants",
-           "BackendSetup", "GameBackend", "PreparedRecord", "record_message", "BackendFactory", "LocalBackend", "time_control_of"]
+           "BackendSetup", "GameBackend", "PreparedRecord", "record_message", "BackendFactory", "LocalBackend",
+           "time_control_of"]

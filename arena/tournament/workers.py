@@ -5,11 +5,11 @@ One arena process uses about one core (the referee's trio loop), so a fast-bot t
 parent process keeps everything the runner keeps (the schedule, the seeds, resume, the single writer of the records,
 standings, events); each worker process holds a :class:`~arena.tournament.runner.LocalBackend` (the entrants' own
 bot processes, sandboxed as in one process, kept alive from game to game) and plays the games it is handed, sending
-each back as its game ends already made into its record and that record's bytes in the record file's format (a
+each back as its game ends already made into its bytes in the record file's format and its outcome (a
 :class:`~arena.tournament.runner.PreparedRecord`): the parent's serial work per game is then an append, an fsync and
-the standings' update (``arena bench workers`` measures it), which is what bounds how many workers one writer serves. The worker plugs into the runner's
-:class:`~arena.tournament.runner.GameBackend` seam, as the Ray backend does: the runner does not know where games are
-played.
+the standings' update (``arena bench workers`` measures it), which is what bounds how many workers one writer
+serves. The worker plugs into the runner's :class:`~arena.tournament.runner.GameBackend` seam, as the Ray backend
+does: the runner does not know where games are played.
 
 The wire: the parent starts ``python -c ...`` (:func:`worker_main`) with pipes on its stdin and stdout; each message
 is a length-prefixed pickle (both ends are this arena, started by this user: no bot ever writes to these pipes). The
