@@ -446,3 +446,152 @@ def bench_ratings(**options: Any) -> dict[str, Any]:
     from .tournament.bench_ratings import bench_ratings as run
 
     return run(**options)
+
+
+# --- arena bench workers -----------------------------------------------------------------------------------------
+
+
+def workers_tournament_text(games: int, concurrency: int, bot: list[str]) -> str:
+    """Two fast bots, Draw to 100 (about 195 decisions a game: the referee's work dominates), sandboxed."""
+    import json
+
+    return (f'name = "bench-workers"\nvariant = "draw"\ngames = {max(1, games // 2)}\nduplicate = true\n'
+            f'concurrency = {concurrency}\nseed = "bench"\nsandbox = true\n'
+            f'[[bots]]\nname = "a"\ncommand = {json.dumps(bot)}\n[[bots]]\nname = "b"\ncommand = {json.dumps(bot)}\n')
+
+
+def bench_workers_once(games: int, concurrency: int, workers: int, bot: list[str]) -> dict[str, Any]:
+    """One fast-bot tournament on ``workers`` referee processes (1: this process alone); its rate counts the games
+    from the first recorded to the last, so the bots' start-up in each worker is not a game."""
+    import tempfile
+    import tomllib
+    from pathlib import Path
+
+    import trio
+
+    from .tournament.runner import run_tournament
+    from .tournament.spec import spec_from_dict
+    from .tournament.workers import workers_factory
+
+    text = workers_tournament_text(games, concurrency, bot)
+    spec = spec_from_dict(tomllib.loads(text))
+    finished: list[float] = []
+    backend = workers_factory(workers) if workers > 1 else None
+    with tempfile.TemporaryDirectory(prefix="arena-bench-workers-") as folder:
+        started = time.perf_counter()
+        summary = trio.run(lambda: run_tournament(spec, text, Path(folder) / "run", backend=backend,
+                                                  on_game=lambda _: finished.append(time.perf_counter())))
+        elapsed = time.perf_counter() - started
+    steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 else 0.0
+    played = max(1, summary.played_now)
+    own, children = _cpu_seconds()
+    return {"workers": workers, "games": summary.played_now, "concurrency": concurrency, "seconds": round(elapsed, 2),
+            "games_per_s": round(steady, 2), "games_per_s_with_startup": round(summary.played_now / elapsed, 2),
+            "cpu_ms_per_game": {"this_process": round(own * 1000 / played, 2),
+                                "children": round(children * 1000 / played, 2)}}
+
+
+def _cpu_seconds() -> tuple[float, float]:
+    """CPU seconds (user and system) of this process, and of its children that ended: with workers, the workers
+    (the sandboxed bots' time is not among them: their sandbox reaps them, out of this count). CPU time, unlike a
+    rate, hardly depends on what else the machine runs, so the scaling model is read from it."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+async def _played_records(games: int) -> list[Any]:
+    """Draw games to 100 between in-process random players: real referee records to feed the writer."""
+    from .players import RandomPlayer
+    from .players.base import LocalPlayer
+    from .referee import play_match
+
+    game = new_game("draw", None)
+    return [await play_match(game, [LocalPlayer(RandomPlayer(f"w/{i}/{s}")) for s in range(game.players)],
+                             seed=f"w/0/{i}", match_id=f"w-{i}") for i in range(games)]
+
+
+def bench_writer_cost(games: int = 200) -> dict[str, Any]:
+    """The parent's serial work per game (what no number of workers shares out), ms per game over ``games`` Draw
+    games to 100: in one process (the record's dict, its compact unit, the append with its fsync, the standings), and
+    with workers, where a worker makes the dict, the unit and the outcome and the parent unpickles the record's head
+    (no rounds), the unit and the outcome from the pipe, appends, fsyncs and updates the standings; and the ceiling of
+    games/s the parent's part sets."""
+    import pickle
+    import tempfile
+    from pathlib import Path
+
+    import trio
+
+    from .records.store import RecordWriter, record_unit
+    from .tournament.runner import PreparedRecord, outcome_of, record_message
+    from .tournament.schedule import ScheduledGame
+    from .tournament.spec import spec_from_dict
+    from .tournament.standings import Standings
+
+    import tomllib
+
+    spec = spec_from_dict(tomllib.loads(workers_tournament_text(games, 1, ["bot"])))
+    records = trio.run(_played_records, games)
+    game = new_game("draw", None)
+    scheduled = [ScheduledGame(i, (0, 1), f"w/0/{i}", f"0/{i}", 0) for i in range(games)]
+    for record in records:
+        record.seats = ("a", "b")
+    costs: dict[str, float] = {}
+
+    def timed(name: str, work: Any) -> Any:
+        started = time.perf_counter()
+        result = work()
+        costs[name] = (time.perf_counter() - started) * 1000 / games
+        return result
+
+    messages = timed("record_dict", lambda: [record_message(spec, game, s, r) for s, r in zip(scheduled, records)])
+    units = timed("compact_unit", lambda: [record_unit(m, True) for m in messages])
+    pickled = [pickle.dumps(PreparedRecord.of(m, True), protocol=pickle.HIGHEST_PROTOCOL) for m in messages]
+    timed("unpickle_prepared", lambda: [pickle.loads(p) for p in pickled])
+    with tempfile.TemporaryDirectory(prefix="arena-bench-writer-") as folder:
+        writer = RecordWriter(Path(folder) / "games.jsonl.zst")
+        timed("append_fsync", lambda: [writer.write(m, u) for m, u in zip(messages, units)])
+        writer.close()
+    outcomes = timed("outcome", lambda: [outcome_of(m) for m in messages])
+    standings = Standings(group_size=1)
+    timed("standings", lambda: [standings.add(o) for o in outcomes])
+    one = (costs["record_dict"] + costs["compact_unit"] + costs["append_fsync"] + costs["outcome"]
+           + costs["standings"])
+    parent = costs["unpickle_prepared"] + costs["append_fsync"] + costs["standings"]
+    return {"games": games, "pickled_bytes_per_game": round(sum(map(len, pickled)) / games),
+            "ms_per_game": {name: round(value, 3) for name, value in costs.items()},
+            "one_process_serial_ms_per_game": round(one, 3),
+            "parent_serial_ms_per_game": round(parent, 3), "ceiling_games_per_s": round(1000 / parent, 1)}
+
+
+def bench_workers(games: int, concurrency: int, workers: list[int], bot: list[str], repeats: int = 2) -> dict[str, Any]:
+    """Games/s of the same fast-bot tournament on each worker count, each in a fresh process (the best of
+    ``repeats``), their CPU time per game, the machine's load around them (a loaded machine shares its cores out:
+    read the rates with it), and the parent's serial cost per game (:func:`bench_writer_cost`), which bounds what
+    any number of workers can reach."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    load_before = os.getloadavg()[0]
+    best: dict[int, dict[str, Any]] = {}
+    for _ in range(repeats):  # interleaved, so that a burst of load elsewhere hits every count alike; best kept
+        for count in workers:
+            code = ("import json; from arena.benchmarks import bench_workers_once; "
+                    f"print(json.dumps(bench_workers_once({games}, {concurrency}, {count}, {bot!r})))")
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            if out.returncode != 0:
+                raise RuntimeError(f"the run on {count} workers failed:\n{out.stderr[-2000:]}")
+            row = json.loads(out.stdout.strip().splitlines()[-1])
+            if count not in best or row["games_per_s"] > best[count]["games_per_s"]:
+                best[count] = row
+    rows = [best[count] for count in workers]
+    base = rows[0]["games_per_s"] if rows else 0
+    for row in rows:
+        row["speedup"] = round(row["games_per_s"] / base, 2) if base else None
+    return {"bot": " ".join(bot), "cores": os.cpu_count(), "repeats": repeats,
+            "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)], "runs": rows,
+            "writer": bench_writer_cost()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -15,7 +16,7 @@ import trio
 from ..errors import UsageError
 from ..bench_search import DEFAULT_CASES, bench_search
 from ..benchmarks import (bench_engine, bench_export, bench_protocol, bench_ratings, bench_records, bench_schedule,
-                          bench_tournament)
+                          bench_tournament, bench_workers)
 from ..cluster import require_ray
 from ..cluster.bench import bench_cluster
 from ..league.matchmaking_bench import bench_matchmaking
@@ -27,6 +28,7 @@ from ..league.db import sqlite_url
 from ..league.kits import RECIPES
 from ..league.pipeline import default_kit_cache
 from ..rules import VARIANTS
+from ..tournament.workers import MAX_WORKERS
 from .options import add_game_arguments, options_from, require_sandbox
 
 
@@ -60,6 +62,27 @@ def cmd_bench_tournament(args: argparse.Namespace) -> int:
     sizes = [int(g) for g in args.games.split(",")]
     concurrencies = [int(c) for c in args.concurrency.split(",")]
     print(json.dumps(bench_tournament(sizes, concurrencies, bot, bench_sandboxes(args.sandbox)), indent=2))
+    return 0
+
+
+GO_RANDOM_BOT = "bots/go/bin/bot --policy random"
+"""The Go kit's random bot (built by set-up): fast, so the referee's work dominates a game."""
+
+
+def cmd_bench_workers(args: argparse.Namespace) -> int:
+    bot = shlex.split(args.bot)
+    counts = [part.strip() for part in args.workers.split(",")]
+    if not all(part.isdigit() and 1 <= int(part) <= MAX_WORKERS for part in counts):
+        raise UsageError(f"--workers must be worker counts from 1 to {MAX_WORKERS}, comma-separated, got "
+                         f"{args.workers!r}")
+    workers = [int(part) for part in counts]
+    if max(workers) > args.concurrency:
+        raise UsageError(f"--workers {max(workers)} is more than --concurrency {args.concurrency}: each worker needs a "
+                         f"game at a time")
+    if bot and not shutil.which(bot[0]):
+        raise UsageError(f"the bot's program {bot[0]!r} is not found (the Go kit's is built by scripts/setup.sh)")
+    require_sandbox(True)
+    print(json.dumps(bench_workers(args.games, args.concurrency, workers, bot, args.repeats), indent=2))
     return 0
 
 
@@ -188,6 +211,15 @@ def add_bench_commands(sub: Any) -> None:
                         "itself (itself: a Python botkit bot's --connect), against the same bot called directly (not "
                         "sandboxed): round trip and referee decisions/s, and what dialing in adds")
     b.set_defaults(func=cmd_bench_protocol)
+    b = bench.add_parser("workers", help="games/s of a fast-bot tournament on 1, 2, ... referee processes (arena run "
+                                         "--workers), and the single writer's cost per game that bounds them (JSON)")
+    b.add_argument("--bot", default=GO_RANDOM_BOT, help=f"the bot command (default: {GO_RANDOM_BOT})")
+    b.add_argument("--games", type=positive_int, default=400, help="games per run (default 400)")
+    b.add_argument("--concurrency", type=positive_int, default=16, help="games in flight (default 16)")
+    b.add_argument("--workers", default="1,2", help="comma-separated worker counts (default 1,2)")
+    b.add_argument("--repeats", type=positive_int, default=2, help="runs per count, interleaved, best kept (default 2)")
+    b.set_defaults(func=cmd_bench_workers)
+
     b = bench.add_parser("tournament", help="games/s and peak memory of quick tournaments (JSON)")
     b.add_argument("--games", default="1000,10000", help="tournament sizes (default 1000,10000)")
     b.add_argument("--concurrency", default="1,4,16", help="concurrent games (default 1,4,16)")

@@ -27,6 +27,7 @@ from ..records.terminal import show_game
 from ..league.table_run import league_folder, run_folders
 from ..tournament.runner import RecordsNotWritten, arena_command, count_text, print_summary, run_tournament
 from ..tournament.spec import load_spec, read_spec_text
+from ..tournament.workers import check_workers, workers_factory
 from .options import require_sandbox
 
 
@@ -77,6 +78,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         require_sandbox(spec.sandbox, "sandbox = false in the tournament file")
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")
+    workers = workers_backend(args, spec.concurrency) if args.workers != 1 else None  # before the folder is touched
     run = Path(args.out or spec.output)
     command = arena_command()
     console = make_console()
@@ -92,7 +94,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     resume = f"{command} run {shlex.quote(args.file)} --out {shlex.quote(str(run))} --resume"
     if args.backend != "local":
         resume += f" --backend {args.backend}" + (f" --address {shlex.quote(args.address)}" if args.address else "")
-    backend = backend_from(args.backend, args.address, args.concurrency or spec.concurrency)
+    backend = workers or backend_from(args.backend, args.address, args.concurrency or spec.concurrency)
+    if workers is not None:
+        resume += f" --workers {args.workers}"
     try:
         summary = trio.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
                                                                       concurrency=args.concurrency, console=console,
@@ -114,6 +118,18 @@ def cmd_run(args: argparse.Namespace) -> int:
                       f"{summary.played_now}", highlight=False)
     print_summary(summary, console, f"{spec.name}: {spec.variant}, {count_text(summary.recorded, 'game')}", command)
     return 1 if summary.given_up else 0
+
+
+def workers_backend(args: argparse.Namespace, file_concurrency: int) -> Any:
+    """The backend of ``--workers N`` (N referee processes here), or a :class:`UsageError` line for a count the run
+    cannot use (0, negative, huge, more than the games in flight, or beside ``--backend ray``)."""
+    if args.backend != "local":
+        raise UsageError(f"--workers is for games on this machine, not beside --backend {args.backend}")
+    try:
+        check_workers(args.workers, args.concurrency or file_concurrency)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return workers_factory(args.workers)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -264,6 +280,9 @@ def add_run_commands(sub: Any) -> None:
     p.add_argument("--out", help="the run folder (default: the file's 'output')")
     p.add_argument("--concurrency", type=int, help="games at once (default: the file's 'concurrency')")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in the same folder")
+    p.add_argument("--workers", type=int, default=1,
+                   help="referee processes on this machine, each with its own bots (default 1: this process); the "
+                        "records are still written by this process alone")
     add_backend_arguments(p)
     p.set_defaults(func=cmd_run)
 

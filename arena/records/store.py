@@ -203,6 +203,21 @@ def record_line(record: Record) -> bytes:
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
+def record_unit(record: Record, compact_file: bool) -> bytes:
+    """A record's bytes as a record file holds them: a compact unit for a ``*.zst`` file, its JSON line otherwise."""
+    return compact.encode(record) if compact_file else record_line(record)
+
+
+def record_of_unit(unit: bytes, compact_file: bool) -> Record:
+    """The record :func:`record_unit` made ``unit`` of, read back as a record file's reader reads it."""
+    if not compact_file:
+        return parse_record(unit)
+    units, _ = compact.split(unit, 0, final=True)
+    if len(units) != 1 or units[0].problem:
+        raise RecordFormatError("not one record unit")
+    return parse_record(compact.PackedLine(compact.decode(units[0].raw)))
+
+
 class RecordWriter:
     """Appends records; each is flushed and fsynced before ``write`` returns (only then does the game count). The
     file's name decides the format (:func:`is_compact`): a compact unit for ``*.zst``, a JSON line otherwise; either
@@ -217,9 +232,10 @@ class RecordWriter:
         self.compact = is_compact(path)
         self._file = _open_locked(path)
 
-    def write(self, record: Record) -> None:
-        line = b"" if self.compact else record_line(record)
-        self._file.write(compact.encode(record) if self.compact else line)
+    def write(self, record: Record, unit: bytes | None = None) -> None:
+        """Append ``record``; ``unit`` is its bytes in this file's format when they were made elsewhere (by
+        :func:`record_unit`, in a worker process: the one writer then only appends and fsyncs)."""
+        self._file.write(unit if unit is not None else record_unit(record, self.compact))
         self._file.flush()
         os.fsync(self._file.fileno())
 

@@ -42,7 +42,7 @@ from ..players.remote import new_match_id
 from ..records.jsonform import game_record_dict, index_of
 from ..records.run_folder import STANDINGS, RunFolder, SeedCommitment, new_seed
 from ..records.schema import Record
-from ..records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records
+from ..records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records, record_of_unit, record_unit
 from ..referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from ..rules import Game
 from .balanced import VERSION as BALANCED_VERSION
@@ -486,17 +486,19 @@ class _RunGames:
                 self.backend_error = self.backend_error or error
                 self.games.cancel()
                 return
-        message = game_record_dict(record, index=scheduled.index, tournament=self.spec.name,
-                                   deal_key=scheduled.deal_key, rotation=scheduled.rotation,
-                                   side_of=self.game.side_of)
+        if isinstance(record, PreparedRecord):
+            prepared: PreparedRecord | None = record
+            message, unit, outcome = record.head, record.unit, record.outcome
+        else:
+            prepared, message = None, record_message(self.spec, self.game, scheduled, record)
+            unit, outcome = None, outcome_of(message)
         assert self.writer is not None
         try:
             async with self.write_lock:
                 if self.failures:
                     return  # not recorded: a resume plays it again
                 with writing(self.folder.records):
-                    await trio.to_thread.run_sync(self.writer.write, message)
-            outcome = outcome_of(message)
+                    await trio.to_thread.run_sync(self.writer.write, message, unit)
             self.standings.add(outcome)
             if self.summary.sprt is not None:
                 self.summary.sprt.add(outcome)
@@ -512,7 +514,7 @@ class _RunGames:
             self.stop(failure)
             return
         if self.on_game is not None:
-            self.on_game(message)
+            self.on_game(message if prepared is None else prepared.message())
         if self.progress is not None:
             self.progress.advance(self.standings.leaders(3),
                                   self.summary.sprt.progress_text() if self.summary.sprt is not None else "")
@@ -703,6 +705,37 @@ class BackendSetup:
     """Where the bots' logs go (default: the run folder's ``logs/``)."""
 
 
+def record_message(spec: TournamentSpec, game: Game, scheduled: ScheduledGame, record: MatchRecord) -> Record:
+    """A played game as the record file keeps it (protobuf's JSON mapping, with its place in the schedule)."""
+    return game_record_dict(record, index=scheduled.index, tournament=spec.name, deal_key=scheduled.deal_key,
+                            rotation=scheduled.rotation, side_of=game.side_of)
+
+
+@dataclass(frozen=True)
+class PreparedRecord:
+    """A played game already made into its bytes in the record file's format and its outcome, by a backend that has
+    cores of its own to spare (``arena run --workers``): the single writer then only appends, fsyncs and counts. The
+    rounds (nearly all of a record) do not travel as objects: a caller that wants the whole record (``on_game``)
+    gets it read back from the bytes."""
+
+    head: Record
+    """The record as :func:`record_message` makes it, without its rounds: what the log and the progress need."""
+    unit: bytes
+    """As :func:`~arena.records.store.record_unit` makes it for the run's record file."""
+    outcome: GameOutcome
+    compact: bool
+    """Whether ``unit`` is a compact unit (else a JSON line)."""
+
+    @classmethod
+    def of(cls, message: Record, compact: bool) -> "PreparedRecord":
+        return cls({key: value for key, value in message.items() if key != "rounds"}, record_unit(message, compact),
+                   outcome_of(message), compact)
+
+    def message(self) -> Record:
+        """The whole record, as the record file's reader reads it back."""
+        return record_of_unit(self.unit, self.compact)
+
+
 class GameBackend(typing.Protocol):
     """Where a run's games are played. The driver (:func:`run_tournament`) keeps the schedule, the seeds, resume, the
     single writer of the records, the standings and the progress; a backend only turns a scheduled game into the
@@ -711,8 +744,9 @@ class GameBackend(typing.Protocol):
     async def check(self, log: Any) -> list[tuple[str, str]]:
         """Start every entrant once before the first game: (name, why it cannot play) per entrant that cannot."""
 
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
-        """Play one scheduled game (its seed, its seats) to its end; faults are in the record, never raised."""
+    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord | PreparedRecord:
+        """Play one scheduled game (its seed, its seats) to its end; faults are in the record, never raised. A
+        :class:`PreparedRecord` only when ``on_progress`` is None (a live watch needs the referee's record)."""
 
     def info(self) -> list[dict[str, Any]]:
         """What ``bots.json`` says about the entrants."""
@@ -821,4 +855,5 @@ def arena_command(argv0: str | None = None) -> str:
 
 __all__ = ["run_tournament", "print_summary", "RunSummary", "outcome_of", "prepare_run", "arena_command",
            "count_text", "RunError", "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants",
-           "BackendSetup", "GameBackend", "BackendFactory", "LocalBackend", "time_control_of"]
+           "BackendSetup", "GameBackend", "PreparedRecord", "record_message", "BackendFactory", "LocalBackend",
+           "time_control_of"]

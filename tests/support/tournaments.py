@@ -70,11 +70,11 @@ def fail_on_write(monkeypatch: pytest.MonkeyPatch, after: int) -> list[int]:
     real = RecordWriter.write
     calls: list[int] = []
 
-    def write(self: RecordWriter, record: dict) -> None:
+    def write(self: RecordWriter, record: dict, unit: bytes | None = None) -> None:
         calls.append(1)
         if len(calls) > after:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        real(self, record)
+        real(self, record, unit)
 
     monkeypatch.setattr(RecordWriter, "write", write)
     return calls
