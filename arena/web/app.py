@@ -622,12 +622,15 @@ async def upload(web: Web, request: Request) -> Response:
         spooled = await forms.spooled_body(request, core.store.tmp,
                                            archive_limits(served.config).max_compressed_bytes + FORM_SLACK, limit_mb)
         try:
-            fields, part = await trio.to_thread.run_sync(forms.form_parts, spooled,
-                                                         request.headers.get("content-type", ""))
-            reply = await core.upload(caller, league, fields.get("bot", "").strip(),
-                                      forms.part_chunks(spooled, part), core.store.tmp)
+            fields, archive = await trio.to_thread.run_sync(forms.form_parts, spooled,
+                                                            request.headers.get("content-type", ""))
         finally:
             spooled.unlink(missing_ok=True)
+        try:
+            reply = await core.upload(caller, league, fields.get("bot", "").strip(), forms.part_chunks(archive),
+                                      core.store.tmp)
+        finally:
+            archive.unlink(missing_ok=True)
     except LeagueError as error:
         raise league_web.shown_error(error) from None
     v = reply.version

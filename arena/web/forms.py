@@ -1,18 +1,21 @@
-"""The upload form's body, read as hostile input: spooled to a private file under a cap, then its parts found in
-place (``mmap``), so the archive goes to the league's own upload path (:meth:`arena.league.service.LeagueCore.upload`,
-which counts it against the league's limit and checks it) as chunks, the way the gRPC Upload's arrive. Nothing of
-the body is held in memory or parsed before the whole of it is known to be within the cap.
+"""The upload form's body, read as hostile input: spooled to a private file under a cap, then parsed by
+python-multipart (streaming), its archive written to a file of its own, so the archive goes to the league's own
+upload path (:meth:`arena.league.service.LeagueCore.upload`, which counts it against the league's limit and checks
+it) as chunks, the way the gRPC Upload's arrive. Nothing of the body is held in memory or parsed before the whole of
+it is known to be within the cap.
 """
 
 from __future__ import annotations
 
-import mmap
 import os
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 import trio
+from python_multipart.exceptions import MultipartParseError
+from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
 from ..league.errors import LeagueError
@@ -45,63 +48,104 @@ class FormError(LeagueError):
 
 
 FORM_FIELD_BYTES = 1024
-
-
-def form_parts(path: Path, content_type: str) -> tuple[dict[str, str], tuple[int, int]]:
-    """A spooled ``multipart/form-data`` body's text fields and where its ``archive`` file lies in it (offset,
-    length), read through ``mmap`` (nothing of the file is copied); blocking."""
-    kind, _, rest = content_type.partition(";")
-    boundary = next((v.strip().strip('"') for k, _, v in (p.strip().partition("=") for p in rest.split(";"))
-                     if k.lower() == "boundary"), "")
-    if kind.strip().lower() != "multipart/form-data" or not boundary:
-        raise FormError("an upload is a multipart/form-data form (the page's upload form)")
-    delimiter = b"--" + boundary.encode("latin-1")
-    fields: dict[str, str] = {}
-    archive: tuple[int, int] | None = None
-    with open(path, "rb") as file:
-        if os.fstat(file.fileno()).st_size == 0:
-            raise FormError("the upload form is empty")
-        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as body:
-            at = body.find(delimiter)
-            while at >= 0 and body[at + len(delimiter):at + len(delimiter) + 2] == b"\r\n":
-                head_end = body.find(b"\r\n\r\n", at)
-                end = body.find(b"\r\n" + delimiter, head_end + 4) if head_end >= 0 else -1
-                if end < 0:
-                    raise FormError("the upload form is cut short (a part without its end)")
-                name, filename = _disposition(body[at + len(delimiter) + 2:head_end].decode("utf-8", "replace"))
-                start = head_end + 4
-                if filename is not None and name == "archive":
-                    archive = (start, end - start)
-                elif filename is None and end - start <= FORM_FIELD_BYTES:
-                    fields[name] = body[start:end].decode("utf-8", "replace")
-                at = end + 2
-    if archive is None:
-        raise FormError("the upload form holds no archive (its file field, archive)")
-    return fields, archive
-
-
-def _disposition(headers: str) -> tuple[str, str | None]:
-    """A part's field name and file name (None for a text field) from its Content-Disposition."""
-    for line in headers.split("\r\n"):
-        key, _, value = line.partition(":")
-        if key.strip().lower() == "content-disposition":
-            params = dict((k.strip().lower(), v.strip().strip('"')) for k, _, v in
-                          (p.partition("=") for p in value.split(";")[1:]))
-            return params.get("name", ""), params.get("filename")
-    return "", None
-
-
+"""A text field longer than this (the form's are a bot's name and a token) is not kept."""
 UPLOAD_CHUNK = 256 * 1024
 
 
-def part_chunks(path: Path, part: tuple[int, int]) -> Iterator[bytes]:
-    """The archive's bytes from the spooled form, as the league's receive reads them (on its worker thread)."""
-    start, length = part
+@dataclass
+class _Part:
+    """The part being read: its field name, file name (None for a text field) and what of it is kept."""
+
+    headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    name: str = ""
+    filename: str | None = None
+    text: bytearray = field(default_factory=bytearray)
+
+
+def form_parts(path: Path, content_type: str) -> tuple[dict[str, str], Path]:
+    """A spooled ``multipart/form-data`` body's text fields, and its ``archive`` file written to a private file
+    beside it (the caller removes both); parsed by python-multipart, streaming (nothing of the archive is held in
+    memory); blocking."""
+    kind, params = parse_options_header(content_type)
+    boundary = params.get(b"boundary", b"")
+    if kind != b"multipart/form-data" or not boundary:
+        raise FormError("an upload is a multipart/form-data form (the page's upload form)")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=".archive-")
+    archive_path = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as archive, open(path, "rb") as body:
+            fields, found = _parse(body, boundary, archive)
+    except BaseException:
+        archive_path.unlink(missing_ok=True)
+        raise
+    if not found:
+        archive_path.unlink(missing_ok=True)
+        raise FormError("the upload form holds no archive (its file field, archive)")
+    return fields, archive_path
+
+
+def _parse(body: BinaryIO, boundary: bytes, archive: BinaryIO) -> tuple[dict[str, str], bool]:
+    """The text fields, with the ``archive`` file's bytes written to ``archive``; whether there was one."""
+    fields: dict[str, str] = {}
+    part = _Part()
+    header: list[bytes] = [b"", b""]
+    found = ended = False
+
+    def begin() -> None:
+        nonlocal part
+        part = _Part()
+
+    def header_end() -> None:
+        part.headers.append((header[0], header[1]))
+        header[:] = [b"", b""]
+
+    def headers_done() -> None:
+        nonlocal found
+        for key, value in part.headers:
+            if key.lower() == b"content-disposition":
+                _, params = parse_options_header(value)
+                part.name = params.get(b"name", b"").decode("utf-8", "replace")
+                file_name = params.get(b"filename")
+                part.filename = None if file_name is None else file_name.decode("utf-8", "replace")
+        if part.filename is not None and part.name == "archive":
+            found = True
+
+    def data(chunk: bytes, start: int, end: int) -> None:
+        if part.filename is not None and part.name == "archive":
+            archive.write(chunk[start:end])
+        elif part.filename is None and len(part.text) <= FORM_FIELD_BYTES:
+            part.text += chunk[start:end]
+
+    def end() -> None:
+        if part.filename is None and len(part.text) <= FORM_FIELD_BYTES:
+            fields[part.name] = part.text.decode("utf-8", "replace")
+
+    def body_end() -> None:
+        nonlocal ended
+        ended = True
+
+    callbacks = {"on_part_begin": begin, "on_part_data": data, "on_part_end": end, "on_headers_finished": headers_done,
+                 "on_header_field": lambda c, s, e: header.__setitem__(0, header[0] + c[s:e]),
+                 "on_header_value": lambda c, s, e: header.__setitem__(1, header[1] + c[s:e]),
+                 "on_header_end": header_end, "on_end": body_end}
+    parser = MultipartParser(boundary, callbacks)  # type: ignore[arg-type]
+    size = 0
+    try:
+        while chunk := body.read(UPLOAD_CHUNK):
+            size += len(chunk)
+            parser.write(chunk)
+        parser.finalize()
+    except MultipartParseError as error:
+        raise FormError(f"the upload form is malformed: {str(error)[:120]}") from None
+    if size == 0:
+        raise FormError("the upload form is empty")
+    if not ended:
+        raise FormError("the upload form is cut short (a part without its end)")
+    return fields, found
+
+
+def part_chunks(path: Path) -> Iterator[bytes]:
+    """The archive's bytes, as the league's receive reads them (on its worker thread)."""
     with open(path, "rb") as file:
-        file.seek(start)
-        while length > 0:
-            chunk = file.read(min(UPLOAD_CHUNK, length))
-            if not chunk:
-                return
-            length -= len(chunk)
+        while chunk := file.read(UPLOAD_CHUNK):
             yield chunk
