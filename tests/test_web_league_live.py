@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 import tempfile
 from pathlib import Path
 
@@ -118,6 +119,15 @@ def test_the_leaderboard_and_queue_update_in_chromium_as_tables_end_without_a_re
                         "the queue to show the freeze and the last table without a reload")
         browser.goto(f"{web}/leagues/test")
         assert browser.js(GAMES_SHOWN) == games_on_board(web)
+        # one tab through more live pages than a browser opens connections to one site (six), then a game: each
+        # loads, since a page left closes its event stream (the back-forward cache would keep it open)
+        for page in ("queue", "finals", "bots/greedy", "bots/rand", "", "queue", "finals", "bots/greedy"):
+            browser.goto(f"{web}/leagues/test/{page}")
+            assert browser.js("document.getElementById('main').children.length") > 0, page
+        game = get_json(f"{web}/api/leagues/test/bots/greedy")["history"]["recent"][0]["url"]
+        browser.goto(f"{web}{game}")
+        assert browser.js("document.getElementById('arena-bar').textContent").endswith(
+            f"table {game.split('/')[4]} · game {game.split('/')[6]}")
         errors = [e for e in browser.events if e.get("method") == "Runtime.exceptionThrown"]
         assert errors == []
     finally:
@@ -188,6 +198,8 @@ def test_a_bots_page_and_the_finals_page_show_their_history_and_keep_the_seed_un
                     over = True
                 else:
                     assert not [s for s in secrets if s.encode() in answer], path
+            shown = Counter(g["deal_set"] for g in get_json(f"{web}/api/leagues/test/finals")["results"])
+            assert set(shown.values()) <= {2}, shown  # a deal set's games only once both are played
             return over
 
         wait_for(ended, LADDER_S, "the finals to end")

@@ -178,10 +178,12 @@ class FinalsPage:
     nonce: str = ""
 
 
-def finals_page(database: Database, league_id: int, folder: Path | None) -> FinalsPage:
+def finals_page(database: Database, league_id: int, folder: Path | None, group: int = 1) -> FinalsPage:
     """The league's finals (``folder``: their run folder, None when this server runs none): "not frozen",
     "frozen" (the field is known), then the finals' own state. The seed and nonce are read only when the finals'
-    state is done and the run folder is finished (revealed, secret gone): never while a game is to be played."""
+    state is done and the run folder is finished (revealed, secret gone): never while a game is to be played. The
+    games listed are those of complete deal sets only (``group`` games each: a duplicate deal set's games share
+    their deals, so none of one is shown while another of it is still to be played)."""
     frozen: Freeze | None = database.frozen(league_id)
     if frozen is None:
         return FinalsPage("not frozen", [], 0.0)
@@ -195,7 +197,7 @@ def finals_page(database: Database, league_id: int, folder: Path | None) -> Fina
         return page
     run = RunFolder(folder)
     page.commitment = _or_empty(run.commitment)
-    page.results = _results(run)
+    page.results = _results(run, group)
     if page.state == "done" and run.is_finished():
         revealed = run.revealed() or {}
         page.seed, page.nonce = str(revealed.get("seed", "")), str(revealed.get("nonce", ""))
@@ -209,13 +211,23 @@ def _or_empty(read: Any) -> str:
         return ""
 
 
-def _results(run: RunFolder) -> list[dict[str, Any]]:
-    """The finals' recorded games: index, deal set, seats and each side's score (no seed, no deal)."""
+def _results(run: RunFolder, group: int) -> list[dict[str, Any]]:
+    """The finals' recorded games of complete deal sets, in schedule order: index, deal set, seats and each
+    side's score (no seed, no deal)."""
     if not run.records.exists():
         return []
-    rows = []
+    by_deal_set: dict[str, list[Any]] = {}
     for record in iter_records(run.records, ReadReport()):
         outcome = outcome_of(record)
-        rows.append({"index": outcome.index, "deal_set": outcome.deal_key, "seats": list(outcome.seats),
-                     "scores": list(outcome.scores)})
-    return rows
+        by_deal_set.setdefault(outcome.deal_key or str(outcome.index), []).append(outcome)
+    complete = [o for games in by_deal_set.values() if len(games) >= group for o in games]
+    return [{"index": o.index, "deal_set": o.deal_key, "seats": list(o.seats), "scores": list(o.scores)}
+            for o in sorted(complete, key=lambda o: o.index)]
+
+
+def games_written(folder: Path) -> int:
+    """The size of a run's record file (0 before it has one): what changes as its games are recorded."""
+    try:
+        return RunFolder(folder).records.stat().st_size
+    except OSError:
+        return 0

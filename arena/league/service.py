@@ -44,9 +44,9 @@ from .ladder import FROZEN, RECORD, Ladder, left_because
 from .challenges import Challenges, request_challenge, version_name
 from .finals import Finals, freeze_league, games_recorded
 from .leaderboard import SYSTEM, BoardEntry
-from .pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game
+from .pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game, games_written
 from .rating import deal_set_totals
-from .table_run import TABLES, entrant_name
+from .table_run import TABLES, entrant_name, rotations
 from .errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from .manifest import NAME_PATTERN as BOT_NAME
 from .pipeline import Pipeline, Served
@@ -314,13 +314,17 @@ class LeagueCore:
         served = self.league(league)
         runner = self.finals_of.get(served.config.name)
         folder = runner.run_folder if runner is not None else None
-        return await self.database.run(finals_page, served.league_id, folder)
+        group = rotations(served.config) if served.config.duplicate else 1
+        return await self.database.run(finals_page, served.league_id, folder, group)
 
     def live_state(self, league: str) -> list[Any]:
         """What changes as the ladder plays, read from memory (no query): tables ended since the start, the
-        tables being played, the deal sets the board has fitted. An event stream sends a change when it differs."""
+        tables being played, the deal sets the board has fitted, and the finals' state writes and the size of their
+        record file (a stat, no read). An event stream sends a change when it differs."""
         ladder = self.ladder(league)
-        return [ladder.serial, sorted(ladder.playing), ladder.leaderboard.fitted_results]
+        runner = self.finals_of.get(ladder.config.name)
+        finals = [runner.changes, games_written(runner.run_folder)] if runner is not None else []
+        return [ladder.serial, sorted(ladder.playing), ladder.leaderboard.fitted_results, *finals]
 
     async def watch_ladder(self, token: str | None, league: str, after: int | None, wait_s: float
                            ) -> tuple[int, list[lpb.WatchLadderResponse]]:

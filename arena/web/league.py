@@ -135,10 +135,16 @@ def html_table(table_id: str, headers: Sequence[tuple[str, bool]], rows: Sequenc
     return f'<section class="card"><table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>'
 
 
+def _elo(value: float) -> str:
+    """An Elo to the point, signed; a value that rounds to zero is "0" (never "-0", which reads as a loss)."""
+    shown = f"{value:+.0f}"
+    return "0" if shown in ("+0", "-0") else shown
+
+
 def _interval(row: dict[str, Any]) -> str:
     if row["rating"] is None:
         return "not fitted yet"
-    return f'{row["rating"]:+.0f} [{row["rating_low"]:+.0f}, {row["rating_high"]:+.0f}]'
+    return f'{_elo(row["rating"])} [{_elo(row["rating_low"])}, {_elo(row["rating_high"])}]'
 
 
 def _bot_link(league: str, name: str) -> str:
@@ -309,7 +315,7 @@ def _tally_rows(rows: dict[str, dict[str, Any]], label: Any) -> list[list[Cell]]
 def history_html(league: str, history: dict[str, Any]) -> str:
     """The bot page's chart, its results by opponent and by seat, and its recent games linking to the viewer."""
     tally_headers = [("played", False), ("won", False), ("drawn", False), ("lost", False), ("points", False),
-                     ("per unit", False)]
+                     ("mean points", False)]
     opponents = _tally_rows(history["by_opponent"], lambda name: _bot_link(league, name.rsplit("-v", 1)[0])
                             + _e(f' v{name.rsplit("-v", 1)[1]}') if "-v" in name else _e(name))
     seats = _tally_rows(history["by_seat"], lambda seat: _e(f"seat {int(seat) + 1}"))
@@ -318,9 +324,10 @@ def history_html(league: str, history: dict[str, Any]) -> str:
               (_e(g["ended_at"] or "-"), True)] for g in history["recent"]]
     return ('<h2>Online rating of each version</h2><section class="card chart">'
             + rating_chart(history["ratings"]) + '</section>'
-            '<h2>Results by opponent</h2><p class="meta">Deal sets: won on more match points over the rotations.</p>'
+            '<h2>Results by opponent</h2><p class="meta">Per deal set: won on more match points than the opponent '
+            'over the seat rotations.</p>'
             + html_table("by-opponent", [("opponent", True), *tally_headers], opponents, "No deal set yet.")
-            + '<h2>Results by seat</h2><p class="meta">Games, by the seat held.</p>'
+            + '<h2>Results by seat</h2><p class="meta">Per game, by the seat held: won on more match points than the other sides.</p>'
             + html_table("by-seat", [("seat", True), *tally_headers], seats, "No game yet.")
             + '<h2>Recent games</h2>'
             + html_table("games", [("game", True), ("seats", True), ("points", False), ("ended", True)], games,
@@ -339,7 +346,7 @@ def finals_html(page: dict[str, Any]) -> str:
              ("field", ", ".join(page["field"]) or "-"),
              ("schedule", f'{page["scheduled"]} games, {page["deal_sets"]} deal sets per table'
               if page["scheduled"] else "not started"),
-             ("games recorded", page["games"]), ("started", page["started_at"] or "-"),
+             ("games shown", f'{page["games"]} (of complete deal sets only)'), ("started", page["started_at"] or "-"),
              ("ended", page["ended_at"] or "-"),
              ("seed commitment", page["commitment"] or "published when the finals start"),
              ("seed", f'{page["seed"]} (nonce {page["nonce"]})' if page["seed"]
@@ -347,14 +354,14 @@ def finals_html(page: dict[str, Any]) -> str:
     if page["error"]:
         facts.append(("error", page["error"]))
     kv = "".join(f'<dt>{_e(k)}</dt><dd id="finals-{_e(k.replace(" ", "-"))}">{_e(v)}</dd>' for k, v in facts)
-    ranking = [[(_e(r["rank"]), False), (_e(f'{r["best"]}–{r["worst"]}'), False), (_e(r["version"]), True),
-                (_e(f'{r["rating"]:+.0f} [{r["low"]:+.0f}, {r["high"]:+.0f}]'), False), (_e(r["deal_sets"]), False),
+    ranking = [[(_e(r["rank"]), False), (_e(r["version"]), True),
+                (_e(f'{_elo(r["rating"])} [{_elo(r["low"])}, {_elo(r["high"])}]'), False), (_e(r["deal_sets"]), False),
                 (_e(", ".join(r["tied_with"]) or "-"), True)] for r in page["ranking"]]
     results = [[(_e(g["index"]), False), (_e(g["deal_set"]), True), (_e(" vs ".join(g["seats"])), True),
                 (_e(" – ".join(str(s) for s in g["scores"])), False)] for g in page["results"]]
     return (f'<h1>{_e(league)} · finals</h1>{_league_nav(league)}<section class="card"><dl class="kv">{kv}</dl>'
             '</section><h2>Ranking</h2>'
-            + html_table("finals-ranking", [("rank", False), ("range", False), ("version", True),
+            + html_table("finals-ranking", [("rank", False), ("version", True),
                                             ("Elo [95%]", False), ("deal sets", False),
                                             ("not yet told apart from", True)], ranking,
                          "Ranked once the finals end.")

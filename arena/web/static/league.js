@@ -25,8 +25,16 @@
     busy = false;
     if (again) { again = false; redraw(); }
   };
-  const source = new EventSource(stream);
-  source.addEventListener('change', redraw);
-  source.onopen = () => { if (state) { state.textContent = 'live'; state.className = 'live on'; } };
-  source.onerror = () => { if (state) { state.textContent = 'reconnecting'; state.className = 'live off'; } };
+  // The stream is closed as the page is left: a page kept in the back-forward cache would otherwise hold its
+  // connection open, and a browser opens only six to one site (the seventh page would never load).
+  let source = null;
+  const open = () => {
+    source = new EventSource(stream);
+    source.addEventListener('change', redraw);
+    source.onopen = () => { if (state) { state.textContent = 'live'; state.className = 'live on'; } };
+    source.onerror = () => { if (state) { state.textContent = 'reconnecting'; state.className = 'live off'; } };
+  };
+  window.addEventListener('pagehide', () => { if (source) { source.close(); source = null; } });
+  window.addEventListener('pageshow', (event) => { if (event.persisted && !source) open(); });
+  open();
 })();
