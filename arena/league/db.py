@@ -677,6 +677,11 @@ class Database:
             where.append(versions.c.deleted_at.is_(None))
         return self._versions_where(*where)
 
+    def versions_of_bots(self, bot_ids: Sequence[int]) -> list[Version]:
+        """Every version of these bots, deleted ones too (their games keep them), in one query: a page naming each
+        version of a league."""
+        return self._versions_where(versions.c.bot_id.in_(sorted(set(bot_ids))))
+
     def active_versions(self, league_id: int) -> list[tuple[Bot, Version]]:
         """Each bot of the league with its active version (its newest ready one), bots without one left out: who
         plays on the ladder."""

@@ -121,6 +121,8 @@ class Finals(LeagueRuns):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.run_folder = self.folder / FINALS
+        self.changes = 0
+        """Times the finals' state was written since the server started (the web's pages redraw when it moves)."""
         self._wake = trio.Event()
 
     async def begin(self, caller: Caller, deal_sets: int, tables: int) -> Freeze:
@@ -139,6 +141,7 @@ class Finals(LeagueRuns):
         finals = {"state": PLAYING, "deal_sets": deal_sets, "tables": tables,
                   "scheduled": spec.schedule().total(), "started_at": utc_now().timestamp()}
         frozen = await self.database.run(Database.set_finals, self.served.league_id, finals)
+        self.changes += 1
         self.log.info("finals_started", league=self.config.name, deal_sets=deal_sets, games=finals["scheduled"])
         self._wake.set()
         return frozen
@@ -187,4 +190,5 @@ class Finals(LeagueRuns):
         except (LeagueError, RunError, OSError) as error:
             finals.update(state=FAILED, error=str(error))
         await self.database.run(Database.set_finals, self.served.league_id, finals)
+        self.changes += 1
         self.log.info("finals_ended", league=self.config.name, state=finals["state"], error=finals.get("error", ""))

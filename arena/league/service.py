@@ -45,8 +45,9 @@ from .ladder import FROZEN, RECORD, Ladder, left_because
 from .challenges import Challenges, request_challenge, version_name
 from .finals import Finals, freeze_league, games_recorded
 from .leaderboard import SYSTEM, BoardEntry
+from .pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game, games_written
 from .rating import deal_set_totals
-from .table_run import entrant_name
+from .table_run import TABLES, entrant_name, rotations
 from .errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from .manifest import NAME_PATTERN as BOT_NAME
 from .pipeline import Pipeline, Served
@@ -343,6 +344,36 @@ class LeagueCore:
                                          ENDED, RECENT_SHOWN)
         return BotPage(served.config.name, bot.name, await self._author(bot),
                        [await self._message(v) for v in versions], [await self._table(t) for t in tables])
+
+    async def bot_history(self, league: str, bot_name: str) -> BotHistory:
+        """A bot's rating history, results by opponent and by seat, and recent games (:mod:`.pages`). Public."""
+        served = self.league(league)
+        bot = await self.database.run(Database.bot, served.league_id, bot_name)
+        return await self.database.run(bot_history, served.league_id, bot.id)
+
+    async def table_game(self, league: str, table_id: int, game_key: str) -> dict[str, Any]:
+        """One game's record of a done ladder table, for the viewer. Public: a table still being played shows
+        nothing (its deal set's other games hold the same deals)."""
+        ladder = self.ladder(league)
+        folder = ladder.folder / TABLES
+        return await self.database.run(finished_table_game, folder, ladder.served.league_id, table_id, game_key)
+
+    async def finals_page(self, league: str) -> FinalsPage:
+        """The finals as a spectator sees them (:func:`.pages.finals_page`: the seed only once they ended)."""
+        served = self.league(league)
+        runner = self.finals_of.get(served.config.name)
+        folder = runner.run_folder if runner is not None else None
+        group = rotations(served.config) if served.config.duplicate else 1
+        return await self.database.run(finals_page, served.league_id, folder, group)
+
+    def live_state(self, league: str) -> list[Any]:
+        """What changes as the ladder plays, read from memory (no query): tables ended since the start, the
+        tables being played, the deal sets the board has fitted, and the finals' state writes and the size of their
+        record file (a stat, no read). An event stream sends a change when it differs."""
+        ladder = self.ladder(league)
+        runner = self.finals_of.get(ladder.config.name)
+        finals = [runner.changes, games_written(runner.run_folder)] if runner is not None else []
+        return [ladder.serial, sorted(ladder.playing), ladder.leaderboard.fitted_results, *finals]
 
     async def watch_ladder(self, token: Credential, league: str, after: int | None, wait_s: float
                            ) -> tuple[int, list[lpb.WatchLadderResponse]]:

@@ -46,7 +46,7 @@ from ..league.db import Database
 from ..league.errors import LeagueError, NotFound, Unauthenticated
 from ..league.service import archive_limits
 from ..records.export import GameRow, write_csv
-from ..records.html import page_html
+from ..records.html import page_html, viewer_data
 from ..server.service import Arena, ApiError
 from ..server.tournaments import Tournament
 from . import data, forms, league as league_web, tournament_page
@@ -55,7 +55,7 @@ from .access import (
     HostNames, ShareRefused, Signer, same_origin,
 )
 from .data import GameCatalog, NotShown, RatingHistory
-from .live import LiveGames
+from .live import LiveGames, public_view
 
 POLL_S = 0.25
 """How often an event stream looks for a change to send."""
@@ -225,10 +225,14 @@ def create_app(arena: Arena, rules: AccessRules, league: Any = None) -> Starlett
         route("/api/t/{tid}/entrants/{name:path}", api_entrant, api=True),
         route("/leagues/{league}", league_page(league_web.leaderboard, league_web.leaderboard_html), api=False),
         route("/leagues/{league}/queue", league_page(league_web.queue, league_web.queue_html), api=False),
-        route("/leagues/{league}/bots/{bot}", league_page(league_web.bot, league_web.bot_html), api=False),
+        route("/leagues/{league}/bots/{bot}", league_page(league_web.bot_full, league_web.bot_full_html), api=False),
+        route("/leagues/{league}/finals", league_page(league_web.finals, league_web.finals_html), api=False),
+        route("/leagues/{league}/tables/{table:int}/games/{game}", league_game_page, api=False),
         route("/api/leagues/{league}/standings", league_api(league_web.leaderboard), api=True),
         route("/api/leagues/{league}/queue", league_api(league_web.queue), api=True),
-        route("/api/leagues/{league}/bots/{bot}", league_api(league_web.bot), api=True),
+        route("/api/leagues/{league}/bots/{bot}", league_api(league_web.bot_full), api=True),
+        route("/api/leagues/{league}/finals", league_api(league_web.finals), api=True),
+        route("/api/leagues/{league}/events", api_league_events, api=True),
         route("/leagues/{league}/mine", author_page, api=False, shared=False),
         route("/leagues/{league}/versions/{vid:int}/log", version_log_page, api=False, shared=False),
         route("/api/leagues/{league}/versions/{vid:int}/log", api_version_log, api=True, shared=False),
@@ -377,8 +381,25 @@ def league_page(fetch: LeagueData, render: Callable[[dict[str, Any]], str]) -> H
     async def handler(web: Web, request: Request) -> Response:
         content = render(await _league_data(web, request, fetch))
         title = " · ".join(request.path_params[k] for k in ("bot", "league") if k in request.path_params)
-        return HTMLResponse(_template("league.html", {"content": content}, title=title))
+        events = f"/api/leagues/{urllib.parse.quote(request.path_params['league'], safe='')}/events"
+        return HTMLResponse(_template("league.html", {"content": content}, title=title, events=events))
     return handler
+
+
+async def league_game_page(web: Web, request: Request) -> Response:
+    """A done ladder table's game in the records' viewer (every hand shown: the table's deal set is over; the
+    seed is not shown), with a bar back to the league."""
+    params = request.path_params
+    record = await league_web.table_game(web.league_core(), params["league"], params["table"], params["game"])
+    view = public_view(await trio.to_thread.run_sync(viewer_data, record), seed_revealed=False, hands_public=True)
+    view["live"] = False
+    league = html.escape(urllib.parse.quote(params["league"], safe=""))
+    bar = (f'<nav id="arena-bar" style="padding:6px 16px;background:#1f4d36;color:#fff;font:14px system-ui,sans-serif">'
+           f'<a style="color:#fff" href="/leagues/{league}">&larr; {html.escape(params["league"])}</a> · '
+           f'table {params["table"]} · game {html.escape(params["game"])}</nav>')
+    page = page_html(view).replace("<body>", "<body>\n" + bar, 1)
+    csp = content_security_policy(INLINE_SCRIPT.findall(page), INLINE_STYLE.findall(page))
+    return HTMLResponse(page, headers={"Content-Security-Policy": csp})
 
 
 async def game_page(web: Web, request: Request) -> Response:
@@ -786,6 +807,17 @@ async def api_game_events(web: Web, request: Request) -> Response:
         return [index in t.done, live.moves if live is not None else -1]
 
     return _stream(web, moves)
+
+
+async def api_league_events(web: Web, request: Request) -> Response:
+    """A change whenever a ladder table starts or ends or the board is refitted (the league pages redraw)."""
+    core = web.league_core()
+    league = request.path_params["league"]
+    try:
+        core.live_state(league)
+    except league_web.LeagueError as error:
+        raise league_web.shown_error(error) from None
+    return _stream(web, lambda: core.live_state(league))
 
 
 def _stream(web: Web, fingerprint: Callable[[], Any]) -> Response:

@@ -17,9 +17,10 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from ..league.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
+from ..league.pages import BotHistory, FinalsPage, Tally
 from ..league.service import BotPage, LeagueCore
 from ..protocol import league_pb2 as lpb
-from .data import NotShown
+from .data import NotShown, axis_ticks
 
 VERSION_STATE_PREFIX, TABLE_STATE_PREFIX = "VERSION_STATE_", "TABLE_STATE_"
 
@@ -145,10 +146,16 @@ def html_table(table_id: str, headers: Sequence[tuple[str, bool]], rows: Sequenc
     return f'<section class="card"><table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>'
 
 
+def _elo(value: float) -> str:
+    """An Elo to the point, signed; a value that rounds to zero is "0" (never "-0", which reads as a loss)."""
+    shown = f"{value:+.0f}"
+    return "0" if shown in ("+0", "-0") else shown
+
+
 def _interval(row: dict[str, Any]) -> str:
     if row["rating"] is None:
         return "not fitted yet"
-    return f'{row["rating"]:+.0f} [{row["rating_low"]:+.0f}, {row["rating_high"]:+.0f}]'
+    return f'{_elo(row["rating"])} [{_elo(row["rating_low"])}, {_elo(row["rating_high"])}]'
 
 
 def _bot_link(league: str, name: str) -> str:
@@ -202,7 +209,8 @@ def bot_html(page: dict[str, Any]) -> str:
 
 def _league_nav(league: str) -> str:
     return (f'<p class="downloads"><a href="/leagues/{_q(league)}">leaderboard</a>'
-            f'<a href="/leagues/{_q(league)}/queue">queue</a><a href="/leagues/{_q(league)}/mine">my bots</a>'
+            f'<a href="/leagues/{_q(league)}/queue">queue</a><a href="/leagues/{_q(league)}/finals">finals</a>'
+            f'<a href="/leagues/{_q(league)}/mine">my bots</a>'
             f'<a href="/">tournaments</a></p>')
 
 
@@ -275,3 +283,165 @@ def author_html(league: str, who: str, versions: list[lpb.BotVersion], challenge
                                                                      ("against", True), ("deal sets", False),
                                                                      ("state", True), ("verdict", True)],
                                                     made, "None yet."))
+
+
+# --- a bot's history, the finals, a done table's game: the league layer's pages (arena/league/pages.py) ------------
+
+COLORS = ("#1f6fb2", "#c0392b", "#2e8b57", "#6c3483", "#b9770e", "#117a65", "#884ea0", "#a04000")
+"""The chart's line colours, the dashboard's own (static/dashboard.js), one per version."""
+
+
+def tally_json(tally: Tally) -> dict[str, Any]:
+    return {"played": tally.played, "won": tally.won, "drawn": tally.drawn, "lost": tally.lost,
+            "points": round(tally.points, 6)}
+
+
+def history_json(history: BotHistory, league: str) -> dict[str, Any]:
+    """A bot's history as JSON: each version's rating points, results by opponent and by seat, recent games (each
+    with the address of its viewer)."""
+    return {"ratings": {name: [{"table": p.table_id, "ended_at": _when(p.ended_at), "mu": p.mu, "sigma": p.sigma}
+                               for p in points] for name, points in history.ratings.items()},
+            "by_opponent": {name: tally_json(t) for name, t in sorted(history.by_opponent.items())},
+            "by_seat": {str(seat): tally_json(t) for seat, t in sorted(history.by_seat.items())},
+            "recent": [{"table": g.table_id, "game": g.game_key, "ended_at": _when(g.ended_at), "seats": g.seats,
+                        "points": g.points, "url": game_url(league, g.table_id, g.game_key)} for g in history.recent]}
+
+
+def game_url(league: str, table_id: int, game_key: str) -> str:
+    return f"/leagues/{_q(league)}/tables/{table_id}/games/{_q(game_key)}"
+
+
+async def bot_full(core: LeagueCore, league: str, name: str) -> dict[str, Any]:
+    """The bot's page: its versions and tables (:func:`bot`) and its history."""
+    page = await bot(core, league, name)
+    try:
+        page["history"] = history_json(await core.bot_history(league, name), page["league"])
+    except LeagueError as error:
+        raise shown_error(error) from None
+    return page
+
+
+def finals_json(page: FinalsPage) -> dict[str, Any]:
+    """The finals as anyone sees them; ``seed`` and ``nonce`` are empty until the finals ended."""
+    return {"state": page.state, "field": page.field, "frozen_at": _when(page.frozen_at),
+            "deal_sets": page.deal_sets, "scheduled": page.scheduled, "games": len(page.results),
+            "started_at": _when(page.started_at), "ended_at": _when(page.ended_at), "error": page.error,
+            "ranking": page.ranking, "results": page.results, "commitment": page.commitment, "seed": page.seed,
+            "nonce": page.nonce}
+
+
+async def finals(core: LeagueCore, league: str) -> dict[str, Any]:
+    try:
+        served = core.league(league)
+        return {"league": served.config.name, **finals_json(await core.finals_page(league))}
+    except LeagueError as error:
+        raise shown_error(error) from None
+
+
+async def table_game(core: LeagueCore, league: str, table_id: int, game_key: str) -> dict[str, Any]:
+    try:
+        return await core.table_game(league, table_id, game_key)
+    except LeagueError as error:
+        raise shown_error(error) from None
+
+
+def rating_chart(ratings: dict[str, list[dict[str, Any]]]) -> str:
+    """Each version's online rating (OpenSkill μ) after each of the bot's deal sets as a server-rendered SVG, in
+    the tournament chart's style; the x axis counts the bot's deal sets, so its versions follow each other."""
+    order = sorted((p["table"], name) for name, points in ratings.items() for p in points)
+    if len(order) < 2:
+        return '<p class="meta">The chart starts after two deal sets.</p>'
+    x_of = {key: number for number, key in enumerate(order)}
+    values = [p["mu"] for points in ratings.values() for p in points]
+    axis = axis_ticks(min(values), max(values), span=2.0)
+    lo, hi = axis["low"], axis["high"]
+    width, height, left, right, top, bottom = 760, 260, 48, 12, 10, 28
+
+    def x(n: int) -> float:
+        return left + (width - left - right) * n / (len(order) - 1)
+
+    def y(v: float) -> float:
+        return top + (height - top - bottom) * (hi - v) / (hi - lo)
+
+    svg = "".join(f'<line class="grid-line" x1="{left}" x2="{width - right}" y1="{y(t["value"]):.1f}" '
+                  f'y2="{y(t["value"]):.1f}"/><text class="tick" x="{left - 6}" y="{y(t["value"]) + 4:.1f}" '
+                  f'text-anchor="end">{t["value"]:g}</text>' for t in axis["ticks"])
+    svg += f'<line class="axis" x1="{left}" x2="{width - right}" y1="{height - bottom}" y2="{height - bottom}"/>'
+    svg += (f'<text x="{left}" y="{height - 8}">1</text><text x="{width - right}" y="{height - 8}" '
+            f'text-anchor="end">{len(order)} deal sets</text>')
+    legend = ""
+    for i, (name, points) in enumerate(sorted(ratings.items())):
+        color = COLORS[i % len(COLORS)]
+        path = " ".join(f'{"L" if k else "M"}{x(x_of[(p["table"], name)]):.1f},{y(p["mu"]):.1f}'
+                        for k, p in enumerate(points))
+        svg += (f'<path d="{path}" fill="none" stroke="{color}" stroke-width="2" data-version="{_e(name)}" '
+                f'data-points="{len(points)}"/>')
+        if len(points) == 1:
+            svg += f'<circle cx="{x(x_of[(points[0]["table"], name)]):.1f}" cy="{y(points[0]["mu"]):.1f}" r="3" fill="{color}"/>'
+        legend += f'<span><i style="background:{color}"></i>{_e(name)}</span>'
+    return (f'<svg viewBox="0 0 {width} {height}" id="rating-chart" role="img" '
+            f'aria-label="online rating of each version">{svg}</svg><div class="legend">{legend}</div>')
+
+
+def _tally_rows(rows: dict[str, dict[str, Any]], label: Any) -> list[list[Cell]]:
+    return [[(label(key), True), (_e(t["played"]), False), (_e(t["won"]), False), (_e(t["drawn"]), False),
+             (_e(t["lost"]), False), (_e(f'{t["points"]:g}'), False),
+             (_e(f'{t["points"] / t["played"]:.2f}' if t["played"] else "-"), False)] for key, t in rows.items()]
+
+
+def history_html(league: str, history: dict[str, Any]) -> str:
+    """The bot page's chart, its results by opponent and by seat, and its recent games linking to the viewer."""
+    tally_headers = [("played", False), ("won", False), ("drawn", False), ("lost", False), ("points", False),
+                     ("mean points", False)]
+    opponents = _tally_rows(history["by_opponent"], lambda name: _bot_link(league, name.rsplit("-v", 1)[0])
+                            + _e(f' v{name.rsplit("-v", 1)[1]}') if "-v" in name else _e(name))
+    seats = _tally_rows(history["by_seat"], lambda seat: _e(f"seat {int(seat) + 1}"))
+    games = [[(f'<a href="{_e(g["url"])}">table {_e(g["table"])} game {_e(g["game"])}</a>', True),
+              (_e(" vs ".join(g["seats"])), True), (_e(" – ".join(f"{p:g}" for p in g["points"])), False),
+              (_e(g["ended_at"] or "-"), True)] for g in history["recent"]]
+    return ('<h2>Online rating of each version</h2><section class="card chart">'
+            + rating_chart(history["ratings"]) + '</section>'
+            '<h2>Results by opponent</h2><p class="meta">Per deal set: won on more match points than the opponent '
+            'over the seat rotations.</p>'
+            + html_table("by-opponent", [("opponent", True), *tally_headers], opponents, "No deal set yet.")
+            + '<h2>Results by seat</h2><p class="meta">Per game, by the seat held: won on more match points than the other sides.</p>'
+            + html_table("by-seat", [("seat", True), *tally_headers], seats, "No game yet.")
+            + '<h2>Recent games</h2>'
+            + html_table("games", [("game", True), ("seats", True), ("points", False), ("ended", True)], games,
+                         "No game yet."))
+
+
+def bot_full_html(page: dict[str, Any]) -> str:
+    return bot_html(page) + history_html(page["league"], page["history"])
+
+
+def finals_html(page: dict[str, Any]) -> str:
+    """The finals: their state, field and schedule, the ranking with intervals once done, the games recorded, the
+    seed's commitment, and its reveal only once they ended."""
+    league = page["league"]
+    facts = [("state", page["state"]), ("frozen at", page["frozen_at"] or "-"),
+             ("field", ", ".join(page["field"]) or "-"),
+             ("schedule", f'{page["scheduled"]} games, {page["deal_sets"]} deal sets per table'
+              if page["scheduled"] else "not started"),
+             ("games shown", f'{page["games"]} (of complete deal sets only)'), ("started", page["started_at"] or "-"),
+             ("ended", page["ended_at"] or "-"),
+             ("seed commitment", page["commitment"] or "published when the finals start"),
+             ("seed", f'{page["seed"]} (nonce {page["nonce"]})' if page["seed"]
+              else "revealed when the finals end")]
+    if page["error"]:
+        facts.append(("error", page["error"]))
+    kv = "".join(f'<dt>{_e(k)}</dt><dd id="finals-{_e(k.replace(" ", "-"))}">{_e(v)}</dd>' for k, v in facts)
+    ranking = [[(_e(r["rank"]), False), (_e(r["version"]), True),
+                (_e(f'{_elo(r["rating"])} [{_elo(r["low"])}, {_elo(r["high"])}]'), False), (_e(r["deal_sets"]), False),
+                (_e(", ".join(r["tied_with"]) or "-"), True)] for r in page["ranking"]]
+    results = [[(_e(g["index"]), False), (_e(g["deal_set"]), True), (_e(" vs ".join(g["seats"])), True),
+                (_e(" – ".join(str(s) for s in g["scores"])), False)] for g in page["results"]]
+    return (f'<h1>{_e(league)} · finals</h1>{_league_nav(league)}<section class="card"><dl class="kv">{kv}</dl>'
+            '</section><h2>Ranking</h2>'
+            + html_table("finals-ranking", [("rank", False), ("version", True),
+                                            ("Elo [95%]", False), ("deal sets", False),
+                                            ("not yet told apart from", True)], ranking,
+                         "Ranked once the finals end.")
+            + '<h2>Games</h2>'
+            + html_table("finals-games", [("game", False), ("deal set", True), ("seats", True), ("scores", False)],
+                         results, "No game recorded yet."))

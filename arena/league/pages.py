@@ -1,0 +1,233 @@
+"""What a league's public pages show beyond the leaderboard and the queue, read from the database on its thread in a
+fixed number of queries: a bot's history (each version's online rating after every deal set it played, its results
+by opponent and by seat, its recent games) and the finals as a spectator may see them (the seed's commitment
+always, the seed itself only once the finals have ended).
+
+The rating history is not stored: it is replayed from the done tables in their rating order with the very update
+the ladder applies (:func:`arena.league.rating.rate_deal_set`), so the chart ends exactly at the rating the
+database holds. That costs one pass over the league's done tables per view (three queries, whatever their number),
+never a query per table or per game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..records.jsonform import index_of
+from ..records.run_folder import RunFolder
+from ..records.store import ReadReport, iter_records
+from ..tournament.runner import outcome_of
+from .db import DONE, ONLINE, Database, Freeze, LadderTable, Rating, Seat
+from .errors import NotFound, StateError
+from .rating import deal_set_totals, rate_deal_set
+from .table_run import RECORD, entrant_name
+
+RECENT_GAMES = 20
+"""The newest games a bot's page lists."""
+
+
+@dataclass
+class RatingPoint:
+    """A version's online rating after one of its deal sets: the table, when it ended, mu and sigma."""
+
+    table_id: int
+    ended_at: float
+    mu: float
+    sigma: float
+
+
+@dataclass
+class Tally:
+    """Results summed over deal sets (by opponent) or games (by seat): count, wins, draws, losses, points."""
+
+    played: int = 0
+    won: int = 0
+    drawn: int = 0
+    lost: int = 0
+    points: float = 0.0
+
+    def add(self, mine: float, best_other: float, points: float) -> None:
+        self.played += 1
+        self.points += points
+        if mine > best_other:
+            self.won += 1
+        elif mine == best_other:
+            self.drawn += 1
+        else:
+            self.lost += 1
+
+
+@dataclass
+class RecentGame:
+    """One game of a done table at which the bot sat: the table, the game's key (its index in the table's run),
+    the sides by entrant name, and each seat's points."""
+
+    table_id: int
+    game_key: str
+    ended_at: float
+    seats: list[str]
+    points: list[float]
+
+
+@dataclass
+class BotHistory:
+    """A bot's page beyond its versions: per version (by entrant name) its rating after each deal set; its results
+    by opponent (entrant name, deal sets as the unit) and by seat (seat number, games as the unit); its recent
+    games, newest first."""
+
+    ratings: dict[str, list[RatingPoint]] = field(default_factory=dict)
+    by_opponent: dict[str, Tally] = field(default_factory=dict)
+    by_seat: dict[int, Tally] = field(default_factory=dict)
+    recent: list[RecentGame] = field(default_factory=list)
+
+
+def bot_history(database: Database, league_id: int, bot_id: int) -> BotHistory:
+    """The bot's history, on the database's thread, in six queries whatever the number of tables: the league's
+    bots and versions (two), the bot's versions (one), the done tables in rating order (two), their games (one)."""
+    names = _entrant_names(database, league_id)
+    mine = {v.id for v in database.versions(bot_id, include_deleted=True)}
+    tables = database.rated_tables(league_id)
+    games = database.games_by_record(league_id)
+    history = BotHistory()
+    state: dict[int, Rating] = {}
+    for table in tables:
+        played = games.get(RECORD.format(id=table.id), [])
+        totals = deal_set_totals([seats for _, seats in played], table.versions)
+        after = rate_deal_set([state.get(v) for v in table.versions], totals)
+        for version_id, (mu, sigma) in zip(table.versions, after):
+            old = state.get(version_id)
+            state[version_id] = Rating(version_id, ONLINE, mu, sigma, (old.games if old else 0) + 1)
+        if mine.isdisjoint(table.versions):
+            continue
+        ended = table.ended_at.timestamp() if table.ended_at else 0.0
+        for version_id, (mu, sigma) in zip(table.versions, after):
+            if version_id in mine:
+                history.ratings.setdefault(names[version_id], []).append(RatingPoint(table.id, ended, mu, sigma))
+        _count_opponents(history, table, totals, mine, names)
+        for game_key, seats in played:
+            _count_seats(history, seats, mine)
+            history.recent.append(RecentGame(table.id, game_key, ended, [names[s.version_id] for s in seats],
+                                             [s.points for s in seats]))
+    history.recent = sorted(history.recent, key=lambda g: (g.ended_at, g.table_id, int(g.game_key)),
+                            reverse=True)[:RECENT_GAMES]
+    return history
+
+
+def _entrant_names(database: Database, league_id: int) -> dict[int, str]:
+    """Every version of the league by id to its entrant name (``bot-vN``): two queries."""
+    bots = {bot.id: bot.name for bot in database.bots(league_id)}
+    versions = database.versions_of_bots(list(bots))
+    return {v.id: entrant_name(bots[v.bot_id], v) for v in versions}
+
+
+def _count_opponents(history: BotHistory, table: LadderTable, totals: Sequence[float], mine: set[int],
+                     names: dict[int, str]) -> None:
+    """Each of the bot's sides at a table against each other side: one deal set, won on more total points."""
+    for side, version_id in enumerate(table.versions):
+        if version_id not in mine:
+            continue
+        for other, opponent in enumerate(table.versions):
+            if other != side and opponent not in mine:
+                tally = history.by_opponent.setdefault(names[opponent], Tally())
+                tally.add(totals[side], totals[other], totals[side])
+
+
+def _count_seats(history: BotHistory, seats: Sequence[Seat], mine: set[int]) -> None:
+    """Each seat the bot held in a game: won when its side's points beat every other side's."""
+    for number, seat in enumerate(seats):
+        if seat.version_id in mine:
+            others = [s.points for s in seats if s.version_id != seat.version_id]
+            history.by_seat.setdefault(number, Tally()).add(seat.points, max(others, default=0.0), seat.points)
+
+
+def finished_table_game(database: Database, ladder_folder: Path, league_id: int, table_id: int,
+                        game_key: str) -> dict[str, Any]:
+    """One game's record of a done ladder table (the viewer's input): refused for a table of another league, or
+    one not done (a deal set being played shows none of its games: its other games' deals are the same)."""
+    table = database.table(table_id)
+    if table.league_id != league_id:
+        raise NotFound(f"no table number {table_id} in this league")
+    if table.state != DONE:
+        raise StateError(f"table {table_id} is {table.state}: its games are shown once it is done")
+    path = RunFolder(ladder_folder / str(table_id)).records
+    for record in iter_records(path, ReadReport()):
+        if str(index_of(record)) == game_key:
+            return record
+    raise NotFound(f"table {table_id} has no game {game_key}")
+
+
+@dataclass
+class FinalsPage:
+    """The finals as anyone may see them: their state, field, schedule, results so far, the ranking once done,
+    the seed's commitment, and the seed only once the finals ended (revealed by their run)."""
+
+    state: str
+    field: list[str]
+    frozen_at: float
+    deal_sets: int = 0
+    scheduled: int = 0
+    started_at: float = 0.0
+    ended_at: float = 0.0
+    error: str = ""
+    ranking: list[dict[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    commitment: str = ""
+    seed: str = ""
+    nonce: str = ""
+
+
+def finals_page(database: Database, league_id: int, folder: Path | None, group: int = 1) -> FinalsPage:
+    """The league's finals (``folder``: their run folder, None when this server runs none): "not frozen",
+    "frozen" (the field is known), then the finals' own state. The seed and nonce are read only when the finals'
+    state is done and the run folder is finished (revealed, secret gone): never while a game is to be played. The
+    games listed are those of complete deal sets only (``group`` games each: a duplicate deal set's games share
+    their deals, so none of one is shown while another of it is still to be played)."""
+    frozen: Freeze | None = database.frozen(league_id)
+    if frozen is None:
+        return FinalsPage("not frozen", [], 0.0)
+    names = _entrant_names(database, league_id)
+    finals = frozen.finals or {}
+    page = FinalsPage(finals.get("state", "frozen"), [names[v] for v in frozen.field], frozen.frozen_at.timestamp(),
+                      deal_sets=finals.get("deal_sets", 0), scheduled=finals.get("scheduled", 0),
+                      started_at=finals.get("started_at", 0.0), ended_at=finals.get("ended_at", 0.0),
+                      error=finals.get("error", ""), ranking=list(finals.get("ranking", ())))
+    if folder is None or frozen.finals is None:
+        return page
+    run = RunFolder(folder)
+    page.commitment = _or_empty(run.commitment)
+    page.results = _results(run, group)
+    if page.state == "done" and run.is_finished():
+        revealed = run.revealed() or {}
+        page.seed, page.nonce = str(revealed.get("seed", "")), str(revealed.get("nonce", ""))
+    return page
+
+
+def _or_empty(read: Any) -> str:
+    try:
+        return read() or ""
+    except (OSError, ValueError):
+        return ""
+
+
+def _results(run: RunFolder, group: int) -> list[dict[str, Any]]:
+    """The finals' recorded games of complete deal sets, in schedule order: index, deal set, seats and each
+    side's score (no seed, no deal)."""
+    if not run.records.exists():
+        return []
+    by_deal_set: dict[str, list[Any]] = {}
+    for record in iter_records(run.records, ReadReport()):
+        outcome = outcome_of(record)
+        by_deal_set.setdefault(outcome.deal_key or str(outcome.index), []).append(outcome)
+    complete = [o for games in by_deal_set.values() if len(games) >= group for o in games]
+    return [{"index": o.index, "deal_set": o.deal_key, "seats": list(o.seats), "scores": list(o.scores)}
+            for o in sorted(complete, key=lambda o: o.index)]
+
+
+def games_written(folder: Path) -> int:
+    """The size of a run's record file (0 before it has one): what changes as its games are recorded."""
+    try:
+        return RunFolder(folder).records.stat().st_size
+    except OSError:
+        return 0

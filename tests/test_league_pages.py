@@ -1,0 +1,125 @@
+"""The league's page data (arena/league/pages.py) on known tables, on SQLite and PostgreSQL: a bot's rating history
+ends exactly at the ratings the database holds and is read in the same number of queries however many tables there
+are; its results by opponent and by seat count what was played; a table's game is shown only once the table is
+done; the finals' seed is never read before the finals ended and their run folder revealed it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from arena.league.db import ONLINE, Database, Seat
+from arena.league.errors import NotFound, StateError
+from arena.league.pages import bot_history, finals_page, finished_table_game
+from arena.league.rating import deal_set_totals, rate_deal_set
+from arena.league.table_run import RECORD
+from arena.records.run_folder import RunFolder, SeedCommitment, commitment_of
+from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
+
+
+def versions_of(database: Database, league_id: int, names: str) -> dict[str, int]:
+    found = {}
+    for name in names:
+        bot = a_bot(database, league_id, f"author-{name}", name)
+        found[name] = database.add_version(bot.id, (name.encode().hex() * 64)[:64])[0].id
+    return found
+
+
+def play(database: Database, league_id: int, sides: list[int], games: list[list[tuple[int, float]]]) -> int:
+    """A done table of these versions with these games (per seat its version and points), rated as the ladder
+    rates it; its id."""
+    table = database.queue_tables(league_id, [(sides, "test")])[0]
+    played = [(str(key), [Seat(version, 0, points) for version, points in seats]) for key, seats in enumerate(games)]
+    totals = deal_set_totals([seats for _, seats in played], sides)
+    assert database.finish_table(table.id, RECORD.format(id=table.id), played,
+                                 lambda before: rate_deal_set(before, totals))
+    return table.id
+
+
+def counted(database: Database, call) -> tuple[object, int]:
+    statements: list[str] = []
+
+    def count(_connection, _cursor, statement, *_rest) -> None:
+        statements.append(statement)
+
+    sa.event.listen(database.engine, "before_cursor_execute", count)
+    try:
+        return call(), len(statements)
+    finally:
+        sa.event.remove(database.engine, "before_cursor_execute", count)
+
+
+def test_a_bots_history_is_the_ladders_ratings_and_results_in_a_fixed_number_of_queries(
+        database: Database, league) -> None:
+    v = versions_of(database, league.id, "abc")
+    a, b, c = v["a"], v["b"], v["c"]
+    bot_a = database.bot(league.id, "a").id
+    a2 = database.add_version(bot_a, "f" * 64)[0].id  # a's second version
+    play(database, league.id, [a, b], [[(a, 1.0), (b, 0.0)], [(b, 0.5), (a, 0.5)]])  # a wins the deal set
+    play(database, league.id, [b, c], [[(b, 1.0), (c, 0.0)], [(c, 1.0), (b, 0.0)]])  # not a's
+    first, queries = counted(database, lambda: bot_history(database, league.id, bot_a))
+    play(database, league.id, [c, a], [[(c, 0.5), (a, 0.5)], [(a, 0.5), (c, 0.5)]])  # a tie
+    play(database, league.id, [a2, b], [[(a2, 0.0), (b, 1.0)], [(b, 1.0), (a2, 0.0)]])  # a-v2 loses
+    history, more = counted(database, lambda: bot_history(database, league.id, bot_a))
+    assert queries == more == 6 and len(first.recent) == 2
+
+    stored = {r.version_id: (r.mu, r.sigma) for r in database.ratings(league.id, ONLINE)}
+    assert {name: [p.table_id for p in points] for name, points in history.ratings.items()} == {
+        "a-v1": [1, 3], "a-v2": [4]}
+    assert (history.ratings["a-v1"][-1].mu, history.ratings["a-v1"][-1].sigma) == stored[a]
+    assert (history.ratings["a-v2"][-1].mu, history.ratings["a-v2"][-1].sigma) == stored[a2]
+    assert {name: (t.played, t.won, t.drawn, t.lost, t.points) for name, t in history.by_opponent.items()} == {
+        "b-v1": (2, 1, 0, 1, 1.5), "c-v1": (1, 0, 1, 0, 1.0)}
+    assert {seat: (t.played, t.won, t.drawn, t.lost, t.points) for seat, t in history.by_seat.items()} == {
+        0: (3, 1, 1, 1, 1.5), 1: (3, 0, 2, 1, 1.0)}
+    assert [(g.table_id, g.game_key, g.seats) for g in history.recent] == [
+        (4, "1", ["b-v1", "a-v2"]), (4, "0", ["a-v2", "b-v1"]), (3, "1", ["a-v1", "c-v1"]),
+        (3, "0", ["c-v1", "a-v1"]), (1, "1", ["b-v1", "a-v1"]), (1, "0", ["a-v1", "b-v1"])]
+
+
+def test_a_tables_game_is_shown_only_once_the_table_is_done(database: Database, league, tmp_path: Path) -> None:
+    v = versions_of(database, league.id, "ab")
+    queued = database.queue_tables(league.id, [([v["a"], v["b"]], "test")])[0]
+    playing = database.start_table(database.queue_tables(league.id, [([v["a"], v["b"]], "test")])[0].id)
+    for table in (queued, playing):
+        with pytest.raises(StateError, match=f"table {table.id} is {table.state}: its games are shown once it is done"):
+            finished_table_game(database, tmp_path, league.id, table.id, "0")
+    other = database.ensure_league("other", "Other", "draw")
+    with pytest.raises(NotFound, match=f"no table number {queued.id} in this league"):
+        finished_table_game(database, tmp_path, other.id, queued.id, "0")
+    with pytest.raises(NotFound, match="no table number 99"):
+        finished_table_game(database, tmp_path, league.id, 99, "0")
+
+
+def test_the_finals_seed_is_shown_only_once_they_ended_and_revealed_it(
+        database: Database, league, tmp_path: Path) -> None:
+    v = versions_of(database, league.id, "ab")
+    folder = tmp_path / "finals"
+    assert finals_page(database, league.id, folder).state == "not frozen"
+    database.freeze(league.id, [v["a"], v["b"]])
+    page = finals_page(database, league.id, folder)
+    assert (page.state, page.field, page.commitment, page.seed) == ("frozen", ["a-v1", "b-v1"], "", "")
+
+    folder.mkdir()
+    run = RunFolder(folder)
+    seed = SeedCommitment("12345678987654321", "ab" * 16)
+    run.publish(seed)  # the run started: the commitment is public, the seed secret
+    database.set_finals(league.id, {"state": "playing", "deal_sets": 1, "tables": 0, "scheduled": 2,
+                                    "started_at": 1.0})
+    page = finals_page(database, league.id, folder)
+    assert (page.state, page.commitment, page.seed, page.nonce) == ("playing", seed.commitment, "", "")
+    run.reveal(seed)  # revealed on disk, the secret not yet removed: still not shown
+    database.set_finals(league.id, {"state": "done", "deal_sets": 1, "tables": 0, "scheduled": 2,
+                                    "started_at": 1.0, "ended_at": 2.0, "ranking": []})
+    assert finals_page(database, league.id, folder).seed == ""
+    run.secret_file.unlink()
+    database.set_finals(league.id, {"state": "playing", "deal_sets": 1, "tables": 0, "scheduled": 2,
+                                    "started_at": 1.0})
+    assert finals_page(database, league.id, folder).seed == ""  # the finals' own state says not ended yet
+    database.set_finals(league.id, {"state": "done", "deal_sets": 1, "tables": 0, "scheduled": 2,
+                                    "started_at": 1.0, "ended_at": 2.0, "ranking": []})
+    page = finals_page(database, league.id, folder)
+    assert (page.seed, page.nonce) == (seed.seed, seed.nonce)
+    assert commitment_of(page.seed, page.nonce) == page.commitment
