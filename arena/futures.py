@@ -4,13 +4,18 @@ that reaches the other side (docs/architecture.md#the-layers, "trio owns concurr
 A done-callback (run on the library's own thread) wakes a trio Event through the trio token; no thread is parked per
 call. If the trio task is cancelled while waiting, ``cancel`` is called (a gRPC call is then cancelled on the wire, so
 the bot sees CANCELLED; a Ray call is asked to stop), and trio.Cancelled goes on.
+
+Also :func:`until_interrupted`: a command's work cancelled cleanly by SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+import signal
+from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
 import trio
+
+T = TypeVar("T")
 
 
 class DoneFuture(Protocol):
@@ -41,3 +46,31 @@ async def await_future(future: DoneFuture, cancel: Callable[[], object]) -> Any:
         if not future.done():
             cancel()
     return future.result()
+
+
+async def until_interrupted(work: Callable[[], Awaitable[T]],
+                            passing: tuple[type[BaseException], ...] = ()) -> T | None:
+    """Run ``work()`` until it returns or SIGINT/SIGTERM arrives; on a signal, cancel it cleanly (bots are stopped,
+    records stay whole) and return None. Not KeyboardInterrupt: that can land inside grpc and leave it stuck. An
+    exception of ``passing`` (a user's mistake, a bot that does not start) is raised as itself, not inside an
+    exception group."""
+    outcome: dict[str, Any] = {}
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            async def run_work() -> None:
+                try:
+                    outcome["result"] = await work()
+                except passing as error:
+                    outcome["error"] = error
+                nursery.cancel_scope.cancel()
+
+            async def watch_signals() -> None:
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(run_work)
+            nursery.start_soon(watch_signals)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("result")

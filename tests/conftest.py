@@ -40,6 +40,20 @@ def hang_bot() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator["Chromium"]:
+    """A real headless Chromium (Debian's), its profile and log in a folder of the test's own; closed after."""
+    from support.chromium import Chromium
+
+    workdir = tmp_path / "chromium"
+    workdir.mkdir()
+    chromium = Chromium(workdir)
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+
+
 @pytest.fixture(scope="session")
 def go_cache():
     """The go kit's cache, prepared from the kit's example; the module downloads come from the machine's own module

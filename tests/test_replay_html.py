@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import re
 import select
-import shutil
-import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -148,17 +146,6 @@ async def test_arena_replay_html_writes_the_viewer(tmp_path: Path, capsys: pytes
 
 
 # --- the browser ------------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def browser():
-    workdir = Path(tempfile.mkdtemp(prefix="arena-chromium-"))
-    chromium = Chromium(workdir)
-    try:
-        yield chromium
-    finally:
-        chromium.close()
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 SNAPSHOT = """(() => {

@@ -522,15 +522,6 @@ def test_the_rating_chart_leaves_infinite_elo_out_and_says_so() -> None:
 # --- a real browser -----------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def browser(tmp_path: Path):
-    chromium = Chromium(tmp_path)
-    try:
-        yield chromium
-    finally:
-        chromium.close()
-
-
 def csp_violations(browser: Chromium) -> list[str]:
     """What the page's Content-Security-Policy refused so far (Chromium logs each refusal; Log.enable, called once
     per page by :func:`watch_log`, sends those already logged)."""

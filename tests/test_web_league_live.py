@@ -12,9 +12,7 @@ two real bots in their sandbox over real gRPC:
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -41,17 +39,6 @@ GAMES_SHOWN = ("Array.from(document.querySelectorAll('#leaderboard tbody tr'))"
 """The leaderboard's games column summed, as the page shows it now."""
 NEWEST_ENDED = "(document.querySelector('#recent tbody tr td') || {}).textContent || ''"
 """The queue page's newest ended table, as the page shows it now."""
-
-
-@pytest.fixture
-def browser():
-    workdir = Path(tempfile.mkdtemp(prefix="arena-chromium-"))
-    chromium = Chromium(workdir)
-    try:
-        yield chromium
-    finally:
-        chromium.close()
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def uploaded(league: League) -> None:

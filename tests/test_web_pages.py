@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -36,15 +35,6 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     running.gate = folder / "gated" / "gate"
     yield running
     running.stop()
-
-
-@pytest.fixture
-def browser(tmp_path: Path):
-    chromium = Chromium(tmp_path)
-    try:
-        yield chromium
-    finally:
-        chromium.close()
 
 
 def finished(detail: dict) -> bool:

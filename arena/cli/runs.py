@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import signal
 import sys
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ import trio
 from ..cluster.options import add_backend_arguments, backend_from
 from ..display import make_console, safe_name
 from ..errors import ArenaError, UsageError
+from ..futures import until_interrupted as interruptible
 from ..records.against import print_against, replay_against
 from ..records.dataset import PARQUET_FILES, write_dataset
 from ..records.export import lines_of_file, rows_of_file, save_csv, save_lines, write_csv
@@ -32,28 +32,8 @@ from .options import require_sandbox
 
 
 async def until_interrupted(work):
-    """Run ``work()`` until it returns or SIGINT/SIGTERM arrives; on a signal, cancel it cleanly (bots are stopped,
-    records stay whole) and return None. Not KeyboardInterrupt: that can land inside grpc and leave it stuck."""
-    outcome: dict[str, object] = {}
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async with trio.open_nursery() as nursery:
-            async def run_work() -> None:
-                try:
-                    outcome["result"] = await work()
-                except ArenaError as error:  # a user's mistake: one line, not an exception group
-                    outcome["error"] = error
-                nursery.cancel_scope.cancel()
-
-            async def watch_signals() -> None:
-                async for _ in signals:
-                    nursery.cancel_scope.cancel()
-                    return
-
-            nursery.start_soon(run_work)
-            nursery.start_soon(watch_signals)
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome.get("result")
+    """:func:`arena.futures.until_interrupted`, a user's mistake (an ArenaError) raised as its one line."""
+    return await interruptible(work, (ArenaError,))
 
 
 def next_free_folder(run: Path) -> Path:

@@ -43,7 +43,7 @@ from ..display import safe_name
 from ..futures import await_future
 from ..records.run_folder import RunFolder
 from ..referee import MatchRecord
-from ..tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError
+from ..tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError, replay_progress
 from ..tournament.schedule import ScheduledGame
 from ..tournament.spec import SpecError
 
@@ -447,18 +447,6 @@ class RayBackend:
             self.ray.kill(node.handle)
 
 
-def replay_progress(record: MatchRecord, on_progress: Callable | None) -> None:
-    """A game played on another node reaches the driver whole: its moves and round ends are passed to
-    ``on_progress`` (the server's live watch) as it ends, in the order the referee made them."""
-    if on_progress is None:
-        return
-    for number, round_record in enumerate(record.rounds):
-        for move in round_record.moves:
-            on_progress(number, move)
-        if round_record.result is not None:
-            on_progress(number, round_record)
-
-
 def merge_info(infos: list[list[dict[str, Any]]], nodes: list[str]) -> list[dict[str, Any]]:
     """One ``bots.json`` entry per entrant from every node's: the first node's, with starts and restarts summed
     and the nodes named."""
@@ -525,5 +513,5 @@ def _describe(error: BaseException) -> str:
     return f"{name}: {lines[0]}{last}"
 
 
-__all__ = ["RayBackend", "GameActor", "ClusterError", "connect", "ray_factory", "require_ray", "replay_progress",
+__all__ = ["RayBackend", "GameActor", "ClusterError", "connect", "ray_factory", "require_ray",
            "merge_info", "node_label", "setup_for_node", "RAY_MISSING"]

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 import queue
-import signal
 import sys
 import threading
 import time
@@ -39,6 +38,7 @@ from typing import Any, Callable, Iterator, Protocol
 import grpc
 import trio
 
+from ..futures import until_interrupted
 from ..protocol import bot_pb2, dial_in_pb2, dial_in_pb2_grpc
 from ..protocol.convert import observation_from_pb, options_from_pb
 from ..rules import Game, new_game
@@ -296,29 +296,10 @@ async def dial_in(relay: Relay, open_channel: Callable[[], grpc.Channel], backof
     """:func:`relay_with_reconnects` until a stream ends for good, or until SIGINT (Ctrl-C) or SIGTERM: then
     None, the stream cancelled. The local bot is stopped either way. (A signal, not KeyboardInterrupt: that can land
     inside grpc.) Raises :class:`BotFailure` when the local bot does not start."""
-    ended: list[Ended | BotFailure] = []
     try:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with trio.open_nursery() as nursery:
-                async def relay_all() -> None:
-                    try:
-                        ended.append(await relay_with_reconnects(relay, open_channel, backoff))
-                    except BotFailure as failure:  # raised below as itself, not in an exception group
-                        ended.append(failure)
-                    nursery.cancel_scope.cancel()
-
-                async def until_signalled() -> None:
-                    async for _ in signals:
-                        nursery.cancel_scope.cancel()
-                        return
-
-                nursery.start_soon(relay_all)
-                nursery.start_soon(until_signalled)
+        return await until_interrupted(lambda: relay_with_reconnects(relay, open_channel, backoff), (BotFailure,))
     finally:
         await relay.local.stop()
-    if ended and isinstance(ended[0], BotFailure):
-        raise ended[0]
-    return ended[0] if ended else None
 
 
 def last_words(relay: Relay, ended: Ended | None, where: str = "") -> tuple[int, list[str]]:

@@ -705,6 +705,18 @@ class BackendSetup:
     """Where the bots' logs go (default: the run folder's ``logs/``)."""
 
 
+def replay_progress(record: MatchRecord, on_progress: Callable | None) -> None:
+    """A game played elsewhere (a worker process, a Ray node) reaches the runner whole: its moves and round ends
+    are passed to ``on_progress`` (a live watch) as it ends, in the order the referee made them."""
+    if on_progress is None:
+        return
+    for number, round_record in enumerate(record.rounds):
+        for move in round_record.moves:
+            on_progress(number, move)
+        if round_record.result is not None:
+            on_progress(number, round_record)
+
+
 def record_message(spec: TournamentSpec, game: Game, scheduled: ScheduledGame, record: MatchRecord) -> Record:
     """A played game as the record file keeps it (protobuf's JSON mapping, with its place in the schedule)."""
     return game_record_dict(record, index=scheduled.index, tournament=spec.name, deal_key=scheduled.deal_key,

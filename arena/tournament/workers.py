@@ -48,7 +48,8 @@ from ..display import safe_name
 from ..records.run_folder import RunFolder
 from ..referee import MatchRecord
 from ..records.store import is_compact
-from .runner import BackendFactory, BackendSetup, LocalBackend, PreparedRecord, RunError, record_message
+from .runner import (BackendFactory, BackendSetup, LocalBackend, PreparedRecord, RunError, record_message,
+                     replay_progress)
 from .schedule import ScheduledGame
 
 MAX_WORKERS = 64
@@ -332,7 +333,7 @@ class WorkersBackend:
             finally:
                 worker.in_flight -= 1
             if isinstance(record, MatchRecord):
-                _replay_progress(record, on_progress)
+                replay_progress(record, on_progress)
             return record
 
     def _pick(self) -> _Worker:
@@ -381,18 +382,6 @@ class WorkersBackend:
             with contextlib.suppress(trio.ClosedResourceError, OSError):
                 await worker.process.stdin.aclose()
             await worker.process.wait()
-
-
-def _replay_progress(record: MatchRecord, on_progress: Callable | None) -> None:
-    """A game played in a worker reaches the parent whole: its moves and round ends go to ``on_progress`` (a live
-    watch) as it ends, in the order the referee made them."""
-    if on_progress is None:
-        return
-    for number, round_record in enumerate(record.rounds):
-        for move in round_record.moves:
-            on_progress(number, move)
-        if round_record.result is not None:
-            on_progress(number, round_record)
 
 
 def _merge_info(infos: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
