@@ -99,6 +99,29 @@ def test_the_relays_latency_is_by_the_nearest_rank() -> None:
                                          "median 5.0 ms, p90 9.0 ms (")
 
 
+def test_a_late_reply_to_a_request_given_up_on_is_let_through_and_a_second_one_breaks_the_protocol() -> None:
+    """A decision that timed out (or was cancelled) is given up on: its reply, when it comes, is late, not a protocol
+    error (the fault is recorded already); the same reply again, or a reply to an id never sent, is one."""
+    import trio
+
+    from arena.players.dial_in import DialInConnection
+    from arena.players.faults import BotFailure, FaultKind
+
+    async def main() -> None:
+        connection = DialInConnection("lab-a", "0" * 64, bot_pb2.HelloReply(name="a", protocol_version=1))
+        with pytest.raises(BotFailure) as timed_out:
+            await connection.decide(bot_pb2.ActRequest(), 0.01)
+        assert timed_out.value.kind == FaultKind.TIMEOUT
+        sent = connection.outbox.get_nowait()
+        late = dial_in_pb2.PlayRequest(request_id=sent.request_id, act=bot_pb2.ActReply(index=0))
+        assert connection.received(late) and not connection.closed
+        assert not connection.received(late) and connection.closed
+        assert connection.why == (f"the bot broke the dial-in protocol: a reply to request {sent.request_id}, "
+                                  f"which was never sent or was answered already")
+
+    trio.run(main)
+
+
 def test_arena_connect_refuses_plain_text_beyond_loopback(tmp_path: Path) -> None:
     token_file, _ = write_token(tmp_path, "lab-b")
     result = subprocess.run([sys.executable, "-m", "arena", "connect", "--server", "192.0.2.1:50500", "--bot",

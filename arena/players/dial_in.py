@@ -151,7 +151,8 @@ class DialInConnection:
         else:
             pending = self._pending.get(message.request_id)
             if pending is None:
-                if self._abandoned.pop(message.request_id, None) is not None:
+                if message.request_id in self._abandoned:
+                    del self._abandoned[message.request_id]
                     return True  # a late reply to a request given up on: the fault is recorded already
                 problem = f"a reply to request {message.request_id}, which was never sent or was answered already"
             else:
