@@ -706,6 +706,7 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     def AddDialInVersion(self, request: lpb.AddDialInVersionRequest, context: grpc.ServicerContext) -> Any:
         return self._trio(self.core.add_dial_in, token_of(context), request.league, request.bot)
 
+    @_handled
     def ListBots(self, request: lpb.ListBotsRequest, context: grpc.ServicerContext) -> Any:
         return self._trio(self.core.list_bots, token_of(context), request.league)
 
