@@ -32,7 +32,6 @@ import socket
 import sys
 import threading
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -43,7 +42,7 @@ from ..display import safe_name
 from ..futures import await_future
 from ..records.run_folder import RunFolder
 from ..referee import MatchRecord
-from ..tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError, replay_progress
+from ..tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError, merge_bot_info, replay_progress
 from ..tournament.schedule import ScheduledGame
 from ..tournament.spec import SpecError
 
@@ -450,15 +449,7 @@ class RayBackend:
 def merge_info(infos: list[list[dict[str, Any]]], nodes: list[str]) -> list[dict[str, Any]]:
     """One ``bots.json`` entry per entrant from every node's: the first node's, with starts and restarts summed
     and the nodes named."""
-    merged = []
-    for entrant in zip(*infos):
-        first = dict(entrant[0])
-        totals: Counter[str] = Counter()
-        for data in entrant:
-            totals.update({key: data.get(key) or 0 for key in ("starts", "restarts_after_timeouts")})
-        first.update(totals, given_up=any(data.get("given_up") for data in entrant), nodes=list(dict.fromkeys(nodes)))
-        merged.append(first)
-    return merged
+    return [{**entry, "nodes": list(dict.fromkeys(nodes))} for entry in merge_bot_info(infos)]
 
 
 CAUSE_CHARS = 1000

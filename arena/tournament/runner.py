@@ -705,6 +705,20 @@ class BackendSetup:
     """Where the bots' logs go (default: the run folder's ``logs/``)."""
 
 
+def merge_bot_info(infos: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One ``bots.json`` entry per entrant from several places that ran its bots (worker processes, Ray nodes): the
+    first place's, with starts and restarts summed and given up if any place gave up on it."""
+    merged = []
+    for entrant in zip(*infos):
+        first = dict(entrant[0])
+        totals: Counter[str] = Counter()
+        for data in entrant:
+            totals.update({key: data.get(key) or 0 for key in ("starts", "restarts_after_timeouts")})
+        first.update(totals, given_up=any(data.get("given_up") for data in entrant))
+        merged.append(first)
+    return merged
+
+
 def replay_progress(record: MatchRecord, on_progress: Callable | None) -> None:
     """A game played elsewhere (a worker process, a Ray node) reaches the runner whole: its moves and round ends
     are passed to ``on_progress`` (a live watch) as it ends, in the order the referee made them."""

@@ -38,7 +38,6 @@ import pickle
 import struct
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -48,7 +47,7 @@ from ..display import safe_name
 from ..records.run_folder import RunFolder
 from ..referee import MatchRecord
 from ..records.store import is_compact
-from .runner import (BackendFactory, BackendSetup, LocalBackend, PreparedRecord, RunError, record_message,
+from .runner import (BackendFactory, BackendSetup, LocalBackend, PreparedRecord, RunError, merge_bot_info, record_message,
                      replay_progress)
 from .schedule import ScheduledGame
 
@@ -386,15 +385,7 @@ class WorkersBackend:
 
 def _merge_info(infos: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """One ``bots.json`` entry per entrant: the first worker's, with starts and restarts summed."""
-    merged = []
-    for entrant in zip(*infos):
-        first = dict(entrant[0])
-        totals: Counter[str] = Counter()
-        for data in entrant:
-            totals.update({key: data.get(key) or 0 for key in ("starts", "restarts_after_timeouts")})
-        first.update(totals, given_up=any(data.get("given_up") for data in entrant), workers=len(entrant))
-        merged.append(first)
-    return merged
+    return [{**entry, "workers": len(infos)} for entry in merge_bot_info(infos)]
 
 
 __all__ = ["WorkersBackend", "WorkersError", "workers_factory", "check_workers", "worker_main", "MAX_WORKERS"]
