@@ -86,7 +86,7 @@ async def ping_pong(client: Any, concurrency: int, seconds: float) -> dict[str, 
             calls += 1
 
     elapsed = await _in_flight_for(loop, concurrency, seconds)
-    return {"concurrency": concurrency, "calls": calls, "calls_per_s": round(calls / elapsed, 1)}
+    return {"concurrency": concurrency, "calls": calls, "seconds": elapsed, "calls_per_s": round(calls / elapsed, 1)}
 
 
 async def _in_flight_for(loop: Any, concurrency: int, seconds: float) -> float:
@@ -142,7 +142,7 @@ async def referee_rate(client: Any, concurrency: int, seconds: float) -> dict[st
             matches += 1
 
     elapsed = await _in_flight_for(loop, concurrency, seconds)
-    return {"concurrency": concurrency, "matches": matches, "decisions": decisions,
+    return {"concurrency": concurrency, "matches": matches, "decisions": decisions, "seconds": elapsed,
             "decisions_per_s": round(decisions / elapsed, 1)}
 
 
@@ -166,9 +166,15 @@ async def start_times_ms(spec: Any, starts: int) -> list[float]:
 
 
 async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: list[int],
-                         sandboxes: tuple[bool, ...] = (False, True), starts: int = 7) -> dict[str, Any]:
+                         sandboxes: tuple[bool, ...] = (False, True), starts: int = 7,
+                         repeats: int = 1) -> dict[str, Any]:
     """Referee decisions/s next to plain ping-pong against the same bot process, and the bot's start time, without
-    and with the sandbox, in one run."""
+    and with the sandbox, in one run.
+
+    With ``repeats`` above 1 each concurrency's two halves are measured that many times, alternating (ping-pong,
+    referee, ping-pong, ...), and the ratio is that of the summed counts over the summed seconds: on a machine shared
+    with other jobs the speed drifts by a factor of two within a minute, and alternating short windows exposes both
+    halves to the same drift instead of giving one of them a slow minute. Each pair's own ratio is listed too."""
     import statistics
     import tempfile
     from pathlib import Path
@@ -184,16 +190,13 @@ async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: 
         try:
             client = await process.ensure_running()
             for concurrency in concurrencies:
-                pong = await ping_pong(client, concurrency, seconds)
-                ref = await referee_rate(client, concurrency, seconds)
-                results.append({"concurrency": concurrency, "ping_pong_calls_per_s": pong["calls_per_s"],
-                                "referee_decisions_per_s": ref["decisions_per_s"], "matches": ref["matches"],
-                                "ratio": round(ref["decisions_per_s"] / pong["calls_per_s"], 3)})
+                results.append(await _alternated(client, concurrency, seconds, repeats))
         finally:
             await process.stop()
         runs.append({"sandbox": sandbox, "start_ms_median": round(statistics.median(start_ms), 1),
                      "start_ms": [round(t, 1) for t in start_ms], "results": results})
-    summary: dict[str, Any] = {"bot": " ".join(bot_command), "seconds_each": seconds, "runs": runs}
+    summary: dict[str, Any] = {"bot": " ".join(bot_command), "seconds_each": seconds, "repeats": repeats,
+                               "runs": runs}
     if len(runs) == 2:
         bare, boxed = runs
         summary["sandbox_added_start_ms"] = round(boxed["start_ms_median"] - bare["start_ms_median"], 1)
@@ -201,6 +204,28 @@ async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: 
             str(b["concurrency"]): round(s["referee_decisions_per_s"] / b["referee_decisions_per_s"], 3)
             for b, s in zip(bare["results"], boxed["results"])}
     return summary
+
+
+async def _alternated(client: Any, concurrency: int, seconds: float, repeats: int) -> dict[str, Any]:
+    """``repeats`` pairs of a ping-pong window and a referee window at ``concurrency`` in flight: the rates over
+    all the windows, their ratio, and with more than one pair each pair's ratio."""
+    calls = decisions = matches = 0
+    pong_s = ref_s = 0.0
+    pairs = []
+    for _ in range(repeats):
+        pong = await ping_pong(client, concurrency, seconds)
+        ref = await referee_rate(client, concurrency, seconds)
+        calls, pong_s = calls + pong["calls"], pong_s + pong["seconds"]
+        decisions, ref_s = decisions + ref["decisions"], ref_s + ref["seconds"]
+        matches += ref["matches"]
+        pairs.append(round(ref["decisions_per_s"] / pong["calls_per_s"], 3))
+    pong_rate, ref_rate = calls / pong_s, decisions / ref_s
+    result: dict[str, Any] = {"concurrency": concurrency, "ping_pong_calls_per_s": round(pong_rate, 1),
+                              "referee_decisions_per_s": round(ref_rate, 1), "matches": matches,
+                              "ratio": round(ref_rate / pong_rate, 3)}
+    if repeats > 1:
+        result["pair_ratios"] = pairs
+    return result
 
 
 # --- arena bench tournament --------------------------------------------------------------------------------------

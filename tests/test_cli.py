@@ -1,4 +1,4 @@
-"""``arena simulate`` and ``arena bench engine`` from the command line, as a user runs them."""
+"""``arena simulate``, ``arena bench engine`` and ``arena bench protocol`` from the command line, as a user runs them."""
 
 from __future__ import annotations
 
@@ -61,6 +61,25 @@ def test_bench_engine_prints_json_numbers() -> None:
     assert numbers["variant"] == "block" and numbers["players"] == 2
     assert numbers["hands"] > 0 and numbers["moves"] >= numbers["placements"] > numbers["hands"]
     assert numbers["hands_per_s"] > 0 and numbers["moves_per_s"] > 0
+
+
+def test_bench_protocol_alternates_its_halves_and_rates_them_over_all_windows() -> None:
+    """Numbers only, no speed asserted (docs/performance.md quotes real runs): with ``--repeats`` the report keeps
+    every pair's ratio, and the headline ratio is that of the rates over all the windows."""
+    out = subprocess.run([sys.executable, "-m", "arena", "bench", "protocol", "--seconds", "0.3", "--concurrency",
+                          "1,3", "--repeats", "2", "--sandbox", "off"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["repeats"] == 2 and report["seconds_each"] == 0.3
+    [run] = report["runs"]
+    assert run["sandbox"] is False and [r["concurrency"] for r in run["results"]] == [1, 3]
+    for row in run["results"]:
+        assert sorted(row) == ["concurrency", "matches", "pair_ratios", "ping_pong_calls_per_s", "ratio",
+                               "referee_decisions_per_s"]
+        assert len(row["pair_ratios"]) == 2 and row["ping_pong_calls_per_s"] > 0
+        assert abs(row["ratio"] - row["referee_decisions_per_s"] / row["ping_pong_calls_per_s"]) < 0.001
+    refused = run_cli("bench", "protocol", "--repeats", "0")
+    assert refused.returncode == 2 and "--repeats: expected an integer >= 1, got 0" in refused.stderr
 
 
 def test_play_and_check_bot_take_a_grace_and_refuse_a_bad_one_in_one_line(capsys) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import shlex
 import shutil
@@ -53,7 +54,8 @@ def cmd_bench_protocol(args: argparse.Namespace) -> int:
                          indent=2))
         return 0
     sandboxes = bench_sandboxes(args.sandbox)
-    print(json.dumps(trio.run(bench_protocol, command, args.seconds, concurrencies, sandboxes), indent=2))
+    print(json.dumps(trio.run(functools.partial(bench_protocol, command, args.seconds, concurrencies, sandboxes,
+                                                 repeats=args.repeats)), indent=2))
     return 0
 
 
@@ -205,6 +207,9 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--bot", help="the bot command (default: the random Python bot)")
     b.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
     b.add_argument("--concurrency", default="1,16", help="comma-separated concurrent matches (default 1,16)")
+    b.add_argument("--repeats", type=positive_int, default=1,
+                   help="measure both halves this many times, alternating, and rate them over all their windows "
+                        "(a machine shared with other jobs drifts; default 1)")
     add_bench_sandbox_argument(b)
     b.add_argument("--dial-in", nargs="?", const="relay", choices=("relay", "itself"),
                    help="instead: the bot dialed in over one stream, behind arena connect (relay, the default) or by "
