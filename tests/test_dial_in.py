@@ -189,8 +189,8 @@ def test_a_tournament_with_a_bot_dialed_in_through_arena_connect_over_tls_plays_
         assert re.fullmatch(rf"served {lab_b.decisions} decisions; round trip here \(request received to reply "
                             rf"sent\): median \d+\.\d ms, p90 \d+\.\d ms \(the arena's think time for this bot, in "
                             rf"its standings, adds the network's round trip\)", report), report
-        assert last == (f"the server ended the stream after {lab_b.decisions} decisions: no tournament on this server "
-                        f"waits for this bot any more")
+        assert last == (f"the server ended the stream after {lab_b.decisions} decisions: no tournament or league on "
+                        f"this server waits for this bot any more")
         games = records(run_folder(server, info.id))
         assert len(games) == info.games_total == 4
         assert all(sorted(g["seats"]) == ["alpha", "lab-b"] and not g.get("faults") for g in games)
@@ -232,7 +232,7 @@ def test_a_botkit_bot_dials_in_by_itself_over_tls_and_plays_a_tournament(tmp_pat
         assert err.splitlines()[0] == "connected as lab-b (arena 0.1.0); waiting for games"
         assert err.splitlines()[-2].startswith(f"served {lab_b.decisions} decisions; round trip here ")
         assert err.splitlines()[-1] == (f"the server ended the stream after {lab_b.decisions} decisions: no "
-                                        f"tournament on this server waits for this bot any more")
+                                        f"tournament or league on this server waits for this bot any more")
         games = records(run_folder(server, info.id))
         assert len(games) == info.games_total == 4
         assert all(sorted(g["seats"]) == ["alpha", "lab-b"] and not g.get("faults") for g in games)
@@ -331,7 +331,7 @@ def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_na
             (None, "lab-b", None, grpc.StatusCode.UNAUTHENTICATED,
              "missing token: send the metadata 'authorization: Bearer <token>' (arena connect --token-file F)"),
             ("not-the-token-of-anyone", "lab-b", None, grpc.StatusCode.UNAUTHENTICATED,
-             "wrong token: it is the token of no dial-in bot a tournament on this server waits for"),
+             "wrong token: it is the token of no dial-in bot a tournament or league on this server waits for"),
             (token_a, "lab-b", None, grpc.StatusCode.PERMISSION_DENIED,
              "this token is another bot's: it does not let its holder play as 'lab-b'"),
             (token_b, "lab-b", not_a_hello, grpc.StatusCode.INVALID_ARGUMENT,
@@ -348,7 +348,7 @@ def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_na
         _, err = relay.communicate(timeout=GENEROUS_S)
         assert relay.returncode == 1
         assert err.splitlines()[-1].startswith("error: UNAUTHENTICATED: wrong token: it is the token of no dial-in "
-                                               "bot a tournament on this server waits for (after 0 decisions")
+                                               "bot a tournament or league on this server waits for (after 0 decisions")
         # lab-a comes with its own token; lab-b never does: a tournament with a short start time fails before any
         # game, naming lab-b only. (lab-a connects while the first tournament waits for it, so it is there in time.)
         present = RawDialIn(server.address, "lab-a", token_a)
@@ -361,7 +361,8 @@ def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_na
         assert "bot 'lab-b' cannot play: the bot did not start: bot 'lab-b' did not dial in within 3 s" in end.error
         assert "lab-a" not in end.error and end.games_done == 0
         assert present.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK  # no tournament waits for it any more
-        assert present.received[-1].farewell.reason == "no tournament on this server waits for this bot any more"
+        assert present.received[-1].farewell.reason == ("no tournament or league on this server waits for this bot "
+                                                        "any more")
     finally:
         server.stop()
 
@@ -490,7 +491,8 @@ def test_arena_connect_dials_again_when_the_server_cuts_its_stream_and_plays_the
         assert err.count("connected as lab-b (arena ") == 2, err
         assert re.search(r"^the stream ended \(UNAVAILABLE: server shutting down\); served \d+ decisions.*; dialing "
                          r"again in 0\.5 s \(attempt 1 of 10\)$", err, re.MULTILINE), err
-        assert err.splitlines()[-1].endswith(" decisions: no tournament on this server waits for this bot any more")
+        assert err.splitlines()[-1].endswith(" decisions: no tournament or league on this server waits for this bot "
+                                             "any more")
         games = records(run_folder(second, info.id))
         assert len(games) == info.games_total == 4
         assert all(sorted(g["seats"]) == ["lab-a", "lab-b"] and not g.get("faults") for g in games), games

@@ -112,7 +112,7 @@ def test_a_dial_in_version_plays_on_the_ladder_only_while_connected(league: Leag
         retired = league.league("retire", str(a.id), token=league.tokens["lab-a"])
         assert retired.returncode == 0, retired.stderr
         _, err = relay.communicate(timeout=GENEROUS_S)  # the server let its stream go: the relay ends
-        assert "no tournament on this server waits for this bot any more" in err
+        assert "no tournament or league on this server waits for this bot any more" in err
     finally:
         if relay.poll() is None:
             relay.kill()

@@ -229,7 +229,7 @@ class DialInRegistry:
                 del self._expected[key]
                 connection = self._connected.pop(key, None)
                 if connection is not None:
-                    connection.close(grpc.StatusCode.OK, "no tournament on this server waits for this bot any more")
+                    connection.close(grpc.StatusCode.OK, "no tournament or league on this server waits for this bot any more")
 
     def attach(self, hello: dial_in_pb2.DialInHello, token: str | None) -> DialInConnection:
         """Accept a stream's hello with the call's token, or refuse it (:class:`DialInRefused`). A new stream of a
@@ -242,7 +242,7 @@ class DialInRegistry:
         matches = [name for name, expected in self._expected if hmac.compare_digest(expected, digest)]
         if not matches:
             raise DialInRefused(grpc.StatusCode.UNAUTHENTICATED,
-                                "wrong token: it is the token of no dial-in bot a tournament on this server waits for")
+                                "wrong token: it is the token of no dial-in bot a tournament or league on this server waits for")
         if hello.bot not in matches:
             raise DialInRefused(grpc.StatusCode.PERMISSION_DENIED,
                                 f"this token is another bot's: it does not let its holder play as {hello.bot!r}")
