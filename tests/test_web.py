@@ -588,6 +588,12 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
         browser.screenshot(SHOTS / shot)
         assert csp_violations(browser) == [], path
 
+    # one tab through more live pages than a browser opens connections to one site (six): each loads, since a page
+    # left closes its event stream (the back-forward cache would keep it open and the seventh page would never load)
+    for path in ["/", f"/t/{tid}", f"/t/{tid}/games", f"/t/{tid}/entrants/gated"] * 2 + [f"/t/{tid}/games/{index}"]:
+        browser.goto(web + path)
+        browser.wait_js("!!(document.querySelector('#main table') || document.getElementById('layout'))", 30, path)
+
 
 def test_the_web_keeps_the_caches_of_the_most_recently_viewed_tournaments_only() -> None:
     from arena.web import app

@@ -32,10 +32,19 @@
       busy = false;
       if (again) { again = false; run(); }
     };
-    const source = new EventSource(streamUrl);
-    source.addEventListener('change', run);
-    source.onopen = () => { $('live-state').textContent = 'live'; $('live-state').className = 'live on'; };
-    source.onerror = () => { $('live-state').textContent = 'reconnecting'; $('live-state').className = 'live off'; };
+    // The stream is closed as the page is left: a page kept in the back-forward cache would otherwise hold its
+    // connection open, and a browser opens only six to one site (the seventh page would never load). A page
+    // brought back from that cache opens it again and redraws what changed meanwhile.
+    let source = null;
+    const open = () => {
+      source = new EventSource(streamUrl);
+      source.addEventListener('change', run);
+      source.onopen = () => { $('live-state').textContent = 'live'; $('live-state').className = 'live on'; };
+      source.onerror = () => { $('live-state').textContent = 'reconnecting'; $('live-state').className = 'live off'; };
+    };
+    window.addEventListener('pagehide', () => { if (source) { source.close(); source = null; } });
+    window.addEventListener('pageshow', (event) => { if (event.persisted && !source) { open(); run(); } });
+    open();
     run();
   }
 
