@@ -29,6 +29,7 @@ import grpc
 import pytest
 
 from arena.tournament.standings import skill_cell
+from arena.web.access import SHARE_COOKIE
 from arena.web.data import CHART_POINTS, RatingHistory
 from support.outcomes import outcome
 from support.chromium import Chromium, needs_chromium
@@ -36,7 +37,7 @@ from support.waiting import wait_for
 from support.paths import ROOT
 from support.servers import (Server, WATCHED_BOT, bot_entry, gated_bot, named, open_gate, random_bot, registry,
                              self_signed, submit, tournament)
-from support.web import NoRedirect, SHOTS, WebServer, get_json, http, wait_state
+from support.web import NoRedirect, SHOTS, WebServer, get_json, http, set_cookie, wait_state
 
 BEARER = "Bearer "
 OWN_NAME = "arena.example.test"
@@ -424,6 +425,57 @@ def test_the_public_site_shows_finished_and_public_data_only(tmp_path: Path) -> 
         assert 'data-access="public"' in http(f"{web}/")[2].decode()
         wait_state(web, info.id, finished, 120, "the tournament to finish")
         assert get_json(f"{web}/api/t/{info.id}/games/{index}/view")["live"] is False
+    finally:
+        server.stop()
+
+
+def test_a_share_link_shows_neither_a_live_game_nor_the_finished_partner_that_holds_its_deals(
+        tmp_path: Path) -> None:
+    """A share link sees what the public site shows: game 1 is being played, and game 0, finished, was dealt the
+    same deals (the other rotation of the deal set), so its record would show game 1's hidden hands. Both stay
+    closed to the link until game 1 is recorded; then both open."""
+    path, token = token_file(tmp_path)
+    tag = uuid.uuid4().hex
+    gate = tmp_path / "gated" / "gate"
+    bots = random_bot("alpha", tag) + gated_bot(gate.parent, tag, "--gate-unit", "seat")
+    server = WebServer(tmp_path / "data", "--token-file", str(path), *registry(tmp_path, bots))
+    full = {"Authorization": BEARER + token}
+    try:
+        web = server.web
+        info = submit(server.stub(), tournament(games=1, concurrency=1, variant="draw", bots=named("alpha", "gated"),
+                                                extra="[time]\nmove_ms = 600000\n", name="shared"),
+                      metadata=(("authorization", BEARER + token),))
+        tid = info.id
+        first = wait_state(web, tid, lambda d: [g["index"] for g in d["in_progress"]] == [0], 60, "game 0 to start",
+                           headers=full)
+        open_gate(gate, first["in_progress"][0]["seats"].index("gated"))        # game 0 only: game 1 waits
+        wait_state(web, tid, lambda d: [g["index"] for g in d["in_progress"]] == [1], 120,
+                   "game 0 recorded and game 1 held at the gate", headers=full)
+        code, _, body = http(f"{web}/api/share", form={"tournament": tid}, headers=full)
+        assert code == 200, body
+        code, headers, _ = http(json.loads(body)["url"])
+        assert code == 303
+        shared = {"Cookie": f"{SHARE_COOKIE}={set_cookie(headers, SHARE_COOKIE)}"}
+
+        detail = get_json(f"{web}/api/t/{tid}", headers=shared)
+        assert (detail["access"], detail["in_progress"], detail["tournament"]["games_done"]) == ("public", [], 1)
+        withheld = "game 0 shares its deals with game(s) 1, still to finish; its record is withheld until then"
+        assert get_json(f"{web}/api/t/{tid}/games/0.json", 403, headers=shared)["error"] == withheld
+        assert get_json(f"{web}/api/t/{tid}/games/0/view", 403, headers=shared)["error"] == withheld
+        live = "game 1 is being played; this public site shows it once it has finished"
+        assert get_json(f"{web}/api/t/{tid}/games/1/view", 403, headers=shared)["error"] == live
+        for page, line in ((f"/t/{tid}/games/0", withheld), (f"/t/{tid}/games/1", live)):
+            code, _, body = http(web + page, headers=shared)
+            assert code == 403 and line in body.decode(), page
+        code, _, body = http(f"{web}/api/t/{tid}/games.jsonl", headers=shared)
+        assert (code, body) == (200, b"")
+
+        open_gate(gate, "0 1")
+        wait_state(web, tid, finished, 120, "the tournament to finish", headers=full)
+        for index in (0, 1):  # the same link opens both once the deal set is over: it was the game's state, not
+            assert get_json(f"{web}/api/t/{tid}/games/{index}/view", headers=shared)["live"] is False  # the link
+        code, _, body = http(f"{web}/api/t/{tid}/games.jsonl", headers=shared)
+        assert code == 200 and [int(json.loads(line).get("index", 0)) for line in body.decode().splitlines()] == [0, 1]
     finally:
         server.stop()
 
