@@ -22,7 +22,8 @@ pytest_plugins = ["support.pg"]
 
 # New runs write the compact games.jsonl.zst; the test modules that read a run's records line by line (most of those
 # written before it) get the readable games.jsonl, which every reader reads too. tests/test_records_compact.py takes
-# this away to test the compact file, the default, end to end. Subprocesses inherit it.
+# this away to test the compact file, the default, end to end, and so do the league's main ladder, finals and pages
+# tests (test_ladder_server.py, test_finals.py, test_web_league_live.py). Subprocesses inherit it.
 os.environ.setdefault("ARENA_RECORDS", "jsonl")
 
 

@@ -14,6 +14,7 @@ import pytest
 from arena.league.db import open_database, sqlite_url
 from arena.league.finals import default_tables, finals_ranking
 from arena.protocol import league_pb2 as lpb
+from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS
 from arena.tournament.likelihood import ORDER_DIGITS
 from support.league import GAME, League, bearer, bot_folder, league_in
 from support.paths import ROOT
@@ -40,7 +41,9 @@ def one_line(done: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
-def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_path: Path) -> None:
+def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(FORMAT_VARIABLE)  # the finals' default records (compact), not the suite's readable ones
     league = start(tmp_path)
     try:
         league.add_author("ann")
@@ -110,6 +113,7 @@ def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_p
         assert all(t.created_at <= freeze.frozen_at for t in tables)  # the ladder chose nothing after the freeze
         database.close()
         folder = Path(reply.folder)
+        assert (folder / COMPACT_RECORDS).exists() and not (folder / RECORDS).exists()
         again = finals_ranking(folder, {r.version: r.version_id for r in reply.ranking}, 2)  # from the records
         assert {row["version"]: row["rating"] for row in again} == pytest.approx(  # the same fit, to 0.001 Elo
             {row.version: row.rating for row in reply.ranking}, abs=1e-3)

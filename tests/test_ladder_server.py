@@ -16,7 +16,7 @@ from arena.league.db import DONE, ONLINE, PLAYING, Database, open_database, sqli
 from arena.league.ladder import RECORD
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
-from arena.records.run_folder import RunFolder
+from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS, RunFolder
 from arena.tournament.likelihood import ORDER_DIGITS
 from support.league import (League, bearer, bot_folder, check_once, database_of, mid_table, private_file,
                             restarted, start_league, tables_folder, verified)
@@ -78,7 +78,8 @@ def database(request: pytest.FixtureRequest) -> str | None:
 
 
 def test_a_league_plays_every_version_continuously_with_coverage_and_verified_records(
-        tmp_path: Path, database: str | None) -> None:
+        tmp_path: Path, database: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(FORMAT_VARIABLE)  # the league's default records (compact), not the suite's readable ones
     league = start(tmp_path, database, coverage=2)
     try:
         uploaded(league, list(STRENGTHS))
@@ -142,6 +143,8 @@ def test_a_league_plays_every_version_continuously_with_coverage_and_verified_re
         done = check_once(db, league_id)
         assert {v for t in done for v in t.versions} == ids
         for table in done[:3]:
+            files = {path.name for path in (tables_folder(league) / str(table.id)).iterdir()}
+            assert COMPACT_RECORDS in files and RECORDS not in files
             verified(tables_folder(league) / str(table.id), 2)
         with pytest.raises(grpc.RpcError) as refused:
             stub(league).GetLadderStandings(lpb.GetLadderStandingsRequest(), timeout=30,

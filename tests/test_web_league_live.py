@@ -19,7 +19,7 @@ import pytest
 
 from arena.league.db import DONE, ONLINE, open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
-from arena.records.run_folder import RunFolder, commitment_of
+from arena.records.run_folder import FORMAT_VARIABLE, RunFolder, commitment_of
 from support.chromium import Chromium, needs_chromium
 from support.league import GAME, League, bearer, bot_folder, league_in
 from support.paths import ROOT
@@ -122,7 +122,8 @@ def test_the_leaderboard_and_queue_update_in_chromium_as_tables_end_without_a_re
 
 
 def test_a_bots_page_and_the_finals_page_show_their_history_and_keep_the_seed_until_the_end(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(FORMAT_VARIABLE)  # the pages read the league's default records (compact)
     league = league_in(tmp_path, LEAGUE, web=True)
     web = league.server.web  # type: ignore[attr-defined]
     db = open_database(sqlite_url(tmp_path / "data"))
