@@ -6,6 +6,9 @@ expired cookie reading a build log, retiring or challenging with another author'
 author's bot; a form without its CSRF token, with another session's, or sent from another site; a share link that
 is tampered with, expired, or used for another page than its own. The upload form goes through the league's own
 upload path: its refusals are the CLI's lines, word for word.
+
+Then the forms as a real headless Chromium sends them (tests/support/chromium.py): what the HTTP requests above
+cannot see, that the pages' forms, headers and policies let a browser send what those requests send.
 """
 
 from __future__ import annotations
