@@ -574,13 +574,6 @@ def test_the_rating_chart_leaves_infinite_elo_out_and_says_so() -> None:
 # --- a real browser -----------------------------------------------------------------------------------------------
 
 
-def csp_violations(browser: Chromium) -> list[str]:
-    """What the page's Content-Security-Policy refused so far (Chromium logs each refusal; Log.enable, called once
-    per page by :func:`watch_log`, sends those already logged)."""
-    return [e["params"]["entry"]["text"] for e in browser.events if e.get("method") == "Log.entryAdded"
-            and "Content Security Policy" in e["params"]["entry"].get("text", "")]
-
-
 @needs_chromium
 def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server: WebServer, browser: Chromium
                                                                            ) -> None:
@@ -612,7 +605,7 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
     assert hidden or round_over                                               # no hand before its round ends
     assert browser.js("window.unreloaded") is True
     browser.screenshot(SHOTS / "game-live.png")
-    assert csp_violations(browser) == []
+    assert browser.csp_violations() == []
     open_gate(server.gate, 10 ** 9)                                           # the rest of the tournament freely
 
     browser.goto(f"{web}/t/{tid}")
@@ -628,7 +621,7 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
     assert browser.js("window.unreloaded") is True
     browser.screenshot(SHOTS / "tournament.png")
 
-    assert csp_violations(browser) == []
+    assert browser.csp_violations() == []
 
     for path, shot in [("/", "tournaments.png"), (f"/t/{tid}/games?entrant=gated", "games.png"),
                        (f"/t/{tid}/entrants/gated", "entrant.png"), (f"/t/{tid}/games/{index}", "game-finished.png"),
@@ -638,7 +631,7 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
                          "!!(document.querySelector('table') || document.getElementById('layout') || "
                          "document.querySelector('form.signin'))", 30, path)
         browser.screenshot(SHOTS / shot)
-        assert csp_violations(browser) == [], path
+        assert browser.csp_violations() == [], path
 
     # one tab through more live pages than a browser opens connections to one site (six): each loads, since a page
     # left closes its event stream (the back-forward cache would keep it open and the seventh page would never load)

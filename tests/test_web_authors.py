@@ -6,6 +6,9 @@ expired cookie reading a build log, retiring or challenging with another author'
 author's bot; a form without its CSRF token, with another session's, or sent from another site; a share link that
 is tampered with, expired, or used for another page than its own. The upload form goes through the league's own
 upload path: its refusals are the CLI's lines, word for word.
+
+Then the forms as a real headless Chromium sends them (tests/support/chromium.py): what the HTTP requests above
+cannot see, that the pages' forms, headers and policies let a browser send what those requests send.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import re
 import secrets
 import tarfile
 import time
+import urllib.parse
 import uuid
 from pathlib import Path
 
@@ -26,6 +30,7 @@ from arena.league.authors import hash_token
 from arena.league.db import READY, RETIRED, open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
 from arena.web.access import AUTHOR_COOKIE, SHARE_COOKIE, Signer
+from support.chromium import Chromium, needs_chromium
 from support.league import GAME, League, bearer, bot_folder, league_in
 from support.paths import ROOT
 from support.servers import random_bot, registry, submit, tournament
@@ -255,6 +260,114 @@ def test_an_author_retires_its_own_version_from_the_web(site: Site) -> None:
         assert db.version(ra.id).state == RETIRED
     finally:
         db.close()
+
+
+# --- the forms in a real browser ------------------------------------------------------------------------------
+
+
+MY_VERSIONS = ("[...document.querySelectorAll('#my-versions tbody tr')]"
+               ".map((r) => [...r.cells].map((c) => c.textContent))")
+"""The author's page's versions table as the browser shows it: each row's cells' text."""
+
+
+def outcome(browser: Chromium) -> str:
+    """The one line a form's answer page shows (its ``#outcome``, or the refusal's message)."""
+    return browser.js("(document.getElementById('outcome') || document.querySelector('main .message') || "
+                      "document.body).textContent")
+
+
+def open_mine(browser: Chromium) -> None:
+    """Back to the author's page by its own link on a form's answer page, as a person goes on."""
+    browser.submit("#outcome + p a")
+    assert browser.js("location.pathname") == "/leagues/test/mine"
+
+
+def sign_in_in_the_browser(site: Site, browser: Chromium, author: str) -> None:
+    """The author's page asked for without a cookie is the sign-in form, which comes back to it once the token is
+    typed in and sent; from then on the cookie the answer set is the browser's own."""
+    browser.open_page(f"{site.web}/leagues/test/mine")
+    browser.call("Log.enable")
+    assert browser.js("document.querySelector('form.signin input[name=next]').value") == "/leagues/test/mine"
+    browser.type_into("form.signin input[name=token]", site.league.token(author))
+    browser.submit("form.signin button[type=submit]")
+    assert browser.js("[location.pathname, (document.querySelector('main .meta') || document.body).textContent]") == [
+        "/leagues/test/mine", f"signed in as author '{author}'"], outcome(browser)
+
+
+def upload_in_the_browser(browser: Chromium, bot: str, archive: Path) -> None:
+    """The upload form filled in as a person does: the bot's name typed, the archive picked in its file input."""
+    browser.type_into("#upload input[name=bot]", bot)
+    browser.choose_files("#upload input[type=file]", archive)
+    browser.submit("#upload button[type=submit]")
+
+
+def choose_option(browser: Chromium, selector: str, label: str) -> None:
+    """The option shown as ``label`` chosen in a select, as a person picks it (AssertionError when none is)."""
+    chosen = browser.js(f"""(() => {{ const select = document.querySelector({json.dumps(selector)});
+        const option = [...select.options].find((o) => o.textContent === {json.dumps(label)});
+        if (!option) return false;
+        select.value = option.value; select.dispatchEvent(new Event('change', {{bubbles: true}}));
+        return true; }})()""")
+    assert chosen, f"no option {label!r} in {selector}"
+
+
+def posted_origins(browser: Chromium) -> list[tuple[str, str | None]]:
+    """Each form the browser sent (a POST): its path and the ``Origin:`` it carried, which the dashboard checks
+    against its own (a policy that makes the browser send ``null`` breaks every form)."""
+    sent = [e["params"]["request"] for e in browser.events if e.get("method") == "Network.requestWillBeSent"]
+    return [(urllib.parse.urlsplit(r["url"]).path, r["headers"].get("Origin")) for r in sent if r["method"] == "POST"]
+
+
+@needs_chromium
+def test_an_author_signs_in_uploads_challenges_and_retires_through_the_forms_in_chromium(
+        site: Site, browser: Chromium, tmp_path: Path) -> None:
+    """Each of the author's forms as Chromium renders and sends it (its action, method, enctype, hidden CSRF field,
+    the page's Content-Security-Policy and Referrer-Policy, the cookie the sign-in set), each answer's exact line,
+    and what the league then holds: carol, a new author, signs in with her token, uploads a bot's archive, sees it
+    ready, challenges bob's version with it and retires it; no page's CSP refused anything."""
+    site.league.add_author("carol")
+    archive = tmp_path / "cg.tar.gz"
+    archive.write_bytes(archive_of(bot_folder(tmp_path / "cg", GREEDY)))
+    sign_in_in_the_browser(site, browser, "carol")
+    assert browser.js("document.cookie") == "", "the author's cookie is HttpOnly"
+    assert browser.js("document.querySelector('#main').innerText").count("No version yet") == 1
+
+    upload_in_the_browser(browser, "cg", archive)
+    versions = site.league.versions(site.league.token("carol"))               # all of carol's, of any bot
+    assert [(v.bot, v.number) for v in versions] == [("cg", 1)], outcome(browser)
+    uploaded = versions[0]
+    assert outcome(browser) == f"uploaded: version {uploaded.id} of bot 'cg' (number 1), uploaded"
+    assert site.league.settled(site.league.token("carol"), "cg").state == lpb.VERSION_STATE_READY
+    open_mine(browser)
+    assert browser.js(MY_VERSIONS) == [["cg-v1", str(uploaded.id), "ready", "yes", "", "build log and check",
+                                        "retire"]]
+
+    gb = site.version("bob", "gb")
+    assert browser.js("[...document.querySelectorAll('#challenge select[name=version] option')]"
+                      ".map((o) => o.textContent)") == ["cg-v1"]
+    choose_option(browser, "#challenge select[name=opponent]", "gb-v1")
+    browser.submit("#challenge button[type=submit]")
+    listed = site.league.stub().ListChallenges(lpb.ListChallengesRequest(), timeout=30,
+                                               metadata=bearer(site.league.token("carol"))).challenges
+    assert [(c.version_id, c.opponent_id, c.author) for c in listed] == [(uploaded.id, gb.id, "carol")], outcome(
+        browser)
+    assert outcome(browser) == f"challenge {listed[0].id} queued: cg-v1 against gb-v1, {listed[0].deal_sets} deal sets"
+    open_mine(browser)
+    assert browser.js("[...document.querySelector('#my-challenges tbody tr').cells].slice(0, 4).map((c) => "
+                      "c.textContent)") == [str(listed[0].id), "cg-v1", "gb-v1", str(listed[0].deal_sets)]
+
+    browser.submit(f"#my-versions form[action='/leagues/test/versions/{uploaded.id}/retire'] button")
+    assert outcome(browser) == f"retired: version {uploaded.id} (cg-v1)"
+    db = open_database(sqlite_url(site.league.root / "data"))
+    try:
+        assert db.version(uploaded.id).state == RETIRED
+    finally:
+        db.close()
+    open_mine(browser)
+    assert [row[:3] + row[6:] for row in browser.js(MY_VERSIONS)] == [["cg-v1", str(uploaded.id), "retired", ""]]
+    assert browser.csp_violations() == []
+    assert posted_origins(browser) == [(path, site.web) for path in (
+        "/signin", "/leagues/test/upload", "/leagues/test/challenges", f"/leagues/test/versions/{uploaded.id}/retire")]
 
 
 # --- share links ---------------------------------------------------------------------------------------------

@@ -73,9 +73,12 @@ CSP = ("default-src 'none'; script-src 'self'{scripts}; style-src 'self'{styles}
 the hashes of the viewer's own inline script and style), no plugin, frame or other origin, and no site may frame
 it. Style attributes stay allowed: the pages draw bars and colour swatches with them, and they run no code (and
 could load nothing: every load other than the dashboard's own is refused)."""
-SECURITY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+SECURITY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
                     (b"x-frame-options", b"DENY")]
-"""Sent with every answer, beside the Content-Security-Policy."""
+"""Sent with every answer, beside the Content-Security-Policy. The referrer policy is ``same-origin``, not
+``no-referrer``: under ``no-referrer`` a browser sends ``Origin: null`` with the page's own forms, which
+:func:`_check_form_origin` must refuse (another site's page can send ``null`` too), so no form worked in a browser;
+``same-origin`` still sends no address (a share link's, an upload form's ``?csrf=``) to any other site."""
 
 
 @dataclass

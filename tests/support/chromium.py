@@ -125,6 +125,32 @@ class Chromium:
         self.call("Page.navigate", {"url": url})
         self.wait_event("Page.loadEventFired")
 
+    def type_into(self, selector: str, text: str) -> None:
+        """Text typed into a field, as a person does: the field focused by a real click, then the text inserted as
+        keyboard input (the page's own input events fire)."""
+        self.click(selector)
+        self.call("Input.insertText", {"text": text})
+
+    def choose_files(self, selector: str, *paths: Path) -> None:
+        """Files picked in a file input, as its file chooser would: the browser itself reads them when the form is
+        sent (DOM.setFileInputFiles on the element)."""
+        found = self.call("Runtime.evaluate", {"expression": f"document.querySelector({json.dumps(selector)})"})
+        assert found["result"].get("subtype") == "node", f"no element {selector}"
+        self.call("DOM.setFileInputFiles", {"files": [str(p) for p in paths], "objectId": found["result"]["objectId"]})
+
+    def submit(self, selector: str) -> None:
+        """A real click on a form's button (``selector``), then the page the form's answer loads: waiting on the
+        new page's load event, never on time."""
+        self.events[:] = [e for e in self.events if e.get("method") != "Page.loadEventFired"]  # the last page's
+        self.click(selector)
+        self.wait_event("Page.loadEventFired")
+
+    def csp_violations(self) -> list[str]:
+        """What the pages' Content-Security-Policy refused since the last :meth:`goto` (Chromium logs each refusal
+        once ``Log.enable`` was called on the page; the log stays on across navigations in the tab)."""
+        return [e["params"]["entry"]["text"] for e in self.events if e.get("method") == "Log.entryAdded"
+                and "Content Security Policy" in e["params"]["entry"].get("text", "")]
+
     def key(self, name: str) -> None:
         code = self.KEYS[name]
         for kind in ("rawKeyDown", "keyUp"):
