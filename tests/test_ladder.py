@@ -26,7 +26,8 @@ from arena.league.rating import deal_set_totals, recompute
 from arena.league.table_run import rotations
 from arena.tournament.likelihood import Tally, fit
 from arena.records.replay import verify_run
-from support.ladder import BLOCK, EXAMPLES, PATIENT, STUCK, Log, asked, done_tables, play_until, setup
+from support.ladder import (BLOCK, EXAMPLES, PATIENT, STOPPED_BY_THE_ARENA, STUCK, Log, asked, done_tables, play_until,
+                            setup)
 from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
 
 
@@ -314,8 +315,7 @@ async def test_a_version_that_leaves_mid_table_forfeits_its_games_and_the_table_
         stuck_seats = {seat for seat, name in enumerate(outcome.seats) if name == "stuck-v1"}
         assert outcome.winner == outcome.side_of[1 - next(iter(stuck_seats))]  # greedy's side won
         assert [(f.get("seat", 0), f["kind"], f["message"]) for f in record["faults"]] == [
-            (next(iter(stuck_seats)), "crashed",
-             "the bot is unreachable or crashed: the connection to the bot was closed (the arena stopped it)")]
+            (next(iter(stuck_seats)), *STOPPED_BY_THE_ARENA)]
     report = verify_run(folder, jobs=1)
     assert (report.games, report.mismatches, report.seed_checked) == (2, [], True)
     played = sync.games_of_record(served.league_id, RECORD.format(id=1))

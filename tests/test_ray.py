@@ -28,7 +28,7 @@ from arena.league.rating import recompute
 from arena.records.replay import verify_run
 from arena.tournament.runner import EntrantsCannotPlay, run_tournament
 from arena.tournament.spec import spec_from_dict
-from support.ladder import EXAMPLES, Log, done_tables, play_until, setup
+from support.ladder import EXAMPLES, STOPPED_BY_THE_ARENA, STUCK, Log, done_tables, play_until, setup
 from support.league import rated_with_seats
 from support.processes import bot_processes
 from support.waiting import wait_for
@@ -66,12 +66,12 @@ def cluster(path_folder: Path) -> Iterator[Cluster]:
         yield started
 
 
-def tournament_text(out: Path, bots: list[list[str]], games: int, concurrency: int) -> str:
+def tournament_text(out: Path, bots: list[list[str]], games: int, concurrency: int, move_ms: int = 5000) -> str:
     """Block to one point (a game is a round or two) between the given bot commands, duplicate deals."""
     entries = "".join(f'[[bots]]\nname = "bot{number}"\ncommand = {json.dumps(command)}\n'
                       for number, command in enumerate(bots))
     return (f'name = "ray"\nvariant = "block"\ngames = {games}\nduplicate = true\nconcurrency = {concurrency}\n'
-            f'seed = "ray-test"\noutput = "{out}"\n[options]\ntarget = 1\n[time]\nmove_ms = 5000\n{entries}')
+            f'seed = "ray-test"\noutput = "{out}"\n[options]\ntarget = 1\n[time]\nmove_ms = {move_ms}\n{entries}')
 
 
 def sleepy(tag: str, sleep_ms: int = 10) -> list[str]:
@@ -244,6 +244,49 @@ async def test_a_bot_missing_on_a_node_stops_the_run_before_any_game(cluster: Cl
         assert not (tmp_path / "run" / "games.jsonl").read_bytes(), "no game was played"
     finally:
         await trio.to_thread.run_sync(lambda: cluster.remove_node(lacking))
+
+
+STUCK_MOVE_MS = 90_000
+"""The stuck bot's clock: long enough that a game ended by it (a timeout) is told apart from one cut at once by a
+withdrawal by the fault recorded, however busy the machine is."""
+
+
+def nodes_asking(run: Path, name: str) -> set[str]:
+    """The nodes (their log folders) on which the stuck bot of entrant ``name`` was asked for a decision."""
+    return {log.parent.name for log in (run / "logs").glob(f"node-*/{name}*.log")
+            if "ASKED" in log.read_text(errors="replace")}
+
+
+async def test_a_withdrawal_cuts_the_games_in_flight_on_every_node_at_once(cluster: Cluster, tmp_path: Path) -> None:
+    """A bot that never answers, in two games in flight on two nodes: withdrawing its entrant stops its bots on every
+    node at once, so each game ends with the fault a withdrawal gives on one machine (docs/league.md, "A version that
+    leaves mid-table"), not with a timeout when its clock runs out."""
+    stuck = tmp_path / "stuck" / "stuck_bot.py"
+    stuck.parent.mkdir()
+    stuck.write_text(STUCK)
+    run = tmp_path / "run"
+    text = tournament_text(run, [[sys.executable, str(stuck)], [sys.executable, str(GREEDY_BOT)]], games=1,
+                           concurrency=2, move_ms=STUCK_MOVE_MS)
+    backends = []
+
+    def keep(setup: Any) -> Any:
+        backends.append(ray_factory(2)(setup))
+        return backends[-1]
+
+    async with trio.open_nursery() as nursery:
+        async def withdraw_once_stuck() -> None:
+            await trio.to_thread.run_sync(wait_for, lambda: len(nodes_asking(run, "bot0")) == 2, 120,
+                                          "both games to wait on the stuck bot, each on its own node")
+            await backends[0].withdraw("bot0", "withdrawn by the test")
+
+        nursery.start_soon(withdraw_once_stuck)
+        summary = await run_tournament(spec_from_dict(tomllib.loads(text)), text, run, backend=keep)
+    assert summary.played_now == 2
+    for record in records(run):
+        stuck_seat = record["seats"].index("bot0")
+        assert [(f.get("seat", 0), f["kind"], f["message"]) for f in record["faults"]] == [
+            (stuck_seat, *STOPPED_BY_THE_ARENA)], "cut at once by the withdrawal, not ended by the bot's clock"
+    assert_verifies(run, 2)
 
 
 def test_the_server_plays_on_the_cluster_and_its_watchers_see_every_move(cluster: Cluster, tmp_path: Path) -> None:

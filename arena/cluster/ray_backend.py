@@ -5,10 +5,12 @@ The driver's workers are the runner's (``arena/tournament/runner.py``): each ask
 awaits :meth:`RayBackend.play`, which sends that one game to the live actor with the fewest games in flight, so a
 node plays as many games at once as the driver gives it, and the runner's stop rules (a failed write, a decided SPRT)
 stop the flow of new games as they do on one machine. An actor is a :class:`GameActor`: a trio loop in a thread of
-its own that lives as long as the actor, holding a :class:`~arena.tournament.runner.LocalBackend` (the entrants' bot
-processes on that node, sandboxed as on one machine, kept alive from game to game: they die with the thread that
-started them, so the thread must outlive every game); Ray calls its methods from its own threads, which hand each
-call to the trio loop.
+its own that lives as long as the actor (a :class:`NodeLoop`), holding a :class:`~arena.tournament.runner.LocalBackend`
+(the entrants' bot processes on that node, sandboxed as on one machine, kept alive from game to game: they die with
+the thread that started them, so the thread must outlive every game); Ray calls its methods from its own threads,
+which hand each call to the trio loop: a thread per game in flight, and threads of their own for the rest (a
+concurrency group), so a withdrawal stops the entrant's bots on every node at once and its games in flight end with
+its fault, as on one machine.
 
 Faults of the cluster: an actor that dies (its node lost, its process killed) fails the calls it had in flight with
 a ``RayActorError``; each of those games is sent again, with the same seed and seats, to another live actor, and only
@@ -33,7 +35,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Awaitable, Callable, Iterator, TypeVar
 
 import structlog
 import trio
@@ -45,6 +47,8 @@ from ..referee import MatchRecord
 from ..tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError, merge_bot_info, replay_progress
 from ..tournament.schedule import ScheduledGame
 from ..tournament.spec import SpecError
+
+T = TypeVar("T")
 
 RAY_MISSING = "the Ray backend needs the ray extra: pip install -e '.[ray]' (or ARENA_WITH_RAY=1 bash scripts/setup.sh)"
 LOCAL_OBJECT_STORE_BYTES = 128 * 1024 * 1024
@@ -58,6 +62,11 @@ REACH_S = 5.0
 """How long a cluster's head may take to accept a connection before ``--address`` is called unreachable."""
 STOP_S = 30.0
 """How long the actors may take to stop their bots at the end of a run."""
+CONTROL = "control"
+"""The concurrency group of an actor's calls other than ``play`` (its check, withdrawals and stop): threads of their
+own, so a withdrawal runs at once however many games hold the actor's other threads."""
+CONTROL_THREADS = 4
+"""The threads of :data:`CONTROL`: a withdrawal takes one only while it stops a bot's processes."""
 LOOPBACK_ONLY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 """Ray's switch that, set to 0, makes a node take the loopback address as its own (Ray's way of running on a laptop
 without a firewall prompt): its GCS, raylet, workers and runtime-env agent then listen on 127.0.0.1 only, where by
@@ -170,12 +179,17 @@ def setup_for_node(setup: BackendSetup, node_id: str, cwd: Path) -> BackendSetup
         logs=(cwd / (setup.logs or RunFolder(run).bot_logs)) / f"node-{node_id[:8]}")
 
 
-class GameActor:
-    """One node's player of games (made a Ray actor by :class:`RayBackend`): its entrants' bot processes, on a trio
-    loop in a thread that lives as long as the actor. Every method is called from one of Ray's threads."""
+class NodeLoop:
+    """A node's trio loop, in a thread of its own that lives as long as its actor: the entrants' bot processes on
+    that node (a :class:`~arena.tournament.runner.LocalBackend`) and the node's log. Calls reach it from any other
+    thread through :meth:`call`.
 
-    def __init__(self, setup: BackendSetup, label: str) -> None:
-        self.label = label
+    Apart from :class:`GameActor` because Ray makes an actor of any class with a coroutine method (even one Ray never
+    calls, as this class's ``_main``) an asyncio actor, whose calls, sync methods too, all run on one event-loop
+    thread, one after the other: a ``play`` in flight there held up every other call of its node, a withdrawal among
+    them, so its games ran to their own clock, and a node played one game at a time."""
+
+    def __init__(self, setup: BackendSetup) -> None:
         self._ready = threading.Event()
         self._failed: BaseException | None = None
         self._thread = threading.Thread(target=self._run, args=(setup,), name="arena-games", daemon=True)
@@ -194,11 +208,11 @@ class GameActor:
     async def _main(self, setup: BackendSetup) -> None:
         self._token = trio.lowlevel.current_trio_token()
         self._stopped = trio.Event()
-        self._backend = LocalBackend(setup)
+        self.backend = LocalBackend(setup)
         assert setup.logs is not None
         setup.logs.mkdir(parents=True, exist_ok=True)
         self._log_file = open(setup.logs / "node.log", "a")
-        self._log = structlog.wrap_logger(
+        self.log = structlog.wrap_logger(
             structlog.WriteLogger(self._log_file),
             processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"),
                         structlog.processors.JSONRenderer()])
@@ -208,30 +222,51 @@ class GameActor:
         finally:
             self._log_file.close()
 
+    def call(self, function: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """``await function(*args)`` on the loop, from another thread: its result (or its exception)."""
+        return trio.from_thread.run(function, *args, trio_token=self._token)
+
+    def stop(self) -> None:
+        """Stop every bot and end the loop; its thread is given :data:`STOP_S` to end."""
+        async def stop_all() -> None:
+            with trio.CancelScope(shield=True):
+                await self.backend.stop()
+            self._stopped.set()
+
+        self.call(stop_all)
+        self._thread.join(STOP_S)
+
+
+class GameActor:
+    """One node's player of games (made a Ray actor by :class:`RayBackend`): its entrants' bot processes, on a
+    :class:`NodeLoop`. A threaded actor (no method of it is a coroutine): Ray calls each method from one of its own
+    threads, so a node plays its games at once, and a withdrawal or a stop (in :data:`CONTROL`, a concurrency group of
+    their own) runs while they are in flight."""
+
+    def __init__(self, setup: BackendSetup, label: str) -> None:
+        self.label = label
+        self._loop = NodeLoop(setup)
+
     def check(self) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
         """Start every entrant once on this node: (name, why) per entrant that cannot play here, and the entrants'
         ``bots.json`` data."""
-        problems = trio.from_thread.run(self._backend.check, self._log, trio_token=self._token)
-        return [(name, f"on node {self.label}: {why}") for name, why in problems], self._backend.info()
+        problems = self._loop.call(self._loop.backend.check, self._loop.log)
+        return [(name, f"on node {self.label}: {why}") for name, why in problems], self._loop.backend.info()
 
     def play(self, scheduled: ScheduledGame) -> MatchRecord:
         """Play one game to its end on this node's bots; the driver records it."""
-        return trio.from_thread.run(self._backend.play, scheduled, None, trio_token=self._token)
+        return self._loop.call(self._loop.backend.play, scheduled, None)
 
     def withdraw(self, name: str, why: str) -> None:
-        """The entrant leaves the run: its bots on this node stopped, its games here forfeits from now on."""
-        trio.from_thread.run(self._backend.withdraw, name, why, trio_token=self._token)
+        """The entrant leaves the run: its bots on this node stopped at once (its games in flight here end with its
+        fault), its games here forfeits from now on."""
+        self._loop.call(self._loop.backend.withdraw, name, why)
 
     def stop(self) -> tuple[list[dict[str, Any]], list[str]]:
         """Stop every bot of this node and end the trio loop; the entrants' data and the given-up lines."""
-        async def stop_all() -> None:
-            with trio.CancelScope(shield=True):
-                await self._backend.stop()
-            self._stopped.set()
-
-        trio.from_thread.run(stop_all, trio_token=self._token)
-        self._thread.join(STOP_S)
-        return self._backend.info(), [f"on node {self.label}: {line}" for line in self._backend.given_up()]
+        self._loop.stop()
+        backend = self._loop.backend
+        return backend.info(), [f"on node {self.label}: {line}" for line in backend.given_up()]
 
 
 @dataclasses.dataclass
@@ -287,8 +322,8 @@ class RayBackend:
             if not entry.get("Alive") or node_id in known:
                 continue
             label = node_label(node_id, entry.get("NodeManagerAddress", "?"))
-            actor = self.ray.remote(GameActor).options(
-                num_cpus=0, max_concurrency=self.concurrency + 3, max_restarts=0,
+            actor = self.ray.remote(concurrency_groups={CONTROL: CONTROL_THREADS})(GameActor).options(
+                num_cpus=0, max_concurrency=self.concurrency, max_restarts=0,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
             ).remote(setup_for_node(self.setup, node_id, self.cwd), label)
             added.append(_Node(label, node_id, actor))
@@ -296,8 +331,13 @@ class RayBackend:
         return added
 
     async def _call(self, node: _Node, method: str, *args: Any) -> Any:
-        """A method of the node's actor, awaited without blocking trio (a cancelled wait cancels the call too)."""
-        ref = getattr(node.handle, method).remote(*args)
+        """A method of the node's actor, awaited without blocking trio (a cancelled wait cancels the call too). Games
+        are played by the actor's default threads, one per game the driver may have in flight; every other call by
+        the threads of :data:`CONTROL`, which games never hold."""
+        remote = getattr(node.handle, method)
+        if method != "play":
+            remote = remote.options(concurrency_group=CONTROL)
+        ref = remote.remote(*args)
 
         def cancel() -> None:
             with contextlib.suppress(Exception):  # best effort: a running call of a threaded actor goes on
@@ -414,9 +454,9 @@ class RayBackend:
         return self._given_up
 
     async def withdraw(self, name: str, why: str) -> None:
-        """The entrant leaves the run on every live node (and on any node that joins later). Known gap: on a local
-        cluster the actors were seen not to run this call while a ``play`` call was in flight there, so on Ray a
-        withdrawn entrant's games in flight end by their own clock (still its forfeits) rather than at once."""
+        """The entrant leaves the run on every live node (and on any node that joins later): its bots there are
+        stopped at once, while its games are in flight (each actor runs this call in :data:`CONTROL`, beside its
+        games), so each game in flight ends with its fault as on one machine, and its later games are forfeits."""
         self._withdrawn[name] = why
         await self._withdraw_on(self.nodes, name, why)
 

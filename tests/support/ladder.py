@@ -100,6 +100,10 @@ if __name__ == "__main__":
 """
 """A bot that never answers its first decision (within a move time of ten minutes: only its leaving ends it)."""
 PATIENT = {**BLOCK, "time": {"move_ms": 600_000, "startup_ms": 30000}}
+STOPPED_BY_THE_ARENA = ("crashed", "the bot is unreachable or crashed: the connection to the bot was closed (the arena "
+                                   "stopped it)")
+"""The fault (kind, message) of a stuck bot's game in flight when its entrant is withdrawn: its bot was stopped, so
+the game ends at once with this fault (docs/league.md#leaving-mid-table), not by its clock."""
 
 
 def asked(folder: Path, count: int) -> Any:
