@@ -22,6 +22,7 @@ import tarfile
 import time
 import urllib.parse
 import uuid
+from http.client import HTTPConnection
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ import pytest
 from arena.league.authors import hash_token
 from arena.league.db import READY, RETIRED, open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
-from arena.web.access import AUTHOR_COOKIE, SHARE_COOKIE, Signer
+from arena.web.access import AUTHOR_COOKIE, COOKIE, SHARE_COOKIE, Signer
 from support.chromium import Chromium, needs_chromium
 from support.league import GAME, League, bearer, bot_folder, league_in
 from support.paths import ROOT
@@ -115,6 +116,39 @@ def test_an_author_signs_in_with_its_token_and_the_cookie_names_it_without_the_t
     assert get_json(f"{site.web}/api/tournaments", headers=site.as_author("alice"))["access"] == "public"
     assert http(f"{site.web}/leagues/test")[0] == 401
     assert http(f"{site.web}/leagues/test", headers=site.as_author("alice"))[0] == 200
+
+
+def signed_out(site: Site, cookie: str, origin: str | None = None) -> tuple[int, str, list[str]]:
+    """``POST /signout`` with the cookie header given: its status, where it sends the browser and every cookie it
+    sets (each a header of its own, which :func:`http` would fold into one)."""
+    connection = HTTPConnection(urllib.parse.urlsplit(site.web).netloc, timeout=30)
+    try:
+        connection.request("POST", "/signout", body=b"", headers={"Cookie": cookie, **(
+            {"Origin": origin} if origin is not None else {})})
+        reply = connection.getresponse()
+        reply.read()
+        return reply.status, reply.getheader("location", ""), reply.headers.get_all("set-cookie") or []
+    finally:
+        connection.close()
+
+
+def test_signing_out_ends_every_session_of_the_browser_and_only_this_site_may_ask(site: Site) -> None:
+    """The header of a signed-in page has the sign-out button; it clears the operator's, the author's and a share
+    link's cookies; another site's page cannot sign a browser out (its Origin)."""
+    code, headers, _ = http(f"{site.web}/signin", form={"token": site.league.token("alice"), "next": "/"})
+    alice = f"{AUTHOR_COOKIE}={set_cookie(headers, AUTHOR_COOKIE)}"
+    for path in ("/leagues/test/mine", "/leagues/test", "/"):
+        assert 'action="/signout"' in http(f"{site.web}{path}", headers={"Cookie": alice})[2].decode(), path
+    link = share(site, league="test")[1]["url"].rsplit("/", 1)[1]
+    assert 'action="/signout"' not in http(f"{site.web}/leagues/test",  # a share link is no sign-in
+                                           headers={"Cookie": f"{SHARE_COOKIE}={link}"})[2].decode()
+    both = f"{alice}; {SHARE_COOKIE}={link}"
+    assert signed_out(site, both, origin="https://elsewhere.example")[0] == 403
+    code, location, cookies = signed_out(site, both, origin=site.web)
+    assert (code, location) == (303, "/")
+    cleared = {c.split("=", 1)[0]: c for c in cookies}
+    assert set(cleared) == {COOKIE, AUTHOR_COOKIE, SHARE_COOKIE}
+    assert all("Max-Age=0" in c and "Path=/" in c for c in cleared.values()), cookies
 
 
 def test_an_author_sees_its_own_build_logs_and_check_reports_only(site: Site) -> None:
@@ -365,9 +399,15 @@ def test_an_author_signs_in_uploads_challenges_and_retires_through_the_forms_in_
         db.close()
     open_mine(browser)
     assert [row[:3] + row[6:] for row in browser.js(MY_VERSIONS)] == [["cg-v1", str(uploaded.id), "retired", ""]]
+
+    browser.submit("header form.signout button")          # every signed-in page has it; it leaves nothing behind
+    assert browser.js("[location.pathname, document.querySelector('#signout')]") == ["/", None]
     assert browser.csp_violations() == []
     assert posted_origins(browser) == [(path, site.web) for path in (
-        "/signin", "/leagues/test/upload", "/leagues/test/challenges", f"/leagues/test/versions/{uploaded.id}/retire")]
+        "/signin", "/leagues/test/upload", "/leagues/test/challenges", f"/leagues/test/versions/{uploaded.id}/retire",
+        "/signout")]
+    browser.goto(f"{site.web}/leagues/test/mine")           # the cookie is gone: the sign-in form again
+    assert browser.js("[!!document.querySelector('form.signin'), document.querySelector('#signout')]") == [True, None]
 
 
 # --- share links ---------------------------------------------------------------------------------------------

@@ -337,8 +337,21 @@ def _template(name: str, raw: dict[str, str] | None = None, **values: str) -> st
     return text
 
 
-RAW_SLOTS = ("leagues", "content")
-"""The templates' slots filled with HTML: the header's links to the leagues, a server-rendered page's content."""
+RAW_SLOTS = ("leagues", "content", "signout")
+"""The templates' slots filled with HTML: the header's links to the leagues, a server-rendered page's content, the
+header's sign-out button (:func:`_page_slots`)."""
+SIGNOUT_FORM = ('<form class="signout" method="post" action="/signout"><button type="submit" id="signout">sign out'
+                '</button></form>')
+"""Ends the browser's sessions (``POST /signout``: the operator's, the author's and a share link's cookies). It needs
+no CSRF token: like every POST, another site's page is refused by its ``Origin:``, and signing out is all it does."""
+
+
+def _page_slots(request: Request, **raw: str) -> dict[str, str]:
+    """A page's raw slots, with the sign-out button in its header when the browser signed in (the operator's or an
+    author's cookie): a browser shared at a venue or a lab must be able to leave nothing behind."""
+    if COOKIE in request.cookies or AUTHOR_COOKIE in request.cookies:
+        raw["signout"] = SIGNOUT_FORM
+    return raw
 
 
 def shell(page: str) -> Handler:
@@ -354,7 +367,8 @@ def shell(page: str) -> Handler:
         leagues = ""
         if web.league is not None and page == "tournaments":
             leagues = league_web.leagues_nav(list(web.league.leagues))
-        return HTMLResponse(_template("page.html", {"leagues": leagues, "content": content}, title=title, page=page,
+        return HTMLResponse(_template("page.html", _page_slots(request, leagues=leagues, content=content),
+                                      title=title, page=page,
                                       tournament=params.get("tid", ""),
                                       entrant=params.get("name", ""), access=web.access(request).value,
                                       message="", back="", back_label=""))
@@ -385,7 +399,8 @@ def league_page(fetch: LeagueData, render: Callable[[dict[str, Any]], str]) -> H
         content = render(await _league_data(web, request, fetch))
         title = " · ".join(request.path_params[k] for k in ("bot", "league") if k in request.path_params)
         events = f"/api/leagues/{urllib.parse.quote(request.path_params['league'], safe='')}/events"
-        return HTMLResponse(_template("league.html", {"content": content}, title=title, events=events))
+        return HTMLResponse(_template("league.html", _page_slots(request, content=content), title=title,
+                                      events=events))
     return handler
 
 
@@ -549,7 +564,7 @@ async def author_page(web: Web, request: Request) -> Response:
         board = {"standings": []}
     content = league_web.author_html(league, caller.describe(), list(versions.versions),
                                      list(challenges.challenges), board, _csrf_of(web, session))
-    return HTMLResponse(_template("league.html", {"content": content}, title=f"{league} · mine"))
+    return HTMLResponse(_template("league.html", _page_slots(request, content=content), title=f"{league} · mine"))
 
 
 async def _log(web: Web, request: Request) -> dict[str, Any]:
@@ -563,8 +578,8 @@ async def _log(web: Web, request: Request) -> dict[str, Any]:
 
 async def version_log_page(web: Web, request: Request) -> Response:
     log = await _log(web, request)
-    return HTMLResponse(_template("league.html", {"content": league_web.log_html(request.path_params["league"], log)},
-                                  title=f'{log["version"]["version"]} · build log'))
+    return HTMLResponse(_template("league.html", _page_slots(request, content=league_web.log_html(
+        request.path_params["league"], log)), title=f'{log["version"]["version"]} · build log'))
 
 
 async def api_version_log(web: Web, request: Request) -> Response:
