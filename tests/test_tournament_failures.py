@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 
 from arena.errors import ArenaError
+from arena.records import compact
+from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS, RunFolder
 from arena.tournament import runner
 from arena.tournament.runner import EntrantsCannotPlay, RecordsNotWritten, run_tournament
 from arena.tournament.spec import load_spec, spec_from_dict
@@ -250,24 +252,40 @@ async def test_standings_that_cannot_be_written_at_the_end_keep_the_run_open(
     assert (run / "seed.json").exists() and json.loads((run / "standings.json").read_text())["games"] == 2
 
 
-def test_a_file_size_limit_hit_mid_line_for_real_then_resume(tmp_path: Path) -> None:
-    """The kernel refuses the write (RLIMIT_FSIZE: EFBIG, the record file cut mid-line), as a full disk would, without
-    filling the machine's disk: one `error:` line with the resume command, exit 1; then the resume (no limit)
-    drops the torn line and finishes with every game exactly once."""
+def whole_records(kept: bytes, form: str) -> tuple[int, bytes]:
+    """How many whole records a record file's bytes hold, and those records' bytes (the rest is a torn tail)."""
+    if form == "jsonl":
+        return kept.count(b"\n"), kept[:kept.rfind(b"\n") + 1]
+    units, used = compact.split(kept, 0, final=True)
+    assert all(not unit.problem for unit in units), [unit.problem for unit in units]
+    return len(units), kept[:used]
+
+
+@pytest.mark.parametrize(("form", "limit"), [("jsonl", 30_000), ("compact", 6_000)])
+def test_a_file_size_limit_hit_mid_record_for_real_then_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              form: str, limit: int) -> None:
+    """The kernel refuses the write (RLIMIT_FSIZE: EFBIG, the record file cut mid-record), as a full disk would,
+    without filling the machine's disk: one `error:` line with the resume command, exit 1; then the resume (no
+    limit) drops the torn record and finishes with every game exactly once. In both record files: the readable
+    one and the compact one new runs write (a compact unit is cut mid-frame)."""
+    if form == "compact":
+        monkeypatch.delenv(FORMAT_VARIABLE)  # the default; the suite writes games.jsonl
     tag = uuid.uuid4().hex
     path = write(tmp_path, block_text(tag, 20))
     out = tmp_path / "run"
 
     def limit_file_size() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (30_000, 30_000))  # Python ignores SIGXFSZ: writes get EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # Python ignores SIGXFSZ: writes get EFBIG
 
     result = arena_run(path, "--out", str(out), preexec_fn=limit_file_size)
     assert result.returncode == 1, result.stdout + result.stderr
-    kept = (out / "games.jsonl").read_bytes()
-    safe = kept.count(b"\n")
-    assert 0 < safe < 40 and len(kept) == 30_000
+    records = RunFolder(out).records
+    assert records.name == (RECORDS if form == "jsonl" else COMPACT_RECORDS)
+    kept = records.read_bytes()
+    safe, complete = whole_records(kept, form)
+    assert 0 < safe < 40 and len(kept) == limit
     assert result.stderr == (
-        f"error: cannot write {out}/games.jsonl: File too large; {safe} of 40 games are recorded and safe in {out} "
+        f"error: cannot write {records}: File too large; {safe} of 40 games are recorded and safe in {out} "
         f"(standings.json holds their standings); raise the file size limit (ulimit -f), then continue with: "
         f"{ARENA} run {path} --out {out} --resume\n")
     assert json.loads((out / "standings.json").read_text())["games"] == safe
@@ -275,12 +293,11 @@ def test_a_file_size_limit_hit_mid_line_for_real_then_resume(tmp_path: Path) -> 
 
     resumed = arena_run(path, "--out", str(out), "--resume")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    complete = kept[:kept.rfind(b"\n") + 1]
     if len(complete) < len(kept):
         assert f"resume: dropped a torn last record line ({len(kept) - len(complete)} bytes)" in resumed.stdout
     assert f"resume: {safe} games were already recorded" in resumed.stdout
     assert indices(out) == list(range(40))
-    assert (out / "games.jsonl").read_bytes().startswith(complete)
+    assert records.read_bytes().startswith(complete)
 
 
 async def test_a_write_error_after_an_entrant_was_given_up_still_names_it(

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from arena.records.store import RecordWriter
+from arena.records.jsonform import index_of
+from arena.records.run_folder import RunFolder
+from arena.records.store import RecordWriter, iter_records
 
 from support.paths import ROOT
 from support.processes import bot_processes
@@ -62,7 +64,8 @@ def arena_run(path: Path, *extra: str, timeout: int = 300, **popen: Any) -> subp
 
 
 def indices(out: Path) -> list[int]:
-    return sorted(int(json.loads(line).get("index", 0)) for line in (out / "games.jsonl").read_text().splitlines())
+    """The schedule indices of the run's recorded games, sorted, from whichever record file it has."""
+    return sorted(index_of(record) for record in iter_records(RunFolder(out).records))
 
 
 def fail_on_write(monkeypatch: pytest.MonkeyPatch, after: int) -> list[int]:
