@@ -95,8 +95,7 @@ def test_the_leaderboard_and_queue_update_in_chromium_as_tables_end_without_a_re
         browser.goto(f"{web}{game}")
         assert browser.js("document.getElementById('arena-bar').textContent").endswith(
             f"table {game.split('/')[4]} · game {game.split('/')[6]}")
-        errors = [e for e in browser.events if e.get("method") == "Runtime.exceptionThrown"]
-        assert errors == []
+        assert browser.exceptions() == []
     finally:
         league.server.stop()
 
