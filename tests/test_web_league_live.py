@@ -21,37 +21,17 @@ from arena.league.db import DONE, ONLINE, open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
 from arena.records.run_folder import FORMAT_VARIABLE, RunFolder, commitment_of
 from support.chromium import Chromium, needs_chromium
-from support.league import GAME, League, bearer, bot_folder, league_in
-from support.paths import ROOT
+from support.league import LADDER_BOTS, LADDER_LEAGUE, League, bearer, games_on_board, ladder_uploaded, league_in
 from support.waiting import wait_for
 from support.web import get_json, http
 
 LADDER_S = 600
 """Generous: every table starts two bots in their sandbox and plays two games, on a busy 2-core machine."""
-LEAGUE = GAME + """[ladder]
-concurrency = 1
-coverage = 2
-placement = 1
-"""
-BOTS = {"rand": ROOT / "bots" / "python" / "random_bot.py", "greedy": ROOT / "bots" / "python" / "greedy_bot.py"}
 GAMES_SHOWN = ("Array.from(document.querySelectorAll('#leaderboard tbody tr'))"
                ".reduce((n, tr) => n + Number(tr.children[6].textContent), 0)")
 """The leaderboard's games column summed, as the page shows it now."""
 NEWEST_ENDED = "(document.querySelector('#recent tbody tr td') || {}).textContent || ''"
 """The queue page's newest ended table, as the page shows it now."""
-
-
-def uploaded(league: League) -> None:
-    """Both bots uploaded by their own authors and ready (the ladder then plays them)."""
-    for name, source in BOTS.items():
-        league.add_author(f"author-{name}")
-        league.upload(f"author-{name}", bot_folder(league.root / f"{name}-bot", source), name)
-    for name in BOTS:
-        assert league.settled(league.token(f"author-{name}"), name).state == lpb.VERSION_STATE_READY
-
-
-def games_on_board(web: str) -> int:
-    return sum(row["games"] for row in get_json(f"{web}/api/leagues/test/standings")["standings"])
 
 
 def newest_ended(web: str) -> str:
@@ -78,10 +58,10 @@ def frozen_and_still(league: League) -> None:
 @needs_chromium
 def test_the_leaderboard_and_queue_update_in_chromium_as_tables_end_without_a_reload(
         tmp_path: Path, browser: Chromium) -> None:
-    league = league_in(tmp_path, LEAGUE, web=True)
+    league = league_in(tmp_path, LADDER_LEAGUE, web=True)
     web = league.server.web  # type: ignore[attr-defined]
     try:
-        uploaded(league)
+        ladder_uploaded(league)
         wait_for(lambda: games_on_board(web) > 0, LADDER_S, "a first table rated on the board")
 
         browser.open_page(f"{web}/leagues/test")
@@ -115,8 +95,7 @@ def test_the_leaderboard_and_queue_update_in_chromium_as_tables_end_without_a_re
         browser.goto(f"{web}{game}")
         assert browser.js("document.getElementById('arena-bar').textContent").endswith(
             f"table {game.split('/')[4]} · game {game.split('/')[6]}")
-        errors = [e for e in browser.events if e.get("method") == "Runtime.exceptionThrown"]
-        assert errors == []
+        assert browser.exceptions() == []
     finally:
         league.server.stop()
 
@@ -124,11 +103,11 @@ def test_the_leaderboard_and_queue_update_in_chromium_as_tables_end_without_a_re
 def test_a_bots_page_and_the_finals_page_show_their_history_and_keep_the_seed_until_the_end(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(FORMAT_VARIABLE)  # the pages read the league's default records (compact)
-    league = league_in(tmp_path, LEAGUE, web=True)
+    league = league_in(tmp_path, LADDER_LEAGUE, web=True)
     web = league.server.web  # type: ignore[attr-defined]
     db = open_database(sqlite_url(tmp_path / "data"))
     try:
-        uploaded(league)
+        ladder_uploaded(league)
         wait_for(lambda: games_on_board(web) >= 6, LADDER_S, "three tables rated on the board")
         code, _, body = http(f"{web}/leagues/test/finals")
         assert code == 200 and 'id="finals-state">not frozen<' in body.decode()
@@ -140,7 +119,7 @@ def test_a_bots_page_and_the_finals_page_show_their_history_and_keep_the_seed_un
 
         # a bot's page: one rating point per done table, ending at the stored online rating; its results
         for name, version in versions.items():
-            other = next(n for n in BOTS if n != name)
+            other = next(n for n in LADDER_BOTS if n != name)
             page = get_json(f"{web}/api/leagues/test/bots/{name}")["history"]
             points = page["ratings"][f"{name}-v1"]
             assert [p["table"] for p in points] == [t.id for t in sorted(done, key=lambda t: t.sequence)]

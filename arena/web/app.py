@@ -328,15 +328,20 @@ def _refused(request: Request, api: bool) -> Response:
 
 def _template(name: str, raw: dict[str, str] | None = None, **values: str) -> str:
     """A page template with each ``__KEY__`` replaced by its value, HTML-escaped, and each key of ``raw`` by its
-    HTML as it is (markup this module built, its own values escaped); a ``raw`` key not given is left empty."""
+    HTML as it is (markup this module built, its own values escaped); a ``raw`` key not given is left empty, and so
+    is a key of :data:`OPTIONAL_VALUES`."""
     text = resources.files(PACKAGE).joinpath("templates", name).read_text(encoding="utf-8")
-    for key, value in values.items():
+    for key, value in {**OPTIONAL_VALUES, **values}.items():
         text = text.replace(f"__{key.upper()}__", html.escape(value))
     for key in RAW_SLOTS:
         text = text.replace(f"__{key.upper()}__", (raw or {}).get(key, ""))
     return text
 
 
+OPTIONAL_VALUES = {"events": ""}
+"""The value slots a page may leave out, and what they are then. A league's page without an event stream of its own
+(an author's page, a build log, a form's answer) names none, so static/league.js opens none: left as the literal
+``__EVENTS__``, it opened that address relative to the page, which answered 404, and the page said "reconnecting"."""
 RAW_SLOTS = ("leagues", "content", "signout")
 """The templates' slots filled with HTML: the header's links to the leagues, a server-rendered page's content, the
 header's sign-out button (:func:`_page_slots`)."""

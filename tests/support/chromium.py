@@ -51,6 +51,8 @@ class Chromium:
         self._next_id = 0
         self.events: list[dict[str, Any]] = []
         self.session: str | None = None
+        self.loader: str | None = None
+        """The last :meth:`goto`'s document (its loader id): the last page's late network events are not its."""
 
     def call(self, method: str, params: dict | None = None, *, browser: bool = False, timeout: float = 30) -> dict:
         self._next_id += 1
@@ -122,7 +124,7 @@ class Chromium:
     def goto(self, url: str) -> None:
         """Another page in the same tab (the last page's event streams close with it)."""
         self.events.clear()
-        self.call("Page.navigate", {"url": url})
+        self.loader = self.call("Page.navigate", {"url": url}).get("loaderId")
         self.wait_event("Page.loadEventFired")
 
     def type_into(self, selector: str, text: str) -> None:
@@ -142,6 +144,7 @@ class Chromium:
         """A real click on a form's button (``selector``), then the page the form's answer loads: waiting on the
         new page's load event, never on time."""
         self.events[:] = [e for e in self.events if e.get("method") != "Page.loadEventFired"]  # the last page's
+        self.loader = None  # the answer's document, whose loader id is not known here
         self.click(selector)
         self.wait_event("Page.loadEventFired")
 
@@ -150,6 +153,38 @@ class Chromium:
         once ``Log.enable`` was called on the page; the log stays on across navigations in the tab)."""
         return [e["params"]["entry"]["text"] for e in self.events if e.get("method") == "Log.entryAdded"
                 and "Content Security Policy" in e["params"]["entry"].get("text", "")]
+
+    def exceptions(self) -> list[str]:
+        """The uncaught JavaScript exceptions of the pages since the last :meth:`goto` (``Runtime`` is enabled on
+        the page, so each is an event), each as its description (message and stack) or its text."""
+        found = [e["params"]["exceptionDetails"] for e in self.events if e.get("method") == "Runtime.exceptionThrown"]
+        return [(d.get("exception") or {}).get("description") or d.get("text", "") for d in found]
+
+    def _network(self, method: str) -> list[dict[str, Any]]:
+        """The page's ``Network.<method>`` events' parameters: of the last :meth:`goto`'s document only (the page
+        left sends some more, such as the requests its navigation cut short, which are never answered)."""
+        return [e["params"] for e in self.events if e.get("method") == f"Network.{method}"
+                and (self.loader is None or e["params"].get("loaderId") == self.loader)]
+
+    def requests(self, origin: str) -> dict[str, str]:
+        """The requests to ``origin`` the page sent (its document, scripts, fetches, event streams): each one's id
+        and its address."""
+        return {e["requestId"]: e["request"]["url"] for e in self._network("requestWillBeSent")
+                if e["request"]["url"].startswith(origin + "/")}
+
+    def answers(self, origin: str) -> list[tuple[str, int]]:
+        """Each answer from ``origin`` to the page, as its address and HTTP status (an event stream's once its
+        headers came, a redirect's on the request it led to)."""
+        redirects = [e["redirectResponse"] for e in self._network("requestWillBeSent") if "redirectResponse" in e]
+        answered = [e["response"] for e in self._network("responseReceived")]
+        return [(r["url"], r["status"]) for r in redirects + answered if r["url"].startswith(origin + "/")]
+
+    def unanswered(self, origin: str) -> list[str]:
+        """The requests to ``origin`` with neither an answer nor a failure yet: while any is left, what the page
+        shows may still change."""
+        done = {e["params"]["requestId"] for e in self.events if e.get("method") in (
+            "Network.responseReceived", "Network.loadingFailed", "Network.loadingFinished")}
+        return [url for request, url in self.requests(origin).items() if request not in done]
 
     def key(self, name: str) -> None:
         code = self.KEYS[name]

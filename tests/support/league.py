@@ -14,7 +14,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import grpc
 import pytest
@@ -29,7 +29,7 @@ from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.records.run_folder import RunFolder
 from support.paths import ROOT
 from support.servers import Server
-from support.web import WebServer
+from support.web import WebServer, get_json
 from support.waiting import wait_for
 
 PIPELINE_S = 240
@@ -47,6 +47,15 @@ LEAGUE = GAME + """[authors]
 uploads_per_day = 2
 """
 MANIFEST = 'kit = "python"\nentry = "bot.py"\nvariants = ["block"]\n'
+LADDER_LEAGUE = GAME + """[ladder]
+concurrency = 1
+coverage = 2
+placement = 1
+"""
+"""The test league with a quick ladder: one table at a time, each new version placed after one table."""
+LADDER_BOTS = {"rand": ROOT / "bots" / "python" / "random_bot.py",
+               "greedy": ROOT / "bots" / "python" / "greedy_bot.py"}
+"""The ladder's two bots, each uploaded by an author of its own (``author-rand``, ``author-greedy``)."""
 READY, FAILED = lpb.VERSION_STATE_READY, lpb.VERSION_STATE_FAILED
 
 
@@ -118,16 +127,17 @@ class League:
 
 
 def start_league(data: Path, operator: Path, league_file: Path, database: str | None,
-                 kit_cache: Path | None = None, *, web: bool = False, public: bool = True) -> Server:
+                 kit_cache: Path | None = None, *, web: bool = False, public: bool = True,
+                 extra: Sequence[str] = ()) -> Server:
     """A server of the league; its kit cache ``kit_cache`` (default: an empty folder beside the data folder, enough
     for the python and stdio kits, which need none). With ``web``, the public dashboard too (``--http`` on a free
     port, ``--http-public`` unless not ``public``: what a spectator without a token sees; its address is the
-    server's ``web``)."""
+    server's ``web``). ``extra``: more ``arena serve`` arguments (a registry of bots for tournaments)."""
     if kit_cache is None:
         kit_cache = data.parent / "kits"
         kit_cache.mkdir(exist_ok=True)
     args = ("--token-file", str(operator), "--league", str(league_file), "--kit-cache", str(kit_cache),
-            *(("--database", database) if database else ()))
+            *(("--database", database) if database else ()), *extra)
     return WebServer(data, *(("--http-public",) if public else ()), *args) if web else Server(data, *args)
 
 
@@ -138,14 +148,29 @@ def restarted(league: League, database: str | None) -> League:
 
 
 def league_in(root: Path, league_text: str, database: str | None = None, *, web: bool = False,
-              public: bool = True) -> League:
+              public: bool = True, extra: Sequence[str] = ()) -> League:
     """A server of the league file ``league_text`` in ``root`` (on ``database``; default SQLite in its data
     folder), with a new operator token and no authors yet; with ``web``, its dashboard too (public unless not
-    ``public``)."""
+    ``public``); ``extra``: more ``arena serve`` arguments."""
     operator = private_file(root / "operator.token", secrets.token_urlsafe(32))
     (root / "league.toml").write_text(league_text)
-    return League(start_league(root / "data", operator, root / "league.toml", database, web=web, public=public),
-                  root, operator, {})
+    return League(start_league(root / "data", operator, root / "league.toml", database, web=web, public=public,
+                               extra=extra), root, operator, {})
+
+
+def ladder_uploaded(league: League) -> None:
+    """The ladder's bots (:data:`LADDER_BOTS`) uploaded by their own authors and ready (the ladder then plays
+    them)."""
+    for name, source in LADDER_BOTS.items():
+        league.add_author(f"author-{name}")
+        league.upload(f"author-{name}", bot_folder(league.root / f"{name}-bot", source), name)
+    for name in LADDER_BOTS:
+        assert league.settled(league.token(f"author-{name}"), name).state == lpb.VERSION_STATE_READY
+
+
+def games_on_board(web: str, headers: dict[str, str] | None = None) -> int:
+    """The games the league's leaderboard counts (its JSON; ``headers`` for a dashboard that is not public)."""
+    return sum(row["games"] for row in get_json(f"{web}/api/leagues/test/standings", headers=headers)["standings"])
 
 
 def database_of(request: pytest.FixtureRequest) -> str | None:

@@ -23,8 +23,15 @@
     busy = true;
     try {
       const reply = await fetch(base + '/view', { credentials: 'same-origin' });
+      // A refusal is JSON {error}; an answer that is not JSON (a crash's 500, a proxy's 502 page) is said by its
+      // status (reply.json() would throw, uncaught, and the bar would go on saying "live").
+      const json = (reply.headers.get('content-type') || '').startsWith('application/json');
+      if (!reply.ok) {
+        const said = json ? (await reply.json()).error : '';
+        state.textContent = said || `the server answered ${reply.status} ${reply.statusText}`.trim();
+        over = true; close(); return;
+      }
       const data = await reply.json();
-      if (!reply.ok) { state.textContent = data.error; over = true; close(); return; }
       window.arenaViewer.update(data);
       document.body.setAttribute('data-moves', data.moves.length);
       if (!data.live) { state.textContent = 'finished: the record is shown'; over = true; close(); }
