@@ -392,6 +392,7 @@ def test_an_author_signs_in_uploads_challenges_and_retires_through_the_forms_in_
 
     browser.submit(f"#my-versions form[action='/leagues/test/versions/{uploaded.id}/retire'] button")
     assert outcome(browser) == f"retired: version {uploaded.id} (cg-v1)"
+    assert browser.js("!!document.querySelector('header #signout')"), "a form's answer page has it too"
     db = open_database(sqlite_url(site.league.root / "data"))
     try:
         assert db.version(uploaded.id).state == RETIRED

@@ -591,9 +591,11 @@ async def api_version_log(web: Web, request: Request) -> Response:
     return JSONResponse(await _log(web, request))
 
 
-def _done(league: str, message: str) -> Response:
-    """A form's outcome: its one line and the way back to the author's page."""
-    return HTMLResponse(_template("league.html", {"content": league_web.done_html(league, message)}, title=league))
+def _done(request: Request, league: str, message: str) -> Response:
+    """A form's outcome: its one line and the way back to the author's page (and, as on every signed-in page, the
+    sign-out button)."""
+    return HTMLResponse(_template("league.html", _page_slots(request, content=league_web.done_html(league, message)),
+                                  title=league))
 
 
 async def _form(request: Request) -> dict[str, str]:
@@ -634,7 +636,7 @@ async def retire(web: Web, request: Request) -> Response:
         version = (await web.league_core().retire(caller, request.path_params["vid"])).version
     except LeagueError as error:
         raise league_web.shown_error(error) from None
-    return _done(league, f"retired: version {version.id} ({version.bot}-v{version.number})")
+    return _done(request, league, f"retired: version {version.id} ({version.bot}-v{version.number})")
 
 
 async def challenge(web: Web, request: Request) -> Response:
@@ -647,7 +649,7 @@ async def challenge(web: Web, request: Request) -> Response:
         made = (await web.league_core().challenge(caller, league, version, opponent, deal_sets)).challenge
     except LeagueError as error:
         raise league_web.shown_error(error) from None
-    return _done(league, f"challenge {made.id} queued: {made.version} against {made.opponent}, "
+    return _done(request, league, f"challenge {made.id} queued: {made.version} against {made.opponent}, "
                          f"{made.deal_sets} deal sets")
 
 
@@ -679,7 +681,7 @@ async def upload(web: Web, request: Request) -> Response:
         raise league_web.shown_error(error) from None
     v = reply.version
     what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
-    return _done(league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), "
+    return _done(request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), "
                          f"{league_web.state_name(v.state)}")
 
 
