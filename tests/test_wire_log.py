@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from arena.records.jsonform import index_of
 from arena.players.client import WIRE_LINE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,7 +110,8 @@ protocol = "stdio"
         folders[mode] = tmp_path / mode
         out = arena("run", str(spec), "--out", str(folders[mode]), wire_env=mode == "wire")
         assert (mode == "wire") == bool(wire_lines(out.stderr)), out.stderr[-2000:]
-    records = {mode: [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+    records = {mode: sorted((json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()),
+                            key=index_of)  # written as they finish: the two games in either order
                for mode, folder in folders.items()}
     assert len(records["wire"]) == 2
     assert [without_times(r) for r in records["wire"]] == [without_times(r) for r in records["quiet"]]
