@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from arena.records.jsonform import index_of
 from arena.players.client import WIRE_LINE
+from arena.records.jsonform import index_of
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = {"grpc": "bots/python/greedy_bot.py", "stdio": "bots/stdio/bot.py --policy heaviest"}
