@@ -650,7 +650,7 @@ async def challenge(web: Web, request: Request) -> Response:
     except LeagueError as error:
         raise league_web.shown_error(error) from None
     return _done(request, league, f"challenge {made.id} queued: {made.version} against {made.opponent}, "
-                         f"{made.deal_sets} deal sets")
+                                  f"{made.deal_sets} deal sets")
 
 
 async def upload(web: Web, request: Request) -> Response:
@@ -682,7 +682,7 @@ async def upload(web: Web, request: Request) -> Response:
     v = reply.version
     what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
     return _done(request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), "
-                         f"{league_web.state_name(v.state)}")
+                                  f"{league_web.state_name(v.state)}")
 
 
 # --- share links ------------------------------------------------------------------------------------------------
