@@ -432,7 +432,8 @@ async def game_page(web: Web, request: Request) -> Response:
     view = await data.game_view(t, index, web.access(request), web.live)
     bar = _game_bar(t, index, view["live"])
     page = page_html(view).replace("<body>", "<body>\n" + bar, 1)
-    page = page.replace("</body>", '<script src="/static/game.js"></script>\n</body>', 1)
+    page = page.replace("</body>", '<script src="/static/answer.js"></script>\n<script src="/static/game.js"></script>\n'
+                                   '</body>', 1)
     csp = content_security_policy(INLINE_SCRIPT.findall(page), INLINE_STYLE.findall(page))
     return HTMLResponse(page, headers={"Content-Security-Policy": csp})
 

@@ -14,14 +14,10 @@
   const COLORS = ['#1f6fb2', '#c0392b', '#2e8b57', '#6c3483', '#b9770e', '#117a65', '#884ea0', '#a04000', '#1a5276',
                   '#922b21', '#196f3d', '#5b2c6f'];
 
-  // A refusal is the API's JSON {error}; an answer that is not JSON (a crash's 500, a proxy's 502 page) is said by
-  // its status, not as the JSON parse error it would otherwise show ("Unexpected token 'I'...").
   async function getJSON(url) {
     const reply = await fetch(url, { credentials: 'same-origin' });
-    const json = (reply.headers.get('content-type') || '').startsWith('application/json');
     if (reply.ok) return reply.json();
-    const said = json ? (await reply.json()).error : '';
-    throw new Error(said || `the server answered ${reply.status} ${reply.statusText}`.trim());
+    throw new Error(await window.arenaRefusal(reply));  // static/answer.js
   }
   function fail(error) { $('main').innerHTML = `<p class="message">${esc(error.message)}</p>`; }
 

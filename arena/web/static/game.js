@@ -23,12 +23,8 @@
     busy = true;
     try {
       const reply = await fetch(base + '/view', { credentials: 'same-origin' });
-      // A refusal is JSON {error}; an answer that is not JSON (a crash's 500, a proxy's 502 page) is said by its
-      // status (reply.json() would throw, uncaught, and the bar would go on saying "live").
-      const json = (reply.headers.get('content-type') || '').startsWith('application/json');
-      if (!reply.ok) {
-        const said = json ? (await reply.json()).error : '';
-        state.textContent = said || `the server answered ${reply.status} ${reply.statusText}`.trim();
+      if (!reply.ok) {  // said by static/answer.js (else the bar would go on saying "live")
+        state.textContent = await window.arenaRefusal(reply);
         over = true; close(); return;
       }
       const data = await reply.json();
