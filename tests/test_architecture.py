@@ -14,12 +14,16 @@ ARENA = Path(__file__).resolve().parents[1] / "arena"
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
     "arena errors display futures rules codegen",  # `arena` itself: the package's __init__ (its version)
     "protocol",
-    "referee players sandbox botkit simulate bench_search play check_bot",
+    "players sandbox botkit simulate bench_search",
+    "referee",
+    "play check_bot examples",
     "records",
     "tournament benchmarks",
     "cluster",
     "league",
-    "server web",
+    "server",
+    "web",
+    "serve",
     "cli __main__",
 ))
 """Each name is a top-level module or package of ``arena``; a module may import its own layer and those below."""

@@ -91,16 +91,16 @@ def test_the_stdio_kit_passes_check_bot_sandboxed() -> None:
 
 
 def test_the_example_requests_are_current_and_parse() -> None:
-    """proto/examples/ holds what the arena writes now (regenerate: python -m arena.players.examples)."""
+    """proto/examples/ holds what the arena writes now (regenerate: python -m arena.examples)."""
     from google.protobuf import json_format
 
     from arena.protocol import bot_pb2
-    from arena.players.examples import FOLDER, example_json
+    from arena.examples import FOLDER, example_json
     from arena.rules import VARIANTS
 
     for variant in VARIANTS:
         path = FOLDER / f"{variant}.act.json"
-        assert path.read_text() == example_json(variant), f"{path} is stale: python -m arena.players.examples"
+        assert path.read_text() == example_json(variant), f"{path} is stale: python -m arena.examples"
         request = json_format.Parse(path.read_text(), bot_pb2.ActRequest())
         assert request.variant == variant and len(request.observation.legal_actions) >= 3
     assert sorted(p.name for p in FOLDER.glob("*.json")) == sorted(f"{v}.act.json" for v in VARIANTS)
@@ -111,7 +111,7 @@ def test_the_stdio_kit_policy_works_offline_on_the_examples() -> None:
     import importlib.util
     import json
 
-    from arena.players.examples import FOLDER
+    from arena.examples import FOLDER
 
     spec = importlib.util.spec_from_file_location("stdio_kit", KIT)
     kit = importlib.util.module_from_spec(spec)

@@ -41,7 +41,7 @@ from ..players.process import BotProcess, BotSpec
 from ..players.relay import Backoff, ProcessBot, Relay, dial_in, last_words
 from ..server.auth import ConfigError, is_loopback
 from ..server.client import ServerSaidNo, connect, describe
-from ..server.serve import config_from_args, run
+from ..serve import config_from_args, run
 from ..server.submission import message_from_dict
 from ..server.tournaments import STATE_NAMES
 from ..tournament.runner import arena_command

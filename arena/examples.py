@@ -4,8 +4,9 @@ the arena into ``proto/examples/`` so a policy can be unit-tested without the ar
 Each is the first decision of a seeded match between greedy players at which a seat has at least three legal
 actions, a few decisions in, so the layout, the history and the legal actions all have something in them.
 
-Run: ``python -m arena.players.examples [FOLDER]`` (default ``proto/examples``). It lives among the players, not in
-:mod:`arena.protocol`, because it plays a match with them: the protocol imports nothing above it.
+Run: ``python -m arena.examples [FOLDER]`` (default ``proto/examples``). It lives above the referee, not in
+:mod:`arena.protocol` or among the players, because it plays a match with the players on the referee's clock: the
+protocol imports nothing above it, and the players nothing of the referee.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
-from ..protocol import bot_pb2
-from ..protocol.convert import act_request_pb
-from ..referee import TimeControl
-from ..rules import VARIANTS, new_game
-from .base import DecisionRequest
-from .builtin import GreedyPlayer
+from .players.base import DecisionRequest
+from .players.builtin import GreedyPlayer
+from .protocol import bot_pb2
+from .protocol.convert import act_request_pb
+from .referee import TimeControl
+from .rules import VARIANTS, new_game
 
-FOLDER = Path(__file__).resolve().parents[2] / "proto" / "examples"
+FOLDER = Path(__file__).resolve().parents[1] / "proto" / "examples"
 MIN_LEGAL = 3
 MIN_DECISIONS = 4
 """Decisions played before the example's, so that its layout and history are not empty."""

@@ -1,5 +1,9 @@
 """``arena serve``: the trio main loop, the grpcio server in front of it, and a clean stop on SIGTERM or SIGINT.
 
+The server's process is put together here, above everything it starts: the arena's service (:mod:`arena.server`),
+the leagues (:mod:`arena.league`) and the web dashboard (:mod:`arena.web`), which reads the server's tournaments; so
+the server's own modules never import the dashboard, and no layer imports one above it.
+
 Stopping: new calls are refused, every watch ends with UNAVAILABLE "server shutting down", every tournament is
 cancelled (games in flight are cancelled on the wire, so their bots see CANCELLED; finished records are already
 fsynced), bot processes are stopped, and the gRPC server stops after a short grace. The tournaments stay QUEUED or
@@ -22,20 +26,20 @@ import grpc
 import structlog
 import trio
 
-from ..botkit import add_introspection
-from ..players.dial_in import REGISTRY
-from ..cluster.options import backend_from
-from ..protocol import MAX_MESSAGE_BYTES, arena_pb2
-from ..display import safe_name
-from .admission import DEFAULT_MAX_BOT_PROCESSES, Admission
-from .auth import (
+from .botkit import add_introspection
+from .cluster.options import backend_from
+from .display import safe_name
+from .players.dial_in import REGISTRY
+from .protocol import MAX_MESSAGE_BYTES, arena_pb2
+from .server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
+from .server.auth import (
     ConfigError, TokenInterceptor, check_listen, check_private, is_loopback, read_token, server_credentials,
 )
-from .events import WATCH_BUFFER_EVENTS
-from .dial_in import CALLS as DIAL_IN_CALLS, SHUTTING_DOWN, DialInServicer, add_to_server as add_dial_in
-from .registry import load_registry
-from .service import Arena, ArenaServicer, add_to_server, make_private_folder
-from .streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
+from .server.events import WATCH_BUFFER_EVENTS
+from .server.dial_in import CALLS as DIAL_IN_CALLS, SHUTTING_DOWN, DialInServicer, add_to_server as add_dial_in
+from .server.registry import load_registry
+from .server.service import Arena, ArenaServicer, add_to_server, make_private_folder
+from .server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
 
 DEFAULT_LISTEN = "127.0.0.1:50500"
 DEFAULT_DATA = "runs/server"
@@ -92,7 +96,7 @@ def config_from_args(args: Any) -> ServeConfig:
     check_listen(args.listen, token)
     http = getattr(args, "http", None)
     if http is not None:
-        from ..web.access import check_http_listen
+        from .web.access import check_http_listen
 
         http_address(http)
         check_http_listen(http, token, args.http_public)
@@ -139,8 +143,8 @@ def config_from_args(args: Any) -> ServeConfig:
 def leagues_from_args(args: Any, token: str | None, data: Path) -> tuple[tuple[Any, ...], str | None]:
     """The league files of ``--league`` (checked now: a bad file is one line before anything starts) and the
     database's URL; the league needs the operator's token (``--token-file``), which alone may create authors."""
-    from ..league.config import load_leagues
-    from ..league.db import sqlite_url
+    from .league.config import load_leagues
+    from .league.db import sqlite_url
 
     files = getattr(args, "league", None) or []
     database = getattr(args, "database", None)
@@ -167,7 +171,7 @@ def league_database_file(url: str | None) -> tuple[Path, ...]:
 
 def kit_cache_from_args(args: Any, protected: tuple[Path, ...]) -> Path:
     """``--kit-cache`` or its default; refused when it is inside what builds must not see (the builds read it)."""
-    from ..league.pipeline import default_kit_cache
+    from .league.pipeline import default_kit_cache
 
     given = getattr(args, "kit_cache", None)
     cache = (Path(given) if given else default_kit_cache()).resolve()
@@ -190,7 +194,7 @@ def http_address(address: str) -> tuple[str, int]:
 def http_names(address: str, given: list[str]) -> tuple[str, ...]:
     """The names the dashboard answers for beside its socket's address: each ``--http-host`` (checked) and the host
     of ``--http`` when it is a name (``--http arena.example.org:8080``)."""
-    from ..web.access import WILDCARD_HOSTS, check_host_name
+    from .web.access import WILDCARD_HOSTS, check_host_name
 
     host, _ = http_address(address)
     names = [check_host_name(name) for name in given]
@@ -221,7 +225,7 @@ def bind_http(address: str) -> socket.socket:
 def require_sandbox() -> None:
     """A server starts bots only in their sandbox (no client or registry can turn it off): without one, refuse to
     start at all rather than fail every game."""
-    from ..sandbox import SandboxUnavailable, host
+    from .sandbox import SandboxUnavailable, host
 
     try:
         host().require_sandbox()
@@ -301,7 +305,7 @@ def make_server(config: ServeConfig, servicer: ArenaServicer,
         add_dial_in(server, dial_in)
         services.append(DIAL_IN_SERVICE)
     if league is not None:
-        from ..league.service import SERVICE_NAME, add_to_server as add_league
+        from .league.service import SERVICE_NAME, add_to_server as add_league
 
         add_league(server, league)
         services.append(SERVICE_NAME)
@@ -474,17 +478,17 @@ async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.Capacit
     """Open (and migrate) the league database, register each league, and make the service, the pipeline and each
     league's ladder (its games share the server's games-at-once ``limiter`` and backend with the tournaments); a
     database that cannot be opened is one ConfigError line."""
-    from ..league.authors import Authenticator
-    from ..league.db import AsyncDatabase, Database
-    from ..league.errors import LeagueError
-    from ..league.build import KitCache
-    from ..league.ladder import Ladder
-    from ..league.challenges import Challenges
-    from ..league.finals import Finals
-    from ..league.table_run import league_folder
-    from ..league.pipeline import BuiltBots, Pipeline, SandboxedBuilder, Served, kit_cache_problem
-    from ..league.service import LeagueCore, LeagueServicer
-    from ..league.store import Store
+    from .league.authors import Authenticator
+    from .league.db import AsyncDatabase, Database
+    from .league.errors import LeagueError
+    from .league.build import KitCache
+    from .league.ladder import Ladder
+    from .league.challenges import Challenges
+    from .league.finals import Finals
+    from .league.table_run import league_folder
+    from .league.pipeline import BuiltBots, Pipeline, SandboxedBuilder, Served, kit_cache_problem
+    from .league.service import LeagueCore, LeagueServicer
+    from .league.store import Store
 
     try:
         database = await AsyncDatabase.open(config.database or "")
@@ -545,8 +549,8 @@ async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, li
                     league: Any = None) -> Any:
     """The web dashboard on the same trio loop and the same Arena (arena/web), with the league's pages when
     ``league`` (its LeagueCore) is given; prints where it is."""
-    from ..web.access import AccessRules
-    from ..web.app import serve_web
+    from .web.access import AccessRules
+    from .web.app import serve_web
 
     web = await nursery.start(serve_web, arena, AccessRules(config.token, config.http_public), listener,
                               config.tls_files, config.http_hosts, league)
