@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
+import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from arena.players.process import BotProcess, BotSpec
 from arena.protocol.convert import act_request_pb
 from arena.referee import TimeControl, play_match
 from arena.rules import DRAW, Kind, new_game
+from support.processes import bot_processes
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD_BOT = str(ROOT / "tests" / "bots" / "bad_bot.py")
@@ -25,6 +28,11 @@ RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
 
 def bad(mode: str, **env: str) -> BotSpec:
     return BotSpec(name=f"bad-{mode}", command=(sys.executable, BAD_BOT, "--mode", mode), env=env)
+
+
+def tagged(spec: BotSpec, tag: str, **changes: object) -> BotSpec:
+    """``spec`` with ``--tag TAG`` on its command line, by which :func:`bot_processes` finds its processes."""
+    return replace(spec, command=(*spec.command, "--tag", tag), **changes)
 
 
 def marks(log: Path) -> list[str]:
@@ -178,6 +186,37 @@ async def test_cancelling_a_game_cancels_the_call_and_the_bot_sees_it(tmp_path: 
     finally:
         await process.stop()
     assert marks(process.log_path) == ["cancelled"]
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unsandboxed"])
+async def test_a_stopped_bot_gets_sigterm_and_ends_cleanly_in_its_grace(sandbox: bool, tmp_path: Path) -> None:
+    """The promise the kits rely on to save their state: stopping is SIGTERM first. Inside a sandbox the signal must
+    reach the bot itself: bubblewrap passes none on, and its end kills the sandbox at once."""
+    tag = f"sigterm-{uuid.uuid4().hex}"
+    process = BotProcess(tagged(bad("mark_sigterm"), tag, sandbox=sandbox), tmp_path, startup_s=15)
+    try:
+        bot = await process.ensure_running()
+        record = await play_match(new_game("block", 2), [bot, LocalPlayer(RandomPlayer(1))], seed=3,
+                                  match_id="sigterm", time_control=TimeControl(move_ms=2000))
+        assert len(bot_processes(tag)) >= 1
+    finally:
+        await process.stop()
+    assert record.faults == []
+    assert marks(process.log_path) == ["SIGTERM"]
+    assert bot_processes(tag) == []
+
+
+async def test_a_sandboxed_bot_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
+    """A bot that will not stop is killed when its grace is over, with everything its sandbox holds."""
+    tag = f"no-sigterm-{uuid.uuid4().hex}"
+    process = BotProcess(tagged(bad("ignore_sigterm"), tag), tmp_path, startup_s=15)
+    try:
+        await process.ensure_running()
+        assert len(bot_processes(tag)) >= 1
+    finally:
+        await process.stop()
+    assert marks(process.log_path) == ["SIGTERM ignored"]
+    assert bot_processes(tag) == []
 
 
 @pytest.mark.parametrize(

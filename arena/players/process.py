@@ -288,14 +288,16 @@ class BotProcess:
         return data.decode(errors="replace").strip().replace("\n", " | ")
 
     async def stop(self) -> None:
-        """Close the connection; terminate the process, kill it after a grace period. Never raises."""
+        """Close the connection; terminate the bot (SIGTERM: inside its sandbox, the sandbox's processes, which
+        bubblewrap would not pass it on to), kill it after a grace period. Never raises."""
         if self.client is not None:
             self.client.close()
             self.client = None
         process, self._process = self._process, None
         if process is not None and process.returncode is None:
             with trio.CancelScope(shield=True):
-                _signal_group(process, signal.SIGTERM)
+                if self._containment is None or not self._containment.signal_sandbox(signal.SIGTERM):
+                    _signal_group(process, signal.SIGTERM)
                 with trio.move_on_after(STOP_GRACE_S):
                     await process.wait()
                 if process.returncode is None:

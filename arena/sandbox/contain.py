@@ -134,6 +134,26 @@ class Containment:
     def over_limit(self) -> str | None:
         return self.cgroup.over_limit() if self.cgroup is not None else None
 
+    def signal_sandbox(self, sig: int) -> bool:
+        """Send ``sig`` to the processes inside the sandbox: its own process group, which bubblewrap made with the
+        session of ``--new-session`` (its first process and the bot, whatever a shell wrapper started). Not to
+        bubblewrap outside it: bubblewrap forwards no signal, and its end kills the sandbox at once
+        (``--die-with-parent``), so a bot signalled that way never got the SIGTERM and the grace it is promised to
+        save its state and end cleanly. False when there is no sandbox (the caller signals the process it started)
+        or it is already gone.
+
+        The group is named by the sandbox's first process, whose pid bubblewrap reported (not the bot: a bot cannot
+        choose the number); the group cannot be another's while any process of the sandbox lives, and once none
+        does there is nothing left to stop. A bot that left the group (its own ``setsid``) is ended with the
+        sandbox, after the grace."""
+        if self.sandbox_pid is None:
+            return False
+        try:
+            os.killpg(self.sandbox_pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
     def close(self) -> None:
         """Kill whatever is left of the bot and remove its cgroup and private folder. Never raises."""
         self.started()

@@ -6,8 +6,9 @@ listening), no_listen (never listens), bad_version (handshake with protocol 99),
 plays the first legal action), good (plays the first legal action), escape_name (a name that would clear the
 screen), long_name (a 100,000-character name), slow_first (1 s for its first decision of each match, then quick),
 sleepy (marks ``time move_ms <M> bank_ms <B> deadline_ms <D>`` as each decision arrives, sleeps --sleep-ms, then plays
-the first legal action). What the bot saw (e.g. "cancelled") goes to its log as a line ``MARK <what>`` (a sandboxed
-bot can write nowhere else).
+the first legal action), mark_sigterm (plays as good, and marks ``SIGTERM`` when the signal comes, as a bot that
+saves its state at the end would), ignore_sigterm (plays as good, and never stops on SIGTERM). What the bot saw (e.g.
+"cancelled") goes to its log as a line ``MARK <what>`` (a sandboxed bot can write nowhere else).
 """
 
 from __future__ import annotations
@@ -97,7 +98,15 @@ def main() -> None:
         sys.exit(4)
     if MODE == "no_listen":
         time.sleep(600)
-    serve_handlers(hello, act, notify, args.listen, serialize_reply)
+    on_sigterm = {"mark_sigterm": lambda: mark("SIGTERM"), "ignore_sigterm": serve_on_regardless}.get(MODE)
+    serve_handlers(hello, act, notify, args.listen, serialize_reply, on_sigterm=on_sigterm)
+
+
+def serve_on_regardless() -> None:
+    """ignore_sigterm: the signal's handler never returns, so the server is never stopped; only a kill ends the bot."""
+    mark("SIGTERM ignored")
+    threading.Event().wait()
+
 
 if __name__ == "__main__":
     main()

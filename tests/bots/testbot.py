@@ -15,8 +15,10 @@ from arena.protocol import bot_pb2
 
 
 def serve_handlers(hello: Callable, act: Callable, notify: Callable, listen: str | None,
-                   serialize_act: Callable[[Any], bytes] = bot_pb2.ActReply.SerializeToString) -> None:
-    """Serve until SIGTERM: ``hello``, ``act`` and ``notify`` are plain grpc handlers (request, context)."""
+                   serialize_act: Callable[[Any], bytes] = bot_pb2.ActReply.SerializeToString,
+                   on_sigterm: Callable[[], None] | None = None) -> None:
+    """Serve until SIGTERM: ``hello``, ``act`` and ``notify`` are plain grpc handlers (request, context);
+    ``on_sigterm`` runs when the signal comes, before the server stops."""
     handlers = {
         "Hello": grpc.unary_unary_rpc_method_handler(
             hello, bot_pb2.HelloRequest.FromString, bot_pb2.HelloReply.SerializeToString),
@@ -29,6 +31,11 @@ def serve_handlers(hello: Callable, act: Callable, notify: Callable, listen: str
     server.add_insecure_port(listen_address(["--listen", listen] if listen else []))
     server.start()
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    def stopped(*_: Any) -> None:
+        if on_sigterm is not None:
+            on_sigterm()
+        stop.set()
+
+    signal.signal(signal.SIGTERM, stopped)
     stop.wait()
     server.stop(grace=0.5).wait()
