@@ -23,6 +23,9 @@ Attacks (``--attack``):
   log       write $ATTACK_LOG_MB MiB to stderr, then play on
   tmp       write into /tmp until it is full, then try to write anywhere else; report bytes and writable places
   cpu       start $ATTACK_SPINNERS processes that spin forever, then play on
+
+With $ATTACK_AT_START set, the attack starts as the bot does, before any decision (a hog beside other bots' games,
+not in them).
   env       report its environment's names and its open file descriptors
   deals     report each match it plays (a bot with memory would recognise a deal it saw from another seat)
 """
@@ -324,6 +327,9 @@ def listen_through_a_symlink(target: str) -> None:
 
 
 if __name__ == "__main__":
+    if os.environ.get("ATTACK_AT_START") and ATTACK in ATTACKS:
+        started.set()
+        threading.Thread(target=lambda: report(ATTACK, ATTACKS[ATTACK]()), daemon=True).start()
     if ATTACK == "redirect":
         listen_through_a_symlink(os.environ["ATTACK_TARGET"])
     serve_handlers(hello, act, notify, args.listen)
