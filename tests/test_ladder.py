@@ -350,3 +350,38 @@ async def test_a_version_that_left_before_its_table_started_fails_the_table_and_
     assert sync.game_count(served.league_id) == 0 and sync.ratings(served.league_id, ONLINE) == []
     assert sync.version(ids["rand"]).start_failures == 0
     await database.close()
+
+
+async def test_a_ladder_without_duplicate_deals_plays_single_games_with_their_own_deals_rated_as_one_unit(
+        database_url: str, tmp_path: Path) -> None:
+    """``duplicate = false``: a table is as many single games as there are rotations (two here), each with a deal
+    of its own (its own deal key and match seed), the seats still rotated; the table is rated once, as one unit, and
+    its records verify."""
+    bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py"}
+    sync, served, work, ids = setup(database_url, tmp_path, bots, {**BLOCK, "duplicate": False}, concurrency=1,
+                                    coverage=1, placement=1)
+    assert served.config.duplicate is False and rotations(served.config) == 2
+    database = AsyncDatabase(sync)
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
+    await play_until(ladder, database, lambda db: done_tables(2)(db, served.league_id))
+    league_id = served.league_id
+    done = sync.tables_in(league_id, [DONE])
+    names = {v: f"{bot}-v1" for bot, v in ids.items()}
+    for table in done:
+        folder = tmp_path / "league" / "tables" / str(table.id)
+        report = verify_run(folder, jobs=1)
+        assert (report.games, report.mismatches, report.seed_checked) == (2, [], True)
+        games = seatings(folder)
+        assert [index for index, *_ in games] == [0, 1]
+        assert len({key for _, key, *_ in games}) == 2 and len({seed for _, _, seed, *_ in games}) == 2
+        side_names = [names[v] for v in table.versions]
+        assert [layout for *_, layout, _ in games] == [tuple(side_names), tuple(side_names[::-1])]
+        played = sync.games_of_record(league_id, RECORD.format(id=table.id))
+        assert [key for key, _ in played] == ["0", "1"]
+        standings = json.loads((folder / "standings.json").read_text())
+        points = {row["name"]: float(row["match_points"]) for row in standings["entrants"]}
+        assert deal_set_totals([s for _, s in played], table.versions) == [points[n] for n in side_names]
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(league_id, ONLINE)}
+    assert stored == recompute(rated_with_seats(sync, league_id))  # each table's update applied once, in order
+    assert sync.game_count(league_id) == 2 * len(done)
+    await database.close()
