@@ -531,6 +531,7 @@ class Tournaments:
 
 @pytest.fixture(scope="module")
 def tournaments(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tournaments]:
+    """Two quick tournaments of two random bots, both finished, on a server of their own."""
     tmp_path = tmp_path_factory.mktemp("tournaments")
     token = secrets.token_urlsafe(24)
     token_path = tmp_path / "token"
