@@ -22,8 +22,10 @@ import tarfile
 import time
 import urllib.parse
 import uuid
+from dataclasses import dataclass
 from http.client import HTTPConnection
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -35,7 +37,7 @@ from support.chromium import Chromium, needs_chromium
 from support.league import GAME, League, bearer, bot_folder, league_in
 from support.paths import ROOT
 from support.servers import random_bot, registry, submit, tournament
-from support.web import WebServer, get_json, http, multipart, set_cookie, wait_state
+from support.web import WebServer, get_json, http, links_of, multipart, set_cookie, wait_state
 
 LEAGUE = GAME + """[upload]
 archive_mb = 1
@@ -461,8 +463,76 @@ def test_a_share_link_opens_its_league_read_only_and_nothing_else(site: Site) ->
         assert code == 410 and b"this share link of league test expired at" in body and b'href="/signin"' in body
 
 
-def test_a_share_link_opens_one_tournament_whose_page_shows_its_standings_without_javascript(
-        tmp_path: Path) -> None:
+LEAGUE_NAV = ["/leagues/test", "/leagues/test/queue", "/leagues/test/finals"]
+"""The links of the league's own pages, on each of them: every viewer of the league may follow them."""
+NOT_SHARED = ["/leagues/test/mine", "/"]
+"""The league's links to an author's page and to the list of tournaments: a share link may not open them (403)."""
+
+
+def shared_browser(site: Site, **fields: str) -> dict[str, str]:
+    """The headers of a browser that opened the operator's share link (``league=NAME`` or ``tournament=ID``)."""
+    code, headers, _ = http(share(site, **fields)[1]["url"])
+    assert code == 303, code
+    return {"Cookie": f"{SHARE_COOKIE}={set_cookie(headers, SHARE_COOKIE)}"}
+
+
+def test_each_league_page_offers_its_viewer_only_the_links_it_may_follow(site: Site) -> None:
+    """The operator and a signed-in author see the header's link to the list of tournaments and the league's links
+    with "my bots" and "tournaments"; a share link's browser sees the same page without those two, its header's
+    link leading to the league, and every link it is shown opens (what it may not open is still refused when
+    typed: :func:`test_a_share_link_opens_its_league_read_only_and_nothing_else`)."""
+    operator, shared = {"Authorization": f"Bearer {site.operator}"}, shared_browser(site, league="test")
+    for path in ("/leagues/test", "/leagues/test/queue", "/leagues/test/finals", "/leagues/test/bots/gb",
+                 "/leagues/test/mine"):
+        seen = {}
+        for name, headers in (("operator", operator), ("alice", site.as_author("alice")), ("share", shared)):
+            code, _, page = http(site.web + path, headers=headers)
+            seen[name] = links_of(page) if code == 200 else code
+        assert seen["operator"][:6] == seen["alice"][:6] == ["/", *LEAGUE_NAV, *NOT_SHARED], (path, seen)
+        if path.endswith("/mine"):  # an author's page: its own versions only (the operator's are every author's)
+            assert seen["share"] == 403, seen
+            continue
+        assert seen["alice"] == seen["operator"], (path, seen)
+        assert seen["share"] == ["/leagues/test"] + [link for link in seen["operator"][1:] if link not in NOT_SHARED]
+        for link in seen["share"]:
+            assert http(site.web + link, headers=shared)[0] == 200, (path, link)
+
+
+def test_a_refusal_page_links_its_viewer_only_where_it_may_go(site: Site) -> None:
+    """A share link's refusals, of a page not its own or of an unknown bot of its league, lead back to its league,
+    from the header as from the page; the operator's lead to the list of tournaments, as before."""
+    shared = shared_browser(site, league="test")
+    for path, status in (("/", 403), ("/leagues/test/mine", 403), ("/leagues/test/bots/nope", 404)):
+        code, _, page = http(site.web + path, headers=shared)
+        assert (code, links_of(page)) == (status, ["/leagues/test", "/leagues/test"]), path
+    code, _, page = http(f"{site.web}/leagues/test/bots/nope", headers={"Authorization": f"Bearer {site.operator}"})
+    assert (code, links_of(page)) == (404, ["/", "/"])
+
+
+@dataclass(frozen=True)
+class Tournaments:
+    """A server with a token and no league, and its two finished tournaments: one to share, one other."""
+
+    web: str
+    full: dict[str, str]
+    """The operator's headers."""
+    shared: str
+    other: str
+
+    def shared_browser(self) -> dict[str, str]:
+        """The headers of a browser that opened the operator's share link to the tournament ``shared``."""
+        code, _, body = http(f"{self.web}/api/share", form={"tournament": self.shared}, headers=self.full)
+        made = json.loads(body)
+        assert code == 200 and made["tournament"] == self.shared, body
+        code, headers, _ = http(made["url"])
+        assert code == 303 and headers["location"] == f"/t/{self.shared}"
+        return {"Cookie": f"{SHARE_COOKIE}={set_cookie(headers, SHARE_COOKIE)}"}
+
+
+@pytest.fixture(scope="module")
+def tournaments(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tournaments]:
+    """Two quick tournaments of two random bots, both finished, on a server of their own."""
+    tmp_path = tmp_path_factory.mktemp("tournaments")
     token = secrets.token_urlsafe(24)
     token_path = tmp_path / "token"
     token_path.write_text(token + "\n")
@@ -472,53 +542,71 @@ def test_a_share_link_opens_one_tournament_whose_page_shows_its_standings_withou
                        *registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag)))
     full = {"Authorization": f"Bearer {token}"}
     try:
-        web = server.web
         shared_id, other_id = (submit(server.stub(), tournament(games=2, variant="draw", name=name),
                                       metadata=(("authorization", f"Bearer {token}"),)).id
                                for name in ("shared <one>", "other"))
         for tid in (shared_id, other_id):
-            wait_state(web, tid, lambda d: d["tournament"]["state"] == "finished", 120, "a finished tournament",
-                       headers=full)
-
-        # the tournament's page, as fetched without running its script: its standings rows are in the HTML
-        detail = get_json(f"{web}/api/t/{shared_id}", headers=full)
-        code, _, page = http(f"{web}/t/{shared_id}", headers=full)
-        text = page.decode()
-        assert code == 200 and '<table id="standings">' in text and "<h1>shared &lt;one&gt;</h1>" in text
-        rows = re.findall(r"<tr><td class=\"\">(\d+)</td><td class=\"l\"><a href=\"[^\"]+\">(\w+)</a></td>"
-                          r"((?:<td class=\"\">[^<]*</td>)+)</tr>", text)
-        expected = [(str(rank), e["name"], "".join(f'<td class="">{html.escape(str(v))}</td>' for v in (
-            e["games"], e["wins"], e["draws"], e["losses"], cells["points"], cells["scored"], cells["conceded"],
-            e["faults"], cells["rating"])))
-            for rank, (e, cells) in enumerate(zip(detail["standings"]["entrants"], detail["table"]["rows"]), 1)]
-        assert rows == expected and {r[1] for r in rows} == {"alpha", "beta"}
-        games = detail["tournament"]["games_done"]
-        assert games == detail["tournament"]["games_total"] and sum(  # every game, both seats
-            int(r[2].split("</td>")[0].rsplit(">", 1)[1]) for r in rows) == 2 * games
-
-        # the operator's link: bad requests are one line; the link opens the one tournament, read-only
-        for form, line in (({"tournament": shared_id, "hours": "0"}, "hours: a share link lasts 1 to 720 hours, got 0"),
-                           ({}, "name one tournament (tournament=ID) or one league (league=NAME) to share")):
-            code, _, body = http(f"{web}/api/share", form=form, headers=full)
-            assert (code, json.loads(body)) == (400, {"error": line})
-        code, _, body = http(f"{web}/api/share", form={"tournament": shared_id}, headers=full)
-        made = json.loads(body)
-        assert code == 200 and made["tournament"] == shared_id
-        code, headers, _ = http(made["url"])
-        assert code == 303 and headers["location"] == f"/t/{shared_id}"
-        shared = {"Cookie": f"{SHARE_COOKIE}={set_cookie(headers, SHARE_COOKIE)}"}
-        code, _, page = http(f"{web}/t/{shared_id}", headers=shared)
-        assert code == 200 and all(f">{name}</a>" in page.decode() for name in ("alpha", "beta"))
-        assert get_json(f"{web}/api/t/{shared_id}", headers=shared)["access"] == "public"
-        assert get_json(f"{web}/api/t/{shared_id}/games", headers=shared)["recorded"] == games
-        assert http(f"{web}/t/{shared_id}/games/0", headers=shared)[0] == 200
-        # another tournament, the list of tournaments: 403 with a link back to the shared one
-        for path in (f"/t/{other_id}", f"/api/t/{other_id}", f"/api/t/{other_id}/games.jsonl", "/"):
-            code, _, body = http(f"{web}{path}", headers=shared)
-            assert code == 403 and f"this share link opens tournament {shared_id} only".encode() in body, path
-        code, _, body = http(f"{web}/t/{other_id}", headers=shared)
-        assert f'<a id="back" href="/t/{shared_id}">← tournament {shared_id}</a>' in body.decode()
-        # without any credential: the sign-in form, as before
-        assert http(f"{web}/t/{shared_id}")[0] == 401
+            wait_state(server.web, tid, lambda d: d["tournament"]["state"] == "finished", 120,
+                       "a finished tournament", headers=full)
+        yield Tournaments(server.web, full, shared_id, other_id)
     finally:
         server.stop()
+
+
+def test_a_share_link_opens_one_tournament_whose_page_shows_its_standings_without_javascript(
+        tournaments: Tournaments) -> None:
+    web, full, shared_id, other_id = tournaments.web, tournaments.full, tournaments.shared, tournaments.other
+    # the tournament's page, as fetched without running its script: its standings rows are in the HTML
+    detail = get_json(f"{web}/api/t/{shared_id}", headers=full)
+    code, _, page = http(f"{web}/t/{shared_id}", headers=full)
+    text = page.decode()
+    assert code == 200 and '<table id="standings">' in text and "<h1>shared &lt;one&gt;</h1>" in text
+    rows = re.findall(r"<tr><td class=\"\">(\d+)</td><td class=\"l\"><a href=\"[^\"]+\">(\w+)</a></td>"
+                      r"((?:<td class=\"\">[^<]*</td>)+)</tr>", text)
+    expected = [(str(rank), e["name"], "".join(f'<td class="">{html.escape(str(v))}</td>' for v in (
+        e["games"], e["wins"], e["draws"], e["losses"], cells["points"], cells["scored"], cells["conceded"],
+        e["faults"], cells["rating"])))
+        for rank, (e, cells) in enumerate(zip(detail["standings"]["entrants"], detail["table"]["rows"]), 1)]
+    assert rows == expected and {r[1] for r in rows} == {"alpha", "beta"}
+    games = detail["tournament"]["games_done"]
+    assert games == detail["tournament"]["games_total"] and sum(  # every game, both seats
+        int(r[2].split("</td>")[0].rsplit(">", 1)[1]) for r in rows) == 2 * games
+
+    # the operator's link: bad requests are one line; the link opens the one tournament, read-only
+    for form, line in (({"tournament": shared_id, "hours": "0"}, "hours: a share link lasts 1 to 720 hours, got 0"),
+                       ({}, "name one tournament (tournament=ID) or one league (league=NAME) to share")):
+        code, _, body = http(f"{web}/api/share", form=form, headers=full)
+        assert (code, json.loads(body)) == (400, {"error": line})
+    shared = tournaments.shared_browser()
+    code, _, page = http(f"{web}/t/{shared_id}", headers=shared)
+    assert code == 200 and all(f">{name}</a>" in page.decode() for name in ("alpha", "beta"))
+    assert get_json(f"{web}/api/t/{shared_id}", headers=shared)["access"] == "public"
+    assert get_json(f"{web}/api/t/{shared_id}/games", headers=shared)["recorded"] == games
+    assert http(f"{web}/t/{shared_id}/games/0", headers=shared)[0] == 200
+    # another tournament, the list of tournaments: 403 with a link back to the shared one
+    for path in (f"/t/{other_id}", f"/api/t/{other_id}", f"/api/t/{other_id}/games.jsonl", "/"):
+        code, _, body = http(f"{web}{path}", headers=shared)
+        assert code == 403 and f"this share link opens tournament {shared_id} only".encode() in body, path
+    code, _, body = http(f"{web}/t/{other_id}", headers=shared)
+    assert f'<a id="back" href="/t/{shared_id}">← tournament {shared_id}</a>' in body.decode()
+    # without any credential: the sign-in form, as before
+    assert http(f"{web}/t/{shared_id}")[0] == 401
+
+
+def test_each_tournament_page_offers_a_share_link_only_the_links_it_may_follow(tournaments: Tournaments) -> None:
+    """A share link's browser sees the tournament's pages as the operator does, but for the header's link, which
+    leads to the shared tournament (the list of tournaments would answer it 403); every link it is shown opens,
+    and a refusal (a game the schedule has not) links back to the tournament from the header too."""
+    web, home, shared = tournaments.web, f"/t/{tournaments.shared}", tournaments.shared_browser()
+    for path in (home, f"{home}/games", f"{home}/entrants/alpha", f"{home}/games/0"):
+        code, _, page = http(web + path, headers=tournaments.full)
+        operator = links_of(page)
+        header = not path.endswith("/games/0")  # the game page is the records' viewer, under a bar of its own
+        assert code == 200 and operator[:1] == (["/"] if header else [home]), (path, operator)
+        code, _, page = http(web + path, headers=shared)
+        assert code == 200 and links_of(page) == [home if link == "/" else link for link in operator], path
+        for link in links_of(page):
+            assert http(urllib.parse.urljoin(web + path, link), headers=shared)[0] == 200, (path, link)
+    for headers, links in ((shared, [home, home]), (tournaments.full, ["/", home])):
+        code, _, page = http(f"{web}{home}/games/99", headers=headers)
+        assert (code, links_of(page)) == (404, links)

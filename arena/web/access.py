@@ -194,6 +194,32 @@ class Share:
         return f"{SHARE_KINDS[self.kind]} {self.name}"
 
 
+INDEX = ("/", "all tournaments")
+"""The dashboard's front page, the list of tournaments (where, what): the header's brand link and a refusal's way
+back, for every viewer but a share link's."""
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Whom a page is rendered for: its level, and the share link it came in by (None for the operator, an author,
+    a spectator). A page offers only the links its viewer may follow: a share link opens its one tournament or
+    league, so its pages show neither the list of tournaments nor an author's page. Hiding a link protects
+    nothing: each route's gate still refuses what its viewer may not see (``app.create_app``'s ``shared``)."""
+
+    access: Access
+    share: Share | None = None
+
+    def front(self) -> tuple[str, str]:
+        """Where the viewer's dashboard starts (where, what): the list of tournaments, or the page a share link
+        opens (the list is not its to see)."""
+        return (self.share.home(), self.share.describe()) if self.share is not None else INDEX
+
+    @property
+    def confined(self) -> bool:
+        """Whether it may open one tournament's or league's pages only (a share link's viewer)."""
+        return self.share is not None
+
+
 class ShareRefused(Exception):
     """A share link that opens nothing: tampered with (403) or expired (410)."""
 

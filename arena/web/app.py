@@ -52,7 +52,7 @@ from ..server.tournaments import Tournament
 from . import data, forms, league as league_web, tournament_page
 from .access import (
     AUTHOR_COOKIE, AUTHOR_SESSION_S, COOKIE, MAX_SHARE_HOURS, SHARE_COOKIE, SHARE_KINDS, Access, AccessRules,
-    HostNames, ShareRefused, Signer, same_origin,
+    INDEX, HostNames, ShareRefused, Signer, Viewer, same_origin,
 )
 from .data import GameCatalog, NotShown, RatingHistory
 from .live import LiveGames, public_view
@@ -103,6 +103,11 @@ class Web:
         its token or session cookie."""
         decided = getattr(request.state, "access", None)
         return decided or self.rules.level(request.headers.get("authorization"), request.cookies.get(COOKIE))
+
+    def viewer(self, request: Request) -> Viewer:
+        """Whom the request's page is for: its level, and the share link its route's gate let in (or refused for
+        another page: the refusal is rendered for it too), so that the page shows only the links it may follow."""
+        return Viewer(self.access(request), getattr(request.state, "share", None))
 
     @property
     def signer(self) -> Signer | None:
@@ -194,13 +199,13 @@ def create_app(arena: Arena, rules: AccessRules, league: Any = None) -> Starlett
                     elif SHARE_COOKIE in request.cookies:
                         level = _shared_access(web, request, shared)
                     else:
-                        return _refused(request, api)
+                        return _refused(web, request, api)
                 request.state.access = level
                 if methods != ("GET",):
                     _check_form_origin(request)
                 return await handler(web, request)
             except NotShown as refusal:
-                return _error(refusal.status, refusal.message, api, refusal.back or _way_back(web, request))
+                return _error(web, request, refusal, api)
         return Route(path, endpoint, methods=list(methods))
 
     routes = [
@@ -295,17 +300,20 @@ class OwnNamesOnly:
 # --- answers ------------------------------------------------------------------------------------------------------
 
 
-def _error(status: int, message: str, api: bool, back: tuple[str, str] = ("/", "all tournaments")) -> Response:
-    """The refusal as JSON for the API; for a page, the message and a link ``back`` (where, what) to go on from."""
+def _error(web: Web, request: Request, refusal: NotShown, api: bool) -> Response:
+    """The refusal as JSON for the API; for a page, the message and a link back to go on from (the refusal's own,
+    else :func:`_way_back`), in the viewer's header."""
     if api:
-        return JSONResponse({"error": message}, status_code=status)
-    return HTMLResponse(_template("page.html", title="error", page="error", message=message, back=back[0],
-                                  back_label="← " + back[1]), status_code=status)
+        return JSONResponse({"error": refusal.message}, status_code=refusal.status)
+    back = refusal.back or _way_back(web, request)
+    return HTMLResponse(_page(web, request, "page.html", title="error", page="error", message=refusal.message,
+                              back=back[0], back_label="← " + back[1]), status_code=refusal.status)
 
 
 def _way_back(web: Web, request: Request) -> tuple[str, str]:
     """Where a refused page links to: its tournament's page when there is one to see (a game held back while it is
-    played, on the public site), else the list of tournaments."""
+    played, on the public site), else where the viewer's dashboard starts (the list of tournaments, or a share
+    link's own page)."""
     tid = request.path_params.get("tid")
     if tid:
         try:
@@ -314,16 +322,17 @@ def _way_back(web: Web, request: Request) -> tuple[str, str]:
             pass
         else:
             return f"/t/{urllib.parse.quote(t.id)}", t.name
-    return "/", "all tournaments"
+    return web.viewer(request).front()
 
 
-def _refused(request: Request, api: bool) -> Response:
+def _refused(web: Web, request: Request, api: bool) -> Response:
     """Without the token: 401, and for a page the sign-in form (which comes back here once signed in)."""
     if api:
         return JSONResponse({"error": "missing token: send 'Authorization: Bearer <token>' (the server's "
                                       "--token-file), or sign in at /signin"}, status_code=401,
                             headers={"WWW-Authenticate": "Bearer"})
-    return HTMLResponse(_signin_page(request.url.path, ""), status_code=401, headers={"WWW-Authenticate": "Bearer"})
+    return HTMLResponse(_signin_page(web, request, request.url.path, ""), status_code=401,
+                        headers={"WWW-Authenticate": "Bearer"})
 
 
 def _template(name: str, raw: dict[str, str] | None = None, **values: str) -> str:
@@ -344,39 +353,42 @@ OPTIONAL_VALUES = {"events": ""}
 ``__EVENTS__``, it opened that address relative to the page, which answered 404, and the page said "reconnecting"."""
 RAW_SLOTS = ("leagues", "content", "signout")
 """The templates' slots filled with HTML: the header's links to the leagues, a server-rendered page's content, the
-header's sign-out button (:func:`_page_slots`)."""
+header's sign-out button (:func:`_page`)."""
 SIGNOUT_FORM = ('<form class="signout" method="post" action="/signout"><button type="submit" id="signout">sign out'
                 '</button></form>')
 """Ends the browser's sessions (``POST /signout``: the operator's, the author's and a share link's cookies). It needs
 no CSRF token: like every POST, another site's page is refused by its ``Origin:``, and signing out is all it does."""
 
 
-def _page_slots(request: Request, **raw: str) -> dict[str, str]:
-    """A page's raw slots, with the sign-out button in its header when the browser signed in (the operator's or an
-    author's cookie): a browser shared at a venue or a lab must be able to leave nothing behind."""
+def _page(web: Web, request: Request, name: str, raw: dict[str, str] | None = None, **values: str) -> str:
+    """The template ``name`` (see :func:`_template`) for the request's viewer, with its header, filled here only:
+    the brand link to where the viewer's dashboard starts (:meth:`Viewer.front`: for a share link its own page, not
+    the list of tournaments, which would answer it 403), and the sign-out button when the browser signed in (the
+    operator's or an author's cookie): a browser shared at a venue or a lab must be able to leave nothing behind."""
+    raw = dict(raw or {})
     if COOKIE in request.cookies or AUTHOR_COOKIE in request.cookies:
         raw["signout"] = SIGNOUT_FORM
-    return raw
+    return _template(name, raw, home=web.viewer(request).front()[0], **values)
 
 
 def shell(page: str) -> Handler:
     """A page that the dashboard's script fills in from the API."""
     async def handler(web: Web, request: Request) -> Response:
         params = request.path_params
+        viewer = web.viewer(request)
         title, content = page, ""
         if "tid" in params:
             t = web.tournament(params["tid"])
             title = f"{t.name} · {page}" if page != "tournament" else t.name
             if page == "tournament":  # its main content without a script (a link preview, a screenshot)
-                content = tournament_page.standings_html(data.tournament_detail(t, web.access(request)))
+                content = tournament_page.standings_html(data.tournament_detail(t, viewer.access))
         leagues = ""
         if web.league is not None and page == "tournaments":
             leagues = league_web.leagues_nav(list(web.league.leagues))
-        return HTMLResponse(_template("page.html", _page_slots(request, leagues=leagues, content=content),
-                                      title=title, page=page,
-                                      tournament=params.get("tid", ""),
-                                      entrant=params.get("name", ""), access=web.access(request).value,
-                                      message="", back="", back_label=""))
+        return HTMLResponse(_page(web, request, "page.html", {"leagues": leagues, "content": content},
+                                  title=title, page=page, tournament=params.get("tid", ""),
+                                  entrant=params.get("name", ""), access=viewer.access.value,
+                                  message="", back="", back_label=""))
     return handler
 
 
@@ -398,14 +410,13 @@ def league_api(fetch: LeagueData) -> Handler:
     return handler
 
 
-def league_page(fetch: LeagueData, render: Callable[[dict[str, Any]], str]) -> Handler:
+def league_page(fetch: LeagueData, render: Callable[[dict[str, Any], Viewer], str]) -> Handler:
     """A league's page: the same JSON, rendered on the server into the dashboard's frame."""
     async def handler(web: Web, request: Request) -> Response:
-        content = render(await _league_data(web, request, fetch))
+        content = render(await _league_data(web, request, fetch), web.viewer(request))
         title = " · ".join(request.path_params[k] for k in ("bot", "league") if k in request.path_params)
         events = f"/api/leagues/{urllib.parse.quote(request.path_params['league'], safe='')}/events"
-        return HTMLResponse(_template("league.html", _page_slots(request, content=content), title=title,
-                                      events=events))
+        return HTMLResponse(_page(web, request, "league.html", {"content": content}, title=title, events=events))
     return handler
 
 
@@ -457,12 +468,12 @@ def _game_bar(t: Tournament, index: int, live: bool) -> str:
             + " · ".join(parts) + "</nav>")
 
 
-def _signin_page(next_path: str, problem: str) -> str:
-    return _template("signin.html", next=next_path, problem=problem)
+def _signin_page(web: Web, request: Request, next_path: str, problem: str) -> str:
+    return _page(web, request, "signin.html", next=next_path, problem=problem)
 
 
 async def signin_form(web: Web, request: Request) -> Response:
-    return HTMLResponse(_signin_page(_local(request.query_params.get("next", "/")), ""))
+    return HTMLResponse(_signin_page(web, request, _local(request.query_params.get("next", "/")), ""))
 
 
 async def signin(web: Web, request: Request) -> Response:
@@ -481,7 +492,7 @@ async def signin(web: Web, request: Request) -> Response:
         return response
     author, problem = await _author_of_token(web, token)
     if author is None:
-        return HTMLResponse(_signin_page(next_path, problem), status_code=401)
+        return HTMLResponse(_signin_page(web, request, next_path, problem), status_code=401)
     assert web.signer is not None
     response.set_cookie(AUTHOR_COOKIE, web.signer.author_cookie(author, hash_token(token), time.time()),
                         max_age=AUTHOR_SESSION_S, httponly=True, samesite="strict", path="/", secure=secure)
@@ -516,12 +527,14 @@ def _local(path: str) -> str:
 
 def _shared_access(web: Web, request: Request, shared: bool) -> Access:
     """A share link's access (the public view) to a route of its own tournament or league; a refusal page that
-    links back to its page for any other, 403 for a tampered link and 410 for an expired one."""
+    links back to its page for any other, 403 for a tampered link and 410 for an expired one. A valid link is kept
+    as the request's share: its page, or its refusal, is rendered for it (:meth:`Web.viewer`)."""
     assert web.signer is not None  # no level is NONE without a server token
     try:
         share = web.signer.share(request.cookies[SHARE_COOKIE], time.time())
     except ShareRefused as refusal:
         raise NotShown(refusal.status, refusal.message, ("/signin", "sign in")) from None
+    request.state.share = share
     params = request.path_params
     own = params.get("tid") if share.kind == "t" else params.get("league") if "tid" not in params else None
     if not shared or own != share.name:
@@ -569,8 +582,8 @@ async def author_page(web: Web, request: Request) -> Response:
     except NotShown:  # a league without a ladder on this server: its challenges name versions of its own only
         board = {"standings": []}
     content = league_web.author_html(league, caller.describe(), list(versions.versions),
-                                     list(challenges.challenges), board, _csrf_of(web, session))
-    return HTMLResponse(_template("league.html", _page_slots(request, content=content), title=f"{league} · mine"))
+                                     list(challenges.challenges), board, _csrf_of(web, session), web.viewer(request))
+    return HTMLResponse(_page(web, request, "league.html", {"content": content}, title=f"{league} · mine"))
 
 
 async def _log(web: Web, request: Request) -> dict[str, Any]:
@@ -584,19 +597,20 @@ async def _log(web: Web, request: Request) -> dict[str, Any]:
 
 async def version_log_page(web: Web, request: Request) -> Response:
     log = await _log(web, request)
-    return HTMLResponse(_template("league.html", _page_slots(request, content=league_web.log_html(
-        request.path_params["league"], log)), title=f'{log["version"]["version"]} · build log'))
+    content = league_web.log_html(request.path_params["league"], log, web.viewer(request))
+    return HTMLResponse(_page(web, request, "league.html", {"content": content},
+                              title=f'{log["version"]["version"]} · build log'))
 
 
 async def api_version_log(web: Web, request: Request) -> Response:
     return JSONResponse(await _log(web, request))
 
 
-def _done(request: Request, league: str, message: str) -> Response:
+def _done(web: Web, request: Request, league: str, message: str) -> Response:
     """A form's outcome: its one line and the way back to the author's page (and, as on every signed-in page, the
     sign-out button)."""
-    return HTMLResponse(_template("league.html", _page_slots(request, content=league_web.done_html(league, message)),
-                                  title=league))
+    content = league_web.done_html(league, message, web.viewer(request))
+    return HTMLResponse(_page(web, request, "league.html", {"content": content}, title=league))
 
 
 async def _form(request: Request) -> dict[str, str]:
@@ -637,7 +651,7 @@ async def retire(web: Web, request: Request) -> Response:
         version = (await web.league_core().retire(caller, request.path_params["vid"])).version
     except LeagueError as error:
         raise league_web.shown_error(error) from None
-    return _done(request, league, f"retired: version {version.id} ({version.bot}-v{version.number})")
+    return _done(web, request, league, f"retired: version {version.id} ({version.bot}-v{version.number})")
 
 
 async def challenge(web: Web, request: Request) -> Response:
@@ -650,7 +664,7 @@ async def challenge(web: Web, request: Request) -> Response:
         made = (await web.league_core().challenge(caller, league, version, opponent, deal_sets)).challenge
     except LeagueError as error:
         raise league_web.shown_error(error) from None
-    return _done(request, league, f"challenge {made.id} queued: {made.version} against {made.opponent}, "
+    return _done(web, request, league, f"challenge {made.id} queued: {made.version} against {made.opponent}, "
                                   f"{made.deal_sets} deal sets")
 
 
@@ -682,7 +696,7 @@ async def upload(web: Web, request: Request) -> Response:
         raise league_web.shown_error(error) from None
     v = reply.version
     what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
-    return _done(request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), "
+    return _done(web, request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), "
                                   f"{league_web.state_name(v.state)}")
 
 
@@ -722,7 +736,7 @@ async def api_share(web: Web, request: Request) -> Response:
 async def open_share(web: Web, request: Request) -> Response:
     """A share link: checked, then kept as a cookie (the pages' own requests carry it) and on to its page."""
     if web.signer is None:
-        raise NotShown(404, "this server has no token, so no share links: its pages are open", ("/", "all tournaments"))
+        raise NotShown(404, "this server has no token, so no share links: its pages are open", INDEX)
     link = request.path_params["link"]
     try:
         share = web.signer.share(link, time.time())

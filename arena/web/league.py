@@ -20,6 +20,7 @@ from ..league.errors import LeagueError, NotFound, PermissionDenied, StateError,
 from ..league.pages import BotHistory, FinalsPage, Tally
 from ..league.service import BotPage, LeagueCore
 from ..protocol import league_pb2 as lpb
+from .access import Viewer
 from .data import NotShown, axis_ticks
 
 VERSION_STATE_PREFIX, TABLE_STATE_PREFIX = "VERSION_STATE_", "TABLE_STATE_"
@@ -32,9 +33,10 @@ STATUS_OF: tuple[tuple[type[LeagueError], int], ...] = (
 
 def shown_error(error: LeagueError) -> NotShown:
     """A league's refusal as the web's, with its one line: an unknown league, bot or version is 404, another
-    author's 403, a bad or revoked sign-in 401, a state that does not allow it 409, anything else 400."""
+    author's 403, a bad or revoked sign-in 401, a state that does not allow it 409, anything else 400. Its page
+    links back the viewer's usual way (the app's), which for a share link is not the list of tournaments."""
     status = next(code for kind, code in STATUS_OF if isinstance(error, kind))
-    return NotShown(status, str(error), ("/", "all tournaments"))
+    return NotShown(status, str(error))
 
 
 def state_name(value: int) -> str:
@@ -162,7 +164,7 @@ def _bot_link(league: str, name: str) -> str:
     return f'<a href="/leagues/{_q(league)}/bots/{_q(name)}">{_e(name)}</a>'
 
 
-def leaderboard_html(board: dict[str, Any]) -> str:
+def leaderboard_html(board: dict[str, Any], viewer: Viewer) -> str:
     league = board["league"]
     rows = [[(_e(r["rank"]), False), (_e(f'{r["rank_best"]}–{r["rank_worst"]}'), False),
              (_bot_link(league, r["bot"]) + _e(f' v{r["number"]}'), True), (_e(r["author"]), True),
@@ -171,7 +173,7 @@ def leaderboard_html(board: dict[str, Any]) -> str:
             for r in board["standings"]]
     headers = [("rank", False), ("range", False), ("version", True), ("author", True), ("Elo [95%]", False),
                ("deal sets", False), ("games", False), ("state", True), ("not yet told apart from", True)]
-    return (f'<h1>{_e(league)} · leaderboard</h1>{_league_nav(league)}'
+    return (f'<h1>{_e(league)} · leaderboard</h1>{_league_nav(league, viewer)}'
             f'<p class="meta">{_e(board["rating"])}; {_e(board["deal_sets_fitted"])} of '
             f'{_e(board["deal_sets_rated"])} deal sets fitted. {_e(board["rank_rule"])}</p>'
             + html_table("leaderboard", headers, rows, "No version rated yet."))
@@ -187,31 +189,35 @@ def _tables_html(table_id: str, tables: list[dict[str, Any]], empty: str, when: 
     return html_table(table_id, headers, rows, empty)
 
 
-def queue_html(queue: dict[str, Any]) -> str:
+def queue_html(queue: dict[str, Any], viewer: Viewer) -> str:
     league = queue["league"]
     note = f'<p class="meta">{_e(queue["note"])}</p>' if queue["note"] else ""
-    return (f'<h1>{_e(league)} · queue</h1>{_league_nav(league)}'
+    return (f'<h1>{_e(league)} · queue</h1>{_league_nav(league, viewer)}'
             f'<p class="meta">{_e(queue["concurrency"])} tables at once at most.</p>{note}'
             f'<h2>Being played</h2>' + _tables_html("playing", queue["playing"], "None.", "started_at")
             + '<h2>Next</h2>' + _tables_html("next", queue["next"], "None proposed.", "created_at")
             + '<h2>Recently ended</h2>' + _tables_html("recent", queue["recent"], "None yet.", "ended_at"))
 
 
-def bot_html(page: dict[str, Any]) -> str:
+def bot_html(page: dict[str, Any], viewer: Viewer) -> str:
     league = page["league"]
     versions = [[(_e(v["version"]), True), (_e(v["state"]), True), ("yes" if v["active"] else "", True),
                  (_e(v["created_at"]), True), (_e(v["updated_at"]), True)] for v in page["versions"]]
     headers = [("version", True), ("state", True), ("active", True), ("uploaded", True), ("last change", True)]
-    return (f'<h1>{_e(page["bot"])}</h1>{_league_nav(league)}<p class="meta">by {_e(page["author"])}</p>'
+    return (f'<h1>{_e(page["bot"])}</h1>{_league_nav(league, viewer)}<p class="meta">by {_e(page["author"])}</p>'
             '<h2>Versions</h2>' + html_table("versions", headers, versions, "No version.")
             + '<h2>Recent tables</h2>' + _tables_html("tables", page["tables"], "No table ended yet.", "ended_at"))
 
 
-def _league_nav(league: str) -> str:
-    return (f'<p class="downloads"><a href="/leagues/{_q(league)}">leaderboard</a>'
-            f'<a href="/leagues/{_q(league)}/queue">queue</a><a href="/leagues/{_q(league)}/finals">finals</a>'
-            f'<a href="/leagues/{_q(league)}/mine">my bots</a>'
-            f'<a href="/">tournaments</a></p>')
+def _league_nav(league: str, viewer: Viewer) -> str:
+    """The league's links: its public pages, then, for a viewer not confined to a share link, the author's page
+    (an author's own bots; a spectator's way to sign in) and the list of tournaments. A share link opens this
+    league's public pages only: those two would answer it 403."""
+    q = _q(league)
+    links = [(f"/leagues/{q}", "leaderboard"), (f"/leagues/{q}/queue", "queue"), (f"/leagues/{q}/finals", "finals")]
+    if not viewer.confined:
+        links += [(f"/leagues/{q}/mine", "my bots"), ("/", "tournaments")]
+    return '<p class="downloads">' + "".join(f'<a href="{href}">{text}</a>' for href, text in links) + "</p>"
 
 
 def leagues_nav(names: Sequence[str]) -> str:
@@ -229,17 +235,17 @@ def log_json(reply: lpb.GetBuildLogResponse) -> dict[str, Any]:
             "build_log": reply.build_log, "check_report": reply.check_report}
 
 
-def log_html(league: str, log: dict[str, Any]) -> str:
+def log_html(league: str, log: dict[str, Any], viewer: Viewer) -> str:
     v = log["version"]
-    return (f'<h1>{_e(v["version"])} · build log</h1>{_league_nav(league)}'
+    return (f'<h1>{_e(v["version"])} · build log</h1>{_league_nav(league, viewer)}'
             f'<p class="meta">{_e(v["state"])}{(" · " + _e(v["reason"])) if v["reason"] else ""}</p>'
             f'<h2>Build log</h2><section class="card"><pre id="build-log">{_e(log["build_log"] or "(empty)")}</pre>'
             f'</section><h2>Check report</h2><section class="card"><pre id="check-report">'
             f'{_e(log["check_report"] or "(none yet)")}</pre></section>')
 
 
-def done_html(league: str, message: str) -> str:
-    return (f'<h1>{_e(league)}</h1>{_league_nav(league)}<p class="message" id="outcome">{_e(message)}</p>'
+def done_html(league: str, message: str, viewer: Viewer) -> str:
+    return (f'<h1>{_e(league)}</h1>{_league_nav(league, viewer)}<p class="message" id="outcome">{_e(message)}</p>'
             f'<p><a href="/leagues/{_q(league)}/mine">← my bots</a></p>')
 
 
@@ -248,7 +254,7 @@ def _hidden(csrf: str) -> str:
 
 
 def author_html(league: str, who: str, versions: list[lpb.BotVersion], challenges: list[lpb.LeagueChallenge],
-                board: dict[str, Any], csrf: str) -> str:
+                board: dict[str, Any], csrf: str, viewer: Viewer) -> str:
     """The author's page: each version with its log's link and a retire button, the upload form (the archive
     last, after the bot's name), the challenge form (a version of its own against a leaderboard entry or another
     of its own) and its challenges. Every form carries the session's CSRF token."""
@@ -268,7 +274,7 @@ def author_html(league: str, who: str, versions: list[lpb.BotVersion], challenge
     others = "".join(f'<option value="{vid}">{_e(name)}</option>' for vid, name in opponents)
     made = [[(_e(c.id), False), (_e(c.version), True), (_e(c.opponent), True), (_e(c.deal_sets), False),
              (_e(_table_state(c.state)), True), (_e(c.verdict or c.error or "-"), True)] for c in challenges]
-    return (f'<h1>{_e(league)} · my bots</h1>{_league_nav(league)}<p class="meta">signed in as {_e(who)}</p>'
+    return (f'<h1>{_e(league)} · my bots</h1>{_league_nav(league, viewer)}<p class="meta">signed in as {_e(who)}</p>'
             '<h2>Versions</h2>' + html_table("my-versions", headers, rows, "No version yet: upload one below.")
             + f'<h2>Upload a version</h2><form id="upload" method="post" enctype="multipart/form-data" '
               f'action="/leagues/{q}/upload?csrf={_q(csrf)}"><label>bot <input name="bot" required></label> '
@@ -411,11 +417,11 @@ def history_html(league: str, history: dict[str, Any]) -> str:
                          "No game yet."))
 
 
-def bot_full_html(page: dict[str, Any]) -> str:
-    return bot_html(page) + history_html(page["league"], page["history"])
+def bot_full_html(page: dict[str, Any], viewer: Viewer) -> str:
+    return bot_html(page, viewer) + history_html(page["league"], page["history"])
 
 
-def finals_html(page: dict[str, Any]) -> str:
+def finals_html(page: dict[str, Any], viewer: Viewer) -> str:
     """The finals: their state, field and schedule, the ranking with intervals once done, the games recorded, the
     seed's commitment, and its reveal only once they ended."""
     league = page["league"]
@@ -436,7 +442,7 @@ def finals_html(page: dict[str, Any]) -> str:
                 (_e(", ".join(r["tied_with"]) or "-"), True)] for r in page["ranking"]]
     results = [[(_e(g["index"]), False), (_e(g["deal_set"]), True), (_e(" vs ".join(g["seats"])), True),
                 (_e(" – ".join(str(s) for s in g["scores"])), False)] for g in page["results"]]
-    return (f'<h1>{_e(league)} · finals</h1>{_league_nav(league)}<section class="card"><dl class="kv">{kv}</dl>'
+    return (f'<h1>{_e(league)} · finals</h1>{_league_nav(league, viewer)}<section class="card"><dl class="kv">{kv}</dl>'
             '</section><h2>Ranking</h2>'
             + html_table("finals-ranking", [("rank", False), ("version", True),
                                             ("Elo [95%]", False), ("deal sets", False),

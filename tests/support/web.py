@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import time
@@ -79,3 +80,12 @@ def set_cookie(headers: dict[str, str], name: str) -> str:
     match = re.search(rf"(?:^|, ){re.escape(name)}=([^;]*)", headers.get("set-cookie", ""))
     assert match is not None, headers.get("set-cookie")
     return match.group(1).strip('"')
+
+
+LINK = re.compile(r'<a\b[^>]*?\shref="([^"]*)"')
+
+
+def links_of(page: bytes) -> list[str]:
+    """Every link of a page as the server sent it (before any script runs), in order, each address as a browser
+    reads it (its HTML entities decoded)."""
+    return [html.unescape(href) for href in LINK.findall(page.decode())]
