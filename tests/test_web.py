@@ -429,11 +429,13 @@ def test_the_public_site_shows_finished_and_public_data_only(tmp_path: Path) -> 
         server.stop()
 
 
+@needs_chromium
 def test_a_share_link_shows_neither_a_live_game_nor_the_finished_partner_that_holds_its_deals(
-        tmp_path: Path) -> None:
+        tmp_path: Path, browser: Chromium) -> None:
     """A share link sees what the public site shows: game 1 is being played, and game 0, finished, was dealt the
     same deals (the other rotation of the deal set), so its record would show game 1's hidden hands. Both stay
-    closed to the link until game 1 is recorded; then both open."""
+    closed to the link until game 1 is recorded; then both open. Meanwhile the games list (the operator's too, in
+    a real browser) names game 0 without a link to it: its page would refuse everyone."""
     path, token = token_file(tmp_path)
     tag = uuid.uuid4().hex
     gate = tmp_path / "gated" / "gate"
@@ -469,6 +471,15 @@ def test_a_share_link_shows_neither_a_live_game_nor_the_finished_partner_that_ho
             assert code == 403 and line in body.decode(), page
         code, _, body = http(f"{web}/api/t/{tid}/games.jsonl", headers=shared)
         assert (code, body) == (200, b"")
+        for who in (shared, full):
+            rows = get_json(f"{web}/api/t/{tid}/games", headers=who)["games"]
+            assert [(row["index"], row["withheld"]) for row in rows] == [(0, [1])]
+        browser.open_page(f"{web}/signin?next=/t/{tid}/games")
+        browser.type_into("form.signin input[name=token]", token)
+        browser.submit("form.signin button[type=submit]")
+        browser.wait_js("!!document.querySelector('#games tbody tr')", 30, "the games list")
+        assert browser.js("[...document.querySelectorAll('#games a')].map((a) => a.getAttribute('href'))") == []
+        assert browser.js("document.querySelector('#games tbody td .held').textContent") == "game 0"
 
         open_gate(gate, "0 1")
         wait_state(web, tid, finished, 120, "the tournament to finish", headers=full)
@@ -476,6 +487,13 @@ def test_a_share_link_shows_neither_a_live_game_nor_the_finished_partner_that_ho
             assert get_json(f"{web}/api/t/{tid}/games/{index}/view", headers=shared)["live"] is False  # the link
         code, _, body = http(f"{web}/api/t/{tid}/games.jsonl", headers=shared)
         assert code == 200 and [int(json.loads(line).get("index", 0)) for line in body.decode().splitlines()] == [0, 1]
+        rows = get_json(f"{web}/api/t/{tid}/games", headers=shared)["games"]
+        assert [(row["index"], row["withheld"]) for row in rows] == [(0, []), (1, [])]
+        browser.goto(f"{web}/t/{tid}/games")
+        browser.wait_js("document.querySelectorAll('#games tbody tr').length === 2", 30, "both games listed")
+        assert browser.js("[...document.querySelectorAll('#games a')].map((a) => a.getAttribute('href'))") == [
+            f"/t/{tid}/games/0", f"/t/{tid}/games/1"]
+        assert browser.csp_violations() == [] and browser.exceptions() == []
     finally:
         server.stop()
 

@@ -158,7 +158,7 @@ class Web:
         return await trio.to_thread.run_sync(catalog.refresh, t)
 
     async def rows(self, t: Tournament) -> list[dict[str, Any]]:
-        return [data.row_json(row) for row in await self.game_rows(t)]
+        return [data.row_json(row, t.withheld_for(row.index)) for row in await self.game_rows(t)]
 
     async def chart(self, t: Tournament) -> dict[str, Any]:
         history = _recent(self.histories, t.id, lambda: RatingHistory(t.group_size, t.games_total, expected_kind=t.rating_kind))

@@ -135,8 +135,11 @@ def _blank(value: Any) -> Any:
 # --- games ----------------------------------------------------------------------------------------------------
 
 
-def row_json(row: GameRow) -> dict[str, Any]:
-    return {"index": row.index, "deal_key": row.deal_key, "rotation": row.rotation, "seats": list(row.seats),
+def row_json(row: GameRow, withheld: list[int]) -> dict[str, Any]:
+    """A recorded game's row as the games list and an entrant's page draw it; ``withheld``, the games of its deal set
+    still to finish (:meth:`~arena.server.tournaments.Tournament.withheld_for`): while there are any, its record
+    opens to no one, so a page names the game without a link to it."""
+    return {"index": row.index, "withheld": withheld, "deal_key": row.deal_key, "rotation": row.rotation, "seats": list(row.seats),
             "side_of_seat": list(row.side_of_seat) or list(range(len(row.seats))), "seed": row.seed,
             "scores": list(row.scores), "winner": row.winner, "winner_names": row.winner_names(),
             "ranking": list(row.ranking), "faults": [list(f) for f in row.faults], "duration_s": row.duration_s}

@@ -61,6 +61,10 @@
   const state = (t) => `<span class="state ${esc(t.state)}">${esc(t.state)}</span>`;
   const entrantLink = (name) => `<a href="/t/${enc(TID)}/entrants/${enc(name)}">${esc(name)}</a>`;
   const gameLink = (index) => `<a href="/t/${enc(TID)}/games/${index}">game ${index}</a>`;
+  // a game no one may open yet (its deal set still being played) is named, not linked: its page would refuse
+  const heldGame = (index, why) => `<span class="held" title="${esc(why)}">game ${index}</span>`;
+  const recordedGame = (g) => g.withheld.length
+    ? heldGame(g.index, `withheld until game(s) ${g.withheld.join(', ')} of its deal set finish`) : gameLink(g.index);
   function table(headers, rows, id) {
     // A header is a text, or {t: text, l: left-aligned}: its text even when empty (never the object itself).
     const head = headers.map((h) => `<th class="${h.l ? 'l' : ''}">${esc(typeof h === 'string' ? h : h.t)}</th>`).join('');
@@ -205,7 +209,8 @@
   }
   function inProgress(detail) {
     if (detail.access !== 'full') return '';
-    const rows = detail.in_progress.map((g) => [gameLink(g.index), esc(g.seats.join(' v ')),
+    const rows = detail.in_progress.map((g) => [
+      g.live ? gameLink(g.index) : heldGame(g.index, 'held back until its deal set is played'), esc(g.seats.join(' v ')),
       g.live ? `<a href="/t/${enc(TID)}/games/${g.index}">follow live</a>` : 'held back until its deal set is played']);
     return '<h2>Being played</h2>' + (rows.length ? table([{ t: 'game', l: 1 }, { t: 'seats', l: 1 }, { t: 'moves', l: 1 }], rows, 'in-progress')
       : '<p class="meta">No game in progress.</p>');
@@ -238,7 +243,7 @@
 
   // --- the games ------------------------------------------------------------------------------------------------
   function gamesTable(games, entrant) {
-    const rows = games.map((g) => [gameLink(g.index), esc(g.seats.join(' v ')), esc(g.scores.join(' – ')),
+    const rows = games.map((g) => [recordedGame(g), esc(g.seats.join(' v ')), esc(g.scores.join(' – ')),
       esc(g.winner_names || 'drawn'), ...(entrant ? [esc(g.result)] : []),
       g.faults.length ? `<span class="fault">${esc(g.faults.map(([k, s]) => `${k} (seat ${s})`).join('; '))}</span>` : '',
       g.duration_s.toFixed(2)]);
@@ -272,6 +277,7 @@
     const hello = data.handshake && data.handshake.hello;
     const opponents = Object.entries(data.by_opponent).map(([name, c]) => [entrantLink(name), c.wins, c.draws, c.losses]);
     const seats = data.by_seat.map((r) => [r.seat, r.win, r.draw, r.loss]);
+    const gamesByIndex = new Map(data.games.map((g) => [g.index, g]));
     $('main').innerHTML = `<h1>${esc(data.name)}</h1>` +
       (s ? `<div class="meta" id="summary">${s.games} game${s.games === 1 ? '' : 's'}: ${s.wins} won, ${s.draws} drawn, ${s.losses} lost` +
            (data.tournament.players > 2 ? ' (a game is won by its winner alone; the table by opponent counts meetings)' : '') + ' · ' +
@@ -287,7 +293,7 @@
       (data.tournament.players > 2 ? `<div class="caption" id="by-opponent-note">${MEETINGS}</div>` : '') + '</div>' +
       `<div><h2>By seat</h2>${table(['seat', 'W', 'D', 'L'], seats, 'by-seat')}</div></div>` +
       `<h2>Faults</h2><section class="card">${data.faults.length ? data.faults.map((f) =>
-        `${gameLink(f.game)}: <span class="fault">${esc(f.kind)}</span> (seat ${f.seat})`).join('<br>') : 'none'}</section>` +
+        `${recordedGame(gamesByIndex.get(f.game))}: <span class="fault">${esc(f.kind)}</span> (seat ${f.seat})`).join('<br>') : 'none'}</section>` +
       `<h2>Games</h2>${gamesTable(data.games, data.name)}`;
   }
 
