@@ -100,8 +100,9 @@ def test_the_relays_latency_is_by_the_nearest_rank() -> None:
 
 
 def test_a_late_reply_to_a_request_given_up_on_is_let_through_and_a_second_one_breaks_the_protocol() -> None:
-    """A decision that timed out (or was cancelled) is given up on: its reply, when it comes, is late, not a protocol
-    error (the fault is recorded already); the same reply again, or a reply to an id never sent, is one."""
+    """A decision that timed out (or was cancelled) is given up on: the bot is sent a Cancel of it, and its reply,
+    when it comes, is late, not a protocol error (the fault is recorded already); the same reply again, or a reply
+    to an id never sent, is one."""
     import trio
 
     from arena.players.dial_in import DialInConnection
@@ -113,11 +114,61 @@ def test_a_late_reply_to_a_request_given_up_on_is_let_through_and_a_second_one_b
             await connection.decide(bot_pb2.ActRequest(), 0.01)
         assert timed_out.value.kind == FaultKind.TIMEOUT
         sent = connection.outbox.get_nowait()
+        assert connection.outbox.get_nowait() == dial_in_pb2.PlayResponse(
+            request_id=sent.request_id, cancel=dial_in_pb2.Cancel(reason="no reply within 10 ms"))
         late = dial_in_pb2.PlayRequest(request_id=sent.request_id, act=bot_pb2.ActReply(index=0))
         assert connection.received(late) and not connection.closed
         assert not connection.received(late) and connection.closed
         assert connection.why == (f"the bot broke the dial-in protocol: a reply to request {sent.request_id}, "
                                   f"which was never sent or was answered already")
+
+    trio.run(main)
+
+
+def test_a_request_whose_game_is_cancelled_is_withdrawn_and_one_answered_or_cut_by_the_streams_end_is_not() -> None:
+    """The arena gives up on a request before its deadline when the game waiting for it is cancelled: the bot is
+    sent a Cancel saying so. A request answered in time is not withdrawn, and neither is one the stream's end failed
+    (there is no stream left to tell)."""
+    import trio
+    import trio.testing
+
+    from arena.players.dial_in import GAME_STOPPED, Close, DialInConnection
+    from arena.players.faults import BotFailure, FaultKind
+
+    def sent(connection: DialInConnection) -> list:
+        """What the connection put on its outbox: (request id, what) per message, Close for the stream's end."""
+        out = []
+        while not connection.outbox.empty():
+            message = connection.outbox.get_nowait()
+            out.append(Close if isinstance(message, Close) else (message.request_id, message.WhichOneof("message")))
+        return out
+
+    async def main() -> None:
+        connection = DialInConnection("lab-a", "0" * 64, bot_pb2.HelloReply(name="a", protocol_version=1))
+        with trio.CancelScope() as game:
+            game.cancel()
+            await connection.decide(bot_pb2.ActRequest(), 600)
+        first, withdrawn = connection.outbox.get_nowait(), connection.outbox.get_nowait()
+        assert withdrawn == dial_in_pb2.PlayResponse(request_id=first.request_id,
+                                                     cancel=dial_in_pb2.Cancel(reason=GAME_STOPPED))
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(connection.decide, bot_pb2.ActRequest(), 600)
+            await trio.testing.wait_all_tasks_blocked()
+            assert connection.received(dial_in_pb2.PlayRequest(request_id=2, act=bot_pb2.ActReply(index=0)))
+        failed = []
+
+        async def cut_off() -> None:
+            try:
+                await connection.decide(bot_pb2.ActRequest(), 600)
+            except BotFailure as failure:
+                failed.append(failure.kind)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(cut_off)
+            await trio.testing.wait_all_tasks_blocked()
+            connection.lost("the network dropped")
+        assert failed == [FaultKind.CRASHED]
+        assert sent(connection) == [(2, "act"), (3, "act"), Close]
 
     trio.run(main)
 
