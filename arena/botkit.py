@@ -16,9 +16,21 @@ server reflection (``grpc.reflection.v1`` and ``v1alpha``), so ``grpcurl -plaint
 
 The same bot dials in to an arena server instead, for a tournament that names it with ``dial_in = true``, with
 ``--connect ADDR --bot NAME --token-file F`` (and ``--tls-ca CERT`` or ``--tls`` beyond loopback; ``--reconnect N``
-as for ``arena connect``): it serves on a private Unix socket and relays through the code of ``arena connect``
-(:mod:`arena.players.relay`), so it dials again when the connection drops and prints the decisions it served and
-their latency at the end.
+as for ``arena connect``): it relays through the code of ``arena connect`` (:mod:`arena.players.relay`), calling the
+policy itself, so it dials again when the connection drops and prints the decisions it served and their latency at
+the end.
+
+A policy is plain code on a thread of its own and cannot be interrupted. When the arena gives up on its decision
+(the deadline passed, the game was cancelled; dialed in, the server's ``Cancel``), whatever it returns is dropped,
+never sent; a policy that thinks long may poll :func:`cancelled` and stop early::
+
+    def search(request):
+        best = 0
+        for depth in range(1, 100):
+            if cancelled():
+                break                      # nobody waits for the answer any more
+            best = deepen(request, depth, best)
+        return best
 """
 
 from __future__ import annotations
@@ -59,6 +71,18 @@ def is_placement(action: types_pb2.Action) -> bool:
 
 NO_LEGAL_ACTIONS = "the request has no legal actions"
 
+_decision = threading.local()
+"""The decision the policy on this thread is making: ``given_up``, a function saying whether the arena gave up on
+it (set around each policy call, on the thread that runs it)."""
+
+
+def cancelled() -> bool:
+    """Whether the arena gave up on the decision the calling policy is making: its gRPC call was cancelled or ran
+    past its deadline, or (dialed in) the server sent a Cancel of it. Its reply is dropped then, so a policy may poll
+    this and return anything at once. False outside a policy call."""
+    given_up = getattr(_decision, "given_up", None)
+    return given_up is not None and given_up()
+
 
 class _BotServicer(bot_pb2_grpc.BotServicer):
     def __init__(self, policy: Policy, hello: bot_pb2.HelloReply, on_notify: Listener | None) -> None:
@@ -72,11 +96,16 @@ class _BotServicer(bot_pb2_grpc.BotServicer):
     def Act(self, request: bot_pb2.ActRequest, context: grpc.ServicerContext) -> bot_pb2.ActReply:
         if not request.observation.legal_actions:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, NO_LEGAL_ACTIONS)
-        return self.reply(request)
+        return self.reply(request, lambda: not context.is_active())
 
-    def reply(self, request: bot_pb2.ActRequest) -> bot_pb2.ActReply:
-        """The policy's choice as a reply: an index into the legal actions, or the action itself."""
-        choice = self._policy(request)
+    def reply(self, request: bot_pb2.ActRequest, given_up: Callable[[], bool]) -> bot_pb2.ActReply:
+        """The policy's choice as a reply: an index into the legal actions, or the action itself. ``given_up`` is
+        what :func:`cancelled` asks while the policy runs."""
+        _decision.given_up = given_up
+        try:
+            choice = self._policy(request)
+        finally:
+            _decision.given_up = None
         if isinstance(choice, types_pb2.Action):
             return bot_pb2.ActReply(action=choice)
         return bot_pb2.ActReply(index=int(choice))
@@ -284,7 +313,8 @@ def connect_out(policy: Policy, options: argparse.Namespace, *, name: str, **hel
 def _policy_bot(servicer: _BotServicer) -> Any:
     """The policy as the relay's :class:`~arena.players.relay.LocalBot`: each decision on a worker thread (a policy
     may think for seconds while other games' requests arrive), its exceptions a crash of that decision only, as the
-    gRPC server makes them."""
+    gRPC server makes them. A decision given up on (its deadline passed here, or the relay cancelled it on the
+    server's Cancel) leaves the thread to finish alone, its answer dropped, and :func:`cancelled` true for it."""
     import trio
 
     from .players.faults import BotFailure, FaultKind
@@ -296,13 +326,18 @@ def _policy_bot(servicer: _BotServicer) -> Any:
         async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
             if not message.observation.legal_actions:
                 raise ValueError(NO_LEGAL_ACTIONS)
-            with trio.move_on_after(timeout_s):
-                try:
-                    return await trio.to_thread.run_sync(servicer.reply, message, abandon_on_cancel=True)
-                except Exception as error:  # the policy's own bug: this decision fails, the bot goes on
-                    raise BotFailure(FaultKind.CRASHED, detail=f"the policy raised {type(error).__name__}: "
-                                                                f"{str(error)[:200]}") from None
-            raise BotFailure(FaultKind.TIMEOUT, allowed_ms=int(timeout_s * 1000))
+            given_up = threading.Event()
+            try:
+                with trio.move_on_after(timeout_s):
+                    try:
+                        return await trio.to_thread.run_sync(servicer.reply, message, given_up.is_set,
+                                                             abandon_on_cancel=True)
+                    except Exception as error:  # the policy's own bug: this decision fails, the bot goes on
+                        raise BotFailure(FaultKind.CRASHED, detail=f"the policy raised {type(error).__name__}: "
+                                                                    f"{str(error)[:200]}") from None
+                raise BotFailure(FaultKind.TIMEOUT, allowed_ms=int(timeout_s * 1000))
+            finally:
+                given_up.set()  # answered (nothing left to tell), timed out or cancelled: the thread may stop
 
         async def notify(self, message: bot_pb2.Notification) -> None:
             if servicer._on_notify is not None:

@@ -100,8 +100,9 @@ def test_the_relays_latency_is_by_the_nearest_rank() -> None:
 
 
 def test_a_late_reply_to_a_request_given_up_on_is_let_through_and_a_second_one_breaks_the_protocol() -> None:
-    """A decision that timed out (or was cancelled) is given up on: its reply, when it comes, is late, not a protocol
-    error (the fault is recorded already); the same reply again, or a reply to an id never sent, is one."""
+    """A decision that timed out (or was cancelled) is given up on: the bot is sent a Cancel of it, and its reply,
+    when it comes, is late, not a protocol error (the fault is recorded already); the same reply again, or a reply
+    to an id never sent, is one."""
     import trio
 
     from arena.players.dial_in import DialInConnection
@@ -113,11 +114,61 @@ def test_a_late_reply_to_a_request_given_up_on_is_let_through_and_a_second_one_b
             await connection.decide(bot_pb2.ActRequest(), 0.01)
         assert timed_out.value.kind == FaultKind.TIMEOUT
         sent = connection.outbox.get_nowait()
+        assert connection.outbox.get_nowait() == dial_in_pb2.PlayResponse(
+            request_id=sent.request_id, cancel=dial_in_pb2.Cancel(reason="no reply within 10 ms"))
         late = dial_in_pb2.PlayRequest(request_id=sent.request_id, act=bot_pb2.ActReply(index=0))
         assert connection.received(late) and not connection.closed
         assert not connection.received(late) and connection.closed
         assert connection.why == (f"the bot broke the dial-in protocol: a reply to request {sent.request_id}, "
                                   f"which was never sent or was answered already")
+
+    trio.run(main)
+
+
+def test_a_request_whose_game_is_cancelled_is_withdrawn_and_one_answered_or_cut_by_the_streams_end_is_not() -> None:
+    """The arena gives up on a request before its deadline when the game waiting for it is cancelled: the bot is
+    sent a Cancel saying so. A request answered in time is not withdrawn, and neither is one the stream's end failed
+    (there is no stream left to tell)."""
+    import trio
+    import trio.testing
+
+    from arena.players.dial_in import GAME_STOPPED, Close, DialInConnection
+    from arena.players.faults import BotFailure, FaultKind
+
+    def sent(connection: DialInConnection) -> list:
+        """What the connection put on its outbox: (request id, what) per message, Close for the stream's end."""
+        out = []
+        while not connection.outbox.empty():
+            message = connection.outbox.get_nowait()
+            out.append(Close if isinstance(message, Close) else (message.request_id, message.WhichOneof("message")))
+        return out
+
+    async def main() -> None:
+        connection = DialInConnection("lab-a", "0" * 64, bot_pb2.HelloReply(name="a", protocol_version=1))
+        with trio.CancelScope() as game:
+            game.cancel()
+            await connection.decide(bot_pb2.ActRequest(), 600)
+        first, withdrawn = connection.outbox.get_nowait(), connection.outbox.get_nowait()
+        assert withdrawn == dial_in_pb2.PlayResponse(request_id=first.request_id,
+                                                     cancel=dial_in_pb2.Cancel(reason=GAME_STOPPED))
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(connection.decide, bot_pb2.ActRequest(), 600)
+            await trio.testing.wait_all_tasks_blocked()
+            assert connection.received(dial_in_pb2.PlayRequest(request_id=2, act=bot_pb2.ActReply(index=0)))
+        failed = []
+
+        async def cut_off() -> None:
+            try:
+                await connection.decide(bot_pb2.ActRequest(), 600)
+            except BotFailure as failure:
+                failed.append(failure.kind)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(cut_off)
+            await trio.testing.wait_all_tasks_blocked()
+            connection.lost("the network dropped")
+        assert failed == [FaultKind.CRASHED]
+        assert sent(connection) == [(2, "act"), (3, "act"), Close]
 
     trio.run(main)
 
@@ -310,6 +361,119 @@ def test_a_botkit_bot_refuses_plain_text_beyond_loopback_and_unreadable_files_in
         result = subprocess.run([sys.executable, str(RANDOM_BOT), "--connect", "192.0.2.1:50500", "--bot", "lab-b",
                                  *extra], capture_output=True, text=True, cwd=ROOT, timeout=60)
         assert (result.returncode, result.stderr) == (1, message)
+
+
+# --- requests the arena gives up on ------------------------------------------------------------------------------
+
+
+PATIENT_BOT = ROOT / "tests" / "bots" / "patient_bot.py"
+
+
+def marks(path: Path) -> list[str]:
+    """What the patient bot wrote: ``asked`` per decision, ``cancelled`` per decision it saw given up on."""
+    return path.read_text().split() if path.exists() else []
+
+
+def test_the_server_cancels_a_request_it_gave_up_on_and_a_reply_after_the_cancel_is_ignored(tmp_path: Path) -> None:
+    """A dial-in client leaves its first request unanswered: past its deadline the server sends a Cancel of that id,
+    with the timeout's reason, and records the timeout as before; the reply the client sends anyway, after the
+    Cancel, is ignored, not a protocol error, and the same stream plays the next games."""
+    _, token = write_token(tmp_path, "lab-b")
+    server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-cancel")))
+    asked: list[dial_in_pb2.PlayResponse] = []
+
+    def silent_at_first(message: dial_in_pb2.PlayResponse) -> list:
+        asked.append(message)
+        return [] if len(asked) == 1 else first_legal(message)
+
+    try:
+        stub = server.stub()
+        info = submit(stub, tournament(games=2, bots=named("alpha") + dial_in_entry("lab-b", token),
+                                       extra=f"[time]\nmove_ms = 1000\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        client = RawDialIn(server.address, "lab-b", token, silent_at_first, cancelled=first_legal)
+        assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
+        assert client.wait_ended(GENEROUS_S) == (grpc.StatusCode.OK, "")  # the farewell, not INVALID_ARGUMENT
+        assert [(m.request_id, m.cancel.reason) for m in client.received if m.WhichOneof("message") == "cancel"] == [
+            (asked[0].request_id, "no reply within 1250 ms")]
+        games = records(run_folder(server, info.id))
+        assert len(games) == 4
+        assert [(f["kind"], g["seats"][f["seat"]], f["message"]) for g in games for f in g.get("faults", [])] == [
+            ("timeout", "lab-b", "no reply within 1250 ms")]
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("by", ["relay", "itself"])
+def test_a_dial_in_bot_stops_thinking_when_the_arena_gives_up_and_its_stream_plays_on(
+        tmp_path: Path, two_tokens, by: str) -> None:
+    """The patient bot (a botkit bot) dialed in through ``arena connect`` (``relay``: its gRPC call cancelled, which
+    ``cancelled()`` reports) or by itself (``itself``: the policy's ``cancelled()`` set, its answer dropped). A
+    tournament cancelled while the bot thinks, its deadline ten minutes away: only the server's Cancel can stop it
+    in time. Then a decision past its deadline: the timeout recorded as before, and over the same stream the next
+    games play, with the decisions served counted as the arena counts them."""
+    token_file, token_b = two_tokens["lab-b"]
+    _, token_a = two_tokens["lab-a"]
+    mark = tmp_path / "marks"
+    server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", f"dial-cancel-{by}")))
+    bot = None
+    try:
+        stub = server.stub()
+        keeper = submit(stub, tournament(bots=dial_in_entry("lab-a", token_a) + dial_in_entry("lab-b", token_b),
+                                         extra="[time]\nstartup_ms = 600000\n"))  # waits for lab-a all along
+        vs_alpha = named("alpha") + dial_in_entry("lab-b", token_b)
+        held = submit(stub, tournament(concurrency=1, bots=vs_alpha,  # one game at a time: one decision held
+                                       extra=f"[time]\nmove_ms = 600000\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        patient = (sys.executable, str(PATIENT_BOT), "--hang-first", "2", "--mark", str(mark))
+        if by == "relay":
+            bot = Lines(connect(server.address, "lab-b", token_file, command=patient))
+        else:
+            bot = Lines(subprocess.Popen([*patient, "--connect", server.address, "--bot", "lab-b", "--token-file",
+                                          str(token_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         text=True, cwd=ROOT))
+        wait_for(lambda: marks(mark) == ["asked"], GENEROUS_S, "lab-b's decision in the held tournament")
+        stub.CancelTournament(apb.CancelTournamentRequest(id=held.id), timeout=30)
+        wait_for(lambda: marks(mark) == ["asked", "cancelled"], GENEROUS_S, "the bot told its decision was given up")
+        assert re.fullmatch(r"the arena gave up on request 1 \(match [0-9a-f]{8}\): the game was stopped; the bot's "
+                            r"decision was cancelled", bot.wait_line("the arena gave up on request 1 ", GENEROUS_S))
+
+        quick = submit(stub, tournament(games=2, concurrency=1, bots=vs_alpha,
+                                        extra=f"[time]\nmove_ms = 1000\nstartup_ms = {GENEROUS_S * 1000}\n"))
+        assert finished(stub, quick.id).state == FINISHED, waiting_text(server, quick.id)
+        wait_for(lambda: marks(mark).count("cancelled") == 2, GENEROUS_S, "the bot told its late decision was given up")
+        games = records(run_folder(server, quick.id))
+        assert len(games) == 4
+        assert [(f["kind"], g["seats"][f["seat"]], f["message"]) for g in games for f in g.get("faults", [])] == [
+            ("timeout", "lab-b", "no reply within 1250 ms")]
+        decisions = standing_of(stub, quick.id, "lab-b").decisions  # the held game, cancelled, counts nothing
+        assert marks(mark).count("asked") == decisions + 2  # and the two given up on
+
+        stub.CancelTournament(apb.CancelTournamentRequest(id=keeper.id), timeout=30)
+        assert bot.process.wait(GENEROUS_S) == 0, "\n".join(bot.rest(GENEROUS_S))
+        lines = bot.rest(GENEROUS_S)
+        assert sum(line.startswith("connected as lab-b ") for line in lines) == 1, lines  # one stream throughout
+        assert lines[-2].startswith(f"served {decisions} decisions; round trip here "), lines
+        assert lines[-1] == (f"the server ended the stream after {decisions} decisions: no tournament or league on "
+                             f"this server waits for this bot any more")
+    finally:
+        if bot is not None and bot.process.poll() is None:
+            bot.process.kill()
+            bot.process.wait()
+        server.stop()
+
+
+def test_the_relay_takes_back_a_decision_whose_reply_crossed_the_servers_cancel() -> None:
+    """A reply sent just as the server gave up on its request reaches the server too late (ignored there, not in
+    the standings' decisions): the server's Cancel of it, coming after, takes it out of the relay's count and
+    latency, so the two counts stay equal. A Cancel of a request never seen changes nothing."""
+    from arena.players.relay import Relay
+
+    relay = Relay(local=None, channel=None, bot="lab-b", metadata=(), say=lambda text: None)  # type: ignore[arg-type]
+    relay._send(1, bot_pb2.ActReply(index=0), 2.5)
+    relay._send(2, bot_pb2.ActReply(index=0), 7.5)
+    relay._withdraw(1, "no reply within 550 ms")
+    relay._withdraw(99, "no reply within 550 ms")
+    assert relay.decisions == 1 and list(relay.latency.samples) == [7.5]
+    assert [relay.outbox.get_nowait().request_id for _ in range(2)] == [1, 2]  # sent, as they were
 
 
 # --- credentials --------------------------------------------------------------------------------------------------

@@ -82,6 +82,30 @@ async def test_a_late_answer_is_thrown_away_not_taken_for_the_next(tmp_path: Pat
     assert comments[0] == "decision 3" and "late" not in comments
 
 
+async def test_an_answer_to_a_request_given_up_on_is_thrown_away_not_taken_for_the_next(tmp_path: Path) -> None:
+    """The 2nd decision is cancelled by its caller once it is written (a relay's Cancel from the server, a game
+    cancelled), while the bot still thinks; its answer comes later and must not answer the 3rd."""
+    import trio
+    import trio.testing
+
+    from arena.players.examples import example_request
+    from arena.players.relay import decision_request
+
+    request = decision_request(example_request("draw"), {})
+    process = BotProcess(stdio_bot("late_once"), tmp_path, startup_s=15)
+    try:
+        bot = await process.ensure_running()
+        first, _ = await bot.reply(request, 60)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(bot.reply, request, 60)
+            await trio.testing.wait_all_tasks_blocked()  # written, and waiting for the bot's line
+            nursery.cancel_scope.cancel()
+        third, _ = await bot.reply(request, 60)
+    finally:
+        await process.stop()
+    assert (first.comment, third.comment) == ("decision 1", "decision 3")
+
+
 def test_the_stdio_kit_passes_check_bot_sandboxed() -> None:
     out = subprocess.run([sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--variants",
                           "draw,mexican_train", "--protocol", "stdio", "--", sys.executable, KIT, "--policy",

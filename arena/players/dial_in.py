@@ -4,7 +4,9 @@ A dial-in bot is one stream, however many games it plays: :class:`DialInConnecti
 requests in flight by id, the replies matched to them, the messages to send), and :class:`DialInBot` is the
 :class:`~arena.players.client.BotClient` the referee plays a seat through, exactly as it plays a started or an
 addressed bot: the same handshake checks, the same clock (a decision is timed from when its request is handed to the
-stream to when its reply reaches the trio thread, so the network's latency is the bot's), the same faults.
+stream to when its reply reaches the trio thread, so the network's latency is the bot's), the same faults, and the
+same end of a decision the arena gives up on (a timeout, a cancelled game): a bot the arena runs sees its call
+cancelled, a dial-in bot is sent a ``Cancel`` of the request.
 
 :class:`DialInRegistry` knows which bots the server's tournaments wait for (each by its name and its token's
 SHA-256) and which are connected; a tournament's :class:`~arena.players.process.BotProcess` of a dial-in entrant asks
@@ -36,6 +38,9 @@ from .faults import BotFailure, FaultKind
 
 MAX_ABANDONED = 10_000
 """Ids of requests given up on (timed out, cancelled) whose late replies are still let through quietly."""
+GAME_STOPPED = "the game was stopped"
+"""The reason a Cancel gives when the arena gave up on a request before its deadline: the waiting game was
+cancelled (a tournament cancelled, the server stopping)."""
 
 
 class DialInRefused(Exception):
@@ -95,7 +100,8 @@ class DialInConnection:
     async def decide(self, request: bot_pb2.ActRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
         """Send one decision request and wait up to ``timeout_s`` for its reply; the reply and the time the arena
         measured. Raises :class:`BotFailure`: TIMEOUT, or CRASHED (the stream ended), or MALFORMED_REPLY (the bot
-        broke the protocol on it)."""
+        broke the protocol on it). Given up on (the time ran out, or the game was cancelled meanwhile), the request
+        is withdrawn on the stream with a Cancel."""
         if self.closed:
             raise BotFailure(self._kind, detail=f"the dial-in stream ended: {self.why}")
         request_id = next(self._ids)
@@ -103,16 +109,19 @@ class DialInConnection:
         self._pending[request_id] = pending
         started = time.perf_counter()
         self.outbox.put(dial_in_pb2.PlayResponse(request_id=request_id, act=request))
+        allowed_ms = int(timeout_s * 1000)
         try:
-            with trio.move_on_after(timeout_s):
+            with trio.move_on_after(timeout_s) as clock:
                 await pending.done.wait()
         finally:
             if self._pending.pop(request_id, None) is not None and pending.reply is None:
-                self._abandon(request_id)  # timed out or cancelled: a late reply is let through quietly
+                # its time ran out, or (the clock still running) the game waiting for it was cancelled
+                self._give_up(request_id, str(BotFailure(FaultKind.TIMEOUT, allowed_ms=allowed_ms))
+                              if clock.cancelled_caught else GAME_STOPPED)
         if pending.failure is not None:
             raise pending.failure
         if pending.reply is None:
-            raise BotFailure(FaultKind.TIMEOUT, allowed_ms=int(timeout_s * 1000))
+            raise BotFailure(FaultKind.TIMEOUT, allowed_ms=allowed_ms)
         return pending.reply, pending.received_at - started
 
     def notify(self, message: bot_pb2.Notification) -> None:
@@ -172,10 +181,13 @@ class DialInConnection:
         """The stream ended on the bot's side (or the network's)."""
         self.close(grpc.StatusCode.UNAVAILABLE, detail)
 
-    def _abandon(self, request_id: int) -> None:
+    def _give_up(self, request_id: int, why: str) -> None:
+        """The arena no longer waits for this request's reply (timed out, or its game cancelled): the bot is told,
+        as a bot the arena runs sees its call cancelled, and a late reply is let through quietly."""
         self._abandoned[request_id] = None
         if len(self._abandoned) > MAX_ABANDONED:
             del self._abandoned[next(iter(self._abandoned))]
+        self.outbox.put(dial_in_pb2.PlayResponse(request_id=request_id, cancel=dial_in_pb2.Cancel(reason=why)))
 
 
 class DialInBot(BotClient):

@@ -6,7 +6,8 @@ one ``DialInService.Play`` stream to the server (``proto/dominoes/v1/dial_in.pro
 then each decision request is rebuilt into the request the arena would have sent a local bot and handed to it
 (several at once, as the server sends them), and its reply goes back unchanged, for the server to check. A bot that
 crashed is started again for the next request; a request it cannot answer is left unanswered (the server's clock
-runs out on it).
+runs out on it). When the server gives up on a request (its ``Cancel``: a timeout, a game cancelled), the local call
+is cancelled, so the local bot sees CANCELLED as a bot the arena runs itself does, and nothing is sent back.
 
 The bot is a :class:`LocalBot`: :class:`ProcessBot` for a program the relay starts (``arena connect``), or a Python
 botkit policy called in the bot's own process (``--connect``, :mod:`arena.botkit`), which saves the local hop.
@@ -21,7 +22,8 @@ fixed by trying again, and a bot replaced by another stream of itself must not f
 
 The relay times each decision on its side, from the request's arrival to its reply leaving (:class:`Latency`): the
 local bot's thinking and the relay's own cost. The arena's think time for the bot (its standings) is that plus the
-network's round trip.
+network's round trip. It counts the decisions the arena took: not one it cancelled, nor one whose reply crossed the
+server's Cancel on the way (the arena ignored that reply).
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ FINAL = frozenset({
 """How a stream ends that dialing again would not mend; any other end (UNAVAILABLE, CANCELLED, ...) is retried."""
 LATENCY_SAMPLES = 10_000
 """The most recent decisions :class:`Latency` keeps (a relay may run for days)."""
+ANSWERED_KEPT = 1_000
+"""The most recent replies sent whose request a Cancel may still withdraw (a Cancel crosses a reply within a round
+trip; this is many more)."""
 
 
 class RelayError(Exception):
@@ -98,6 +103,13 @@ class Latency:
     def add(self, ms: float) -> None:
         self.samples.append(ms)
 
+    def discard(self, ms: float) -> None:
+        """Take back a decision added (one sample of ``ms``), if it is still among the samples kept."""
+        try:
+            self.samples.remove(ms)
+        except ValueError:
+            pass
+
     def quantile(self, fraction: float) -> float | None:
         """The ``fraction`` quantile (0.5: the median), by the nearest rank; None before any decision."""
         if not self.samples:
@@ -112,6 +124,15 @@ class Latency:
         return (f"served {decisions} decisions; round trip here (request received to reply sent): median "
                 f"{self.quantile(0.5):.1f} ms, p90 {self.quantile(0.9):.1f} ms (the arena's think time for this bot, in its standings, "
                 f"adds the network's round trip)")
+
+
+@dataclass
+class InFlight:
+    """A decision the local bot is making: the scope its call runs in (cancelled when the server withdraws the
+    request), and the server's reason once it has."""
+
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    withdrawn: str = ""
 
 
 class LocalBot(Protocol):
@@ -172,6 +193,11 @@ class Relay:
         self.outbox: queue.SimpleQueue[dial_in_pb2.PlayRequest | None] = queue.SimpleQueue()
         self.decisions = 0
         self.latency = Latency()
+        self.in_flight: dict[int, InFlight] = {}
+        """The decisions the local bot is making, by request id."""
+        self.answered: dict[int, float] = {}
+        """The latest replies sent (request id to the latency counted), oldest first: a Cancel that crossed one
+        takes it back."""
         self.welcomed = False
         """The current stream was welcomed (the server accepted the bot)."""
         self.farewell = ""
@@ -187,6 +213,7 @@ class Relay:
         hello = await self.local.hello()
         assert self.channel is not None
         self.outbox = outbox = queue.SimpleQueue()  # a stream of its own: the last one's iterator has ended
+        self.answered = {}  # request ids are the stream's own
         self.welcomed, self.farewell = False, ""
         outbox.put(dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(bot=self.bot, hello=hello)))
         stub = dial_in_pb2_grpc.DialInServiceStub(self.channel)
@@ -227,26 +254,57 @@ class Relay:
             self.welcomed = True
             self.say(f"connected as {self.bot} (arena {message.welcome.arena_version}); waiting for games")
         elif which == "act":
+            # registered before the task runs, so that a Cancel read right after the request finds it
+            self.in_flight[message.request_id] = InFlight()
             nursery.start_soon(self._decide, message.request_id, message.act, received)
+        elif which == "cancel":
+            self._withdraw(message.request_id, message.cancel.reason)
         elif which == "notification":
             nursery.start_soon(self._notify, message.notification)
         elif which == "farewell":
             self.farewell = message.farewell.reason
 
     async def _decide(self, request_id: int, message: bot_pb2.ActRequest, received: float) -> None:
-        """One decision: the local bot's reply, sent back as it came; nothing when the bot cannot answer."""
+        """One decision: the local bot's reply, sent back as it came; nothing when the bot cannot answer, or when
+        the server withdrew the request meanwhile (the local call is then cancelled)."""
         timeout_s = message.time.deadline_ms / 1000 if message.time.deadline_ms else NO_DEADLINE_S
+        thinking = self.in_flight[request_id]
         try:
-            reply = await self.local.decide(message, timeout_s)
+            with thinking.scope:
+                reply = await self.local.decide(message, timeout_s)
         except BotFailure as failure:
             self.say(f"the bot did not answer request {request_id} (match {message.match_id[:8]}): {failure}")
             return
         except (ValueError, KeyError) as error:  # a request the rules engine cannot rebuild: never from an arena
             self.say(f"cannot relay request {request_id}: {error}")
             return
-        self.decisions += 1
+        finally:
+            del self.in_flight[request_id]
+        if thinking.scope.cancelled_caught:
+            self.say(f"the arena gave up on request {request_id} (match {message.match_id[:8]}): "
+                     f"{thinking.withdrawn}; the bot's decision was cancelled")
+            return
+        self._send(request_id, reply, (time.perf_counter() - received) * 1000)
+
+    def _send(self, request_id: int, reply: bot_pb2.ActReply, latency_ms: float) -> None:
+        """A reply to the server, counted as served (until a Cancel that crossed it takes it back)."""
         self.outbox.put(dial_in_pb2.PlayRequest(request_id=request_id, act=reply))
-        self.latency.add((time.perf_counter() - received) * 1000)
+        self.decisions += 1
+        self.latency.add(latency_ms)
+        self.answered[request_id] = latency_ms
+        if len(self.answered) > ANSWERED_KEPT:
+            del self.answered[next(iter(self.answered))]
+
+    def _withdraw(self, request_id: int, reason: str) -> None:
+        """The server gave up on a request: the local bot's call is cancelled if it is still thinking; a reply
+        already sent reached the server too late and is not counted."""
+        thinking = self.in_flight.get(request_id)
+        if thinking is not None:
+            thinking.withdrawn = reason or "cancelled"
+            thinking.scope.cancel()
+        elif (latency_ms := self.answered.pop(request_id, None)) is not None:
+            self.decisions -= 1
+            self.latency.discard(latency_ms)
 
     async def _notify(self, message: bot_pb2.Notification) -> None:
         await self.local.notify(message)

@@ -8,7 +8,8 @@ each gets its own deadline once its request is written. Faults are the gRPC ones
 line that is not JSON or not a reply is a malformed reply, an index out of range an illegal action, the end of its
 stdout a crash.
 
-A reply that comes after its deadline is still owed: the arena remembers it and throws it away when it comes, so the
+A reply that comes after its deadline, or after the caller gave up on the request (a cancelled game, the server's
+Cancel relayed by ``arena connect``), is still owed: the arena remembers it and throws it away when it comes, so the
 next request's answer is never taken for the last one's.
 """
 
@@ -97,6 +98,9 @@ class StdioBot(BotClient):
             except trio.TooSlowError:
                 self._owed += 1
                 raise BotFailure(FaultKind.TIMEOUT, allowed_ms=int(timeout_s * 1000)) from None
+            except trio.Cancelled:  # the caller gave up on it (a game cancelled, a relay's Cancel): its line is owed
+                self._owed += 1
+                raise
 
     async def _write(self, call: str, message: Any) -> None:
         # Every field, zeros too: a newcomer's bot reads tile["low"] of [0|3] without a special case.

@@ -3,7 +3,9 @@
 # Maven generates the protocol classes from proto/ (protoc and protoc-gen-grpc-java come from Maven Central at the
 # versions in bots/java/pom.xml) and packs one runnable jar, bin/bot.jar; then a warm-up run of the bot records the
 # classes it loads in bin/bot.jsa, a class-data archive that the launcher bots/java/bot maps at every start.
-JAVA_PROTOS=(dominoes/v1/types.proto dominoes/v1/bot.proto)
+# Every .proto file: the Maven plugin compiles the whole of proto/ (dial_in.proto and the control API too), so a
+# change to any of them is a change to the build's input.
+mapfile -t JAVA_PROTOS < <(cd proto && find dominoes -name '*.proto' | LC_ALL=C sort)
 # The same memory flags as the launcher bots/java/bot, so the archive fits the JVM that maps it.
 JAVA_ARCHIVE_FLAGS=(-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ActiveProcessorCount=1)
 

@@ -56,12 +56,14 @@ class RawDialIn:
 
     def __init__(self, address: str, bot: str, token: str | None, answer: Answer = first_legal,
                  credentials: grpc.ChannelCredentials | None = None, first: bytes | None = None,
-                 silent: bool = False) -> None:
-        """``first``: the bytes to send instead of the hello; ``silent``: send nothing at all."""
+                 silent: bool = False, cancelled: Answer | None = None) -> None:
+        """``first``: the bytes to send instead of the hello; ``silent``: send nothing at all; ``cancelled``: what
+        to send when the server cancels a request (nothing by default)."""
         self.received: list[dial_in_pb2.PlayResponse] = []
         self.code: grpc.StatusCode | None = None
         self.details = ""
         self.answer = answer
+        self.cancelled = cancelled
         self._out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._channel = (grpc.secure_channel(address, credentials) if credentials
                          else grpc.insecure_channel(address))
@@ -82,9 +84,11 @@ class RawDialIn:
         try:
             for message in self._call:
                 self.received.append(message)
-                if message.WhichOneof("message") != "act":
+                which = message.WhichOneof("message")
+                respond = {"act": self.answer, "cancel": self.cancelled}.get(which)
+                if respond is None:
                     continue
-                replies = self.answer(message)
+                replies = respond(message)
                 if replies is None:
                     self._call.cancel()  # the connection cut mid-game
                     break
