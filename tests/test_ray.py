@@ -1,12 +1,14 @@
 """Tournaments on a Ray cluster of three nodes started on this machine (``ray.cluster_utils.Cluster``): the same
-tournament through Ray and in-process deals and plays the same games; a node killed mid-run costs only its games in
-flight, played again elsewhere, none lost and none recorded twice; a driver killed with kill -9 resumes; a bot missing
-on one node stops the run before any game, naming the node and the bot. Every bot is a real sandboxed process."""
+tournament through Ray (one actor a node, or two: ``--workers 2``) and in-process deals and plays the same games; a
+node killed mid-run costs only its games in flight, played again elsewhere, none lost and none recorded twice; an
+actor killed on a live node is replaced in its slot; a driver killed with kill -9 resumes; a bot missing on one node
+stops the run before any game, naming the node and the bot. Every bot is a real sandboxed process."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -97,20 +99,33 @@ def assert_verifies(run: Path, games: int) -> None:
     assert (report.games, report.mismatches, report.seed_checked) == (games, [], True)
 
 
+def events(run: Path, name: str) -> list[dict[str, Any]]:
+    """The run's ``arena.log`` events called ``name``."""
+    lines = [json.loads(line) for line in (run / "arena.log").read_text().splitlines()]
+    return [line for line in lines if line["event"] == name]
+
+
+def live_node_ids() -> list[str]:
+    return [node["NodeID"] for node in ray.nodes() if node["Alive"]]
+
+
 def play(record: dict[str, Any]) -> list[Any]:
     """What a game was, without what differs from run to run (timings, match ids)."""
     return [(round_["deal"], [(m.get("seat", 0), m["action"], m.get("forced", False)) for m in round_["moves"]])
             for round_ in record["rounds"]]
 
 
-def test_the_same_tournament_through_ray_and_in_process_is_the_same_games(cluster: Cluster, tmp_path: Path) -> None:
+@pytest.mark.parametrize("actors", [1, 2])
+def test_the_same_tournament_through_ray_and_in_process_is_the_same_games(cluster: Cluster, tmp_path: Path,
+                                                                          actors: int) -> None:
     # The greedy bot is deterministic, so the same deals give the same moves: every game must match exactly.
     bot = [sys.executable, str(GREEDY_BOT)]
     text = tournament_text(tmp_path / "ray", [bot, bot, bot], games=3, concurrency=6)
     path = tmp_path / "t.toml"
     path.write_text(text)
 
-    through_ray = arena("run", str(path), "--backend", "ray", "--address", cluster.address)
+    workers = ("--workers", str(actors)) if actors > 1 else ()
+    through_ray = arena("run", str(path), "--backend", "ray", "--address", cluster.address, *workers)
     assert through_ray.returncode == 0, through_ray.stdout + through_ray.stderr
     assert "records: " in through_ray.stdout and "(18 games)" in through_ray.stdout
     local = tmp_path / "local"
@@ -126,9 +141,20 @@ def test_the_same_tournament_through_ray_and_in_process_is_the_same_games(cluste
         assert play(game) == play(twin)
     assert_verifies(tmp_path / "ray", 18)
     bots = json.loads((tmp_path / "ray" / "bots.json").read_text())
-    assert [len(b["nodes"]) for b in bots] == [3, 3, 3], "every entrant started on every node"
-    played_on = {folder.name for folder in (tmp_path / "ray" / "logs").iterdir()}
-    assert len(played_on) == 3 and all(name.startswith("node-") for name in played_on)
+    assert [len(set(b["nodes"])) for b in bots] == [3, 3, 3], "every entrant started on every node, named once"
+    assert [len(b["nodes"]) for b in bots] == [3, 3, 3]
+    assert all(b["starts"] >= 3 * actors for b in bots), f"each actor started each entrant, summed: {bots}"
+    nodes = live_node_ids()
+    expected = {f"node-{node[:8]}" + (f"-{slot}" if actors > 1 else "") for node in nodes for slot in range(actors)}
+    folders = {folder.name: folder for folder in (tmp_path / "ray" / "logs").iterdir()}
+    assert set(folders) == expected, "a log folder of its own for each actor"
+    assert all(list(folder.glob("bot*.log")) for folder in folders.values()), "each actor started its own bots"
+    stopped = events(tmp_path / "ray", "actor_stopped")
+    assert len({event["node"] for event in stopped}) == len(stopped) == 3 * actors
+    assert all(event["games"] >= 1 for event in stopped), f"every actor played: {stopped}"
+    assert sum(event["games"] for event in stopped) == 18
+    if actors > 1:  # the events name the actor, not only the node
+        assert {event["node"].rsplit(" actor ", 1)[1] for event in stopped} == {str(s) for s in range(actors)}
 
 
 async def test_a_node_killed_mid_run_loses_nothing_and_records_nothing_twice(cluster: Cluster,
@@ -162,7 +188,7 @@ async def test_a_node_killed_mid_run_loses_nothing_and_records_nothing_twice(clu
         nursery.start_soon(kill_the_node)
         summary = await run_tournament(spec, text, tmp_path / "run", backend=keep, on_game=on_game)
     backend = backends[0]
-    lost_label = next(node.label for node in backend.nodes if node.node_id == doomed.node_id)
+    lost_label = next(actor.label for actor in backend.actors if actor.node_id == doomed.node_id)
     assert backend.replayed, "the killed node had games in flight"
     assert {label for _, label in backend.replayed} == {lost_label}
     assert summary.played_now == 32
@@ -176,30 +202,37 @@ async def test_a_node_killed_mid_run_loses_nothing_and_records_nothing_twice(clu
     wait_for(lambda: not bot_processes(tag), 20, "every bot to stop, the lost node's too")
 
 
+@pytest.mark.parametrize("actors", [1, 2])
 async def test_an_actor_killed_on_a_live_node_is_replaced(cluster: Cluster, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ray_backend, "NODE_REFRESH_S", 0.5)  # look for nodes without an actor twice a second
+                                                          monkeypatch: pytest.MonkeyPatch, actors: int) -> None:
+    # Look for missing actors at every game: the game the dead actor held is sent again after its loss is noted, so
+    # its replacement is started then, however fast the run.
+    monkeypatch.setattr(ray_backend, "NODE_REFRESH_S", 0.0)
     tag = uuid.uuid4().hex
     text = tournament_text(tmp_path / "run", [sleepy(tag), sleepy(tag)], games=10, concurrency=6)
     backends = []
 
     def keep(setup: Any) -> Any:
-        backends.append(ray_factory(6)(setup))
+        backends.append(ray_factory(6, actors)(setup))
         return backends[-1]
 
-    killed: list[str] = []
+    killed = []
 
     def on_game(record: dict[str, Any]) -> None:
-        if not killed:  # at the first recorded game, the first node's actor, its process only: the node lives on
-            killed.append(backends[0].nodes[0].label)
-            ray.kill(backends[0].nodes[0].handle)
+        if not killed:  # at the first recorded game, the first node's last actor, its process only: the node lives on
+            actors_of_first_node = [a for a in backends[0].actors if a.node_id == backends[0].actors[0].node_id]
+            killed.append(actors_of_first_node[-1])
+            ray.kill(killed[0].handle)
 
     summary = await run_tournament(spec_from_dict(tomllib.loads(text)), text, tmp_path / "run", backend=keep,
                                    on_game=on_game, concurrency=6)
-    backend = backends[0]
-    first = backend.nodes[0]
-    assert first.lost and backend.replayed and {label for _, label in backend.replayed} == {first.label}
-    assert [n.node_id for n in backend.nodes].count(first.node_id) == 2, "the live node got a new actor"
+    backend, victim = backends[0], killed[0]
+    assert victim.place.slot == actors - 1
+    assert victim.lost and backend.replayed and {label for _, label in backend.replayed} == {victim.label}
+    slots = Counter((actor.node_id, actor.place.slot) for actor in backend.actors)
+    assert slots == {(node, slot): 1 + ((node, slot) == (victim.node_id, victim.place.slot))
+                     for node in live_node_ids() for slot in range(actors)}, (
+        "the dead actor's slot got a new actor, and no other slot one more")
     assert summary.played_now == 20 and sorted(index(g) for g in records(tmp_path / "run")) == list(range(20))
     assert_verifies(tmp_path / "run", 20)
 
@@ -228,15 +261,46 @@ def test_a_driver_killed_with_kill_9_resumes(cluster: Cluster, tmp_path: Path) -
     assert_verifies(out, 24)
 
 
+def test_ctrl_c_prints_a_resume_command_that_keeps_the_actors_per_node(cluster: Cluster, tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    out = tmp_path / "run"
+    path = tmp_path / "t.toml"
+    path.write_text(tournament_text(out, [sleepy(tag), sleepy(tag)], games=12, concurrency=6))
+    driver = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--backend", "ray", "--address",
+                               cluster.address, "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT)
+    records_file = out / "games.jsonl"
+    try:
+        wait_for(lambda: records_file.exists() and records_file.read_bytes().count(b"\n") >= 2, 120, "two games")
+        driver.send_signal(signal.SIGINT)  # as a terminal's Ctrl-C
+        stdout, stderr = driver.communicate(timeout=120)
+    finally:
+        driver.kill()
+    assert driver.returncode == 130, stdout + stderr
+    line = next(line for line in stdout.splitlines() if line.startswith("interrupted: "))
+    resume = shlex.split(line.split("continue with: ", 1)[1])
+    assert resume[-6:] == ["--backend", "ray", "--address", cluster.address, "--workers", "2"], line
+    wait_for(lambda: not bot_processes(tag), 30, "every actor's bots to stop")
+    recorded = records_file.read_bytes().count(b"\n")
+    resumed = subprocess.run(resume, capture_output=True, text=True, cwd=ROOT, timeout=180)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"{recorded} games were already recorded" in resumed.stdout
+    assert sorted(index(g) for g in records(out)) == list(range(24)), "every game exactly once"
+    assert len(events(out, "actor_stopped")) == 2 * 2 * 3, "both runs played on two actors a node"
+    assert_verifies(out, 24)
+
+
 async def test_a_bot_missing_on_a_node_stops_the_run_before_any_game(cluster: Cluster, tmp_path: Path) -> None:
-    # The node's PATH lacks the folder of the bot's program, which every other node has.
+    # The node's PATH lacks the folder of the bot's program, which every other node has; both its actors find it
+    # missing, and it is said once.
     lacking = cluster.add_node(**NODE, env_vars={"PATH": os.environ["PATH"]})
     try:
         cluster.wait_for_nodes()
         text = tournament_text(tmp_path / "run", [[ONLY_ON_PATH], [sys.executable, str(GREEDY_BOT)]], games=2,
                                concurrency=2)
         with pytest.raises(EntrantsCannotPlay) as caught:
-            await run_tournament(spec_from_dict(tomllib.loads(text)), text, tmp_path / "run", backend=ray_factory(2))
+            await run_tournament(spec_from_dict(tomllib.loads(text)), text, tmp_path / "run",
+                                 backend=ray_factory(2, 2))
         address = ray.nodes()[0]["NodeManagerAddress"]
         assert caught.value.problems == (
             ("bot0", f"on node {address} ({lacking.node_id[:8]}): the bot did not start: cannot run "
@@ -363,6 +427,15 @@ def test_cluster_options_that_cannot_work_are_one_line(tmp_path: Path) -> None:
         assert not (tmp_path / "run").exists(), "nothing was started"
 
 
+@pytest.mark.parametrize(("counts", "error"), [
+    ("0", "error: --workers must be worker counts from 1 to 64, comma-separated, got '0'"),
+    ("1,x", "error: --workers must be worker counts from 1 to 64, comma-separated, got '1,x'"),
+])
+def test_bench_cluster_refuses_actor_counts_it_cannot_measure_in_one_line(counts: str, error: str) -> None:
+    result = arena("bench", "cluster", "--workers", counts, timeout=60)
+    assert (result.returncode, result.stderr) == (2, error + "\n")
+
+
 def test_a_failed_call_is_one_line_naming_its_innermost_errors() -> None:
     # A node's check that raised inside its trio loop: Ray's error, whose text starts "+ Exception Group Traceback",
     # holding a nursery's group (leaves nested, one repeated).
@@ -385,6 +458,28 @@ def test_a_failed_call_is_one_line_naming_its_innermost_errors() -> None:
     assert ray_backend.cause_line(died) == "OSError: [Errno 28] No space left on device"
     assert ray_backend.cause_line(RuntimeError("first\nlast")) == "RuntimeError: first (last)"
     assert ray_backend.cause_line(RuntimeError()) == "RuntimeError"
+
+
+def test_each_actor_of_a_node_is_named_and_logs_apart_and_the_idlest_node_gets_the_next_game() -> None:
+    def actor(node: str, slot: int, per_node: int = 2) -> Any:
+        place = ray_backend.ActorPlace(f"{node}1fc48e74ab", f"10.0.0.7 ({node}1fc48e7)", slot, per_node)
+        return ray_backend._Actor(place, handle=None)
+
+    alone = actor("a", 0, per_node=1)  # one actor a node: named and logged as before there were several
+    assert (alone.label, alone.place.logs_folder) == ("10.0.0.7 (a1fc48e7)", "node-a1fc48e7")
+    second = actor("a", 1)
+    assert (second.label, second.place.logs_folder) == ("10.0.0.7 (a1fc48e7) actor 1", "node-a1fc48e7-1")
+
+    a0, a1, b0, b1 = actor("a", 0), actor("a", 1), actor("b", 0), actor("b", 1)
+    everyone = [a0, a1, b0, b1]
+    a0.in_flight = 1
+    assert ray_backend.least_busy(everyone) is b0, "an idle node before a busy node's second actor"
+    b0.in_flight = 1
+    assert ray_backend.least_busy(everyone) is a1
+    a1.in_flight = 1
+    assert ray_backend.least_busy(everyone) is b1
+    b1.in_flight, a0.in_flight = 1, 0
+    assert ray_backend.least_busy(everyone) is a0, "the fewest games in flight first"
 
 
 def test_a_real_actors_failure_is_reported_by_its_cause(cluster: Cluster) -> None:

@@ -201,8 +201,13 @@ def test_ctrl_c_stops_every_worker_and_bot_and_a_resume_finishes(tmp_path: Path)
                               "100000"),
     (("--workers", "8"), "error: --workers 8 is more than the games in flight (4, --concurrency or the file's "
                          "'concurrency'): each worker needs a game at a time"),
-    (("--workers", "2", "--backend", "ray"), "error: --workers is for games on this machine, not beside --backend "
-                                             "ray"),
+    # With --backend ray the count is actors on every node: the same refusals, before Ray is joined or started.
+    (("--workers", "0", "--backend", "ray"), "error: --workers must be at least 1, got 0"),
+    (("--workers", "65", "--backend", "ray"), "error: --workers must be at most 64 (each worker starts every "
+                                              "entrant's bots), got 65"),
+    (("--workers", "5", "--backend", "ray"), "error: --workers 5 is more than the games in flight (4, --concurrency "
+                                             "or the file's 'concurrency'): each worker needs a game at a time"),
+    (("--workers", "2", "--address", "127.0.0.1:1"), "error: --address is for --backend ray, got --backend local"),
 ])
 def test_a_worker_count_the_run_cannot_use_is_one_line(tmp_path: Path, extra: tuple[str, ...], error: str) -> None:
     path, out = tmp_path / "t.toml", tmp_path / "run"

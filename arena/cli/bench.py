@@ -71,18 +71,30 @@ GO_RANDOM_BOT = "bots/go/bin/bot --policy random"
 """The Go kit's random bot (built by set-up): fast, so the referee's work dominates a game."""
 
 
-def cmd_bench_workers(args: argparse.Namespace) -> int:
-    bot = shlex.split(args.bot)
-    counts = [part.strip() for part in args.workers.split(",")]
+def worker_counts(text: str) -> list[int]:
+    """``--workers 1,2``: worker (or actor) counts from 1 to :data:`MAX_WORKERS`, or one usage line."""
+    counts = [part.strip() for part in text.split(",")]
     if not all(part.isdigit() and 1 <= int(part) <= MAX_WORKERS for part in counts):
-        raise UsageError(f"--workers must be worker counts from 1 to {MAX_WORKERS}, comma-separated, got "
-                         f"{args.workers!r}")
-    workers = [int(part) for part in counts]
+        raise UsageError(f"--workers must be worker counts from 1 to {MAX_WORKERS}, comma-separated, got {text!r}")
+    return [int(part) for part in counts]
+
+
+def fast_bot(command: str) -> list[str]:
+    """The benchmarks' fast bot as a command whose program exists (its path made absolute: a Ray actor runs it from
+    a folder of Ray's), or one usage line."""
+    bot = shlex.split(command)
+    found = shutil.which(bot[0]) if bot else None
+    if bot and not found:
+        raise UsageError(f"the bot's program {bot[0]!r} is not found (the Go kit's is built by scripts/setup.sh)")
+    return [str(Path(found).resolve()) if "/" in bot[0] else bot[0], *bot[1:]] if bot else bot
+
+
+def cmd_bench_workers(args: argparse.Namespace) -> int:
+    workers = worker_counts(args.workers)
     if max(workers) > args.concurrency:
         raise UsageError(f"--workers {max(workers)} is more than --concurrency {args.concurrency}: each worker needs a "
                          f"game at a time")
-    if bot and not shutil.which(bot[0]):
-        raise UsageError(f"the bot's program {bot[0]!r} is not found (the Go kit's is built by scripts/setup.sh)")
+    bot = fast_bot(args.bot)
     require_sandbox(True)
     print(json.dumps(bench_workers(args.games, args.concurrency, workers, bot, args.repeats), indent=2))
     return 0
@@ -138,8 +150,12 @@ def cmd_bench_cluster(args: argparse.Namespace) -> int:
         raise UsageError(f"expected --games and --quick-games of at least 2, --slots of at least 1 and --sleep-ms of "
                          f"at least 0, got {args.games}, {args.quick_games}, {args.slots} and {args.sleep_ms}")
     sandbox = bench_sandboxes(args.sandbox)[0]
-    print(json.dumps(bench_cluster(args.games, args.quick_games, nodes, args.sleep_ms, args.slots, sandbox),
-                     indent=2))
+    actors = worker_counts(args.workers) if args.workers else []
+    bot = fast_bot(GO_RANDOM_BOT) if actors else None
+    if actors:
+        require_sandbox(True)  # the fast-bot tournament of arena bench workers is sandboxed
+    print(json.dumps(bench_cluster(args.games, args.quick_games, nodes, args.sleep_ms, args.slots, sandbox, actors,
+                                   bot), indent=2))
     return 0
 
 
@@ -252,6 +268,10 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--nodes", default="1,2,4", help="comma-separated cluster sizes (default 1,2,4)")
     b.add_argument("--sleep-ms", type=int, default=50, help="the sleepy bots' time per decision (default 50)")
     b.add_argument("--slots", type=int, default=4, help="games at once per node (default 4)")
+    b.add_argument("--workers", metavar="COUNTS",
+                   help="also games/s on one node with each of these actor counts (arena run --backend ray --workers "
+                        "N), comma-separated, e.g. 1,2: --quick-games Draw games between the Go kit's random bot, "
+                        "--slots times the most actors at once")
     add_bench_sandbox_argument(b, both=False)
     b.set_defaults(func=cmd_bench_cluster)
     b = bench.add_parser("search", help="the search bot's decisions/s and playouts per decision at a move time (JSON)")

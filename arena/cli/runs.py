@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 import trio
 
-from ..cluster.options import add_backend_arguments, backend_from
+from ..cluster.options import add_backend_arguments, backend_from, check_backend_arguments
 from ..display import make_console, safe_name
 from ..errors import ArenaError, UsageError
 from ..futures import until_interrupted as interruptible
@@ -58,7 +58,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         require_sandbox(spec.sandbox, "sandbox = false in the tournament file")
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")
-    workers = workers_backend(args, spec.concurrency) if args.workers != 1 else None  # before the folder is touched
+    check_where_games_run(args, spec.concurrency)  # before the folder is touched
     run = Path(args.out or spec.output)
     command = arena_command()
     console = make_console()
@@ -74,9 +74,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     resume = f"{command} run {shlex.quote(args.file)} --out {shlex.quote(str(run))} --resume"
     if args.backend != "local":
         resume += f" --backend {args.backend}" + (f" --address {shlex.quote(args.address)}" if args.address else "")
-    backend = workers or backend_from(args.backend, args.address, args.concurrency or spec.concurrency)
-    if workers is not None:
+    if args.workers != 1:
         resume += f" --workers {args.workers}"
+    backend = run_backend(args, args.concurrency or spec.concurrency)
     try:
         summary = trio.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
                                                                       concurrency=args.concurrency, console=console,
@@ -100,16 +100,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if summary.given_up else 0
 
 
-def workers_backend(args: argparse.Namespace, file_concurrency: int) -> Any:
-    """The backend of ``--workers N`` (N referee processes here), or a :class:`UsageError` line for a count the run
-    cannot use (0, negative, huge, more than the games in flight, or beside ``--backend ray``)."""
-    if args.backend != "local":
-        raise UsageError(f"--workers is for games on this machine, not beside --backend {args.backend}")
+def check_where_games_run(args: argparse.Namespace, file_concurrency: int) -> None:
+    """``--address`` without ``--backend ray``, or a ``--workers`` count the run cannot use (0, negative, huge, more
+    than the games in flight), as one :class:`UsageError` line, before anything is written or started. With
+    ``--backend ray`` the count is per node, so it is held to the games in flight as on one machine (a node's N
+    actors need N games at once); more actors than games over the whole cluster is only noted in ``arena.log``
+    (``actors_idle``), since the cluster's size is known once joined, and changes mid-run."""
+    check_backend_arguments(args.backend, args.address)
+    if args.workers == 1:
+        return
     try:
         check_workers(args.workers, args.concurrency or file_concurrency)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return workers_factory(args.workers)
+
+
+def run_backend(args: argparse.Namespace, concurrency: int) -> Any:
+    """Where the games are played: this process (None), ``--workers N`` referee processes here, or N actors on
+    every node of the Ray cluster joined now (``--backend ray``)."""
+    if args.backend == "local" and args.workers != 1:
+        return workers_factory(args.workers)
+    return backend_from(args.backend, args.address, concurrency, args.workers)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -261,8 +272,9 @@ def add_run_commands(sub: Any) -> None:
     p.add_argument("--concurrency", type=int, help="games at once (default: the file's 'concurrency')")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in the same folder")
     p.add_argument("--workers", type=int, default=1,
-                   help="referee processes on this machine, each with its own bots (default 1: this process); the "
-                        "records are still written by this process alone")
+                   help="referee processes on this machine, each with its own bots (default 1: this process); with "
+                        "--backend ray, Ray actors on every node (default 1 a node); the records are still written "
+                        "by this process alone")
     add_backend_arguments(p)
     p.set_defaults(func=cmd_run)
 

@@ -10,6 +10,10 @@ machine (``ray.cluster_utils.Cluster``: every node a raylet of its own, as on se
    nodes, each node given ``slots`` games at once (the driver's concurrency is ``slots`` times the nodes): the bots
    barely use the CPU, so what grows is what a node brings, game slots, as on a real cluster where each node has
    cores of its own.
+3. **Actors per node** (``--workers``, when given): games/s of a Draw tournament between fast bots (the referee's
+   work dominates a game) on one node with 1, 2, ... actors (``arena run --backend ray --workers N``), the same
+   games in flight for every count (``slots`` times the most actors), each count the best of ``ACTOR_REPEATS``
+   interleaved runs, with the machine's load around them: one actor is one referee process, about one core.
 
 Rates count the games from the first recorded to the last (the bots' start-up before the first game is not a game);
 every configuration runs in a fresh process with a fresh cluster, so none inherits another's warm state.
@@ -18,6 +22,7 @@ every configuration runs in a fresh process with a fresh cluster, so none inheri
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -33,18 +38,45 @@ NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
 ECHO_CALLS = 200
 REPEATS = 3
 """Each in-process and Ray measurement is repeated, the best kept: other work on the machine only slows a run."""
+ACTOR_REPEATS = 2
+"""Runs per actor count (each a few hundred Draw games), interleaved, the best kept."""
 
 
 def bench_cluster(games: int, quick_games: int, nodes: list[int], sleep_ms: int, slots: int,
-                  sandbox: bool) -> dict[str, Any]:
+                  sandbox: bool, actors: list[int] | None = None, fast_bot: list[str] | None = None) -> dict[str, Any]:
     """Every measurement, each in a fresh process (see the module's docstring): ``quick_games`` games between random
-    bots in-process and through Ray, ``games`` between sleepy bots on each cluster size."""
+    bots in-process and through Ray, ``games`` between sleepy bots on each cluster size, and, given ``actors``,
+    ``quick_games`` Draw games between ``fast_bot`` bots on one node with each actor count."""
     overhead = _in_fresh_process("overhead", quick_games, slots, sandbox)
-    scaling = [_in_fresh_process("nodes", games, slots, sandbox, count, sleep_ms) for count in nodes]
-    base = scaling[0]["games_per_s"] if scaling else 0
-    for row in scaling:
+    scaling = with_speedups([_in_fresh_process("nodes", games, slots, sandbox, count, sleep_ms) for count in nodes])
+    result = {"in_process_vs_ray": overhead, "nodes": scaling}
+    if actors:
+        assert fast_bot is not None
+        result["actors_per_node"] = bench_actors(quick_games, slots * max(actors), actors, fast_bot)
+    return result
+
+
+def with_speedups(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row's ``games_per_s`` against the first row's, as ``speedup``."""
+    base = rows[0]["games_per_s"] if rows else 0
+    for row in rows:
         row["speedup"] = round(row["games_per_s"] / base, 2) if base else None
-    return {"in_process_vs_ray": overhead, "nodes": scaling}
+    return rows
+
+
+def bench_actors(games: int, concurrency: int, actors: list[int], bot: list[str]) -> dict[str, Any]:
+    """Games/s on one node with each actor count (the best of :data:`ACTOR_REPEATS` interleaved runs, each in a
+    fresh process), and the machine's load before and after (other work on its cores slows every count)."""
+    load_before = os.getloadavg()[0]
+    best: dict[int, dict[str, Any]] = {}
+    for _ in range(ACTOR_REPEATS):
+        for count in actors:
+            row = _in_fresh_process("actors", games, concurrency, count, bot)
+            if count not in best or row["games_per_s"] > best[count]["games_per_s"]:
+                best[count] = row
+    return {"bot": " ".join(bot), "cores": os.cpu_count(), "repeats": ACTOR_REPEATS,
+            "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+            "runs": with_speedups([best[count] for count in actors])}
 
 
 def _in_fresh_process(what: str, *args: Any) -> dict[str, Any]:
@@ -61,6 +93,7 @@ def measure_overhead(games: int, slots: int, sandbox: bool) -> dict[str, Any]:
     actor call carrying a game record."""
     from ray.cluster_utils import Cluster
 
+    from ..benchmarks import quick_tournament_text
     from .ray_backend import connect, ray_factory
 
     bot = [sys.executable, str(RANDOM_BOT)]
@@ -70,10 +103,9 @@ def measure_overhead(games: int, slots: int, sandbox: bool) -> dict[str, Any]:
         connect(cluster.address)
         for _ in range(REPEATS):  # interleaved, so that a burst of load elsewhere hits both sides alike
             for concurrency in (1, slots):
-                rates.setdefault(f"in_process_{concurrency}", []).append(
-                    _rate(games, concurrency, bot, sandbox, None))
-                rates.setdefault(f"ray_{concurrency}", []).append(
-                    _rate(games, concurrency, bot, sandbox, ray_factory(concurrency)))
+                text = quick_tournament_text(games, concurrency, bot, sandbox)
+                rates.setdefault(f"in_process_{concurrency}", []).append(_rate(text, None))
+                rates.setdefault(f"ray_{concurrency}", []).append(_rate(text, ray_factory(concurrency)))
         calls = _actor_round_trips_ms()
     finally:
         _shutdown(cluster)
@@ -88,6 +120,7 @@ def measure_nodes(games: int, slots: int, sandbox: bool, nodes: int, sleep_ms: i
     decision."""
     from ray.cluster_utils import Cluster
 
+    from ..benchmarks import quick_tournament_text
     from .ray_backend import connect, ray_factory
 
     cluster = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
@@ -98,21 +131,36 @@ def measure_nodes(games: int, slots: int, sandbox: bool, nodes: int, sleep_ms: i
         cluster.wait_for_nodes()
         bot = [sys.executable, str(SLEEPY_BOT), "--sleep-ms", str(sleep_ms)]
         concurrency = slots * nodes
-        rate = _rate(games, concurrency, bot, sandbox, ray_factory(concurrency))
+        rate = _rate(quick_tournament_text(games, concurrency, bot, sandbox), ray_factory(concurrency))
     finally:
         _shutdown(cluster)
     return {"nodes": nodes, "games": games, "concurrency": concurrency, "sleep_ms": sleep_ms, "games_per_s": rate}
 
 
-def _rate(games: int, concurrency: int, bot: list[str], sandbox: bool, backend: Any) -> float:
-    """Games/s of a quick tournament, from its first recorded game to its last."""
+def measure_actors(games: int, concurrency: int, actors: int, bot: list[str]) -> dict[str, Any]:
+    """Games/s of a Draw tournament between two fast sandboxed bots (``arena bench workers``'s) on a one-node
+    cluster whose node holds ``actors`` actors, ``concurrency`` games at once."""
+    from ray.cluster_utils import Cluster
+
+    from ..benchmarks import workers_tournament_text
+    from .ray_backend import connect, ray_factory
+
+    cluster = Cluster(initialize_head=True, head_node_args={**NODE, "num_cpus": 2, "include_dashboard": False})
+    try:
+        connect(cluster.address)
+        rate = _rate(workers_tournament_text(games, concurrency, bot), ray_factory(concurrency, actors))
+    finally:
+        _shutdown(cluster)
+    return {"actors": actors, "games": games, "concurrency": concurrency, "games_per_s": rate}
+
+
+def _rate(text: str, backend: Any) -> float:
+    """Games/s of a tournament, from its first recorded game to its last."""
     import trio
 
-    from ..benchmarks import quick_tournament_text
     from ..tournament.runner import run_tournament
     from ..tournament.spec import spec_from_dict
 
-    text = quick_tournament_text(games, concurrency, bot, sandbox)
     spec = spec_from_dict(tomllib.loads(text))
     finished: list[float] = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
@@ -163,4 +211,4 @@ def _shutdown(cluster: Any) -> None:
     cluster.shutdown()
 
 
-__all__ = ["bench_cluster", "measure_overhead", "measure_nodes"]
+__all__ = ["bench_cluster", "bench_actors", "measure_overhead", "measure_nodes", "measure_actors"]

@@ -26,13 +26,14 @@ def check_backend_arguments(backend: str, address: str | None) -> None:
         raise RulesError(f"--address is for --backend ray, got --backend {backend}")
 
 
-def backend_from(backend: str, address: str | None, concurrency: int) -> Any:
+def backend_from(backend: str, address: str | None, concurrency: int, actors_per_node: int = 1) -> Any:
     """The runner's backend factory (None: this machine), joining the Ray cluster now, before trio starts (joining
-    blocks); ``concurrency`` is the most games in flight over the whole cluster."""
+    blocks); ``concurrency`` is the most games in flight over the whole cluster, ``actors_per_node`` the referee
+    processes on each node (``arena run --workers``)."""
     check_backend_arguments(backend, address)
     if backend != "ray":
         return None
     from .ray_backend import connect, ray_factory
 
     connect(address)
-    return ray_factory(concurrency)
+    return ray_factory(concurrency, actors_per_node)

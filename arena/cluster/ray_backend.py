@@ -1,10 +1,13 @@
 """Tournaments on a Ray cluster: the driver keeps the schedule, the seeds, resume and the single writer of the records;
-Ray actors, one per node, play the games with their own bot processes and send each record back as its game ends.
+Ray actors, N on every node (``--workers N``, 1 by default), play the games with their own bot processes and send
+each record back as its game ends.
 
 The driver's workers are the runner's (``arena/tournament/runner.py``): each asks the schedule for its next game and
-awaits :meth:`RayBackend.play`, which sends that one game to the live actor with the fewest games in flight, so a
-node plays as many games at once as the driver gives it, and the runner's stop rules (a failed write, a decided SPRT)
-stop the flow of new games as they do on one machine. An actor is a :class:`GameActor`: a trio loop in a thread of
+awaits :meth:`RayBackend.play`, which sends that one game to the live actor with the fewest games in flight (among
+equals, the one whose node has fewest), so a node plays as many games at once as the driver gives it, and the
+runner's stop rules (a failed write, a decided SPRT) stop the flow of new games as they do on one machine. An actor
+is one process, so its referee uses about one core of its node: N actors a node give a many-core node N referees,
+each with every entrant's bots of its own (an :class:`ActorPlace` names each: its node and its slot). An actor is a :class:`GameActor`: a trio loop in a thread of
 its own that lives as long as the actor (a :class:`NodeLoop`), holding a :class:`~arena.tournament.runner.LocalBackend`
 (the entrants' bot processes on that node, sandboxed as on one machine, kept alive from game to game: they die with
 the thread that started them, so the thread must outlive every game); Ray calls its methods from its own threads,
@@ -14,8 +17,9 @@ its fault, as on one machine.
 
 Faults of the cluster: an actor that dies (its node lost, its process killed) fails the calls it had in flight with
 a ``RayActorError``; each of those games is sent again, with the same seed and seats, to another live actor, and only
-the call that returns is recorded (the driver records each schedule index once, so no game is recorded twice). A
-node that joins later gets an actor, which plays once its entrants have all started there. A driver killed with
+the call that returns is recorded (the driver records each schedule index once, so no game is recorded twice). An
+actor that died on a node still alive is replaced in its slot; a node that joins later gets its N actors, each of
+which plays once its entrants have all started there. A driver killed with
 kill -9 loses only its games in flight; ``--resume`` replays them as on one machine. Every entrant is started on
 every node before the first game: a bot missing on a node is a clear error naming the node and the bot.
 
@@ -34,6 +38,7 @@ import socket
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterator, TypeVar
 
@@ -55,7 +60,8 @@ LOCAL_OBJECT_STORE_BYTES = 128 * 1024 * 1024
 """The object store of a Ray started on this machine by ``--backend ray`` without ``--address``: records are a few
 tens of kilobytes each, so a small store is plenty (and fits a container's small /dev/shm)."""
 NODE_REFRESH_S = 10.0
-"""How often, at most, the driver looks for nodes that joined the cluster (to give them an actor)."""
+"""How often, at most, the driver looks for nodes that joined the cluster, and live nodes short of an actor (to give
+them their actors)."""
 NO_NODE_WAIT_S = 60.0
 """How long the driver waits for a live node when every actor is gone, before it stops the run."""
 REACH_S = 5.0
@@ -154,12 +160,15 @@ def check_reachable(address: str) -> None:
                            f"running (ray start --head)?") from None
 
 
-def ray_factory(concurrency: int) -> BackendFactory:
-    """The factory :func:`~arena.tournament.runner.run_tournament` takes: games on the actors of the cluster joined
-    by :func:`connect`, at most ``concurrency`` of them in flight (the driver's workers), on whichever nodes."""
+def ray_factory(concurrency: int, actors_per_node: int = 1) -> BackendFactory:
+    """The factory :func:`~arena.tournament.runner.run_tournament` takes: games on ``actors_per_node`` actors on every
+    node of the cluster joined by :func:`connect`, at most ``concurrency`` of them in flight (the driver's workers),
+    on whichever actors."""
     if concurrency < 1:
         raise SpecError(f"expected a concurrency of at least 1, got {concurrency}")
-    return lambda setup: RayBackend(setup, concurrency)
+    if actors_per_node < 1:
+        raise SpecError(f"expected at least 1 actor per node, got {actors_per_node}")
+    return lambda setup: RayBackend(setup, concurrency, actors_per_node)
 
 
 def node_label(node_id: str, address: str) -> str:
@@ -167,21 +176,46 @@ def node_label(node_id: str, address: str) -> str:
     return f"{address} ({node_id[:8]})"
 
 
-def setup_for_node(setup: BackendSetup, node_id: str, cwd: Path) -> BackendSetup:
+@dataclasses.dataclass(frozen=True)
+class ActorPlace:
+    """Where one actor plays: its node and its slot among that node's ``per_node`` actors. The one owner of how an
+    actor is named in the run's events and errors, and of its bots' log folder."""
+
+    node_id: str
+    node: str
+    """The node's :func:`node_label`: what a bot that cannot start there is named by (every actor of the node says
+    the same, and it is said once)."""
+    slot: int
+    per_node: int
+
+    @property
+    def label(self) -> str:
+        """The actor in events and errors: its node, and its slot when the node has several actors."""
+        return self.node if self.per_node == 1 else f"{self.node} actor {self.slot}"
+
+    @property
+    def logs_folder(self) -> str:
+        """``node-<id8>`` for a node's one actor (as before there were several), ``node-<id8>-<slot>`` for each of
+        several: every actor's bots write logs of their own."""
+        folder = f"node-{self.node_id[:8]}"
+        return folder if self.per_node == 1 else f"{folder}-{self.slot}"
+
+
+def setup_for_actor(setup: BackendSetup, place: ActorPlace, cwd: Path) -> BackendSetup:
     """The run as an actor on another machine needs it: every path absolute (as the driver means it; the arena and
-    the bots are installed at the same paths on every node), the bots' logs in a folder of that node's own."""
+    the bots are installed at the same paths on every node), the bots' logs in a folder of that actor's own."""
     run = (cwd / setup.run).resolve()
     bots = tuple(dataclasses.replace(bot, cwd=str(cwd / (bot.cwd or ""))) if bot.command else bot
                  for bot in setup.spec.bots)
     return dataclasses.replace(
         setup, spec=dataclasses.replace(setup.spec, bots=bots), run=run,
         protected=tuple((cwd / p).resolve() for p in setup.protected),
-        logs=(cwd / (setup.logs or RunFolder(run).bot_logs)) / f"node-{node_id[:8]}")
+        logs=(cwd / (setup.logs or RunFolder(run).bot_logs)) / place.logs_folder)
 
 
 class NodeLoop:
-    """A node's trio loop, in a thread of its own that lives as long as its actor: the entrants' bot processes on
-    that node (a :class:`~arena.tournament.runner.LocalBackend`) and the node's log. Calls reach it from any other
+    """An actor's trio loop, in a thread of its own that lives as long as the actor: the actor's own bot processes
+    of every entrant on its node (a :class:`~arena.tournament.runner.LocalBackend`) and the actor's log. Calls reach it from any other
     thread through :meth:`call`.
 
     Apart from :class:`GameActor` because Ray makes an actor of any class with a coroutine method (even one Ray never
@@ -238,13 +272,14 @@ class NodeLoop:
 
 
 class GameActor:
-    """One node's player of games (made a Ray actor by :class:`RayBackend`): its entrants' bot processes, on a
-    :class:`NodeLoop`. A threaded actor (no method of it is a coroutine): Ray calls each method from one of its own
+    """One of a node's players of games (made a Ray actor by :class:`RayBackend`): its own bot processes of every
+    entrant, on a :class:`NodeLoop`. A threaded actor (no method of it is a coroutine): Ray calls each method from one of its own
     threads, so a node plays its games at once, and a withdrawal or a stop (in :data:`CONTROL`, a concurrency group of
     their own) runs while they are in flight."""
 
     def __init__(self, setup: BackendSetup, label: str) -> None:
         self.label = label
+        """Its node's label: what goes wrong with a bot here goes wrong on every actor of the node alike."""
         self._loop = NodeLoop(setup)
 
     def check(self) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
@@ -270,18 +305,19 @@ class GameActor:
 
 
 @dataclasses.dataclass
-class _Node:
+class _Actor:
     """The driver's view of one actor."""
 
-    label: str
-    node_id: str
+    place: ActorPlace
     handle: Any
     in_flight: int = 0
+    games: int = 0
+    """The games it played to their end (noted in ``arena.log`` when it stops)."""
     ready: bool = False
     """Every entrant started there: it may be given games."""
     alive: bool = True
     lost: bool = False
-    """Its actor died mid-run (its node lost, or only its process): a node still alive gets a new actor."""
+    """It died mid-run (its node lost, or only its process): a node still alive gets a new actor in its slot."""
     why: str = ""
     """Why its actor could not start, or its check failed, when one did: one line, the innermost error."""
     ran: bool = False
@@ -289,52 +325,68 @@ class _Node:
     info: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     """Its entrants' ``bots.json`` data, as of its check (and of its stop, at the end)."""
 
+    @property
+    def label(self) -> str:
+        return self.place.label
+
+    @property
+    def node_id(self) -> str:
+        return self.place.node_id
+
 
 class RayBackend:
-    """Games on Ray actors, one per live node, each with its own bot processes (see the module's docstring)."""
+    """Games on Ray actors, ``actors_per_node`` on every live node, each with its own bot processes (see the
+    module's docstring)."""
 
-    def __init__(self, setup: BackendSetup, concurrency: int) -> None:
+    def __init__(self, setup: BackendSetup, concurrency: int, actors_per_node: int = 1) -> None:
         self.ray = require_ray()
         self.setup = setup
         self.concurrency = concurrency
+        self.per_node = actors_per_node
         self.cwd = Path.cwd()
-        self.nodes: list[_Node] = []
+        self.actors: list[_Actor] = []
         self.replayed: list[tuple[int, str]] = []
-        """(schedule index, node) of every game sent again because the node playing it was lost."""
+        """(schedule index, actor's label) of every game sent again because the actor playing it was lost."""
         self._given_up: list[str] = []
         self._withdrawn: dict[str, str] = {}
         """The entrants withdrawn from the run (name to why): from every node, those that join later too."""
         self._log: Any = None
         self._refreshed = 0.0
         self._changed = trio.Event()
-        self._add_new_nodes()
+        self._add_missing_actors()
 
-    def _add_new_nodes(self) -> list[_Node]:
-        """An actor on every live node that has none yet (every node at the start; later, those that joined, and
-        those whose actor died while the node lived on). A node that failed its check keeps its place: no retry."""
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
+    def _add_missing_actors(self) -> list[_Actor]:
+        """The actors every live node lacks: all of them at the start; later, those of nodes that joined, and one in
+        the slot of each actor that died while its node lived on (counted by node and slot, so a node short of one
+        gets that one, and a healthy node none). An actor that failed its check keeps its slot: no retry."""
         self._refreshed = time.monotonic()
-        known = {node.node_id for node in self.nodes if not node.lost}
+        held = {(actor.node_id, actor.place.slot) for actor in self.actors if not actor.lost}
         added = []
         for entry in self.ray.nodes():
-            node_id = entry["NodeID"]
-            if not entry.get("Alive") or node_id in known:
+            if not entry.get("Alive"):
                 continue
-            label = node_label(node_id, entry.get("NodeManagerAddress", "?"))
-            actor = self.ray.remote(concurrency_groups={CONTROL: CONTROL_THREADS})(GameActor).options(
-                num_cpus=0, max_concurrency=self.concurrency, max_restarts=0,
-                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-            ).remote(setup_for_node(self.setup, node_id, self.cwd), label)
-            added.append(_Node(label, node_id, actor))
-        self.nodes.extend(added)
+            node = node_label(entry["NodeID"], entry.get("NodeManagerAddress", "?"))
+            for slot in range(self.per_node):
+                if (entry["NodeID"], slot) not in held:
+                    added.append(self._start_actor(ActorPlace(entry["NodeID"], node, slot, self.per_node)))
+        self.actors.extend(added)
         return added
 
-    async def _call(self, node: _Node, method: str, *args: Any) -> Any:
-        """A method of the node's actor, awaited without blocking trio (a cancelled wait cancels the call too). Games
-        are played by the actor's default threads, one per game the driver may have in flight; every other call by
-        the threads of :data:`CONTROL`, which games never hold."""
-        remote = getattr(node.handle, method)
+    def _start_actor(self, place: ActorPlace) -> _Actor:
+        """A new actor pinned to its node (Ray starts it in the background: its check says when it is ready)."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        handle = self.ray.remote(concurrency_groups={CONTROL: CONTROL_THREADS})(GameActor).options(
+            num_cpus=0, max_concurrency=self.concurrency, max_restarts=0,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(place.node_id, soft=False),
+        ).remote(setup_for_actor(self.setup, place, self.cwd), place.node)
+        return _Actor(place, handle)
+
+    async def _call(self, actor: _Actor, method: str, *args: Any) -> Any:
+        """A method of the actor, awaited without blocking trio (a cancelled wait cancels the call too). Games are
+        played by the actor's default threads, one per game the driver may have in flight; every other call by the
+        threads of :data:`CONTROL`, which games never hold."""
+        remote = getattr(actor.handle, method)
         if method != "play":
             remote = remote.options(concurrency_group=CONTROL)
         ref = remote.remote(*args)
@@ -346,98 +398,107 @@ class RayBackend:
         return await await_future(ref.future(), cancel)
 
     async def check(self, log: Any) -> list[tuple[str, str]]:
-        """Every entrant started on every node before the first game; a node whose actor cannot start stops the
-        run with one line naming it."""
+        """Every entrant started by every actor of every node before the first game; an actor that cannot start
+        stops the run with one line naming its node (and the actor, when the node has several)."""
         self._log = log
-        problems = await self._check_nodes(self.nodes)
-        lost = [node for node in self.nodes if not node.ready]
+        problems = await self._check_actors(self.actors)
+        lost = [actor for actor in self.actors if not actor.ready]
         if lost and not problems:
-            node = lost[0]
-            if node.ran:
-                raise ClusterError(f"starting the entrants failed on node {node.label}: {node.why}; no game was "
+            actor = lost[0]
+            if actor.ran:
+                raise ClusterError(f"starting the entrants failed on node {actor.label}: {actor.why}; no game was "
                                    f"played")
-            raise ClusterError(f"the Ray actor could not start on node {node.label}: {node.why}; no game was "
+            raise ClusterError(f"the Ray actor could not start on node {actor.label}: {actor.why}; no game was "
                                f"played (is the arena installed at the same path on every node?)")
+        ready = sum(actor.ready for actor in self.actors)
+        if ready > self.concurrency:  # not refused: the cluster's size is known only now, and changes mid-run
+            self._note("actors_idle", actors=ready, games_in_flight=self.concurrency,
+                       why="more actors than games in flight: some hold their bots and play nothing; raise "
+                           "--concurrency or lower --workers")
         return problems
 
-    async def _check_nodes(self, nodes: list[_Node]) -> list[tuple[str, str]]:
+    async def _check_actors(self, actors: list[_Actor]) -> list[tuple[str, str]]:
+        """Each actor starts every entrant once; (name, why) per entrant that cannot play, each said once (every
+        actor of a node finds the same), in the order of the file's entrants."""
         problems: list[tuple[str, str]] = []
 
-        async def check_one(node: _Node) -> None:
+        async def check_one(actor: _Actor) -> None:
             try:
-                found, info = await self._call(node, "check")
+                found, info = await self._call(actor, "check")
             except self.ray.exceptions.RayError as error:
-                node.alive, node.why = False, cause_line(error)
-                node.ran = isinstance(error, self.ray.exceptions.RayTaskError)
+                actor.alive, actor.why = False, cause_line(error)
+                actor.ran = isinstance(error, self.ray.exceptions.RayTaskError)
                 return
             problems.extend(found)
             if found:
-                node.alive = False
-                self.ray.kill(node.handle)
+                actor.alive = False
+                self.ray.kill(actor.handle)
             else:
-                node.ready, node.info = True, info
+                actor.ready, actor.info = True, info
 
         async with trio.open_nursery() as nursery:
-            for node in nodes:
-                nursery.start_soon(check_one, node)
-        for node in nodes:
-            if node.ready:
-                self._note("node_ready", node=node.label, level="info")
+            for actor in actors:
+                nursery.start_soon(check_one, actor)
+        for actor in actors:
+            if actor.ready:
+                self._note("node_ready", node=actor.label, level="info")
         order = {safe_name(bot.name): number for number, bot in enumerate(self.setup.spec.bots)}
-        return sorted(problems, key=lambda problem: (order.get(problem[0], len(order)), problem[1]))
+        return sorted(dict.fromkeys(problems), key=lambda problem: (order.get(problem[0], len(order)), problem[1]))
 
     async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
-        """Play the game on the least busy live node; when that node is lost mid-game, play it again elsewhere."""
+        """Play the game on the least busy live actor; when that actor is lost mid-game, play it again on another."""
         while True:
-            node = await self._pick()
-            node.in_flight += 1
+            actor = await self._pick()
+            actor.in_flight += 1
             try:
-                record = await self._call(node, "play", scheduled)
+                record = await self._call(actor, "play", scheduled)
             except self.ray.exceptions.RayActorError as error:
-                self._lose(node, error)
-                self.replayed.append((scheduled.index, node.label))
-                self._note("game_replayed", index=scheduled.index, lost_on=node.label)
+                self._lose(actor, error)
+                self.replayed.append((scheduled.index, actor.label))
+                self._note("game_replayed", index=scheduled.index, lost_on=actor.label)
                 continue
             finally:
-                node.in_flight -= 1
+                actor.in_flight -= 1
+            actor.games += 1
             replay_progress(record, on_progress)
             return record
 
-    async def _pick(self) -> _Node:
-        """The ready node with the fewest games in flight (waiting for one, up to a limit, when none is left)."""
+    async def _pick(self) -> _Actor:
+        """The ready actor with the fewest games in flight (waiting for one, up to a limit, when none is left)."""
         if time.monotonic() - self._refreshed > NODE_REFRESH_S:
-            await self._welcome(self._add_new_nodes())
+            await self._welcome(self._add_missing_actors())
         with trio.move_on_after(NO_NODE_WAIT_S):
             while True:
-                ready = [node for node in self.nodes if node.ready and node.alive]
+                ready = [actor for actor in self.actors if actor.ready and actor.alive]
                 if ready:
-                    return min(ready, key=lambda node: node.in_flight)
-                await self._welcome(self._add_new_nodes())
+                    return least_busy(ready)
+                await self._welcome(self._add_missing_actors())
                 with trio.move_on_after(1.0):
                     await self._changed.wait()
         raise ClusterError(f"no node of the Ray cluster is left to play on (lost: "
-                           f"{', '.join(node.label for node in self.nodes)}); the recorded games are safe: resume "
-                           f"when the cluster is back")
+                           f"{', '.join(dict.fromkeys(actor.place.node for actor in self.actors))}); the recorded "
+                           f"games are safe: resume when the cluster is back")
 
-    async def _welcome(self, nodes: list[_Node]) -> None:
-        """Nodes that joined mid-run play once every entrant started there (a node that cannot is left out)."""
-        if not nodes:
+    async def _welcome(self, actors: list[_Actor]) -> None:
+        """Actors started mid-run (a node that joined, a replacement) play once every entrant started there (one that
+        cannot is left out)."""
+        if not actors:
             return
-        for name, why in await self._check_nodes(nodes):
+        for name, why in await self._check_actors(actors):
             self._note("node_left_out", bot=name, why=why)
-        for node in nodes:
-            if node.why:
-                self._note("node_left_out", node=node.label, why=node.why)
-        for name, why in self._withdrawn.items():  # a node that joined mid-run plays none of their games either
-            await self._withdraw_on(nodes, name, why)
+        for actor in actors:
+            if actor.why:
+                self._note("node_left_out", node=actor.label, why=actor.why)
+        for name, why in self._withdrawn.items():  # an actor started mid-run plays none of their games either
+            await self._withdraw_on(actors, name, why)
         self._changed.set()
         self._changed = trio.Event()
 
-    def _lose(self, node: _Node, error: BaseException) -> None:
-        if node.alive:
-            node.alive, node.lost = False, True
-            self._note("node_lost", node=node.label, error=cause_line(error), in_flight=node.in_flight)
-            self.ray.kill(node.handle)  # a node only unreachable for now must not come back with stale games
+    def _lose(self, actor: _Actor, error: BaseException) -> None:
+        if actor.alive:
+            actor.alive, actor.lost = False, True
+            self._note("node_lost", node=actor.label, error=cause_line(error), in_flight=actor.in_flight)
+            self.ray.kill(actor.handle)  # a node only unreachable for now must not come back with stale games
 
     def _note(self, event: str, level: str = "warning", **fields: Any) -> None:
         """An event of the cluster in the run's ``arena.log``."""
@@ -446,49 +507,60 @@ class RayBackend:
                 getattr(self._log, level)(event, **fields)
 
     def info(self) -> list[dict[str, Any]]:
-        """``bots.json``: each entrant as the first node saw it, with its starts summed over every node."""
-        played = [node for node in self.nodes if node.ready]
-        return merge_info([node.info for node in played], [node.label for node in played])
+        """``bots.json``: each entrant as the first actor saw it, with its starts summed over every actor, and each
+        node it started on named once."""
+        played = [actor for actor in self.actors if actor.ready]
+        return merge_info([actor.info for actor in played], [actor.place.node for actor in played])
 
     def given_up(self) -> list[str]:
-        return self._given_up
+        return list(dict.fromkeys(self._given_up))  # a node's actors give up on a broken bot alike: said once
 
     async def withdraw(self, name: str, why: str) -> None:
-        """The entrant leaves the run on every live node (and on any node that joins later): its bots there are
+        """The entrant leaves the run on every live actor (and on any actor started later): its bots there are
         stopped at once, while its games are in flight (each actor runs this call in :data:`CONTROL`, beside its
         games), so each game in flight ends with its fault as on one machine, and its later games are forfeits."""
         self._withdrawn[name] = why
-        await self._withdraw_on(self.nodes, name, why)
+        await self._withdraw_on(self.actors, name, why)
 
-    async def _withdraw_on(self, nodes: list[_Node], name: str, why: str) -> None:
-        async def one(node: _Node) -> None:
-            with contextlib.suppress(self.ray.exceptions.RayError):  # a lost node's bots died with it
-                await self._call(node, "withdraw", name, why)
+    async def _withdraw_on(self, actors: list[_Actor], name: str, why: str) -> None:
+        async def one(actor: _Actor) -> None:
+            with contextlib.suppress(self.ray.exceptions.RayError):  # a lost actor's bots died with it
+                await self._call(actor, "withdraw", name, why)
 
         async with trio.open_nursery() as nursery:
-            for node in nodes:
-                if node.alive:
-                    nursery.start_soon(one, node)
+            for actor in actors:
+                if actor.alive:
+                    nursery.start_soon(one, actor)
 
     async def stop(self) -> None:
-        """Stop every live actor's bots (then the actor); a node that does not answer in time is killed."""
-        async def stop_one(node: _Node) -> None:
-            with contextlib.suppress(self.ray.exceptions.RayError):  # a lost node's bots died with it
-                node.info, given_up = await self._call(node, "stop")
+        """Stop every live actor's bots (then the actor); an actor that does not answer in time is killed."""
+        async def stop_one(actor: _Actor) -> None:
+            with contextlib.suppress(self.ray.exceptions.RayError):  # a lost actor's bots died with it
+                actor.info, given_up = await self._call(actor, "stop")
                 self._given_up.extend(given_up)
+            self._note("actor_stopped", node=actor.label, games=actor.games, level="info")
 
         with trio.move_on_after(STOP_S):
             async with trio.open_nursery() as nursery:
-                for node in self.nodes:
-                    if node.alive:
-                        nursery.start_soon(stop_one, node)
-        for node in self.nodes:
-            self.ray.kill(node.handle)
+                for actor in self.actors:
+                    if actor.alive:
+                        nursery.start_soon(stop_one, actor)
+        for actor in self.actors:
+            self.ray.kill(actor.handle)
+
+
+def least_busy(actors: list[_Actor]) -> _Actor:
+    """The actor with the fewest games in flight; among equals, the one whose node has the fewest (a node's second
+    actor shares that node's cores with its first: the next game goes to an idle node first)."""
+    on_node: Counter[str] = Counter()
+    for actor in actors:
+        on_node[actor.node_id] += actor.in_flight
+    return min(actors, key=lambda actor: (actor.in_flight, on_node[actor.node_id]))
 
 
 def merge_info(infos: list[list[dict[str, Any]]], nodes: list[str]) -> list[dict[str, Any]]:
-    """One ``bots.json`` entry per entrant from every node's: the first node's, with starts and restarts summed
-    and the nodes named."""
+    """One ``bots.json`` entry per entrant from every actor's: the first actor's, with starts and restarts summed
+    and each node named once."""
     return [{**entry, "nodes": list(dict.fromkeys(nodes))} for entry in merge_bot_info(infos)]
 
 
@@ -545,4 +617,4 @@ def _describe(error: BaseException) -> str:
 
 
 __all__ = ["RayBackend", "GameActor", "ClusterError", "connect", "ray_factory", "require_ray",
-           "merge_info", "node_label", "setup_for_node", "RAY_MISSING"]
+           "merge_info", "node_label", "ActorPlace", "setup_for_actor", "least_busy", "RAY_MISSING"]
