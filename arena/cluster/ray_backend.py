@@ -7,13 +7,13 @@ awaits :meth:`RayBackend.play`, which sends that one game to the live actor with
 equals, the one whose node has fewest), so a node plays as many games at once as the driver gives it, and the
 runner's stop rules (a failed write, a decided SPRT) stop the flow of new games as they do on one machine. An actor
 is one process, so its referee uses about one core of its node: N actors a node give a many-core node N referees,
-each with every entrant's bots of its own (an :class:`ActorPlace` names each: its node and its slot). An actor is a :class:`GameActor`: a trio loop in a thread of
-its own that lives as long as the actor (a :class:`NodeLoop`), holding a :class:`~arena.tournament.runner.LocalBackend`
-(the entrants' bot processes on that node, sandboxed as on one machine, kept alive from game to game: they die with
-the thread that started them, so the thread must outlive every game); Ray calls its methods from its own threads,
-which hand each call to the trio loop: a thread per game in flight, and threads of their own for the rest (a
-concurrency group), so a withdrawal stops the entrant's bots on every node at once and its games in flight end with
-its fault, as on one machine.
+each with every entrant's bots of its own (an :class:`ActorPlace` names each: its node and its slot). An actor is
+a :class:`GameActor`: a trio loop in a thread of its own that lives as long as the actor (a :class:`NodeLoop`),
+holding a :class:`~arena.tournament.runner.LocalBackend` (the entrants' bot processes on that node, sandboxed as
+on one machine, kept alive from game to game: they die with the thread that started them, so the thread must outlive
+every game); Ray calls its methods from its own threads, which hand each call to the trio loop: a thread per game in
+flight, and threads of their own for the rest (a concurrency group), so a withdrawal stops the entrant's bots on
+every node at once and its games in flight end with its fault, as on one machine.
 
 Faults of the cluster: an actor that dies (its node lost, its process killed) fails the calls it had in flight with
 a ``RayActorError``; each of those games is sent again, with the same seed and seats, to another live actor, and only
@@ -215,8 +215,8 @@ def setup_for_actor(setup: BackendSetup, place: ActorPlace, cwd: Path) -> Backen
 
 class NodeLoop:
     """An actor's trio loop, in a thread of its own that lives as long as the actor: the actor's own bot processes
-    of every entrant on its node (a :class:`~arena.tournament.runner.LocalBackend`) and the actor's log. Calls reach it from any other
-    thread through :meth:`call`.
+    of every entrant on its node (a :class:`~arena.tournament.runner.LocalBackend`) and the actor's log. Calls reach
+    it from any other thread through :meth:`call`.
 
     Apart from :class:`GameActor` because Ray makes an actor of any class with a coroutine method (even one Ray never
     calls, as this class's ``_main``) an asyncio actor, whose calls, sync methods too, all run on one event-loop
@@ -273,8 +273,8 @@ class NodeLoop:
 
 class GameActor:
     """One of a node's players of games (made a Ray actor by :class:`RayBackend`): its own bot processes of every
-    entrant, on a :class:`NodeLoop`. A threaded actor (no method of it is a coroutine): Ray calls each method from one of its own
-    threads, so a node plays its games at once, and a withdrawal or a stop (in :data:`CONTROL`, a concurrency group of
+    entrant, on a :class:`NodeLoop`. A threaded actor (no method of it is a coroutine): Ray calls each method from
+    one of its own threads, so a node plays its games at once, and a withdrawal or a stop (in :data:`CONTROL`, a concurrency group of
     their own) runs while they are in flight."""
 
     def __init__(self, setup: BackendSetup, label: str) -> None:
