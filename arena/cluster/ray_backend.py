@@ -274,8 +274,8 @@ class NodeLoop:
 class GameActor:
     """One of a node's players of games (made a Ray actor by :class:`RayBackend`): its own bot processes of every
     entrant, on a :class:`NodeLoop`. A threaded actor (no method of it is a coroutine): Ray calls each method from
-    one of its own threads, so a node plays its games at once, and a withdrawal or a stop (in :data:`CONTROL`, a concurrency group of
-    their own) runs while they are in flight."""
+    one of its own threads, so a node plays its games at once, and a withdrawal or a stop (in :data:`CONTROL`, a
+    concurrency group of their own) runs while they are in flight."""
 
     def __init__(self, setup: BackendSetup, label: str) -> None:
         self.label = label
