@@ -237,11 +237,16 @@ async def test_an_actor_killed_on_a_live_node_is_replaced(cluster: Cluster, tmp_
     assert_verifies(tmp_path / "run", 20)
 
 
+def sleepy_run(tmp_path: Path, tag: str) -> tuple[Path, Path]:
+    """A run of 24 games between two sleepy bots, 6 at once, to be cut in the middle: its folder and its file."""
+    out, path = tmp_path / "run", tmp_path / "t.toml"
+    path.write_text(tournament_text(out, [sleepy(tag), sleepy(tag)], games=12, concurrency=6))
+    return out, path
+
+
 def test_a_driver_killed_with_kill_9_resumes(cluster: Cluster, tmp_path: Path) -> None:
     tag = uuid.uuid4().hex
-    out = tmp_path / "run"
-    path = tmp_path / "t.toml"
-    path.write_text(tournament_text(out, [sleepy(tag), sleepy(tag)], games=12, concurrency=6))
+    out, path = sleepy_run(tmp_path, tag)
     driver = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--backend", "ray", "--address",
                                cluster.address], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     records_file = out / "games.jsonl"
@@ -263,9 +268,7 @@ def test_a_driver_killed_with_kill_9_resumes(cluster: Cluster, tmp_path: Path) -
 
 def test_ctrl_c_prints_a_resume_command_that_keeps_the_actors_per_node(cluster: Cluster, tmp_path: Path) -> None:
     tag = uuid.uuid4().hex
-    out = tmp_path / "run"
-    path = tmp_path / "t.toml"
-    path.write_text(tournament_text(out, [sleepy(tag), sleepy(tag)], games=12, concurrency=6))
+    out, path = sleepy_run(tmp_path, tag)
     driver = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--backend", "ray", "--address",
                                cluster.address, "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, cwd=ROOT)

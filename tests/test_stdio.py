@@ -88,7 +88,7 @@ async def test_an_answer_to_a_request_given_up_on_is_thrown_away_not_taken_for_t
     import trio
     import trio.testing
 
-    from arena.players.examples import example_request
+    from arena.examples import example_request
     from arena.players.relay import decision_request
 
     request = decision_request(example_request("draw"), {})
