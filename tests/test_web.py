@@ -498,6 +498,32 @@ def test_a_share_link_shows_neither_a_live_game_nor_the_finished_partner_that_ho
         server.stop()
 
 
+@needs_chromium
+def test_being_played_names_a_held_back_game_without_a_link(tmp_path: Path, browser: Chromium) -> None:
+    """Both games of one deal set in flight at once (the gated bot answers in no seat): neither may be followed
+    while the other is still to finish, so the operator's "Being played" names both, links neither."""
+    tag = uuid.uuid4().hex
+    gate = tmp_path / "gated" / "gate"
+    bots = random_bot("alpha", tag) + gated_bot(gate.parent, tag, "--gate-unit", "seat")
+    server = WebServer(tmp_path / "data", *registry(tmp_path, bots))
+    try:
+        web = server.web
+        tid = submit(server.stub(), tournament(games=1, concurrency=2, variant="draw", bots=named("alpha", "gated"),
+                                               extra="[time]\nmove_ms = 600000\n", name="held")).id
+        detail = wait_state(web, tid, lambda d: len(d["in_progress"]) == 2, 60, "both games of the deal set")
+        assert [g["live"] for g in detail["in_progress"]] == [False, False]
+        browser.open_page(f"{web}/t/{tid}")
+        browser.wait_js("document.querySelectorAll('#in-progress tbody tr').length === 2", 30, "Being played")
+        assert browser.js("[...document.querySelectorAll('#in-progress a')].length") == 0
+        assert browser.js("[...document.querySelectorAll('#in-progress .held')].map((s) => s.textContent)") == [
+            "game 0", "game 1"]
+        assert browser.csp_violations() == [] and browser.exceptions() == []
+        open_gate(gate, "0 1")
+        wait_state(web, tid, finished, 120, "the tournament to finish")
+    finally:
+        server.stop()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--http", "0.0.0.0:0"], "error: refusing to serve the web dashboard on 0.0.0.0:0 without a token"),
     (["--http-public"], "error: --http-public goes with --http [ADDR]"),
