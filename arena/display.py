@@ -19,6 +19,12 @@ def safe_name(text: str, limit: int = MAX_SHOWN) -> str:
     return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
 
 
+def safe_text(text: str) -> str:
+    """A stranger's many-line text (a bot's log) without its control characters but its line breaks and tabs:
+    escape sequences lose their ESC, a carriage return cannot overwrite a line, nothing is cut."""
+    return "".join(c for c in text if c.isprintable() or c in "\n\t")
+
+
 def escaped(text: str, limit: int = MAX_SHOWN) -> str:
     """``text`` on one line with its control characters written as escapes (a newline as ``\\n``), cut to
     ``limit``: how an error line names a key of the user's file, so that even a key of control characters is seen."""

@@ -1,9 +1,11 @@
 """``arena league ...``: the clients of a server's leagues (``arena serve --league FILE``).
 
-``add-author NAME``, ``revoke NAME`` and ``reinstate VERSION`` are the operator's (``--token-file`` the server's token); ``upload``,
-``bots``, ``versions``, ``log`` and ``retire`` are an author's (``--token-file`` the author's token, given once by
-``add-author``) or the operator's. Each takes the connection options of the other client commands (``--server``,
-``--tls-ca``, ...). A call the server refuses prints one ``error:`` line and exits with status 1.
+``add-author NAME``, ``revoke NAME`` and ``reinstate VERSION`` are the operator's (``--token-file`` the server's
+token); ``upload``, ``bots``, ``versions``, ``log``, ``table-log`` and ``retire`` are an author's (``--token-file``
+the author's token, given once by ``add-author``) or the operator's. Each takes the connection options of the other
+client commands (``--server``, ``--tls-ca``, ...). A call the server refuses prints one ``error:`` line and exits
+with status 1. What a bot wrote (``table-log``) is printed without its control characters but its line breaks
+(:func:`arena.display.safe_text`): a bot's log is a stranger's text.
 
 ``upload`` of a folder checks and packs it here first (:func:`arena.league.archive.pack`, the server's own check,
 so a mistake is told before anything is sent) and sends the canonical archive; an archive file (tar, tar.gz, zip)
@@ -23,7 +25,7 @@ from typing import Any, Iterator, Sequence
 import grpc
 from rich.table import Table
 
-from ..display import make_console, safe_markup, safe_name
+from ..display import make_console, safe_markup, safe_name, safe_text
 from ..errors import UsageError
 from ..protocol import league_pb2 as lpb
 from ..protocol import league_pb2_grpc as lpb_grpc
@@ -88,6 +90,13 @@ def add_league_commands(sub: Any) -> None:
     p.add_argument("version", type=int, help="the version's id (see arena league versions)")
     add_client_arguments(p)
     p.set_defaults(func=cmd_log)
+
+    p = verbs.add_parser("table-log", help="what your version's bot wrote (stdout and stderr) at a ladder table "
+                                           "that ended")
+    p.add_argument("table", type=int, help="the table's id (see arena league queue)")
+    p.add_argument("--version", type=int, required=True, help="the version's id (see arena league versions)")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_table_log)
 
     p = verbs.add_parser("retire", help="retire a version: it plays no more, its games stay")
     p.add_argument("version", type=int, help="the version's id (see arena league versions)")
@@ -302,6 +311,26 @@ def cmd_log(args: argparse.Namespace) -> int:
         return 0
 
     return _run(args, body)
+
+
+def cmd_table_log(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("GetTableLog", lpb.GetTableLogRequest(table_id=args.table, version_id=args.version))
+        print(f"{table_line(reply.table)}; the logs of {safe_name(reply.version)!r}:", file=sys.stderr)
+        if not reply.logs:
+            print("(no log: its bot did not start at this table)", file=sys.stderr)
+        for log in reply.logs:
+            print(log_heading(log))
+            print(safe_text(log.tail.decode(errors="replace")), end="" if log.tail.endswith(b"\n") else "\n")
+        return 0
+
+    return _run(args, body)
+
+
+def log_heading(log: Any) -> str:
+    """The line before a bot log's text: its file, and how much of it is shown when it was cut."""
+    cut = f" (its last {len(log.tail)} of {log.size} bytes)" if log.truncated else ""
+    return f"--- {safe_name(log.name)}{cut} ---"
 
 
 def cmd_retire(args: argparse.Namespace) -> int:

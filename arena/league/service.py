@@ -47,6 +47,7 @@ from .finals import Finals, freeze_league, games_recorded
 from .leaderboard import SYSTEM, BoardEntry
 from .pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game, games_written
 from .rating import deal_set_totals
+from .table_logs import table_log
 from .table_run import TABLES, entrant_name, rotations
 from .errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from .manifest import NAME_PATTERN as BOT_NAME
@@ -263,6 +264,22 @@ class LeagueCore:
         report = "" if version.check_report is None else json.dumps(version.check_report, indent=2)
         return lpb.GetBuildLogResponse(version=await self._message(version), build_log=version.build_log or "",
                                        check_report=report)
+
+    async def table_log(self, token: Credential, table_id: int, version_id: int) -> lpb.GetTableLogResponse:
+        """A version's bot logs at a ladder table that ended: its author's (or the operator's) to read, with the
+        refusals of :func:`.table_logs.table_log`, whichever client asks (gRPC, the web's page of an author's own)."""
+        caller = await self.caller(token)
+        found = await self.database.run(table_log, caller, table_id, version_id, self._table_folder)
+        return lpb.GetTableLogResponse(table=await self._table(found.table), version=found.version,
+                                       logs=[lpb.BotLog(name=log.name, tail=log.tail, size=log.size,
+                                                        truncated=log.truncated) for log in found.logs])
+
+    def _table_folder(self, table: LadderTable) -> Path:
+        """The run folder of a table of one of this server's ladders."""
+        for ladder in self.ladders.values():
+            if ladder.served.league_id == table.league_id:
+                return ladder.table_folder(table)
+        raise NotFound(f"table {table.id} is of no ladder this server runs")
 
     async def retire(self, token: Credential, version_id: int) -> lpb.RetireVersionResponse:
         caller = await self.caller(token)
@@ -717,6 +734,10 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @_handled
     def GetBuildLog(self, request: lpb.GetBuildLogRequest, context: grpc.ServicerContext) -> Any:
         return self._trio(self.core.build_log, token_of(context), request.version_id)
+
+    @_handled
+    def GetTableLog(self, request: lpb.GetTableLogRequest, context: grpc.ServicerContext) -> Any:
+        return self._trio(self.core.table_log, token_of(context), request.table_id, request.version_id)
 
     @_handled
     def RetireVersion(self, request: lpb.RetireVersionRequest, context: grpc.ServicerContext) -> Any:

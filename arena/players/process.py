@@ -106,7 +106,7 @@ class BotProcess:
 
     @property
     def log_path(self) -> Path:
-        return self.log_dir / f"{_safe(self.spec.name)}.log"
+        return self.log_dir / log_file_name(self.spec.name)
 
     def running(self) -> bool:
         if self.spec.dial_in:
@@ -387,3 +387,9 @@ def _signal_group(process: ChildProcess, sig: int) -> None:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "bot"
+
+
+def log_file_name(name: str) -> str:
+    """The file a bot process named ``name`` logs to in its logs folder: the name made safe for a path, then
+    ``.log`` (what readers of a run's bot logs ask, rather than spell it again)."""
+    return f"{_safe(name)}.log"

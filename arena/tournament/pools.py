@@ -21,10 +21,25 @@ import trio
 from ..players.base import LocalPlayer
 from ..players.builtin import builtin_player
 from ..players.faults import BotFailure, FaultKind
-from ..players.process import BotProcess, BotSpec
+from ..players.process import BotProcess, BotSpec, log_file_name
 from ..players.remote import RemoteBot
 
 GIVE_UP_AFTER = 3
+
+
+def process_name(entrant: str, index: int) -> str:
+    """The name of an entrant's ``index``-th process when it has several (``greedy-v3.1``): its log's name too."""
+    return f"{entrant}.{index}"
+
+
+def entrant_logs(logs: Path, entrant: str) -> list[Path]:
+    """The log files of ``entrant``'s processes under a run's logs folder, by path: in the folder itself, and in the
+    subfolders a backend gives each of its workers or Ray actors (``worker-1/``, ``node-<id>/``). An entrant has at
+    most as many processes as there are files, so their names (:func:`process_name`) are looked for up to that."""
+    files = [path for path in sorted(logs.rglob("*")) if path.is_file() and not path.is_symlink()] \
+        if logs.is_dir() else []
+    wanted = {log_file_name(entrant)} | {log_file_name(process_name(entrant, i)) for i in range(len(files))}
+    return [path for path in files if path.name in wanted]
 
 
 class EntrantPool:
@@ -36,7 +51,7 @@ class EntrantPool:
         self.variant = variant
         self.processes = [
             # A dial-in bot keeps its name in every "process": each is a seat's client on the bot's one stream.
-            BotProcess(replace(spec, name=spec.name if processes == 1 or spec.dial_in else f"{spec.name}.{i}"),
+            BotProcess(replace(spec, name=spec.name if processes == 1 or spec.dial_in else process_name(spec.name, i)),
                        log_dir, startup_s,
                        protected=protected)
             for i in range(processes)
