@@ -175,6 +175,8 @@ def test_a_hostile_build_step_fails_with_its_log_and_nothing_outside_its_sandbox
     for name in ("network", "dns", "token", "data", "outside", "fork"):
         assert attacks[name].startswith("failed:"), (name, attacks[name])
     assert attacks["done"] == "left children behind"
+    assert attacks["terminal"] == "]0;pwned[2Jescape sequences for whoever reads this log in a terminal"
+    assert "\x1b" not in done.hostile_log and "\x07" not in done.hostile_log  # the log is a stranger's text
     assert not done.listener_hit, "the build reached a port on the host"
     assert done.token_before[0] not in done.hostile_log
     assert (done.league.operator.read_text(), done.league.operator.stat().st_mode) == done.token_before

@@ -4,8 +4,8 @@
 token); ``upload``, ``bots``, ``versions``, ``log``, ``table-log`` and ``retire`` are an author's (``--token-file``
 the author's token, given once by ``add-author``) or the operator's. Each takes the connection options of the other
 client commands (``--server``, ``--tls-ca``, ...). A call the server refuses prints one ``error:`` line and exits
-with status 1. What a bot wrote (``table-log``) is printed without its control characters but its line breaks
-(:func:`arena.display.safe_text`): a bot's log is a stranger's text.
+with status 1. What a bot or its build wrote (``table-log``, ``log``) is printed without its control characters but
+its line breaks (:func:`arena.display.safe_text`): a bot's log and a build's are a stranger's text.
 
 ``upload`` of a folder checks and packs it here first (:func:`arena.league.archive.pack`, the server's own check,
 so a mistake is told before anything is sent) and sends the canonical archive; an archive file (tar, tar.gz, zip)
@@ -305,9 +305,9 @@ def cmd_log(args: argparse.Namespace) -> int:
         print(f"version {v.id} of bot {safe_name(v.bot)!r}: {state_name(v.state)}"
               + (f" ({safe_name(v.reason, 1000)})" if v.reason else ""))
         print("--- build log ---")
-        print(reply.build_log or "(no build yet)")
+        print(safe_text(reply.build_log) or "(no build yet)")
         print("--- check report ---")
-        print(reply.check_report or "(no check yet)")
+        print(safe_text(reply.check_report) or "(no check yet)")
         return 0
 
     return _run(args, body)
