@@ -27,7 +27,7 @@ from arena.league.table_run import rotations
 from arena.tournament.likelihood import Tally, fit
 from arena.records.replay import verify_run
 from support.ladder import (BLOCK, EXAMPLES, PATIENT, STOPPED_BY_THE_ARENA, STUCK, Log, asked, done_tables, play_until,
-                            setup)
+                            setup, until_table_done)
 from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
 
 
@@ -299,12 +299,7 @@ async def test_a_version_that_leaves_mid_table_forfeits_its_games_and_the_table_
         else:
             version = sync.transition(stuck, SUSPENDED, "suspended by the operator")
         ladder.withdraw(stuck, f"version {stuck} {version.reason}")
-        with trio.fail_after(300):  # generous; without the withdrawal the games wait ten minutes on the bot
-            while sync.table(1).state != DONE:
-                ended = ladder.ended
-                if sync.table(1).state == DONE:
-                    break
-                await ended.wait()
+        await until_table_done(ladder, sync, 1)  # without the withdrawal the games wait ten minutes on the bot
         nursery.cancel_scope.cancel()
     table = sync.table(1)
     assert (set(table.versions), table.sequence) == ({greedy, stuck}, 1)

@@ -13,13 +13,13 @@ import pytest
 import trio
 
 from arena.league.authors import OPERATOR, Caller, create_author, retire_version
-from arena.league.db import DONE, PLAYING, AsyncDatabase, sqlite_url
+from arena.league.db import PLAYING, AsyncDatabase, sqlite_url
 from arena.league.errors import NotFound, PermissionDenied, StateError
 from arena.league.ladder import Ladder
 from arena.league.pipeline import BuiltBots
 from arena.league.table_logs import table_log
 from arena.protocol import league_pb2 as lpb
-from support.ladder import PATIENT, STUCK, Log, asked, setup
+from support.ladder import PATIENT, STUCK, Log, asked, setup, until_table_done
 from support.league import LADDER_LEAGUE, bearer, bot_folder, league_in
 from support.waiting import wait_for
 
@@ -75,12 +75,7 @@ async def test_a_table_log_is_refused_while_the_table_plays_and_given_to_its_aut
             read(bob, 1, stuck)  # its own version, its own log: not while the deal set is being played
         ladder.withdraw(stuck, "retired")  # as RetireVersion does: the table ends now, its games forfeit
         retire_version(sync, OPERATOR, stuck)
-        with trio.fail_after(300):
-            while sync.table(1).state != DONE:
-                ended = ladder.ended
-                if sync.table(1).state == DONE:
-                    break
-                await ended.wait()
+        await until_table_done(ladder, sync, 1)
         nursery.cancel_scope.cancel()
 
     mine = read(alice, 1, chatty)

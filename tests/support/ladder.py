@@ -70,6 +70,17 @@ async def play_until(ladder: Ladder, database: AsyncDatabase, done: Any) -> None
         nursery.cancel_scope.cancel()
 
 
+async def until_table_done(ladder: Ladder, database: Any, table_id: int, seconds: float = 300) -> None:
+    """Wait, with a generous bound, for table ``table_id`` to be done, looking after every table's end (the ladder
+    runs in the caller's nursery; ``database`` is the synchronous one)."""
+    with trio.fail_after(seconds):
+        while True:
+            ended = ladder.ended  # taken before looking: a table ending meanwhile sets this very event
+            if database.table(table_id).state == DONE:
+                return
+            await ended.wait()
+
+
 def done_tables(count: int) -> Any:
     return lambda database, league_id: len(database.tables_in(league_id, [DONE])) >= count
 

@@ -30,7 +30,7 @@ def connect() -> str:
         return "connected"
 
 
-report("terminal", "\x1b]0;pwned\x07\x1b[2J\rescape sequences for whoever reads this log in a terminal")
+report("terminal", "\x1b]0;pwned\x07\x1b[2Jescape sequences for whoever reads this log in a terminal")
 attempt("network", connect)
 attempt("dns", lambda: socket.getaddrinfo("example.com", 443))
 attempt("token", lambda: open(token).read())
