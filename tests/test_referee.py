@@ -4,6 +4,9 @@ bot can fail becomes the right recorded fault while the match ends, the arena go
 from __future__ import annotations
 
 import os
+import select
+import signal
+import subprocess
 import sys
 import uuid
 from dataclasses import replace
@@ -204,6 +207,37 @@ async def test_a_stopped_bot_gets_sigterm_and_ends_cleanly_in_its_grace(sandbox:
     assert record.faults == []
     assert marks(process.log_path) == ["SIGTERM"]
     assert bot_processes(tag) == []
+
+
+async def test_a_sandbox_whose_first_process_ended_is_never_signalled_by_its_old_number(tmp_path: Path) -> None:
+    """The arena is not the parent of a sandbox's first process, so once it has ended its pid may be any process's
+    (pids wrap around; a suite's thousands of bots recycle them): stopping must then signal no one by that number.
+    Here a decoy, leading a process group of its own, takes the number's place."""
+    decoy = subprocess.Popen([sys.executable, "-c", DECOY], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    process = BotProcess(bad("good"), tmp_path, startup_s=15)
+    try:
+        assert decoy.stdout is not None and decoy.stdout.readline() == "ready\n"
+        await process.ensure_running()
+        containment = process._containment
+        first = os.pidfd_open(containment.sandbox_pid)
+        os.kill(containment.sandbox_pid, signal.SIGKILL)  # the sandbox ends: the kernel takes the rest with it
+        assert select.select([first], [], [], 30)[0] == [first], "the sandbox's first process did not end"
+        os.close(first)
+        containment.sandbox_pid = decoy.pid  # its number, now another process's
+        assert containment.signal_sandbox(signal.SIGTERM) is False
+    finally:
+        await process.stop()
+        alive = decoy.poll() is None
+        decoy.kill()
+        decoy.wait()
+    assert alive, "the decoy was signalled"
+
+
+DECOY = """import signal, sys, threading
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
+print("ready", flush=True)
+threading.Event().wait(600)
+"""
 
 
 async def test_a_sandboxed_bot_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:

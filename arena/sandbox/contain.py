@@ -25,6 +25,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -79,6 +80,9 @@ class Containment:
     """The arena's end of the ``--info-fd`` pipe, where bubblewrap writes the pid of the sandbox's first process."""
     sandbox_pid: int | None = None
     """The sandbox's first process (bubblewrap's init in its PID namespace), once :meth:`locate` has read it."""
+    _sandbox_fd: int | None = None
+    """A pidfd of that process, opened as soon as its pid is known: the arena is not its parent, so once it has
+    ended its number may be another process's, and only this descriptor still names the process itself."""
     _pinned: list[int] = field(default_factory=list)
     """The bot's socket, held open by :meth:`pin` while the arena talks to it."""
 
@@ -106,6 +110,10 @@ class Containment:
         except (ValueError, KeyError, TypeError):
             raise SandboxError(f"bubblewrap did not say where the sandbox is (it wrote {text[:200]!r})") from None
         self.sandbox_pid = pid
+        try:
+            self._sandbox_fd = os.pidfd_open(pid)
+        except OSError:  # gone already (its start fails), or a kernel without pidfds: it is never signalled
+            self._sandbox_fd = None
         self.listen_address = f"unix:/proc/{pid}/root{LISTEN_DIR_INSIDE}/bot.sock"
         return self.listen_address
 
@@ -143,12 +151,14 @@ class Containment:
         or it is already gone.
 
         The group is named by the sandbox's first process, whose pid bubblewrap reported (not the bot: a bot cannot
-        choose the number); the group cannot be another's while any process of the sandbox lives, and once none
-        does there is nothing left to stop. A bot that left the group (its own ``setsid``) is ended with the
-        sandbox, after the grace."""
-        if self.sandbox_pid is None:
+        choose the number), and it is signalled only while that very process lives (asked through its pidfd): it
+        leads the group, so the number is still the sandbox's. Once it has ended, the number may be any process's
+        (pids wrap around: a test suite's thousands of bots recycle them), and nothing is signalled. A bot that
+        left the group (its own ``setsid``) is ended with the sandbox, after the grace."""
+        if self.sandbox_pid is None or self._sandbox_fd is None:
             return False
         try:
+            signal.pidfd_send_signal(self._sandbox_fd, 0)  # the sandbox's first process itself, alive
             os.killpg(self.sandbox_pid, sig)
         except (ProcessLookupError, PermissionError):
             return False
@@ -163,6 +173,9 @@ class Containment:
         for fd in self._pinned:
             os.close(fd)
         self._pinned.clear()
+        if self._sandbox_fd is not None:
+            os.close(self._sandbox_fd)
+            self._sandbox_fd = None
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
