@@ -209,20 +209,27 @@ class Chromium:
                                                              "scale": 1}})
         path.write_bytes(base64.b64decode(shot["data"]))
 
+    def _exited(self) -> bool:
+        """Whether the browser has exited, without reaping it (so its pid stays its own)."""
+        return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+
     def close(self) -> None:
         try:
             self.call("Browser.close", browser=True, timeout=5)
         except (AssertionError, OSError):
             pass
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+        while time.monotonic() < deadline and not self._exited():
             time.sleep(0.05)
-        else:
-            try:
-                os.killpg(self.pid, signal.SIGKILL)   # the browser's own process group (setsid), by its id
-                os.waitpid(self.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
+        # The browser's own process group (setsid), by its id, whatever is left of it, then the browser reaped. Never
+        # the other way round: once reaped, its number may be another process's (pids wrap around), and the kill
+        # would reach whatever group held it then (the loop's `else` used to run after `waitpid` had reaped it). Not
+        # reaped yet, the browser holds its number, exited or not.
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.pid, 0)
         for fd in (self._in, self._out):
             os.close(fd)
         self.log.close()
