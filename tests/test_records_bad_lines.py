@@ -9,12 +9,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import resource
 import subprocess
 import sys
 import threading
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 from hypothesis import strategies as st
@@ -541,6 +543,32 @@ def read_with_every_reader(folder: Path) -> None:
     assert exported.games <= report.games
 
 
+@contextmanager
+def memory_capped(headroom: int = 3 << 30) -> Iterator[None]:
+    """Address space capped at what the process holds plus ``headroom``, while readers read lines a property made:
+    a reader that allocates as much as a number in the line says then fails with MemoryError where it allocates, a
+    failing test naming the place, instead of the kernel's OOM killer ending the whole test worker (as CI once saw:
+    sideOfSeat [0, 4294967295] built a set of four billion sides)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    in_use = int(Path("/proc/self/statm").read_text().split()[0]) * resource.getpagesize()
+    cap = in_use + headroom if hard == resource.RLIM_INFINITY else min(in_use + headroom, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def test_a_side_numbered_in_the_billions_is_refused_without_counting_to_it() -> None:
+    """The line CI's property found: a side's number from the record is never the size of anything a reader
+    builds (there cannot be more sides than seats)."""
+    line = changed(lambda r: r.update(sideOfSeat=[0, 4294967295]))(draw_game(1))
+    with memory_capped(), pytest.raises(RecordFormatError) as error:
+        parse_record(line)
+    assert str(error.value) == ("not a complete game record: expected two sides or more, each holding a seat, "
+                                "got sideOfSeat [0, 4294967295]")
+
+
 @settings(max_examples=int(os.environ.get("RECORD_FUZZ_EXAMPLES", "100")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                  HealthCheck.data_too_large])
@@ -557,7 +585,8 @@ def test_no_mutated_line_crashes_a_reader(mutated: tuple[int, str], tmp_path_fac
     read = list(iter_records(folder / "games.jsonl", report))
     assert read[0] == good[0] and read[-1] == good[1]
     assert all(number >= 2 for number, _ in report.bad_lines) and not report.torn_tail
-    read_with_every_reader(folder)
+    with memory_capped():
+        read_with_every_reader(folder)
 
 
 ENUM_NAMES = {"kind": ["ACTION_KIND_PLACE", "ACTION_KIND_DRAW", "ACTION_KIND_PASS", "ACTION_KIND_UNSPECIFIED"],
@@ -601,10 +630,11 @@ def test_no_well_typed_but_wrong_record_crashes_a_reader(line: str, tmp_path_fac
     verification reports them, the replays say they do not replay, no reader raises anything else."""
     folder = tmp_path_factory.mktemp("reshaped")
     run_of(folder, [draw_game(0), draw_game(0), draw_game(1)], {2: line})
-    read_with_every_reader(folder)
-    try:
-        record = parse_record(line, complete=False)
-    except RecordFormatError:
-        return
-    for mismatch in replay.verify_game(record, MASTER):
-        assert str(mismatch).startswith(f"game {index_of(record)}")
+    with memory_capped():
+        read_with_every_reader(folder)
+        try:
+            record = parse_record(line, complete=False)
+        except RecordFormatError:
+            return
+        for mismatch in replay.verify_game(record, MASTER):
+            assert str(mismatch).startswith(f"game {index_of(record)}")

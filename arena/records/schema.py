@@ -362,8 +362,8 @@ def _result_problem(record: Record) -> str | None:
     side_of = record.get("sideOfSeat", [])
     if len(side_of) != seats:
         return f"expected one side per seat for {seats} seats, got {len(side_of)} in sideOfSeat"
-    sides = max(side_of) + 1
-    if sides < 2 or set(side_of) != set(range(sides)):
+    sides = max(side_of, default=-1) + 1
+    if not 2 <= sides <= seats or set(side_of) != set(range(sides)):  # more sides than seats: some side is empty
         return f"expected two sides or more, each holding a seat, got sideOfSeat {_numbers(side_of)}"
     scores = result.get("scores", [])
     if len(scores) != sides:
