@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from arena.sandbox import (Limits, LimitsError, SandboxError, bot_folder_of, contain, exceeds, host,
                            limits_from_table)
-from arena.sandbox.cgroups import BotCgroup, CgroupParent
+from arena.sandbox.cgroups import BotCgroup, CgroupParent, kill_member
 from arena.tournament.spec import SpecError, spec_from_dict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,6 +180,27 @@ def test_leftovers_of_dead_arenas_removed_by_another_arena_at_the_same_moment_ar
             thread.join()
         assert errors == []
         assert not list(tmp_path.glob("arena-bots-*-*")) and not list(groups.iterdir())
+
+
+def test_a_number_read_from_a_group_that_is_no_longer_a_members_is_never_killed() -> None:
+    """A bot's group is emptied by SIGKILL to each number read from ``cgroup.procs``; a member that ends between
+    the read and the kill frees its number for any process of the machine. Here a decoy holds such a number: it is
+    spared while the group no longer lists it, and killed once it does."""
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        kill_member(decoy.pid, lambda: [])  # read as a member's, then the group no longer holds that number
+        decoy.terminate()  # a kill is sent before it returns: had the decoy had one, SIGKILL would be how it ended
+        assert decoy.wait(timeout=30) == -signal.SIGTERM, "a process outside the group was killed"
+    finally:
+        decoy.kill()
+        decoy.wait()
+    member = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        kill_member(member.pid, lambda: [member.pid])
+        assert member.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        member.kill()
+        member.wait()
 
 
 def test_a_bot_folder_inside_a_secret_is_refused_too(tmp_path: Path) -> None:

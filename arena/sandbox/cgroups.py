@@ -16,6 +16,7 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .limits import Limits
 
@@ -98,10 +99,7 @@ class BotCgroup:
             if not pids:
                 return
             for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+                kill_member(pid, self.pids)
 
     def remove(self) -> None:
         """Kill what is left and remove the group; a group whose last process is still dying is retried briefly."""
@@ -271,3 +269,21 @@ def _read(path: Path) -> str:
 def _write(path: Path, value: str) -> None:
     with open(path, "w") as f:
         f.write(value)
+
+
+def kill_member(pid: int, members: Callable[[], list[int]]) -> None:
+    """SIGKILL the group's member ``pid``, through a pidfd opened before the membership is read again: a number read
+    from ``cgroup.procs`` may be freed and given to any process of the machine before the kill (pids wrap around),
+    and a kill by number would then reach it. Once the pidfd names a process and the number is still a member's, it
+    is that member (two living processes never share a number); if it has ended, the signal reaches no one."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        if pid in members():
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    finally:
+        os.close(pidfd)
