@@ -35,7 +35,7 @@ from arena.records.store import ReadReport, RecordWriter, iter_records, repair, 
 from arena.records.terminal import show_game
 from arena.server.events import game_summary, record_message
 from arena.server.tournaments import RecordIndex
-from arena.tournament.runner import outcome_of
+from arena.tournament.runner import NOT_AN_OUTCOME, outcome_of
 from arena.tournament.standings import Standings
 
 from support.records import MASTER, changed, draw_game, played, run_of, verify_cli
@@ -517,7 +517,10 @@ def read_with_every_reader(folder: Path) -> None:
     report = ReadReport()
     standings = Standings()
     for record in iter_records(path, report):  # resume and the server's standings
-        standings.add(outcome_of(record))
+        try:
+            standings.add(outcome_of(record))
+        except NOT_AN_OUTCOME:  # as both count it: a record whose parts do not fit together, its game played again
+            pass
         game_summary(record), record_message(record, False)  # the server's ListGames and GetGame
         show = io.StringIO()
         try:

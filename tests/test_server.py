@@ -679,6 +679,45 @@ def test_a_write_error_fails_resumably_and_a_restart_resumes_with_every_game_onc
     assert not bot_processes(tag)
 
 
+def test_a_restarted_server_refuses_a_record_of_one_entrant_on_every_side_and_plays_its_game_again(
+        tmp_path: Path) -> None:
+    """A well-formed record whose parts do not fit together (one entrant on both sides: a line edited by hand or
+    copied in) passes the store's check; the restarted server's standings refuse it as the runner's resume does,
+    and the tournament finishes with that game played again. (The server's standings used to raise on it, which
+    failed the whole tournament.)"""
+    tag = uuid.uuid4().hex
+    data = tmp_path / "data"
+    bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+    first = Server(data, *bots)
+    try:
+        _, info, _ = fail_by_a_file_size_limit(first, 20_000)
+        first.stop()
+    finally:
+        first.stop(signal.SIGKILL)
+    path = data / "tournaments" / info.id / "games.jsonl"
+    lines = path.read_text().split("\n")
+    record = json.loads(lines[0])
+    game, entrant = index_of(record), record["seats"][0]
+    record["seats"] = [entrant] * len(record["seats"])
+    lines[0] = json.dumps(record, separators=(",", ":"))
+    path.write_text("\n".join(lines))
+    parse_record(lines[0])  # the store takes it
+
+    again = Server(data, *bots)
+    try:
+        problem = (f"game {game} is not a complete record (expected entrants on at least two different sides, got "
+                   f"seats {(entrant, entrant)!r})")
+        again.wait_line(rf"^arena: record line skipped \(id={info.id} file=games.jsonl line=-1 "
+                        rf"problem={re.escape(problem)}\)$", 30)
+        finished = watch(again.stub(), info.id)[-1].finished.tournament
+        assert finished.state == FINISHED and finished.error == "" and finished.games_done == 40, finished
+        indices = Counter(index_of(r) for r in iter_records(path, ReadReport()))
+        assert indices == Counter([*range(40), game]), "the refused line kept as it was, its game played again"
+    finally:
+        again.stop()
+    assert not bot_processes(tag)
+
+
 def test_a_tournament_failed_by_a_write_error_can_be_cancelled_and_is_then_not_resumed(tmp_path: Path) -> None:
     tag = uuid.uuid4().hex
     data = tmp_path / "data"

@@ -27,7 +27,7 @@ from ..records.jsonform import index_of
 from ..records.run_folder import RunFolder
 from ..records.store import ReadReport, iter_records
 from ..referee import MoveRecord
-from ..tournament.runner import RecordsNotWritten, outcome_of, run_tournament
+from ..tournament.runner import NOT_AN_OUTCOME, RecordsNotWritten, outcome_of, run_tournament
 from ..tournament.schedule import Schedule, ScheduledGame
 from ..tournament.sequential import MatchupTest
 from ..tournament.spec import SpecError, TournamentSpec
@@ -226,9 +226,13 @@ class Arena:
                 for record in iter_records(path, report):
                     index = index_of(record)
                     if index not in done and index < t.games_total:
+                        try:
+                            outcome = outcome_of(record)
+                            standings.add(outcome)
+                        except NOT_AN_OUTCOME as error:  # as the runner's resume: its game is played again
+                            report.bad_lines.append((-1, f"game {index} is not a complete record ({error})"))
+                            continue
                         done.add(index)
-                        outcome = outcome_of(record)
-                        standings.add(outcome)
                         if test is not None:  # in file order, as the runner rebuilds its own test on resume
                             test.add(outcome)
             return standings, done

@@ -166,6 +166,12 @@ class RunSummary:
         return data
 
 
+NOT_AN_OUTCOME = (OutcomeError, ValueError, KeyError, TypeError, IndexError, AttributeError)
+"""What counting a record read from a file may raise: a record of the right shape whose parts do not fit together
+(one entrant on every side, say) is refused by the standings, not by the store. Whoever counts such a record
+(resume, a restarted server) takes its game as not played."""
+
+
 def outcome_of(record: Record) -> GameOutcome:
     """What standings need from a record (a dict in protobuf's JSON mapping)."""
     seats = record.get("seats", [])
@@ -564,7 +570,7 @@ def _recorded_games(records_path: Path, summary: RunSummary, schedule: Schedule,
             standings.add(outcome)
             if summary.sprt is not None:
                 summary.sprt.add(outcome)
-        except (OutcomeError, ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
+        except NOT_AN_OUTCOME as error:
             report.bad_lines.append((-1, f"game {index} is not a complete record ({error}); it is played again"))
             continue
         done.add(index)
