@@ -613,6 +613,12 @@ def corrupt_in_place(path: Path) -> tuple[int, int, str]:
     raise AssertionError(f"no line of {path} names its game")
 
 
+def alpha_and_beta(tmp_path: Path) -> tuple[str, Path, tuple[str, ...]]:
+    """A tag for the bots' processes, a data folder, and ``arena serve``'s arguments for two random bots."""
+    tag = uuid.uuid4().hex
+    return tag, tmp_path / "data", registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+
+
 def fail_by_a_file_size_limit(server: Server, limit: int) -> tuple[Any, apb.TournamentInfo, apb.TournamentInfo]:
     """Limit the running server's files to ``limit`` bytes (RLIMIT_FSIZE: its writes get EFBIG, as on a full disk),
     submit 40 games and watch them until the tournament ends FAILED and resumable: (stub, submitted, failed)."""
@@ -629,9 +635,7 @@ def test_a_write_error_fails_resumably_and_a_restart_resumes_with_every_game_onc
     EFBIG, as on a full disk): the tournament ends FAILED, resumable, saying what is safe. A line then broken by
     hand: GetGame on its game names the line. The restarted server (no limit) logs the broken line, resumes, and
     finishes with every game recorded exactly once, the safe lines kept as they were."""
-    tag = uuid.uuid4().hex
-    data = tmp_path / "data"
-    bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+    tag, data, bots = alpha_and_beta(tmp_path)
     first = Server(data, *bots)
     try:
         stub, info, failed = fail_by_a_file_size_limit(first, 30_000)
@@ -685,9 +689,7 @@ def test_a_restarted_server_refuses_a_record_of_one_entrant_on_every_side_and_pl
     copied in) passes the store's check; the restarted server's standings refuse it as the runner's resume does,
     and the tournament finishes with that game played again. (The server's standings used to raise on it, which
     failed the whole tournament.)"""
-    tag = uuid.uuid4().hex
-    data = tmp_path / "data"
-    bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+    tag, data, bots = alpha_and_beta(tmp_path)
     first = Server(data, *bots)
     try:
         _, info, _ = fail_by_a_file_size_limit(first, 20_000)
@@ -719,9 +721,7 @@ def test_a_restarted_server_refuses_a_record_of_one_entrant_on_every_side_and_pl
 
 
 def test_a_tournament_failed_by_a_write_error_can_be_cancelled_and_is_then_not_resumed(tmp_path: Path) -> None:
-    tag = uuid.uuid4().hex
-    data = tmp_path / "data"
-    bots = registry(tmp_path, random_bot("alpha", tag) + random_bot("beta", tag))
+    tag, data, bots = alpha_and_beta(tmp_path)
     first = Server(data, *bots)
     try:
         stub, info, failed = fail_by_a_file_size_limit(first, 20_000)
