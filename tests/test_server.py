@@ -23,7 +23,7 @@ import tomllib
 import uuid
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import grpc
 import pytest
@@ -38,7 +38,7 @@ from arena.records.schema import RecordFormatError, parse_record
 from arena.records.store import ReadReport, iter_records
 from arena.rules import Kind
 from arena.records.format import full_tiles
-from arena.server.events import Watcher, event
+from arena.server.events import Watcher, event, standings_pb
 from arena.server.submission import dict_from_message, message_from_dict, parse_submission, toml_text
 from support.paths import ROOT
 from support.processes import bot_processes
@@ -690,20 +690,9 @@ def test_a_restarted_server_refuses_a_record_of_one_entrant_on_every_side_and_pl
     and the tournament finishes with that game played again. (The server's standings used to raise on it, which
     failed the whole tournament.)"""
     tag, data, bots = alpha_and_beta(tmp_path)
-    first = Server(data, *bots)
-    try:
-        _, info, _ = fail_by_a_file_size_limit(first, 20_000)
-        first.stop()
-    finally:
-        first.stop(signal.SIGKILL)
-    path = data / "tournaments" / info.id / "games.jsonl"
-    lines = path.read_text().split("\n")
-    record = json.loads(lines[0])
+    info, path = stopped_after_a_write_error(data, bots)
+    record = changed_first_record(path, lambda r: r.update(seats=[r["seats"][0]] * len(r["seats"])))
     game, entrant = index_of(record), record["seats"][0]
-    record["seats"] = [entrant] * len(record["seats"])
-    lines[0] = json.dumps(record, separators=(",", ":"))
-    path.write_text("\n".join(lines))
-    parse_record(lines[0])  # the store takes it
 
     again = Server(data, *bots)
     try:
@@ -718,6 +707,56 @@ def test_a_restarted_server_refuses_a_record_of_one_entrant_on_every_side_and_pl
     finally:
         again.stop()
     assert not bot_processes(tag)
+
+
+def test_a_restarted_server_shows_the_standings_resume_counts_not_a_line_that_misfits_the_schedule(
+        tmp_path: Path) -> None:
+    """A line of another game in a run folder (here a seat renamed to an entrant the tournament does not have) is a
+    well-formed record that resume refuses, since it does not fit the schedule, and plays its game again. The
+    server's live and final standings are the runner's: no phantom entrant, the game counted once. (The server
+    counted the folder's records by itself and kept the line's result.)"""
+    tag, data, bots = alpha_and_beta(tmp_path)
+    info, path = stopped_after_a_write_error(data, bots)
+    record = changed_first_record(path, lambda r: r["seats"].__setitem__(1, "gamma"))
+    again = Server(data, *bots)
+    try:
+        stub = again.stub()
+        finished = watch(stub, info.id)[-1].finished.tournament
+        assert finished.state == FINISHED and finished.games_done == 40, finished
+        standings = stub.GetStandings(apb.GetStandingsRequest(id=info.id), timeout=30).standings
+        assert standings.games == 40
+        assert sorted(e.name for e in standings.entrants) == ["alpha", "beta"]
+        written = json.loads((path.parent / "standings.json").read_text())
+        assert standings == standings_pb(written), "the server's final standings are the runner's"
+        indices = Counter(index_of(r) for r in iter_records(path, ReadReport()))
+        assert indices == Counter([*range(40), index_of(record)]), "the line kept, its game played again"
+    finally:
+        again.stop()
+    assert not bot_processes(tag)
+
+
+def stopped_after_a_write_error(data: Path, bots: tuple[str, ...]) -> tuple[apb.TournamentInfo, Path]:
+    """A server's tournament of 40 games that failed resumably at a write error, the server stopped: the
+    tournament and its record file."""
+    first = Server(data, *bots)
+    try:
+        _, info, _ = fail_by_a_file_size_limit(first, 20_000)
+        first.stop()
+    finally:
+        first.stop(signal.SIGKILL)
+    return info, data / "tournaments" / info.id / "games.jsonl"
+
+
+def changed_first_record(path: Path, change: Callable[[dict], Any]) -> dict:
+    """The record of the file's first line changed by ``change`` in place, well-formed still (the store takes it):
+    what a line edited by hand or copied from another run is."""
+    lines = path.read_text().split("\n")
+    record = json.loads(lines[0])
+    change(record)
+    lines[0] = json.dumps(record, separators=(",", ":"))
+    path.write_text("\n".join(lines))
+    parse_record(lines[0])
+    return record
 
 
 def test_a_tournament_failed_by_a_write_error_can_be_cancelled_and_is_then_not_resumed(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ Events cross from trio to the watchers' threads in batches (:meth:`Arena.flush`,
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 import uuid
@@ -27,7 +28,7 @@ from ..records.jsonform import index_of
 from ..records.run_folder import RunFolder
 from ..records.store import ReadReport, iter_records
 from ..referee import MoveRecord
-from ..tournament.runner import NOT_AN_OUTCOME, RecordsNotWritten, outcome_of, run_tournament
+from ..tournament.runner import NOT_AN_OUTCOME, RecordsNotWritten, RunSummary, outcome_of, run_tournament
 from ..tournament.schedule import Schedule, ScheduledGame
 from ..tournament.sequential import MatchupTest
 from ..tournament.spec import SpecError, TournamentSpec
@@ -183,7 +184,8 @@ class Arena:
                         t.spec, t.spec_text, t.folder, resume=RunFolder(t.folder).keeps_secret(),
                         on_game=lambda record: self._game_finished(t, record), limiter=self.limiter,
                         on_game_start=lambda scheduled, seats: self._game_started(t, scheduled, seats),
-                        protected=self.admission.protected, backend=self.backend)
+                        protected=self.admission.protected, backend=self.backend,
+                        on_resumed=lambda done, summary: self._resumed(t, done, summary))
                     self._note_given_up(t, summary.given_up)
             if t.cancel_scope.cancelled_caught:
                 if t.cancel_requested:
@@ -205,6 +207,17 @@ class Arena:
             t.error = _describe(error)
             self.log.error("tournament_failed", id=t.id, error=t.error)
             self._end(t, apb.TOURNAMENT_STATE_FAILED)
+
+    def _resumed(self, t: Tournament, done: frozenset[int], summary: RunSummary) -> None:
+        """The live standings start again from the runner's own count of what the folder holds: its resume also
+        refuses a line that does not fit the schedule (another run's game, a seat renamed), which the first look
+        at the folder (:meth:`_load_results`, without the run's seed) cannot tell. Copies: the runner goes on
+        adding its games to its own, and the server adds each to these as it is reported."""
+        t.standings = copy.deepcopy(summary.standings)
+        t.sprt = copy.deepcopy(summary.sprt)
+        t.done = set(done)
+        t.games_done = len(t.done)
+        t.standings_dirty = True
 
     def _note_given_up(self, t: Tournament, lines: list[str]) -> None:
         """Keep the entrants given up on (their later games were forfeits), for GetStandings and the log."""

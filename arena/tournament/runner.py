@@ -355,6 +355,7 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
                          on_game_start: Callable[[ScheduledGame, tuple[str, ...]], Callable | None] | None = None,
                          protected: Sequence[Path] = (),
                          backend: BackendFactory | None = None,
+                         on_resumed: Callable[[frozenset[int], RunSummary], None] | None = None,
                          ) -> RunSummary:
     """Play every game of the schedule that the run folder does not hold yet.
 
@@ -362,6 +363,9 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
     ``on_game_start(scheduled, seats)`` is called as a game starts; what it returns, if not None, is the game's
     ``on_progress`` callback for :func:`~arena.referee.play_match` (each move and each finished round).
     ``protected`` are paths no bot may see besides the run folder (a server's data folder and token).
+    ``on_resumed(done, summary)`` is called once the run folder's games are counted, before any is played: the
+    indices taken as played and the standings (and test) they make, which a caller that keeps standings of its own
+    starts from (a line resume refuses is not among them, and its game is played again).
     ``backend`` makes where the games are played (default :class:`LocalBackend`: this machine's bot processes;
     ``arena.cluster.RayBackend``: actors of a Ray cluster); the schedule, seeds and records stay here.
 
@@ -386,6 +390,8 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
         with writing(folder.records):
             done = _recorded_games(folder.records, summary, schedule, [b.name for b in spec.bots])
         summary.resumed_from = len(done)
+        if on_resumed is not None:
+            on_resumed(frozenset(done), summary)
         with writing(folder.log):
             log.info("tournament_started", name=spec.name, variant=spec.variant, games=summary.total,
                      already_recorded=len(done), commitment=seed.commitment, resume=resume,
