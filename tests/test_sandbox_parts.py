@@ -12,7 +12,7 @@ import pytest
 
 from arena.sandbox import (Limits, LimitsError, SandboxError, bot_folder_of, contain, exceeds, host,
                            limits_from_table)
-from arena.sandbox.cgroups import BotCgroup, CgroupParent, kill_member
+from arena.sandbox.cgroups import BotCgroup, CgroupParent, kill_members
 from arena.tournament.spec import SpecError, spec_from_dict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -188,7 +188,7 @@ def test_a_number_read_from_a_group_that_is_no_longer_a_members_is_never_killed(
     spared while the group no longer lists it, and killed once it does."""
     decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     try:
-        kill_member(decoy.pid, lambda: [])  # read as a member's, then the group no longer holds that number
+        kill_members([decoy.pid], lambda: [])  # read as a member's, then the group no longer holds that number
         decoy.terminate()  # a kill is sent before it returns: had the decoy had one, SIGKILL would be how it ended
         assert decoy.wait(timeout=30) == -signal.SIGTERM, "a process outside the group was killed"
     finally:
@@ -196,7 +196,7 @@ def test_a_number_read_from_a_group_that_is_no_longer_a_members_is_never_killed(
         decoy.wait()
     member = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     try:
-        kill_member(member.pid, lambda: [member.pid])
+        kill_members([member.pid], lambda: [member.pid])
         assert member.wait(timeout=30) == -signal.SIGKILL
     finally:
         member.kill()

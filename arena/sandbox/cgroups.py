@@ -98,8 +98,7 @@ class BotCgroup:
             pids = self.pids()
             if not pids:
                 return
-            for pid in pids:
-                kill_member(pid, self.pids)
+            kill_members(pids, self.pids)
 
     def remove(self) -> None:
         """Kill what is left and remove the group; a group whose last process is still dying is retried briefly."""
@@ -271,19 +270,31 @@ def _write(path: Path, value: str) -> None:
         f.write(value)
 
 
-def kill_member(pid: int, members: Callable[[], list[int]]) -> None:
-    """SIGKILL the group's member ``pid``, through a pidfd opened before the membership is read again: a number read
-    from ``cgroup.procs`` may be freed and given to any process of the machine before the kill (pids wrap around),
-    and a kill by number would then reach it. Once the pidfd names a process and the number is still a member's, it
-    is that member (two living processes never share a number); if it has ended, the signal reaches no one."""
-    try:
-        pidfd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return
-    try:
-        if pid in members():
-            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    finally:
-        os.close(pidfd)
+KILL_BATCH = 256
+"""Pidfds held open at once while a group is emptied (a fork bomb's thousands stay under the open-file limit)."""
+
+
+def kill_members(pids: list[int], members: Callable[[], list[int]]) -> None:
+    """SIGKILL the group's members ``pids``, each through a pidfd opened before the membership is read again: a
+    number read from ``cgroup.procs`` may be freed and given to any process of the machine before the kill (pids wrap
+    around), and a kill by number would then reach it. Once a pidfd names a process and its number is still a
+    member's, it is that member (two living processes never share a number); if it has ended, the signal reaches no
+    one. One read of the membership a batch, not a pid."""
+    for start in range(0, len(pids), KILL_BATCH):
+        opened: dict[int, int] = {}
+        try:
+            for pid in pids[start:start + KILL_BATCH]:
+                try:
+                    opened[pid] = os.pidfd_open(pid)
+                except ProcessLookupError:
+                    pass
+            listed = set(members()) if opened else set()
+            for pid, pidfd in opened.items():
+                if pid in listed:
+                    try:
+                        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+        finally:
+            for pidfd in opened.values():
+                os.close(pidfd)
