@@ -42,8 +42,10 @@ LADDER_S = float(os.environ.get("ARENA_DONE_LADDER_S", "90"))
 90 s in CI; ``ARENA_DONE_LADDER_S=300`` for the documented run of a few minutes."""
 SETTLE_S = 600
 """Generous: a wait for the pipeline, a table, the challenge or the finals, on a busy 2-core machine."""
-FINALS_DEAL_SETS = 2
-"""Deal sets per pairing in the finals: 15 pairings, 60 games."""
+FINALS_DEAL_SETS = 4
+"""Deal sets per pairing in the finals: 15 pairings, 120 games (about 16 s). With 2 (10 deal sets a version) the
+noise of one run left search and random untold apart (search 0.8, random 0.3, yet the interval of their
+difference reached 0): the evidence asked of the finals needs more than that."""
 LEAGUE = """name = "test"
 variant = "draw"
 [options]
