@@ -95,7 +95,7 @@ def test_with_duplicate_deals_every_entrant_holds_every_seat_equally() -> None:
     schedule = balanced(20, "mexican_train", 6, 200, duplicate=True)
     assert schedule.total() == 200 * 6
     assert schedule.balance()["games_per_entrant_and_seat"] == {"min": 60, "max": 60, "spread": 0}
-    assert schedule.processes_per_entrant() == 6
+    assert schedule.processes_per_entrant() == 2  # one seat a table, in each of two lanes
 
 
 def test_much_better_balanced_than_uniformly_random_tables() -> None:

@@ -56,7 +56,7 @@ def test_a_k_player_gauntlet_has_one_candidate_at_every_table() -> None:
     assert all(sum(e in (1, 4) for e in table) == 1 for table in tables)
     alone = Schedule(2, game, games=1, duplicate=True, master_seed="g", candidates=(0,))
     assert list(alone.tables()) == [(0, 1, 1, 1)]
-    assert alone.seats_per_entrant() == 3 and alone.processes_per_entrant() == 12
+    assert alone.seats_per_entrant() == 3 and alone.processes_per_entrant() == 6
     rotations = [g.seats for g in alone]
     assert rotations == [(0, 1, 1, 1), (1, 1, 1, 0), (1, 1, 0, 1), (1, 0, 1, 1)]  # the candidate in every seat
 
@@ -223,7 +223,9 @@ def test_a_stronger_bot_is_accepted_and_the_run_stops_at_the_bound(tmp_path: Pat
     assert len({int(g.get("index", 0)) for g in games}) == len(games) == standings["games"]
     assert test["counts"] == counts_from_records(games, "first")
     assert test["llr"] == pytest.approx(llr(test["counts"], 0, 40)) and test["llr"] > test["bounds"][1]
-    assert 2 * test["decided_at"] <= len(games) <= 2 * test["decided_at"] + 3, "only games in flight were added"
+    # Beyond the deal sets the test counted: the first rotation of its block's deal sets not yet played under the
+    # second (a block of 16 deal sets at concurrency 2, arena/tournament/phases.py), and the games then in flight.
+    assert 2 * test["decided_at"] <= len(games) <= 2 * test["decided_at"] + 16 + 2 * 2, "only games in flight were added"
     line = next(line for line in done.stdout.splitlines() if line.startswith("SPRT "))
     assert line.startswith(f"SPRT first vs second: H1 accepted: LLR {test['llr']:.2f} [-2.94, 2.94], Elo +")
     extra = len(games) - test["games"]

@@ -297,6 +297,11 @@ class GameActor:
         fault), its games here forfeits from now on."""
         self._loop.call(self._loop.backend.withdraw, name, why)
 
+    def stop_lane(self, lane: int) -> None:
+        """Stop every entrant's bots of ``lane`` on this node (their phase of deal sets has ended), returning once
+        they are gone."""
+        self._loop.call(self._loop.backend.stop_lane, lane)
+
     def stop(self) -> tuple[list[dict[str, Any]], list[str]]:
         """Stop every bot of this node and end the trio loop; the entrants' data and the given-up lines."""
         self._loop.stop()
@@ -523,9 +528,16 @@ class RayBackend:
         await self._withdraw_on(self.actors, name, why)
 
     async def _withdraw_on(self, actors: list[_Actor], name: str, why: str) -> None:
+        await self._on_live_actors(actors, "withdraw", name, why)
+
+    async def stop_lane(self, lane: int) -> None:
+        """Every live actor stops its bots of ``lane`` (:mod:`arena.tournament.phases`); returns once all did."""
+        await self._on_live_actors(self.actors, "stop_lane", lane)
+
+    async def _on_live_actors(self, actors: list[_Actor], method: str, *args: Any) -> None:
         async def one(actor: _Actor) -> None:
             with contextlib.suppress(self.ray.exceptions.RayError):  # a lost actor's bots died with it
-                await self._call(actor, "withdraw", name, why)
+                await self._call(actor, method, *args)
 
         async with trio.open_nursery() as nursery:
             for actor in actors:

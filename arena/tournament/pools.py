@@ -1,5 +1,7 @@
-"""Each entrant's bot processes: one per seat it may hold at a table and per rotation of a deal set (so no process
-sees a deal twice), each serving many concurrent matches.
+"""Each entrant's bot processes: one per seat it may hold at a table in each process lane, each serving many
+concurrent matches. With duplicate deals a lane's processes are stopped when the phase of deal sets they played
+ends (:meth:`EntrantPool.stop_lane`, called by the run's :mod:`~arena.tournament.phases`), so the next phase starts
+them afresh: no process that saw a deal is alive while the deal is played from another seat.
 
 A process that crashed is restarted for the next game that needs it. A process that timed out or answered with an
 error may be stuck: it is restarted too, but only once no game is using it (new games wait for the games in flight
@@ -46,8 +48,10 @@ class EntrantPool:
     """The processes of one entrant."""
 
     def __init__(self, spec: BotSpec, processes: int, log_dir: Path, startup_s: float, variant: str,
-                 protected: tuple[Path, ...] = ()) -> None:
+                 protected: tuple[Path, ...] = (), lanes: int = 1) -> None:
+        """``processes`` in ``lanes`` equal lanes (lane l holds the processes ``l * processes // lanes`` on)."""
         self.spec = spec
+        self.lanes = lanes
         self.variant = variant
         self.processes = [
             # A dial-in bot keeps its name in every "process": each is a seat's client on the bot's one stream.
@@ -138,6 +142,16 @@ class EntrantPool:
             for lock, process in zip(self._locks, self.processes):
                 async with lock:
                     await process.stop()
+
+    async def stop_lane(self, lane: int) -> None:
+        """Stop the processes of ``lane`` (no game uses them: their phase has ended); the next game that needs one
+        starts it afresh. A process that never started, or a built-in player, has nothing to stop."""
+        per_lane = len(self.processes) // self.lanes
+        with trio.CancelScope(shield=True):
+            for index in range(lane * per_lane, (lane + 1) * per_lane):
+                async with self._locks[index]:
+                    await self.processes[index].stop()
+                    self._suspect[index] = False
 
     def release(self, occurrence: int, stuck: bool = False) -> None:
         """A game is done with this process; ``stuck`` when the bot timed out or erred in it (restart it when idle)."""

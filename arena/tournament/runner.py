@@ -46,6 +46,7 @@ from ..records.store import ReadReport, RecordWriter, drop_torn_tail, iter_recor
 from ..referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from ..rules import Game
 from .balanced import VERSION as BALANCED_VERSION
+from .phases import PhasedOrder, block_size
 from .pools import EntrantPool
 from .schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
 from .sequential import MatchupTest
@@ -455,14 +456,18 @@ class _RunGames:
         and write ``bots.json`` and ``standings.json`` at the end, whatever ended the games."""
         run, spec = self.run, self.spec
         backend = make_backend(BackendSetup(spec, self.schedule, run, tuple(protected)))
-        pending = (g for g in self.schedule if g.index not in done)
+        order = PhasedOrder(self.schedule, done, block_size(self.schedule, concurrency), backend.stop_lane)
         test = self.summary.sprt
 
         async def worker() -> None:
-            for scheduled in pending:
+            while (scheduled := await order.next()) is not None:
                 if self.failures or (test is not None and test.decided):
-                    return  # a decided test: games in flight finish and are recorded, no new one starts
-                await self.play_one(backend, scheduled)
+                    order.finish()  # a decided test: games in flight finish and are recorded, no new one starts
+                    return
+                try:
+                    await self.play_one(backend, scheduled)
+                finally:
+                    await order.ended(scheduled)
 
         try:
             with writing(self.folder.records):
@@ -797,6 +802,10 @@ class GameBackend(typing.Protocol):
         """The entrant ``name`` leaves the run now (:meth:`~arena.tournament.pools.EntrantPool.withdraw`): its games
         in flight end with its fault, its later ones are forfeits."""
 
+    async def stop_lane(self, lane: int) -> None:
+        """Stop every entrant's processes of ``lane``, wherever they run, and return once they are gone: the phase
+        of deal sets they played has ended (:mod:`~arena.tournament.phases`)."""
+
     async def stop(self) -> None:
         """Stop every bot process (shielded by the caller)."""
 
@@ -821,7 +830,8 @@ class LocalBackend:
         self.names = [b.name for b in spec.bots]
         self.time_control = time_control_of(spec)
         self.pools = [EntrantPool(b, setup.schedule.processes_per_entrant(), setup.logs or RunFolder(run).bot_logs,
-                                  spec.time.startup_ms / 1000, spec.variant, protected=(run, *setup.protected))
+                                  spec.time.startup_ms / 1000, spec.variant, protected=(run, *setup.protected),
+                                  lanes=setup.schedule.lanes)
                       for b in spec.bots]
 
     async def check(self, log: Any) -> list[tuple[str, str]]:
@@ -839,6 +849,11 @@ class LocalBackend:
 
     async def withdraw(self, name: str, why: str) -> None:
         await self.pools[self.names.index(name)].withdraw(why)
+
+    async def stop_lane(self, lane: int) -> None:
+        async with trio.open_nursery() as nursery:
+            for pool in self.pools:
+                nursery.start_soon(pool.stop_lane, lane)
 
     async def stop(self) -> None:
         for pool in self.pools:

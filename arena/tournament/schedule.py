@@ -61,6 +61,14 @@ class ScheduledGame:
     deal_key: str
     """Games with the same deal key play the same deals (a duplicate deal set)."""
     rotation: int
+    lane: int = 0
+    """Which of each entrant's process lanes plays it: set when the game is handed out (:mod:`.phases`), so that no
+    process that saw its deal under another rotation is alive while it is played."""
+
+
+PROCESS_LANES = 2
+"""An entrant's processes per seat with duplicate deals: a block of deal sets under one rotation is played by one
+lane while the previous block finishes under another (:mod:`.phases`); one lane without duplicate deals."""
 
 
 class Schedule:
@@ -167,6 +175,15 @@ class Schedule:
         """Games per deal set: every rotation with duplicate deals, else one."""
         return self.rotations if self.duplicate else 1
 
+    def deal_sets(self) -> int:
+        """Deal sets in the whole schedule (each ``group_size`` games)."""
+        return self.table_count() * self.games
+
+    @property
+    def lanes(self) -> int:
+        """Process lanes the run's entrants need per seat (:data:`PROCESS_LANES` with duplicate deals, else one)."""
+        return PROCESS_LANES if self.group_size > 1 else 1
+
     def total(self) -> int:
         """Games in the whole schedule (an int of any size; ``len`` needs it to fit a machine word)."""
         return self.table_count() * self.games * self.group_size
@@ -256,15 +273,14 @@ class Schedule:
         return math.ceil(self.seats / self.entrants)
 
     def processes_per_entrant(self) -> int:
-        """Bot processes an entrant needs: one per seat it holds at a table, times the rotations of a deal set, so
-        that no process ever plays the same deal twice (a bot with memory could recognise it from another seat)."""
-        return self.seats_per_entrant() * self.group_size
+        """Bot processes an entrant may run at once: one per seat it holds at a table, in each lane (with duplicate
+        deals, a lane's processes are started afresh for every block of deal sets under one rotation, so that no
+        process that saw a deal is alive while it is played from another seat: :mod:`.phases`)."""
+        return self.seats_per_entrant() * self.lanes
 
     def process_for(self, scheduled: ScheduledGame, occurrence: int) -> int:
-        """Which of an entrant's processes plays its ``occurrence``-th seat in ``scheduled``: rotation r of every
-        deal set goes to the processes of lane r."""
-        lane = scheduled.rotation if self.duplicate else 0
-        return lane * self.seats_per_entrant() + occurrence
+        """Which of an entrant's processes plays its ``occurrence``-th seat in ``scheduled``: those of its lane."""
+        return scheduled.lane * self.seats_per_entrant() + occurrence
 
 
 def _filled(entrants: Iterable[int], seats: int) -> tuple[int, ...]:

@@ -13,8 +13,8 @@ does: the runner does not know where games are played.
 
 The wire: the parent starts ``python -c ...`` (:func:`worker_main`) with pipes on its stdin and stdout; each message
 is a length-prefixed pickle (both ends are this arena, started by this user: no bot ever writes to these pipes). The
-first message is the :class:`~arena.tournament.runner.BackendSetup`; then ``check``, ``play``, ``withdraw`` and
-``stop`` calls, each answered by its call number. A worker's stdin closing (the parent gone, even by kill -9) stops
+first message is the :class:`~arena.tournament.runner.BackendSetup`; then ``check``, ``play``, ``withdraw``,
+``stop_lane`` and ``stop`` calls, each answered by its call number. A worker's stdin closing (the parent gone, even by kill -9) stops
 its bots and ends it; its bots die with it (the sandbox's ``--die-with-parent``).
 
 Deals are the schedule's: a game's seed and seats travel in its :class:`ScheduledGame`, and a worker picks the
@@ -177,6 +177,8 @@ async def _dispatch(backend: LocalBackend, log: Any, method: str, args: tuple) -
         return PreparedRecord.of(message, is_compact(RunFolder(backend.setup.run).records))
     if method == "withdraw":
         return await backend.withdraw(*args)
+    if method == "stop_lane":
+        return await backend.stop_lane(*args)
     raise ValueError(f"unknown worker call {method!r}")
 
 
@@ -355,9 +357,17 @@ class WorkersBackend:
         return list(dict.fromkeys(self._given_up))
 
     async def withdraw(self, name: str, why: str) -> None:
+        await self._on_every_worker("withdraw", name, why)
+
+    async def stop_lane(self, lane: int) -> None:
+        await self._on_every_worker("stop_lane", lane)
+
+    async def _on_every_worker(self, method: str, *args: Any) -> None:
+        """Call ``method`` on every live worker at once. A worker lost meanwhile took its bots with it (their
+        sandboxes die with their parent), so it has nothing left to do."""
         async def one(worker: _Worker) -> None:
             with contextlib.suppress(_Lost):
-                await worker.call("withdraw", name, why)
+                await worker.call(method, *args)
 
         async with trio.open_nursery() as nursery:
             for worker in self.workers:
