@@ -97,6 +97,8 @@ class BotProcess:
         self._process: ChildProcess | None = None
         self._log: CappedLog | None = None
         self._containment: Containment | None = None
+        self._log_head: list[str] = []
+        """The lines the arena wrote at the head of the log at the last start (left out of fault messages)."""
         self._pipes: list[trio.lowlevel.FdStream] = []
         """A stdio bot's stdin and stdout, the arena's ends."""
 
@@ -164,8 +166,9 @@ class BotProcess:
         except OSError as error:  # the machine refused what the sandbox needs (a folder, a cgroup): this start fails
             raise BotFailure(FaultKind.START_FAILED, detail=f"cannot prepare its sandbox: {error}") from None
         self.containment_report = containment.report
+        self._log_head = containment.log_head
         try:
-            self._log = CappedLog(self._open_log(), spec.limits.log_mb * 1024 * 1024)
+            self._log = CappedLog(self._open_log(containment.log_head), spec.limits.log_mb * 1024 * 1024)
         except OSError as error:
             await self.stop()
             raise BotFailure(FaultKind.START_FAILED, detail=f"cannot open its log {self.log_path}: "
@@ -261,10 +264,13 @@ class BotProcess:
         message = str(failure.values.get("detail", failure)) if isinstance(failure, BotFailure) else "no handshake"
         return message + (f"; its last output: {tail}" if tail else "")
 
-    def _open_log(self) -> Any:
+    def _open_log(self, head: list[str]) -> Any:
+        """The bot's log, opened for this start: a line naming the start, then ``head`` (what its sandbox refuses
+        it, so the bot's author reads why a call failed where the bot's own output is)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
         log.write(f"--- start {self.starts}: {' '.join(self.spec.command)}\n".encode())
+        log.write("".join(f"{line}\n" for line in head).encode())
         log.flush()
         return log
 
@@ -281,11 +287,16 @@ class BotProcess:
         return BotFailure(FaultKind.RESOURCE_LIMIT, limit=limit, detail=str(failure))
 
     def stderr_tail(self) -> str:
-        """The end of the bot's log, for fault messages."""
+        """The end of the bot's log, for fault messages, without the lines the arena wrote at its head about the
+        sandbox (the same for every bot: they would crowd out what the bot itself said)."""
         if not self.log_path.exists():
             return ""
-        data = self.log_path.read_bytes()[-STDERR_TAIL:]
-        return data.decode(errors="replace").strip().replace("\n", " | ")
+        head = self._log_head
+        with open(self.log_path, "rb") as log:
+            log.seek(max(0, log.seek(0, os.SEEK_END) - STDERR_TAIL - sum(len(line) + 1 for line in head)))
+            text = log.read().decode(errors="replace")
+        lines = [line for line in text.splitlines() if line not in head]
+        return "\n".join(lines)[-STDERR_TAIL:].strip().replace("\n", " | ")
 
     async def stop(self) -> None:
         """Close the connection; terminate the bot (SIGTERM: inside its sandbox, the sandbox's processes, which
