@@ -97,8 +97,6 @@ class BotProcess:
         self._process: ChildProcess | None = None
         self._log: CappedLog | None = None
         self._containment: Containment | None = None
-        self._log_head: list[str] = []
-        """The lines the arena wrote at the head of the log at the last start (left out of fault messages)."""
         self._pipes: list[trio.lowlevel.FdStream] = []
         """A stdio bot's stdin and stdout, the arena's ends."""
 
@@ -166,7 +164,6 @@ class BotProcess:
         except OSError as error:  # the machine refused what the sandbox needs (a folder, a cgroup): this start fails
             raise BotFailure(FaultKind.START_FAILED, detail=f"cannot prepare its sandbox: {error}") from None
         self.containment_report = containment.report
-        self._log_head = containment.log_head
         try:
             self._log = CappedLog(self._open_log(containment.log_head), spec.limits.log_mb * 1024 * 1024)
         except OSError as error:
@@ -287,16 +284,11 @@ class BotProcess:
         return BotFailure(FaultKind.RESOURCE_LIMIT, limit=limit, detail=str(failure))
 
     def stderr_tail(self) -> str:
-        """The end of the bot's log, for fault messages, without the lines the arena wrote at its head about the
-        sandbox (the same for every bot: they would crowd out what the bot itself said)."""
+        """The end of the bot's log, for fault messages."""
         if not self.log_path.exists():
             return ""
-        head = self._log_head
-        with open(self.log_path, "rb") as log:
-            log.seek(max(0, log.seek(0, os.SEEK_END) - STDERR_TAIL - sum(len(line) + 1 for line in head)))
-            text = log.read().decode(errors="replace")
-        lines = [line for line in text.splitlines() if line not in head]
-        return "\n".join(lines)[-STDERR_TAIL:].strip().replace("\n", " | ")
+        data = self.log_path.read_bytes()[-STDERR_TAIL:]
+        return data.decode(errors="replace").strip().replace("\n", " | ")
 
     async def stop(self) -> None:
         """Close the connection; terminate the bot (SIGTERM: inside its sandbox, the sandbox's processes, which

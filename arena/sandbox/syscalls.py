@@ -38,11 +38,10 @@ class SyscallFilterUnavailable(Exception):
 
 
 def refusal_line() -> str:
-    """The line at the head of a sandboxed bot's log, so a bot whose lock or watch fails learns why."""
-    commands = ", ".join(REFUSED_FCNTL)
-    return (f"--- sandbox: these system calls fail with {errno.errorcode[ERRNO]} ({os.strerror(ERRNO)}): "
-            f"{', '.join(REFUSED_CALLS)}, and fcntl with {commands} (file locks, leases and watches would let two "
-            f"sandboxes of one bot signal each other through a file both see) ---")
+    """The line at the head of a sandboxed bot's log, so a bot whose lock or watch fails learns why. Short: the
+    messages that quote a log's end (a bot that did not start) quote it too, beside the bot's own last words."""
+    return (f"--- sandbox: {', '.join(REFUSED_CALLS)} and fcntl {'/'.join(REFUSED_FCNTL)} fail with "
+            f"{errno.errorcode[ERRNO]} ({os.strerror(ERRNO)}): no file locks, leases or watches ---")
 
 
 @functools.cache
