@@ -29,7 +29,7 @@ from arena.players.process import BotProcess, BotSpec
 from arena.referee import TimeControl, play_match
 from arena.rules import new_game
 from arena.sandbox import Limits, host
-from arena.sandbox.syscalls import refusal_line
+from arena.sandbox.syscalls import FILTER_NAME, refusal_line
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_dict
 from support.processes import bot_processes
@@ -567,6 +567,7 @@ async def pass_a_bit(folder: Path, channel: str, logs: Path) -> dict[str, list[d
     assert bot_processes(tag) == []
     for role, process in processes.items():
         said[f"{role} log"] = process.log_path.read_text().splitlines()
+        said[f"{role} sandbox"] = [(process.containment_report or {}).get("sandbox")]
     return said
 
 
@@ -593,6 +594,7 @@ async def test_two_sandboxes_of_one_bot_pass_no_bit_through_a_file_both_see(
     assert {role: said[role] for role in ("send", "receive")} == expected
     for role in ("send", "receive"):
         assert (said[f"{role} log"][1] == refusal_line()) is filtered, said[f"{role} log"][:2]
+        assert said[f"{role} sandbox"][0].endswith(f" with {FILTER_NAME}") is filtered, said[f"{role} sandbox"]
 
 
 # --- bots in other languages, sandboxed ----------------------------------------------------------------------------

@@ -37,7 +37,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .cgroups import BotCgroup, CgroupError
 from .host import Host, host
 from .limits import Limits
-from .syscalls import program_fd, refusal_line
+from .syscalls import FILTER_NAME, program_fd, refusal_line
 
 LISTEN_DIR_INSIDE = "/run/arena"
 SOCKET_DIR_BYTES = 64 * 1024
@@ -262,6 +262,7 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
         if filter_fd is not None:
             pass_fds += (filter_fd,)
             log_head.append(refusal_line())
+            report["sandbox"] += f" with {FILTER_NAME}"
         argv, run_cwd = _bubblewrap(machine, argv, program, work, bot_folder, private, info_write, filter_fd, limits,
                                     uid), None
     if cgroup is None:

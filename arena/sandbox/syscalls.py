@@ -28,6 +28,8 @@ REFUSED_FCNTL = {"F_GETLK": fcntl.F_GETLK, "F_SETLK": fcntl.F_SETLK, "F_SETLKW":
 """The ``fcntl`` commands refused: record locks (POSIX and open-file-description), leases, and dnotify."""
 FCNTL_CALLS = ("fcntl", "fcntl64")
 """``fcntl64`` is the 32-bit ABIs' name; libseccomp leaves out a name an architecture does not have."""
+FILTER_NAME = "a seccomp filter (no file locks, leases or watches)"
+"""How a bot's containment report (check-bot, a run's bots.json) names the filter."""
 COMMAND_MASK = 0xFFFFFFFF
 """The kernel reads fcntl's command as a 32-bit ``unsigned int``: the filter compares the low 32 bits only, so a
 command with high bits set (which the kernel drops) is refused like the plain one."""
