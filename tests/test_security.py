@@ -535,7 +535,7 @@ def channel_folder(tmp_path: Path) -> Path:
         shutil.copy(ROOT / "tests" / "bots" / name, folder / name)
     (folder / "hand.txt").write_text("6|6 6|5 5|5\n")
     for path in (*folder.iterdir(), folder):
-        path.chmod(0o755 if path.is_dir() else 0o644)  # readable by the users of their own root gives each bot
+        path.chmod(0o755 if path.is_dir() else 0o644)  # readable by the user of its own each bot gets as root
     return folder
 
 
@@ -547,9 +547,10 @@ def channel_bot(folder: Path, channel: str, role: str, number: int, tag: str) ->
                         "ATTACK_FILE": str(folder / "hand.txt")})
 
 
-async def pass_a_bit(folder: Path, channel: str, logs: Path) -> dict[str, list[dict]]:
+async def pass_a_bit(folder: Path, channel: str, logs: Path) -> tuple[dict[str, list[dict]], dict[str, BotProcess]]:
     """Start the bot's two processes in the channel's order, each once the other has reported, and return what
-    each reported (a receiver that got its watch reports again once it hears the sender, or gives up)."""
+    each reported (a receiver that got its watch reports again once it hears the sender, or gives up) and the
+    processes, stopped."""
     tag = f"channel-{uuid.uuid4().hex}"
     order = ("send", "receive") if channel in LOCK_CHANNELS else ("receive", "send")
     processes = {role: BotProcess(channel_bot(folder, channel, role, n, tag), logs, startup_s=20)
@@ -565,10 +566,7 @@ async def pass_a_bit(folder: Path, channel: str, logs: Path) -> dict[str, list[d
         for process in processes.values():
             await process.stop()
     assert bot_processes(tag) == []
-    for role, process in processes.items():
-        said[f"{role} log"] = process.log_path.read_text().splitlines()
-        said[f"{role} sandbox"] = [(process.containment_report or {}).get("sandbox")]
-    return said
+    return said, processes
 
 
 @pytest.mark.parametrize("filtered", [True, False], ids=["filtered", "unfiltered"])
@@ -584,17 +582,19 @@ async def test_two_sandboxes_of_one_bot_pass_no_bit_through_a_file_both_see(
             pytest.skip("as root each bot runs as a user of its own, which owns no shared file: no lease without "
                         "the filter either (the filtered run asserts EPERM, the filter's own errno)")
         monkeypatch.setattr(CONTAIN, "SYSCALL_FILTER", None)
-    said = await pass_a_bit(channel_folder(tmp_path), channel, tmp_path / "logs")
+    said, processes = await pass_a_bit(channel_folder(tmp_path), channel, tmp_path / "logs")
     if channel in LOCK_CHANNELS:
         expected = ({"send": [{"sent": False, "errno": "EPERM"}], "receive": [{"received": None, "errno": "EPERM"}]}
                     if filtered else {"send": [{"sent": True}], "receive": [{"received": True}]})
     else:
         expected = ({"receive": [{"watching": False, "errno": "EPERM"}], "send": [{"sent": True}]}
                     if filtered else {"receive": [{"watching": True}, {"received": True}], "send": [{"sent": True}]})
-    assert {role: said[role] for role in ("send", "receive")} == expected
-    for role in ("send", "receive"):
-        assert (said[f"{role} log"][1] == refusal_line()) is filtered, said[f"{role} log"][:2]
-        assert said[f"{role} sandbox"][0].endswith(f" with {FILTER_NAME}") is filtered, said[f"{role} sandbox"]
+    assert said == expected
+    for process in processes.values():
+        head = process.log_path.read_text().splitlines()[:2]
+        assert (head[1] == refusal_line()) is filtered, head
+        report = process.containment_report
+        assert report is not None and report["sandbox"].endswith(f" with {FILTER_NAME}") is filtered, report
 
 
 # --- bots in other languages, sandboxed ----------------------------------------------------------------------------
