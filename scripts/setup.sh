@@ -17,6 +17,18 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
+# The bots' seccomp filter is built by the system's libseccomp2 (pyseccomp loads it): installed the same way.
+if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep 'libseccomp\.so\.2' >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing libseccomp2 (the bots' seccomp filter)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libseccomp2; } >/dev/null \
+      || echo "setup: warning: could not install libseccomp2; bots cannot be sandboxed until it is installed"
+  else
+    echo "setup: warning: libseccomp2 is not installed, so bots cannot be sandboxed; install the package" \
+         "libseccomp2 (sudo apt-get install libseccomp2), or run without a sandbox (see docs/security.md)"
+  fi
+fi
+
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 if [ ! -x .venv/bin/python ]; then

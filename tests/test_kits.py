@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.sandbox.syscalls import refusal_line
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_dict
 
@@ -84,3 +85,15 @@ async def test_a_cross_language_tournament_ends_without_a_fault(variant: str, pl
     faults = {name: entry["faults"] for name, entry in
               ((e["name"], e) for e in standings.to_json()["entrants"])}
     assert set(faults) == {k.name for k in kits} and all(v == 0 for v in faults.values()), faults
+    for log in sorted((tmp_path / "run" / "logs").glob("*.log")):
+        assert_nothing_it_needs_was_refused(log)
+
+
+def assert_nothing_it_needs_was_refused(log: Path) -> None:
+    """The kit ran under the seccomp filter (its log says so) and no call of it was refused (a lock or a watch its
+    runtime wanted would be reported in its log: the JVM's "flock() failed (errno = 1)")."""
+    lines = log.read_text(errors="replace").splitlines()
+    assert refusal_line() in lines, f"{log.name} did not run under the filter: {lines[:2]}"
+    refused = [line for line in lines if line != refusal_line()
+               and any(word in line.lower() for word in ("flock", "inotify", "errno = 1", "not permitted", "eperm"))]
+    assert refused == [], f"{log.name}: {refused}"

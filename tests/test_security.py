@@ -8,6 +8,7 @@ the attack then succeeds: that is what shows the test can fail.
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 import os
@@ -28,6 +29,7 @@ from arena.players.process import BotProcess, BotSpec
 from arena.referee import TimeControl, play_match
 from arena.rules import new_game
 from arena.sandbox import Limits, host
+from arena.sandbox.syscalls import FILTER_NAME, refusal_line
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_dict
 from support.processes import bot_processes
@@ -61,14 +63,14 @@ REPORT_WAIT_S = 300.0
 """A generous bound on an attack's own work (walking a filesystem on a busy machine), never a synchronisation."""
 
 
-async def attack_report(log: Path, name: str) -> list[dict]:
-    """The attacker's reports once it has written one. An attack may outlast the game (it runs beside it), and its
-    line reaches the log through the arena's copy task: so the test waits for the line itself, never for a time."""
+async def attack_report(log: Path, name: str, count: int = 1) -> list[dict]:
+    """The attacker's reports once it has written ``count``. An attack may outlast the game (it runs beside it), and
+    its line reaches the log through the arena's copy task: so the test waits for the line itself, never for a time."""
     with trio.move_on_after(REPORT_WAIT_S):
-        while not (found := reports(log, name) if log.exists() else []):
+        while len(found := reports(log, name) if log.exists() else []) < count:
             await trio.sleep(0.05)
         return found
-    raise AssertionError(f"the attacker wrote no {name!r} report within {REPORT_WAIT_S:g} s")
+    raise AssertionError(f"the attacker wrote no {count} {name!r} reports within {REPORT_WAIT_S:g} s")
 
 
 def attack_of(spec: BotSpec) -> str:
@@ -514,6 +516,87 @@ async def test_no_bot_process_sees_a_deal_twice_in_a_duplicate_tournament(tmp_pa
         assert len(deal_sets) == 3 and len(set(deal_sets)) == 3, f"{log.name} played {deal_sets}"
 
 
+# --- files both sandboxes of one bot see ---------------------------------------------------------------------------
+
+LOCK_CHANNELS = ["flock", "posix", "ofd", "posix-wide"]
+"""The sender holds a lock, the receiver started after it asks: ``posix-wide`` sets high bits in fcntl's command."""
+WATCH_CHANNELS = ["lease", "inotify", "fanotify", "dnotify"]
+"""The receiver watches, the sender started after it opens the file."""
+CONTAIN = importlib.import_module("arena.sandbox.contain")
+"""The module (the package's ``contain`` is its function): its SYSCALL_FILTER is what the unfiltered runs remove."""
+
+
+def channel_folder(tmp_path: Path) -> Path:
+    """A bot folder of its own: the attack bot and the file its two processes share, which nothing else opens (so
+    a watch on it hears the other process, not the test suite)."""
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    for name in ("attack_bot.py", "testbot.py"):
+        shutil.copy(ROOT / "tests" / "bots" / name, folder / name)
+    (folder / "hand.txt").write_text("6|6 6|5 5|5\n")
+    for path in (*folder.iterdir(), folder):
+        path.chmod(0o755 if path.is_dir() else 0o644)  # readable by the user of its own each bot gets as root
+    return folder
+
+
+def channel_bot(folder: Path, channel: str, role: str, number: int, tag: str) -> BotSpec:
+    """One process of the bot ``channel``, as a tournament names the processes of one entrant."""
+    return BotSpec(name=f"channel.{number}", command=(sys.executable, str(folder / "attack_bot.py"), "--attack",
+                                                       "channel", "--tag", tag),
+                   env={"ATTACK_AT_START": "1", "ATTACK_CHANNEL": channel, "ATTACK_ROLE": role,
+                        "ATTACK_FILE": str(folder / "hand.txt")})
+
+
+async def pass_a_bit(folder: Path, channel: str, logs: Path) -> tuple[dict[str, list[dict]], dict[str, BotProcess]]:
+    """Start the bot's two processes in the channel's order, each once the other has reported, and return what
+    each reported (a receiver that got its watch reports again once it hears the sender, or gives up) and the
+    processes, stopped."""
+    tag = f"channel-{uuid.uuid4().hex}"
+    order = ("send", "receive") if channel in LOCK_CHANNELS else ("receive", "send")
+    processes = {role: BotProcess(channel_bot(folder, channel, role, n, tag), logs, startup_s=20)
+                 for n, role in enumerate(order)}
+    said: dict[str, list[dict]] = {}
+    try:
+        for role in order:
+            await processes[role].ensure_running()
+            said[role] = await attack_report(processes[role].log_path, "channel")
+        if said["receive"] == [{"watching": True}]:
+            said["receive"] = await attack_report(processes["receive"].log_path, "channel", count=2)
+    finally:
+        for process in processes.values():
+            await process.stop()
+    assert bot_processes(tag) == []
+    return said, processes
+
+
+@pytest.mark.parametrize("filtered", [True, False], ids=["filtered", "unfiltered"])
+@pytest.mark.parametrize("channel", LOCK_CHANNELS + WATCH_CHANNELS)
+async def test_two_sandboxes_of_one_bot_pass_no_bit_through_a_file_both_see(
+        channel: str, filtered: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The processes playing two rotations of one duplicate deal would tell each other their hands a bit at a time
+    through a lock or a watch on a file of their own read-only folder. Under the seccomp filter every such call
+    fails with EPERM and the bit does not pass; without it (``unfiltered``), the bit passes, which shows the test
+    can fail. Each sandboxed bot's log starts with the line naming the refused calls."""
+    if not filtered:
+        if channel == "lease" and host().root:
+            pytest.skip("as root each bot runs as a user of its own, which owns no shared file: no lease without "
+                        "the filter either (the filtered run asserts EPERM, the filter's own errno)")
+        monkeypatch.setattr(CONTAIN, "SYSCALL_FILTER", None)
+    said, processes = await pass_a_bit(channel_folder(tmp_path), channel, tmp_path / "logs")
+    if channel in LOCK_CHANNELS:
+        expected = ({"send": [{"sent": False, "errno": "EPERM"}], "receive": [{"received": None, "errno": "EPERM"}]}
+                    if filtered else {"send": [{"sent": True}], "receive": [{"received": True}]})
+    else:
+        expected = ({"receive": [{"watching": False, "errno": "EPERM"}], "send": [{"sent": True}]}
+                    if filtered else {"receive": [{"watching": True}, {"received": True}], "send": [{"sent": True}]})
+    assert said == expected
+    for process in processes.values():
+        head = process.log_path.read_text().splitlines()[:2]
+        assert (head[1] == refusal_line()) is filtered, head
+        report = process.containment_report
+        assert report is not None and report["sandbox"].endswith(f" with {FILTER_NAME}") is filtered, report
+
+
 # --- bots in other languages, sandboxed ----------------------------------------------------------------------------
 
 GO_BOT = ROOT / "bots" / "go" / "bin" / "bot"
@@ -542,11 +625,11 @@ async def test_a_compiled_go_bot_and_the_node_bot_play_sandboxed(tmp_path: Path)
 # --- where the sandbox cannot be made ------------------------------------------------------------------------------
 
 
-def arena_cli(*args: str, path: str) -> "subprocess.CompletedProcess[str]":
+def arena_cli(*args: str, path: str, **env: str) -> "subprocess.CompletedProcess[str]":
     import subprocess
 
-    return subprocess.run([sys.executable, "-m", "arena", *args], env={"PATH": path, "HOME": "/tmp"}, cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "arena", *args], env={"PATH": path, "HOME": "/tmp", **env},
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
 def test_without_bubblewrap_the_arena_refuses_to_start_bots_and_names_the_opt_out(tmp_path: Path) -> None:
@@ -562,6 +645,23 @@ def test_without_bubblewrap_the_arena_refuses_to_start_bots_and_names_the_opt_ou
     assert allowed.returncode == 0, allowed.stderr
     assert allowed.stderr.startswith("warning: bots run without a sandbox (--no-sandbox): each can read and do "
                                      "whatever the arena's user can")
+    assert "result: " in allowed.stdout
+
+
+def test_without_libseccomp_the_arena_refuses_to_start_bots_and_names_the_opt_out(tmp_path: Path) -> None:
+    """A sandbox without its seccomp filter is refused as one without bubblewrap is. pyseccomp raises this very
+    RuntimeError at import on a machine without libseccomp; a module of that name that does only that stands in."""
+    (tmp_path / "pyseccomp.py").write_text('raise RuntimeError("Unable to find libseccomp")\n')
+    bot = f"{sys.executable} {RANDOM_BOT}"
+    refused = arena_cli("play", bot, "builtin:random", path=os.environ["PATH"], PYTHONPATH=str(tmp_path))
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        "error: cannot sandbox the bots: the seccomp filter cannot be built (Unable to find libseccomp): install "
+        "libseccomp2 (apt-get install libseccomp2) and pyseccomp (bash scripts/setup.sh); or run the bots without a "
+        "sandbox: sandbox = false in the tournament file, --no-sandbox on play, check-bot and replay --against"]
+    allowed = arena_cli("play", "--no-sandbox", bot, "builtin:random", path=os.environ["PATH"],
+                        PYTHONPATH=str(tmp_path))
+    assert allowed.returncode == 0, allowed.stderr
     assert "result: " in allowed.stdout
 
 

@@ -20,6 +20,7 @@ import pytest
 from arena.errors import ArenaError
 from arena.records import compact
 from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS, RunFolder
+from arena.sandbox.syscalls import refusal_line
 from arena.tournament import runner
 from arena.tournament.runner import EntrantsCannotPlay, RecordsNotWritten, run_tournament
 from arena.tournament.spec import load_spec, spec_from_dict
@@ -62,7 +63,8 @@ command = {json.dumps([PYTHON, str(BAD_BOT), "--mode", "block_only"])}
     assert f"can't open file '{typo}': [Errno 2] No such file or directory (log: {out}/logs/alpha.0.log); " in line
     assert line.endswith("; bot 'noprog': the bot did not start: cannot run 'pythn': it is not on the PATH; "
                          "bot 'blocky': the handshake failed: the bot does not play 'draw' (it plays block); its log "
-                         f"ends: --- start 1: {PYTHON} {BAD_BOT} --mode block_only (log: {out}/logs/blocky.0.log)")
+                         f"ends: --- start 1: {PYTHON} {BAD_BOT} --mode block_only | {refusal_line()} "
+                         f"(log: {out}/logs/blocky.0.log)")
     assert not (out / "games.jsonl").exists() or (out / "games.jsonl").read_text() == ""
     assert json.loads((out / "standings.json").read_text())["games"] == 0
 

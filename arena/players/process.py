@@ -165,7 +165,7 @@ class BotProcess:
             raise BotFailure(FaultKind.START_FAILED, detail=f"cannot prepare its sandbox: {error}") from None
         self.containment_report = containment.report
         try:
-            self._log = CappedLog(self._open_log(), spec.limits.log_mb * 1024 * 1024)
+            self._log = CappedLog(self._open_log(containment.log_head), spec.limits.log_mb * 1024 * 1024)
         except OSError as error:
             await self.stop()
             raise BotFailure(FaultKind.START_FAILED, detail=f"cannot open its log {self.log_path}: "
@@ -261,10 +261,13 @@ class BotProcess:
         message = str(failure.values.get("detail", failure)) if isinstance(failure, BotFailure) else "no handshake"
         return message + (f"; its last output: {tail}" if tail else "")
 
-    def _open_log(self) -> Any:
+    def _open_log(self, head: list[str]) -> Any:
+        """The bot's log, opened for this start: a line naming the start, then ``head`` (what its sandbox refuses
+        it, so the bot's author reads why a call failed where the bot's own output is)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
         log.write(f"--- start {self.starts}: {' '.join(self.spec.command)}\n".encode())
+        log.write("".join(f"{line}\n" for line in head).encode())
         log.flush()
         return log
 

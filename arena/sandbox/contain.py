@@ -10,7 +10,8 @@ folder for its socket at ``/run/arena``. Those two are its only writable places,
 sandbox's own, capped in size: ``/tmp`` at ``tmp_mb``, ``/run/arena`` at a few KiB (a socket takes no room), so
 nothing it writes can grow the host's disk. The arena reaches the socket from outside through the sandbox's first
 process (``/proc/<pid>/root/run/arena``, the pid told by bubblewrap). Every other mount is read-only, the root and
-``/dev`` included. No network device but its own loopback.
+``/dev`` included. No network device but its own loopback. A seccomp filter (:mod:`.syscalls`) refuses the calls
+that lock or watch a file, so two sandboxes of one bot cannot signal each other through a file both see.
 When the arena is root the bot runs as a user of its own (a fresh uid per start, no capabilities, no new privileges)
 so nothing it does outside its namespaces has the arena's rights; otherwise bubblewrap maps it to the arena's user in
 a user namespace where it cannot make further namespaces. Its environment is an allow-list, it inherits no file
@@ -31,11 +32,12 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .cgroups import BotCgroup, CgroupError
 from .host import Host, host
 from .limits import Limits
+from .syscalls import FILTER_NAME, program_fd, refusal_line
 
 LISTEN_DIR_INSIDE = "/run/arena"
 SOCKET_DIR_BYTES = 64 * 1024
@@ -52,6 +54,9 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 LOCALE = "C.UTF-8"
 UID_RANGE = (1_000_000, 1_900_000_000)
 """Bots' users when the arena is root: far above any real account, a fresh one per start."""
+SYSCALL_FILTER: Callable[[], int] | None = program_fd
+"""Where each sandbox's seccomp filter comes from: a descriptor holding its BPF program, for ``bwrap --seccomp``.
+The attack tests set it to None, to show that each attack the filter stops works without it."""
 
 
 class SandboxError(Exception):
@@ -85,6 +90,8 @@ class Containment:
     ended its number may be another process's, and only this descriptor still names the process itself."""
     _pinned: list[int] = field(default_factory=list)
     """The bot's socket, held open by :meth:`pin` while the arena talks to it."""
+    log_head: list[str] = field(default_factory=list)
+    """Lines for the head of the bot's log: what its sandbox refuses it, so a bot whose lock fails learns why."""
 
     def started(self) -> None:
         """The process has been started (or failed to be): the arena's copies of its inherited descriptors go."""
@@ -247,10 +254,17 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
     run_cwd: str | None = str(work)
     info_fd: int | None = None
     pass_fds: tuple[int, ...] = ()
+    log_head: list[str] = []
     if sandbox:
         info_fd, info_write = os.pipe()
         pass_fds = (info_write,)
-        argv, run_cwd = _bubblewrap(machine, argv, program, work, bot_folder, private, info_write, limits, uid), None
+        filter_fd = SYSCALL_FILTER() if SYSCALL_FILTER is not None else None
+        if filter_fd is not None:
+            pass_fds += (filter_fd,)
+            log_head.append(refusal_line())
+            report["sandbox"] += f" with {FILTER_NAME}"
+        argv, run_cwd = _bubblewrap(machine, argv, program, work, bot_folder, private, info_write, filter_fd, limits,
+                                    uid), None
     if cgroup is None:
         argv = _rlimits(machine, limits, uid) + argv
     if machine.setpriv is not None:  # dies with the arena, even when the arena is killed with SIGKILL
@@ -258,7 +272,8 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
     if cgroup is not None:
         argv = _enter_cgroup(machine.shell, cgroup.procs_files) + argv
     return Containment(argv=argv, env=environment, listen_address=outside, bot_listen_address=inside, cwd=run_cwd,
-                       private_dir=private, cgroup=cgroup, report=report, pass_fds=pass_fds, _info_fd=info_fd)
+                       private_dir=private, cgroup=cgroup, report=report, pass_fds=pass_fds, _info_fd=info_fd,
+                       log_head=log_head)
 
 
 def bot_folder_of(command: Sequence[str], work: Path, folder: str | None) -> Path | None:
@@ -316,12 +331,15 @@ def _inside_path() -> str:
 
 
 def _bubblewrap(machine: Host, command: list[str], program: Path, work: Path, bot_folder: Path | None, private: Path,
-                info_fd: int, limits: Limits, uid: int | None) -> list[str]:
-    """bubblewrap's arguments: what the bot sees (read-only), its two capped writable tmpfs mounts, and ``info_fd``
-    for the pid through which the arena reaches its socket."""
+                info_fd: int, filter_fd: int | None, limits: Limits, uid: int | None) -> list[str]:
+    """bubblewrap's arguments: what the bot sees (read-only), its two capped writable tmpfs mounts, ``info_fd``
+    for the pid through which the arena reaches its socket, and ``filter_fd`` for the seccomp filter bubblewrap
+    installs just before it runs the bot (it reads and closes it: the bot never holds it)."""
     assert machine.bwrap is not None
     args = [machine.bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--hostname", "bot", "--info-fd", str(info_fd)]
+    if filter_fd is not None:
+        args += ["--seccomp", str(filter_fd)]
     if uid is None:
         args += ["--unshare-user", "--disable-userns"]
     # The private /tmp first: a bot folder under /tmp is then bound on top of it, not hidden under it.

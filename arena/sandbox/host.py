@@ -1,5 +1,6 @@
 """What this machine offers for containing bots, found once per arena process: bubblewrap and whether it can make
-namespaces here, whether the arena is root (then bots run as users of their own), and cgroups or only rlimits."""
+namespaces here, the seccomp filter (libseccomp), whether the arena is root (then bots run as users of their own), and
+cgroups or only rlimits."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cgroups import CgroupError, CgroupParent, cgroup_parent
+from .syscalls import SyscallFilterUnavailable, filter_program
 
 WORK_PREFIX = "arena-bots-"
 OPT_OUT = ("or run the bots without a sandbox: sandbox = false in the tournament file, --no-sandbox on play, "
@@ -29,6 +31,9 @@ class Host:
     bwrap_version: str
     bwrap_problem: str | None
     """Why bubblewrap cannot run here (missing, or it cannot create namespaces), else None."""
+    filter_problem: str | None
+    """Why the seccomp filter every sandbox gets cannot be built here (libseccomp missing), else None: a sandbox
+    without it is refused, as one without bubblewrap is."""
     root: bool
     setpriv: str | None
     prlimit: str | None
@@ -39,8 +44,9 @@ class Host:
     """A folder only the arena can read, holding each started bot's private folder (its socket)."""
 
     def require_sandbox(self) -> None:
-        if self.bwrap_problem is not None:
-            raise SandboxUnavailable(f"cannot sandbox the bots: {self.bwrap_problem}; {OPT_OUT}")
+        problem = self.bwrap_problem or self.filter_problem
+        if problem is not None:
+            raise SandboxUnavailable(f"cannot sandbox the bots: {problem}; {OPT_OUT}")
 
     def limits_by(self) -> str:
         if self.cgroups is not None:
@@ -67,9 +73,19 @@ def host() -> Host:
     _remove_stale_work_folders()
     base = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-"))  # mode 0700: no other user, no sandbox
     atexit.register(shutil.rmtree, base, True)
-    return Host(bwrap=bwrap, bwrap_version=version, bwrap_problem=problem, root=os.geteuid() == 0,
+    return Host(bwrap=bwrap, bwrap_version=version, bwrap_problem=problem, filter_problem=_filter_problem(),
+                root=os.geteuid() == 0,
                 setpriv=shutil.which("setpriv"), prlimit=shutil.which("prlimit"), shell=shutil.which("sh") or "/bin/sh",
                 cgroups=cgroups, cgroup_problem=cgroup_problem, work_base=base)
+
+
+def _filter_problem() -> str | None:
+    """Why the seccomp filter cannot be built here, else None (it is built now, once, and kept)."""
+    try:
+        filter_program()
+    except SyscallFilterUnavailable as error:
+        return str(error)
+    return None
 
 
 def _remove_stale_work_folders() -> None:

@@ -28,12 +28,27 @@ With $ATTACK_AT_START set, the attack starts as the bot does, before any decisio
 not in them).
   env       report its environment's names and its open file descriptors
   deals     report each match it plays (a bot with memory would recognise a deal it saw from another seat)
+  channel   pass a bit to another process of the same bot through $ATTACK_FILE, a file of its own read-only folder
+            both see, by $ATTACK_CHANNEL, as $ATTACK_ROLE (send or receive); start it with $ATTACK_AT_START.
+            Locks (flock; posix: fcntl F_SETLK; ofd: F_OFD_SETLK; posix-wide: F_SETLK with high bits set in the
+            command, which the kernel drops, through syscall(2)): the sender holds a read lock and reports
+            {"sent"}; the receiver, started after, asks whether another holds one and reports {"received"}.
+            Watches (lease: a write lease, broken by another's open; inotify; fanotify; dnotify: fcntl F_NOTIFY on
+            the folder): the receiver reports {"watching"}, then {"received"} once another process opens the
+            file (or false after $ATTACK_WAIT_S); the sender, started after, opens and reads it, and reports
+            {"sent"}. A refused call is reported with its errno name instead of a bit.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import errno
+import fcntl
 import json
+import platform
+import select
+import struct
 import os
 import signal
 import socket
@@ -58,6 +73,8 @@ matches_seen: set[str] = set()
 
 
 def report(name: str, result: object) -> None:
+    if result is None:  # the attack reported for itself
+        return
     print(f"ATTACK {name} {json.dumps(result, sort_keys=True)}", file=sys.stderr, flush=True)
 
 
@@ -281,9 +298,144 @@ def attack_env() -> dict:
     return {"env": sorted(os.environ), "fds": sorted(int(f) for f in os.listdir("/proc/self/fd"))}
 
 
+LOCK_CHANNELS = {"flock", "posix", "ofd", "posix-wide"}
+F_OFD_GETLK, F_OFD_SETLK = 36, 37
+SYS_FCNTL = {"x86_64": 72, "aarch64": 25}
+HIGH_BITS = 1 << 32
+"""Set in a command passed to the kernel's fcntl, which reads an unsigned int: a filter comparing all 64 bits of
+the argument would let F_SETLK | HIGH_BITS through as something else."""
+IN_ACCESS, IN_OPEN = 0x1, 0x20
+FAN_CLASS_NOTIF, FAN_REPORT_FID, FAN_MARK_ADD, FAN_ACCESS, FAN_OPEN, AT_FDCWD = 0, 0x200, 0x1, 0x1, 0x20, -100
+DN_ACCESS, DN_MULTISHOT = 0x1, 0x80000000
+libc = ctypes.CDLL(None, use_errno=True)
+held: list[int] = []
+"""Descriptors the sender keeps open for as long as it lives: its lock lives with them."""
+
+
+def errno_name(error: OSError) -> str:
+    return errno.errorcode.get(error.errno or 0, str(error.errno))
+
+
+def lock_record(kind: int) -> bytes:
+    """A struct flock for the whole file (type, whence, start, length, pid), laid out as the kernel reads it."""
+    return struct.pack("hhqqi4x", kind, os.SEEK_SET, 0, 0, 0)
+
+
+def record_lock(fd: int, command: int, kind: int, wide: bool) -> int:
+    """fcntl with a lock record; the lock type the kernel answers. ``wide``: the command with high bits set, through
+    syscall(2), since Python's fcntl passes an int."""
+    record = lock_record(kind)
+    if not wide:
+        return struct.unpack("hhqqi4x", fcntl.fcntl(fd, command, record))[0]
+    buffer = ctypes.create_string_buffer(record, len(record))
+    if libc.syscall(ctypes.c_long(SYS_FCNTL[platform.machine()]), ctypes.c_long(fd),
+                    ctypes.c_ulong(command | HIGH_BITS), buffer) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return struct.unpack("hhqqi4x", buffer.raw)[0]
+
+
+def send_by_lock(channel: str, path: str) -> dict:
+    """Hold a read lock on ``path`` (opened read-only) for the rest of this process's life: the bit is 1."""
+    fd = os.open(path, os.O_RDONLY)
+    held.append(fd)
+    try:
+        if channel == "flock":
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        else:
+            record_lock(fd, F_OFD_SETLK if channel == "ofd" else fcntl.F_SETLK, fcntl.F_RDLCK,
+                        channel == "posix-wide")
+    except OSError as error:
+        return {"sent": False, "errno": errno_name(error)}
+    return {"sent": True}
+
+
+def receive_by_lock(channel: str, path: str) -> dict:
+    """Whether another process holds a lock on ``path``: the bit."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if channel == "flock":
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return {"received": False}
+            except BlockingIOError:
+                return {"received": True}
+        kind = record_lock(fd, F_OFD_GETLK if channel == "ofd" else fcntl.F_GETLK, fcntl.F_WRLCK,
+                           channel == "posix-wide")
+        return {"received": kind != fcntl.F_UNLCK}
+    except OSError as error:
+        return {"received": None, "errno": errno_name(error)}
+    finally:
+        os.close(fd)
+
+
+def checked(result: int) -> int:
+    if result < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return result
+
+
+def watch(channel: str, path: str) -> int | None:
+    """Start watching ``path``: a descriptor that becomes readable on another's open, or None where the news comes
+    as SIGIO (a lease, dnotify)."""
+    if channel == "inotify":
+        fd = checked(libc.inotify_init1(0))
+        checked(libc.inotify_add_watch(fd, path.encode(), IN_ACCESS | IN_OPEN))
+        return fd
+    if channel == "fanotify":
+        fd = checked(libc.fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID, os.O_RDONLY))
+        checked(libc.fanotify_mark(fd, FAN_MARK_ADD, ctypes.c_uint64(FAN_ACCESS | FAN_OPEN), AT_FDCWD, path.encode()))
+        return fd
+    if channel == "lease":
+        fd = os.open(path, os.O_RDONLY)
+        held.append(fd)
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+        return None
+    if channel == "dnotify":
+        fd = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
+        held.append(fd)
+        fcntl.fcntl(fd, fcntl.F_NOTIFY, DN_ACCESS | DN_MULTISHOT)
+        return None
+    raise ValueError(f"no channel {channel!r}")
+
+
+def receive_by_watch(channel: str, path: str) -> None:
+    """Report that the watch is set, then whether another process opened the file within $ATTACK_WAIT_S."""
+    try:
+        fd = watch(channel, path)
+    except OSError as error:
+        report("channel", {"watching": False, "errno": errno_name(error)})
+        return
+    report("channel", {"watching": True})
+    wait_s = float(os.environ.get("ATTACK_WAIT_S", "120"))
+    if fd is None:
+        received = signal.sigtimedwait({signal.SIGIO}, wait_s) is not None
+        for lease in held if channel == "lease" else ():
+            fcntl.fcntl(lease, fcntl.F_SETLEASE, fcntl.F_UNLCK)  # let the sender's open go on
+    else:
+        received = bool(select.select([fd], [], [], wait_s)[0])
+    report("channel", {"received": received})
+
+
+def send_by_opening(path: str) -> dict:
+    with open(path, "rb") as f:
+        f.read()
+    return {"sent": True}
+
+
+def attack_channel() -> dict | None:
+    channel, role, path = os.environ["ATTACK_CHANNEL"], os.environ["ATTACK_ROLE"], os.environ["ATTACK_FILE"]
+    if channel in LOCK_CHANNELS:
+        return send_by_lock(channel, path) if role == "send" else receive_by_lock(channel, path)
+    if role == "send":
+        return send_by_opening(path)
+    receive_by_watch(channel, path)
+    return None
+
+
 ATTACKS = {"secrets": attack_secrets, "procs": attack_procs, "network": attack_network, "setsid": attack_setsid,
            "memory": attack_memory, "pids": attack_pids, "log": attack_log, "tmp": attack_tmp, "cpu": attack_cpu,
-           "env": attack_env, "disk": attack_disk, "mounts": attack_mounts, "project": attack_project}
+           "env": attack_env, "disk": attack_disk, "mounts": attack_mounts, "project": attack_project,
+           "channel": attack_channel}
 BACKGROUND = {"network", "disk"}
 """Attacks that take longer than a move may: run beside the game; the test waits for their report."""
 
@@ -327,6 +479,8 @@ def listen_through_a_symlink(target: str) -> None:
 
 
 if __name__ == "__main__":
+    if ATTACK == "channel":  # a broken lease and dnotify say so with SIGIO: blocked in every thread (those started
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGIO})  # later inherit it), the receiver waits for it
     if os.environ.get("ATTACK_AT_START") and ATTACK in ATTACKS:
         started.set()
         threading.Thread(target=lambda: report(ATTACK, ATTACKS[ATTACK]()), daemon=True).start()
