@@ -15,9 +15,11 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import grpc
 import pytest
+import trio
 
 from arena.protocol import arena_pb2 as apb
 from arena.protocol import bot_pb2, dial_in_pb2
@@ -34,6 +36,7 @@ from support.waiting import wait_for
 
 GENEROUS_S = 120
 """A deadline for what happens on a busy machine (two cores shared with other tests)."""
+T = TypeVar("T")
 
 
 def standing_of(stub, tid: str, bot: str, metadata: tuple = ()) -> apb.EntrantStanding:
@@ -479,6 +482,11 @@ def test_the_relay_takes_back_a_decision_whose_reply_crossed_the_servers_cancel(
 # --- credentials --------------------------------------------------------------------------------------------------
 
 
+JUNK = b"\xff\xff\xff\xff"
+"""Bytes that are no PlayRequest."""
+NOT_A_HELLO = dial_in_pb2.PlayRequest(request_id=1, act=bot_pb2.ActReply(index=0)).SerializeToString()
+
+
 def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_names_who_did_not_come(
         tmp_path: Path, two_tokens) -> None:
     server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-tokens")))
@@ -488,7 +496,6 @@ def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_na
         _, token_b = two_tokens["lab-b"]
         bots = named("alpha") + dial_in_entry("lab-a", token_a) + dial_in_entry("lab-b", token_b)
         waiting = submit(stub, tournament(bots=bots, extra="[time]\nstartup_ms = 600000\n"))  # waits all along
-        not_a_hello = dial_in_pb2.PlayRequest(request_id=1, act=bot_pb2.ActReply(index=0)).SerializeToString()
         bad_hello = dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(
             bot="lab-b", hello=bot_pb2.HelloReply(name="b", protocol_version=7))).SerializeToString()
         for token, bot, first, code, message in [
@@ -496,9 +503,13 @@ def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_na
              "missing token: send the metadata 'authorization: Bearer <token>' (arena connect --token-file F)"),
             ("not-the-token-of-anyone", "lab-b", None, grpc.StatusCode.UNAUTHENTICATED,
              "wrong token: it is the token of no dial-in bot a tournament or league on this server waits for"),
+            (None, "lab-b", JUNK, grpc.StatusCode.UNAUTHENTICATED,  # credentials before any message is read
+             "missing token: send the metadata 'authorization: Bearer <token>' (arena connect --token-file F)"),
+            ("not-the-token-of-anyone", "lab-b", NOT_A_HELLO, grpc.StatusCode.UNAUTHENTICATED,
+             "wrong token: it is the token of no dial-in bot a tournament or league on this server waits for"),
             (token_a, "lab-b", None, grpc.StatusCode.PERMISSION_DENIED,
              "this token is another bot's: it does not let its holder play as 'lab-b'"),
-            (token_b, "lab-b", not_a_hello, grpc.StatusCode.INVALID_ARGUMENT,
+            (token_b, "lab-b", NOT_A_HELLO, grpc.StatusCode.INVALID_ARGUMENT,
              "the first message of a dial-in stream must be the hello (PlayRequest.hello)"),
             (token_b, "lab-b", bad_hello, grpc.StatusCode.INVALID_ARGUMENT,
              "hello refused: the handshake failed: expected protocol version 1, got 7"),
@@ -531,24 +542,61 @@ def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_na
         server.stop()
 
 
-def test_a_stream_that_never_says_hello_is_cancelled_after_the_hello_timeout() -> None:
-    """It would hold a gRPC thread for nothing. (In process, with a one-second hello timeout: the refusal comes
-    before anything reaches the trio side.)"""
+def in_process(token: str, client: Callable[[str], T]) -> T:
+    """``client(address)``, run on a thread, against a dial-in service of its own in this process (a one-second
+    hello timeout) whose registry waits for bot lab-b with ``token``; what it returned."""
     from concurrent import futures
 
-    from arena.players.dial_in import DialInRegistry
+    from arena.players.dial_in import DialInRegistry, token_digest
+    from arena.players.process import BotSpec
     from arena.server.dial_in import DialInServicer, add_to_server
 
-    server = grpc.server(futures.ThreadPoolExecutor(2))
-    add_to_server(server, DialInServicer(DialInRegistry(), None, hello_timeout_s=1.0))
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
+    async def serve() -> T:
+        registry = DialInRegistry()
+        registry.expect([BotSpec("lab-b", dial_in=True, token_sha256=token_digest(token))])
+        server = grpc.server(futures.ThreadPoolExecutor(4))
+        add_to_server(server, DialInServicer(registry, trio.lowlevel.current_trio_token(), hello_timeout_s=1.0))
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        try:
+            return await trio.to_thread.run_sync(client, f"127.0.0.1:{port}")
+        finally:
+            server.stop(None)
+
+    return trio.run(serve)
+
+
+def ended(client: RawDialIn) -> tuple[grpc.StatusCode | None, str, list]:
+    """How a raw stream ended, and what it was sent."""
     try:
-        silent = RawDialIn(f"127.0.0.1:{port}", "lab-b", "some-token-of-16-chars", silent=True)
-        assert silent.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.CANCELLED
-        assert not silent.received
+        return (*client.wait_ended(GENEROUS_S), client.received)
     finally:
-        server.stop(None)
+        client.close()
+
+
+def test_a_stream_that_never_says_hello_is_cancelled_after_the_hello_timeout() -> None:
+    """It would hold a gRPC thread for nothing. (In process, with a one-second hello timeout; the stream carries the
+    token of the bot waited for, so it is let past the check of its credentials and then waits for its hello.)"""
+    token = "some-token-of-16-chars"
+    code, _, received = in_process(token, lambda address: ended(RawDialIn(address, "lab-b", token, silent=True)))
+    assert code == grpc.StatusCode.CANCELLED and not received
+
+
+def test_a_stream_without_a_bots_token_is_refused_before_anything_it_sends_is_read() -> None:
+    """Whatever such a stream sends (junk, a reply, a hello, nothing) it learns only that it is not let in: the
+    token is checked before the first message is read, and a silent one holds no thread until the hello timeout."""
+    token = "the-token-of-lab-b"
+    cases = [(given, first, silent) for given in (None, "not-the-token-of-anyone")
+             for first, silent in ((JUNK, False), (NOT_A_HELLO, False), (None, False), (None, True))]
+
+    def refusals(address: str) -> list[tuple]:
+        return [ended(RawDialIn(address, "lab-b", given, first=first, silent=silent))
+                for given, first, silent in cases]
+
+    missing = "missing token: send the metadata 'authorization: Bearer <token>' (arena connect --token-file F)"
+    wrong = "wrong token: it is the token of no dial-in bot a tournament or league on this server waits for"
+    assert in_process(token, refusals) == [(grpc.StatusCode.UNAUTHENTICATED, missing, [])] * 4 + [
+        (grpc.StatusCode.UNAUTHENTICATED, wrong, [])] * 4
 
 
 # --- a server that runs no bots ----------------------------------------------------------------------------------

@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import trio
 
-from arena.league.db import ONLINE, AsyncDatabase, Database, Rating, Seat
+from arena.league.db import ONLINE, AsyncDatabase, Database, LadderTable, Rating, Seat
 from arena.league.leaderboard import Leaderboard, board_of, places_of_table, rated_results
 from arena.league.rating import deal_set_totals, rate_deal_set
 from arena.league.table_run import RECORD
-from arena.tournament.likelihood import Tally, fit, leaderboard
+from arena.tournament.likelihood import Places, Tally, fit, leaderboard
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 
 
@@ -42,11 +42,18 @@ def versions_of(database: Database, league_id: int, names: str) -> dict[str, int
 def play(database: Database, league_id: int, sides: list[int], games: list[list[tuple[int, float]]]) -> None:
     """A table of these versions, done with these games (each: per seat its version and its side's points), its
     online rating updated as the ladder does."""
-    table = database.queue_tables(league_id, [(sides, "test")])[0]
+    finish(database, database.queue_tables(league_id, [(sides, "test")])[0], games)
+
+
+def finish(database: Database, table: LadderTable, games: list[list[tuple[int, float]]]) -> Places:
+    """A queued table done with these games, rated as the ladder rates it; its result for the leaderboard."""
     played = [(str(key), [Seat(version, 0, points) for version, points in seats]) for key, seats in enumerate(games)]
-    totals = deal_set_totals([seats for _, seats in played], sides)
+    totals = deal_set_totals([seats for _, seats in played], table.versions)
     assert database.finish_table(table.id, RECORD.format(id=table.id), played,
                                  lambda before: rate_deal_set(before, totals))
+    places = places_of_table(table.versions, [seats for _, seats in played])
+    assert places is not None
+    return places
 
 
 async def test_the_board_rebuilt_from_known_tables_is_exactly_the_fit_of_their_results(
@@ -89,6 +96,33 @@ async def test_the_board_rebuilt_from_known_tables_is_exactly_the_fit_of_their_r
     assert {e.version_id: e.online for e in entries} == {r.version_id: r for r in online}
     assert all(e.fitted and e.low < e.elo < e.high for e in entries)
     assert entries[0].version_id == a and entries[0].rank == f"1-{entries[0].worst}"  # a few deal sets: wide
+
+
+async def test_the_watch_counts_the_deal_sets_each_version_was_rated_on_when_tables_are_rated_out_of_order(
+        database: Database, league) -> None:
+    """Two tables of a and b, the second queued rated first and refitted, then the first rated before the next
+    refit: the watch's line for it says each version's online rating and its 2 deal sets (that rating's count, as
+    LadderStanding.deal_sets promises), while the leaderboard's columns and their "fit of 1 deal sets" are the
+    last refit's."""
+    from arena.cli.league import watch_line
+    from arena.league.service import standing_rows
+
+    v = versions_of(database, league.id, "ab")
+    a, b = v["a"], v["b"]
+    first, second = database.queue_tables(league.id, [([a, b], "first"), ([b, a], "second")])
+    board = Leaderboard(Log())
+    board.add(finish(database, second, [[(b, 1.0), (a, 0.0)], [(a, 0.5), (b, 0.5)]]))
+    await board.refit()
+    board.add(finish(database, first, [[(a, 1.0), (b, 0.0)], [(b, 0.0), (a, 1.0)]]))  # no refit yet
+    assert (board.fitted_results, board.tally.results, board.current) == (1, 2, False)
+    online = database.ratings(league.id, ONLINE)
+    rows = standing_rows(database, league.id, board.board(online), games=False)  # as watch_ladder reads them
+    assert sorted((row.version_id, row.deal_sets) for row in rows) == [(a, 2), (b, 2)]
+    rating = {r.version_id: r for r in online}
+    assert [watch_line(row, board.fitted_results) for row in rows] == [
+        f"{row.bot}-v1: online {rating[row.version_id].mu:.2f} (sigma {rating[row.version_id].sigma:.2f}, 2 deal "
+        f"sets); leaderboard rank {row.rank_best}-{row.rank_worst}, rating {row.rating:.0f} ({row.rating_low:.0f} "
+        f"to {row.rating_high:.0f}; fit of 1 deal sets)" for row in rows]
 
 
 def test_a_table_result_is_its_sides_places_by_total_points_ties_as_ties() -> None:

@@ -24,8 +24,8 @@ from arena.league.authors import (OPERATOR, Authenticator, Caller, create_author
 from arena.league.bench import main as bench_main, results_write_rate
 from arena.league.config import AuthorLimits
 from arena.league.db import (BUILDING, CHECKING, FAILED, METADATA, READY, RETIRED, STATES, SUSPENDED, TRANSITIONS,
-                             UPLOADED, AsyncDatabase, Database, Rating, Seat, create_engine, migrate, open_database, schema_revision,
-                             sqlite_url)
+                             UPLOADED, AsyncDatabase, Database, Rating, Seat, active_version, create_engine, migrate,
+                             open_database, schema_revision, sqlite_url, utc_now, versions as versions_table)
 from arena.league.errors import DatabaseError, LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
@@ -348,6 +348,26 @@ def test_three_failed_starts_in_a_row_suspend_a_ready_version(database: Database
     assert (suspended.state, suspended.reason) == (SUSPENDED, "failed to start 3 times in a row; last: no port")
     assert database.record_start(version.id, "again").start_failures == 3  # suspended: no longer counted
     assert database.transition(version.id, READY).start_failures == 0  # reinstated with a clean count
+
+
+def test_a_deleted_version_is_never_its_bots_active_version(database: Database, league) -> None:
+    """Deletion retires a version in the same update, but a row marked deleted whatever its state (a deletion
+    racing a state change, a row edited by hand) must still not be played: its built files are gone. The newest
+    ready version that is not deleted is the active one, whether the versions looked at include the deleted ones
+    (a page listing every version) or not (the ladder's ``active_versions``)."""
+    bot = a_bot(database, league.id, "alice", "alpha")
+    older, newer = (database.add_version(bot.id, sha)[0] for sha in (SHA_A, SHA_B))
+    for version in (older, newer):
+        for step in (BUILDING, CHECKING, READY):
+            database.transition(version.id, step)
+    assert active_version(database.versions(bot.id, include_deleted=True)).id == newer.id
+    with database.engine.begin() as connection:
+        connection.execute(sa.update(versions_table).where(versions_table.c.id == newer.id)
+                           .values(deleted_at=utc_now()))
+    every = database.versions(bot.id, include_deleted=True)
+    assert [(v.id, v.state, v.deleted) for v in every] == [(older.id, READY, False), (newer.id, READY, True)]
+    assert active_version(every).id == older.id
+    assert [v.id for _, v in database.active_versions(league.id)] == [older.id]
 
 
 # --- games and ratings --------------------------------------------------------------------------------------------

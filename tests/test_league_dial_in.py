@@ -16,6 +16,7 @@ import grpc
 import pytest
 
 from arena.league.db import DONE, ONLINE, TABLE_STATES as ALL_TABLE_STATES, open_database, sqlite_url
+from arena.protocol import bot_pb2, dial_in_pb2
 from arena.protocol import league_pb2 as lpb
 from support.dial_in import RawDialIn
 from support.league import League, bearer, bot_folder, league_in
@@ -117,6 +118,35 @@ def test_a_dial_in_version_plays_on_the_ladder_only_while_connected(league: Leag
         if relay.poll() is None:
             relay.kill()
             relay.communicate()
+
+
+def test_a_stream_without_a_versions_token_is_refused_before_anything_it_sends_is_read(league: League,
+                                                                                        tmp_path: Path) -> None:
+    """The league's server checks its own token and the authors' itself on its other calls; a dial-in stream is let
+    in by a version's token only, checked before its first message is read: junk from a caller without that token
+    is UNAUTHENTICATED, not a protocol error, and only the version's own token gets as far as the protocol."""
+    league.add_author("lab-a")
+    token_file = tmp_path / "lab-a-bot.token"
+    assert dial_in(league, "lab-a", "greedy-at-home", token_file).returncode == 0
+    junk = b"\xff\xff\xff\xff"
+    not_a_hello = dial_in_pb2.PlayRequest(request_id=1, act=bot_pb2.ActReply(index=0)).SerializeToString()
+    missing = "missing token: send the metadata 'authorization: Bearer <token>' (arena connect --token-file F)"
+    wrong = "wrong token: it is the token of no dial-in bot a tournament or league on this server waits for"
+    streams = {
+        "none": RawDialIn(league.server.address, "greedy-at-home-v1", None, first=junk),
+        "author": RawDialIn(league.server.address, "greedy-at-home-v1", league.token("lab-a"), first=junk),
+        "operator": RawDialIn(league.server.address, "greedy-at-home-v1", league.operator.read_text().strip(),
+                              first=not_a_hello),
+        "version": RawDialIn(league.server.address, "greedy-at-home-v1", token_file.read_text().strip(), first=junk),
+    }
+    assert {who: stream.wait_ended(GENEROUS_S) for who, stream in streams.items()} == {
+        "none": (grpc.StatusCode.UNAUTHENTICATED, missing),
+        "author": (grpc.StatusCode.UNAUTHENTICATED, wrong),
+        "operator": (grpc.StatusCode.UNAUTHENTICATED, wrong),
+        "version": (grpc.StatusCode.INVALID_ARGUMENT,
+                    "the first message of a dial-in stream must be the hello (PlayRequest.hello)"),
+    }
+    assert not any(stream.received for stream in streams.values())
 
 
 def versions_of(league: League, author: str) -> int:

@@ -1,7 +1,8 @@
 """The operator's side of a league, through real servers and the real CLI: versions kept per bot (the oldest go,
 retired ones first; their rows stay), a suspended version shown with its reason and reinstated by the operator
 (``arena league reinstate``, every other caller or case refused in one line), a kit whose cache is not prepared
-(one line at start, its uploads refused with what to run), and ``arena league prepare-kits``'s lines."""
+(one line at start, its uploads refused with what to run), ``arena league prepare-kits``'s lines, and its caches
+counted only once complete (filled beside, renamed into place; an interrupted prepare leaves nothing that counts)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,9 +19,12 @@ import pytest
 
 from arena.league.db import open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
+from arena.league.build import COMPLETE, KitCache
 from arena.league.kits import RECIPES
+from arena.league.pipeline import kit_cache_problem
 from support.league import READY, League, bearer, bot_folder, database_of, private_file, start_league
 from support.paths import ROOT
+from support.waiting import wait_for
 
 
 KEPT_LEAGUE = """name = "kept"
@@ -157,6 +162,81 @@ def test_prepare_kits_without_the_network_fails_in_one_line(tmp_path: Path) -> N
     assert done.stderr.startswith("error: kit go: go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12 "
                                   "failed (exit 1): ")
     assert done.stderr.count("\n") == 1
+
+
+def test_a_kits_folder_without_its_completion_is_not_prepared(tmp_path: Path) -> None:
+    """A folder filled by half (what prepare-kits used to leave while it ran, or when it was interrupted) is no
+    prepared cache: a server would build against half of it. Only the completion file, written last, counts."""
+    cache = KitCache(tmp_path / "kits")
+    (tmp_path / "kits" / "go" / "mod" / "cache").mkdir(parents=True)
+    (tmp_path / "kits" / "go" / "mod" / "cache" / "half.zip").write_bytes(b"half a module")
+    assert not cache.prepared("go")
+    assert kit_cache_problem(cache, "go") == (
+        f"the go kit's cache is not prepared on this server ({tmp_path}/kits/go is not complete: its prepare-kits "
+        f"was interrupted, or was an older arena's): the operator runs arena league prepare-kits --cache "
+        f"{tmp_path}/kits --kits go")
+    (tmp_path / "kits" / "go" / COMPLETE).write_text("")
+    assert cache.prepared("go") and kit_cache_problem(cache, "go") is None
+
+
+FAKE_NPM = """#!/bin/sh
+# npm ci --cache DIR ...: one file into DIR, then, told to, hang until killed (a prepare cut short)
+mkdir -p "$3" && echo "$FAKE_NPM_FILE" > "$3/$FAKE_NPM_FILE"
+if [ -n "$FAKE_NPM_HANG" ]; then touch "$FAKE_NPM_HANG"; exec sleep 600; fi
+"""
+
+
+def prepare_node(cache: Path, tools: Path, file: str, hang: Path | None = None) -> subprocess.Popen:
+    """``arena league prepare-kits --kits node`` in a session of its own, with a fake npm that writes ``file``
+    into the npm cache (and, with ``hang``, touches it and hangs)."""
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}", "FAKE_NPM_FILE": file,
+           "FAKE_NPM_HANG": str(hang) if hang else ""}
+    return subprocess.Popen([sys.executable, "-m", "arena", "league", "prepare-kits", "--cache", str(cache), "--kits",
+                             "node"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+                            start_new_session=True)
+
+
+def killed_mid_prepare(cache: Path, tools: Path, file: str, tmp_path: Path) -> None:
+    """A prepare killed (kill -9, with its npm) once its npm wrote into the cache it fills."""
+    hang = tmp_path / f"{file}.hanging"
+    process = prepare_node(cache, tools, file, hang)
+    try:
+        wait_for(lambda: hang.exists() or process.poll() is not None, 120, "the fake npm to write half the cache")
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        _, err = process.communicate()
+    assert hang.exists(), err
+
+
+def files_of(folder: Path) -> list[str]:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
+
+
+def test_an_interrupted_prepare_leaves_nothing_that_counts_and_a_complete_one_is_renamed_into_place(
+        tmp_path: Path) -> None:
+    """The node kit prepared with a fake npm: killed mid-way, nothing counts as prepared (the next prepare removes
+    what it left); run to its end, the cache is in place, complete; killed again while it prepares anew, the
+    complete cache it would replace stays in place, whole, and still counts."""
+    cache, tools = tmp_path / "kits", tmp_path / "tools"
+    tools.mkdir()
+    (tools / "npm").write_text(FAKE_NPM)
+    (tools / "npm").chmod(0o755)
+    killed_mid_prepare(cache, tools, "first", tmp_path)
+    assert kit_cache_problem(KitCache(cache), "node") == (
+        f"the node kit's cache is not prepared on this server ({cache}/node): the operator runs arena league "
+        f"prepare-kits --cache {cache} --kits node")
+    assert [path.name.startswith(".node.filling-") for path in cache.iterdir() if path.is_dir()] == [True]
+
+    done = prepare_node(cache, tools, "second")
+    out, err = done.communicate(timeout=120)
+    assert (done.returncode, err) == (0, "") and out.startswith(f"node: prepared in {cache}/node (")
+    assert kit_cache_problem(KitCache(cache), "node") is None
+    assert [path.name for path in cache.iterdir() if path.is_dir()] == ["node"]  # what the killed one left: gone
+    assert files_of(cache / "node") == [COMPLETE, "npm", "npm/second"]
+
+    killed_mid_prepare(cache, tools, "third", tmp_path)
+    assert kit_cache_problem(KitCache(cache), "node") is None
+    assert files_of(cache / "node") == [COMPLETE, "npm", "npm/second"]
 
 
 def test_the_operator_reinstates_a_suspended_version_and_every_other_reinstate_is_refused_in_one_line(

@@ -8,6 +8,8 @@ built, why not in one line, and the command (and folder) that run the built bot.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shlex
 import shutil
@@ -16,7 +18,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import trio
 
@@ -27,9 +29,13 @@ from .errors import LeagueError
 from .kits import RECIPES, REPO, Recipe, rust_host, rust_toolchain
 from .manifest import Manifest, ManifestError, check_static_elf, parse_manifest
 
-PREPARE_FORMAT = 2
+PREPARE_FORMAT = 3
 """The way a kit's cache is prepared and a recipe filled in; bumped when a prepared cache (its warm folders) no longer
-fits the builds (2: builds name the .proto files at /proto), so caches kept between runs are prepared again."""
+fits the builds (2: builds name the .proto files at /proto; 3: a prepared cache carries its completion file), so caches
+kept between runs are prepared again."""
+COMPLETE = ".complete"
+"""The file a kit's cache gets last, in the folder it is filled in before that folder is renamed into place: a kit's
+folder without it (filled by hand, by an older arena, or half by an interrupted prepare) is not prepared."""
 
 __all__ = ["BuildLimits", "BuildResult", "KitCache", "KitCacheError", "build_version", "prepare_kits"]
 
@@ -48,6 +54,11 @@ class KitCache:
         """The kit's folder with every link resolved: the build sees it at that path (a link would lead nowhere
         inside the sandbox)."""
         return (Path(self.root) / kit).resolve()
+
+    def prepared(self, kit: str) -> bool:
+        """Whether the kit's cache is complete: :func:`prepare_kits` puts it in place, with its :data:`COMPLETE`
+        file, only once every step filled it, so a server never builds against half a cache."""
+        return (self.of(kit) / COMPLETE).is_file()
 
 
 @dataclass(frozen=True)
@@ -159,7 +170,11 @@ def prepare_kits(cache: Path, kits: Iterable[str] = tuple(RECIPES), env: dict[st
     operator runs this once, outside any sandbox, before builds that have none), then, for the compiled kits, build
     the example once in the build sandbox, offline, as a version's build runs, keeping its warm build folder.
     ``env`` adds to the environment of the fetching steps (e.g. ``GOPROXY`` for a mirror); ``limits`` are the warm
-    builds' (default: every CPU, 30 minutes). A KitCacheError names the kit and the step that failed."""
+    builds' (default: every CPU, 30 minutes). A KitCacheError names the kit and the step that failed.
+
+    Each kit's cache is filled in a folder beside its own and renamed into place, marked complete, only when every
+    step is done: a server started meanwhile sees the cache that was there (or none), never half of one, and an
+    interrupted prepare leaves nothing that counts (its folder is removed by the next one)."""
     root = KitCache(Path(cache))
     for kit in kits:
         recipe = RECIPES.get(kit)
@@ -167,19 +182,79 @@ def prepare_kits(cache: Path, kits: Iterable[str] = tuple(RECIPES), env: dict[st
             raise KitCacheError(f"unknown kit {kit!r}; this league builds {', '.join(RECIPES)}")
         if not recipe.needs_cache:
             continue
-        kit_cache = root.of(kit)
-        kit_cache.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=f"prepare-{kit}-") as scratch:
-            # bots/<kit> and proto/ side by side, as in the project: the examples find the protocol at ../../proto.
-            example = Path(scratch) / "bots" / kit
-            shutil.copytree(REPO / "bots" / kit, example, ignore=shutil.ignore_patterns("bin", "gen", "node_modules",
-                                                                                        "target", "dist"))
-            (Path(scratch) / "proto").symlink_to(REPO / "proto")
-            _prepare_in(recipe, example, kit_cache, env or {})
-            _readable(kit_cache)
-            if recipe.warm:
-                _warm(recipe, example, Path(scratch), kit_cache, limits or WARM_LIMITS)
+        folder = root.of(kit)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with _kit_lock(folder):
+            _forget_unfinished(folder)
+            filling = _start_filling(folder)
+            try:
+                _fill_kit(recipe, filling, env or {}, limits or WARM_LIMITS)
+                (filling / COMPLETE).write_text(f"prepared by arena league prepare-kits (format {PREPARE_FORMAT})\n")
+                os.chmod(filling / COMPLETE, 0o644)
+                _put_in_place(filling, folder)
+            except BaseException:
+                shutil.rmtree(filling, ignore_errors=True)
+                raise
+
+
+def _fill_kit(recipe: Recipe, kit_cache: Path, env: dict[str, str], limits: BuildLimits) -> None:
+    """The recipe's prepare steps run on a copy of its example, then its warm build; the cache readable by all."""
+    with tempfile.TemporaryDirectory(prefix=f"prepare-{recipe.kit}-") as scratch:
+        # bots/<kit> and proto/ side by side, as in the project: the examples find the protocol at ../../proto.
+        example = Path(scratch) / "bots" / recipe.kit
+        shutil.copytree(REPO / "bots" / recipe.kit, example, ignore=shutil.ignore_patterns("bin", "gen", "node_modules",
+                                                                                             "target", "dist"))
+        (Path(scratch) / "proto").symlink_to(REPO / "proto")
+        _prepare_in(recipe, example, kit_cache, env)
         _readable(kit_cache)
+        if recipe.warm:
+            _warm(recipe, example, Path(scratch), kit_cache, limits)
+    _readable(kit_cache)
+
+
+FILLING = ".{kit}.filling-"
+"""How the folder a kit's cache is filled in is named, beside the kit's folder (a dot: no kit's name)."""
+ASIDE = ".{kit}.old-"
+"""How the replaced cache is named for the moment between the two renames, before it is removed."""
+
+
+@contextlib.contextmanager
+def _kit_lock(folder: Path) -> Iterator[None]:
+    """One prepare of a kit at a time (a file lock beside its folder): what another left behind is then surely
+    unfinished."""
+    with open(folder.parent / f".{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _forget_unfinished(folder: Path) -> None:
+    """Remove what an interrupted prepare of the kit left beside its folder (a folder being filled, a replaced one)."""
+    for pattern in (FILLING, ASIDE):
+        for left in folder.parent.glob(pattern.format(kit=folder.name) + "*"):
+            shutil.rmtree(left, ignore_errors=True)
+
+
+def _start_filling(folder: Path) -> Path:
+    """A new folder beside the kit's to fill, starting from what the kit's folder holds (what was fetched before
+    is not fetched again): a complete cache is copied, and keeps serving until the new one replaces it; an
+    incomplete one (seeded by hand, or left half-filled by an older arena) counts for nothing and is moved."""
+    filling = Path(tempfile.mkdtemp(prefix=FILLING.format(kit=folder.name), dir=folder.parent))
+    if (folder / COMPLETE).is_file():
+        shutil.copytree(folder, filling, symlinks=True, dirs_exist_ok=True)
+        (filling / COMPLETE).unlink()
+    elif folder.is_dir():
+        os.rename(folder, filling)  # over the empty folder mkdtemp made
+    return filling
+
+
+def _put_in_place(filled: Path, folder: Path) -> None:
+    """The filled folder becomes the kit's: the old one is renamed aside, the new one into its place, the old one
+    removed. Between the two renames the kit has no cache, never half of one."""
+    aside = filled.with_name(filled.name.replace(FILLING.format(kit=folder.name), ASIDE.format(kit=folder.name)))
+    if folder.exists():
+        os.rename(folder, aside)
+    os.rename(filled, folder)
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 WARM_LIMITS = BuildLimits(cpus=float(os.cpu_count() or 1), timeout_s=1800.0, disk_mb=2048, memory_mb=3072)

@@ -293,7 +293,7 @@ class Version:
 
 
 def active_version(versions: Sequence[Version]) -> Version | None:
-    """A bot's active version: its newest ready one."""
+    """A bot's active version: its newest ready one that is not deleted (a deleted version's files are gone)."""
     ready = [v for v in versions if v.state == READY and not v.deleted]
     return max(ready, key=lambda v: v.number) if ready else None
 
@@ -1097,12 +1097,6 @@ class Database:
         frozen = self.frozen(league_id)
         assert frozen is not None
         return frozen
-
-
-def active_version(versions: Sequence[Version]) -> Version | None:
-    """A bot's active version: its newest ready one."""
-    ready = [v for v in versions if v.state == READY]
-    return max(ready, key=lambda v: v.number) if ready else None
 
 
 def _author(row: Any) -> Author:

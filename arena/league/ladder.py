@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import trio
 
@@ -44,10 +44,12 @@ from ..tournament.likelihood import fit
 from ..tournament.runner import (BackendFactory, BackendSetup, EntrantsCannotPlay, GameBackend, LocalBackend,
                                  RunError, run_tournament)
 from .dial_in import DialInVersions
-from .db import ONLINE, READY, SUSPENDED, UNFINISHED, Database, LadderTable, Rating, Version, utc_now
+from .db import (ONLINE, READY, SUSPENDED, UNFINISHED, AsyncDatabase, Database, LadderTable, Rating, Version,
+                 utc_now)
 from .errors import LeagueError
 from .leaderboard import Fitter, Leaderboard, places_of_table
 from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
+from .pipeline import Served
 from .rating import MODEL, deal_set_totals, rate_deal_set
 from .table_run import (RECORD, TABLES, BotOf, LeagueRuns, entrant_name, named, results, rotations, table_file,
                         table_spec)

@@ -70,12 +70,12 @@ def kit_cache_problem(cache: KitCache, kit: str) -> str | None:
     """Why a kit's versions cannot be built here (its recipe needs a prepared cache that is not there), in one line
     telling the operator what to run; None when nothing is missing."""
     recipe = RECIPES.get(kit)
-    if recipe is None or not recipe.needs_cache:
+    if recipe is None or not recipe.needs_cache or cache.prepared(kit):
         return None
     folder = cache.of(kit)
-    if folder.is_dir() and any(folder.iterdir()):
-        return None
-    return (f"the {kit} kit's cache is not prepared on this server ({folder}): the operator runs "
+    where = (f"{folder} is not complete: its prepare-kits was interrupted, or was an older arena's" if folder.is_dir()
+             else str(folder))
+    return (f"the {kit} kit's cache is not prepared on this server ({where}): the operator runs "
             f"arena league prepare-kits --cache {Path(cache.root).resolve()} --kits {kit}")
 
 

@@ -22,7 +22,7 @@ from openskill.models import PlackettLuce
 from ..records.schema import Record
 from ..tournament.runner import outcome_of
 from ..tournament.standings import side_points
-from .db import ONLINE, Database, LadderTable, Rating, Seat
+from .db import ONLINE, LadderTable, Rating, Seat
 
 MODEL = PlackettLuce()
 

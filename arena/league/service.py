@@ -573,10 +573,18 @@ def standing_rows(database: Database, league_id: int, board: Sequence[BoardEntry
             rank=entry.position, version_id=version.id, bot=bot.name, number=version.number,
             author=authors[bot.author_id].name, rating=entry.elo or 0.0, rating_low=entry.low or 0.0,
             rating_high=entry.high or 0.0, sigma=online.sigma if online else 0.0,
-            online_mu=online.mu if online else 0.0, deal_sets=entry.deal_sets, games=played.get(version.id, 0),
+            online_mu=online.mu if online else 0.0, deal_sets=rated_deal_sets(entry),
+            games=played.get(version.id, 0),
             state=STATE_VALUES[version.state], rank_best=entry.best, rank_worst=entry.worst, fitted=entry.fitted,
             tied_with=[names[v] for v in entry.tied_with]))
     return rows
+
+
+def rated_deal_sets(entry: BoardEntry) -> int:
+    """The deal sets a version was rated on: its online rating's count, written with each table's result. The
+    fit's count lags it until the next refit (by one when a table is rated while a refit runs, or after it), so it
+    serves only a version without an online rating."""
+    return entry.online.games if entry.online is not None else entry.deal_sets
 
 
 @dataclass(frozen=True)

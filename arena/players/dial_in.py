@@ -243,9 +243,11 @@ class DialInRegistry:
                 if connection is not None:
                     connection.close(grpc.StatusCode.OK, "no tournament or league on this server waits for this bot any more")
 
-    def attach(self, hello: dial_in_pb2.DialInHello, token: str | None) -> DialInConnection:
-        """Accept a stream's hello with the call's token, or refuse it (:class:`DialInRefused`). A new stream of a
-        bot that is connected already replaces the old one (a bot reconnecting after its network dropped)."""
+    def authenticate(self, token: str | None) -> tuple[str, list[str]]:
+        """The token's digest and the bots it may play as, or UNAUTHENTICATED (:class:`DialInRefused`) when it is
+        missing or the token of no bot waited for. The server asks before it reads the stream's first message, so
+        that a caller without credentials learns nothing of what the protocol accepts and holds no thread waiting
+        for a hello."""
         if token is None:
             raise DialInRefused(grpc.StatusCode.UNAUTHENTICATED,
                                 "missing token: send the metadata 'authorization: Bearer <token>' (arena connect "
@@ -255,6 +257,13 @@ class DialInRegistry:
         if not matches:
             raise DialInRefused(grpc.StatusCode.UNAUTHENTICATED,
                                 "wrong token: it is the token of no dial-in bot a tournament or league on this server waits for")
+        return digest, matches
+
+    def attach(self, hello: dial_in_pb2.DialInHello, token: str | None) -> DialInConnection:
+        """Accept a stream's hello with the call's token, or refuse it (:class:`DialInRefused`). The token is
+        checked again: what the server waits for may have changed since the stream opened. A new stream of a bot
+        that is connected already replaces the old one (a bot reconnecting after its network dropped)."""
+        digest, matches = self.authenticate(token)
         if hello.bot not in matches:
             raise DialInRefused(grpc.StatusCode.PERMISSION_DENIED,
                                 f"this token is another bot's: it does not let its holder play as {hello.bot!r}")

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import grpc
 
 from ..errors import ArenaError
-from ..protocol.addresses import host_of, is_loopback  # noqa: F401 (where the server's modules find them)
+from ..protocol.addresses import is_loopback  # also where the server's modules find it
 
 AUTH_HEADER = "authorization"
 SCHEME = "Bearer "

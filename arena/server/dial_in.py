@@ -5,7 +5,8 @@ Each stream holds the gRPC thread that runs its handler (sending what the connec
 thread of its own (handing each message to the trio thread, one at a time, so a bot that floods the stream is read
 no faster than the arena takes its messages, and is closed at its first message the protocol does not allow). The
 streams are counted with the server's other streams (arena/server/streams.py). The token is checked by the registry,
-not by the server's interceptor: a bot's token is not the server's.
+not by the server's interceptor (a bot's token is not the server's), before the stream's first message is read: a
+caller without a bot's token is refused UNAUTHENTICATED whatever it sends, or if it sends nothing.
 """
 
 from __future__ import annotations
@@ -68,13 +69,9 @@ class DialInServicer(dial_in_pb2_grpc.DialInServiceServicer):
                           "this server listens beyond loopback without TLS, and a bot's token must not cross the "
                           "network in plain text: its operator starts it with --tls-cert/--tls-key")
         token = bearer_token(context)
+        self._registry(context, self.registry.authenticate, token)  # before any message is read
         hello = self._first(request_iterator, context)
-        try:
-            connection = self._trio(self.registry.attach, hello, token)
-        except DialInRefused as refusal:
-            context.abort(refusal.code, refusal.message)
-        except (trio.RunFinishedError, trio.Cancelled):
-            context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+        connection = self._registry(context, self.registry.attach, hello, token)
         reader = threading.Thread(target=self._read, args=(request_iterator, connection), daemon=True,
                                   name=f"dial-in {connection.bot}")
         reader.start()
@@ -96,6 +93,16 @@ class DialInServicer(dial_in_pb2_grpc.DialInServiceServicer):
                 yield item
         finally:
             self._end(connection, "the stream ended")
+
+    def _registry(self, context: grpc.ServicerContext, function: Any, *args: Any) -> Any:
+        """A call of the registry on the trio thread; the stream aborted with the registry's refusal, or UNAVAILABLE
+        when the server is stopping."""
+        try:
+            return self._trio(function, *args)
+        except DialInRefused as refusal:
+            context.abort(refusal.code, refusal.message)
+        except (trio.RunFinishedError, trio.Cancelled):
+            context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
 
     def _first(self, request_iterator: Iterator[bytes], context: grpc.ServicerContext) -> dial_in_pb2.DialInHello:
         """The stream's hello, which must come first and within the hello timeout; the stream aborted otherwise."""
