@@ -113,6 +113,28 @@ def test_equal_totals_of_thirds_tie_exactly_in_the_places_and_the_online_update(
     assert (mu7, sigma7) == (mu8, sigma8)
 
 
+def test_versions_no_chain_of_games_links_are_never_told_apart_whatever_their_intervals_say() -> None:
+    """Two groups of six versions that never met: in each, every version beat the next 9 deal sets to 1. The prior
+    alone centres each group on 0, so the 95% interval of 1's difference from 16 ([+463, +2985] Elo) excludes 0
+    and says nothing: 1 is told apart from every version of its own group and from none of the other."""
+    first, second = (1, 2, 3, 4, 5, 6), (11, 12, 13, 14, 15, 16)
+    tally = Tally()
+    for chain in (first, second):
+        for better, worse in zip(chain, chain[1:]):
+            for _ in range(9):
+                tally.add(((str(better),), (str(worse),)))
+            tally.add(((str(worse),), (str(better),)))
+    result = fit(tally.evidence())
+    assert result.component_count == 2 and result.difference("1", "16")[1] > 0  # the intervals alone: apart
+    assert not any(result.told_apart(str(x), str(y)) for x in first for y in second)
+    assert all(result.told_apart(str(x), str(y)) for chain in (first, second) for x in chain for y in chain if x != y)
+    entries = board_of(result, [])
+    assert [(e.version_id, e.rank, set(e.tied_with)) for e in entries] == [
+        (1, "1-7", set(second)), (11, "1-7", set(first)), (12, "2-8", set(first)), (2, "2-8", set(second)),
+        (13, "3-9", set(first)), (3, "3-9", set(second)), (14, "4-10", set(first)), (4, "4-10", set(second)),
+        (15, "5-11", set(first)), (5, "5-11", set(second)), (16, "6-12", set(first)), (6, "6-12", set(second))]
+
+
 def test_versions_rated_after_the_last_refit_follow_the_fitted_ones_by_their_online_rating() -> None:
     tally = Tally()
     for _ in range(3):
