@@ -5,6 +5,7 @@ ladder and the challenges stop at the freeze; an author may neither freeze nor s
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from arena.league.db import open_database, sqlite_url
 from arena.league.finals import default_tables, finals_ranking
 from arena.protocol import league_pb2 as lpb
 from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS
-from arena.tournament.likelihood import ORDER_DIGITS
+from arena.tournament.likelihood import ORDER_DIGITS, Tally, fit, leaderboard
 from support.league import GAME, League, bearer, bot_folder, league_in
 from support.paths import ROOT
 from support.waiting import wait_for
@@ -130,3 +131,31 @@ def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_p
 def test_a_balanced_finals_default_meets_every_pair_about_once(field: int, sides: int, tables: int) -> None:
     assert default_tables(field, sides) == tables
     assert tables * sides * (sides - 1) >= field * (field - 1)  # expected meetings of a pair: at least one
+
+
+def record_of(index: int, seats: list[str], places: list[int]) -> dict:
+    """A four-player game's record as the finals read it: seat i holds side i, ``places[i]`` its place (0 first;
+    sides sharing a place are tied, never for first here)."""
+    ranking = sorted(range(len(seats)), key=lambda side: places[side])
+    return {"recordVersion": 1, "index": index, "dealKey": "deal-0", "seats": seats, "sideOfSeat": [0, 1, 2, 3],
+            "result": {"scores": [10 * place for place in places], "ranking": ranking, "winner": ranking[0]}}
+
+
+def test_equal_four_player_totals_tie_in_the_finals_ranking_where_float_sums_differ(tmp_path: Path) -> None:
+    """One deal set of four players (four rotations): 7 scores 0 + 0 + 1/6 (tied last with 8) + 1 = 7/6 and 8
+    scores 1/3 + 1/3 + 1/6 + 1/3 = 7/6, which as floats add up to 1.1666666666666667 and 1.1666666666666665. They
+    tie, as the ladder ranks the same deal set: the ranking is the fit of 9 first, 10 second, 7 and 8 tied."""
+    names = {"g7": 7, "g8": 8, "g9": 9, "g10": 10}
+    games = [(["g7", "g8", "g9", "g10"], [3, 2, 0, 1]), (["g8", "g9", "g10", "g7"], [2, 1, 0, 3]),
+             (["g9", "g10", "g7", "g8"], [1, 0, 2, 2]), (["g10", "g7", "g8", "g9"], [3, 0, 2, 1])]
+    with (tmp_path / RECORDS).open("w") as records:
+        for index, (seats, places) in enumerate(games):
+            records.write(json.dumps(record_of(index, seats, places)) + "\n")
+    tally = Tally()
+    for name in names:
+        tally.entrant(name)
+    tally.add((("g9",), ("g10",), ("g7", "g8")))
+    expected = [(row.rank, row.entrant, row.elo, row.tied_with) for row in leaderboard(fit(tally.evidence()))]
+    ranking = finals_ranking(tmp_path, names, 4)
+    assert [(row["rank"], row["version"], row["rating"], tuple(row["tied_with"])) for row in ranking] == expected
+    assert ranking[2]["rating"] == ranking[3]["rating"] and [row["version_id"] for row in ranking] == [9, 10, 7, 8]

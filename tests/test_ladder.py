@@ -18,16 +18,16 @@ import pytest
 import trio
 
 from arena.league.config import league_from_dict
-from arena.league.db import DONE, ONLINE, PLAYING, SUSPENDED, TABLE_FAILED, AsyncDatabase
+from arena.league.db import DONE, ONLINE, PLAYING, SUSPENDED, TABLE_FAILED, AsyncDatabase, Seat
 from arena.league.ladder import RECORD, Ladder, version_states
-from arena.league.pipeline import BuiltBots
+from arena.league.pipeline import BuiltBots, Served
 from arena.league.leaderboard import board_of, rated_results
-from arena.league.rating import deal_set_totals, recompute
+from arena.league.rating import deal_set_totals, rate_deal_set, recompute
 from arena.league.table_run import rotations
 from arena.tournament.likelihood import Tally, fit
 from arena.records.replay import verify_run
-from support.ladder import (BLOCK, EXAMPLES, PATIENT, STOPPED_BY_THE_ARENA, STUCK, Log, asked, done_tables, play_until,
-                            setup, until_table_done)
+from support.ladder import (BLOCK, EXAMPLES, PATIENT, STOPPED_BY_THE_ARENA, STUCK, Log, asked, done_tables,
+                            league_config, play_until, setup, until_table_done)
 from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
 
 
@@ -172,6 +172,34 @@ async def test_the_leaderboard_of_a_real_ladder_lists_every_version_and_a_restar
     assert [x for e in again for x in (e.elo, e.low, e.high)] == pytest.approx(
         [x for e in board for x in (e.elo, e.low, e.high)], abs=1e-3)
     await database.close()
+
+
+async def test_placement_is_the_league_files_number_of_deal_sets_not_of_games_or_tables(database_url: str,
+                                                                                        tmp_path: Path) -> None:
+    """x and y played two deal sets together (two done tables of two games each: four games), and have a failed
+    table and a queued one besides (four tables). With the league file's ``placement = 2`` their placement is
+    done; with 3 it is not, and the next table is a placement table (four games and four tables are not three deal
+    sets)."""
+    sync, served, work, ids = setup(database_url, tmp_path, {name: EXAMPLES / "random_bot.py" for name in "xy"},
+                                    placement=3)
+    x, y = ids["x"], ids["y"]
+    for _ in range(2):
+        table = sync.queue_tables(served.league_id, [((x, y), "placement")])[0]
+        played = [("0", [Seat(x, 10, 1.0), Seat(y, 0, 0.0)]), ("1", [Seat(y, 5, 0.5), Seat(x, 5, 0.5)])]
+        totals = deal_set_totals([seats for _, seats in played], [x, y])
+        assert sync.finish_table(table.id, RECORD.format(id=table.id), played,
+                                 lambda before: rate_deal_set(before, totals))
+    failed, _queued = sync.queue_tables(served.league_id, [((x, y), "placement"), ((x, y), "placement")])
+    sync.fail_table(failed.id, "a bot could not start")
+    assert {int(s.id): (s.recent, s.total, s.placed) for s in version_states(sync, served.league_id, 3)} == {
+        x: (3, 2, False), y: (3, 2, False)}
+    database = AsyncDatabase(sync)
+    reasons = {}
+    for placement in (2, 3):
+        league = Served(league_config(BLOCK, placement=placement), served.league_id)
+        ladder = Ladder(database, league, tmp_path / "league", BuiltBots(work, league.config.limits), Log())
+        reasons[placement] = [table.reason for table in (await ladder.plan(1)).tables]
+    assert reasons == {2: ["coverage: 3 of 4 deal sets in the last hour"], 3: ["placement"]}
 
 
 @pytest.mark.parametrize("variant", ["draw", "block", "la_plaza", "la_plaza_teams", "all_fives", "mexican_train"])

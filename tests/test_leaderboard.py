@@ -9,6 +9,7 @@ through the server, the CLI and gRPC in tests/test_ladder_server.py.
 from __future__ import annotations
 
 import threading
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -145,6 +146,49 @@ def test_equal_totals_of_thirds_tie_exactly_in_the_places_and_the_online_update(
     assert places_of_table([7, 8, 9, 10], games) == (("7", "8"), ("9",), ("10",))
     (mu7, sigma7), (mu8, sigma8), *_ = rate_deal_set([None] * 4, totals)
     assert (mu7, sigma7) == (mu8, sigma8)
+
+
+SIXTHS = [[(7, 0.0), (8, 1 / 3), (9, 1.0), (10, 2 / 3)], [(7, 0.0), (8, 1 / 3), (9, 2 / 3), (10, 1.0)],
+          [(7, 1 / 6), (8, 1 / 6), (9, 2 / 3), (10, 1.0)], [(7, 1.0), (8, 1 / 3), (9, 2 / 3), (10, 0.0)]]
+"""A four-player deal set (four games) where 7 and 8 both score 7/6: 7 as 0 + 0 + 1/6 (tied last with 8) + 1, 8 as
+1/3 + 1/3 + 1/6 + 1/3; 9 scores 3 and 10 8/3. Neither the float sums nor the exact sums of the floats agree."""
+
+
+def test_equal_totals_of_sixths_tie_even_where_the_floats_exact_sum_rounds_apart() -> None:
+    """The stored points are floats: added as floats, 7's 7/6 is 1.1666666666666667 and 8's 1.1666666666666665;
+    added as the exact values of those floats they round apart too. Each point is read back as the sixth it
+    stands for, so 7 and 8 tie, in the places and in the online update."""
+    games = [[Seat(version, 0, points) for version, points in game] for game in SIXTHS]
+    seven, eight = ([points for game in SIXTHS for version, points in game if version == v] for v in (7, 8))
+    assert sum(seven) != sum(eight)  # the noise this guards against, added as floats
+    assert float(sum(map(Fraction, seven))) != float(sum(map(Fraction, eight)))  # and as the floats' exact values
+    totals = deal_set_totals(games, [7, 8, 9, 10])
+    assert totals == [7 / 6, 7 / 6, 3.0, 8 / 3]
+    assert places_of_table([7, 8, 9, 10], games) == (("9",), ("10",), ("7", "8"))
+    (mu7, sigma7), (mu8, sigma8), *_ = rate_deal_set([None] * 4, totals)
+    assert (mu7, sigma7) == (mu8, sigma8)
+
+
+def test_versions_no_chain_of_games_links_are_never_told_apart_whatever_their_intervals_say() -> None:
+    """Two groups of six versions that never met: in each, every version beat the next 9 deal sets to 1. The prior
+    alone centres each group on 0, so the 95% interval of 1's difference from 16 ([+463, +2985] Elo) excludes 0
+    and says nothing: 1 is told apart from every version of its own group and from none of the other."""
+    first, second = (1, 2, 3, 4, 5, 6), (11, 12, 13, 14, 15, 16)
+    tally = Tally()
+    for chain in (first, second):
+        for better, worse in zip(chain, chain[1:]):
+            for _ in range(9):
+                tally.add(((str(better),), (str(worse),)))
+            tally.add(((str(worse),), (str(better),)))
+    result = fit(tally.evidence())
+    assert result.component_count == 2 and result.difference("1", "16")[1] > 0  # the intervals alone: apart
+    assert not any(result.told_apart(str(x), str(y)) for x in first for y in second)
+    assert all(result.told_apart(str(x), str(y)) for chain in (first, second) for x in chain for y in chain if x != y)
+    entries = board_of(result, [])
+    assert [(e.version_id, e.rank, set(e.tied_with)) for e in entries] == [
+        (1, "1-7", set(second)), (11, "1-7", set(first)), (12, "2-8", set(first)), (2, "2-8", set(second)),
+        (13, "3-9", set(first)), (3, "3-9", set(second)), (14, "4-10", set(first)), (4, "4-10", set(second)),
+        (15, "5-11", set(first)), (5, "5-11", set(second)), (16, "6-12", set(first)), (6, "6-12", set(second))]
 
 
 def test_versions_rated_after_the_last_refit_follow_the_fitted_ones_by_their_online_rating() -> None:

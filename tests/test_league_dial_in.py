@@ -176,3 +176,24 @@ def test_an_existing_token_file_is_never_written_over(league: League, tmp_path: 
     assert refused.returncode != 0 and "cannot write the bot token" in refused.stderr
     assert kept.read_text() == "something of the author's\n"
     assert league.versions(league.token("lab-a")) == []  # refused before anything was asked of the server
+
+
+def test_only_its_author_adds_a_dial_in_version_of_a_bot_not_the_operator(league: League, tmp_path: Path) -> None:
+    """The operator's token reaches everything else, but a dial-in version's token plays as the bot: only the
+    bot's author adds one, to an existing bot or a new one; nothing is created and no token file written."""
+    league.add_author("lab-a")
+    added = dial_in(league, "lab-a", "remote", tmp_path / "lab-a-bot.token")
+    assert added.returncode == 0, added.stderr
+    lines = {}
+    for bot in ("remote", "newcomer"):
+        token_file = tmp_path / f"operator-{bot}.token"
+        refused = league.league("dial-in", "--bot", bot, "--bot-token-file", str(token_file), token=league.operator)
+        lines[bot] = (refused.returncode, refused.stdout, refused.stderr)
+        assert not token_file.exists()
+    assert lines == {
+        "remote": (1, "", "error: permission denied: only a bot's author adds its dial-in versions: the token is "
+                          "the author's to keep\n"),
+        "newcomer": (1, "", "error: invalid argument: no bot 'newcomer' in league 'test': a bot is created by its "
+                            "author's first upload (the operator uploads only to existing bots)\n")}
+    assert [(v.bot, v.number, v.dial_in) for v in league.versions(league.operator.read_text().strip())] == [
+        ("remote", 1, True)]

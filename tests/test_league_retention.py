@@ -50,6 +50,19 @@ def test_which_versions_go_to_make_room(database: Database, league, states, kept
     assert chosen == (None if doomed is None else [versions[i] for i in doomed])
 
 
+def test_deleted_versions_do_not_count_toward_versions_kept(database: Database, league) -> None:
+    """alpha has three versions, the oldest deleted to make room: it keeps two. With ``versions_kept = 3`` one more
+    fits and nothing goes; with 2 only the older of the two left goes (the deleted one is not counted, nor chosen
+    again, and there is room without a refusal). The versions are read as an upload reads them, deleted ones too."""
+    bot = a_bot(database, league.id, "alice", "alpha")
+    old, mid, active = made(database, bot.id, [READY, READY, READY])
+    database.mark_deleted([old.id], "deleted to keep bot 'alpha' within authors.versions_kept = 2")
+    versions = database.versions(bot.id, include_deleted=True)
+    assert [(v.id, v.deleted) for v in versions] == [(old.id, True), (mid.id, False), (active.id, False)]
+    assert room_for_one_more(bot, versions, 3) == []
+    assert [v.id for v in room_for_one_more(bot, versions, 2)] == [mid.id]
+
+
 def test_a_bot_with_no_room_is_refused_in_one_line(database: Database, league) -> None:
     bot = a_bot(database, league.id, "alice", "alpha")
     made(database, bot.id, [READY, BUILDING])

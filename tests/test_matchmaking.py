@@ -52,6 +52,38 @@ def test_k_player_tables_seat_distinct_versions_and_no_version_takes_more_than_i
     assert max(seats.count(v) for v in set(seats)) <= 2  # ceil(5 x 4 / 10)
 
 
+def test_one_call_gives_no_version_more_than_its_even_share_of_the_seats_however_far_below_coverage() -> None:
+    """a has played nothing and the others 5 deal sets each: a would anchor every table of the call, but 3 free
+    tables of two sides are 6 seats for 4 versions, ceil(6 / 4) = 2 each, so a takes two tables and the third goes
+    to two others; 4 free tables are 8 seats, 2 each, every version exactly 2."""
+    versions = [VersionState("a", 10.0, 2.0)] + [VersionState(f"b{i}", 10.0 + i, 2.0, recent=5) for i in (1, 2, 3)]
+    coverage = [f"coverage: {n} of 4 deal sets in the last hour" for n in (0, 1)]
+    assert choose_tables(versions, 3) == Plan((Table(("a", "b1"), coverage[0]), Table(("a", "b2"), coverage[1]),
+                                               Table(("b3", "b2"), "needs games: 5 in the last hour, sigma 2.00")))
+    seats = [v for t in choose_tables(versions, 4).tables for v in t.versions]
+    assert sorted(seats) == ["a", "a", "b1", "b1", "b2", "b2", "b3", "b3"]
+
+
+def test_a_pair_seated_earlier_in_the_same_call_pays_the_pairing_penalty_at_its_next_table() -> None:
+    """No meeting in the last hour, but the call's first table seats a with b: at its second table a meets c
+    (2.0 away) rather than b again (0.5 away + 3.0 for the meeting a moment ago). At three sides the pair b-c of
+    the call's first table costs as much between two opponents of z: z takes b, then d (1.5 away) before a or c
+    (0.15 or 0.2 away, + 3.0 for meeting b at the first table)."""
+    rules = MatchmakingRules(coverage=0, load_penalty=0)
+    versions = [VersionState("a", 10.0, 2.0), VersionState("b", 10.5, 2.0, recent=5),
+                VersionState("c", 12.0, 2.0, recent=5)]
+    assert choose_tables(versions, 2, rules).tables == (
+        Table(("a", "b"), "needs games: 0 in the last hour, sigma 2.00"),
+        Table(("a", "c"), "needs games: 1 in the last hour, sigma 2.00"))
+    three = MatchmakingRules(sides=3, coverage=0, load_penalty=0)
+    versions = [VersionState("a", 19.85, 2.0), VersionState("b", 19.9, 2.0, recent=5),
+                VersionState("c", 19.8, 2.0, recent=5), VersionState("z", 20.0, 3.0, recent=1),
+                VersionState("d", 18.5, 2.0, recent=5)]
+    assert choose_tables(versions, 2, three).tables == (
+        Table(("a", "b", "c"), "needs games: 0 in the last hour, sigma 2.00"),
+        Table(("z", "b", "d"), "needs games: 1 in the last hour, sigma 3.00"))
+
+
 def test_fewer_versions_than_seats_make_no_table_and_say_why() -> None:
     assert choose_tables(field(3), 4, MatchmakingRules(sides=4)) == Plan(
         (), "waiting for versions: 3 ready, a table seats 4")

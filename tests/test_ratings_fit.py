@@ -325,6 +325,25 @@ def test_the_leaderboard_shares_ranks_where_the_intervals_cannot_tell_apart() ->
     assert sum(r.elo for r in rows) == pytest.approx(0.0, abs=1e-6)  # anchored at the field's mean
 
 
+def test_told_apart_means_the_95_percent_interval_of_the_difference_excludes_0_not_only_touches_it() -> None:
+    """Two entrants whose difference has a variance of exactly 1 (log-odds): its 95% interval is the difference
+    ± 1.96. A difference of 1.96 puts the interval's low end on 0 exactly: not told apart; the next float above
+    1.96 is; 1.7 (outside a 90% interval, ± 1.645, but inside the 95% one) is not."""
+    def pair(difference: float) -> Fit:
+        return Fit(("a", "b"), np.array([difference / 2, -difference / 2]), np.array([[0.25, -0.25], [-0.25, 0.25]]),
+                   np.array([10, 10]), np.array([0, 0]), 1, PRIOR_SD_ELO)
+
+    touching, beyond, inside_95 = pair(1.96), pair(math.nextafter(1.96, math.inf)), pair(1.7)
+    assert touching.difference("a", "b")[1] == 0.0 and touching.difference("b", "a")[2] == 0.0
+    assert [(f.told_apart("a", "b"), f.told_apart("b", "a")) for f in (touching, beyond, inside_95)] == [
+        (False, False), (True, True), (False, False)]
+    assert [[(r.rank, r.entrant, r.tied_with, r.apart_from_next) for r in leaderboard(f)]
+            for f in (touching, beyond, inside_95)] == [
+        [("1–2", "a", ("b",), False), ("1–2", "b", ("a",), None)],
+        [("1", "a", (), True), ("2", "b", (), None)],
+        [("1–2", "a", ("b",), False), ("1–2", "b", ("a",), None)]]
+
+
 def test_equal_results_are_listed_by_name_whatever_the_rounding_of_the_sums() -> None:
     """b and a each beat c once: equal ratings, listed a first, even when the evidence summed in another order
     leaves b a rounding error ahead (as two databases returning the same rows in other orders did)."""

@@ -11,7 +11,8 @@ frozen field and ranks it by the maximum-likelihood fit.
   ``tables`` tables for k-player tables (default: enough tables that every pair meets about once, at least one per
   version; :func:`default_tables`). A server stopped mid-finals resumes the run at its next start.
 - **Ranking** (:func:`finals_ranking`): each deal set's places (its entrants by their match points over its
-  rotations, equal points tied) go into :class:`~arena.tournament.likelihood.Tally`; the fit
+  rotations, added exactly as the ladder adds them (:func:`~arena.league.rating.deal_set_totals`), equal points
+  tied) go into :class:`~arena.tournament.likelihood.Tally`; the fit
   (:func:`~arena.tournament.likelihood.fit`, Bradley–Terry for two sides, Plackett–Luce for more) and its
   :func:`~arena.tournament.likelihood.leaderboard` give each version's rating, 95% interval, rank range and the
   versions it cannot be told apart from: a tie is declared exactly where the intervals say so.
@@ -38,7 +39,7 @@ from .authors import Caller, require_operator
 from .config import LeagueConfig
 from .db import Database, Freeze, utc_now
 from .errors import LeagueError, StateError
-from .rating import seats_of
+from .rating import deal_set_totals, seats_of
 from .table_run import FINALS, LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
 
 PLAYING, DONE, FAILED = "playing", "done", "failed"
@@ -90,16 +91,9 @@ def finals_ranking(folder: Path, version_of: Mapping[str, int], group_size: int)
     for games in deal_sets.values():
         if len(games) != group_size:
             continue  # an incomplete deal set (a run cut short): not a result
-        points: dict[str, float] = dict.fromkeys(version_of, 0.0)
-        held: set[str] = set()
-        for seats in games:
-            by_version: dict[int, list[float]] = defaultdict(list)
-            for seat in seats:
-                by_version[seat.version_id].append(seat.points)
-            for version_id, values in by_version.items():
-                points[names[version_id]] += sum(values) / len(values)
-                held.add(names[version_id])
-        tally.add(places_of_points({name: points[name] for name in held}))
+        held = list(dict.fromkeys(seat.version_id for seats in games for seat in seats))
+        totals = deal_set_totals(games, held)  # added exactly, as the ladder adds them: equal totals tie
+        tally.add(places_of_points({names[version_id]: total for version_id, total in zip(held, totals)}))
     rows = leaderboard(fit(tally.evidence()))
     return [{"rank": row.rank, "best": row.best, "worst": row.worst, "version": row.entrant,
              "version_id": version_of[row.entrant], "rating": row.elo, "low": row.low, "high": row.high,
