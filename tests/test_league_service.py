@@ -237,6 +237,7 @@ def test_an_endless_upload_is_refused_at_the_size_limit(league: League) -> None:
     (("--league", "missing.toml", "--token-file", "TOKEN"), "error: missing.toml: no such league file"),
     (("--kit-cache", "kits"), "error: --kit-cache goes with --league FILE"),
     (("--league", "LEAGUE", "--token-file", "TOKEN", "--kit-cache", "data/kits"), "error: --kit-cache /"),
+    (("--league", "LEAGUE", "--token-file", "TOKEN", "--kit-cache", "."), "error: --kit-cache /"),  # holds them
 ])
 def test_serve_refuses_a_league_it_cannot_run_with_one_line(tmp_path: Path, args: tuple[str, ...],
                                                             message: str) -> None:
