@@ -1,7 +1,8 @@
 """The league's page data (arena/league/pages.py) on known tables, on SQLite and PostgreSQL: a bot's rating history
 ends exactly at the ratings the database holds and is read in the same number of queries however many tables there
 are; its results by opponent and by seat count what was played; a table's game is shown only once the table is
-done; the finals' seed is never read before the finals ended and their run folder revealed it."""
+done; the finals' page lists the games of complete deal sets only; the finals' seed is never read before the
+finals ended and their run folder revealed it."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from arena.league.rating import deal_set_totals, rate_deal_set
 from arena.league.table_run import RECORD
 from arena.records.run_folder import RunFolder, SeedCommitment, commitment_of
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
+from support.records import run_of, won_by
 
 
 def versions_of(database: Database, league_id: int, names: str) -> dict[str, int]:
@@ -123,3 +125,19 @@ def test_the_finals_seed_is_shown_only_once_they_ended_and_revealed_it(
     page = finals_page(database, league.id, folder)
     assert (page.seed, page.nonce) == (seed.seed, seed.nonce)
     assert commitment_of(page.seed, page.nonce) == page.commitment
+
+
+def test_the_finals_page_lists_the_games_of_complete_deal_sets_only(database: Database, league,
+                                                                     tmp_path: Path) -> None:
+    """Deal set 0's two rotations are recorded, deal set 1's second is not yet: none of deal set 1 is listed (its
+    other rotation deals the same tiles), unless the league plays without duplicate deals (each game a deal set)."""
+    v = versions_of(database, league.id, "ab")
+    database.freeze(league.id, [v["a"], v["b"]])
+    database.set_finals(league.id, {"state": "playing", "deal_sets": 2, "tables": 0, "scheduled": 4,
+                                    "started_at": 1.0})
+    games = [won_by("a-v1", "b-v1", "0", 0), won_by("b-v1", "a-v1", "0", 1), won_by("a-v1", "b-v1", "1", 2)]
+    folder = run_of(tmp_path / "finals", games)
+    shown = [(game["index"], game["deal_set"], game["seats"]) for game in finals_page(
+        database, league.id, folder, group=2).results]
+    assert shown == [(0, "0", games[0]["seats"]), (1, "0", games[1]["seats"])]
+    assert [game["index"] for game in finals_page(database, league.id, folder, group=1).results] == [0, 1, 2]
