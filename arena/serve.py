@@ -31,6 +31,7 @@ from .cluster.options import backend_from
 from .display import safe_name
 from .players.dial_in import REGISTRY
 from .protocol import MAX_MESSAGE_BYTES, arena_pb2
+from .sandbox import overlaps
 from .server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
 from .server.auth import (
     ConfigError, TokenInterceptor, check_listen, check_private, is_loopback, read_token, server_credentials,
@@ -176,7 +177,7 @@ def kit_cache_from_args(args: Any, protected: tuple[Path, ...]) -> Path:
     given = getattr(args, "kit_cache", None)
     cache = (Path(given) if given else default_kit_cache()).resolve()
     for secret in protected:
-        if secret == cache or secret in cache.parents or cache in secret.parents:
+        if overlaps(cache, secret):
             raise ConfigError(f"--kit-cache {cache} overlaps {secret}, which no build may see: keep the kits' "
                               f"cache outside the data folder and the server's secrets")
     return cache

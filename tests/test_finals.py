@@ -1,7 +1,8 @@
 """The freeze and the finals inside a real ``arena serve --league``: three ready versions (the Python kit's random,
 greedy and search examples, real bot processes in their sandbox), frozen by the operator, then a round robin with a
 fresh committed seed, ranked by the maximum-likelihood fit; its folder verifies against the revealed seed. The
-ladder and the challenges stop at the freeze; an author may neither freeze nor start the finals."""
+ladder and the challenges stop at the freeze; an author may neither freeze nor start the finals. In-process: the
+finals seat the frozen versions though a newer one became ready, and their ranking counts complete deal sets only."""
 
 from __future__ import annotations
 
@@ -11,14 +12,20 @@ import sys
 from pathlib import Path
 
 import pytest
+import trio
 
-from arena.league.db import open_database, sqlite_url
-from arena.league.finals import default_tables, finals_ranking
+from arena.league.authors import OPERATOR
+from arena.league.db import AsyncDatabase, open_database, sqlite_url
+from arena.league.finals import Finals, default_tables, finals_ranking
+from arena.league.pipeline import BuiltBots
 from arena.protocol import league_pb2 as lpb
-from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS
+from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS, RunFolder
+from arena.records.store import iter_records
 from arena.tournament.likelihood import ORDER_DIGITS, Tally, fit, leaderboard
+from support.ladder import Log, newer_version, setup
 from support.league import GAME, League, bearer, bot_folder, league_in
 from support.paths import ROOT
+from support.records import run_of, won_by
 from support.waiting import wait_for
 
 FINALS_S = 900
@@ -159,3 +166,36 @@ def test_equal_four_player_totals_tie_in_the_finals_ranking_where_float_sums_dif
     ranking = finals_ranking(tmp_path, names, 4)
     assert [(row["rank"], row["version"], row["rating"], tuple(row["tied_with"])) for row in ranking] == expected
     assert ranking[2]["rating"] == ranking[3]["rating"] and [row["version_id"] for row in ranking] == [9, 10, 7, 8]
+
+
+def test_the_finals_rank_complete_deal_sets_only(tmp_path: Path) -> None:
+    """a beat b and b beat c in whole deal sets (both rotations); c beat a in the first rotation of a deal set whose
+    second was never played (a run cut short): that deal set is no result, so c has one deal set and a only one."""
+    games = [won_by("a-v1", "b-v1", "0", 0), won_by("a-v1", "b-v1", "0", 1),
+             won_by("b-v1", "c-v1", "1", 2), won_by("b-v1", "c-v1", "1", 3), won_by("c-v1", "a-v1", "2", 4)]
+    ranking = finals_ranking(run_of(tmp_path / "finals", games), {"a-v1": 1, "b-v1": 2, "c-v1": 3}, 2)
+    assert [(row["version"], row["version_id"], row["deal_sets"]) for row in ranking] == [
+        ("a-v1", 1, 1), ("b-v1", 2, 2), ("c-v1", 3, 1)]
+
+
+async def test_the_finals_play_the_frozen_field_though_a_newer_version_became_ready(tmp_path: Path) -> None:
+    """rand-v1 and greedy-v1 are frozen; then rand-v2 becomes ready, rand's active version. The finals (in-process,
+    real bots in their sandbox) seat rand-v1, not rand-v2, and rank the frozen versions."""
+    sync, served, work, ids = setup(sqlite_url(tmp_path), tmp_path, {"rand": EXAMPLES / "random_bot.py",
+                                                                      "greedy": EXAMPLES / "greedy_bot.py"})
+    league_id = served.league_id
+    sync.freeze(league_id, [ids["rand"], ids["greedy"]])
+    newer = newer_version(sync, sync.bot(league_id, "rand").id, work, "f" * 64, EXAMPLES / "random_bot.py")
+    assert {version.id for _bot, version in sync.active_versions(league_id)} == {newer, ids["greedy"]}
+    database = AsyncDatabase(sync)
+    finals = Finals(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
+    frozen = await finals.begin(OPERATOR, 1, 0)
+    with trio.fail_after(FINALS_S):
+        await finals.play(frozen)
+    ended = sync.frozen(league_id).finals
+    assert (ended["state"], ended.get("error", "")) == ("done", "")
+    assert sorted((row["version"], row["version_id"]) for row in ended["ranking"]) == [
+        ("greedy-v1", ids["greedy"]), ("rand-v1", ids["rand"])]
+    seated = [record["seats"] for record in iter_records(RunFolder(finals.run_folder).records)]
+    assert sorted(map(sorted, seated)) == [["greedy-v1", "rand-v1"]] * 2  # one deal set: both rotations
+    await database.close()

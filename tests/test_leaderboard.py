@@ -23,6 +23,10 @@ from arena.tournament.likelihood import Places, Tally, fit, leaderboard
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 
 
+REFITS_S = 120
+"""Generous: two fits of four results, on a busy 2-core machine; only a refit that never comes takes longer."""
+
+
 class Log:
     def __init__(self) -> None:
         self.events: list[tuple[str, dict[str, Any]]] = []
@@ -221,21 +225,26 @@ async def test_refits_run_on_a_worker_thread_warm_started_and_coalesced() -> Non
 
     board = Leaderboard(Log(), held_fit)
     loop_thread = threading.current_thread()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(board.run)
-        board.add((("x",), ("y",)))
-        await trio.to_thread.run_sync(entered.wait)  # the first refit is running, held
-        entered.clear()
-        for places in ((("y",), ("z",)), (("x", "z"),), (("z",), ("x",))):
-            board.add(places)  # the loop is not blocked: results are counted while the fit runs
-        assert (board.tally.results, board.fitted) == (4, None)
-        refitted = board.refitted
-        release.set()
-        await refitted.wait()
-        while not board.current:
-            refitted = board.refitted
-            await refitted.wait()
-        nursery.cancel_scope.cancel()
+    with trio.fail_after(REFITS_S):  # a refit lost fails the test instead of hanging it
+        async with trio.open_nursery() as nursery:
+            await nursery.start(board.run)
+            try:
+                board.add((("x",), ("y",)))
+                await trio.to_thread.run_sync(entered.wait, abandon_on_cancel=True)  # the first refit runs, held
+                entered.clear()
+                for places in ((("y",), ("z",)), (("x", "z"),), (("z",), ("x",))):
+                    board.add(places)  # the loop is not blocked: results are counted while the fit runs
+                assert (board.tally.results, board.fitted) == (4, None)
+                refitted = board.refitted
+                release.set()
+                await refitted.wait()
+                while not board.current:
+                    refitted = board.refitted
+                    await refitted.wait()
+            finally:
+                entered.set()  # neither waiting thread outlives the test, whatever stopped it
+                release.set()
+            nursery.cancel_scope.cancel()
     assert len(calls) == 2  # coalesced: three results during a refit make one more refit, not three
     (first_thread, first_sets, first_previous, first), (second_thread, second_sets, second_previous, second) = calls
     assert first_thread is not loop_thread and second_thread is not loop_thread

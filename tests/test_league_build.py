@@ -398,3 +398,20 @@ def test_a_version_bigger_than_its_build_folder_fails_in_one_line(tmp_path):
     assert (result.ok, result.why) == (
         False, "the version's files do not fit its build folder of 2 MiB (No space left on device)")
     assert not (tmp_path / "bot").exists()
+
+
+@pytest.mark.parametrize("where", ["the cache inside a protected folder", "a protected file inside the cache"])
+def test_a_build_whose_kit_cache_would_show_a_protected_path_is_refused_before_it_starts(tmp_path, where):
+    """The kit's cache is bound into the build read-only: it may neither lie inside a folder no build may see (the
+    data folder) nor hold a file no build may see (the operator's token), either way round."""
+    source, manifest = example("python", tmp_path)
+    kits = tmp_path / "kits"
+    (kits / "python").mkdir(parents=True)
+    secret = kits if where.startswith("the cache") else kits / "python" / "operator.token"
+    secret.touch()
+    result = trio.run(build_version, source, manifest, tmp_path, KitCache(kits), BuildLimits(), tmp_path / "build.log",
+                      [secret])
+    assert (result.ok, result.why, result.folder) == (
+        False, f"cannot contain the build: the build would see {secret} through {kits / 'python'}", None)
+    assert not (tmp_path / "bot").exists()
+    assert result.log.read_text().splitlines() == [f"--- the build failed: {result.why} ---"]  # nothing of it ran

@@ -1,7 +1,8 @@
 """The league's page data (arena/league/pages.py) on known tables, on SQLite and PostgreSQL: a bot's rating history
 ends exactly at the ratings the database holds and is read in the same number of queries however many tables there
 are; its results by opponent and by seat count what was played; a table's game is shown only once the table is
-done; the finals' seed is never read before the finals ended and their run folder revealed it."""
+done; the finals' page lists the games of complete deal sets only; the finals' seed is never read before the
+finals ended and their run folder revealed it."""
 
 from __future__ import annotations
 
@@ -9,14 +10,20 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+import trio
 
-from arena.league.db import ONLINE, Database, Seat
+from arena.league.config import league_from_dict
+from arena.league.db import ONLINE, AsyncDatabase, Database, Seat
 from arena.league.errors import NotFound, StateError
-from arena.league.pages import bot_history, finals_page, finished_table_game
+from arena.league.finals import Finals
+from arena.league.pages import FinalsPage, bot_history, finals_page, finished_table_game
+from arena.league.pipeline import Served
 from arena.league.rating import deal_set_totals, rate_deal_set
-from arena.league.table_run import RECORD
+from arena.league.service import LeagueCore
+from arena.league.table_run import FINALS, RECORD
 from arena.records.run_folder import RunFolder, SeedCommitment, commitment_of
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
+from support.records import run_of, won_by
 
 
 def versions_of(database: Database, league_id: int, names: str) -> dict[str, int]:
@@ -123,3 +130,30 @@ def test_the_finals_seed_is_shown_only_once_they_ended_and_revealed_it(
     page = finals_page(database, league.id, folder)
     assert (page.seed, page.nonce) == (seed.seed, seed.nonce)
     assert commitment_of(page.seed, page.nonce) == page.commitment
+
+
+def served_finals_page(database: Database, league_id: int, folder: Path, duplicate: bool) -> FinalsPage:
+    """The finals' page as the server's league core gives it (its finals' run folder ``folder``), for a league of
+    two players with or without duplicate deals."""
+    served = Served(league_from_dict({"name": "ladder", "variant": "block", "duplicate": duplicate}), league_id)
+    finals = Finals(AsyncDatabase(database), served, folder.parent, lambda version: None, None)
+    assert finals.run_folder == folder
+    core = LeagueCore(AsyncDatabase(database), None, None, {"ladder": served}, None, finals={"ladder": finals})
+    return trio.run(core.finals_page, "ladder")
+
+
+def test_the_finals_page_lists_the_games_of_complete_deal_sets_only(database: Database, league,
+                                                                     tmp_path: Path) -> None:
+    """Deal set 0's two rotations are recorded, deal set 1's second is not yet: none of deal set 1 is listed (its
+    other rotation deals the same tiles), unless the league plays without duplicate deals (each game a deal set)."""
+    v = versions_of(database, league.id, "ab")
+    database.freeze(league.id, [v["a"], v["b"]])
+    database.set_finals(league.id, {"state": "playing", "deal_sets": 2, "tables": 0, "scheduled": 4,
+                                    "started_at": 1.0})
+    games = [won_by("a-v1", "b-v1", "0", 0), won_by("b-v1", "a-v1", "0", 1), won_by("a-v1", "b-v1", "1", 2)]
+    folder = run_of(tmp_path / FINALS, games)
+    shown = [(game["index"], game["deal_set"], game["seats"])
+             for game in served_finals_page(database, league.id, folder, duplicate=True).results]
+    assert shown == [(0, "0", games[0]["seats"]), (1, "0", games[1]["seats"])]
+    without = served_finals_page(database, league.id, folder, duplicate=False).results
+    assert [game["index"] for game in without] == [0, 1, 2]

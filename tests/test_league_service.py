@@ -30,8 +30,8 @@ from arena.protocol import league_pb2_grpc as lpb_grpc
 from support.waiting import wait_for
 from support.paths import ROOT
 from support.servers import Server
-from support.league import (FAILED, LEAGUE, MANIFEST, PIPELINE_S, READY, League, bearer, bot_folder, database_of,
-                            private_file, start_league)
+from support.league import (FAILED, GAME, LEAGUE, MANIFEST, PIPELINE_S, READY, League, bearer, bot_folder,
+                            database_of, league_in, private_file, start_league)
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -231,12 +231,36 @@ def test_an_endless_upload_is_refused_at_the_size_limit(league: League) -> None:
     assert stored_files(league) == before
 
 
+def test_the_leagues_upload_files_limit_is_the_one_enforced(tmp_path: Path) -> None:
+    """A league's ``[upload] files`` decides, on the client as on the server: a folder of 5,500 files (more than the
+    archive checker's own default of 5,000) goes through ``arena league upload`` to a league allowing 6,000, and
+    one of 6,100 is refused with the league's number."""
+    league = league_in(tmp_path, GAME + "[upload]\nfiles = 6000\n")
+    try:
+        league.add_author("ann")
+        for bot, files in (("many", 5500), ("too-many", 6100)):
+            folder = bot_folder(tmp_path / bot, ROOT / "bots" / "python" / "random_bot.py")
+            (folder / "data").mkdir()
+            for number in range(files - 3):  # bot.py, bot.toml and the folder data count too
+                (folder / "data" / f"{number}.txt").write_text("x")
+            done = league.league("upload", str(folder), "--bot", bot, token=league.tokens["ann"])
+            if bot == "many":
+                assert done.returncode == 0 and done.stdout.startswith("uploaded: version 1 of bot 'many'"), (
+                    done.stderr)
+            else:
+                assert (done.returncode, done.stderr) == (
+                    1, "error: invalid argument: the upload has more than 6,000 files\n")
+    finally:
+        league.server.stop()
+
+
 @pytest.mark.parametrize("args, message", [
     (("--league", "LEAGUE"), "error: --league needs --token-file FILE: the operator's token"),
     (("--database", "sqlite:///x.db"), "error: --database goes with --league FILE"),
     (("--league", "missing.toml", "--token-file", "TOKEN"), "error: missing.toml: no such league file"),
     (("--kit-cache", "kits"), "error: --kit-cache goes with --league FILE"),
     (("--league", "LEAGUE", "--token-file", "TOKEN", "--kit-cache", "data/kits"), "error: --kit-cache /"),
+    (("--league", "LEAGUE", "--token-file", "TOKEN", "--kit-cache", "."), "error: --kit-cache /"),  # holds them
 ])
 def test_serve_refuses_a_league_it_cannot_run_with_one_line(tmp_path: Path, args: tuple[str, ...],
                                                             message: str) -> None:

@@ -26,6 +26,7 @@ from arena.records.export import lines_of_file
 from arena.records.jsonform import index_of
 from arena.records.replay import RecordError, repair_run, verify_run
 from arena.records.run_folder import FORMAT_VARIABLE, RunFolder
+from arena.records.schema import RecordFormatError
 from arena.records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records, record_line
 from arena.rules import VARIANTS
 from arena.server.tournaments import RecordIndex
@@ -153,6 +154,45 @@ def test_a_length_running_past_the_end_before_another_unit_is_damage(tmp_path: P
     assert list(iter_records(path, report)) == [draws[0], draws[2]]
     assert report.bad_lines == [(2, "a unit cut short before the next one (damaged)")] and not report.torn_tail
     assert drop_torn_tail(path) == 0
+
+
+FRAME_HEADER_DESCRIPTOR, CHECKSUM_FLAG = 4, 1 << 2
+"""Where a zstd frame says it ends with a content checksum: bit 2 of its header's first byte after the magic."""
+
+
+def test_a_bit_flipped_anywhere_in_a_frame_is_a_bad_line_never_another_record(tmp_path: Path,
+                                                                             draws: list[dict]) -> None:
+    """Every frame carries its content's checksum and the reader checks it: each of a frame's bits flipped in turn
+    is reported as a bad line, or (the few bits zstd ignores) reads back the very record written, never another.
+    Clearing the checksum flag is damage too, as is a frame with bytes after its end (where a cleared flag would
+    leave the checksum's own bytes)."""
+    path = tmp_path / "games.jsonl.zst"
+    unit = units_of(write_compact(path, draws[:1]))[0]
+    header, frame = unit[:compact.HEADER.size], unit[compact.HEADER.size:]
+    assert zstandard.get_frame_parameters(frame).has_checksum
+    same, different, problems = 0, [], set()
+    for bit in range(len(frame) * 8):
+        flipped = bytearray(frame)
+        flipped[bit // 8] ^= 1 << (bit % 8)
+        path.write_bytes(header + flipped)
+        report = ReadReport()
+        read = list(iter_records(path, report))
+        if read == draws[:1] and report.bad_lines == []:
+            same += 1
+            continue
+        if read:
+            different.append(bit)
+        assert len(report.bad_lines) == 1 and report.bad_lines[0][0] == 1 and not report.torn_tail, bit
+        problems.add(report.bad_lines[0][1].split(":")[0])
+    assert different == [], "a flipped bit read as another record"
+    assert same < len(frame)  # the bits zstd ignores are a few, not a byte in eight
+    assert "a damaged frame" in problems
+    cleared = bytearray(frame)
+    cleared[FRAME_HEADER_DESCRIPTOR] &= ~CHECKSUM_FLAG
+    with pytest.raises(RecordFormatError, match=r"^a frame without its content checksum \(damaged\)$"):
+        compact.decode(bytes(cleared))
+    with pytest.raises(RecordFormatError, match=r"^a damaged frame: .*unused data"):
+        compact.decode(frame + b"\0\0\0\0")
 
 
 def test_a_frame_of_a_dictionary_this_arena_lacks_is_named(tmp_path: Path, draws: list[dict]) -> None:

@@ -225,6 +225,45 @@ def test_retire_and_challenge_refuse_other_authors_and_cross_site_forms(site: Si
     assert code == 400 and "version: expected a whole number, got &#x27;x&#x27;" in page.decode()
 
 
+def test_a_form_sent_with_origin_null_is_refused(site: Site) -> None:
+    """``Origin: null`` is what a sandboxed frame or a ``data:`` page of any site sends: bob's own session and CSRF
+    token do not make it his (retire, challenge, upload), and nothing changes."""
+    gb, ra = site.version("bob", "gb"), site.version("alice", "ra")
+    null = {**site.as_author("bob"), "Origin": "null"}
+    line = "refused: this form was sent from another site (its Origin is not this dashboard&#x27;s)"
+    code, _, page = http(f"{site.web}/leagues/test/versions/{gb.id}/retire", headers=null,
+                         form={"csrf": site.csrf("bob")})
+    assert (code, line in page.decode()) == (403, True)
+    code, _, page = http(f"{site.web}/leagues/test/challenges", headers=null, form={
+        "version": str(gb.id), "opponent": str(ra.id), "deal_sets": "2", "csrf": site.csrf("bob")})
+    assert (code, line in page.decode()) == (403, True)
+    body, kind = multipart({"bot": "gb"}, "archive", "gb.tar.gz", b"not read")
+    code, _, page = http(f"{site.web}/leagues/test/upload?csrf={site.csrf('bob')}", body=body,
+                         headers={**null, "Content-Type": kind})
+    assert (code, line in page.decode()) == (403, True)
+    assert site.version("bob", "gb").state == lpb.VERSION_STATE_READY
+    assert [v.id for v in site.league.versions(site.league.token("bob"), "gb")] == [gb.id]
+    listed = site.league.stub().ListChallenges(lpb.ListChallengesRequest(), timeout=30,
+                                               metadata=bearer(site.league.token("bob"))).challenges
+    assert [c.version_id for c in listed if c.author == "bob"] == []
+
+
+def test_revoking_an_author_ends_its_web_sessions(site: Site) -> None:
+    """carol signs in, then the operator revokes her token: the cookie she holds (signed, unexpired) no longer
+    signs her in, for pages as for forms."""
+    site.league.add_author("carol")
+    site.sign_in("carol")
+    cookie = site.as_author("carol")
+    mine = f"{site.web}/leagues/test/mine"
+    assert http(mine, headers=cookie)[0] == 200
+    revoked = site.league.league("revoke", "carol", token=site.league.operator)
+    assert (revoked.returncode, revoked.stdout) == (0, "the token of author 'carol' is revoked\n"), revoked.stderr
+    code, _, page = http(mine, headers=cookie)
+    assert code == 401 and '<button type="submit">sign in</button>' in page.decode()  # the sign-in form again
+    code, _, _ = http(f"{site.web}/leagues/test/challenges", headers=cookie, form={"csrf": site.csrf("carol")})
+    assert code == 401
+
+
 def test_the_upload_form_refuses_what_the_cli_refuses_with_the_same_line(site: Site) -> None:
     root = site.league.root
     url = f"{site.web}/leagues/test/upload?csrf={site.csrf('bob')}"

@@ -29,10 +29,12 @@ from ..display import make_console, safe_markup, safe_name, safe_text
 from ..errors import UsageError
 from ..protocol import league_pb2 as lpb
 from ..protocol import league_pb2_grpc as lpb_grpc
-from ..league.archive import ArchiveError, ArchiveLimits, pack
+from ..league.archive import ArchiveError, pack
 from ..league.build import KitCache, KitCacheError, prepare_kits
+from ..league.config import WIDEST_UPLOAD
 from ..league.kits import RECIPES
 from ..league.pipeline import default_kit_cache
+from ..league.service import upload_archive_limits
 from ..server.client import describe
 from .server import (CLIENT_FLAGS, _refused, _with_client, add_client_arguments, _client, client_command,
                      new_private_file)
@@ -213,7 +215,8 @@ def cmd_upload(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="arena-upload-") as tmp:
         if source.is_dir():
             try:
-                archive = pack(source, tmp, ArchiveLimits()).path
+                # within what any league may allow: the server checks its league's own [upload] limits
+                archive = pack(source, tmp, upload_archive_limits(WIDEST_UPLOAD)).path
             except ArchiveError as error:
                 return _refused(f"{source}: {error}")
         else:

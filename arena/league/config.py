@@ -104,6 +104,10 @@ class UploadLimits:
 
 UPLOAD_KEYS = ("archive_mb", "unpacked_mb", "files")
 UPLOAD_BOUNDS = {"archive_mb": (1, 4096), "unpacked_mb": (1, 65536), "files": (1, 1_000_000)}
+WIDEST_UPLOAD = UploadLimits(**{key: high for key, (_low, high) in UPLOAD_BOUNDS.items()})
+"""The most any league file may allow: what ``arena league upload`` packs a folder within before sending it. Only the
+server knows its league's own ``[upload]``, and it enforces them; a client with limits of its own would refuse what
+a league allows."""
 
 BUILD_TIME_BOUNDS = (1, 24 * 3600)
 BUILD_DISK_BOUNDS = (16, 65536)

@@ -37,7 +37,7 @@ from .authors import (
     Authenticator, Caller, create_author, new_token, owned_version, require_bot_owner, require_operator, require_upload_quota,
     reinstate_version, retire_version, revoke,
 )
-from .config import LeagueConfig
+from .config import LeagueConfig, UploadLimits
 from .db import (DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, ChallengeRow, Database,
                  LadderTable,
                  Version, active_version, versions_to_delete)
@@ -623,8 +623,13 @@ def author_message(author: Any) -> lpb.LeagueAuthor:
 
 def archive_limits(config: LeagueConfig) -> ArchiveLimits:
     """The league's ``[upload]`` as the archive checker's limits."""
-    return ArchiveLimits(max_compressed_bytes=config.upload.archive_bytes,
-                         max_uncompressed_bytes=config.upload.unpacked_bytes, max_files=config.upload.files)
+    return upload_archive_limits(config.upload)
+
+
+def upload_archive_limits(upload: UploadLimits) -> ArchiveLimits:
+    """An ``[upload]`` table as the archive checker's limits (the league's, or :data:`.config.WIDEST_UPLOAD`)."""
+    return ArchiveLimits(max_compressed_bytes=upload.archive_bytes, max_uncompressed_bytes=upload.unpacked_bytes,
+                         max_files=upload.files)
 
 
 def token_of(context: grpc.ServicerContext) -> str | None:

@@ -27,9 +27,11 @@ RUN --jsonl`` prints the readable ones. The frame names its dictionary (zstd's d
 whole encoding (this packing and that dictionary): a new one gets a new id and file, and this module keeps every
 earlier one, so every file stays readable.
 
-A unit that is not a record (a bad header, a frame that fails its checksum, one compressed with a dictionary this
-arena does not have) is a *bad unit* with a one-line problem, and the reader goes on with the next header it finds;
-a unit cut short at the end of the file is the torn tail, which resume drops.
+A unit that is not a record (a bad header, a frame that fails its checksum or has none, one compressed with a
+dictionary this arena does not have) is a *bad unit* with a one-line problem, and the reader goes on with the next
+header it finds; a unit cut short at the end of the file is the torn tail, which resume drops. So a bit flipped in a
+frame is never read as another record: it fails the checksum of the content (or, in the few bits zstd ignores,
+changes nothing).
 """
 
 from __future__ import annotations
@@ -217,7 +219,10 @@ def _unpacked(kind: str, number: Any) -> Any:
 
 def decode(frame: bytes) -> bytes:
     """The packed JSON line a frame holds; :class:`RecordFormatError` (one line) for a frame that is damaged, too
-    large, or compressed with a dictionary this arena does not have."""
+    large, or compressed with a dictionary this arena does not have. Every frame the arena writes carries the
+    checksum of its content, and one without it, or with bytes after its end, is damage: a flipped bit that cleared
+    the frame's checksum flag would otherwise have the checksum's own bytes ignored as trailing data, and a bit
+    flipped in a frame without a checksum can decode into a different record that parses."""
     try:
         params = zstandard.get_frame_parameters(frame)
     except zstandard.ZstdError:
@@ -227,8 +232,10 @@ def decode(frame: bytes) -> bytes:
                                 f"(it knows {', '.join(map(str, DICTIONARIES))}; written by a newer arena?)")
     if not 0 < params.content_size <= MAX_FRAME:
         raise RecordFormatError("a frame without a plausible size (damaged)")
+    if not params.has_checksum:
+        raise RecordFormatError("a frame without its content checksum (damaged)")
     try:
-        return _decompressor(params.dict_id).decompress(frame, max_output_size=MAX_FRAME)
+        return _decompressor(params.dict_id).decompress(frame, max_output_size=MAX_FRAME, allow_extra_data=False)
     except zstandard.ZstdError as error:
         raise RecordFormatError(f"a damaged frame: {str(error)[:120]}") from None
 

@@ -32,7 +32,8 @@ from typing import Mapping, Sequence
 import trio
 
 from .cgroups import CgroupError
-from .contain import LOCALE, UID_RANGE, SandboxError, _arena_package, _enter_cgroup, _inside_path, system_view
+from .contain import (LOCALE, UID_RANGE, SandboxError, _arena_package, _enter_cgroup, _inside_path, overlaps,
+                      system_view)
 from .host import host
 from .limits import Limits
 from .logs import CappedLog
@@ -97,14 +98,15 @@ class BuildOutcome:
 async def run_build(job: BuildJob, source: Path, out: Path, limits: BuildLimits, log: Path,
                     protected: Sequence[Path] = ()) -> BuildOutcome:
     """Build ``source`` (a folder, left as it is) into ``out`` (a new folder: the source's files plus what the build
-    made), contained; the build's output goes to ``log``. ``protected`` are paths the build must not see (checked:
-    none may be a toolchain or cache bound into it). Never leaves a process or a mount behind."""
-    machine = host()
-    machine.require_sandbox()
+    made), contained; the build's output goes to ``log``. ``protected`` are paths the build must not see (checked
+    before anything starts: none may be a toolchain or cache bound into it, lie inside one or hold one). Never leaves
+    a process or a mount behind."""
     for path in job.read_only:
         for secret in protected:
-            if Path(secret).resolve() in (Path(path).resolve(), *Path(path).resolve().parents):
+            if overlaps(path, secret):  # a toolchain inside a protected folder, or holding a protected file
                 raise SandboxError(f"the build would see {secret} through {path}")
+    machine = host()
+    machine.require_sandbox()
     uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0] if machine.root else None
     private = Path(tempfile.mkdtemp(prefix="build-", dir=machine.work_base))
     folder = private / "build"

@@ -293,6 +293,14 @@ def bot_folder_of(command: Sequence[str], work: Path, folder: str | None) -> Pat
     return None
 
 
+def overlaps(one: Path | str, other: Path | str) -> bool:
+    """Whether one path is the other or lies inside it, either way round (both resolved). A folder bound into a
+    sandbox shows everything below it: it must neither lie inside a protected folder nor hold a protected file, and
+    a check of one direction only lets the other through."""
+    first, second = Path(one).resolve(), Path(other).resolve()
+    return first == second or first in second.parents or second in first.parents
+
+
 def exposure_problem(command: Sequence[str], work: Path, folder: str | None,
                      protected: Sequence[Path]) -> str | None:
     """What a sandbox would show the bot of ``protected`` paths: its own folder and its program's folder are visible

@@ -46,8 +46,13 @@ def ready_version(database: Database, league_id: int, work: Path, name: str, sou
     """A bot of its own author with one ready version whose source folder is where the pipeline puts it."""
     author = create_author(database, f"author-{name}")[0]
     bot = database.add_bot(league_id, author.id, name)
-    sha = (name.encode().hex() * 64)[:64]
-    version, _ = database.add_version(bot.id, sha)
+    return newer_version(database, bot.id, work, (name.encode().hex() * 64)[:64], source)
+
+
+def newer_version(database: Database, bot_id: int, work: Path, sha: str, source: Path | str) -> int:
+    """A new ready version of bot ``bot_id`` (its archive's SHA-256 ``sha``), which becomes the bot's active one;
+    its source folder where the pipeline puts it."""
+    version, _ = database.add_version(bot_id, sha)
     # As the pipeline leaves a python version: built into a folder of its own, with the command that runs it.
     runnable = Runnable((sys.executable, "bot.py"), f"{version.id}/src", "grpc")
     for state in (BUILDING, CHECKING, READY):

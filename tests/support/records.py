@@ -85,6 +85,20 @@ def draw_game(index: int) -> dict:
     return json.loads(json.dumps(_GAMES[index]))
 
 
+def won_by(winner: str, loser: str, deal_set: str, index: int) -> dict:
+    """A two-player Block game ``index`` of deal set ``deal_set`` (its ``dealKey``) in which the entrant named
+    ``winner`` beat ``loser``: a real game's record, its seats named after the fact (the winning seat ``winner``)."""
+    for attempt in range(100):
+        record = played("block", f"{MASTER}/{deal_set}/{index}/{attempt}", index, options={"target": 1})
+        if "winner" in record["result"]:
+            break
+    else:
+        raise AssertionError("no game with a winner")
+    record["dealKey"] = deal_set
+    record["seats"] = [winner, loser] if record["result"]["winner"] == 0 else [loser, winner]
+    return record
+
+
 def verify_cli(run: Path, jobs: int, capsys, monkeypatch) -> tuple[int, list[str], str, bool]:
     """``arena replay RUN --verify --jobs N``: exit status, the MISMATCH lines, the summary (its lines joined: the
     console wraps it), whether it went parallel. With two jobs the file is verified in parallel however small, in
