@@ -1,7 +1,8 @@
 """One author, one seat: at league tables of three or more sides no two versions of one author sit together (they
 could share what they see against the others), unless the league file allows it (``same_author_tables = true``);
 two-sided tables are not concerned. The matchmaker over simulated hours (pure: no database, no processes), the
-league file's key, and the finals' tournament file and the tables it draws."""
+league file's key, the finals' tournament file and the tables it draws, and a ladder played in-process (a real
+database, sandboxed bots) whose versions carry their authors to the matchmaker."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ from pathlib import Path
 import pytest
 
 from arena.league.config import ConfigError, league_from_dict, load_league
+from arena.league.db import DONE, AsyncDatabase, sqlite_url
 from arena.league.errors import LeagueError
 from arena.league.finals import schedule_lines
-from arena.league.ladder import Ladder
+from arena.league.ladder import Ladder, version_states
 from arena.league.matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
 from arena.league.matchmaking_bench import simulate, summary
-from arena.league.pipeline import Served
+from arena.league.pipeline import BuiltBots, Served
 from arena.league.table_run import authors_apart, league_tournament_file, table_spec
 from arena.players.process import BotSpec
+from support.ladder import EXAMPLES, Log, done_tables, play_until, setup
 
 MEXICAN_TRAIN = {"variant": "mexican_train", "players": 4}
 
@@ -165,3 +168,30 @@ def test_finals_with_fewer_authors_than_sides_refuse_to_start() -> None:
                                  "authors (same_author_tables = false): no finals can be played")
     assert schedule_lines(config(same_author_tables=True), FIELD[:5], [1, 1, 2, 2, 3], 0) == [
         'format = "balanced"', "tables = 5"]
+
+
+# --- the ladder, played ------------------------------------------------------------------------------------------
+
+THREE_PLAYER_BLOCK = {"variant": "block", "players": 3, "options": {"target": 1}}
+
+
+async def test_a_three_player_ladder_seats_each_author_once_at_every_table(tmp_path: Path) -> None:
+    """ann's two bots, bob's and cy's at three-player Block (SQLite, sandboxed example bots, two tables at once):
+    the database's versions reach the matchmaker with their authors, and every table played seats one of ann's
+    versions with bob's and cy's."""
+    bots = {"ann-a": EXAMPLES / "random_bot.py", "ann-b": EXAMPLES / "greedy_bot.py",
+            "bob": EXAMPLES / "random_bot.py", "cy": EXAMPLES / "greedy_bot.py"}
+    sync, served, work, ids = setup(sqlite_url(tmp_path / "data"), tmp_path, bots, THREE_PLAYER_BLOCK,
+                                    authors={"ann-a": "ann", "ann-b": "ann"}, concurrency=2, coverage=2, placement=1)
+    authors = {a.name: str(a.id) for a in sync.authors()}
+    assert {state.id: state.author for state in version_states(sync, served.league_id, 1)} == {
+        str(ids["ann-a"]): authors["ann"], str(ids["ann-b"]): authors["ann"], str(ids["bob"]): authors["author-bob"],
+        str(ids["cy"]): authors["author-cy"]}
+    database = AsyncDatabase(sync)
+    ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
+    await play_until(ladder, database, lambda db: done_tables(3)(db, served.league_id))
+    done = sync.tables_in(served.league_id, [DONE])
+    ann = {ids["ann-a"], ids["ann-b"]}
+    assert len(done) >= 3 and all(len(ann & set(t.versions)) == 1 for t in done)
+    assert all({ids["bob"], ids["cy"]} <= set(t.versions) for t in done)
+    await database.close()
