@@ -13,7 +13,7 @@ import pytest
 from arena.league.config import ConfigError, league_from_dict, load_league
 from arena.league.db import DONE, AsyncDatabase, sqlite_url
 from arena.league.errors import LeagueError
-from arena.league.finals import schedule_lines
+from arena.league.finals import Finals, schedule_lines
 from arena.league.ladder import Ladder, version_states
 from arena.league.matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
 from arena.league.matchmaking_bench import simulate, summary
@@ -159,6 +159,21 @@ def test_the_finals_tables_seat_at_most_one_version_of_each_author(seed: str) ->
     assert len(tables) == 6 and all(len(ann & set(table)) == 1 for table in tables)  # ann at every table, once
     allowed = finals_tables(config(same_author_tables=True), seed)
     assert any(len(ann & set(table)) > 1 for table in allowed)
+
+
+async def test_the_finals_file_of_a_frozen_field_groups_its_versions_by_author(tmp_path: Path) -> None:
+    """From the database: the frozen field's versions, with their bots' authors, become the file's ``apart``."""
+    bots = {name: EXAMPLES / "random_bot.py" for name in ("ann-a", "bob", "ann-b", "cy", "dee")}
+    sync, served, work, ids = setup(sqlite_url(tmp_path / "data"), tmp_path, bots, MEXICAN_TRAIN,
+                                    authors={"ann-a": "ann", "ann-b": "ann"})
+    frozen = sync.freeze(served.league_id, list(ids.values()))
+    database = AsyncDatabase(sync)
+    finals = Finals(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
+    spec, text, _names = await finals.tournament(frozen, 1, 0)
+    assert spec.apart == (("ann-a-v1", "ann-b-v1"),) and 'apart = [["ann-a-v1", "ann-b-v1"]]' in text
+    assert all(len({"ann-a-v1", "ann-b-v1"} & {spec.bots[e].name for e in table}) == 1
+               for table in spec.schedule("seed").tables())
+    await database.close()
 
 
 def test_finals_with_fewer_authors_than_sides_refuse_to_start() -> None:
