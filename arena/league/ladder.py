@@ -310,7 +310,8 @@ def left_because(version: Version) -> str:
 
 def version_states(database: Database, league_id: int, placement: int) -> list[VersionState]:
     """What the matchmaker knows of each active version: its online rating, its deal sets in the last hour (tables
-    being played or queued included) and in all, whether its placement is done, its recent opponents."""
+    being played or queued included) and in all, whether its placement is done, its recent opponents, and its bot's
+    author (one author's versions are kept apart at tables of three or more sides)."""
     active = database.active_versions(league_id)
     rated = {r.version_id: r for r in database.ratings(league_id, ONLINE)}
     recent: Counter[int] = Counter()

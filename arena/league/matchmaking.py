@@ -110,8 +110,8 @@ def choose_tables(versions: Sequence[VersionState], free: int, rules: Matchmakin
         return Plan(())
     if len(versions) < rules.sides:
         return Plan((), f"waiting for versions: {len(versions)} ready, a table seats {rules.sides}")
-    authors = len({author_of(v) for v in versions})
-    if rules.authors_apart and authors < rules.sides:
+    authors = len({author_of(v) for v in versions}) if rules.authors_apart else len(versions)
+    if authors < rules.sides:
         return Plan((), f"waiting for authors: {len(versions)} versions ready of {authors} authors, and a table "
                         f"seats {rules.sides} versions of {rules.sides} different authors")
     return _Round(versions, free, rules).plan()
@@ -198,7 +198,7 @@ class _Round:
         right = bisect.bisect_left(self.mus, target)
         left = right - 1
         kept: list[tuple[tuple[int, float], str]] = []  # (cost, id), cheapest first
-        cheapest: dict[str, tuple[tuple[int, float], str]] = {}  # with authors apart: each author's in ``kept``
+        cheapest: dict[str, tuple[tuple[int, float], str]] = {}  # with authors apart: each author's cheapest
         seen = 0
         while left >= 0 or right < len(self.by_mu):
             if right >= len(self.by_mu) or (left >= 0 and target - self.mus[left] <= self.mus[right] - target):
