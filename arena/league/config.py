@@ -14,6 +14,9 @@ the key, the problem and the allowed values::
     kits = ["python", "go"]     # optional: the kits whose uploads it accepts (default: all of KITS)
     dial_in = true              # optional: authors may add dial-in versions, played from their own machines
                                 # while connected (`arena league dial-in`); default false
+    same_author_tables = false  # optional: whether two versions of one author may sit at one table of three or
+                                # more sides (the ladder's and the finals'); default false. Two-sided tables are
+                                # not concerned: one author's versions meet there head to head
 
     [options]                   # variant options
     target = 100
@@ -79,8 +82,8 @@ KITS = tuple(KIT_RECIPES)
 """The kits a league may accept: every kit a manifest may name (:data:`arena.league.manifest.KITS`)."""
 """The kits an uploaded bot may name in its ``bot.toml``: every starter kit the project ships (``bots/``) and a
 prebuilt static Linux binary."""
-TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "dial_in", "time", "limits",
-            "upload", "build", "authors", "ladder", "challenges")
+TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "dial_in", "same_author_tables",
+            "time", "limits", "upload", "build", "authors", "ladder", "challenges")
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A league's name appears in URLs, folder names and the database: a short identifier."""
 
@@ -175,6 +178,10 @@ class LeagueConfig:
     dial_in: bool = False
     """Whether authors may add dial-in versions (bots played from their own machines, outside the arena's sandbox,
     the network's latency on their clock): the operator's choice, off unless the file says so."""
+    same_author_tables: bool = False
+    """Whether two versions of one author may sit at one table of three or more sides, where they could share what
+    they see against the others: off unless the file says so (the ladder's matchmaker and the finals keep them
+    apart). Two-sided tables are not concerned."""
     time: TimeSpec = TimeSpec()
     limits: Limits = Limits()
     upload: UploadLimits = UploadLimits()
@@ -188,6 +195,7 @@ class LeagueConfig:
 
     def accepts_kit(self, kit: str) -> bool:
         return kit in self.kits
+
 
 
 def load_league(path: str | Path) -> LeagueConfig:
@@ -253,6 +261,7 @@ def _league(data: Mapping[str, Any]) -> LeagueConfig:
         duplicate=_boolean(data, "duplicate", default=True),
         kits=_kits(data.get("kits", list(KITS))),
         dial_in=_boolean(data, "dial_in", default=False),
+        same_author_tables=_boolean(data, "same_author_tables", default=False),
         time=time_from_table(data.get("time", {})),
         limits=limits,
         upload=_upload(_table(data, "upload", UPLOAD_KEYS)),

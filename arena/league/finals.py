@@ -9,7 +9,10 @@ frozen field and ranks it by the maximum-likelihood fit.
   (the runner's, as every run: ``arena replay FOLDER --verify`` checks the records against it), duplicate deals, and
   ``deal_sets`` deal sets per table: a round robin for two sides (every pair meets), a **balanced schedule** of
   ``tables`` tables for k-player tables (default: enough tables that every pair meets about once, at least one per
-  version; :func:`default_tables`). A server stopped mid-finals resumes the run at its next start.
+  version; :func:`default_tables`). Unless the league file allows it (``same_author_tables``), a k-player table
+  of the finals seats at most one version of each author, as the ladder's do: the tournament file keeps each
+  author's versions apart (``apart``), and a field of fewer authors than a table has sides cannot be played (the
+  finals refuse to start, saying so). A server stopped mid-finals resumes the run at its next start.
 - **Ranking** (:func:`finals_ranking`): each deal set's places (its entrants by their match points over its
   rotations, added exactly as the ladder adds them (:func:`~arena.league.rating.deal_set_totals`), equal points
   tied) go into :class:`~arena.tournament.likelihood.Tally`; the fit
@@ -26,7 +29,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import trio
 
@@ -40,7 +43,8 @@ from .config import LeagueConfig
 from .db import Database, Freeze, utc_now
 from .errors import LeagueError, StateError
 from .rating import deal_set_totals, seats_of
-from .table_run import FINALS, LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
+from .table_run import (FINALS, LeagueRuns, authors_apart, entrant_name, league_tournament_file, named, rotations,
+                        table_spec, toml_value)
 
 PLAYING, DONE, FAILED = "playing", "done", "failed"
 DEAL_SETS = 10
@@ -65,9 +69,11 @@ def default_tables(field: int, sides: int) -> int:
     return max(field, math.ceil(field * (field - 1) / (sides * (sides - 1))))
 
 
-def schedule_lines(config: LeagueConfig, field: int, tables: int) -> list[str]:
-    """The tournament file's schedule: a round robin for two sides, a balanced schedule for more."""
-    sides = rotations(config)
+def schedule_lines(config: LeagueConfig, names: Sequence[str], authors: Sequence[int], tables: int) -> list[str]:
+    """The tournament file's schedule for the field (its entrants' ``names`` and each one's author): a round robin
+    for two sides, a balanced schedule for more, with each author's versions kept apart unless the league allows
+    them at one table."""
+    sides, field = rotations(config), len(names)
     if field < sides:
         raise LeagueError(f"the field has {field} versions and a table seats {sides}: no finals can be played")
     if sides == 2:
@@ -75,7 +81,24 @@ def schedule_lines(config: LeagueConfig, field: int, tables: int) -> list[str]:
             raise LeagueError("the finals of two sides are a round robin (every pair meets): --tables is for "
                               "k-player tables")
         return []
-    return ['format = "balanced"', f"tables = {tables or default_tables(field, sides)}"]
+    lines = ['format = "balanced"', f"tables = {tables or default_tables(field, sides)}"]
+    if not authors_apart(config):
+        return lines
+    if len(set(authors)) < sides:
+        raise LeagueError(f"the field has {field} versions of {len(set(authors))} authors and a table seats "
+                          f"{sides} versions of {sides} different authors (same_author_tables = false): no finals "
+                          f"can be played")
+    groups = author_groups(names, authors)
+    return lines + [f"apart = {toml_value(groups)}"] if groups else lines
+
+
+def author_groups(names: Sequence[str], authors: Sequence[int]) -> list[list[str]]:
+    """The entrants' names grouped by author, for each author with two or more (what the tournament keeps
+    apart), in the field's order."""
+    by_author: dict[int, list[str]] = defaultdict(list)
+    for name, author in zip(names, authors):
+        by_author[author].append(name)
+    return [group for group in by_author.values() if len(group) > 1]
 
 
 def finals_ranking(folder: Path, version_of: Mapping[str, int], group_size: int) -> list[dict[str, Any]]:
@@ -147,8 +170,9 @@ class Finals(LeagueRuns):
         bot_names = {bot.id: bot.name for bot in await self.database.run(Database.bots, self.served.league_id)}
         names = [entrant_name(bot_names[v.bot_id], v) for v in versions]
         bots = [named(self.bot_of(version), name) for version, name in zip(versions, names)]
+        top = schedule_lines(self.config, names, [v.author_id for v in versions], tables)
         text = league_tournament_file(self.config, f"{self.config.name} finals", bots, self.run_folder,
-                                      deal_sets=deal_sets, top=schedule_lines(self.config, len(versions), tables))
+                                      deal_sets=deal_sets, top=top)
         try:
             spec = table_spec(text)
         except SpecError as error:

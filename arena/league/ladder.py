@@ -51,8 +51,8 @@ from .leaderboard import Fitter, Leaderboard, places_of_table
 from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
 from .pipeline import Served
 from .rating import MODEL, deal_set_totals, rate_deal_set
-from .table_run import (RECORD, TABLES, BotOf, LeagueRuns, entrant_name, named, results, rotations, table_file,
-                        table_spec)
+from .table_run import (RECORD, TABLES, BotOf, LeagueRuns, authors_apart, entrant_name, named, results, rotations,
+                        table_file, table_spec)
 
 RECENT = timedelta(hours=1)
 """The matchmaker's recent window: coverage is deal sets per hour."""
@@ -96,7 +96,8 @@ class Ladder(LeagueRuns):
     @property
     def rules(self) -> MatchmakingRules:
         ladder = self.config.ladder
-        return MatchmakingRules(sides=rotations(self.config), coverage=ladder.coverage, pairing_penalty=ladder.pairing_penalty)
+        return MatchmakingRules(sides=rotations(self.config), coverage=ladder.coverage,
+                                pairing_penalty=ladder.pairing_penalty, authors_apart=authors_apart(self.config))
 
     def wake(self) -> None:
         """Something changed (a version became ready): look again now (on the trio thread)."""
@@ -311,7 +312,8 @@ def left_because(version: Version) -> str:
 
 def version_states(database: Database, league_id: int, placement: int) -> list[VersionState]:
     """What the matchmaker knows of each active version: its online rating, its deal sets in the last hour (tables
-    being played or queued included) and in all, whether its placement is done, its recent opponents."""
+    being played or queued included) and in all, whether its placement is done, its recent opponents, and its bot's
+    author (one author's versions are kept apart at tables of three or more sides)."""
     active = database.active_versions(league_id)
     rated = {r.version_id: r for r in database.ratings(league_id, ONLINE)}
     recent: Counter[int] = Counter()
@@ -327,5 +329,5 @@ def version_states(database: Database, league_id: int, placement: int) -> list[V
         rating = rated.get(version.id) or Rating(version.id, ONLINE, fresh.mu, fresh.sigma, 0)
         opponents = {str(v): n for v, n in met.get(version.id, Counter()).items()}
         states.append(VersionState(str(version.id), rating.mu, rating.sigma, recent[version.id], rating.games,
-                                   rating.games >= placement, opponents))
+                                   rating.games >= placement, opponents, str(version.author_id)))
     return states

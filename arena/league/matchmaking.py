@@ -19,6 +19,13 @@ The rules, in order:
 A table seats distinct versions: with fewer ready versions than a table has sides there is no table (the plan says
 it is waiting for versions). Two-sided variants (two players, or two teams with one version per team) have two
 sides; a k-player variant has k.
+
+**One author, one seat** (``authors_apart``, the league's unless its file sets ``same_author_tables = true``): at a
+table of three or more sides two versions of one author could play as partners against the others, so no table
+seats two versions of one author: an anchor's opponents are of other authors than its own and than each other's.
+With fewer authors than a table has sides there is no table (the plan says it is waiting for authors). Two-sided
+tables are not concerned (the caller sets ``authors_apart`` only for three or more sides): there one author's
+versions meet head to head, which is how a new version is measured against an old one.
 """
 
 from __future__ import annotations
@@ -50,6 +57,8 @@ class VersionState:
     """Whether its placement games are done."""
     recent_opponents: Mapping[str, int] = field(default_factory=dict)
     """Deal sets against each other version (by id) in the recent window."""
+    author: str | None = None
+    """Its author (None: an author of its own), so that one author's versions can be kept apart."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,9 @@ class MatchmakingRules:
     load_penalty: float = 1.0
     """Rating points an opponent costs per recent deal set it has played beyond the anchor's (so the versions in
     the crowded middle of the ratings are not everyone's opponent)."""
+    authors_apart: bool = False
+    """Whether a table seats at most one version of each author (set for three or more sides, unless the league
+    allows one author's versions at one table)."""
 
     def __post_init__(self) -> None:
         if self.sides < 2 or self.coverage < 0 or min(self.pairing_penalty, self.load_penalty) < 0:
@@ -98,7 +110,16 @@ def choose_tables(versions: Sequence[VersionState], free: int, rules: Matchmakin
         return Plan(())
     if len(versions) < rules.sides:
         return Plan((), f"waiting for versions: {len(versions)} ready, a table seats {rules.sides}")
+    authors = len({author_of(v) for v in versions}) if rules.authors_apart else len(versions)
+    if authors < rules.sides:
+        return Plan((), f"waiting for authors: {len(versions)} versions ready of {authors} authors, and a table "
+                        f"seats {rules.sides} versions of {rules.sides} different authors")
     return _Round(versions, free, rules).plan()
+
+
+def author_of(version: VersionState) -> str:
+    """The version's author, or (none given) a name of its own that no author's can equal."""
+    return version.author if version.author is not None else f"\0{version.id}"
 
 
 class _Round:
@@ -137,8 +158,9 @@ class _Round:
             self._seat((vid, *opponents))
             if self.given[vid] < self.cap:
                 heapq.heappush(self.queue, (self._key(anchor), vid))
+        apart = " (one author's versions never share a table)" if self.rules.authors_apart else ""
         note = "" if len(tables) == self.free else (f"{len(tables)} of {self.free} tables: every version has its "
-                                                    f"share of this round's seats")
+                                                    f"share of this round's seats{apart}")
         return Plan(tuple(tables), note)
 
     def _reason(self, anchor: VersionState) -> str:
@@ -154,39 +176,55 @@ class _Round:
 
     def _opponents(self, anchor: VersionState) -> tuple[str, ...] | None:
         """The anchor's opponents: the nearest in rating to its own (or, for placement, to the field's middle) with
-        seats left, fewest recent meetings weighing as ``pairing_penalty`` rating points each."""
+        seats left, fewest recent meetings weighing as ``pairing_penalty`` rating points each; with authors apart,
+        none of an author already at the table."""
         target = anchor.mu if anchor.placed else self.middle
         wanted = self.rules.sides - 1
         candidates = self._near(target, anchor.id, wanted)
         chosen: list[VersionState] = []
         while len(chosen) < wanted and candidates:
             best = min(candidates, key=lambda v: (*self._with_chosen(anchor, v, target, chosen), v.id))
-            candidates.remove(best)
             chosen.append(best)
+            candidates = [v for v in candidates if v is not best and not self._same_author(v, best)]
         return tuple(v.id for v in chosen) if len(chosen) == wanted else None
 
     def _near(self, target: float, anchor: str, wanted: int) -> list[VersionState]:
         """The cheapest ``4 x wanted`` versions with seats left by their cost against the anchor alone, walking
         outwards in rating from ``target`` until no farther one could beat the ``wanted``-th cheapest so far (a cost
-        is never less than ``(0, distance)``; exact for two sides, where the cost is the anchor's alone)."""
+        is never less than ``(0, distance)``; exact for two sides, where the cost is the anchor's alone). With authors
+        apart, none of the anchor's author and only the cheapest of each other author (two of one author never sit
+        together, so a second one would only crowd a third author out)."""
         anchor_state = self.versions[anchor]
         right = bisect.bisect_left(self.mus, target)
         left = right - 1
         kept: list[tuple[tuple[int, float], str]] = []  # (cost, id), cheapest first
+        cheapest: dict[str, tuple[tuple[int, float], str]] = {}  # with authors apart: each author's cheapest
         seen = 0
         while left >= 0 or right < len(self.by_mu):
             if right >= len(self.by_mu) or (left >= 0 and target - self.mus[left] <= self.mus[right] - target):
                 v, left = self.by_mu[left], left - 1
             else:
                 v, right = self.by_mu[right], right + 1
-            if seen >= 2 * wanted and kept[wanted - 1][0] < (0, abs(v.mu - target)):
+            if seen >= 2 * wanted and len(kept) >= wanted and kept[wanted - 1][0] < (0, abs(v.mu - target)):
                 break
-            if v.id == anchor or self.given[v.id] >= self.cap:
+            if v.id == anchor or self.given[v.id] >= self.cap or self._same_author(v, anchor_state):
                 continue
             seen += 1
-            bisect.insort(kept, (self._cost(anchor_state, v, target), v.id))
+            entry = (self._cost(anchor_state, v, target), v.id)
+            if self.rules.authors_apart:
+                rival = cheapest.get(author_of(v))
+                if rival is not None and rival <= entry:
+                    continue
+                if rival in kept:
+                    kept.remove(rival)
+                cheapest[author_of(v)] = entry
+            bisect.insort(kept, entry)
             del kept[4 * wanted:]
         return [self.versions[vid] for _, vid in kept]
+
+    def _same_author(self, a: VersionState, b: VersionState) -> bool:
+        """Whether two versions may not share a table for their author: one author's, with authors apart."""
+        return self.rules.authors_apart and author_of(a) == author_of(b)
 
     def _played(self, v: VersionState) -> int:
         return v.recent + self.given[v.id]

@@ -29,6 +29,8 @@ class Ladder:
     """A simulated ladder's state and what it has played."""
 
     strengths: dict[str, float]
+    authors: dict[str, str] = field(default_factory=dict)
+    """Each version's author (a version missing here is an author's only one)."""
     window: float = HOUR
     total: Counter = field(default_factory=Counter)
     started: deque = field(default_factory=deque)
@@ -51,7 +53,8 @@ class Ladder:
                     if other != v:
                         met[v][other] += 1
         return [VersionState(v, mu, FIRST_SIGMA / (1 + self.total[v]) ** 0.5, recent[v], self.total[v],
-                             self.total[v] >= PLACEMENT_DEAL_SETS, met[v]) for v, mu in self.strengths.items()]
+                             self.total[v] >= PLACEMENT_DEAL_SETS, met[v], self.authors.get(v))
+                for v, mu in self.strengths.items()]
 
     def choose(self, now: float, free: int, rules: MatchmakingRules) -> list[Table]:
         states = self.states(now)
@@ -68,11 +71,14 @@ class Ladder:
 
 
 def simulate(versions: int, rules: MatchmakingRules, concurrency: int, deal_set_seconds: float,
-             seconds: float = HOUR, seed: int = 1) -> Ladder:
+             seconds: float = HOUR, seed: int = 1, authors: int = 0) -> Ladder:
     """A ladder of ``versions`` (strengths drawn from the seed, ids ``v000``... in no order of strength) playing for
-    ``seconds`` of simulated time; each table takes ``deal_set_seconds`` times a seeded factor from 0.5 to 1.5."""
+    ``seconds`` of simulated time; each table takes ``deal_set_seconds`` times a seeded factor from 0.5 to 1.5.
+    ``authors``: how many authors share the versions (version i is author ``a<i mod authors>``'s); 0: each version
+    an author's only one."""
     rng = random.Random(seed)
-    ladder = Ladder({f"v{i:03d}": rng.gauss(25.0, 5.0) for i in range(versions)})
+    ladder = Ladder({f"v{i:03d}": rng.gauss(25.0, 5.0) for i in range(versions)},
+                    {f"v{i:03d}": f"a{i % authors}" for i in range(versions)} if authors else {})
     ends: list[tuple[float, int]] = [(0.0, slot) for slot in range(concurrency)]
     while ends and ends[0][0] < seconds:
         now = ends[0][0]

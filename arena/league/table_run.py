@@ -99,6 +99,14 @@ def rotations(config: LeagueConfig) -> int:
     return 2 if config.game().teams else config.players
 
 
+def authors_apart(config: LeagueConfig) -> bool:
+    """Whether one author's versions must sit at distinct tables: at tables of three or more sides (two or more
+    opponents, against whom a pair of one author's versions could play as partners, sharing what they see), unless
+    the league file allows it (``same_author_tables``). Two sides are a head-to-head match, where meeting an older
+    version is how a new one is measured."""
+    return rotations(config) >= 3 and not config.same_author_tables
+
+
 def table_file(config: LeagueConfig, table: LadderTable, bots: Sequence[BotSpec], folder: Path) -> str:
     """The table as a tournament file: the league's game, time and limits, one deal set (every rotation with
     duplicate deals; without, as many single games as there are rotations), the bots in side order."""
@@ -115,19 +123,19 @@ def league_tournament_file(config: LeagueConfig, name: str, bots: Sequence[BotSp
     games = rotations(config)
     lines = [f"name = {_string(name)}", f"variant = {_string(config.variant)}",
              f"players = {config.players}", f"games = {deal_sets if config.duplicate else deal_sets * games}",
-             f"duplicate = {_toml(config.duplicate)}", f"concurrency = {games}",
+             f"duplicate = {toml_value(config.duplicate)}", f"concurrency = {games}",
              f"output = {_string(str(folder))}", "sandbox = true", *top, "", "[options]"]
-    lines += [f"{key} = {_toml(value)}" for key, value in sorted(config.options.items())]
+    lines += [f"{key} = {toml_value(value)}" for key, value in sorted(config.options.items())]
     lines += ["", "[time]"] + [f"{key} = {getattr(config.time, key)}" for key in TIME_KEYS]
-    lines += ["", "[limits]"] + [f"{key} = {_toml(getattr(config.limits, key))}" for key in LIMIT_KEYS]
+    lines += ["", "[limits]"] + [f"{key} = {toml_value(getattr(config.limits, key))}" for key in LIMIT_KEYS]
     for title, values in tables.items():
-        lines += ["", f"[{title}]"] + [f"{key} = {_toml(value)}" for key, value in values.items()]
+        lines += ["", f"[{title}]"] + [f"{key} = {toml_value(value)}" for key, value in values.items()]
     for bot in bots:
         if bot.dial_in:  # its author's machine plays it: a name and its token's SHA-256, nothing to start
             lines += ["", "[[bots]]", f"name = {_string(bot.name)}", "dial_in = true",
                       f"token_sha256 = {_string(bot.token_sha256)}"]
             continue
-        lines += ["", "[[bots]]", f"name = {_string(bot.name)}", f"command = {_toml(list(bot.command))}",
+        lines += ["", "[[bots]]", f"name = {_string(bot.name)}", f"command = {toml_value(list(bot.command))}",
                   f"protocol = {_string(bot.protocol)}", f"transport = {_string(bot.transport)}"]
         if bot.folder:
             lines.append(f"folder = {_string(bot.folder)}")
@@ -167,7 +175,8 @@ def _string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
-def _toml(value: Any) -> str:
+def toml_value(value: Any) -> str:
+    """A value as TOML writes it (a text, a number, a boolean, a list of them): what a table's file holds."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
@@ -175,5 +184,5 @@ def _toml(value: Any) -> str:
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, list):
-        return "[" + ", ".join(_toml(item) for item in value) + "]"
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
     raise LeagueError(f"cannot write {value!r} in a table's tournament file")

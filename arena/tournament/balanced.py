@@ -10,6 +10,12 @@ as many tables as the file asks. The tables are drawn greedily, one after the ot
 - **Who meets whom**: among the entrants allowed at a table, each next one is the one that has met the already
   seated ones least (which keeps the pair meetings' spread small: the sum of squares of the meeting counts grows
   least).
+- **Who never meets at a table**: entrants may be grouped in *houses* (a league puts the versions of one author in
+  one); no table seats two entrants of one house. An entrant of a house already seated is passed over, and when
+  every entrant at the fewest tables is, the table is topped up from the next counts up, fewest first. A house of
+  several entrants then shares the seats its one place a table gives it, so its entrants play less often than the
+  others: the counts stay within one only where the houses allow it. Without houses (every entrant a house of its
+  own) the drawing is the same as it always was.
 - **Who sits where**: the seated entrants are then placed on the table's positions so that each gets the seats it
   has held least. With duplicate deals every deal set is played under every rotation, so every position plays every
   seat and the placement changes nothing; without, game g of a table plays rotation g, so only the deal sets beyond
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Sequence
 
 VERSION = 1
 """The drawing's version: a change to how tables are drawn must change it (the tables of a run are derived again
@@ -58,42 +65,49 @@ class _Tally:
         return cls([0] * entrants, [[0] * entrants for _ in range(entrants)], [[0] * size for _ in range(entrants)])
 
 
-def draw_tables(entrants: int, size: int, tables: int, seed: str, extra_seats: int = 0) -> list[tuple[int, ...]]:
+def draw_tables(entrants: int, size: int, tables: int, seed: str, extra_seats: int = 0,
+                houses: Sequence[int] = ()) -> list[tuple[int, ...]]:
     """``tables`` layouts of ``size`` distinct entrants each (entrant per position), drawn under ``seed``.
 
     ``extra_seats`` is how many rotations of a table beyond whole cycles its games play (the deal sets per table
     modulo the rotations without duplicate deals; 0 with them): position p then also plays the seats p, p - 1, ...
-    (modulo ``size``) that many times, and the placement balances those seats."""
-    if not 2 <= size <= entrants:
-        raise ValueError(f"expected a table of 2 to {entrants} entrants, got {size}")
+    (modulo ``size``) that many times, and the placement balances those seats. ``houses``: each entrant's house
+    (any number; empty: every entrant a house of its own); no table seats two entrants of one house."""
+    house = list(houses) or list(range(entrants))
+    if len(house) != entrants:
+        raise ValueError(f"expected a house for each of the {entrants} entrants, got {len(house)}")
+    if not 2 <= size <= len(set(house)):
+        of_houses = f" ({entrants} entrants in {len(set(house))} houses, one a table)" if houses else ""
+        raise ValueError(f"expected a table of 2 to {len(set(house))} entrants, got {size}{of_houses}")
     tally = _Tally.empty(entrants, size)
     keys = _Keys(f"{seed}/balanced/v{VERSION}")
     drawn = []
     for _ in range(tables):
         key = [keys.next() for _ in range(entrants)]
-        chosen = _choose(tally, size, key)
+        chosen = _choose(tally, size, key, house)
         layout = _place(tally, chosen, extra_seats, key)
         _count(tally, layout, extra_seats)
         drawn.append(layout)
     return drawn
 
 
-def _choose(tally: _Tally, size: int, key: list[int]) -> list[int]:
-    """The entrants of the next table: every entrant at the fewest tables while there are enough of them, topped up
-    from the next count; each next pick the allowed entrant that has met the already chosen ones least."""
+def _choose(tally: _Tally, size: int, key: list[int], house: list[int]) -> list[int]:
+    """The entrants of the next table: every entrant at the fewest tables while there are enough of them (and of
+    distinct houses), topped up from the next counts, fewest first; each next pick the allowed entrant that has met
+    the already chosen ones least. An entrant whose house is seated is not allowed."""
     fewest = min(tally.tables)
     low = [e for e, count in enumerate(tally.tables) if count == fewest]
-    if len(low) <= size:
+    if len(low) <= size and len({house[e] for e in low}) == len(low):
         chosen = low
-        pool = [e for e, count in enumerate(tally.tables) if count == fewest + 1]
     else:
-        first = min(low, key=lambda e: key[e])
-        chosen, pool = [first], [e for e in low if e != first]
+        chosen = [min(low, key=lambda e: key[e])]
+    seated = {house[e] for e in chosen}
+    pool = [e for e in range(len(house)) if e not in chosen and house[e] not in seated]
     cost = {e: sum(tally.meetings[c][e] for c in chosen) for e in pool}
     while len(chosen) < size:
-        best = min(pool, key=lambda e: (cost[e], key[e]))
-        pool.remove(best)
+        best = min(pool, key=lambda e: (tally.tables[e], cost[e], key[e]))
         chosen.append(best)
+        pool = [e for e in pool if house[e] != house[best]]
         row = tally.meetings[best]
         for e in pool:
             cost[e] += row[e]

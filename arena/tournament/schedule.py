@@ -17,6 +17,12 @@ that every entrant plays as often as every other (within one table), every pair 
 entrant holds every seat about as often (``balanced.py``); two-sided variants draw pairs of entrants. It needs at least
 as many entrants as a table has sides.
 
+Entrants kept apart (``apart``: groups of entrants, each group a *house*): no table of a round robin or a balanced
+schedule seats two entrants of one house (a league keeps the versions of one author apart so that they cannot share
+what they see). A round robin plays every table with at most one entrant of each house; a balanced schedule draws
+only such tables (``balanced.py``). Both need at least as many houses (the groups, and every entrant in none) as a
+table has sides; a gauntlet takes no groups.
+
 Seat rotations: with duplicate deals, every deal set is played under every rotation of the table (k rotations for k
 seats; the teams swapped for team games), all with the same match seed, so each entrant plays each hand. Without,
 each game has its own seed and the rotation cycles from game to game. A game's seed is derived from the master seed
@@ -75,9 +81,11 @@ class Schedule:
     """Every game of the tournament, generated on demand."""
 
     def __init__(self, entrants: int, game: Game, games: int, duplicate: bool, master_seed: str,
-                 order: str = INTERLEAVED, candidates: tuple[int, ...] = (), tables: int = 0) -> None:
+                 order: str = INTERLEAVED, candidates: tuple[int, ...] = (), tables: int = 0,
+                 apart: tuple[tuple[int, ...], ...] = ()) -> None:
         """``candidates``: the entrant indices of a gauntlet's candidates; none for a round robin. ``tables``: the
-        tables of a balanced schedule; 0 for a round robin or a gauntlet."""
+        tables of a balanced schedule; 0 for a round robin or a gauntlet. ``apart``: groups of entrant indices that
+        never share a table (not with a gauntlet)."""
         if order not in ORDERS:
             raise ValueError(f"expected a schedule order among {', '.join(ORDERS)}, got {order!r}")
         if any(not 0 <= c < entrants for c in candidates) or len(set(candidates)) != len(candidates):
@@ -99,6 +107,12 @@ class Schedule:
         self.games = games
         self.duplicate = duplicate
         self.master_seed = master_seed
+        self.apart = tuple(tuple(group) for group in apart)
+        self.houses = _houses(entrants, self.apart)
+        """Each entrant's house: its group's number, or one of its own."""
+        if self.apart and (self.candidates or len(set(self.houses)) < self.sides):
+            raise ValueError(f"expected groups kept apart without candidates and at least {self.sides} houses (a "
+                             f"table's sides), got candidates {candidates!r} and {len(set(self.houses))} houses")
 
     @property
     def format(self) -> str:
@@ -128,7 +142,7 @@ class Schedule:
             return
         if not self.candidates:
             if self.entrants >= self.seats:
-                yield from itertools.combinations(range(self.entrants), self.seats)
+                yield from filter(self._houses_apart, itertools.combinations(range(self.entrants), self.seats))
             else:
                 yield _filled(range(self.entrants), self.seats)
             return
@@ -145,8 +159,12 @@ class Schedule:
         if not self.two_sided:
             return
         for a, b in itertools.combinations(range(self.entrants), 2):
-            if not self.candidates or a in self.candidates or b in self.candidates:
+            if (not self.candidates or a in self.candidates or b in self.candidates) and self._houses_apart((a, b)):
                 yield (a, b)
+
+    def _houses_apart(self, table: tuple[int, ...]) -> bool:
+        """Whether the table's entrants are of distinct houses (always, without groups kept apart)."""
+        return not self.apart or len({self.houses[e] for e in table}) == len(table)
 
     @functools.cached_property
     def _balanced_layouts(self) -> list[tuple[int, ...]]:
@@ -154,12 +172,15 @@ class Schedule:
         beyond whole cycles of rotations (none with duplicate deals) favour a side, so those are what the drawing
         balances seats over."""
         extra = 0 if self.duplicate else self.games % self.rotations
-        return draw_tables(self.entrants, self.sides, self.balanced_tables, self.master_seed, extra)
+        return draw_tables(self.entrants, self.sides, self.balanced_tables, self.master_seed, extra,
+                           self.houses if self.apart else ())
 
     def table_count(self) -> int:
         if self.balanced_tables:
             return self.balanced_tables
         n, k = self.entrants, self.seats
+        if self.apart:  # a round robin (no gauntlet has groups): a table takes at most one entrant of each house
+            return _tables_of_houses([self.houses.count(h) for h in set(self.houses)], self.sides)
         if self.two_sided:
             return math.comb(n, 2) - (math.comb(len(self.others), 2) if self.candidates else 0)
         if not self.candidates:
@@ -287,6 +308,30 @@ def _filled(entrants: Iterable[int], seats: int) -> tuple[int, ...]:
     """``seats`` seats filled by the entrants in turn (0, 1, 2, 0, 1, ...), when there are fewer entrants than seats."""
     pool = tuple(entrants)
     return tuple(pool[s % len(pool)] for s in range(seats))
+
+
+def _houses(entrants: int, apart: tuple[tuple[int, ...], ...]) -> list[int]:
+    """Each entrant's house: the number of its group in ``apart``, or a number of its own; refuses an entrant out of
+    range, in two groups or twice in one, and a group of fewer than two."""
+    houses = list(range(len(apart), len(apart) + entrants))
+    for number, group in enumerate(apart):
+        if len(group) < 2 or any(not 0 <= e < entrants or houses[e] < len(apart) for e in group) \
+                or len(set(group)) != len(group):
+            raise ValueError(f"expected groups of two or more distinct entrants among 0..{entrants - 1}, each "
+                             f"entrant in one group at most, got {apart!r}")
+        for e in group:
+            houses[e] = number
+    return houses
+
+
+def _tables_of_houses(sizes: list[int], sides: int) -> int:
+    """The tables of ``sides`` entrants, at most one of each house, of houses of these sizes: the elementary
+    symmetric polynomial of degree ``sides`` of the sizes (``comb(n, sides)`` when every house has one entrant)."""
+    ways = [1] + [0] * sides  # ways[j]: choices of j entrants from the houses seen so far
+    for size in sizes:
+        for j in range(sides, 0, -1):
+            ways[j] += ways[j - 1] * size
+    return ways[sides]
 
 
 def _spread(counts: list[int]) -> dict[str, int]:

@@ -15,6 +15,7 @@ the control API shares. A malformed file gets one message naming the key, the pr
     format = "round_robin"      # or "gauntlet": every table has one of the candidates; or "balanced"
     candidates = ["py-search"]  # a gauntlet's candidates (names of [[bots]])
     tables = 200                # a balanced schedule's tables, drawn from the seed (games: deal sets per table)
+    apart = [["a-v1", "a-v2"]]  # optional: groups of bots (names) of which no table seats two (round robin, balanced)
 
     [options]                   # variant options
     target = 100
@@ -87,7 +88,7 @@ MAX_TABLES = 20_000
 """The most tables of a balanced schedule: they are drawn one after the other when the run starts (and again when it
 is resumed), about 0.3 ms a table for 50 entrants at 8 seats on a loaded 2-core machine."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
-            "concurrency", "output", "sandbox", "limits", "format", "candidates", "tables", "sprt")
+            "concurrency", "output", "sandbox", "limits", "format", "candidates", "tables", "sprt", "apart")
 SPRT_NUMBERS = ("elo0", "elo1", "alpha", "beta")
 SPRT_KEYS = (*SPRT_NUMBERS, "model")
 SPRT_GAMES = 10_000
@@ -157,6 +158,8 @@ class TournamentSpec:
     sprt: SprtSpec | None = None
     tables: int = 0
     """A balanced schedule's tables; 0 for the other formats."""
+    apart: tuple[tuple[str, ...], ...] = ()
+    """Groups of bots, by name, of which no table seats two (a league's versions of one author)."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, self.options)
@@ -165,7 +168,8 @@ class TournamentSpec:
         """The tournament's schedule under ``master_seed`` (an empty seed for counting games)."""
         names = [b.name for b in self.bots]
         return Schedule(len(self.bots), self.game(), self.games, self.duplicate, master_seed, order=order,
-                        candidates=tuple(names.index(name) for name in self.candidates), tables=self.tables)
+                        candidates=tuple(names.index(name) for name in self.candidates), tables=self.tables,
+                        apart=tuple(tuple(names.index(name) for name in group) for group in self.apart))
 
 
 def read_spec_text(path: str | Path) -> str:
@@ -221,8 +225,9 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
     duplicate = _boolean(data, "duplicate", default=True)
     names = [b.name for b in bots]
     tables = _tables(data, tournament_format, game, len(bots))
+    apart = _apart(data.get("apart"), tournament_format, names, 2 if game.teams else game.players)
     schedule = Schedule(len(bots), game, games, duplicate, "", candidates=tuple(names.index(c) for c in candidates),
-                        tables=tables)
+                        tables=tables, apart=tuple(tuple(names.index(n) for n in group) for group in apart))
     if sprt is not None and schedule.table_count() != 1:
         raise SpecError(f"[sprt] tests one match-up: two bots, or a gauntlet of one candidate against one other "
                         f"bot; this file has {schedule.table_count()} tables ({len(bots)} bots"
@@ -251,6 +256,7 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         candidates=candidates,
         sprt=sprt,
         tables=tables,
+        apart=apart,
     )
 
 
@@ -322,6 +328,35 @@ def _tables(data: Mapping[str, Any], tournament_format: str, game: Game, entrant
         raise SpecError(f"format = \"{BALANCED}\" seats distinct bots at every table: {sides} seats need at least "
                         f"{sides} bots, got {entrants} (a round robin fills the seats in turn)")
     return tables
+
+
+def _apart(value: Any, tournament_format: str, names: list[str], sides: int) -> tuple[tuple[str, ...], ...]:
+    """The groups of bots no table seats two of (none when absent): lists of two or more names of bots that play,
+    each bot in one group at most, for a round robin or a balanced schedule, with at least as many houses (groups,
+    and bots in none) as a table has sides."""
+    if value is None:
+        return ()
+    if tournament_format == GAUNTLET:
+        raise SpecError(f"key 'apart' is for format = \"{ROUND_ROBIN}\" or \"{BALANCED}\", got it with "
+                        f"'{GAUNTLET}'")
+    if (not isinstance(value, list) or not all(isinstance(group, list) and len(group) >= 2
+                                               and all(isinstance(n, str) for n in group) for group in value)):
+        raise SpecError(f"key 'apart' must list groups of two or more bot names (no table seats two bots of one "
+                        f"group), got {value!r}")
+    seen: set[str] = set()
+    for group in value:
+        for name in group:
+            if name not in names:
+                raise SpecError(f"key 'apart' names {name!r}, which is not a bot that plays (bots: "
+                                f"{', '.join(names)})")
+            if name in seen:
+                raise SpecError(f"key 'apart' names {name!r} twice: a bot is in one group at most")
+            seen.add(name)
+    houses = len(value) + len(names) - len(seen)
+    if houses < sides:
+        raise SpecError(f"key 'apart' leaves {houses} houses (its groups, and the bots in none) and a table seats "
+                        f"{sides} sides of distinct houses: no table can be played")
+    return tuple(tuple(group) for group in value)
 
 
 def _sprt(table: Any) -> SprtSpec | None:

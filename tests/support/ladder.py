@@ -42,9 +42,13 @@ def league_config(game: dict[str, Any] = BLOCK, **ladder: Any):
                              "ladder": ladder})
 
 
-def ready_version(database: Database, league_id: int, work: Path, name: str, source: Path | str) -> int:
-    """A bot of its own author with one ready version whose source folder is where the pipeline puts it."""
-    author = create_author(database, f"author-{name}")[0]
+def ready_version(database: Database, league_id: int, work: Path, name: str, source: Path | str,
+                  author_name: str = "") -> int:
+    """A bot with one ready version whose source folder is where the pipeline puts it; its author is
+    ``author_name`` (created when new), or one of its own."""
+    author_name = author_name or f"author-{name}"
+    known = {a.name: a for a in database.authors()}
+    author = known[author_name] if author_name in known else create_author(database, author_name)[0]
     bot = database.add_bot(league_id, author.id, name)
     return newer_version(database, bot.id, work, (name.encode().hex() * 64)[:64], source)
 
@@ -91,12 +95,15 @@ def done_tables(count: int) -> Any:
 
 
 def setup(database_url: str, tmp_path: Path, bots: dict[str, Path | str], game: dict[str, Any] = BLOCK,
-          **ladder: Any):
+          authors: dict[str, str] | None = None, **ladder: Any):
+    """A league of ``game`` with ``bots`` (name to source) ready, each of the author ``authors`` names for it, or
+    of one of its own."""
     database = open_database(database_url)
     config = league_config(game, **ladder)
     league_id = database.ensure_league(config.name, config.title, config.variant).id
     work = tmp_path / "league" / "versions"
-    ids = {name: ready_version(database, league_id, work, name, source) for name, source in bots.items()}
+    ids = {name: ready_version(database, league_id, work, name, source, (authors or {}).get(name, ""))
+           for name, source in bots.items()}
     return database, Served(config, league_id), work, ids
 
 
