@@ -7,7 +7,7 @@ the control API shares. A malformed file gets one message naming the key, the pr
     variant = "draw"            # see `arena variants`
     players = 2                 # optional: the variant's usual count
     games = 4                   # per pairing; deal sets per pairing with duplicate on
-    duplicate = true
+    duplicate = true            # off, whatever it says, when a bot dials in or is given by address (see below)
     seed = "2026-11-30"         # optional: random, revealed at the end
     concurrency = 4
     output = "runs/demo"
@@ -157,6 +157,9 @@ class TournamentSpec:
     sprt: SprtSpec | None = None
     tables: int = 0
     """A balanced schedule's tables; 0 for the other formats."""
+    duplicate_off: str = ""
+    """Why the file's duplicate deals are not played (:func:`duplicate_off_notice`), in the one line ``arena run``
+    prints and ``arena serve`` logs; "" when the file's ``duplicate`` is what is played."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, self.options)
@@ -219,6 +222,9 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
     sprt = _sprt(data.get("sprt"))
     games = _integer(data, "games", minimum=1, default=SPRT_GAMES if sprt is not None else 2)
     duplicate = _boolean(data, "duplicate", default=True)
+    notice = duplicate_off_notice(bots) if duplicate else ""
+    if notice:  # as many games, each with its own deal: the deal sets' rotations become games of fresh deals
+        duplicate, games = False, games * (2 if game.teams else game.players)
     names = [b.name for b in bots]
     tables = _tables(data, tournament_format, game, len(bots))
     schedule = Schedule(len(bots), game, games, duplicate, "", candidates=tuple(names.index(c) for c in candidates),
@@ -251,7 +257,24 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         candidates=candidates,
         sprt=sprt,
         tables=tables,
+        duplicate_off=notice,
     )
+
+
+def duplicate_off_notice(bots: list[BotSpec]) -> str:
+    """Why duplicate deals cannot be played with these bots, in one line ("" when they can).
+
+    Duplicate deals deal each deal set again under every seat rotation. The arena keeps a bot it starts from
+    carrying a deal from one rotation to the next (docs/security.md), but a bot that runs outside it (dials in, or
+    is given by address) keeps whatever its author's machine keeps: at a duplicate table it would hold, in rotation
+    1, the hand its opponent held in rotation 0. So every game gets a fresh deal instead, the seats still rotating
+    from game to game; the tournament plays as many games as it would have (``games`` deal sets times the
+    rotations), each rated as the single game it is."""
+    outside = [(bot.name, bot.remembers) for bot in bots if bot.remembers]
+    if not outside:
+        return ""
+    who = "; ".join(f"bot {escaped(name)!r} {why}" for name, why in outside)
+    return f"duplicate deals are off: {who}, which would remember every deal; each game gets a fresh deal"
 
 
 def game_from_table(data: Mapping[str, Any]) -> Game:
