@@ -16,7 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.league.config import league_from_dict
 from arena.league.db import DONE, ONLINE, open_database, sqlite_url
+from arena.league.finals import schedule_lines
+from arena.league.table_run import league_tournament_file, table_spec
+from arena.players.process import BotSpec
 from arena.protocol import arena_pb2 as apb
 from arena.protocol import league_pb2 as lpb
 from arena.tournament.spec import spec_from_dict
@@ -77,6 +81,25 @@ def test_a_duplicate_tournament_file_with_a_bot_that_dials_in_gives_every_game_a
     assert (unasked.duplicate, unasked.games, unasked.duplicate_off) == (False, 3, "")
     started = spec_from_dict({"variant": "block", "games": 3, "bots": [entries[0], {**entries[0], "name": "beta"}]})
     assert (started.duplicate, started.games, started.duplicate_off) == (True, 3, "")
+
+
+@pytest.mark.parametrize("variant, players, seats", [("block", 2, 2), ("block", 3, 3), ("la_plaza_teams", 4, 2)])
+def test_the_leagues_tables_challenges_and_finals_with_a_dial_in_version_play_as_many_games_of_fresh_deals(
+        tmp_path: Path, variant: str, players: int, seats: int) -> None:
+    config = league_from_dict({"name": "test", "variant": variant, "players": players, "dial_in": True})
+    started = [BotSpec(name=f"v{n}", command=("builtin:random",)) for n in range(seats + 1)]
+    dialing = BotSpec(name="home-v1", dial_in=True, token_sha256="0" * 64)
+    table = started[:seats]
+    for bots, deal_sets, top in [(table, 1, ()), ([dialing, *table[1:]], 1, ()),
+                                 ([dialing, *started[1:]], 3, schedule_lines(config, seats + 1, 0))]:
+        spec = table_spec(league_tournament_file(config, "t", bots, tmp_path, deal_sets=deal_sets, top=top))
+        schedule = spec.schedule("m")
+        games = list(schedule)
+        fresh = any(bot.dial_in for bot in bots)
+        assert schedule.group_size == (1 if fresh else seats)
+        assert len(games) == schedule.table_count() * deal_sets * seats  # as many games either way
+        assert len({game.seed for game in games}) == (len(games) if fresh else deal_sets * schedule.table_count())
+        assert spec.duplicate_off == (NOTICE.format(name="home-v1") if fresh else "")
 
 
 def test_arena_run_says_that_duplicate_deals_are_off_for_a_bot_given_by_address(tmp_path: Path) -> None:
