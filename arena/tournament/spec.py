@@ -7,7 +7,7 @@ the control API shares. A malformed file gets one message naming the key, the pr
     variant = "draw"            # see `arena variants`
     players = 2                 # optional: the variant's usual count
     games = 4                   # per pairing; deal sets per pairing with duplicate on
-    duplicate = true            # off, whatever it says, when a bot dials in or is given by address (see below)
+    duplicate = true            # off, as many games of fresh deals, when a bot dials in or is given by address
     seed = "2026-11-30"         # optional: random, revealed at the end
     concurrency = 4
     output = "runs/demo"
@@ -77,7 +77,7 @@ from ..referee import GRACE_MS, MAX_GRACE_MS
 from ..rules import Game, RulesError, new_game
 from ..sandbox import Limits, LimitsError, limits_from_table
 from ..sandbox.contain import TRANSPORTS
-from .schedule import BALANCED, FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule
+from .schedule import BALANCED, FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule, seat_rotations
 from .sprt import LOGISTIC, MODELS, Sprt, SprtError
 
 FAULT_POLICIES = ("forfeit",)
@@ -224,7 +224,7 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
     duplicate = _boolean(data, "duplicate", default=True)
     notice = duplicate_off_notice(bots) if duplicate else ""
     if notice:  # as many games, each with its own deal: the deal sets' rotations become games of fresh deals
-        duplicate, games = False, games * (2 if game.teams else game.players)
+        duplicate, games = False, games * seat_rotations(game)
     names = [b.name for b in bots]
     tables = _tables(data, tournament_format, game, len(bots))
     schedule = Schedule(len(bots), game, games, duplicate, "", candidates=tuple(names.index(c) for c in candidates),
