@@ -68,6 +68,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                   f"an unfinished run (continue that one with: {command} run {shlex.quote(args.file)} --resume)")
         console.print(f"note: {earlier} holds {before}; this run goes to {run}", highlight=False, markup=False,
                       soft_wrap=True)
+    if spec.duplicate_off:
+        console.print(f"note: {spec.duplicate_off}", highlight=False, markup=False, soft_wrap=True)
     if spec.skipped:
         console.print(f"note: skipping {', '.join(spec.skipped)} (program not installed)", markup=False)
     text = read_spec_text(args.file)

@@ -291,6 +291,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         info = reply.tournament
         print(f"submitted {safe_name(info.id)}: {safe_name(info.name)!r} ({safe_name(info.variant)}, "
               f"{info.games_total} games), {_state(info.state)}")
+        for note in reply.notes:
+            print(f"note: {safe_name(note, 2000)}")
         print(f"follow it: {client_command(args, 'watch', info.id)}")
         return 0
 

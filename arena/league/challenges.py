@@ -9,8 +9,9 @@ league takes no more.
 
 **How it is played**: as the ladder's tables are, an ordinary tournament run in its own folder,
 ``<league folder>/challenges/<id>/``: a 2-entrant tournament file of the league's game (the challenger first, so it
-is the SPRT's candidate), the challenge's deal sets as its ``games`` (the test's cap) with duplicate deals, and an
-``[sprt]`` with the league's ``elo0``/``elo1``. The runner stops it as soon as the test decides; the verdict is read
+is the SPRT's candidate), the challenge's deal sets as its ``games`` (the test's cap) with duplicate deals (fresh
+deals for every game, as many games, when a side dials in: :func:`arena.tournament.spec.duplicate_off_notice`), and
+an ``[sprt]`` with the league's ``elo0``/``elo1``. The runner stops it as soon as the test decides; the verdict is read
 back from its ``standings.json``. Nothing of it reaches the league's games or ratings: a challenge is unrated.
 
 **Beside the ladder, fairly**: challenges have their own slots, ``[challenges] concurrency`` (1 by default), so a
@@ -118,11 +119,12 @@ def next_challenges(queued: Sequence[ChallengeRow], playing: Sequence[ChallengeR
     return chosen
 
 
-def challenge_result(folder: Path, group_size: int) -> dict[str, Any]:
-    """A finished challenge's result, from its run's ``standings.json``: the verdict line and the whole test."""
+def challenge_result(folder: Path) -> dict[str, Any]:
+    """A finished challenge's result, from its run's ``standings.json``: the verdict line and the whole test, whose
+    unit is the run's own (a deal set's rotations; a single game when a dial-in version made its deals fresh)."""
     try:
         data = json.loads(RunFolder(folder).standings.read_text())
-        test = MatchupTest.from_json(data["sprt"], group_size)
+        test = MatchupTest.from_json(data["sprt"], int(data["group_size"]))
     except (OSError, ValueError, KeyError, TypeError, SprtError) as error:
         raise LeagueError(f"{folder}: the challenge's run holds no SPRT result: {error}") from None
     return {"verdict": test.summary(), "sprt": data["sprt"]}
@@ -187,8 +189,7 @@ class Challenges(LeagueRuns):
         try:
             if not RunFolder(folder).is_finished():
                 await self.run_challenge(challenge, folder)
-            group = rotations(self.config) if self.config.duplicate else 1
-            result = await trio.to_thread.run_sync(challenge_result, folder, group)
+            result = await trio.to_thread.run_sync(challenge_result, folder)
         except (LeagueError, RunError) as error:
             await self.database.run(Database.end_challenge, challenge.id, None, str(error))
             self.log.warning("challenge_failed", league=self.config.name, challenge=challenge.id, error=str(error))

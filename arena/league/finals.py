@@ -6,7 +6,8 @@ frozen field and ranks it by the maximum-likelihood fit.
   finish), and no challenge is taken. A freeze is once: the field never changes.
 - **Finals** (:class:`Finals`): an ordinary tournament run in its own folder, ``<league folder>/finals/``, over the
   field: the league's game, time and limits, a fresh seed committed before the first game and revealed at the end
-  (the runner's, as every run: ``arena replay FOLDER --verify`` checks the records against it), duplicate deals, and
+  (the runner's, as every run: ``arena replay FOLDER --verify`` checks the records against it), duplicate deals
+  (fresh deals for every game, as many games, each its own result, when a version of the field dials in), and
   ``deal_sets`` deal sets per table: a round robin for two sides (every pair meets), a **balanced schedule** of
   ``tables`` tables for k-player tables (default: enough tables that every pair meets about once, at least one per
   version; :func:`default_tables`). Unless the league file allows it (``same_author_tables``), a k-player table
@@ -21,7 +22,8 @@ frozen field and ranks it by the maximum-likelihood fit.
   versions it cannot be told apart from: a tie is declared exactly where the intervals say so.
 
 The finals' state lives in the freeze's ``finals`` JSON: ``{"state": "playing" | "done" | "failed", "deal_sets",
-"tables", "scheduled", "started_at", ...}``, with ``ranking`` once done and ``error`` once failed.
+"tables", "scheduled", "group_size" (games a result: a deal set's rotations, or 1), "started_at", ...}``, with
+``ranking`` once done and ``error`` once failed.
 """
 
 from __future__ import annotations
@@ -156,7 +158,8 @@ class Finals(LeagueRuns):
             raise LeagueError(f"the finals play 1 to {MAX_DEAL_SETS} deal sets per table, got {deal_sets}")
         spec, _text, _names = await self.tournament(frozen, deal_sets, tables)
         finals = {"state": PLAYING, "deal_sets": deal_sets, "tables": tables,
-                  "scheduled": spec.schedule().total(), "started_at": utc_now().timestamp()}
+                  "scheduled": spec.schedule().total(), "group_size": spec.schedule().group_size,
+                  "started_at": utc_now().timestamp()}
         frozen = await self.database.run(Database.set_finals, self.served.league_id, finals)
         self.changes += 1
         self.log.info("finals_started", league=self.config.name, deal_sets=deal_sets, games=finals["scheduled"])
@@ -200,7 +203,7 @@ class Finals(LeagueRuns):
                 self.run_folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 await run_tournament(spec, text, self.run_folder, resume=RunFolder(self.run_folder).keeps_secret(),
                                      limiter=self.limiter, protected=self.protected, backend=self.backend)
-            group = rotations(self.config) if self.config.duplicate else 1
+            group = spec.schedule().group_size  # 1 when a dial-in version made every deal fresh
             ranking = await trio.to_thread.run_sync(finals_ranking, self.run_folder, version_of, group)
             finals.update(state=DONE, ranking=ranking, ended_at=utc_now().timestamp())
         except EntrantsCannotPlay as error:

@@ -178,12 +178,14 @@ class FinalsPage:
     nonce: str = ""
 
 
-def finals_page(database: Database, league_id: int, folder: Path | None, group: int = 1) -> FinalsPage:
+def finals_page(database: Database, league_id: int, folder: Path | None, league_group: int = 1) -> FinalsPage:
     """The league's finals (``folder``: their run folder, None when this server runs none): "not frozen",
     "frozen" (the field is known), then the finals' own state. The seed and nonce are read only when the finals'
     state is done and the run folder is finished (revealed, secret gone): never while a game is to be played. The
     games listed are those of complete deal sets only (``group`` games each: a duplicate deal set's games share
-    their deals, so none of one is shown while another of it is still to be played)."""
+    their deals, so none of one is shown while another of it is still to be played): the finals' own, written when
+    they started (1 when a dial-in version made every deal fresh), else ``league_group``, the league's (finals
+    started before they wrote it)."""
     frozen: Freeze | None = database.frozen(league_id)
     if frozen is None:
         return FinalsPage("not frozen", [], 0.0)
@@ -197,7 +199,7 @@ def finals_page(database: Database, league_id: int, folder: Path | None, group: 
         return page
     run = RunFolder(folder)
     page.commitment = _or_empty(run.commitment)
-    page.results = _results(run, group)
+    page.results = _results(run, int(finals.get("group_size", league_group)))
     if page.state == "done" and run.is_finished():
         revealed = run.revealed() or {}
         page.seed, page.nonce = str(revealed.get("seed", "")), str(revealed.get("nonce", ""))

@@ -380,8 +380,8 @@ class LeagueCore:
         served = self.league(league)
         runner = self.finals_of.get(served.config.name)
         folder = runner.run_folder if runner is not None else None
-        group = rotations(served.config) if served.config.duplicate else 1
-        return await self.database.run(finals_page, served.league_id, folder, group)
+        older = rotations(served.config) if served.config.duplicate else 1  # finals that wrote no group_size
+        return await self.database.run(finals_page, served.league_id, folder, older)
 
     def live_state(self, league: str) -> list[Any]:
         """What changes as the ladder plays, read from memory (no query): tables ended since the start, the

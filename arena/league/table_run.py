@@ -109,7 +109,10 @@ def authors_apart(config: LeagueConfig) -> bool:
 
 def table_file(config: LeagueConfig, table: LadderTable, bots: Sequence[BotSpec], folder: Path) -> str:
     """The table as a tournament file: the league's game, time and limits, one deal set (every rotation with
-    duplicate deals; without, as many single games as there are rotations), the bots in side order."""
+    duplicate deals; without, as many single games as there are rotations), the bots in side order. A table with a
+    dial-in version plays as many games, each with a fresh deal (the tournament file's own rule,
+    :func:`arena.tournament.spec.duplicate_off_notice`: its author's machine would remember a deal); the ladder
+    rates the table as one result either way, its sides' match points summed over its games."""
     return league_tournament_file(config, f"{config.name} table {table.id}", bots, folder, deal_sets=1)
 
 

@@ -70,6 +70,17 @@ class BotSpec:
             raise ValueError(f"bot {self.name!r} needs exactly one of a command, an address or dial_in")
 
     @property
+    def remembers(self) -> str:
+        """Why this bot's author may keep every deal it is sent ("" when the arena holds its process): a bot that
+        dials in from its author's machine, or one given by address, runs outside the arena, which can neither
+        stop nor empty it, so it could recognise a deal dealt again under another seat rotation."""
+        if self.dial_in:
+            return "dials in from its author's machine"
+        if self.address:
+            return "is played at an address outside the arena"
+        return ""
+
+    @property
     def builtin(self) -> str | None:
         """The kind of built-in player a command of one word ``builtin:KIND`` names (None for a program): it is
         played in the arena's own process, so it has no program to find, no sandbox and no process to start."""

@@ -414,6 +414,8 @@ class Arena:
         t.save()
         self.tournaments[t.id] = t
         self.log.info("tournament_submitted", id=t.id, name=t.name, variant=t.variant, games=t.games_total)
+        if spec.duplicate_off:
+            self.log.info("tournament_duplicate_deals_off", id=t.id, note=spec.duplicate_off)
         self._start(t)
         return t.info()
 
@@ -535,7 +537,8 @@ class ArenaServicer(apb_grpc.ArenaServicer):
             spec, text = self.arena.admission.admit(request.spec if request.HasField("spec") else None, request.toml)
         except NothingToRun as error:
             raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, str(error)) from None
-        return apb.SubmitTournamentReply(tournament=self._trio(self.arena.submit, spec, text))
+        notes = [spec.duplicate_off] if spec.duplicate_off else []
+        return apb.SubmitTournamentReply(tournament=self._trio(self.arena.submit, spec, text), notes=notes)
 
     @_handled
     def ListTournaments(self, request: apb.ListTournamentsRequest, context: grpc.ServicerContext) -> Any:

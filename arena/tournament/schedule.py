@@ -58,6 +58,11 @@ BALANCED = "balanced"
 FORMATS = (ROUND_ROBIN, GAUNTLET, BALANCED)
 
 
+def seat_rotations(game: Game) -> int:
+    """The rotations of a table's seats: the two teams swapped, or every seat's turn at each position."""
+    return 2 if game.teams else game.players
+
+
 @dataclass(frozen=True)
 class ScheduledGame:
     index: int
@@ -99,6 +104,7 @@ class Schedule:
         self.entrants = entrants
         self.seats = game.players
         self.teams = game.teams
+        self._rotations = seat_rotations(game)
         self.balanced_tables = tables
         if tables and (tables < 0 or self.candidates or entrants < self.sides):
             raise ValueError(f"expected a balanced schedule of at least one table, without candidates, and at least "
@@ -189,7 +195,7 @@ class Schedule:
 
     @property
     def rotations(self) -> int:
-        return 2 if self.teams else self.seats
+        return self._rotations
 
     @property
     def group_size(self) -> int:

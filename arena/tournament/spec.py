@@ -7,7 +7,7 @@ the control API shares. A malformed file gets one message naming the key, the pr
     variant = "draw"            # see `arena variants`
     players = 2                 # optional: the variant's usual count
     games = 4                   # per pairing; deal sets per pairing with duplicate on
-    duplicate = true
+    duplicate = true            # off, as many games of fresh deals, when a bot dials in or is given by address
     seed = "2026-11-30"         # optional: random, revealed at the end
     concurrency = 4
     output = "runs/demo"
@@ -78,7 +78,7 @@ from ..referee import GRACE_MS, MAX_GRACE_MS
 from ..rules import Game, RulesError, new_game
 from ..sandbox import Limits, LimitsError, limits_from_table
 from ..sandbox.contain import TRANSPORTS
-from .schedule import BALANCED, FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule
+from .schedule import BALANCED, FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule, seat_rotations
 from .sprt import LOGISTIC, MODELS, Sprt, SprtError
 
 FAULT_POLICIES = ("forfeit",)
@@ -160,6 +160,9 @@ class TournamentSpec:
     """A balanced schedule's tables; 0 for the other formats."""
     apart: tuple[tuple[str, ...], ...] = ()
     """Groups of bots, by name, of which no table seats two (a league's versions of one author)."""
+    duplicate_off: str = ""
+    """Why the file's duplicate deals are not played (:func:`duplicate_off_notice`), in the one line ``arena run``
+    prints and ``arena serve`` logs; "" when the file's ``duplicate`` is what is played."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, self.options)
@@ -223,6 +226,9 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
     sprt = _sprt(data.get("sprt"))
     games = _integer(data, "games", minimum=1, default=SPRT_GAMES if sprt is not None else 2)
     duplicate = _boolean(data, "duplicate", default=True)
+    notice = duplicate_off_notice(bots) if duplicate else ""
+    if notice:  # as many games, each with its own deal: the deal sets' rotations become games of fresh deals
+        duplicate, games = False, games * seat_rotations(game)
     names = [b.name for b in bots]
     tables = _tables(data, tournament_format, game, len(bots))
     apart = _apart(data.get("apart"), tournament_format, names, 2 if game.teams else game.players)
@@ -257,7 +263,24 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         sprt=sprt,
         tables=tables,
         apart=apart,
+        duplicate_off=notice,
     )
+
+
+def duplicate_off_notice(bots: list[BotSpec]) -> str:
+    """Why duplicate deals cannot be played with these bots, in one line ("" when they can).
+
+    Duplicate deals deal each deal set again under every seat rotation. The arena keeps a bot it starts from
+    carrying a deal from one rotation to the next (docs/security.md), but a bot that runs outside it (dials in, or
+    is given by address) keeps whatever its author's machine keeps: at a duplicate table it would hold, in rotation
+    1, the hand its opponent held in rotation 0. So every game gets a fresh deal instead, the seats still rotating
+    from game to game; the tournament plays as many games as it would have (``games`` deal sets times the
+    rotations), each rated as the single game it is."""
+    outside = [(bot.name, bot.remembers) for bot in bots if bot.remembers]
+    if not outside:
+        return ""
+    who = "; ".join(f"bot {escaped(name)!r} {why}" for name, why in outside)
+    return f"duplicate deals are off: {who}, which would remember every deal; each game gets a fresh deal"
 
 
 def game_from_table(data: Mapping[str, Any]) -> Game:
