@@ -90,8 +90,10 @@ def test_the_leagues_tables_challenges_and_finals_with_a_dial_in_version_play_as
     started = [BotSpec(name=f"v{n}", command=("builtin:random",)) for n in range(seats + 1)]
     dialing = BotSpec(name="home-v1", dial_in=True, token_sha256="0" * 64)
     table = started[:seats]
+    field = [dialing, *started[1:]]
+    finals_lines = schedule_lines(config, [bot.name for bot in field], list(range(len(field))), 0)
     for bots, deal_sets, top in [(table, 1, ()), ([dialing, *table[1:]], 1, ()),
-                                 ([dialing, *started[1:]], 3, schedule_lines(config, seats + 1, 0))]:
+                                 ([dialing, *started[1:]], 3, finals_lines)]:
         spec = table_spec(league_tournament_file(config, "t", bots, tmp_path, deal_sets=deal_sets, top=top))
         schedule = spec.schedule("m")
         games = list(schedule)
