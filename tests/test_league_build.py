@@ -141,7 +141,7 @@ def cpp_compiled_only_main(log: str) -> None:
     ("cpp", ("bin/bot",), "cpp-random", cpp_compiled_only_main),
     ("typescript", ("node", "bot.js"), "typescript-random", None),
     ("java", ("java", "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-              "-XX:ActiveProcessorCount=1", "-jar", "bin/bot.jar"), "java-random", None),
+              "-XX:ActiveProcessorCount=1", "-XX:-UsePerfData", "-jar", "bin/bot.jar"), "java-random", None),
 ])
 def test_a_compiled_kit_example_builds_offline_and_passes_the_leagues_check(tmp_path, request, kit, command, name,
                                                                             log_check):

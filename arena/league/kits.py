@@ -129,7 +129,7 @@ JAVA_BUILD = (
     "[ $# -eq 1 ] || { echo \"expected the build to make one runnable jar, got $#: $*\"; exit 1; }\n"
     "mkdir -p bin && cp \"$1\" bin/bot.jar\n")
 JAVA_RUN = ("java", "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-XX:ActiveProcessorCount=1", "-jar", "bin/bot.jar")
+            "-XX:ActiveProcessorCount=1", "-XX:-UsePerfData", "-jar", "bin/bot.jar")
 """The launcher bots/java/bot's flags (sized for the bot sandbox), without its class-data archive."""
 MAVEN_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
