@@ -5,29 +5,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The bots' sandbox (bubblewrap): installed here when we are root on Debian or Ubuntu; otherwise say what to do.
-if ! command -v bwrap >/dev/null 2>&1; then
+# A system package the bots' sandbox needs: installed here when we are root on Debian or Ubuntu; otherwise say what
+# to do. $1 the package, $2 what it is for.
+install_or_warn() {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup: installing bubblewrap (the bots' sandbox)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; } >/dev/null \
-      || echo "setup: warning: could not install bubblewrap; bots cannot be sandboxed until it is installed"
+    echo "setup: installing $1 ($2)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1"; } >/dev/null \
+      || echo "setup: warning: could not install $1; bots cannot be sandboxed until it is installed"
   else
-    echo "setup: warning: bubblewrap (bwrap) is not installed, so bots cannot be sandboxed; install the package" \
-         "bubblewrap (sudo apt-get install bubblewrap), or run without a sandbox (see docs/security.md)"
+    echo "setup: warning: $1 is not installed, so bots cannot be sandboxed; install the package" \
+         "$1 (sudo apt-get install $1), or run without a sandbox (see docs/security.md)"
   fi
-fi
+}
 
-# The bots' seccomp filter is built by the system's libseccomp2 (pyseccomp loads it): installed the same way.
-if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep 'libseccomp\.so\.2' >/dev/null; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup: installing libseccomp2 (the bots' seccomp filter)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libseccomp2; } >/dev/null \
-      || echo "setup: warning: could not install libseccomp2; bots cannot be sandboxed until it is installed"
-  else
-    echo "setup: warning: libseccomp2 is not installed, so bots cannot be sandboxed; install the package" \
-         "libseccomp2 (sudo apt-get install libseccomp2), or run without a sandbox (see docs/security.md)"
-  fi
-fi
+# The bots' sandbox (bubblewrap), and the system's libseccomp2, which builds its seccomp filter (pyseccomp loads it).
+command -v bwrap >/dev/null 2>&1 || install_or_warn bubblewrap "the bots' sandbox"
+{ ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep 'libseccomp\.so\.2' >/dev/null \
+  || install_or_warn libseccomp2 "the bots' seccomp filter"
 
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3

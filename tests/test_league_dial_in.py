@@ -19,26 +19,13 @@ from arena.league.db import DONE, ONLINE, TABLE_STATES as ALL_TABLE_STATES, open
 from arena.protocol import bot_pb2, dial_in_pb2
 from arena.protocol import league_pb2 as lpb
 from support.dial_in import RawDialIn
-from support.league import League, bearer, bot_folder, league_in
+from support.league import DIAL_IN_LEAGUE, LADDER_LEAGUE, League, bearer, bot_folder, league_in
 from support.paths import ROOT
 from support.waiting import wait_for
 
 LADDER_S = 600
 """Generous: every table starts a sandboxed bot and plays a deal set, on a busy 2-core machine."""
 GENEROUS_S = 120
-LEAGUE = """name = "test"
-variant = "block"
-dial_in = {dial_in}
-[options]
-target = 1
-[time]
-move_ms = 2000
-startup_ms = 30000
-[ladder]
-concurrency = 1
-coverage = 2
-placement = 1
-"""
 EXAMPLES = ROOT / "bots" / "python"
 
 
@@ -58,7 +45,7 @@ def connect_command(printed: str, bot: str, *command: str) -> list[str]:
 
 @pytest.fixture
 def league(tmp_path: Path):
-    league = league_in(tmp_path, LEAGUE.format(dial_in="true"))
+    league = league_in(tmp_path, DIAL_IN_LEAGUE)
     yield league
     league.server.stop()
 
@@ -155,7 +142,7 @@ def versions_of(league: League, author: str) -> int:
 
 
 def test_dial_in_versions_are_refused_where_the_league_does_not_accept_them(tmp_path: Path) -> None:
-    league = league_in(tmp_path, LEAGUE.format(dial_in="false"))
+    league = league_in(tmp_path, LADDER_LEAGUE)
     try:
         league.add_author("lab-a")
         token_file = tmp_path / "bot.token"

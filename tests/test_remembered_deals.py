@@ -25,7 +25,7 @@ from arena.protocol import arena_pb2 as apb
 from arena.protocol import league_pb2 as lpb
 from arena.tournament.spec import spec_from_dict
 from support.dial_in import connect, dial_in_entry, write_token
-from support.league import League, bot_folder, league_in, tables_folder
+from support.league import DIAL_IN_LEAGUE, League, bot_folder, league_in, tables_folder
 from support.paths import ROOT
 from support.servers import FINISHED, RANDOM_BOT, Server, named, random_bot, records, registry, tournament
 from support.waiting import wait_for
@@ -160,26 +160,13 @@ def test_a_bot_that_dials_in_and_remembers_every_hand_recognises_no_deal_of_a_du
         server.stop()
 
 
-LEAGUE = """name = "test"
-variant = "block"
-dial_in = true
-[options]
-target = 1
-[time]
-move_ms = 2000
-startup_ms = 30000
-[ladder]
-concurrency = 1
-coverage = 2
-placement = 1
-"""
 TABLES = 3
 """Tables the dial-in version plays before the test looks (two games each)."""
 
 
 @pytest.fixture
 def league(tmp_path: Path):
-    league = league_in(tmp_path, LEAGUE)
+    league = league_in(tmp_path, DIAL_IN_LEAGUE)
     yield league
     league.server.stop()
 

@@ -53,6 +53,8 @@ coverage = 2
 placement = 1
 """
 """The test league with a quick ladder: one table at a time, each new version placed after one table."""
+DIAL_IN_LEAGUE = "dial_in = true\n" + LADDER_LEAGUE
+"""The quick ladder's league, where authors may add dial-in versions."""
 LADDER_BOTS = {"rand": ROOT / "bots" / "python" / "random_bot.py",
                "greedy": ROOT / "bots" / "python" / "greedy_bot.py"}
 """The ladder's two bots, each uploaded by an author of its own (``author-rand``, ``author-greedy``)."""
