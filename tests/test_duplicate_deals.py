@@ -190,13 +190,14 @@ async def test_an_entrants_processes_learn_nothing_of_a_duplicate_deal_from_each
         assert overlaps == []
 
 
+@pytest.mark.parametrize("channel", ["flock", "inotify"])
 async def test_at_a_ladder_table_a_bots_processes_learn_nothing_of_the_deal_from_each_other(
-        database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, channel: str) -> None:
     """Two versions of the sibling bot at ladder tables (a table is one deal set under both rotations, played at
     once before phases): the filter is taken away, so the phases alone stand between the attack and the hands."""
     monkeypatch.setattr(CONTAIN, "SYSCALL_FILTER", None)
-    header = "import sys\nsys.argv += ['--name', '{name}', '--channel', 'flock']\n"
-    bots = {name: header.format(name=name) + SIBLING.read_text() for name in ENTRANTS}
+    header = "import sys\nsys.argv += ['--name', '{name}', '--channel', '{channel}']\n"
+    bots = {name: header.format(name=name, channel=channel) + SIBLING.read_text() for name in ENTRANTS}
     sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=1, coverage=2, placement=1)
     database = AsyncDatabase(sync)
     ladder = Ladder(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
