@@ -28,11 +28,14 @@ from arena.league.ladder import RECORD, Ladder
 from arena.league.pipeline import BuiltBots
 from arena.league.rating import recompute
 from arena.records.replay import verify_run
+from arena.tournament import phases
 from arena.tournament.runner import EntrantsCannotPlay, run_tournament
 from arena.tournament.spec import spec_from_dict
 from support.ladder import EXAMPLES, STOPPED_BY_THE_ARENA, STUCK, Log, done_tables, play_until, setup
 from support.league import rated_with_seats
 from support.processes import bot_processes
+from support.siblings import ENTRANTS, deal_seen_alive, games_of, learned, observe
+from support.siblings import tournament_text as tournament_text_of_siblings
 from support.waiting import wait_for
 
 ray = pytest.importorskip("ray", reason="the Ray backend's tests need the ray extra (pip install -e '.[ray]'; "
@@ -354,6 +357,34 @@ async def test_a_withdrawal_cuts_the_games_in_flight_on_every_node_at_once(clust
         assert [(f.get("seat", 0), f["kind"], f["message"]) for f in record["faults"]] == [
             (stuck_seat, *STOPPED_BY_THE_ARENA)], "cut at once by the withdrawal, not ended by the bot's clock"
     assert_verifies(run, 2)
+
+
+@pytest.mark.parametrize("lanes_stopped", [True, False])
+async def test_on_the_cluster_no_process_that_saw_a_deal_lives_while_another_rotation_plays_it(
+        cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lanes_stopped: bool) -> None:
+    """The phases of a duplicate run on three nodes (arena/tournament/phases.py): every actor stops its lane's bots
+    before the next phase opens, checked from outside as on one machine (tests/test_duplicate_deals.py): the sibling
+    bot's processes write their start, requests and stop. With the actors' lanes never stopped, processes that saw a
+    deal outlive their phase and the check finds them."""
+    monkeypatch.setattr(phases, "MIN_BLOCK", 4)  # blocks of 4 deal sets: 4 phases in a run of 8
+    monkeypatch.setattr(phases, "BLOCK_GAMES_PER_WORKER", 1)
+    if not lanes_stopped:
+        async def kept(self: Any, lane: int) -> None:
+            return None
+
+        monkeypatch.setattr(ray_backend.RayBackend, "stop_lane", kept)
+    run = tmp_path / "run"
+    text = tournament_text_of_siblings("flock", run, deal_sets=8)
+    summary = await run_tournament(spec_from_dict(tomllib.loads(text)), text, run, backend=ray_factory(4))
+    assert summary.played_now == 16
+    games = games_of(records(run))
+    seen = observe(run / "logs", ENTRANTS)
+    assert set(seen.acts) == set(games)
+    assert learned(seen, games) == []  # the filter holds on every node either way
+    if lanes_stopped:
+        assert deal_seen_alive(seen, games) == []
+    else:
+        assert deal_seen_alive(seen, games), "the check sees processes that outlive their phase"
 
 
 def test_the_server_plays_on_the_cluster_and_its_watchers_see_every_move(cluster: Cluster, tmp_path: Path) -> None:

@@ -528,19 +528,27 @@ class RayBackend:
         await self._withdraw_on(self.actors, name, why)
 
     async def _withdraw_on(self, actors: list[_Actor], name: str, why: str) -> None:
-        await self._on_live_actors(actors, "withdraw", name, why)
-
-    async def stop_lane(self, lane: int) -> None:
-        """Every live actor stops its bots of ``lane`` (:mod:`arena.tournament.phases`); returns once all did."""
-        await self._on_live_actors(self.actors, "stop_lane", lane)
-
-    async def _on_live_actors(self, actors: list[_Actor], method: str, *args: Any) -> None:
         async def one(actor: _Actor) -> None:
             with contextlib.suppress(self.ray.exceptions.RayError):  # a lost actor's bots died with it
-                await self._call(actor, method, *args)
+                await self._call(actor, "withdraw", name, why)
 
         async with trio.open_nursery() as nursery:
             for actor in actors:
+                if actor.alive:
+                    nursery.start_soon(one, actor)
+
+    async def stop_lane(self, lane: int) -> None:
+        """Every live actor stops its bots of ``lane`` (:mod:`arena.tournament.phases`); returns once all did. An
+        actor whose call fails is lost (killed, its bots with it: they die with the thread that started them), never
+        left playing with processes that may have seen the phase's deals."""
+        async def one(actor: _Actor) -> None:
+            try:
+                await self._call(actor, "stop_lane", lane)
+            except self.ray.exceptions.RayError as error:
+                self._lose(actor, error)
+
+        async with trio.open_nursery() as nursery:
+            for actor in self.actors:
                 if actor.alive:
                     nursery.start_soon(one, actor)
 
