@@ -10,10 +10,10 @@ one block under one rotation (phase number ``block_number * rotations + rotation
 by the entrants' processes of one *lane* (``lane = phase number % lanes``); a lane's processes are stopped (their
 sandboxes killed, every process in them gone) once the phase's last game has ended, and the next phase of that lane
 starts them afresh. A phase opens only once the block's previous rotation is over and the phase that last used its
-lane is over: so the processes that saw a deal under rotation r are dead before any game plays it under rotation
-r + 1. Phases of different blocks share no deal, so they are played side by side: the next block's first rotation
-keeps the workers busy while a block's phase drains. Two lanes are enough for that (``Schedule.lanes``: each entrant then runs
-at most two processes a seat, as many as a two-player run always had).
+lane is over: so the processes that saw a block's deals under one rotation are dead before any game plays them under
+the next. Phases of different blocks share no deal, so they are played side by side: the next block's first
+rotation keeps the workers busy while a block's phase drains. Two lanes are enough for that (``Schedule.lanes``: each
+entrant then runs at most two processes a seat, as many as a two-player run always had).
 
 Without duplicate deals every game has its own deal: one phase holds the whole run and its processes live as long.
 Which game a worker gets is all this module decides; the records, seeds and game indices are the schedule's, so a
