@@ -36,7 +36,7 @@ PROTECTIONS = ("both", "the phases alone", "the filter alone", "none")
 
 def without_phases(monkeypatch: pytest.MonkeyPatch) -> None:
     """The run as it was before phases: one block, every rotation's lane open at once, no lane ever stopped."""
-    monkeypatch.setattr(phases, "MIN_BLOCK", 10 ** 6)
+    monkeypatch.setattr(phases, "MAX_BLOCK", 10 ** 6)
     monkeypatch.setattr(phases.PhasedOrder, "_may_open", lambda self, number: True)
 
     async def kept(self, lane: int) -> None:
@@ -46,8 +46,7 @@ def without_phases(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def protect(monkeypatch: pytest.MonkeyPatch, protection: str) -> None:
-    monkeypatch.setattr(phases, "MIN_BLOCK", 4)  # blocks of 4 deal sets: several phases in a short run
-    monkeypatch.setattr(phases, "BLOCK_GAMES_PER_WORKER", 1)
+    monkeypatch.setattr(phases, "MAX_BLOCK", 4)  # blocks of 4 deal sets: several phases in a short run
     if protection in ("the filter alone", "none"):
         without_phases(monkeypatch)
     if protection in ("the phases alone", "none"):

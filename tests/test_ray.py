@@ -366,8 +366,7 @@ async def test_on_the_cluster_no_process_that_saw_a_deal_lives_while_another_rot
     before the next phase opens, checked from outside as on one machine (tests/test_duplicate_deals.py): the sibling
     bot's processes write their start, requests and stop. With the actors' lanes never stopped, processes that saw a
     deal outlive their phase and the check finds them."""
-    monkeypatch.setattr(phases, "MIN_BLOCK", 4)  # blocks of 4 deal sets: 4 phases in a run of 8
-    monkeypatch.setattr(phases, "BLOCK_GAMES_PER_WORKER", 1)
+    monkeypatch.setattr(phases, "MAX_BLOCK", 4)  # blocks of 4 deal sets: 4 phases in a run of 8
     if not lanes_stopped:
         async def kept(self: Any, lane: int) -> None:
             return None

@@ -118,9 +118,13 @@ async def test_a_finished_order_hands_out_nothing_more_and_wakes_every_waiting_w
     assert results == [None]
 
 
-def test_a_block_holds_enough_games_for_the_workers_and_never_more_than_the_run() -> None:
-    schedule = Schedule(4, new_game("draw", 2), games=16, duplicate=True, master_seed="m")
-    assert schedule.deal_sets() == 96
-    assert block_size(schedule, 1) == 16
-    assert block_size(schedule, 6) == 48
-    assert block_size(schedule, 64) == 96
+def test_blocks_are_as_large_as_allowed_and_of_equal_size() -> None:
+    """A run: one block up to 1,000 deal sets, then equal blocks. A sequential test: 8 deal sets per game in flight,
+    at least 16, cut equally (96 deal sets at 6 in flight: two blocks of 48; at 5 in flight: 40 allowed, three of
+    32)."""
+    demo = Schedule(4, new_game("draw", 2), games=16, duplicate=True, master_seed="m")
+    assert demo.deal_sets() == 96
+    assert block_size(demo, 6) == 96
+    large = Schedule(2, new_game("draw", 2), games=2500, duplicate=True, master_seed="m")
+    assert block_size(large, 6) == 834  # three blocks: 834, 834, 832
+    assert [block_size(demo, c, sequential=True) for c in (1, 5, 6, 64)] == [16, 32, 48, 96]

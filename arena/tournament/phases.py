@@ -30,18 +30,27 @@ import trio
 
 from .schedule import Schedule, ScheduledGame
 
+MAX_BLOCK = 1000
+"""The most deal sets in a block of a run without a sequential test. Each phase costs the start of every entrant's
+processes and a drain (its last games played while workers wait for the next phase to open), so blocks are as large
+as they may be; their games wait in the standings until their deal set is complete (kept in memory), which this
+bounds."""
 BLOCK_GAMES_PER_WORKER = 8
-"""A phase holds at least this many games per game in flight (``concurrency``), so that the few games of a phase's
-end, played with workers idle on it, and the processes started again for the next phase are a small part of it."""
+"""With a sequential test, a block holds this many deal sets per game in flight (``concurrency``), but at least
+:data:`MIN_BLOCK`: the test decides on complete deal sets, so when it does, the records may hold the first rotations
+of up to a block of deal sets beyond it; small blocks keep that small, large enough ones keep the workers busy."""
 MIN_BLOCK = 16
-"""The fewest deal sets in a block (but a run with fewer has one block): a fresh process per phase costs a bot's start,
-so a phase should outlast it."""
+"""The fewest deal sets in a block of a run with a sequential test (a run with fewer has one block)."""
 
 
-def block_size(schedule: Schedule, concurrency: int) -> int:
-    """Deal sets per block: enough games per phase for ``concurrency`` games in flight and for the starts of fresh
-    processes to be paid back, never more than the run has."""
-    return max(1, min(schedule.deal_sets(), max(MIN_BLOCK, math.ceil(BLOCK_GAMES_PER_WORKER * concurrency))))
+def block_size(schedule: Schedule, concurrency: int, sequential: bool = False) -> int:
+    """Deal sets per block: as many as :data:`MAX_BLOCK` allows, or for a ``sequential`` test a few per game in
+    flight; the run's deal sets cut into blocks of equal size (none a small remainder that pays a whole phase's starts
+    for a few games)."""
+    deal_sets = max(1, schedule.deal_sets())
+    largest = max(MIN_BLOCK, BLOCK_GAMES_PER_WORKER * concurrency) if sequential else MAX_BLOCK
+    blocks = math.ceil(deal_sets / largest)
+    return math.ceil(deal_sets / blocks)
 
 
 @dataclass

@@ -456,8 +456,9 @@ class _RunGames:
         and write ``bots.json`` and ``standings.json`` at the end, whatever ended the games."""
         run, spec = self.run, self.spec
         backend = make_backend(BackendSetup(spec, self.schedule, run, tuple(protected)))
-        order = PhasedOrder(self.schedule, done, block_size(self.schedule, concurrency), backend.stop_lane)
         test = self.summary.sprt
+        block = block_size(self.schedule, concurrency, sequential=test is not None)
+        order = PhasedOrder(self.schedule, done, block, backend.stop_lane)
 
         async def worker() -> None:
             while (scheduled := await order.next()) is not None:
