@@ -20,6 +20,7 @@ from typing import Iterator
 import pytest
 import trio
 
+from arena.league.build import COMPLETE
 from arena.league.db import open_database, sqlite_url
 from arena.league.pipeline import runnable_spec
 from arena.players.process import BotProcess
@@ -55,8 +56,9 @@ LEFT_OUT = shutil.ignore_patterns("bin", "gen", "node_modules", "__pycache__")
 @pytest.fixture(scope="session")
 def league_kits(go_cache):
     """A kit cache with go prepared (offline, from the machine's caches) and node's npm cache present (empty: enough
-    for a version without dependencies, as the hostile one is)."""
+    for a version without dependencies, as the hostile one is), marked complete as prepare-kits marks it."""
     (go_cache.root / "node" / "npm").mkdir(parents=True, exist_ok=True)
+    (go_cache.root / "node" / COMPLETE).write_text("an empty npm cache, made by the test\n")
     return go_cache
 
 

@@ -71,11 +71,12 @@ def cluster(path_folder: Path) -> Iterator[Cluster]:
         yield started
 
 
-def tournament_text(out: Path, bots: list[list[str]], games: int, concurrency: int, move_ms: int = 5000) -> str:
-    """Block to one point (a game is a round or two) between the given bot commands, duplicate deals."""
+def tournament_text(out: Path, bots: list[list[str]], games: int, concurrency: int, move_ms: int = 5000,
+                    duplicate: bool = True) -> str:
+    """Block to one point (a game is a round or two) between the given bot commands, duplicate deals by default."""
     entries = "".join(f'[[bots]]\nname = "bot{number}"\ncommand = {json.dumps(command)}\n'
                       for number, command in enumerate(bots))
-    return (f'name = "ray"\nvariant = "block"\ngames = {games}\nduplicate = true\nconcurrency = {concurrency}\n'
+    return (f'name = "ray"\nvariant = "block"\ngames = {games}\nduplicate = {str(duplicate).lower()}\nconcurrency = {concurrency}\n'
             f'seed = "ray-test"\noutput = "{out}"\n[options]\ntarget = 1\n[time]\nmove_ms = {move_ms}\n{entries}')
 
 
@@ -335,8 +336,9 @@ async def test_a_withdrawal_cuts_the_games_in_flight_on_every_node_at_once(clust
     stuck.parent.mkdir()
     stuck.write_text(STUCK)
     run = tmp_path / "run"
-    text = tournament_text(run, [[sys.executable, str(stuck)], [sys.executable, str(GREEDY_BOT)]], games=1,
-                           concurrency=2, move_ms=STUCK_MOVE_MS)
+    # Two deals of their own, so both games play at once (the rotations of a duplicate deal never do).
+    text = tournament_text(run, [[sys.executable, str(stuck)], [sys.executable, str(GREEDY_BOT)]], games=2,
+                           concurrency=2, move_ms=STUCK_MOVE_MS, duplicate=False)
     backends = []
 
     def keep(setup: Any) -> Any:

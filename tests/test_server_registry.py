@@ -226,10 +226,10 @@ def test_the_entrants_and_bot_process_caps_refuse_with_the_numbers(tmp_path: Pat
         assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert error.details() == ("key 'bots': this tournament has 3 entrants; this server takes at most 2 per "
                                    "tournament (arena serve --max-entrants)")
-        # 2 entrants in 4 seats: each holds 2 seats in each of 4 rotations of a deal set, 8 processes each.
+        # 2 entrants in 4 seats: each holds 2 seats in each of its 2 process lanes (the run's phases), 4 each.
         error = refusal(stub, tournament(extra="players = 4", bots=named("alpha", "beta")))
         assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert error.details() == ("this tournament needs 16 bot processes (2 entrants x 8 each); this server runs "
+        assert error.details() == ("this tournament needs 8 bot processes (2 entrants x 4 each); this server runs "
                                    "at most 6 at once (arena serve --max-bot-processes)")
 
         hanging = submit(stub, tournament(games=1, bots=named("alpha", "hanger"),

@@ -31,16 +31,21 @@ from arena.botkit import serve
 rng = random.Random()
 
 
-def choose(request):
+def say():
     print("CHATTY SAYS HELLO \\x1b[2J\\x1b]0;pwned\\x07 and goes on", file=sys.stderr, flush=True)
+
+
+def choose(request):
+    say()
     return rng.randrange(len(request.observation.legal_actions))
 
 
 if __name__ == "__main__":
+    say()
     serve(choose, name="chatty")
 """
-"""A random bot that writes a known line to its log at every decision, with escape sequences (clear the screen,
-retitle the terminal) that must never reach an author's terminal raw."""
+"""A random bot that writes a known line to its log as it starts and at every decision, with escape sequences (clear
+the screen, retitle the terminal) that must never reach an author's terminal raw."""
 MARKER = "CHATTY SAYS HELLO"
 LADDER_S = 600
 """Generous: the pipeline builds and checks two bots in their sandbox, then the ladder plays a table."""
@@ -69,7 +74,8 @@ async def test_a_table_log_is_refused_while_the_table_plays_and_given_to_its_aut
 
     async with trio.open_nursery() as nursery:
         await nursery.start(ladder.run)
-        await trio.to_thread.run_sync(wait_for, asked(folder, 2), 300, "both games to wait on the stuck bot")
+        # The table's first rotation waits on the stuck bot; its second waits for the first (the run's phases).
+        await trio.to_thread.run_sync(wait_for, asked(folder, 1), 300, "the first game to wait on the stuck bot")
         assert sync.table(1).state == PLAYING
         with pytest.raises(StateError, match="table 1 is playing: its logs are given once it has ended"):
             read(bob, 1, stuck)  # its own version, its own log: not while the deal set is being played

@@ -159,7 +159,8 @@ def test_every_route_answers_from_the_run_folder(server: WebServer) -> None:
 
 def test_a_running_duplicate_tournament_shows_only_what_watch_may(server: WebServer) -> None:
     """One game at a time, so each deal set's first game is played while its second is still to come (held back,
-    its record withheld) and its second can be followed live (move by move, no hand, no seed)."""
+    its record withheld) and its second can be followed live (move by move, no hand, no seed). The run's phases
+    play both deal sets' first rotation (games 0 and 2) before their second (1 and 3)."""
     info = submit(server.stub(), tournament(games=2, variant="draw", concurrency=1, name="dup",
                                             bots=named("slow", "alpha")).replace("target = 1", "target = 20"))
     web, tid = server.web, info.id
@@ -173,7 +174,7 @@ def test_a_running_duplicate_tournament_shows_only_what_watch_may(server: WebSer
     assert get_json(f"{web}/api/t/{tid}/games/0.json", 403)["error"] == (
         "game 0 shares its deals with game(s) 1, still to finish; its record is withheld until then")
     assert http(f"{web}/api/t/{tid}/games.jsonl")[2] == b""                   # nothing released yet
-    assert [g["index"] for g in get_json(f"{web}/api/t/{tid}/games")["games"]] == [0]   # its summary is public
+    assert [g["index"] for g in get_json(f"{web}/api/t/{tid}/games")["games"]] == [0, 2]  # summaries are public
     assert get_json(f"{web}/api/t/{tid}/games")["games"][0]["seed"] == ""
     live = get_json(f"{web}/api/t/{tid}/games/1/view")
     assert live["live"] is True and live["hands"] is None and live["seed"] == ""
@@ -252,7 +253,7 @@ def test_a_deal_set_cut_by_a_write_error_stays_withheld_until_it_is_complete(tmp
         assert get_json(f"{web}/api/t/{tid}/games/0/view", 403) == {"error": withheld}
         assert http(f"{web}/t/{tid}/games/0")[0] == 403
         assert http(f"{web}/api/t/{tid}/games.jsonl")[2] == b""
-        assert [g["index"] for g in get_json(f"{web}/api/t/{tid}/games")["games"]] == [0]   # its summary is public
+        assert [g["index"] for g in get_json(f"{web}/api/t/{tid}/games")["games"]] == [0, 2]  # summaries are public
     finally:
         server.stop()
 
@@ -500,8 +501,9 @@ def test_a_share_link_shows_neither_a_live_game_nor_the_finished_partner_that_ho
 
 @needs_chromium
 def test_being_played_names_a_held_back_game_without_a_link(tmp_path: Path, browser: Chromium) -> None:
-    """Both games of one deal set in flight at once (the gated bot answers in no seat): neither may be followed
-    while the other is still to finish, so the operator's "Being played" names both, links neither."""
+    """The first game of one deal set in flight (the gated bot answers in no seat; the second rotation waits for it,
+    the run's phases): it may not be followed while its deal set is still to finish, so the operator's "Being
+    played" names it and links nothing."""
     tag = uuid.uuid4().hex
     gate = tmp_path / "gated" / "gate"
     bots = random_bot("alpha", tag) + gated_bot(gate.parent, tag, "--gate-unit", "seat")
@@ -510,13 +512,13 @@ def test_being_played_names_a_held_back_game_without_a_link(tmp_path: Path, brow
         web = server.web
         tid = submit(server.stub(), tournament(games=1, concurrency=2, variant="draw", bots=named("alpha", "gated"),
                                                extra="[time]\nmove_ms = 600000\n", name="held")).id
-        detail = wait_state(web, tid, lambda d: len(d["in_progress"]) == 2, 60, "both games of the deal set")
-        assert [g["live"] for g in detail["in_progress"]] == [False, False]
+        detail = wait_state(web, tid, lambda d: len(d["in_progress"]) == 1, 60, "the deal set's first game")
+        assert [g["live"] for g in detail["in_progress"]] == [False]
         browser.open_page(f"{web}/t/{tid}")
-        browser.wait_js("document.querySelectorAll('#in-progress tbody tr').length === 2", 30, "Being played")
+        browser.wait_js("document.querySelectorAll('#in-progress tbody tr').length === 1", 30, "Being played")
         assert browser.js("[...document.querySelectorAll('#in-progress a')].length") == 0
         assert browser.js("[...document.querySelectorAll('#in-progress .held')].map((s) => s.textContent)") == [
-            "game 0", "game 1"]
+            "game 0"]
         assert browser.csp_violations() == [] and browser.exceptions() == []
         open_gate(gate, "0 1")
         wait_state(web, tid, finished, 120, "the tournament to finish")
