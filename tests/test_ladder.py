@@ -380,11 +380,11 @@ async def test_a_version_that_left_before_its_table_started_fails_the_table_and_
     await database.close()
 
 
-async def test_a_ladder_without_duplicate_deals_plays_single_games_with_their_own_deals_rated_as_one_unit(
+async def test_a_ladder_without_duplicate_deals_plays_single_games_with_their_own_deals_rated_game_by_game(
         database_url: str, tmp_path: Path) -> None:
     """``duplicate = false``: a table is as many single games as there are rotations (two here), each with a deal
-    of its own (its own deal key and match seed), the seats still rotated; the table is rated once, as one unit, and
-    its records verify."""
+    of its own (its own deal key and match seed), the seats still rotated; read from its run, the table is rated
+    game by game (two updates per version, two units of the board's fit), and its records verify."""
     bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py"}
     sync, served, work, ids = setup(database_url, tmp_path, bots, {**BLOCK, "duplicate": False}, concurrency=1,
                                     coverage=1, placement=1)
@@ -410,6 +410,9 @@ async def test_a_ladder_without_duplicate_deals_plays_single_games_with_their_ow
         points = {row["name"]: float(row["match_points"]) for row in standings["entrants"]}
         assert deal_set_totals([s for _, s in played], table.versions) == [points[n] for n in side_names]
     stored = {r.version_id: (r.mu, r.sigma, r.games) for r in sync.ratings(league_id, ONLINE)}
-    assert stored == recompute(rated_with_seats(sync, league_id))  # each table's update applied once, in order
+    assert stored == recompute(rated_with_seats(sync, league_id))  # each game's update applied once, in order
     assert sync.game_count(league_id) == 2 * len(done)
+    assert [table.single_games for table in sync.rated_tables(league_id)] == [True] * len(done)
+    assert sum(games for _, _, games in stored.values()) == 4 * len(done)  # two sides, two games each table
+    assert len(rated_results(sync, league_id)) == ladder.leaderboard.tally.results == 2 * len(done)
     await database.close()

@@ -8,6 +8,7 @@ through the server, the CLI and gRPC in tests/test_ladder_server.py.
 
 from __future__ import annotations
 
+import functools
 import threading
 from fractions import Fraction
 from typing import Any
@@ -15,12 +16,13 @@ from typing import Any
 import numpy as np
 import trio
 
-from arena.league.db import ONLINE, AsyncDatabase, Database, LadderTable, Rating, Seat
+from arena.league.db import ONLINE, AsyncDatabase, Database, LadderTable, Rating, Seat, open_database
 from arena.league.leaderboard import Leaderboard, board_of, places_of_table, rated_results
-from arena.league.rating import deal_set_totals, rate_deal_set
+from arena.league.pages import bot_history
+from arena.league.rating import deal_set_totals, rate_deal_set, recompute, table_updates
 from arena.league.table_run import RECORD
 from arena.tournament.likelihood import Places, Tally, fit, leaderboard
-from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
+from support.league import a_bot, database, database_url, league, rated_with_seats  # noqa: F401 - the fixtures
 
 
 REFITS_S = 120
@@ -128,6 +130,51 @@ async def test_the_watch_counts_the_deal_sets_each_version_was_rated_on_when_tab
         f"{row.bot}-v1: online {rating[row.version_id].mu:.2f} (sigma {rating[row.version_id].sigma:.2f}, 2 deal "
         f"sets); leaderboard rank {row.rank_best}-{row.rank_worst}, rating {row.rating:.0f} ({row.rating_low:.0f} "
         f"to {row.rating_high:.0f}; fit of 1 deal sets)" for row in rows]
+
+
+async def test_a_table_of_fresh_deals_is_rated_game_by_game_and_so_again_after_a_restart(database_url: str) -> None:
+    """A duplicate table (a 1.5, b 0.5: one deal set), then a table of fresh deals, as a dial-in version's is, rated
+    as the ladder rates it: b wins its first game and a its second. Summed, that second table would be one tied
+    result; rated game by game it is two updates, each exactly a single-game rate call, and after a restart (the
+    database opened again) the recompute, the bot's rating history and the rebuilt board say the same: 3 units of
+    the fit, 3 deal sets counted per version."""
+    database = open_database(database_url)
+    league_id = database.ensure_league("ladder", "Ladder", "draw").id
+    v = versions_of(database, league_id, "ab")
+    a, b = v["a"], v["b"]
+    play(database, league_id, [a, b], [[(a, 1.0), (b, 0.0)], [(b, 0.5), (a, 0.5)]])
+    fresh = database.queue_tables(league_id, [([a, b], "test")])[0]
+    played = [("0", [Seat(b, 0, 1.0), Seat(a, 0, 0.0)]), ("1", [Seat(a, 0, 1.0), Seat(b, 0, 0.0)])]
+    seats = [game for _, game in played]
+    assert table_updates(seats, [a, b], True) == [[0.0, 1.0], [1.0, 0.0]]
+    updates = [functools.partial(rate_deal_set, totals=totals) for totals in table_updates(seats, [a, b], True)]
+    assert database.finish_table(fresh.id, RECORD.format(id=fresh.id), played, *updates, single_games=True)
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in database.ratings(league_id, ONLINE)}
+    database.close()
+
+    (a1, b1) = rate_deal_set([None, None], [1.5, 0.5])
+    (a2, b2) = rate_deal_set([Rating(a, ONLINE, *a1, 1), Rating(b, ONLINE, *b1, 1)], [0.0, 1.0])
+    (a3, b3) = rate_deal_set([Rating(a, ONLINE, *a2, 2), Rating(b, ONLINE, *b2, 2)], [1.0, 0.0])
+    assert stored == {a: (*a3, 3), b: (*b3, 3)}
+    summed = rate_deal_set([Rating(a, ONLINE, *a1, 1), Rating(b, ONLINE, *b1, 1)], [1.0, 1.0])
+    assert (a3, b3) != tuple(summed)  # the one tied result it would have been
+
+    again = open_database(database_url)  # a restart: everything from the database alone
+    try:
+        assert [t.single_games for t in again.rated_tables(league_id)] == [False, True]
+        assert recompute(rated_with_seats(again, league_id)) == stored
+        history = bot_history(again, league_id, again.version(a).bot_id)
+        assert [(p.mu, p.sigma) for p in history.ratings["a-v1"]] == [a1, a2, a3]
+        assert rated_results(again, league_id) == [((str(a),), (str(b),)), ((str(b),), (str(a),)),
+                                                   ((str(a),), (str(b),))]
+        board = Leaderboard(Log())
+        await board.rebuild(AsyncDatabase(again), league_id)
+        await board.refit()
+        assert (board.tally.results, board.fitted_results) == (3, 3)
+        assert sorted((e.version_id, e.deal_sets) for e in board.board(again.ratings(league_id, ONLINE))) == [
+            (a, 3), (b, 3)]
+    finally:
+        again.close()
 
 
 def test_a_table_result_is_its_sides_places_by_total_points_ties_as_ties() -> None:

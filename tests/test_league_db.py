@@ -30,7 +30,7 @@ from arena.league.errors import DatabaseError, LeagueError, NotFound, Permission
 
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 
-HEAD = "0005"
+HEAD = "0006"
 OPERATOR_TOKEN = "operator-token-0123456789abcdef"
 SHA_A = "a" * 64
 SHA_B = "b" * 64

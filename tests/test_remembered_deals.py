@@ -1,7 +1,7 @@
 """A bot outside the arena never sees a deal twice: a dial-in bot that remembers every hand it was dealt or shown
 (``tests/bots/remembering_bot.py``, on its author's machine) plays a tournament that asks for duplicate deals and
 a league's ladder, through a real ``arena serve``; it recognises no deal, every game it played had its own, and
-whoever asked for duplicate deals is told in one line that they are off.
+whoever asked for duplicate deals is told in one line that they are off. Its ladder tables are rated game by game.
 
 With duplicate deals it would recognise the deal of every second rotation (seats swapped, its hand the one its
 opponent held): turning :func:`arena.tournament.spec.duplicate_off_notice` off makes both tests fail."""
@@ -19,13 +19,14 @@ import pytest
 from arena.league.config import league_from_dict
 from arena.league.db import DONE, ONLINE, open_database, sqlite_url
 from arena.league.finals import schedule_lines
+from arena.league.rating import recompute
 from arena.league.table_run import league_tournament_file, table_spec
 from arena.players.process import BotSpec
 from arena.protocol import arena_pb2 as apb
 from arena.protocol import league_pb2 as lpb
 from arena.tournament.spec import spec_from_dict
 from support.dial_in import connect, dial_in_entry, write_token
-from support.league import DIAL_IN_LEAGUE, League, bot_folder, league_in, tables_folder
+from support.league import DIAL_IN_LEAGUE, League, bot_folder, league_in, rated_with_seats, tables_folder
 from support.paths import ROOT
 from support.servers import FINISHED, RANDOM_BOT, Server, named, random_bot, records, registry, tournament
 from support.waiting import wait_for
@@ -190,8 +191,8 @@ def test_a_bot_that_dials_in_and_remembers_every_hand_recognises_no_deal_at_the_
         league_id = database.league("test").id
 
         def played() -> bool:
-            ratings = {r.version_id: r.games for r in database.ratings(league_id, ONLINE)}
-            return ratings.get(version.id, 0) >= TABLES and relay.poll() is None
+            done = [t for t in database.tables_in(league_id, (DONE,)) if version.id in t.versions]
+            return len(done) >= TABLES and relay.poll() is None
 
         wait_for(played, LADDER_S, f"the dial-in version to play {TABLES} tables")
         done = [t for t in database.tables_in(league_id, (DONE,)) if version.id in t.versions]
@@ -200,6 +201,10 @@ def test_a_bot_that_dials_in_and_remembers_every_hand_recognises_no_deal_at_the_
         relay.communicate()
         league.server.stop()  # no table writes while its records are read
     assert len(done) >= TABLES
+    rated = [t for t in database.rated_tables(league_id) if version.id in t.versions]  # the server is stopped
+    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in database.ratings(league_id, ONLINE)}
+    assert [t.single_games for t in rated] == [True] * len(rated)  # each game rated as a result of its own
+    assert stored[version.id][2] == 2 * len(rated) and stored == recompute(rated_with_seats(database, league_id))
     ended = {line["match"] for line in bot_lines(log, "DEALT")}
     games = [game for run in tables_folder(league).iterdir() if (run / "games.jsonl").exists()
              for game in records(run) if game["matchId"] in ended]  # not a game the relay's kill cut short

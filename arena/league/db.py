@@ -175,13 +175,18 @@ ladder_tables = sa.Table(
     sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("error", sa.Text, nullable=True),
     sa.Column("sequence", sa.Integer, nullable=True),
+    sa.Column("single_games", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.UniqueConstraint("league_id", "sequence"),
     sa.CheckConstraint(sa.column("state").in_(TABLE_STATES), name="state"),
     sa.Index(None, "league_id", "state"),
 )
 """The ladder's queue: each table the matchmaker chose, with its one-line reason, queued -> playing -> done (or
 failed, with why). ``sequence`` numbers the done tables in the order their results were rated (1, 2, 3...): the
-online rating is a function of that order, so a recompute follows it."""
+online rating is a function of that order, so a recompute follows it. ``single_games`` says how a done table was
+rated: false, its games as one deal set (one result); true, each game a result of its own, in the order of the games'
+keys (a run without duplicate deals, each game a fresh deal: a table with a dial-in version). It is read from the
+run when the table is rated, so that a recompute and the leaderboard's rebuild after a restart rate it the same.
+Tables rated before the column existed were all rated as one result, which its default says."""
 table_sides = sa.Table(
     "table_sides", METADATA,
     sa.Column("table_id", sa.Integer, sa.ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True),
@@ -348,6 +353,8 @@ class LadderTable:
     ended_at: datetime | None
     error: str | None
     sequence: int | None
+    single_games: bool = False
+    """Rated game by game (its run had no duplicate deals), not as one deal set; see ``tables``."""
 
 
 @dataclass(frozen=True)
@@ -379,8 +386,8 @@ class Freeze:
 
 
 RateSides = Callable[[Sequence["Rating | None"]], Sequence[tuple[float, float]]]
-"""The online rating update of a table: the sides' ratings before (None for a version not rated yet), in side order,
-to their (mu, sigma) after."""
+"""One online rating update of a table (its deal set, or one of its single games): the sides' ratings before (None
+for a version not rated yet), in side order, to their (mu, sigma) after."""
 ONLINE = "openskill"
 """The rating system of the ladder's online rating (what the matchmaker reads and finish_table updates)."""
 
@@ -905,11 +912,12 @@ class Database:
         return self.table(table_id)
 
     def finish_table(self, table_id: int, record: str, played: Sequence[tuple[str, Sequence[Seat]]],
-                     rate: RateSides) -> bool:
+                     *updates: RateSides, single_games: bool = False) -> bool:
         """A played table's results in ONE transaction: its games (``played``: game key and seats, from its record
-        file ``record``), its versions' online ratings (``rate``, the deal set as the unit) and the table marked
-        done with its place in the rating order. Whatever interrupts it, all of it or none is there; a table done
-        already is left as it is (False), so a result is never applied twice."""
+        file ``record``), its versions' online ratings (``updates``, applied in turn, each to the ratings the one
+        before left: one for a deal set, one per game for a table rated as ``single_games``, which is stored with
+        it) and the table marked done with its place in the rating order. Whatever interrupts it, all of it or none
+        is there; a table done already is left as it is (False), so a result is never applied twice."""
         with self.engine.begin() as connection:
             row = connection.execute(sa.select(ladder_tables).where(ladder_tables.c.id == table_id)
                                      .with_for_update()).one()
@@ -919,14 +927,19 @@ class Database:
             for game_key, seats in played:
                 self._insert_game(connection, league_id, record, game_key, seats, None, None)
             sides = self._sides(connection, [table_id])[table_id]
-            before = [self._rating_in(connection, version_id) for version_id in sides]
-            after = rate(before)
-            for version_id, old, (mu, sigma) in zip(sides, before, after, strict=True):
-                self._write_rating(connection, Rating(version_id, ONLINE, mu, sigma, (old.games if old else 0) + 1))
+            state = {version_id: self._rating_in(connection, version_id) for version_id in sides}
+            for rate in updates:
+                before = [state[version_id] for version_id in sides]
+                for version_id, old, (mu, sigma) in zip(sides, before, rate(before), strict=True):
+                    state[version_id] = Rating(version_id, ONLINE, mu, sigma, (old.games if old else 0) + 1)
+            for rating in state.values():
+                if rating is not None:
+                    self._write_rating(connection, rating)
             sequence = connection.execute(sa.select(sa.func.coalesce(sa.func.max(ladder_tables.c.sequence), 0))
                                           .where(ladder_tables.c.league_id == league_id)).scalar_one() + 1
             connection.execute(sa.update(ladder_tables).where(ladder_tables.c.id == table_id)
-                               .values(state=DONE, ended_at=utc_now(), sequence=sequence, error=None))
+                               .values(state=DONE, ended_at=utc_now(), sequence=sequence, error=None,
+                                       single_games=single_games))
         return True
 
     def table(self, table_id: int) -> LadderTable:
@@ -993,7 +1006,8 @@ class Database:
             rows = connection.execute(query).all()
             sides = self._sides(connection, [row.id for row in rows])
         return [LadderTable(row.id, row.league_id, tuple(sides.get(row.id, ())), row.reason, row.state,
-                            _utc(row.created_at), _utc(row.started_at), _utc(row.ended_at), row.error, row.sequence)
+                            _utc(row.created_at), _utc(row.started_at), _utc(row.ended_at), row.error, row.sequence,
+                            row.single_games)
                 for row in rows]
 
     @staticmethod

@@ -7,8 +7,9 @@ tables for the free slots, each with its one-line reason, and they are queued in
 started. A table is one deal set under every seat rotation, played as an ordinary tournament run in its own folder,
 ``<league folder>/tables/<table id>/`` (:mod:`.table_run`). When it ends:
 
-- **played**: its games, its versions' online ratings (the deal set as the unit) and its state ``done`` go into the
-  database in one transaction; every version at it started, so its count of failed starts is reset; its result
+- **played**: its games, its versions' online ratings (the deal set as the unit; each game, for a table whose run
+  had no duplicate deals, as a dial-in version's has) and its state ``done`` go into the database in one
+  transaction; every version at it started, so its count of failed starts is reset; its result
   goes to the maximum-likelihood leaderboard (:mod:`.leaderboard`), refitted on a worker thread;
 - **a bot could not start**: that version's failed start is counted (:meth:`~.db.Database.record_start`; three
   in a row suspend it, and a suspended version is no longer active, so it leaves the matchmaker's input); the table
@@ -32,6 +33,8 @@ cancels the runs in flight; they stay playing, and resume likewise.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections import Counter, deque
 from datetime import timedelta
 from pathlib import Path
@@ -47,10 +50,10 @@ from .dial_in import DialInVersions
 from .db import (ONLINE, READY, SUSPENDED, UNFINISHED, AsyncDatabase, Database, LadderTable, Rating, Version,
                  utc_now)
 from .errors import LeagueError
-from .leaderboard import Fitter, Leaderboard, places_of_table
+from .leaderboard import Fitter, Leaderboard, table_results
 from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
 from .pipeline import Served
-from .rating import MODEL, deal_set_totals, rate_deal_set
+from .rating import MODEL, deal_set_totals, rate_deal_set, table_updates
 from .table_run import (RECORD, TABLES, BotOf, LeagueRuns, authors_apart, entrant_name, named, results, rotations,
                         table_file, table_spec)
 
@@ -282,13 +285,15 @@ class Ladder(LeagueRuns):
         folder = self.table_folder(table)
         sides, names = await self._entrants(table)
         version_of = {name: version.id for name, version in zip(names, sides)}
-        played = await trio.to_thread.run_sync(results, folder, rotations(self.config), version_of)
-        totals = deal_set_totals([seats for _, seats in played], table.versions)
-        rated = await self.database.run(Database.finish_table, table.id, RECORD.format(id=table.id), played,
-                                        lambda before: rate_deal_set(before, totals))
+        run = await trio.to_thread.run_sync(results, folder, rotations(self.config), version_of)
+        seats = [seats for _, seats in run.games]
+        totals = deal_set_totals(seats, table.versions)
+        updates = [functools.partial(rate_deal_set, totals=unit)
+                   for unit in table_updates(seats, table.versions, run.single_games)]
+        rated = await self.database.run(Database.finish_table, table.id, RECORD.format(id=table.id), run.games,
+                                        *updates, single_games=run.single_games)
         if rated:
-            places = places_of_table(table.versions, [seats for _, seats in played])
-            if places is not None:
+            for places in table_results(dataclasses.replace(table, single_games=run.single_games), seats):
                 self.leaderboard.add(places)
             self.log.info("ladder_table_done", league=self.config.name, table=table.id,
                           result=", ".join(f"{name} {points:g}" for name, points in zip(names, totals)))

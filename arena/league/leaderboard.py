@@ -5,6 +5,9 @@ set of a league, refitted on a worker thread as tables end, with the online rati
   total match points over the rotations (:func:`~arena.league.rating.deal_set_totals`, the same totals the online
   update ranks), more points placing higher and equal totals tying (:func:`places_of_table`). The fit's entrants
   are the versions, named by their id.
+- **One result per game of a table rated as single games** (its run had no duplicate deals: a dial-in version at
+  it, :mod:`arena.league.rating`): each game placed by its sides' points in it (:func:`table_results`), so such a
+  table is as many units of the fit, and as many deal sets in a version's count, as it has games.
 - **Rebuilt from the database alone.** :meth:`Leaderboard.rebuild` reads every done table and its recorded games
   (:func:`rated_results`, two queries) into a fresh :class:`~arena.tournament.likelihood.Tally`; nothing of the
   fit is stored, so a restart, a kill -9 included, gives the very same board once its first refit is in. The fit
@@ -25,8 +28,8 @@ from typing import Any, Callable, Iterable, Sequence
 import trio
 
 from ..tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, leaderboard, places_of_points
-from .db import AsyncDatabase, Database, Rating, Seat
-from .rating import deal_set_totals
+from .db import AsyncDatabase, Database, LadderTable, Rating, Seat
+from .rating import deal_set_totals, units_of
 from .table_run import RECORD
 
 SYSTEM = "maximum likelihood (Plackett-Luce), Elo against the field's mean"
@@ -46,15 +49,19 @@ def places_of_table(versions: Sequence[int], played: Iterable[Sequence[Seat]]) -
     return places_of_points({str(version_id): total for version_id, total in zip(sides, totals)})
 
 
+def table_results(table: LadderTable, played: Sequence[Sequence[Seat]]) -> list[Places]:
+    """A done table's results for the fit, one per rated unit (its deal set, or each of its games for a table rated
+    as single games: :func:`~arena.league.rating.units_of`); none for a table of fewer than two distinct versions."""
+    found = (places_of_table(table.versions, unit) for unit in units_of(played, table.single_games))
+    return [places for places in found if places is not None]
+
+
 def rated_results(database: Database, league_id: int) -> list[Places]:
-    """Every done table's result, in rating order, from the database alone (its tables and recorded games)."""
+    """Every done table's results, in rating order, from the database alone (its tables and recorded games)."""
     recorded = database.games_by_record(league_id)
     found = []
     for table in database.rated_tables(league_id):
-        played = [seats for _, seats in recorded.get(RECORD.format(id=table.id), [])]
-        places = places_of_table(table.versions, played)
-        if places is not None:
-            found.append(places)
+        found += table_results(table, [seats for _, seats in recorded.get(RECORD.format(id=table.id), [])])
     return found
 
 
@@ -133,7 +140,8 @@ class Leaderboard:
         self._changed.set()
 
     def add(self, places: Places) -> None:
-        """One more rated deal set (on the trio thread, after its table's transaction): a refit is due."""
+        """One more rated deal set, or single game (on the trio thread, after its table's transaction): a refit is
+        due."""
         self.tally.add(places)
         self._changed.set()
 

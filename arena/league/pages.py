@@ -21,7 +21,7 @@ from ..records.store import ReadReport, iter_records
 from ..tournament.runner import outcome_of
 from .db import DONE, ONLINE, Database, Freeze, LadderTable, Rating, Seat
 from .errors import NotFound, StateError
-from .rating import deal_set_totals, rate_deal_set
+from .rating import rate_deal_set, table_updates
 from .table_run import RECORD, entrant_name
 
 RECENT_GAMES = 20
@@ -94,18 +94,17 @@ def bot_history(database: Database, league_id: int, bot_id: int) -> BotHistory:
     state: dict[int, Rating] = {}
     for table in tables:
         played = games.get(RECORD.format(id=table.id), [])
-        totals = deal_set_totals([seats for _, seats in played], table.versions)
-        after = rate_deal_set([state.get(v) for v in table.versions], totals)
-        for version_id, (mu, sigma) in zip(table.versions, after):
-            old = state.get(version_id)
-            state[version_id] = Rating(version_id, ONLINE, mu, sigma, (old.games if old else 0) + 1)
+        ended = table.ended_at.timestamp() if table.ended_at else 0.0
+        for totals in table_updates([seats for _, seats in played], table.versions, table.single_games):
+            after = rate_deal_set([state.get(v) for v in table.versions], totals)
+            for version_id, (mu, sigma) in zip(table.versions, after):
+                old = state.get(version_id)
+                state[version_id] = Rating(version_id, ONLINE, mu, sigma, (old.games if old else 0) + 1)
+                if version_id in mine:
+                    history.ratings.setdefault(names[version_id], []).append(RatingPoint(table.id, ended, mu, sigma))
+            _count_opponents(history, table, totals, mine, names)
         if mine.isdisjoint(table.versions):
             continue
-        ended = table.ended_at.timestamp() if table.ended_at else 0.0
-        for version_id, (mu, sigma) in zip(table.versions, after):
-            if version_id in mine:
-                history.ratings.setdefault(names[version_id], []).append(RatingPoint(table.id, ended, mu, sigma))
-        _count_opponents(history, table, totals, mine, names)
         for game_key, seats in played:
             _count_seats(history, seats, mine)
             history.recent.append(RecentGame(table.id, game_key, ended, [names[s.version_id] for s in seats],

@@ -1,10 +1,15 @@
-"""The ladder's online rating, pure: a played table's games as database rows, its deal set's online rating
-update, and a recompute of every online rating from the rated tables.
+"""The ladder's online rating, pure: a played table's games as database rows, its online rating updates (its deal
+set, or each of its single games), and a recompute of every online rating from the rated tables.
 
 - **The unit is the deal set.** A table plays one deal set under every seat rotation; its sides are ranked by their
   total match points over the rotations (:func:`arena.tournament.standings.side_points`, the standings' own
   definition: 1 a win, ½ a draw, 0 a loss of two sides), and that one ranking is one OpenSkill (Plackett–Luce)
   update. No seat and no deal favours a side, so a deal set's result is the fairest unit there is.
+- **A game of a fresh deal is a unit of its own.** A table whose run had no duplicate deals (a dial-in version at
+  it: its author's machine would remember a deal, so every game gets a fresh one) is rated game by game, in the
+  order of the games' keys: each game one update (:func:`units_of`), its sides ranked by their points in it. Such
+  a game is a deal set of one deal under one rotation; summing games of different deals into one result would
+  throw away what each of them says.
 - **The online rating** (:data:`~arena.league.db.ONLINE`) is what the matchmaker reads and the live board shows. It
   depends on the order of the updates: the database numbers the done tables (``sequence``) as it rates them, and
   :func:`recompute` follows that order, so a recompute from the records gives the very same numbers.
@@ -60,6 +65,18 @@ def deal_set_totals(played: Iterable[Sequence[Seat]], sides: Sequence[int]) -> l
     return [float(totals[version_id]) for version_id in sides]
 
 
+def units_of(played: Sequence[Sequence[Seat]], single_games: bool) -> list[Sequence[Sequence[Seat]]]:
+    """A table's rated units, each its games' seats: the whole table (one deal set under every rotation), or one
+    unit per game, in the order given, for a table rated as ``single_games``."""
+    return [[seats] for seats in played] if single_games else [played]
+
+
+def table_updates(played: Sequence[Sequence[Seat]], sides: Sequence[int], single_games: bool) -> list[list[float]]:
+    """The sides' totals of each of a table's rated units (:func:`units_of`), in rating order: one online update
+    each."""
+    return [deal_set_totals(unit, sides) for unit in units_of(played, single_games)]
+
+
 def rate_deal_set(before: Sequence[Rating | None], totals: Sequence[float]) -> list[tuple[float, float]]:
     """The online update of one deal set: the sides ranked by their totals (equal totals tie), one Plackett–Luce
     step from their ratings before (a new version starts at OpenSkill's 25 and 8.33)."""
@@ -70,13 +87,14 @@ def rate_deal_set(before: Sequence[Rating | None], totals: Sequence[float]) -> l
 
 def recompute(tables: Sequence[tuple[LadderTable, Sequence[Sequence[Seat]]]]) -> dict[int, tuple[float, float, int]]:
     """Every version's online rating (mu, sigma, deal sets rated) from the done tables in their rating order, each
-    with its games' seats: what the database must hold if every result was applied once, and in that order."""
+    with its games' seats in their keys' order: what the database must hold if every result was applied once, and
+    in that order (a table rated as single games counts one deal set per game)."""
     state: dict[int, tuple[float, float, int]] = {}
     for table, played in tables:
-        before = [None if v not in state else Rating(v, ONLINE, state[v][0], state[v][1], state[v][2])
-                  for v in table.versions]
-        after = rate_deal_set(before, deal_set_totals(played, table.versions))
-        for version_id, (mu, sigma) in zip(table.versions, after):
-            state[version_id] = (mu, sigma, state.get(version_id, (0, 0, 0))[2] + 1)
+        for totals in table_updates(played, table.versions, table.single_games):
+            before = [None if v not in state else Rating(v, ONLINE, state[v][0], state[v][1], state[v][2])
+                      for v in table.versions]
+            after = rate_deal_set(before, totals)
+            for version_id, (mu, sigma) in zip(table.versions, after):
+                state[version_id] = (mu, sigma, state.get(version_id, (0, 0, 0))[2] + 1)
     return state
-

@@ -112,7 +112,8 @@ def table_file(config: LeagueConfig, table: LadderTable, bots: Sequence[BotSpec]
     duplicate deals; without, as many single games as there are rotations), the bots in side order. A table with a
     dial-in version plays as many games, each with a fresh deal (the tournament file's own rule,
     :func:`arena.tournament.spec.duplicate_off_notice`: its author's machine would remember a deal); the ladder
-    rates the table as one result either way, its sides' match points summed over its games."""
+    rates a duplicate table as one result, its sides' match points summed over its rotations, and a table of fresh
+    deals game by game (:func:`results` tells them apart from the run's records)."""
     return league_tournament_file(config, f"{config.name} table {table.id}", bots, folder, deal_sets=1)
 
 
@@ -159,18 +160,36 @@ def named(bot: BotSpec, name: str) -> BotSpec:
     return dataclasses.replace(bot, name=name)
 
 
-def results(folder: Path, total: int, version_of: Mapping[str, int]) -> list[tuple[str, list[Seat]]]:
+@dataclasses.dataclass(frozen=True)
+class PlayedTable:
+    """A table's run read back: its games as (game key, seats) rows in the order of their keys, and whether they
+    are rated as single games (:func:`results`)."""
+
+    games: list[tuple[str, list[Seat]]]
+    single_games: bool
+
+
+def results(folder: Path, total: int, version_of: Mapping[str, int]) -> PlayedTable:
     """The table's games as (game key, seats) rows, one per scheduled game (the first complete record of each
     index, as a resumed run counts them); a run that does not hold all ``total`` games is an error, never rated
-    half."""
+    half. Rated as single games when the run gave each game a deal of its own (its records' deal keys all
+    distinct: a run without duplicate deals), read from the run itself, whatever the league file asked for."""
     found: dict[int, list[Seat]] = {}
+    deals: dict[int, str] = {}
     for record in iter_records(RunFolder(folder).records, ReadReport()):
         index = index_of(record)
         if index < total and index not in found:
             found[index] = seats_of(record, version_of)
+            deals[index] = str(record.get("dealKey", ""))
     if len(found) != total:
         raise LeagueError(f"{folder}: the run holds {len(found)} of its {total} games; nothing is rated")
-    return [(str(index), found[index]) for index in sorted(found)]
+    return PlayedTable([(str(index), found[index]) for index in sorted(found)], fresh_deals(list(deals.values())))
+
+
+def fresh_deals(deal_keys: Sequence[str]) -> bool:
+    """Whether games with these deal keys each had a deal of their own (two or more games, no key shared): a run
+    without duplicate deals, whose games are rated one by one."""
+    return len(deal_keys) > 1 and len(set(deal_keys)) == len(deal_keys)
 
 
 def _string(text: str) -> str:
