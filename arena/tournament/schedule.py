@@ -30,8 +30,9 @@ and its table and deal set, never from its position in the order: ``"<master>/<t
 
 Order (``INTERLEAVED``, every new run): deal set 0 of every table, then deal set 1 of every table, and so on, the
 rotations of one deal set next to each other. Every pairing has then played about as many games as every other at any
-moment, so the leaders of a run cut short (or of the progress line) mean something; and a deal set still ends as soon
-as its rotations have been played, which keeps the standings' memory flat. ``BY_TABLE`` (every deal set of table 0,
+moment, so the leaders of a run cut short (or of the progress line) mean something. This is the order of the games'
+indices; with duplicate deals a run plays them in phases (:mod:`.phases`): a block of these deal sets under one
+rotation, then under the next, so that no process that saw a deal is alive while it is played from another seat. ``BY_TABLE`` (every deal set of table 0,
 then of table 1, ...) is the order of runs started before, kept so that they resume with their own game indices: the
 run folder says which order it was started with (see ``runner.py``, ``entrants.json``).
 """
