@@ -339,7 +339,7 @@ def test_a_botkit_bot_that_dials_in_calls_its_policy_itself_and_a_raising_policy
             and line.endswith("): the bot is unreachable or crashed: the policy raised RuntimeError: boom")]
         assert sum("did not answer" in line for line in err.splitlines()) == 1
         games = records(run_folder(server, info.id))
-        faults = [(f["kind"], g["seats"][f["seat"]]) for g in games for f in g.get("faults", [])]
+        faults = [(f["kind"], g["seats"][f.get("seat", 0)]) for g in games for f in g.get("faults", [])]
         assert len(games) == 4 and faults == [("timeout", "lab-b")]
     finally:
         if bot is not None and bot.poll() is None:
@@ -445,7 +445,7 @@ def test_a_dial_in_bot_stops_thinking_when_the_arena_gives_up_and_its_stream_pla
         wait_for(lambda: marks(mark).count("cancelled") == 2, GENEROUS_S, "the bot told its late decision was given up")
         games = records(run_folder(server, quick.id))
         assert len(games) == 4
-        assert [(f["kind"], g["seats"][f["seat"]], f["message"]) for g in games for f in g.get("faults", [])] == [
+        assert [(f["kind"], g["seats"][f.get("seat", 0)], f["message"]) for g in games for f in g.get("faults", [])] == [
             ("timeout", "lab-b", "no reply within 1250 ms")]
         decisions = standing_of(stub, quick.id, "lab-b").decisions  # the held game, cancelled, counts nothing
         assert marks(mark).count("asked") == decisions + 2  # and the two given up on
@@ -851,7 +851,7 @@ def test_a_hostile_dial_in_client_gets_a_recorded_fault_and_the_server_and_the_o
         faulted = [g for g in games if g.get("faults")]
         assert len(faulted) >= 1
         for game in faulted:
-            assert [(f["kind"], game["seats"][f["seat"]]) for f in game["faults"]] == [(kind, "lab-b")]
+            assert [(f["kind"], game["seats"][f.get("seat", 0)]) for f in game["faults"]] == [(kind, "lab-b")]
             assert fault_text in game["faults"][0]["message"], game["faults"][0]["message"]
         assert all(not g.get("faults") for g in games if "lab-b" not in g["seats"])  # alpha v beta untouched
         assert polite.wait_ended(GENEROUS_S)[0] == grpc.StatusCode.OK

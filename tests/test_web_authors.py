@@ -249,18 +249,18 @@ def test_a_form_sent_with_origin_null_is_refused(site: Site) -> None:
 
 
 def test_revoking_an_author_ends_its_web_sessions(site: Site) -> None:
-    """carol signs in, then the operator revokes her token: the cookie she holds (signed, unexpired) no longer
+    """dora signs in, then the operator revokes her token: the cookie she holds (signed, unexpired) no longer
     signs her in, for pages as for forms."""
-    site.league.add_author("carol")
-    site.sign_in("carol")
-    cookie = site.as_author("carol")
+    site.league.add_author("dora")
+    site.sign_in("dora")
+    cookie = site.as_author("dora")
     mine = f"{site.web}/leagues/test/mine"
     assert http(mine, headers=cookie)[0] == 200
-    revoked = site.league.league("revoke", "carol", token=site.league.operator)
-    assert (revoked.returncode, revoked.stdout) == (0, "the token of author 'carol' is revoked\n"), revoked.stderr
+    revoked = site.league.league("revoke", "dora", token=site.league.operator)
+    assert (revoked.returncode, revoked.stdout) == (0, "the token of author 'dora' is revoked\n"), revoked.stderr
     code, _, page = http(mine, headers=cookie)
     assert code == 401 and '<button type="submit">sign in</button>' in page.decode()  # the sign-in form again
-    code, _, _ = http(f"{site.web}/leagues/test/challenges", headers=cookie, form={"csrf": site.csrf("carol")})
+    code, _, _ = http(f"{site.web}/leagues/test/challenges", headers=cookie, form={"csrf": site.csrf("dora")})
     assert code == 401
 
 
