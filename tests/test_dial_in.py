@@ -334,10 +334,12 @@ def test_a_botkit_bot_that_dials_in_calls_its_policy_itself_and_a_raising_policy
         assert finished(stub, info.id).state == FINISHED, waiting_text(server, info.id)
         _, err = bot.communicate(timeout=GENEROUS_S)
         assert bot.returncode == 0, err
-        assert [line for line in err.splitlines() if "did not answer" in line] == [
-            line for line in err.splitlines() if line.startswith("the bot did not answer request 1 (match ")
-            and line.endswith("): the bot is unreachable or crashed: the policy raised RuntimeError: boom")]
-        assert sum("did not answer" in line for line in err.splitlines()) == 1
+        # The policy's first call fails: request 1, or another sent at the same moment (games play side by side,
+        # and the relay hands requests to threads in whatever order they run).
+        failed = [line for line in err.splitlines() if "did not answer" in line]
+        assert len(failed) == 1 and re.fullmatch(r"the bot did not answer request \d+ \(match [0-9a-f]+\): the bot is "
+                                                 r"unreachable or crashed: the policy raised RuntimeError: boom",
+                                                 failed[0]), failed
         games = records(run_folder(server, info.id))
         faults = [(f["kind"], g["seats"][f.get("seat", 0)]) for g in games for f in g.get("faults", [])]
         assert len(games) == 4 and faults == [("timeout", "lab-b")]
