@@ -1,4 +1,4 @@
-"""Balanced schedules (issue 23, item 5): a number of tables drawn from the master seed so that every entrant plays
+"""Balanced schedules: a number of tables drawn from the master seed so that every entrant plays
 as often as every other, every pair meets about as often and every entrant holds every seat about as often; the
 tournament file's keys; and real runs through ``arena run`` whose records verify, one of them killed and resumed.
 

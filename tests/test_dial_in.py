@@ -1,4 +1,4 @@
-"""Bots that dial in (issue 24): a real ``arena serve``, a sandboxed local entrant, and a dial-in entrant that is
+"""Bots that dial in: a real ``arena serve``, a sandboxed local entrant, and a dial-in entrant that is
 ``arena connect`` in its own process over TLS, or a raw dial-in client written by hand (well-behaved or hostile).
 
 Refusals of tokens, a tournament that fails naming who did not come, a connection cut mid-game (a crash fault, the

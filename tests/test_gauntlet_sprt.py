@@ -1,4 +1,4 @@
-"""Gauntlets and the SPRT of a tournament (issue 13, items 2 and 3): the gauntlet's tables, the file's keys, the test
+"""Gauntlets and the SPRT of a tournament: the gauntlet's tables, the file's keys, the test
 fed by finished games in any order, and real runs that stop at a bound, with the test rebuilt from the records on
 ``--resume``.
 

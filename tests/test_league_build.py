@@ -1,4 +1,4 @@
-"""League builds (issue 22, item 5): a version is built by its kit's recipe in the build sandbox, offline, within its
+"""League builds: a version is built by its kit's recipe in the build sandbox, offline, within its
 limits, from the kit's prepared cache; a hostile build step (a build script, an npm postinstall, a Rust build.rs)
 can neither reach the network, read the server's secrets, write outside its build folder, fork or write without
 end, nor outlive its build. Real processes, the real sandbox, real compilers, real bots' handshakes."""

@@ -1,4 +1,4 @@
-"""The league's matchmaker (issue 23, item 1, the pure part): placement first, tables built around the version that
+"""The league's matchmaker, its pure part: placement first, tables built around the version that
 most needs games with opponents close in rating, repeated pairings avoided, coverage guaranteed; and a simulated
 hour of a ladder (seeded, no clock: the same ladder at every run) that checks the guarantee on what was played."""
 

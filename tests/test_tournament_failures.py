@@ -1,4 +1,4 @@
-"""Tournaments under bad conditions (issue 12): a bot that cannot start is named before the first game, a bot that
+"""Tournaments under bad conditions: a bot that cannot start is named before the first game, a bot that
 dies for good mid-run is given up and reported in the exit status, a failed write (a full disk, a file size limit)
 says how many games are safe and how to resume, and resume then loses nothing and plays again a record that does
 not fit the schedule."""
