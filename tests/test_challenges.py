@@ -182,16 +182,16 @@ def test_a_challenge_cut_by_a_kill_resumes_from_its_folder_and_ends_once(tmp_pat
     database = open_database(sqlite_url(league.root / "data"))
     records = RunFolder(league.root / "data" / "league" / "leagues" / "test" / "challenges" / "1").records
 
-    def mid_challenge() -> bool:  # playing, with one of its six games recorded
+    def mid_challenge() -> bool:  # playing, with some but not all of its six games recorded
         return (database.challenge(1).state == PLAYING and records.exists()
-                and records.read_bytes().count(b"\n") == 1)
+                and 1 <= records.read_bytes().count(b"\n") <= 4)
 
-    try:
-        wait_for(mid_challenge, CHALLENGE_S, "the challenge with one of its games recorded")
+    try:  # a window of games, not one exact count: a busy machine may poll only after a game or two more
+        wait_for(mid_challenge, CHALLENGE_S, "the challenge with some of its games recorded")
     finally:
         league.server.stop(signal.SIGKILL)
     kept = records.read_text().splitlines()
-    assert database.challenge(1).state == PLAYING and len(kept) == 1
+    assert database.challenge(1).state == PLAYING and 1 <= len(kept) < 6
 
     again = league_in_again(league)
     try:
@@ -203,7 +203,7 @@ def test_a_challenge_cut_by_a_kill_resumes_from_its_folder_and_ends_once(tmp_pat
     assert ended.result["sprt"]["units"] == 3 and ended.result["sprt"]["state"] == "continue"
     assert ended.result["verdict"].startswith("SPRT mine-v2 vs mine-v1: undecided: LLR ")
     lines = records.read_text().splitlines()
-    assert len(lines) == 6 and lines[0] == kept[0]  # the game before the kill kept, the others played once
+    assert len(lines) == 6 and lines[:len(kept)] == kept  # the games before the kill kept, the others played once
     assert sorted(index_of(json.loads(line)) for line in lines) == list(range(6))
 
 
