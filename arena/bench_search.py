@@ -14,9 +14,9 @@ import statistics
 import time
 from typing import Any, Sequence
 
-from .players import GreedyPlayer
-from .players.search import SearchPlayer, think_seconds
-from .rules import VARIANTS, new_game
+from arena.players import GreedyPlayer
+from arena.players.search import SearchPlayer, think_seconds
+from arena.rules import VARIANTS, new_game
 
 DEFAULT_CASES: tuple[tuple[str, int | None, dict[str, Any]], ...] = tuple((name, None, {}) for name in VARIANTS)
 """Every variant with its default player count and options."""

@@ -7,8 +7,8 @@ import random
 import time
 from typing import Any
 
-from .rules import new_game
-from .tournament.schedule import Schedule
+from arena.rules import new_game
+from arena.tournament.schedule import Schedule
 
 
 def bench_engine(variant: str, players: int | None, seconds: float, seed: int = 1,
@@ -57,8 +57,8 @@ def bench_engine(variant: str, players: int | None, seconds: float, seed: int = 
 
 def typical_act_request() -> Any:
     """A mid-game Draw decision request, the size a bot usually receives."""
-    from .protocol import bot_pb2
-    from .protocol.convert import observation_pb, options_pb
+    from arena.protocol import bot_pb2
+    from arena.protocol.convert import observation_pb, options_pb
 
     game = new_game("draw", 2)
     match = game.new_match(seed=3)
@@ -74,7 +74,7 @@ def typical_act_request() -> Any:
 async def ping_pong(client: Any, concurrency: int, seconds: float) -> dict[str, Any]:
     """Act calls with one fixed request, as fast as the bot answers, ``concurrency`` in flight for ``seconds``
     (:func:`_in_flight_for`: only calls answered within the window count)."""
-    from .players.grpc_trio import await_call
+    from arena.players.grpc_trio import await_call
 
     request = typical_act_request()
     calls = 0
@@ -109,8 +109,8 @@ async def referee_rate(client: Any, concurrency: int, seconds: float) -> dict[st
     """Whole Draw matches through the referee with the bot at both seats: every decision the referee asks is a call
     to the bot (the same process serves both seats here, which a tournament never does; it measures the referee).
     ``matches`` counts the matches finished within the window."""
-    from .players.base import Decision, DecisionRequest
-    from .referee import TimeControl, play_match
+    from arena.players.base import Decision, DecisionRequest
+    from arena.referee import TimeControl, play_match
 
     decisions = 0
 
@@ -151,7 +151,7 @@ async def start_times_ms(spec: Any, starts: int) -> list[float]:
     import tempfile
     from pathlib import Path
 
-    from .players.process import BotProcess
+    from arena.players.process import BotProcess
 
     times = []
     for _ in range(starts):
@@ -179,7 +179,7 @@ async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: 
     import tempfile
     from pathlib import Path
 
-    from .players.process import BotProcess, BotSpec
+    from arena.players.process import BotProcess, BotSpec
 
     runs = []
     for sandbox in sandboxes:
@@ -256,8 +256,8 @@ def bench_tournament_once(games: int, concurrency: int, bot: list[str], sandbox:
 
     import trio
 
-    from .tournament.runner import run_tournament
-    from .tournament.spec import spec_from_dict
+    from arena.tournament.runner import run_tournament
+    from arena.tournament.spec import spec_from_dict
 
     import tomllib
 
@@ -303,11 +303,11 @@ def bench_tournament(sizes: list[int], concurrencies: list[int], bot: list[str],
 
 async def write_local_records(path: Any, variant: str, players: int | None, games: int, seed: str = "bench") -> int:
     """Play ``games`` matches between in-process random players and write their records; returns bytes written."""
-    from .players import RandomPlayer
-    from .players.base import LocalPlayer
-    from .records.format import to_json_line
-    from .records.jsonform import game_record_dict
-    from .referee import play_match
+    from arena.players import RandomPlayer
+    from arena.players.base import LocalPlayer
+    from arena.records.format import to_json_line
+    from arena.records.jsonform import game_record_dict
+    from arena.referee import play_match
 
     game = new_game(variant, players)
     written = 0
@@ -333,9 +333,9 @@ def bench_records(games: int, verify_games: int, jobs: int | None, run: str | No
 
     import trio
 
-    from .records.replay import locate, verify_run
-    from .records.store import iter_records
-    from .rules import VARIANTS
+    from arena.records.replay import locate, verify_run
+    from arena.records.store import iter_records
+    from arena.rules import VARIANTS
 
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="arena-records-") as folder:
@@ -368,7 +368,7 @@ def bench_records(games: int, verify_games: int, jobs: int | None, run: str | No
 def _formats(folder: Any, label: str, records: list[dict[str, Any]], keep: bool = False) -> dict[str, Any]:
     """Write ``records`` in both formats with the arena's writer (each game fsynced) and read them back: bytes a
     game, and milliseconds a game to write and to read, in each."""
-    from .records.store import RecordWriter, iter_records
+    from arena.records.store import RecordWriter, iter_records
 
     sizes: dict[str, Any] = {}
     costs: dict[str, Any] = {}
@@ -402,7 +402,7 @@ def bench_export(games: int, variant: str = "draw", players: int | None = None) 
 
     import trio
 
-    from .records.dataset import DECISIONS_FILE, GAMES_FILE, write_dataset
+    from arena.records.dataset import DECISIONS_FILE, GAMES_FILE, write_dataset
 
     with tempfile.TemporaryDirectory(prefix="arena-export-") as folder:
         records = Path(folder) / f"{variant}.jsonl"
@@ -468,7 +468,7 @@ def _uniform_schedule(entrants: int, game: Any, games: int, duplicate: bool, see
 def bench_ratings(**options: Any) -> dict[str, Any]:
     """The leaderboard fit on a simulated league (:func:`arena.tournament.bench_ratings.bench_ratings`), imported
     here when the bench runs, so numpy is not loaded at every command's start."""
-    from .tournament.bench_ratings import bench_ratings as run
+    from arena.tournament.bench_ratings import bench_ratings as run
 
     return run(**options)
 
@@ -494,9 +494,9 @@ def bench_workers_once(games: int, concurrency: int, workers: int, bot: list[str
 
     import trio
 
-    from .tournament.runner import run_tournament
-    from .tournament.spec import spec_from_dict
-    from .tournament.workers import workers_factory
+    from arena.tournament.runner import run_tournament
+    from arena.tournament.spec import spec_from_dict
+    from arena.tournament.workers import workers_factory
 
     text = workers_tournament_text(games, concurrency, bot)
     spec = spec_from_dict(tomllib.loads(text))
@@ -528,9 +528,9 @@ def _cpu_seconds() -> tuple[float, float]:
 
 async def _played_records(games: int) -> list[Any]:
     """Draw games to 100 between in-process random players: real referee records to feed the writer."""
-    from .players import RandomPlayer
-    from .players.base import LocalPlayer
-    from .referee import play_match
+    from arena.players import RandomPlayer
+    from arena.players.base import LocalPlayer
+    from arena.referee import play_match
 
     game = new_game("draw", None)
     return [await play_match(game, [LocalPlayer(RandomPlayer(f"w/{i}/{s}")) for s in range(game.players)],
@@ -549,11 +549,11 @@ def bench_writer_cost(games: int = 200) -> dict[str, Any]:
 
     import trio
 
-    from .records.store import RecordWriter, record_unit
-    from .tournament.runner import PreparedRecord, outcome_of, record_message
-    from .tournament.schedule import ScheduledGame
-    from .tournament.spec import spec_from_dict
-    from .tournament.standings import Standings
+    from arena.records.store import RecordWriter, record_unit
+    from arena.tournament.runner import PreparedRecord, outcome_of, record_message
+    from arena.tournament.schedule import ScheduledGame
+    from arena.tournament.spec import spec_from_dict
+    from arena.tournament.standings import Standings
 
     import tomllib
 

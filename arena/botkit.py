@@ -48,8 +48,8 @@ from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
-from .protocol import LISTEN_ENV, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc, types_pb2
-from .protocol.addresses import is_loopback
+from arena.protocol import LISTEN_ENV, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc, types_pb2
+from arena.protocol.addresses import is_loopback
 
 Policy = Callable[[Any], "int | types_pb2.Action"]
 Listener = Callable[[Any], None]
@@ -298,7 +298,7 @@ def connect_out(policy: Policy, options: argparse.Namespace, *, name: str, **hel
     here, in this process (:func:`_policy_bot`): no socket and no second gRPC call between the stream and it."""
     import trio  # the relay's imports, for a bot that dials in only
 
-    from .players.relay import Backoff, Relay, dial_in, last_words
+    from arena.players.relay import Backoff, Relay, dial_in, last_words
 
     token = _dial_in_token(options)
     servicer = _BotServicer(policy, _hello_reply(name, **hello), hello.get("on_notify"))
@@ -317,7 +317,7 @@ def _policy_bot(servicer: _BotServicer) -> Any:
     server's Cancel) leaves the thread to finish alone, its answer dropped, and :func:`cancelled` true for it."""
     import trio
 
-    from .players.faults import BotFailure, FaultKind
+    from arena.players.faults import BotFailure, FaultKind
 
     class PolicyBot:
         async def hello(self) -> bot_pb2.HelloReply:
@@ -372,10 +372,10 @@ def all_fives_score(observation: types_pb2.Observation, action: types_pb2.Action
 
     Rebuilds the public layout from the history with the arena's own rules engine, so it is exact.
     """
-    from .protocol.convert import action_from_pb
-    from .rules.actions import NO_TILE
-    from .rules.all_fives import points_in_play
-    from .rules.spinner import Spinner
+    from arena.protocol.convert import action_from_pb
+    from arena.rules.actions import NO_TILE
+    from arena.rules.all_fives import points_in_play
+    from arena.rules.spinner import Spinner
 
     layout = Spinner()
     for event in observation.history:

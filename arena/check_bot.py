@@ -12,16 +12,16 @@ from typing import Mapping
 
 import trio
 
-from .players import RandomPlayer
-from .players.base import Decision, DecisionRequest, LocalPlayer, SeatPlayer
-from .players.faults import BotFailure, Fault
-from .players.process import BotProcess, BotSpec
-from .players.client import BotClient
-from .players.remote import new_match_id
-from .referee import TimeControl, play_match
-from .display import move_label, safe_name
-from .rules import VARIANTS, Game, new_game
-from .sandbox import Limits
+from arena.players import RandomPlayer
+from arena.players.base import Decision, DecisionRequest, LocalPlayer, SeatPlayer
+from arena.players.faults import BotFailure, Fault
+from arena.players.process import BotProcess, BotSpec
+from arena.players.client import BotClient
+from arena.players.remote import new_match_id
+from arena.referee import TimeControl, play_match
+from arena.display import move_label, safe_name
+from arena.rules import VARIANTS, Game, new_game
+from arena.sandbox import Limits
 
 
 @dataclass

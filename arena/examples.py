@@ -17,12 +17,12 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
-from .players.base import DecisionRequest
-from .players.builtin import GreedyPlayer
-from .protocol import bot_pb2
-from .protocol.convert import act_request_pb
-from .referee import TimeControl
-from .rules import VARIANTS, new_game
+from arena.players.base import DecisionRequest
+from arena.players.builtin import GreedyPlayer
+from arena.protocol import bot_pb2
+from arena.protocol.convert import act_request_pb
+from arena.referee import TimeControl
+from arena.rules import VARIANTS, new_game
 
 FOLDER = Path(__file__).resolve().parents[1] / "proto" / "examples"
 MIN_LEGAL = 3

@@ -13,17 +13,17 @@ from typing import Callable, Sequence
 
 import trio
 
-from .players.base import LocalPlayer, SeatPlayer
-from .players.faults import BotFailure, Fault, FaultKind
-from .players.process import BotProcess
-from .players.remote import new_match_id
-from .players.specs import program_name, seat_players
-from .referee import MatchRecord, TimeControl, forfeit_before_start, play_match
-from .rules import Game, RoundResult
-from .rules.results import Ending
-from .sandbox import Limits
-from .rules.tiles import NAMES
-from .display import safe_name
+from arena.players.base import LocalPlayer, SeatPlayer
+from arena.players.faults import BotFailure, Fault, FaultKind
+from arena.players.process import BotProcess
+from arena.players.remote import new_match_id
+from arena.players.specs import program_name, seat_players
+from arena.referee import MatchRecord, TimeControl, forfeit_before_start, play_match
+from arena.rules import Game, RoundResult
+from arena.rules.results import Ending
+from arena.sandbox import Limits
+from arena.rules.tiles import NAMES
+from arena.display import safe_name
 
 
 async def start_all(players: Sequence[BotProcess | LocalPlayer], variant: str | None = None

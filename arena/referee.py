@@ -17,11 +17,11 @@ from typing import Callable, NamedTuple, Sequence
 
 import trio
 
-from .players.base import DecisionRequest, SeatPlayer
-from .players.faults import BotFailure, Fault, FaultKind
-from .rules import Action, Deal, Game, Kind, RoundResult
-from .rules.results import MatchResult
-from .rules.scoring import ranking
+from arena.players.base import DecisionRequest, SeatPlayer
+from arena.players.faults import BotFailure, Fault, FaultKind
+from arena.rules import Action, Deal, Game, Kind, RoundResult
+from arena.rules.results import MatchResult
+from arena.rules.scoring import ranking
 
 
 GRACE_MS = 250

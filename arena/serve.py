@@ -26,21 +26,19 @@ import grpc
 import structlog
 import trio
 
-from .botkit import add_introspection
-from .cluster.options import backend_from
-from .display import safe_name
-from .players.dial_in import REGISTRY
-from .protocol import MAX_MESSAGE_BYTES, arena_pb2
-from .sandbox import overlaps
-from .server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
-from .server.auth import (
-    ConfigError, TokenInterceptor, check_listen, check_private, is_loopback, read_token, server_credentials,
-)
-from .server.events import WATCH_BUFFER_EVENTS
-from .server.dial_in import CALLS as DIAL_IN_CALLS, SHUTTING_DOWN, DialInServicer, add_to_server as add_dial_in
-from .server.registry import load_registry
-from .server.service import Arena, ArenaServicer, add_to_server, make_private_folder
-from .server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
+from arena.botkit import add_introspection
+from arena.cluster.options import backend_from
+from arena.display import safe_name
+from arena.players.dial_in import REGISTRY
+from arena.protocol import MAX_MESSAGE_BYTES, arena_pb2
+from arena.sandbox import overlaps
+from arena.server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
+from arena.server.auth import ConfigError, TokenInterceptor, check_listen, check_private, is_loopback, read_token, server_credentials
+from arena.server.events import WATCH_BUFFER_EVENTS
+from arena.server.dial_in import CALLS as DIAL_IN_CALLS, SHUTTING_DOWN, DialInServicer, add_to_server as add_dial_in
+from arena.server.registry import load_registry
+from arena.server.service import Arena, ArenaServicer, add_to_server, make_private_folder
+from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
 
 DEFAULT_LISTEN = "127.0.0.1:50500"
 DEFAULT_DATA = "runs/server"
@@ -78,7 +76,7 @@ class ServeConfig:
     backend: Any = None
     """Where games are played: the runner's backend factory (``--backend ray``), or None for this machine."""
     leagues: tuple[Any, ...] = ()
-    """The leagues of ``--league FILE`` (:class:`arena.league.config.LeagueConfig`), served by LeagueService."""
+    """The leagues of ``--league FILE`` (:class:`arena.league.rules.config.LeagueConfig`), served by LeagueService."""
     database: str | None = None
     """The league database's URL (``--database``; default: SQLite in the data folder)."""
     kit_cache: Path | None = None
@@ -97,7 +95,7 @@ def config_from_args(args: Any) -> ServeConfig:
     check_listen(args.listen, token)
     http = getattr(args, "http", None)
     if http is not None:
-        from .web.access import check_http_listen
+        from arena.web.access import check_http_listen
 
         http_address(http)
         check_http_listen(http, token, args.http_public)
@@ -144,8 +142,8 @@ def config_from_args(args: Any) -> ServeConfig:
 def leagues_from_args(args: Any, token: str | None, data: Path) -> tuple[tuple[Any, ...], str | None]:
     """The league files of ``--league`` (checked now: a bad file is one line before anything starts) and the
     database's URL; the league needs the operator's token (``--token-file``), which alone may create authors."""
-    from .league.config import load_leagues
-    from .league.db import sqlite_url
+    from arena.league.rules.config import load_leagues
+    from arena.league.storage.db import sqlite_url
 
     files = getattr(args, "league", None) or []
     database = getattr(args, "database", None)
@@ -172,7 +170,7 @@ def league_database_file(url: str | None) -> tuple[Path, ...]:
 
 def kit_cache_from_args(args: Any, protected: tuple[Path, ...]) -> Path:
     """``--kit-cache`` or its default; refused when it is inside what builds must not see (the builds read it)."""
-    from .league.pipeline import default_kit_cache
+    from arena.league.intake.pipeline import default_kit_cache
 
     given = getattr(args, "kit_cache", None)
     cache = (Path(given) if given else default_kit_cache()).resolve()
@@ -195,7 +193,7 @@ def http_address(address: str) -> tuple[str, int]:
 def http_names(address: str, given: list[str]) -> tuple[str, ...]:
     """The names the dashboard answers for beside its socket's address: each ``--http-host`` (checked) and the host
     of ``--http`` when it is a name (``--http arena.example.org:8080``)."""
-    from .web.access import WILDCARD_HOSTS, check_host_name
+    from arena.web.access import WILDCARD_HOSTS, check_host_name
 
     host, _ = http_address(address)
     names = [check_host_name(name) for name in given]
@@ -226,7 +224,7 @@ def bind_http(address: str) -> socket.socket:
 def require_sandbox() -> None:
     """A server starts bots only in their sandbox (no client or registry can turn it off): without one, refuse to
     start at all rather than fail every game."""
-    from .sandbox import SandboxUnavailable, host
+    from arena.sandbox import SandboxUnavailable, host
 
     try:
         host().require_sandbox()
@@ -306,7 +304,7 @@ def make_server(config: ServeConfig, servicer: ArenaServicer,
         add_dial_in(server, dial_in)
         services.append(DIAL_IN_SERVICE)
     if league is not None:
-        from .league.service import SERVICE_NAME, add_to_server as add_league
+        from arena.league.service import SERVICE_NAME, add_to_server as add_league
 
         add_league(server, league)
         services.append(SERVICE_NAME)
@@ -468,28 +466,28 @@ class OpenLeague:
     servicer: Any
     pipeline: Any
     ladders: dict[str, Any]
-    """Each league's ladder (arena/league/ladder.py), by league name."""
+    """Each league's ladder (arena/league/play/ladder.py), by league name."""
     challenges: dict[str, Any]
-    """Each league's challenge slots (arena/league/challenges.py), by league name."""
+    """Each league's challenge slots (arena/league/play/challenges.py), by league name."""
     finals: dict[str, Any]
-    """Each league's finals (arena/league/finals.py), by league name."""
+    """Each league's finals (arena/league/play/finals.py), by league name."""
 
 
 async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.CapacityLimiter) -> OpenLeague:
     """Open (and migrate) the league database, register each league, and make the service, the pipeline and each
     league's ladder (its games share the server's games-at-once ``limiter`` and backend with the tournaments); a
     database that cannot be opened is one ConfigError line."""
-    from .league.authors import Authenticator
-    from .league.db import AsyncDatabase, Database
-    from .league.errors import LeagueError
-    from .league.build import KitCache
-    from .league.ladder import Ladder
-    from .league.challenges import Challenges
-    from .league.finals import Finals
-    from .league.table_run import league_folder
-    from .league.pipeline import BuiltBots, Pipeline, SandboxedBuilder, Served, kit_cache_problem
-    from .league.service import LeagueCore, LeagueServicer
-    from .league.store import Store
+    from arena.league.authors import Authenticator
+    from arena.league.storage.db import AsyncDatabase, Database
+    from arena.league.rules.errors import LeagueError
+    from arena.league.intake.build import KitCache
+    from arena.league.play.ladder import Ladder
+    from arena.league.play.challenges import Challenges
+    from arena.league.play.finals import Finals
+    from arena.league.play.table_run import league_folder
+    from arena.league.intake.pipeline import BuiltBots, Pipeline, SandboxedBuilder, Served, kit_cache_problem
+    from arena.league.service import LeagueCore, LeagueServicer
+    from arena.league.intake.store import Store
 
     try:
         database = await AsyncDatabase.open(config.database or "")
@@ -550,8 +548,8 @@ async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, li
                     league: Any = None) -> Any:
     """The web dashboard on the same trio loop and the same Arena (arena/web), with the league's pages when
     ``league`` (its LeagueCore) is given; prints where it is."""
-    from .web.access import AccessRules
-    from .web.app import serve_web
+    from arena.web.access import AccessRules
+    from arena.web.app import serve_web
 
     web = await nursery.start(serve_web, arena, AccessRules(config.token, config.http_public), listener,
                               config.tls_files, config.http_hosts, league)

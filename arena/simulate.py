@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from .players import Player, builtin_player
-from .rules import Game, Match
+from arena.players import Player, builtin_player
+from arena.rules import Game, Match
 
 
 @dataclass

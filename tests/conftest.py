@@ -60,7 +60,7 @@ def go_cache():
     """The go kit's cache, prepared from the kit's example; the module downloads come from the machine's own module
     cache (a file:// GOPROXY), so the test needs no network. (Shared by the build tests and the league's end-to-end
     tests.)"""
-    from arena.league.build import KitCache
+    from arena.league.intake.build import KitCache
 
     if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
         unavailable("go is not installed")

@@ -14,11 +14,11 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.league.challenges import next_challenges
-from arena.league.config import ChallengeSettings, league_from_dict, load_league
-from arena.league.db import DONE, ONLINE, PLAYING, ChallengeRow, open_database, sqlite_url, utc_now
-from arena.league.errors import ConfigError
-from arena.league.rating import recompute
+from arena.league.play.challenges import next_challenges
+from arena.league.rules.config import ChallengeSettings, league_from_dict, load_league
+from arena.league.storage.db import DONE, ONLINE, PLAYING, ChallengeRow, open_database, sqlite_url, utc_now
+from arena.league.rules.errors import ConfigError
+from arena.league.rules.rating import recompute
 from arena.protocol import league_pb2 as lpb
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder

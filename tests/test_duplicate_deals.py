@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import arena.tournament.phases as phases
-from arena.league.db import DONE, AsyncDatabase
-from arena.league.ladder import Ladder
-from arena.league.pipeline import BuiltBots
+from arena.league.storage.db import DONE, AsyncDatabase
+from arena.league.play.ladder import Ladder
+from arena.league.intake.pipeline import BuiltBots
 from arena.records.run_folder import RunFolder
 from arena.records.store import iter_records
 from arena.tournament.runner import LocalBackend, run_tournament

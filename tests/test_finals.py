@@ -15,9 +15,9 @@ import pytest
 import trio
 
 from arena.league.authors import OPERATOR
-from arena.league.db import AsyncDatabase, open_database, sqlite_url
-from arena.league.finals import Finals, default_tables, finals_ranking
-from arena.league.pipeline import BuiltBots
+from arena.league.storage.db import AsyncDatabase, open_database, sqlite_url
+from arena.league.play.finals import Finals, default_tables, finals_ranking
+from arena.league.intake.pipeline import BuiltBots
 from arena.protocol import league_pb2 as lpb
 from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS, RunFolder
 from arena.records.store import iter_records

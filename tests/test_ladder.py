@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 import trio
 
-from arena.league.config import league_from_dict
-from arena.league.db import DONE, ONLINE, PLAYING, SUSPENDED, TABLE_FAILED, AsyncDatabase, Seat
-from arena.league.ladder import RECORD, Ladder, version_states
-from arena.league.pipeline import BuiltBots, Served
-from arena.league.leaderboard import board_of, rated_results
-from arena.league.rating import deal_set_totals, rate_deal_set, recompute
-from arena.league.table_run import rotations
+from arena.league.rules.config import league_from_dict
+from arena.league.storage.db import DONE, ONLINE, PLAYING, SUSPENDED, TABLE_FAILED, AsyncDatabase, Seat
+from arena.league.play.ladder import RECORD, Ladder, version_states
+from arena.league.intake.pipeline import BuiltBots, Served
+from arena.league.play.leaderboard import board_of, rated_results
+from arena.league.rules.rating import deal_set_totals, rate_deal_set, recompute
+from arena.league.play.table_run import rotations
 from arena.tournament.likelihood import Tally, fit
 from arena.records.replay import verify_run
 from support.ladder import (BLOCK, EXAMPLES, PATIENT, STOPPED_BY_THE_ARENA, STUCK, Log, asked, done_tables,
@@ -206,8 +206,8 @@ async def test_placement_is_the_league_files_number_of_deal_sets_not_of_games_or
 def test_a_table_is_a_tournament_file_of_exactly_that_table(variant: str, tmp_path: Path) -> None:
     """Every variant's table (its options, time, limits, bots with awkward names and values) is a valid tournament
     file whose schedule is that one table under every rotation, one deal set."""
-    from arena.league.db import LadderTable
-    from arena.league.table_run import rotations, table_file, table_spec
+    from arena.league.storage.db import LadderTable
+    from arena.league.play.table_run import rotations, table_file, table_spec
     from arena.players.process import BotSpec
 
     config = league_from_dict({"name": "t", "variant": variant})

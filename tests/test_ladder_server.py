@@ -12,8 +12,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.league.db import DONE, ONLINE, PLAYING, Database, open_database, sqlite_url
-from arena.league.ladder import RECORD
+from arena.league.storage.db import DONE, ONLINE, PLAYING, Database, open_database, sqlite_url
+from arena.league.play.ladder import RECORD
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS, RunFolder

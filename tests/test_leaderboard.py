@@ -1,4 +1,4 @@
-"""The ladder's leaderboard (arena/league/leaderboard.py): rebuilt from a database of known tables it is exactly the
+"""The ladder's leaderboard (arena/league/play/leaderboard.py): rebuilt from a database of known tables it is exactly the
 maximum-likelihood fit of their results (SQLite and PostgreSQL); versions rated after the last refit follow the
 fitted ones; refits run on a worker thread, warm-started, and coalesce (one running, one more when results came).
 
@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import trio
 
-from arena.league.db import ONLINE, AsyncDatabase, Database, LadderTable, Rating, Seat, open_database
-from arena.league.leaderboard import Leaderboard, board_of, places_of_table, rated_results
-from arena.league.pages import bot_history
-from arena.league.rating import deal_set_totals, rate_deal_set, recompute, table_updates
-from arena.league.table_run import RECORD
+from arena.league.storage.db import ONLINE, AsyncDatabase, Database, LadderTable, Rating, Seat, open_database
+from arena.league.play.leaderboard import Leaderboard, board_of, places_of_table, rated_results
+from arena.league.play.pages import bot_history
+from arena.league.rules.rating import deal_set_totals, rate_deal_set, recompute, table_updates
+from arena.league.play.table_run import RECORD
 from arena.tournament.likelihood import Places, Tally, fit, leaderboard
 from support.league import a_bot, database, database_url, league, rated_with_seats  # noqa: F401 - the fixtures
 
@@ -323,7 +323,7 @@ def test_arena_bench_ladder_prints_every_part_in_one_json_and_refuses_bad_checkp
     import json
 
     from arena import cli
-    from arena.league.db import sqlite_url
+    from arena.league.storage.db import sqlite_url
 
     url = sqlite_url(tmp_path / "bench")
     assert cli.main(["bench", "ladder", "--versions", "40", "--deal-sets", "2000,500", "--hours", "0.1",

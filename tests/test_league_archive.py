@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.league.archive import IGNORED_TOP, ArchiveError, ArchiveLimits
-from arena.league.store import Store, StoreError, _write_file
+from arena.league.intake.archive import IGNORED_TOP, ArchiveError, ArchiveLimits
+from arena.league.intake.store import Store, StoreError, _write_file
 from support.elf import elf
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
@@ -325,7 +325,7 @@ def test_the_limits_on_size_and_files(store, tmp_path):
 BOMB_LIMIT = 8 * 1000 * 1000
 BOMB_RUNNER = """
 import resource, sys, tracemalloc
-from arena.league.archive import ArchiveError, ArchiveLimits, pack
+from arena.league.intake.archive import ArchiveError, ArchiveLimits, pack
 resource.setrlimit(resource.RLIMIT_FSIZE, ({fsize}, {fsize}))  # a bigger file kills this process (SIGXFSZ)
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # and reading 10 GB into memory fails
 tracemalloc.start()

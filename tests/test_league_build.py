@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.league.build import BuildLimits, KitCache, build_version, prepare_kits
-from arena.league.config import league_from_dict
-from arena.league.kits import RECIPES
-from arena.league.pipeline import check_built, check_problem
-from arena.league.manifest import KITS, parse_manifest
+from arena.league.intake.build import BuildLimits, KitCache, build_version, prepare_kits
+from arena.league.rules.config import league_from_dict
+from arena.league.intake.kits import RECIPES
+from arena.league.intake.pipeline import check_built, check_problem
+from arena.league.rules.manifest import KITS, parse_manifest
 from arena.players.process import BotProcess, BotSpec
 from arena.sandbox import host
 from arena.sandbox.build import BuildJob, run_build

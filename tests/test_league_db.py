@@ -22,11 +22,11 @@ from arena.league.authors import (OPERATOR, Authenticator, Caller, create_author
                                   owned_version, require_bot_owner, require_operator, require_upload_quota,
                                   retire_version, revoke)
 from arena.league.bench import main as bench_main, results_write_rate
-from arena.league.config import AuthorLimits
-from arena.league.db import (BUILDING, CHECKING, FAILED, METADATA, READY, RETIRED, STATES, SUSPENDED, TRANSITIONS,
+from arena.league.rules.config import AuthorLimits
+from arena.league.storage.db import (BUILDING, CHECKING, FAILED, METADATA, READY, RETIRED, STATES, SUSPENDED, TRANSITIONS,
                              UPLOADED, AsyncDatabase, Database, Rating, Seat, active_version, create_engine, migrate,
                              open_database, schema_revision, sqlite_url, utc_now, versions as versions_table)
-from arena.league.errors import DatabaseError, LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
+from arena.league.rules.errors import DatabaseError, LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 
@@ -226,7 +226,7 @@ def test_the_same_archive_twice_is_one_version(database: Database, league) -> No
 def test_the_database_itself_refuses_a_second_row_for_one_archive(database: Database, league) -> None:
     bot = a_bot(database, league.id, "alice", "alpha")
     version, _ = database.add_version(bot.id, SHA_A)
-    from arena.league.db import versions as table
+    from arena.league.storage.db import versions as table
     row = {"bot_id": bot.id, "sha256": SHA_A, "state": UPLOADED, "number": 2, "created_at": version.created_at,
            "updated_at": version.created_at}
     with pytest.raises(sa.exc.IntegrityError):

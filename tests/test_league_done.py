@@ -20,9 +20,9 @@ from typing import Iterator
 import pytest
 import trio
 
-from arena.league.build import COMPLETE
-from arena.league.db import open_database, sqlite_url
-from arena.league.pipeline import runnable_spec
+from arena.league.intake.build import COMPLETE
+from arena.league.storage.db import open_database, sqlite_url
+from arena.league.intake.pipeline import runnable_spec
 from arena.players.process import BotProcess
 from arena.protocol import league_pb2 as lpb
 from arena.sandbox import Limits, host

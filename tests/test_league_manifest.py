@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.manifest import KITS, ManifestError, check_static_elf, parse_manifest, path_problem
+from arena.league.rules.manifest import KITS, ManifestError, check_static_elf, parse_manifest, path_problem
 from arena.rules import VARIANTS
 from support.elf import elf
 

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.db import open_database, sqlite_url
+from arena.league.storage.db import open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
-from arena.league.build import COMPLETE, KitCache
-from arena.league.kits import RECIPES
-from arena.league.pipeline import kit_cache_problem
+from arena.league.intake.build import COMPLETE, KitCache
+from arena.league.intake.kits import RECIPES
+from arena.league.intake.pipeline import kit_cache_problem
 from support.league import READY, League, bearer, bot_folder, database_of, private_file, start_league
 from support.paths import ROOT
 from support.waiting import wait_for
@@ -244,7 +244,7 @@ def test_the_operator_reinstates_a_suspended_version_and_every_other_reinstate_i
     """``arena league reinstate VERSION`` (the ReinstateVersion RPC) through a real server: refused in one line to an
     author, for an unknown version and for a version that is not suspended (nothing changes); the operator's puts a
     suspended version back to ready with its failed starts reset, and the ladder counts it active again."""
-    from arena.league.db import READY as READY_STATE, SUSPENDED
+    from arena.league.storage.db import READY as READY_STATE, SUSPENDED
 
     league = served(tmp_path, KEPT_LEAGUE, database)
     try:

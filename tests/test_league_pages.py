@@ -1,4 +1,4 @@
-"""The league's page data (arena/league/pages.py) on known tables, on SQLite and PostgreSQL: a bot's rating history
+"""The league's page data (arena/league/play/pages.py) on known tables, on SQLite and PostgreSQL: a bot's rating history
 ends exactly at the ratings the database holds and is read in the same number of queries however many tables there
 are; its results by opponent and by seat count what was played; a table's game is shown only once the table is
 done; the finals' page lists the games of complete deal sets only; the finals' seed is never read before the
@@ -12,15 +12,15 @@ import pytest
 import sqlalchemy as sa
 import trio
 
-from arena.league.config import league_from_dict
-from arena.league.db import ONLINE, AsyncDatabase, Database, Seat
-from arena.league.errors import NotFound, StateError
-from arena.league.finals import Finals
-from arena.league.pages import FinalsPage, bot_history, finals_page, finished_table_game
-from arena.league.pipeline import Served
-from arena.league.rating import deal_set_totals, rate_deal_set
+from arena.league.rules.config import league_from_dict
+from arena.league.storage.db import ONLINE, AsyncDatabase, Database, Seat
+from arena.league.rules.errors import NotFound, StateError
+from arena.league.play.finals import Finals
+from arena.league.play.pages import FinalsPage, bot_history, finals_page, finished_table_game
+from arena.league.intake.pipeline import Served
+from arena.league.rules.rating import deal_set_totals, rate_deal_set
 from arena.league.service import LeagueCore
-from arena.league.table_run import FINALS, RECORD
+from arena.league.play.table_run import FINALS, RECORD
 from arena.records.run_folder import RunFolder, SeedCommitment, commitment_of
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 from support.records import run_of, won_by

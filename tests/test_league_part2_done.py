@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from arena.league.db import DONE, ONLINE, UNFINISHED, open_database, sqlite_url
-from arena.league.ladder import RECORD
+from arena.league.storage.db import DONE, ONLINE, UNFINISHED, open_database, sqlite_url
+from arena.league.play.ladder import RECORD
 from arena.protocol import league_pb2 as lpb
 from arena.records.run_folder import RunFolder
 from support.league import (League, bearer, bot_folder, check_once, league_in, mid_table, restarted, tables_folder,

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.league.db import (BUILDING, CHECKING, FAILED, READY, RETIRED, SUSPENDED, UPLOADED, AsyncDatabase, Database,
+from arena.league.storage.db import (BUILDING, CHECKING, FAILED, READY, RETIRED, SUSPENDED, UPLOADED, AsyncDatabase, Database,
                              Rating, Runnable, Seat, versions_to_delete)
-from arena.league.errors import LeagueError, StateError
-from arena.league.pipeline import Pipeline, runnable_spec
+from arena.league.rules.errors import LeagueError, StateError
+from arena.league.intake.pipeline import Pipeline, runnable_spec
 from arena.league.service import room_for_one_more
-from arena.league.store import Store
+from arena.league.intake.store import Store
 from arena.sandbox import Limits
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 

@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from arena.league.matchmaking import PLACEMENT, MatchmakingRules, Plan, Table, VersionState, choose_tables
+from arena.league.rules.matchmaking import PLACEMENT, MatchmakingRules, Plan, Table, VersionState, choose_tables
 from arena.league.matchmaking_bench import simulate, summary
 
 

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.config import ConfigError, league_from_dict, load_league
-from arena.league.db import DONE, AsyncDatabase, sqlite_url
-from arena.league.errors import LeagueError
-from arena.league.finals import Finals, schedule_lines
-from arena.league.ladder import Ladder, version_states
-from arena.league.matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
+from arena.league.rules.config import ConfigError, league_from_dict, load_league
+from arena.league.storage.db import DONE, AsyncDatabase, sqlite_url
+from arena.league.rules.errors import LeagueError
+from arena.league.play.finals import Finals, schedule_lines
+from arena.league.play.ladder import Ladder, version_states
+from arena.league.rules.matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
 from arena.league.matchmaking_bench import simulate, summary
-from arena.league.pipeline import BuiltBots, Served
-from arena.league.table_run import authors_apart, league_tournament_file, table_spec
+from arena.league.intake.pipeline import BuiltBots, Served
+from arena.league.play.table_run import authors_apart, league_tournament_file, table_spec
 from arena.players.process import BotSpec
 from support.ladder import EXAMPLES, Log, done_tables, play_until, setup
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.manifest import parse_manifest
+from arena.league.rules.manifest import parse_manifest
 from support.cli import arena
 from support.paths import ROOT
 

@@ -23,10 +23,10 @@ from typing import Any, Iterator
 import pytest
 import trio
 
-from arena.league.db import DONE, ONLINE, AsyncDatabase, sqlite_url
-from arena.league.ladder import RECORD, Ladder
-from arena.league.pipeline import BuiltBots
-from arena.league.rating import recompute
+from arena.league.storage.db import DONE, ONLINE, AsyncDatabase, sqlite_url
+from arena.league.play.ladder import RECORD, Ladder
+from arena.league.intake.pipeline import BuiltBots
+from arena.league.rules.rating import recompute
 from arena.records.replay import verify_run
 from arena.tournament import phases
 from arena.tournament.runner import EntrantsCannotPlay, run_tournament

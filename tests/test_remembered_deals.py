@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.config import league_from_dict
-from arena.league.db import DONE, ONLINE, open_database, sqlite_url
-from arena.league.finals import schedule_lines
-from arena.league.rating import recompute
-from arena.league.table_run import league_tournament_file, table_spec
+from arena.league.rules.config import league_from_dict
+from arena.league.storage.db import DONE, ONLINE, open_database, sqlite_url
+from arena.league.play.finals import schedule_lines
+from arena.league.rules.rating import recompute
+from arena.league.play.table_run import league_tournament_file, table_spec
 from arena.players.process import BotSpec
 from arena.protocol import arena_pb2 as apb
 from arena.protocol import league_pb2 as lpb

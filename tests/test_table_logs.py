@@ -1,4 +1,4 @@
-"""A version's bot logs at a ladder table (arena/league/table_logs.py, ``GetTableLog``, ``arena league table-log``):
+"""A version's bot logs at a ladder table (arena/league/play/table_logs.py, ``GetTableLog``, ``arena league table-log``):
 its author reads what its bot wrote at a table that ended, and nothing else. In-process with real bot processes
 (the ladder playing a table that waits on a stuck bot: refused while it plays, given once it ended), and through a
 real ``arena serve --league`` with the CLI (the status codes, the one ``error:`` line, no escape sequence reaching
@@ -13,11 +13,11 @@ import pytest
 import trio
 
 from arena.league.authors import OPERATOR, Caller, create_author, retire_version
-from arena.league.db import PLAYING, AsyncDatabase, sqlite_url
-from arena.league.errors import NotFound, PermissionDenied, StateError
-from arena.league.ladder import Ladder
-from arena.league.pipeline import BuiltBots
-from arena.league.table_logs import table_log
+from arena.league.storage.db import PLAYING, AsyncDatabase, sqlite_url
+from arena.league.rules.errors import NotFound, PermissionDenied, StateError
+from arena.league.play.ladder import Ladder
+from arena.league.intake.pipeline import BuiltBots
+from arena.league.play.table_logs import table_log
 from arena.protocol import league_pb2 as lpb
 from support.ladder import PATIENT, STUCK, Log, asked, setup, until_table_done
 from support.league import LADDER_LEAGUE, bearer, bot_folder, league_in

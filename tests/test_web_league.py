@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.db import DONE, UNFINISHED, open_database, sqlite_url
-from arena.league.ladder import FROZEN
+from arena.league.storage.db import DONE, UNFINISHED, open_database, sqlite_url
+from arena.league.play.ladder import FROZEN
 from arena.protocol import league_pb2 as lpb
 from support.league import GAME, League, bearer, bot_folder, database_of, league_in
 from support.paths import ROOT

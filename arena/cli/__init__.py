@@ -21,14 +21,14 @@ import logging  # noqa: E402
 import sys  # noqa: E402
 from typing import Sequence  # noqa: E402
 
-from ..errors import ArenaError  # noqa: E402
-from ..players.client import WIRE_ENV, WIRE_LOG, wire_wanted  # noqa: E402
-from .bench import add_bench_commands  # noqa: E402
-from .bots import add_bot_commands  # noqa: E402
-from .league import add_league_commands  # noqa: E402
-from .runs import add_run_commands  # noqa: E402
-from .rules import add_rules_commands  # noqa: E402
-from .server import add_server_commands  # noqa: E402
+from arena.errors import ArenaError  # noqa: E402
+from arena.players.client import WIRE_ENV, WIRE_LOG, wire_wanted  # noqa: E402
+from arena.cli.bench import add_bench_commands  # noqa: E402
+from arena.cli.bots import add_bot_commands  # noqa: E402
+from arena.cli.league import add_league_commands  # noqa: E402
+from arena.cli.runs import add_run_commands  # noqa: E402
+from arena.cli.rules import add_rules_commands  # noqa: E402
+from arena.cli.server import add_server_commands  # noqa: E402
 
 EXIT_USAGE = 2
 LOG_LEVELS = ("debug", "info", "warning", "error")

@@ -14,23 +14,22 @@ from typing import Any
 
 import trio
 
-from ..errors import UsageError
-from ..bench_search import DEFAULT_CASES, bench_search
-from ..benchmarks import (bench_engine, bench_export, bench_protocol, bench_ratings, bench_records, bench_schedule,
-                          bench_tournament, bench_workers)
-from ..cluster import require_ray
-from ..cluster.bench import bench_cluster
-from ..league.matchmaking_bench import bench_matchmaking
-from ..server.dial_in_bench import bench_dial_in
-from ..league.bench import results_write_rate
-from ..league.build_bench import build_times
-from ..league.ladder_bench import bench_ladder
-from ..league.db import sqlite_url
-from ..league.kits import RECIPES
-from ..league.pipeline import default_kit_cache
-from ..rules import VARIANTS
-from ..tournament.workers import MAX_WORKERS
-from .options import add_game_arguments, options_from, require_sandbox
+from arena.errors import UsageError
+from arena.bench_search import DEFAULT_CASES, bench_search
+from arena.benchmarks import bench_engine, bench_export, bench_protocol, bench_ratings, bench_records, bench_schedule, bench_tournament, bench_workers
+from arena.cluster import require_ray
+from arena.cluster.bench import bench_cluster
+from arena.league.matchmaking_bench import bench_matchmaking
+from arena.server.dial_in_bench import bench_dial_in
+from arena.league.bench import results_write_rate
+from arena.league.build_bench import build_times
+from arena.league.ladder_bench import bench_ladder
+from arena.league.storage.db import sqlite_url
+from arena.league.intake.kits import RECIPES
+from arena.league.intake.pipeline import default_kit_cache
+from arena.rules import VARIANTS
+from arena.tournament.workers import MAX_WORKERS
+from arena.cli.options import add_game_arguments, options_from, require_sandbox
 
 
 def cmd_bench_engine(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ client commands (``--server``, ``--tls-ca``, ...). A call the server refuses pri
 with status 1. What a bot or its build wrote (``table-log``, ``log``) is printed without its control characters but
 its line breaks (:func:`arena.display.safe_text`): a bot's log and a build's are a stranger's text.
 
-``upload`` of a folder checks and packs it here first (:func:`arena.league.archive.pack`, the server's own check,
+``upload`` of a folder checks and packs it here first (:func:`arena.league.intake.archive.pack`, the server's own check,
 so a mistake is told before anything is sent) and sends the canonical archive; an archive file (tar, tar.gz, zip)
 is sent as it is, and the server checks it.
 """
@@ -25,19 +25,18 @@ from typing import Any, Iterator, Sequence
 import grpc
 from rich.table import Table
 
-from ..display import make_console, safe_markup, safe_name, safe_text
-from ..errors import UsageError
-from ..protocol import league_pb2 as lpb
-from ..protocol import league_pb2_grpc as lpb_grpc
-from ..league.archive import ArchiveError, pack
-from ..league.build import KitCache, KitCacheError, prepare_kits
-from ..league.config import WIDEST_UPLOAD
-from ..league.kits import RECIPES
-from ..league.pipeline import default_kit_cache
-from ..league.service import upload_archive_limits
-from ..server.client import describe
-from .server import (CLIENT_FLAGS, _refused, _with_client, add_client_arguments, _client, client_command,
-                     new_private_file)
+from arena.display import make_console, safe_markup, safe_name, safe_text
+from arena.errors import UsageError
+from arena.protocol import league_pb2 as lpb
+from arena.protocol import league_pb2_grpc as lpb_grpc
+from arena.league.intake.archive import ArchiveError, pack
+from arena.league.intake.build import KitCache, KitCacheError, prepare_kits
+from arena.league.rules.config import WIDEST_UPLOAD
+from arena.league.intake.kits import RECIPES
+from arena.league.intake.pipeline import default_kit_cache
+from arena.league.service import upload_archive_limits
+from arena.server.client import describe
+from arena.cli.server import CLIENT_FLAGS, _refused, _with_client, add_client_arguments, _client, client_command, new_private_file
 
 CHUNK_BYTES = 256 * 1024
 """An upload's chunk: far below the message size limit, big enough to be few."""

@@ -13,22 +13,22 @@ from typing import Any, Iterable
 
 import trio
 
-from ..cluster.options import add_backend_arguments, backend_from, check_backend_arguments
-from ..display import make_console, safe_name
-from ..errors import ArenaError, UsageError
-from ..futures import until_interrupted as interruptible
-from ..records.against import print_against, replay_against
-from ..records.dataset import PARQUET_FILES, write_dataset
-from ..records.export import lines_of_file, rows_of_file, save_csv, save_lines, write_csv
-from ..records.html import write_html
-from ..records.replay import RecordError, check_record_file, find_game, locate, repair_run, verify_run
-from ..records.run_folder import RunFolder
-from ..records.terminal import show_game
-from ..league.table_run import league_folder, run_folders
-from ..tournament.runner import RecordsNotWritten, arena_command, count_text, print_summary, run_tournament
-from ..tournament.spec import load_spec, read_spec_text
-from ..tournament.workers import check_workers, workers_factory
-from .options import require_sandbox
+from arena.cluster.options import add_backend_arguments, backend_from, check_backend_arguments
+from arena.display import make_console, safe_name
+from arena.errors import ArenaError, UsageError
+from arena.futures import until_interrupted as interruptible
+from arena.records.against import print_against, replay_against
+from arena.records.dataset import PARQUET_FILES, write_dataset
+from arena.records.export import lines_of_file, rows_of_file, save_csv, save_lines, write_csv
+from arena.records.html import write_html
+from arena.records.replay import RecordError, check_record_file, find_game, locate, repair_run, verify_run
+from arena.records.run_folder import RunFolder
+from arena.records.terminal import show_game
+from arena.league.play.table_run import league_folder, run_folders
+from arena.tournament.runner import RecordsNotWritten, arena_command, count_text, print_summary, run_tournament
+from arena.tournament.spec import load_spec, read_spec_text
+from arena.tournament.workers import check_workers, workers_factory
+from arena.cli.options import require_sandbox
 
 
 async def until_interrupted(work):

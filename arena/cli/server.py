@@ -29,25 +29,25 @@ import trio
 from google.protobuf import json_format
 from rich.table import Table
 
-from ..cluster.options import add_backend_arguments
-from ..display import make_console, move_label, safe_markup, safe_name
-from ..protocol import arena_pb2 as apb
-from ..records.export import row_from_summary, save_csv, write_csv
-from ..records.format import full_tiles
-from ..errors import UsageError
-from ..players.dial_in import token_digest
-from ..players.faults import BotFailure
-from ..players.process import BotProcess, BotSpec
-from ..players.relay import Backoff, ProcessBot, Relay, dial_in, last_words
-from ..server.auth import ConfigError, is_loopback
-from ..server.client import ServerSaidNo, connect, describe
-from ..serve import config_from_args, run
-from ..server.submission import message_from_dict
-from ..server.tournaments import STATE_NAMES
-from ..tournament.runner import arena_command
-from ..tournament.spec import read_spec_text
-from ..server.events import entrant_json
-from ..tournament.standings import GameOutcome, OutcomeError, Standings, row_cells, table_frame
+from arena.cluster.options import add_backend_arguments
+from arena.display import make_console, move_label, safe_markup, safe_name
+from arena.protocol import arena_pb2 as apb
+from arena.records.export import row_from_summary, save_csv, write_csv
+from arena.records.format import full_tiles
+from arena.errors import UsageError
+from arena.players.dial_in import token_digest
+from arena.players.faults import BotFailure
+from arena.players.process import BotProcess, BotSpec
+from arena.players.relay import Backoff, ProcessBot, Relay, dial_in, last_words
+from arena.server.auth import ConfigError, is_loopback
+from arena.server.client import ServerSaidNo, connect, describe
+from arena.serve import config_from_args, run
+from arena.server.submission import message_from_dict
+from arena.server.tournaments import STATE_NAMES
+from arena.tournament.runner import arena_command
+from arena.tournament.spec import read_spec_text
+from arena.server.events import entrant_json
+from arena.tournament.standings import GameOutcome, OutcomeError, Standings, row_cells, table_frame
 
 DEFAULT_SERVER = "127.0.0.1:50500"
 EXIT_REFUSED = 1

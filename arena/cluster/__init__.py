@@ -10,8 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .options import add_backend_arguments as add_backend_arguments
-from .options import backend_from as backend_from
+from arena.cluster.options import add_backend_arguments as add_backend_arguments
+from arena.cluster.options import backend_from as backend_from
 
 _LAZY = ("ClusterError", "RayBackend", "connect", "ray_factory", "require_ray")
 

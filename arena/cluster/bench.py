@@ -93,8 +93,8 @@ def measure_overhead(games: int, slots: int, sandbox: bool) -> dict[str, Any]:
     actor call carrying a game record."""
     from ray.cluster_utils import Cluster
 
-    from ..benchmarks import quick_tournament_text
-    from .ray_backend import connect, ray_factory
+    from arena.benchmarks import quick_tournament_text
+    from arena.cluster.ray_backend import connect, ray_factory
 
     bot = [sys.executable, str(RANDOM_BOT)]
     rates: dict[str, list[float]] = {}
@@ -120,8 +120,8 @@ def measure_nodes(games: int, slots: int, sandbox: bool, nodes: int, sleep_ms: i
     decision."""
     from ray.cluster_utils import Cluster
 
-    from ..benchmarks import quick_tournament_text
-    from .ray_backend import connect, ray_factory
+    from arena.benchmarks import quick_tournament_text
+    from arena.cluster.ray_backend import connect, ray_factory
 
     cluster = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
     try:
@@ -142,8 +142,8 @@ def measure_actors(games: int, concurrency: int, actors: int, bot: list[str]) ->
     cluster whose node holds ``actors`` actors, ``concurrency`` games at once."""
     from ray.cluster_utils import Cluster
 
-    from ..benchmarks import workers_tournament_text
-    from .ray_backend import connect, ray_factory
+    from arena.benchmarks import workers_tournament_text
+    from arena.cluster.ray_backend import connect, ray_factory
 
     cluster = Cluster(initialize_head=True, head_node_args={**NODE, "num_cpus": 2, "include_dashboard": False})
     try:
@@ -158,8 +158,8 @@ def _rate(text: str, backend: Any) -> float:
     """Games/s of a tournament, from its first recorded game to its last."""
     import trio
 
-    from ..tournament.runner import run_tournament
-    from ..tournament.spec import spec_from_dict
+    from arena.tournament.runner import run_tournament
+    from arena.tournament.spec import spec_from_dict
 
     spec = spec_from_dict(tomllib.loads(text))
     finished: list[float] = []
@@ -182,10 +182,10 @@ def _actor_round_trips_ms() -> tuple[float, float]:
     import ray
     import trio
 
-    from ..players import RandomPlayer
-    from ..players.base import LocalPlayer
-    from ..referee import play_match
-    from ..rules import new_game
+    from arena.players import RandomPlayer
+    from arena.players.base import LocalPlayer
+    from arena.referee import play_match
+    from arena.rules import new_game
 
     game = new_game("draw", 2)
     seats = [LocalPlayer(RandomPlayer(f"bench/{s}")) for s in range(2)]

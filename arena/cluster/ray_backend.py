@@ -45,13 +45,13 @@ from typing import Any, Awaitable, Callable, Iterator, TypeVar
 import structlog
 import trio
 
-from ..display import safe_name
-from ..futures import await_future
-from ..records.run_folder import RunFolder
-from ..referee import MatchRecord
-from ..tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError, merge_bot_info, replay_progress
-from ..tournament.schedule import ScheduledGame
-from ..tournament.spec import SpecError
+from arena.display import safe_name
+from arena.futures import await_future
+from arena.records.run_folder import RunFolder
+from arena.referee import MatchRecord
+from arena.tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError, merge_bot_info, replay_progress
+from arena.tournament.schedule import ScheduledGame
+from arena.tournament.spec import SpecError
 
 T = TypeVar("T")
 

@@ -20,9 +20,9 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .config import AuthorLimits
-from .db import READY, RETIRED, SUSPENDED, Author, Bot, Database, Version, utc_now
-from .errors import LeagueError, PermissionDenied, StateError, Unauthenticated
+from arena.league.rules.config import AuthorLimits
+from arena.league.storage.db import READY, RETIRED, SUSPENDED, Author, Bot, Database, Version, utc_now
+from arena.league.rules.errors import LeagueError, PermissionDenied, StateError, Unauthenticated
 
 TOKEN_BYTES = 32
 AUTHOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -85,7 +85,7 @@ class Authenticator:
         self._operator_hash = hash_token(operator_token) if operator_token else None
 
     def caller(self, token: str | None) -> Caller:
-        """Blocking (it reads the database): from trio, through :class:`arena.league.db.AsyncDatabase`'s thread."""
+        """Blocking (it reads the database): from trio, through :class:`arena.league.storage.db.AsyncDatabase`'s thread."""
         if not token:
             raise Unauthenticated("missing token: an author's token or the operator's is needed")
         given = hash_token(token)

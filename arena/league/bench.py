@@ -13,8 +13,8 @@ import sys
 import time
 from typing import Any
 
-from .db import Database, Seat, open_database
-from .errors import NotFound
+from arena.league.storage.db import Database, Seat, open_database
+from arena.league.rules.errors import NotFound
 
 BENCH_LEAGUE = "bench-results"
 

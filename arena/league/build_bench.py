@@ -4,7 +4,7 @@
 For each kit's example (bots/<kit>/, without what the project's own build made; for the binary kit, the go kit's
 static bin/bot with a manifest), the server's own steps: the upload
 is checked and stored (:meth:`Store.add`), becomes a version in a scratch SQLite database, and the real
-:class:`~arena.league.pipeline.Pipeline` takes it through its sandboxed offline build and its check (two matches of
+:class:`~arena.league.intake.pipeline.Pipeline` takes it through its sandboxed offline build and its check (two matches of
 Draw against the random player) to ready. A measurement, not a test; the cache must have been prepared
 (``arena league prepare-kits``): a kit whose cache is missing is reported with that line instead of a time.
 """
@@ -22,12 +22,12 @@ from typing import Any, Iterable
 
 import trio
 
-from .build import KitCache
-from .config import league_from_dict
-from .db import AsyncDatabase, Database, sqlite_url
-from .kits import RECIPES, REPO
-from .pipeline import Pipeline, SandboxedBuilder, Served, kit_cache_problem
-from .store import Store
+from arena.league.intake.build import KitCache
+from arena.league.rules.config import league_from_dict
+from arena.league.storage.db import AsyncDatabase, Database, sqlite_url
+from arena.league.intake.kits import RECIPES, REPO
+from arena.league.intake.pipeline import Pipeline, SandboxedBuilder, Served, kit_cache_problem
+from arena.league.intake.store import Store
 
 LEFT_OUT = shutil.ignore_patterns("bin", "gen", "node_modules", "target", "dist", "build")
 BENCH_LEAGUE = {"name": "bench", "variant": "draw", "time": {"startup_ms": 60000}}

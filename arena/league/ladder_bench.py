@@ -7,7 +7,7 @@ refit path):
 - **ratings**: the maximum-likelihood refit for ``versions`` versions at each checkpoint of deal sets, cold and
   warm, and how well it recovers the true order of the simulated strengths (Spearman, Kendall) against the online
   OpenSkill rating updated deal set by deal set (:func:`~arena.tournament.bench_ratings.bench_ratings`);
-- **leaderboard**: the same refit as the ladder runs it, :meth:`~arena.league.leaderboard.Leaderboard.refit` on
+- **leaderboard**: the same refit as the ladder runs it, :meth:`~arena.league.play.leaderboard.Leaderboard.refit` on
   its worker thread, warm from the previous fit, at the last checkpoint (the tally the ratings bench filled);
 - **database**: game results recorded per second, one transaction each (:func:`~arena.league.bench.results_write_rate`).
 """
@@ -20,11 +20,11 @@ from typing import Any, Sequence
 
 import trio
 
-from ..tournament.bench_ratings import bench_ratings
-from .bench import results_write_rate
-from .db import sqlite_url
-from .leaderboard import Leaderboard
-from .matchmaking_bench import HOUR, bench_matchmaking
+from arena.tournament.bench_ratings import bench_ratings
+from arena.league.bench import results_write_rate
+from arena.league.storage.db import sqlite_url
+from arena.league.play.leaderboard import Leaderboard
+from arena.league.matchmaking_bench import HOUR, bench_matchmaking
 
 
 class QuietLog:

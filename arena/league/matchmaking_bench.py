@@ -17,7 +17,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from .matchmaking import MatchmakingRules, Table, VersionState, choose_tables
+from arena.league.rules.matchmaking import MatchmakingRules, Table, VersionState, choose_tables
 
 HOUR = 3600.0
 PLACEMENT_DEAL_SETS = 3

@@ -3,12 +3,12 @@
 Two halves, as the Arena service has (arena/server/service.py):
 
 - :class:`LeagueCore` lives on the trio thread and does each call's work through
-  :class:`~arena.league.db.AsyncDatabase` (database calls never block the loop). Every call starts from the
+  :class:`~arena.league.storage.db.AsyncDatabase` (database calls never block the loop). Every call starts from the
   caller's token (:class:`~arena.league.authors.Authenticator`) and every object it touches is checked against
   that caller (:mod:`arena.league.authors`' ``require_*`` and ``owned_version``) before anything is read or changed.
 - :class:`LeagueServicer` is the grpcio side: each handler runs on a gRPC thread, reads the token from the call's
   metadata, receives an upload's chunks (counting them against the league's limit as they come, into a private
-  temporary file), checks the archive with :func:`~arena.league.archive.pack` there (slow work stays off the
+  temporary file), checks the archive with :func:`~arena.league.intake.archive.pack` there (slow work stays off the
   loop), and hands the rest to the trio side with ``trio.from_thread.run``. Refusals become status codes with
   their one line (:data:`STATUS_OF`); nothing escapes as UNKNOWN with a traceback.
 
@@ -28,31 +28,26 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 import grpc
 import trio
 
-from ..players.dial_in import token_digest
-from ..protocol import league_pb2 as lpb
-from ..protocol import league_pb2_grpc as lpb_grpc
-from ..tournament.likelihood import TIE_RULE
-from .archive import ArchiveLimits, Packed, pack
-from .authors import (
-    Authenticator, Caller, create_author, new_token, owned_version, require_bot_owner, require_operator, require_upload_quota,
-    reinstate_version, retire_version, revoke,
-)
-from .config import LeagueConfig, UploadLimits
-from .db import (DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, ChallengeRow, Database,
-                 LadderTable,
-                 Version, active_version, versions_to_delete)
-from .ladder import FROZEN, RECORD, Ladder, left_because
-from .challenges import Challenges, request_challenge, version_name
-from .finals import Finals, freeze_league, games_recorded
-from .leaderboard import SYSTEM, BoardEntry
-from .pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game, games_written
-from .rating import deal_set_totals
-from .table_logs import table_log
-from .table_run import TABLES, entrant_name, rotations
-from .errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
-from .manifest import NAME_PATTERN as BOT_NAME
-from .pipeline import Pipeline, Served
-from .store import Store
+from arena.players.dial_in import token_digest
+from arena.protocol import league_pb2 as lpb
+from arena.protocol import league_pb2_grpc as lpb_grpc
+from arena.tournament.likelihood import TIE_RULE
+from arena.league.intake.archive import ArchiveLimits, Packed, pack
+from arena.league.authors import Authenticator, Caller, create_author, new_token, owned_version, require_bot_owner, require_operator, require_upload_quota, reinstate_version, retire_version, revoke
+from arena.league.rules.config import LeagueConfig, UploadLimits
+from arena.league.storage.db import DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, ChallengeRow, Database, LadderTable, Version, active_version, versions_to_delete
+from arena.league.play.ladder import FROZEN, RECORD, Ladder, left_because
+from arena.league.play.challenges import Challenges, request_challenge, version_name
+from arena.league.play.finals import Finals, freeze_league, games_recorded
+from arena.league.play.leaderboard import SYSTEM, BoardEntry
+from arena.league.play.pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game, games_written
+from arena.league.rules.rating import deal_set_totals
+from arena.league.play.table_logs import table_log
+from arena.league.play.table_run import TABLES, entrant_name, rotations
+from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
+from arena.league.rules.manifest import NAME_PATTERN as BOT_NAME
+from arena.league.intake.pipeline import Pipeline, Served
+from arena.league.intake.store import Store
 
 SHUTTING_DOWN = "server shutting down"
 AUTH_HEADER, SCHEME = "authorization", "Bearer "

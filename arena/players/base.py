@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, NamedTuple, Protocol
 
-from ..rules import Action, Game, Observation, RoundResult
-from ..rules.results import MatchResult
+from arena.rules import Action, Game, Observation, RoundResult
+from arena.rules.results import MatchResult
 
 
 class DecisionRequest(NamedTuple):

@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 from typing import Callable, Protocol
 
-from ..rules import Action, Kind, Observation
-from ..rules.errors import OptionError
-from ..rules.tiles import PIPS
+from arena.rules import Action, Kind, Observation
+from arena.rules.errors import OptionError
+from arena.rules.tiles import PIPS
 
 
 class Player(Protocol):

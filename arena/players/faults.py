@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from ..display import move_label
+from arena.display import move_label
 
 
 class FaultKind(str, Enum):

@@ -12,7 +12,7 @@ from typing import Any
 
 import grpc
 
-from ..futures import await_future
+from arena.futures import await_future
 
 
 async def await_call(future: grpc.Future) -> Any:

@@ -23,14 +23,14 @@ from typing import Any, Sequence
 
 import trio
 
-from ..display import seconds_label
-from ..protocol import LISTEN_ENV, bot_pb2
-from ..sandbox import CappedLog, Containment, Limits, SandboxError, SandboxUnavailable, contain
-from .client import BotClient
-from .dial_in import REGISTRY, DialInBot
-from .faults import BotFailure, FaultKind
-from .remote import RemoteBot
-from .stdio import StdioBot
+from arena.display import seconds_label
+from arena.protocol import LISTEN_ENV, bot_pb2
+from arena.sandbox import CappedLog, Containment, Limits, SandboxError, SandboxUnavailable, contain
+from arena.players.client import BotClient
+from arena.players.dial_in import REGISTRY, DialInBot
+from arena.players.faults import BotFailure, FaultKind
+from arena.players.remote import RemoteBot
+from arena.players.stdio import StdioBot
 
 STOP_GRACE_S = 3.0
 SOCKET_POLL_S = 0.002

@@ -40,13 +40,13 @@ from typing import Any, Callable, Iterator, Protocol
 import grpc
 import trio
 
-from ..futures import until_interrupted
-from ..protocol import bot_pb2, dial_in_pb2, dial_in_pb2_grpc
-from ..protocol.convert import observation_from_pb, options_from_pb
-from ..rules import Game, new_game
-from .base import DecisionRequest
-from .faults import BotFailure
-from .process import BotProcess
+from arena.futures import until_interrupted
+from arena.protocol import bot_pb2, dial_in_pb2, dial_in_pb2_grpc
+from arena.protocol.convert import observation_from_pb, options_from_pb
+from arena.rules import Game, new_game
+from arena.players.base import DecisionRequest
+from arena.players.faults import BotFailure
+from arena.players.process import BotProcess
 
 NO_DEADLINE_S = 60.0
 """A request from an arena that sends no deadline is given this long."""

@@ -12,13 +12,13 @@ from typing import Any, Callable
 
 import grpc
 
-from ..display import seconds_label
-from ..protocol import MAX_MESSAGE_BYTES, bot_pb2, bot_pb2_grpc
-from ..protocol.wire import act_request_bytes
-from .base import DecisionRequest
-from .client import BotClient
-from .faults import BotFailure, FaultKind
-from .grpc_trio import await_call
+from arena.display import seconds_label
+from arena.protocol import MAX_MESSAGE_BYTES, bot_pb2, bot_pb2_grpc
+from arena.protocol.wire import act_request_bytes
+from arena.players.base import DecisionRequest
+from arena.players.client import BotClient
+from arena.players.faults import BotFailure, FaultKind
+from arena.players.grpc_trio import await_call
 
 NOTIFY_TIMEOUT_S = 2.0
 

@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from ..rules.errors import RulesError
-from .base import LocalPlayer
-from .builtin import BUILTIN_PLAYERS, builtin_player
-from ..sandbox import Limits
-from .process import BUILTIN_PREFIX, BotProcess, BotSpec
+from arena.rules.errors import RulesError
+from arena.players.base import LocalPlayer
+from arena.players.builtin import BUILTIN_PLAYERS, builtin_player
+from arena.sandbox import Limits
+from arena.players.process import BUILTIN_PREFIX, BotProcess, BotSpec
 
 ADDRESS_RE = re.compile(r"^(unix:.+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
 INTERPRETER_RE = re.compile(r"^(python[\d.]*|pypy[\d.]*|node|nodejs|deno|bun|java|ruby|perl|php|bash|sh|env)$")

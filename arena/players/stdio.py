@@ -22,12 +22,12 @@ from typing import Any, Callable
 import trio
 from google.protobuf import json_format
 
-from ..display import seconds_label
-from ..protocol import MAX_MESSAGE_BYTES, bot_pb2
-from ..protocol.convert import act_request_pb
-from .base import DecisionRequest
-from .client import BotClient
-from .faults import BotFailure, FaultKind
+from arena.display import seconds_label
+from arena.protocol import MAX_MESSAGE_BYTES, bot_pb2
+from arena.protocol.convert import act_request_pb
+from arena.players.base import DecisionRequest
+from arena.players.client import BotClient
+from arena.players.faults import BotFailure, FaultKind
 
 NOTIFY_TIMEOUT_S = 2.0
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import weakref
 from typing import Any, Iterable, Mapping
 
-from ..rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Game, Kind, Observation, Point, RoundResult
-from ..rules.results import Ending, MatchResult
-from ..rules.tiles import HIGH, LOW, MAX_DOUBLE, tile_id
-from . import bot_pb2
-from . import types_pb2 as pb
+from arena.rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Game, Kind, Observation, Point, RoundResult
+from arena.rules.results import Ending, MatchResult
+from arena.rules.tiles import HIGH, LOW, MAX_DOUBLE, tile_id
+from arena.protocol import bot_pb2
+from arena.protocol import types_pb2 as pb
 
 
 class ProtocolError(ValueError):

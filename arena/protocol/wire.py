@@ -16,11 +16,11 @@ from __future__ import annotations
 import weakref
 from typing import Any, Iterable
 
-from ..rules import NO_TRAIN, Action, Observation
-from ..rules.tiles import HIGH, LOW
-from . import bot_pb2
-from . import types_pb2 as pb
-from .convert import _connection_pb, _open_end_pb, action_pb, event_pb, layout_extras_pb, options_pb
+from arena.rules import NO_TRAIN, Action, Observation
+from arena.rules.tiles import HIGH, LOW
+from arena.protocol import bot_pb2
+from arena.protocol import types_pb2 as pb
+from arena.protocol.convert import _connection_pb, _open_end_pb, action_pb, event_pb, layout_extras_pb, options_pb
 
 LENGTH_DELIMITED = 2
 

@@ -35,15 +35,15 @@ from typing import Any, Sequence
 import trio
 from rich.console import Console
 
-from ..display import move_label, safe_name
-from ..players.base import DecisionRequest
-from ..players.faults import BotFailure, FaultKind
-from ..players.process import BotProcess, BotSpec
-from ..referee import TimeControl, forfeit_result
-from ..rules import Action, Kind, Match
-from .jsonform import index_of
-from .replay import RecordError, game_of, steps
-from .schema import Record
+from arena.display import move_label, safe_name
+from arena.players.base import DecisionRequest
+from arena.players.faults import BotFailure, FaultKind
+from arena.players.process import BotProcess, BotSpec
+from arena.referee import TimeControl, forfeit_result
+from arena.rules import Action, Kind, Match
+from arena.records.jsonform import index_of
+from arena.records.replay import RecordError, game_of, steps
+from arena.records.schema import Record
 
 
 @dataclass(frozen=True)

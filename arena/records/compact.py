@@ -48,9 +48,9 @@ from typing import Any
 import zstandard
 from google.protobuf.descriptor import Descriptor
 
-from ..protocol import tournament_pb2 as tpb
-from ..protocol import types_pb2 as pb
-from .schema import Record, RecordFormatError
+from arena.protocol import tournament_pb2 as tpb
+from arena.protocol import types_pb2 as pb
+from arena.records.schema import Record, RecordFormatError
 
 SKIPPABLE_MAGIC = 0x184D2A50
 HEADER = struct.Struct("<III")

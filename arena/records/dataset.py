@@ -98,14 +98,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..display import move_label
-from ..rules import DRAW, NO_TILE, NO_TRAIN, Action, Kind, Point
-from ..rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, PIPS
-from .export import ExportError, GameRow, row_from_record, seeds_revealed
-from .jsonform import index_of
-from .replay import RecordError, Step, check_record_file, game_of, locate, steps
-from .schema import Record
-from .store import ReadReport, iter_records
+from arena.display import move_label
+from arena.rules import DRAW, NO_TILE, NO_TRAIN, Action, Kind, Point
+from arena.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, PIPS
+from arena.records.export import ExportError, GameRow, row_from_record, seeds_revealed
+from arena.records.jsonform import index_of
+from arena.records.replay import RecordError, Step, check_record_file, game_of, locate, steps
+from arena.records.schema import Record
+from arena.records.store import ReadReport, iter_records
 
 GAMES_FILE = "games.parquet"
 DECISIONS_FILE = "decisions.parquet"

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, TextIO
 
-from ..display import safe_name
-from ..errors import ArenaError
-from .run_folder import RunFolder
-from .store import ReadReport, iter_records, record_line
+from arena.display import safe_name
+from arena.errors import ArenaError
+from arena.records.run_folder import RunFolder
+from arena.records.store import ReadReport, iter_records, record_line
 
 COLUMNS = ("index", "deal_key", "rotation", "seats", "seed", "scores", "winner", "ranking", "faults", "duration_s")
 """The header row, in column order."""

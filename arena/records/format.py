@@ -11,15 +11,13 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from ..protocol import tournament_pb2 as tpb
-from ..protocol import types_pb2 as pb
-from ..protocol.convert import (
-    action_pb, match_result_pb, options_pb, round_result_pb, tile_pb, tiles_pb,
-)
-from ..referee import MatchRecord
-from ..rules import Deal
+from arena.protocol import tournament_pb2 as tpb
+from arena.protocol import types_pb2 as pb
+from arena.protocol.convert import action_pb, match_result_pb, options_pb, round_result_pb, tile_pb, tiles_pb
+from arena.referee import MatchRecord
+from arena.rules import Deal
 
-from .jsonform import RECORD_VERSION  # noqa: E402
+from arena.records.jsonform import RECORD_VERSION  # noqa: E402
 
 
 def deal_pb(deal: Deal) -> tpb.DealRecord:

@@ -16,11 +16,11 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 
-from ..errors import ArenaError
-from ..referee import MatchRecord
-from ..rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Kind, Point, RoundResult
-from ..rules.results import Ending, MatchResult
-from ..rules.tiles import HIGH, LOW, MAX_DOUBLE
+from arena.errors import ArenaError
+from arena.referee import MatchRecord
+from arena.rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Kind, Point, RoundResult
+from arena.rules.results import Ending, MatchResult
+from arena.rules.tiles import HIGH, LOW, MAX_DOUBLE
 
 RECORD_VERSION = 1
 KIND_NAMES = {Kind.PLACE: "ACTION_KIND_PLACE", Kind.DRAW: "ACTION_KIND_DRAW", Kind.PASS: "ACTION_KIND_PASS"}

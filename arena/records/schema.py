@@ -36,9 +36,9 @@ from typing import Any, Callable
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from rich.markup import escape
 
-from ..errors import ArenaError
-from ..protocol import tournament_pb2 as tpb
-from .jsonform import RECORD_VERSION
+from arena.errors import ArenaError
+from arena.protocol import tournament_pb2 as tpb
+from arena.records.jsonform import RECORD_VERSION
 
 Record = dict[str, Any]
 Checker = Callable[[Any], None]

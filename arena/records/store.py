@@ -27,10 +27,10 @@ from typing import BinaryIO, Iterator
 
 from google.protobuf import json_format
 
-from ..protocol import tournament_pb2 as tpb
-from . import compact
-from .compact import Unit
-from .schema import Record, RecordFormatError, parse_record
+from arena.protocol import tournament_pb2 as tpb
+from arena.records import compact
+from arena.records.compact import Unit
+from arena.records.schema import Record, RecordFormatError, parse_record
 
 
 @dataclass

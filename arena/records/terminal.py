@@ -35,14 +35,14 @@ from typing import Any, Iterable, Mapping, Sequence
 from rich.console import Console
 from rich.text import Text
 
-from ..display import move_label, safe_name
-from ..rules import MEXICAN_TRAIN, Game, Match
-from ..rules.line import LineView
-from ..rules.spinner import NO_SPINNER, SpinnerView
-from ..rules.tiles import HIGH, LOW, NAMES
-from ..rules.trains import TrainsView
-from .jsonform import index_of
-from .replay import Position, RecordError, game_of, positions
+from arena.display import move_label, safe_name
+from arena.rules import MEXICAN_TRAIN, Game, Match
+from arena.rules.line import LineView
+from arena.rules.spinner import NO_SPINNER, SpinnerView
+from arena.rules.tiles import HIGH, LOW, NAMES
+from arena.rules.trains import TrainsView
+from arena.records.jsonform import index_of
+from arena.records.replay import Position, RecordError, game_of, positions
 
 CROSSWISE = "‖"
 """The bar between the halves of a double in the layout (it lies across the line)."""

@@ -14,35 +14,35 @@ Public API (see docs/engine.md)::
 """
 
 # Importing a variant module registers it; this order is the order `arena variants` lists them in.
-from . import draw as _draw  # noqa: F401  isort: skip
-from . import block as _block  # noqa: F401  isort: skip
-from . import la_plaza as _la_plaza  # noqa: F401  isort: skip
-from . import all_fives as _all_fives  # noqa: F401  isort: skip
-from . import mexican_train as _mexican_train  # noqa: F401  isort: skip
-from .actions import DRAW as DRAW
-from .actions import MEXICAN_TRAIN as MEXICAN_TRAIN
-from .actions import NO_TILE as NO_TILE
-from .actions import NO_TRAIN as NO_TRAIN
-from .actions import PASS as PASS
-from .actions import Action as Action
-from .actions import Kind as Kind
-from .actions import Point as Point
-from .actions import lead as lead
-from .actions import placement as placement
-from .deal import Deal as Deal
-from .errors import IllegalActionError as IllegalActionError
-from .errors import OptionError as OptionError
-from .errors import RulesError as RulesError
-from .game import Game as Game
-from .match import Match as Match
-from .registry import VARIANTS as VARIANTS
-from .registry import new_game as new_game
-from .registry import variant as variant
-from .results import Ending as Ending
-from .results import MatchResult as MatchResult
-from .results import RoundResult as RoundResult
-from .state import Observation as Observation
-from .state import RoundState as RoundState
-from .tiles import parse_tile as parse_tile
-from .tiles import tile_id as tile_id
-from .tiles import tile_name as tile_name
+from arena.rules import draw as _draw  # noqa: F401  isort: skip
+from arena.rules import block as _block  # noqa: F401  isort: skip
+from arena.rules import la_plaza as _la_plaza  # noqa: F401  isort: skip
+from arena.rules import all_fives as _all_fives  # noqa: F401  isort: skip
+from arena.rules import mexican_train as _mexican_train  # noqa: F401  isort: skip
+from arena.rules.actions import DRAW as DRAW
+from arena.rules.actions import MEXICAN_TRAIN as MEXICAN_TRAIN
+from arena.rules.actions import NO_TILE as NO_TILE
+from arena.rules.actions import NO_TRAIN as NO_TRAIN
+from arena.rules.actions import PASS as PASS
+from arena.rules.actions import Action as Action
+from arena.rules.actions import Kind as Kind
+from arena.rules.actions import Point as Point
+from arena.rules.actions import lead as lead
+from arena.rules.actions import placement as placement
+from arena.rules.deal import Deal as Deal
+from arena.rules.errors import IllegalActionError as IllegalActionError
+from arena.rules.errors import OptionError as OptionError
+from arena.rules.errors import RulesError as RulesError
+from arena.rules.game import Game as Game
+from arena.rules.match import Match as Match
+from arena.rules.registry import VARIANTS as VARIANTS
+from arena.rules.registry import new_game as new_game
+from arena.rules.registry import variant as variant
+from arena.rules.results import Ending as Ending
+from arena.rules.results import MatchResult as MatchResult
+from arena.rules.results import RoundResult as RoundResult
+from arena.rules.state import Observation as Observation
+from arena.rules.state import RoundState as RoundState
+from arena.rules.tiles import parse_tile as parse_tile
+from arena.rules.tiles import tile_id as tile_id
+from arena.rules.tiles import tile_name as tile_name

@@ -14,7 +14,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import NamedTuple
 
-from .tiles import NAMES
+from arena.rules.tiles import NAMES
 
 
 class Kind(IntEnum):

@@ -19,14 +19,14 @@ after the previous leader. First leader by lot. The match ends after the hand in
 
 from __future__ import annotations
 
-from .actions import Action
-from .deal import Deal
-from .game import Game
-from .options import Option
-from .registry import register
-from .scoring import round_to_five
-from .spinner import Spinner
-from .state import RoundState
+from arena.rules.actions import Action
+from arena.rules.deal import Deal
+from arena.rules.game import Game
+from arena.rules.options import Option
+from arena.rules.registry import register
+from arena.rules.scoring import round_to_five
+from arena.rules.spinner import Spinner
+from arena.rules.state import RoundState
 
 TARGET = Option(
     "target", "points to reach; the match ends after the hand in which a player reaches it", default=150, minimum=1

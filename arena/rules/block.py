@@ -9,10 +9,10 @@ the seat after the previous leader.
 
 from __future__ import annotations
 
-from .game import Game, target_option
-from .options import Option
-from .registry import register
-from .scoring import opponents_minus_own
+from arena.rules.game import Game, target_option
+from arena.rules.options import Option
+from arena.rules.registry import register
+from arena.rules.scoring import opponents_minus_own
 
 
 @register

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from .errors import RulesError
-from .rng import Rng
-from .tiles import NAMES, full_set
+from arena.rules.errors import RulesError
+from arena.rules.rng import Rng
+from arena.rules.tiles import NAMES, full_set
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,14 @@ leads): set ``voluntary_draw = false``, ``protected_tiles = 0``, ``next_leader =
 
 from __future__ import annotations
 
-from .deal import Deal
-from .errors import OptionError
-from .game import Game, target_option
-from .options import Option
-from .registry import register
-from .results import RoundResult
-from .scoring import opponents_minus_own
-from .tiles import set_size
+from arena.rules.deal import Deal
+from arena.rules.errors import OptionError
+from arena.rules.game import Game, target_option
+from arena.rules.options import Option
+from arena.rules.registry import register
+from arena.rules.results import RoundResult
+from arena.rules.scoring import opponents_minus_own
+from arena.rules.tiles import set_size
 
 
 @register

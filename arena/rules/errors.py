@@ -3,7 +3,7 @@
 Messages are lowercase, say what was expected and show the bad value, so a CLI can print them as they are.
 """
 
-from ..errors import ArenaError
+from arena.errors import ArenaError
 
 
 class RulesError(ArenaError, ValueError):

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping
 
-from .deal import Deal, check_deal, deal_hands, shuffled_set
-from .errors import OptionError
-from .line import Line
-from .match import Match
-from .options import Option, resolve_options
-from .results import Ending, MatchResult, RoundResult
-from .rng import Rng
-from .scoring import sole_lowest, side_totals, target_reached
-from .state import RoundState
-from .tiles import PIPS, mask_pips, set_size
+from arena.rules.deal import Deal, check_deal, deal_hands, shuffled_set
+from arena.rules.errors import OptionError
+from arena.rules.line import Line
+from arena.rules.match import Match
+from arena.rules.options import Option, resolve_options
+from arena.rules.results import Ending, MatchResult, RoundResult
+from arena.rules.rng import Rng
+from arena.rules.scoring import sole_lowest, side_totals, target_reached
+from arena.rules.state import RoundState
+from arena.rules.tiles import PIPS, mask_pips, set_size
 
 
 class Game:

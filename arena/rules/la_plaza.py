@@ -14,13 +14,13 @@ Match: first side to reach the target (100).
 
 from __future__ import annotations
 
-from .deal import Deal
-from .game import Game
-from .options import Option
-from .registry import register
-from .results import Ending, RoundResult
-from .rng import Rng
-from .tiles import DOUBLE_OF, PIPS, full_set
+from arena.rules.deal import Deal
+from arena.rules.game import Game
+from arena.rules.options import Option
+from arena.rules.registry import register
+from arena.rules.results import Ending, RoundResult
+from arena.rules.rng import Rng
+from arena.rules.tiles import DOUBLE_OF, PIPS, full_set
 
 TARGET = Option("target", "points to reach (tables play 50, 100, 150, 200 or 500)", default=100, minimum=1)
 HAND_SIZE = 7

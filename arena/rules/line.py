@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .actions import Point
-from .errors import RulesError
-from .tiles import HIGH, IS_DOUBLE, LOW, NAMES
+from arena.rules.actions import Point
+from arena.rules.errors import RulesError
+from arena.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES
 
 End = tuple[int, Point, int]
 """An open attachment point: (tile in the layout, which side of it, the value it accepts)."""

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .actions import Action
-from .deal import Deal
-from .errors import RulesError
-from .results import MatchResult, RoundResult
-from .state import Observation, RoundState
+from arena.rules.actions import Action
+from arena.rules.deal import Deal
+from arena.rules.errors import RulesError
+from arena.rules.results import MatchResult, RoundResult
+from arena.rules.state import Observation, RoundState
 
 if TYPE_CHECKING:
-    from .game import Game
+    from arena.rules.game import Game
 
 
 class Match:

@@ -50,18 +50,18 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .actions import DRAW, MEXICAN_TRAIN, NO_TILE, PASS, Action
-from .deal import Deal, check_deal, deal_hands
-from .errors import OptionError, RulesError
-from .game import Game
-from .options import Option
-from .registry import register
-from .results import Ending, MatchResult, RoundResult
-from .rng import Rng
-from .scoring import best_or_draw
-from .state import RoundState
-from .tiles import DOUBLE_OF, IS_DOUBLE, NAMES, PIPS, VALUE_MASK, full_set, mask_of, mask_pips, set_size
-from .trains import Trains
+from arena.rules.actions import DRAW, MEXICAN_TRAIN, NO_TILE, PASS, Action
+from arena.rules.deal import Deal, check_deal, deal_hands
+from arena.rules.errors import OptionError, RulesError
+from arena.rules.game import Game
+from arena.rules.options import Option
+from arena.rules.registry import register
+from arena.rules.results import Ending, MatchResult, RoundResult
+from arena.rules.rng import Rng
+from arena.rules.scoring import best_or_draw
+from arena.rules.state import RoundState
+from arena.rules.tiles import DOUBLE_OF, IS_DOUBLE, NAMES, PIPS, VALUE_MASK, full_set, mask_of, mask_pips, set_size
+from arena.rules.trains import Trains
 
 # --- the variant's facts ----------------------------------------------------------------------------------------
 

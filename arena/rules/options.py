@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from .errors import OptionError
+from arena.rules.errors import OptionError
 
 Default = Any | Callable[[int], Any]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .errors import OptionError
-from .game import Game
+from arena.rules.errors import OptionError
+from arena.rules.game import Game
 
 VARIANTS: dict[str, type[Game]] = {}
 

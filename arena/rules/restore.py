@@ -17,14 +17,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
-from .actions import NO_TILE, Action, Kind
-from .deal import Deal
-from .errors import RulesError
-from .state import Observation, RoundState
-from .tiles import MAX_DOUBLE, NAMES, mask_of, set_size
+from arena.rules.actions import NO_TILE, Action, Kind
+from arena.rules.deal import Deal
+from arena.rules.errors import RulesError
+from arena.rules.state import Observation, RoundState
+from arena.rules.tiles import MAX_DOUBLE, NAMES, mask_of, set_size
 
 if TYPE_CHECKING:
-    from .game import Game
+    from arena.rules.game import Game
 
 HIDDEN = 255
 """A tile id outside every set: another seat's draw, whose tile the observer did not see."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from .tiles import NAMES
+from arena.rules.tiles import NAMES
 
 
 class Ending(str, Enum):

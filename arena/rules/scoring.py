@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .results import MatchResult
+from arena.rules.results import MatchResult
 
 
 def sole_lowest(values: Sequence[int]) -> int | None:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .actions import Point
-from .errors import RulesError
-from .line import Connection, End, LineView, find_end, joining_points, lead_ends
-from .tiles import HIGH, IS_DOUBLE, LOW, NAMES
+from arena.rules.actions import Point
+from arena.rules.errors import RulesError
+from arena.rules.line import Connection, End, LineView, find_end, joining_points, lead_ends
+from arena.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES
 
 NO_SPINNER = -1
 """The spinner field while no double has been played."""

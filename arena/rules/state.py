@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .actions import DRAW, NO_TILE, PASS, Action, Kind, placement
-from .deal import Deal
-from .errors import IllegalActionError, RulesError
-from .results import Ending, RoundResult
-from .tiles import HIGH, IS_DOUBLE, LOW, NAMES, VALUE_MASK, mask_of, tiles_of
+from arena.rules.actions import DRAW, NO_TILE, PASS, Action, Kind, placement
+from arena.rules.deal import Deal
+from arena.rules.errors import IllegalActionError, RulesError
+from arena.rules.results import Ending, RoundResult
+from arena.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, VALUE_MASK, mask_of, tiles_of
 
 if TYPE_CHECKING:
-    from .game import Game
+    from arena.rules.game import Game
 
 History = tuple[tuple[int, Action], ...]
 """(seat, action) pairs in play order. In the full history a draw carries the drawn tile."""

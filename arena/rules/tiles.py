@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from .errors import RulesError
+from arena.rules.errors import RulesError
 
 MAX_DOUBLE = 18
 """The largest set the arena knows: double-18, 190 tiles."""

@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .actions import MEXICAN_TRAIN, Action, Point, placement
-from .errors import RulesError
-from .line import Connection, End, joining_points
-from .tiles import IS_DOUBLE, LOW, NAMES, VALUE_MASK, iter_tiles
+from arena.rules.actions import MEXICAN_TRAIN, Action, Point, placement
+from arena.rules.errors import RulesError
+from arena.rules.line import Connection, End, joining_points
+from arena.rules.tiles import IS_DOUBLE, LOW, NAMES, VALUE_MASK, iter_tiles
 
 TrainEnd = tuple[int, Point, int, int]
 """An open attachment point of a train: (tile at its end, which side, the value it accepts, train name)."""

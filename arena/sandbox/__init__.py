@@ -4,10 +4,10 @@ capped log. Everything that makes a bot contained is decided here and applied to
 contained. See docs/security.md.
 """
 
-from .contain import Containment, SandboxError, bot_folder_of, contain, exposure_problem, overlaps
-from .host import SandboxUnavailable, host
-from .limits import LIMIT_KEYS, Limits, LimitsError, exceeds, limits_from_table
-from .logs import CappedLog
+from arena.sandbox.contain import Containment, SandboxError, bot_folder_of, contain, exposure_problem, overlaps
+from arena.sandbox.host import SandboxUnavailable, host
+from arena.sandbox.limits import LIMIT_KEYS, Limits, LimitsError, exceeds, limits_from_table
+from arena.sandbox.logs import CappedLog
 
 __all__ = ["CappedLog", "Containment", "LIMIT_KEYS", "Limits", "LimitsError", "SandboxError", "SandboxUnavailable",
            "bot_folder_of", "contain", "exceeds", "exposure_problem", "host", "limits_from_table",

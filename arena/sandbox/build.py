@@ -31,12 +31,11 @@ from typing import Mapping, Sequence
 
 import trio
 
-from .cgroups import CgroupError
-from .contain import (LOCALE, UID_RANGE, SandboxError, _arena_package, _enter_cgroup, _inside_path, overlaps,
-                      system_view)
-from .host import host
-from .limits import Limits
-from .logs import CappedLog
+from arena.sandbox.cgroups import CgroupError
+from arena.sandbox.contain import LOCALE, UID_RANGE, SandboxError, _arena_package, _enter_cgroup, _inside_path, overlaps, system_view
+from arena.sandbox.host import host
+from arena.sandbox.limits import Limits
+from arena.sandbox.logs import CappedLog
 
 BUILD_DIR_INSIDE = "/build"
 PROTO_INSIDE = "/proto"

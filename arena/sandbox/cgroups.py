@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .limits import Limits
+from arena.sandbox.limits import Limits
 
 CONTROLLERS_V1 = ("memory", "pids", "cpu")
 CPU_PERIOD_US = 100_000

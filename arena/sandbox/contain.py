@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from .cgroups import BotCgroup, CgroupError
-from .host import Host, host
-from .limits import Limits
-from .syscalls import FILTER_NAME, program_fd, refusal_line
+from arena.sandbox.cgroups import BotCgroup, CgroupError
+from arena.sandbox.host import Host, host
+from arena.sandbox.limits import Limits
+from arena.sandbox.syscalls import FILTER_NAME, program_fd, refusal_line
 
 LISTEN_DIR_INSIDE = "/run/arena"
 SOCKET_DIR_BYTES = 64 * 1024

@@ -13,8 +13,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cgroups import CgroupError, CgroupParent, cgroup_parent
-from .syscalls import SyscallFilterUnavailable, filter_program
+from arena.sandbox.cgroups import CgroupError, CgroupParent, cgroup_parent
+from arena.sandbox.syscalls import SyscallFilterUnavailable, filter_program
 
 WORK_PREFIX = "arena-bots-"
 OPT_OUT = ("or run the bots without a sandbox: sandbox = false in the tournament file, --no-sandbox on play, "

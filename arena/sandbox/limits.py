@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
-from ..display import escaped
-from ..errors import ArenaError
+from arena.display import escaped
+from arena.errors import ArenaError
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from typing import Any, Callable
 
 import grpc
 
-from ..errors import ArenaError
-from ..protocol.addresses import is_loopback  # also where the server's modules find it
+from arena.errors import ArenaError
+from arena.protocol.addresses import is_loopback  # also where the server's modules find it
 
 AUTH_HEADER = "authorization"
 SCHEME = "Bearer "

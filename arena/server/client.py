@@ -8,9 +8,9 @@ from typing import Any
 
 import grpc
 
-from ..protocol import MAX_MESSAGE_BYTES
-from ..protocol import arena_pb2_grpc as apb_grpc
-from .auth import ConfigError, bearer, read_file, read_token
+from arena.protocol import MAX_MESSAGE_BYTES
+from arena.protocol import arena_pb2_grpc as apb_grpc
+from arena.server.auth import ConfigError, bearer, read_file, read_token
 
 DEFAULT_SERVER = "127.0.0.1:50500"
 CALL_TIMEOUT_S = 30.0

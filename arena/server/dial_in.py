@@ -18,14 +18,14 @@ from typing import Any, Iterator
 import grpc
 import trio
 
-from ..players.dial_in import Close, DialInConnection, DialInRefused, DialInRegistry
+from arena.players.dial_in import Close, DialInConnection, DialInRefused, DialInRegistry
 from google.protobuf.message import DecodeError
 
-from ..protocol import dial_in_pb2, dial_in_pb2_grpc
-from ..protocol import bot_pb2
-from ..protocol import PROTOCOL_VERSION
-from .. import __version__
-from .auth import AUTH_HEADER, SCHEME
+from arena.protocol import dial_in_pb2, dial_in_pb2_grpc
+from arena.protocol import bot_pb2
+from arena.protocol import PROTOCOL_VERSION
+from arena import __version__
+from arena.server.auth import AUTH_HEADER, SCHEME
 
 SERVICE = "dominoes.v1.DialInService"
 CALLS = f"/{SERVICE}/"

@@ -22,11 +22,11 @@ from typing import Any, Awaitable, Callable
 import grpc
 import trio
 
-from ..benchmarks import referee_rate, typical_act_request
-from ..players.dial_in import REGISTRY, DialInBot, token_digest
-from ..players.grpc_trio import await_call
-from ..players.process import BotProcess, BotSpec
-from .dial_in import DialInServicer, add_to_server
+from arena.benchmarks import referee_rate, typical_act_request
+from arena.players.dial_in import REGISTRY, DialInBot, token_digest
+from arena.players.grpc_trio import await_call
+from arena.players.process import BotProcess, BotSpec
+from arena.server.dial_in import DialInServicer, add_to_server
 
 BOT = "bench-dial-in"
 CONNECT_S = 60.0

@@ -21,11 +21,11 @@ from typing import Any, Iterable, Mapping
 
 import grpc
 
-from ..protocol import arena_pb2 as apb
-from ..protocol import tournament_pb2 as tpb
-from ..protocol.convert import action_pb, round_result_pb
-from ..referee import MoveRecord, RoundRecord
-from ..rules import Action, Kind
+from arena.protocol import arena_pb2 as apb
+from arena.protocol import tournament_pb2 as tpb
+from arena.protocol.convert import action_pb, round_result_pb
+from arena.referee import MoveRecord, RoundRecord
+from arena.rules import Action, Kind
 
 WATCH_BUFFER_EVENTS = 1024
 """Events a watcher may have waiting before the server sheds (see the module docstring)."""
@@ -259,8 +259,8 @@ def sprt_pb(data: Mapping[str, Any], group_size: int, recorded: int | None = Non
     """The message for a test as ``MatchupTest.to_json`` (and standings.json's "sprt") gives it, with its verdict
     line (saying why when the standings beside it count ``recorded`` games more than the test); None when the
     saved test is unreadable (the standings are shown without it)."""
-    from ..tournament.sequential import MatchupTest
-    from ..tournament.sprt import SprtError
+    from arena.tournament.sequential import MatchupTest
+    from arena.tournament.sprt import SprtError
 
     try:
         test = MatchupTest.from_json(data, group_size)
@@ -281,7 +281,7 @@ def sprt_pb(data: Mapping[str, Any], group_size: int, recorded: int | None = Non
 
 
 def record_message(record: Mapping[str, Any], withhold_seed: bool) -> tpb.GameRecord:
-    from ..records.store import to_message
+    from arena.records.store import to_message
 
     message = to_message(dict(record))
     if withhold_seed:

@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..display import escaped
-from ..players.process import BotSpec
-from ..players.client import MAX_NAME
-from ..sandbox import Limits, exposure_problem
-from ..tournament.spec import SpecError, spec_from_dict
-from .auth import ConfigError
-from .submission import check_programs
+from arena.display import escaped
+from arena.players.process import BotSpec
+from arena.players.client import MAX_NAME
+from arena.sandbox import Limits, exposure_problem
+from arena.tournament.spec import SpecError, spec_from_dict
+from arena.server.auth import ConfigError
+from arena.server.submission import check_programs
 
 REGISTRY_KEYS = ("bots", "limits")
 _STAND_IN = {"name": "\0stand-in", "address": "127.0.0.1:1"}

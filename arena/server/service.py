@@ -20,25 +20,22 @@ from typing import Any, Callable, Iterator
 import grpc
 import trio
 
-from ..errors import ArenaError
-from ..protocol import arena_pb2 as apb
-from ..protocol import arena_pb2_grpc as apb_grpc
-from ..players.dial_in import REGISTRY
-from ..records.jsonform import index_of
-from ..records.run_folder import RunFolder
-from ..records.store import ReadReport, iter_records
-from ..referee import MoveRecord
-from ..tournament.runner import NOT_AN_OUTCOME, RecordsNotWritten, RunSummary, outcome_of, run_tournament
-from ..tournament.schedule import Schedule, ScheduledGame
-from ..tournament.sequential import MatchupTest
-from ..tournament.spec import SpecError, TournamentSpec
-from ..tournament.standings import Standings
-from .events import (
-    WATCH_BUFFER_EVENTS, MoveNumbers, Watcher, event, game_summary, move_event, record_message, round_event,
-    standings_pb,
-)
-from .admission import DEFAULT_MAX_BOT_PROCESSES, Admission, NothingToRun
-from .tournaments import STATE_NAMES, Tournament
+from arena.errors import ArenaError
+from arena.protocol import arena_pb2 as apb
+from arena.protocol import arena_pb2_grpc as apb_grpc
+from arena.players.dial_in import REGISTRY
+from arena.records.jsonform import index_of
+from arena.records.run_folder import RunFolder
+from arena.records.store import ReadReport, iter_records
+from arena.referee import MoveRecord
+from arena.tournament.runner import NOT_AN_OUTCOME, RecordsNotWritten, RunSummary, outcome_of, run_tournament
+from arena.tournament.schedule import Schedule, ScheduledGame
+from arena.tournament.sequential import MatchupTest
+from arena.tournament.spec import SpecError, TournamentSpec
+from arena.tournament.standings import Standings
+from arena.server.events import WATCH_BUFFER_EVENTS, MoveNumbers, Watcher, event, game_summary, move_event, record_message, round_event, standings_pb
+from arena.server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission, NothingToRun
+from arena.server.tournaments import STATE_NAMES, Tournament
 
 FLUSH_S = 0.05
 """How often queued events go out to the watchers (one batch per tournament per flush)."""

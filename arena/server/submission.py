@@ -16,12 +16,12 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from ..players.process import BotSpec
-from ..protocol import tournament_pb2 as tpb
-from ..protocol.convert import option_value_from_pb, option_value_pb
-from ..sandbox import LIMIT_KEYS, SandboxError
-from ..sandbox.contain import resolve_program
-from ..tournament.spec import SPRT_NUMBERS, TIME_KEYS, SpecError, TournamentSpec, spec_from_dict
+from arena.players.process import BotSpec
+from arena.protocol import tournament_pb2 as tpb
+from arena.protocol.convert import option_value_from_pb, option_value_pb
+from arena.sandbox import LIMIT_KEYS, SandboxError
+from arena.sandbox.contain import resolve_program
+from arena.tournament.spec import SPRT_NUMBERS, TIME_KEYS, SpecError, TournamentSpec, spec_from_dict
 
 FAULT_POLICY_NAMES = {tpb.FAULT_POLICY_FORFEIT: "forfeit"}
 

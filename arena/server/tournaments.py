@@ -20,16 +20,16 @@ from typing import Any
 
 import trio
 
-from ..protocol import arena_pb2 as apb
-from ..records.jsonform import index_of
-from ..records.run_folder import RunFolder
-from ..records.schema import RecordFormatError
-from ..records.store import Unit, parse_line, split_units, unit_line
-from ..tournament.sequential import MatchupTest
-from ..tournament.spec import TournamentSpec
-from ..rules import RulesError, new_game
-from ..tournament.standings import ELO, OPENSKILL, Standings
-from .events import Watcher
+from arena.protocol import arena_pb2 as apb
+from arena.records.jsonform import index_of
+from arena.records.run_folder import RunFolder
+from arena.records.schema import RecordFormatError
+from arena.records.store import Unit, parse_line, split_units, unit_line
+from arena.tournament.sequential import MatchupTest
+from arena.tournament.spec import TournamentSpec
+from arena.rules import RulesError, new_game
+from arena.tournament.standings import ELO, OPENSKILL, Standings
+from arena.server.events import Watcher
 
 SERVER_FILE = "server.json"
 STATE_NAMES = {

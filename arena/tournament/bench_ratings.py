@@ -20,8 +20,8 @@ from typing import Any, Sequence
 import numpy as np
 from openskill.models import PlackettLuce
 
-from .likelihood import Tally, fit, leaderboard
-from .ratings import logit_of_elo
+from arena.tournament.likelihood import Tally, fit, leaderboard
+from arena.tournament.ratings import logit_of_elo
 
 DRAW_SHARE = 0.25
 """Davidson's ν: an even two-sided deal set is drawn with probability ν / (2 + ν), about 11%."""

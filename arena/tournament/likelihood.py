@@ -48,8 +48,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ArenaError
-from .ratings import Z95, elo_of_logit, logit_of_elo
+from arena.errors import ArenaError
+from arena.tournament.ratings import Z95, elo_of_logit, logit_of_elo
 
 PRIOR_SD_ELO = 1000.0
 """The prior's standard deviation on every rating, in Elo: wide against a ladder's spread of a few hundred Elo."""

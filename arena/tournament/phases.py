@@ -28,7 +28,7 @@ from typing import AbstractSet, Awaitable, Callable, Iterator
 
 import trio
 
-from .schedule import Schedule, ScheduledGame
+from arena.tournament.schedule import Schedule, ScheduledGame
 
 MAX_BLOCK = 1000
 """The most deal sets in a block of a run without a sequential test. Each phase costs the start of every entrant's

@@ -20,11 +20,11 @@ from typing import Any
 
 import trio
 
-from ..players.base import LocalPlayer
-from ..players.builtin import builtin_player
-from ..players.faults import BotFailure, FaultKind
-from ..players.process import BotProcess, BotSpec, log_file_name
-from ..players.remote import RemoteBot
+from arena.players.base import LocalPlayer
+from arena.players.builtin import builtin_player
+from arena.players.faults import BotFailure, FaultKind
+from arena.players.process import BotProcess, BotSpec, log_file_name
+from arena.players.remote import RemoteBot
 
 GIVE_UP_AFTER = 3
 

@@ -35,23 +35,23 @@ from typing import Any, Callable, Iterator, Sequence
 import structlog
 import trio
 
-from ..display import safe_name
-from ..errors import ArenaError
-from ..players.faults import BotFailure, Fault, FaultKind
-from ..players.remote import new_match_id
-from ..records.jsonform import game_record_dict, index_of
-from ..records.run_folder import STANDINGS, RunFolder, SeedCommitment, new_seed
-from ..records.schema import Record
-from ..records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records, record_of_unit, record_unit
-from ..referee import MatchRecord, TimeControl, forfeit_before_start, play_match
-from ..rules import Game
-from .balanced import VERSION as BALANCED_VERSION
-from .phases import PhasedOrder, block_size
-from .pools import EntrantPool
-from .schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
-from .sequential import MatchupTest
-from .spec import SpecError, TournamentSpec
-from .standings import GameOutcome, OutcomeError, Standings, points_text
+from arena.display import safe_name
+from arena.errors import ArenaError
+from arena.players.faults import BotFailure, Fault, FaultKind
+from arena.players.remote import new_match_id
+from arena.records.jsonform import game_record_dict, index_of
+from arena.records.run_folder import STANDINGS, RunFolder, SeedCommitment, new_seed
+from arena.records.schema import Record
+from arena.records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records, record_of_unit, record_unit
+from arena.referee import MatchRecord, TimeControl, forfeit_before_start, play_match
+from arena.rules import Game
+from arena.tournament.balanced import VERSION as BALANCED_VERSION
+from arena.tournament.phases import PhasedOrder, block_size
+from arena.tournament.pools import EntrantPool
+from arena.tournament.schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
+from arena.tournament.sequential import MatchupTest
+from arena.tournament.spec import SpecError, TournamentSpec
+from arena.tournament.standings import GameOutcome, OutcomeError, Standings, points_text
 
 STUCK = (FaultKind.TIMEOUT, FaultKind.BOT_ERROR)
 """Faults after which a bot process may be stuck, so it is restarted once no game uses it."""

@@ -45,8 +45,8 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from ..rules import Game
-from .balanced import draw_tables
+from arena.rules import Game
+from arena.tournament.balanced import draw_tables
 
 INTERLEAVED = "interleaved"
 """Deal set g of every table before deal set g + 1 of any (every run started by this version)."""

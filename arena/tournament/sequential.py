@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..display import safe_name
-from .sprt import CONTINUE, Meetings, Sprt, SprtError, outcome_meetings
-from .standings import GameOutcome
+from arena.display import safe_name
+from arena.tournament.sprt import CONTINUE, Meetings, Sprt, SprtError, outcome_meetings
+from arena.tournament.standings import GameOutcome
 
 if TYPE_CHECKING:
-    from .schedule import Schedule
-    from .spec import TournamentSpec
+    from arena.tournament.schedule import Schedule
+    from arena.tournament.spec import TournamentSpec
 
 
 class MatchupTest:

@@ -70,16 +70,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..display import escaped
-from ..errors import ArenaError
-from ..players.process import BotSpec
-from ..players.specs import builtin_kind, is_address
-from ..referee import GRACE_MS, MAX_GRACE_MS
-from ..rules import Game, RulesError, new_game
-from ..sandbox import Limits, LimitsError, limits_from_table
-from ..sandbox.contain import TRANSPORTS
-from .schedule import BALANCED, FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule, seat_rotations
-from .sprt import LOGISTIC, MODELS, Sprt, SprtError
+from arena.display import escaped
+from arena.errors import ArenaError
+from arena.players.process import BotSpec
+from arena.players.specs import builtin_kind, is_address
+from arena.referee import GRACE_MS, MAX_GRACE_MS
+from arena.rules import Game, RulesError, new_game
+from arena.sandbox import Limits, LimitsError, limits_from_table
+from arena.sandbox.contain import TRANSPORTS
+from arena.tournament.schedule import BALANCED, FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule, seat_rotations
+from arena.tournament.sprt import LOGISTIC, MODELS, Sprt, SprtError
 
 FAULT_POLICIES = ("forfeit",)
 MAX_GAMES = 10_000_000

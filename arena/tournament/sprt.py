@@ -64,11 +64,11 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
 
-from ..errors import ArenaError
-from .ratings import Z95, elo_bounds, elo_of_score, score_interval, score_of_elo
+from arena.errors import ArenaError
+from arena.tournament.ratings import Z95, elo_bounds, elo_of_score, score_interval, score_of_elo
 
 if TYPE_CHECKING:
-    from .standings import GameOutcome
+    from arena.tournament.standings import GameOutcome
 
 LOGISTIC = "logistic"
 NORMALIZED = "normalized"
@@ -283,7 +283,7 @@ def meetings(places: Sequence[int], candidate_sides: Iterable[int], opponent_sid
 def outcome_meetings(outcome: GameOutcome, candidate: str, opponent: str | None = None) -> Meetings:
     """The candidate's meetings in a finished game against ``opponent`` (an entrant name; None: every other entrant
     at the table), with the standings' places (faults placed last)."""
-    from .standings import places, sides_held  # the standings' definitions of places and sides, imported late so
+    from arena.tournament.standings import places, sides_held  # the standings' definitions of places and sides, imported late so
     # that the arithmetic here stays importable on its own
 
     held = sides_held(outcome)

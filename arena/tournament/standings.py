@@ -58,9 +58,9 @@ from typing import Any, Callable, Mapping, Sequence
 from openskill.models import PlackettLuce
 from rich.table import Table
 
-from ..display import safe_markup
-from ..errors import ArenaError
-from .ratings import elo_bounds, elo_of_score, score_interval
+from arena.display import safe_markup
+from arena.errors import ArenaError
+from arena.tournament.ratings import elo_bounds, elo_of_score, score_interval
 
 ELO = "elo"
 OPENSKILL = "openskill"

@@ -43,13 +43,12 @@ from typing import Any, Callable
 
 import trio
 
-from ..display import safe_name
-from ..records.run_folder import RunFolder
-from ..referee import MatchRecord
-from ..records.store import is_compact
-from .runner import (BackendFactory, BackendSetup, LocalBackend, PreparedRecord, RunError, merge_bot_info, record_message,
-                     replay_progress)
-from .schedule import ScheduledGame
+from arena.display import safe_name
+from arena.records.run_folder import RunFolder
+from arena.referee import MatchRecord
+from arena.records.store import is_compact
+from arena.tournament.runner import BackendFactory, BackendSetup, LocalBackend, PreparedRecord, RunError, merge_bot_info, record_message, replay_progress
+from arena.tournament.schedule import ScheduledGame
 
 MAX_WORKERS = 64
 """The most worker processes a run may ask for (each one starts every entrant's bot processes)."""

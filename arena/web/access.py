@@ -24,7 +24,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from ..server.auth import SCHEME, ConfigError, is_loopback
+from arena.server.auth import SCHEME, ConfigError, is_loopback
 
 COOKIE = "arena_session"
 COOKIE_LABEL = b"dominoes-arena web session v1"

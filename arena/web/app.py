@@ -41,21 +41,18 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..league.authors import OPERATOR, Caller, hash_token
-from ..league.db import Database
-from ..league.errors import LeagueError, NotFound, Unauthenticated
-from ..league.service import archive_limits
-from ..records.export import GameRow, write_csv
-from ..records.html import page_html, viewer_data
-from ..server.service import Arena, ApiError
-from ..server.tournaments import Tournament
-from . import data, forms, league as league_web, tournament_page
-from .access import (
-    AUTHOR_COOKIE, AUTHOR_SESSION_S, COOKIE, MAX_SHARE_HOURS, SHARE_COOKIE, SHARE_KINDS, Access, AccessRules,
-    INDEX, HostNames, ShareRefused, Signer, Viewer, same_origin,
-)
-from .data import GameCatalog, NotShown, RatingHistory
-from .live import LiveGames, public_view
+from arena.league.authors import OPERATOR, Caller, hash_token
+from arena.league.storage.db import Database
+from arena.league.rules.errors import LeagueError, NotFound, Unauthenticated
+from arena.league.service import archive_limits
+from arena.records.export import GameRow, write_csv
+from arena.records.html import page_html, viewer_data
+from arena.server.service import Arena, ApiError
+from arena.server.tournaments import Tournament
+from arena.web import data, forms, league as league_web, tournament_page
+from arena.web.access import AUTHOR_COOKIE, AUTHOR_SESSION_S, COOKIE, MAX_SHARE_HOURS, SHARE_COOKIE, SHARE_KINDS, Access, AccessRules, INDEX, HostNames, ShareRefused, Signer, Viewer, same_origin
+from arena.web.data import GameCatalog, NotShown, RatingHistory
+from arena.web.live import LiveGames, public_view
 
 POLL_S = 0.25
 """How often an event stream looks for a change to send."""

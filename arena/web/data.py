@@ -28,20 +28,18 @@ from typing import Any, Iterable
 
 import trio
 
-from ..protocol import arena_pb2 as apb
-from ..records.export import GameRow, row_from_record
-from ..records.html import viewer_data
-from ..records.jsonform import index_of
-from ..records.run_folder import RunFolder
-from ..records.schema import RecordFormatError
-from ..records.store import Unit, parse_line, split_units, unit_line
-from ..server.tournaments import STATE_NAMES, Tournament
-from ..tournament.runner import outcome_of
-from ..tournament.standings import (
-    ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, GameOutcome, OutcomeError, Standings, row_cells,
-)
-from .access import Access
-from .live import LiveGames, public_view
+from arena.protocol import arena_pb2 as apb
+from arena.records.export import GameRow, row_from_record
+from arena.records.html import viewer_data
+from arena.records.jsonform import index_of
+from arena.records.run_folder import RunFolder
+from arena.records.schema import RecordFormatError
+from arena.records.store import Unit, parse_line, split_units, unit_line
+from arena.server.tournaments import STATE_NAMES, Tournament
+from arena.tournament.runner import outcome_of
+from arena.tournament.standings import ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, GameOutcome, OutcomeError, Standings, row_cells
+from arena.web.access import Access
+from arena.web.live import LiveGames, public_view
 
 CHART_POINTS = 200
 """The rating chart is thinned to at most this many points per entrant."""

@@ -18,8 +18,8 @@ from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
-from ..league.errors import LeagueError
-from ..league.service import over_limit
+from arena.league.rules.errors import LeagueError
+from arena.league.service import over_limit
 
 
 async def spooled_body(request: Request, folder: Path, limit: int, limit_mb: int) -> Path:

@@ -16,12 +16,12 @@ import urllib.parse
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from ..league.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
-from ..league.pages import BotHistory, FinalsPage, Tally
-from ..league.service import BotPage, LeagueCore
-from ..protocol import league_pb2 as lpb
-from .access import Viewer
-from .data import NotShown, axis_ticks
+from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
+from arena.league.play.pages import BotHistory, FinalsPage, Tally
+from arena.league.service import BotPage, LeagueCore
+from arena.protocol import league_pb2 as lpb
+from arena.web.access import Viewer
+from arena.web.data import NotShown, axis_ticks
 
 VERSION_STATE_PREFIX, TABLE_STATE_PREFIX = "VERSION_STATE_", "TABLE_STATE_"
 
@@ -291,7 +291,7 @@ def author_html(league: str, who: str, versions: list[lpb.BotVersion], challenge
                                                     made, "None yet."))
 
 
-# --- a bot's history, the finals, a done table's game: the league layer's pages (arena/league/pages.py) ------------
+# --- a bot's history, the finals, a done table's game: the league layer's pages (arena/league/play/pages.py) ------------
 
 COLORS = ("#1f6fb2", "#c0392b", "#2e8b57", "#6c3483", "#b9770e", "#117a65", "#884ea0", "#a04000")
 """The chart's line colours, the dashboard's own (static/dashboard.js), one per version."""

@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..records.jsonform import game_record_dict
-from ..referee import MatchRecord, MoveRecord, RoundRecord
-from ..rules import DRAW, Kind
-from ..rules.game import Game
-from ..tournament.schedule import ScheduledGame
+from arena.records.jsonform import game_record_dict
+from arena.referee import MatchRecord, MoveRecord, RoundRecord
+from arena.rules import DRAW, Kind
+from arena.rules.game import Game
+from arena.tournament.schedule import ScheduledGame
 
 
 @dataclass

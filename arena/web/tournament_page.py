@@ -10,7 +10,7 @@ import html
 import urllib.parse
 from typing import Any
 
-from .league import html_table
+from arena.web.league import html_table
 
 
 def _e(value: Any) -> str:

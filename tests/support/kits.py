@@ -25,8 +25,8 @@ def prepared_once(kit: str, env: dict[str, str], seeds: dict[str, Path] | None =
     build their example cold in the sandbox, minutes on a busy machine, while a build from the prepared cache takes
     seconds. ``seeds`` are copies of the machine's own caches put in first (``{"home": ~/.cache/...}`` becomes
     ``<cache>/<kit>/home``), so that preparing needs no network."""
-    from arena.league.build import PREPARE_FORMAT, prepare_kits
-    from arena.league.kits import RECIPES
+    from arena.league.intake.build import PREPARE_FORMAT, prepare_kits
+    from arena.league.intake.kits import RECIPES
     from arena.sandbox.build import proto_digest
 
     inputs = hashlib.sha256(repr(RECIPES[kit]).encode())  # the kit's recipe, its steps and scripts

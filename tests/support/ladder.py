@@ -11,10 +11,10 @@ from typing import Any
 import trio
 
 from arena.league.authors import create_author
-from arena.league.config import league_from_dict
-from arena.league.db import BUILDING, CHECKING, DONE, READY, AsyncDatabase, Database, Runnable, open_database
-from arena.league.ladder import Ladder
-from arena.league.pipeline import Served, open_to_the_bot
+from arena.league.rules.config import league_from_dict
+from arena.league.storage.db import BUILDING, CHECKING, DONE, READY, AsyncDatabase, Database, Runnable, open_database
+from arena.league.play.ladder import Ladder
+from arena.league.intake.pipeline import Served, open_to_the_bot
 from support.league import MANIFEST, bot_folder
 from support.paths import ROOT
 

@@ -20,10 +20,10 @@ import grpc
 import pytest
 
 from arena.league.authors import create_author
-from arena.league.db import DONE, ONLINE, PLAYING, Database, open_database, sqlite_url
-from arena.league.errors import NotFound
-from arena.league.ladder import RECORD
-from arena.league.rating import recompute
+from arena.league.storage.db import DONE, ONLINE, PLAYING, Database, open_database, sqlite_url
+from arena.league.rules.errors import NotFound
+from arena.league.play.ladder import RECORD
+from arena.league.rules.rating import recompute
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.records.run_folder import RunFolder

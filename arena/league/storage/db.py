@@ -3,7 +3,7 @@ and ratings. Game records stay in record files (the source of truth for results;
 them); the database holds what changes and what must be found fast.
 
 SQLAlchemy 2 Core (tables and statements, no ORM) over a **sync** engine. The schema is declared here
-(:data:`METADATA`) and built by the Alembic migrations shipped in ``arena/league/migrations/``, which
+(:data:`METADATA`) and built by the Alembic migrations shipped in ``arena/league/storage/migrations/``, which
 :func:`open_database` runs at every open (a database already at the newest revision is left as it is), so an
 operator never runs Alembic and needs no ``alembic.ini``.
 
@@ -35,7 +35,7 @@ import trio
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
-from .errors import DatabaseError, LeagueError, NotFound, StateError
+from arena.league.rules.errors import DatabaseError, LeagueError, NotFound, StateError
 
 # --- the schema ---------------------------------------------------------------------------------------------------
 
@@ -212,7 +212,7 @@ challenges = sa.Table(
     sa.Index(None, "league_id", "state"),
     sa.Index(None, "author_id", "created_at"),
 )
-"""Challenges (arena/league/challenges.py): an author's version against a named one, unrated, queued -> playing ->
+"""Challenges (arena/league/play/challenges.py): an author's version against a named one, unrated, queued -> playing ->
 done (``result``: the SPRT's verdict) or failed with why. ``author_id`` is None for the operator's."""
 freezes = sa.Table(
     "freezes", METADATA,

@@ -20,9 +20,9 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .archive import (CHUNK, EXECUTABLE_MODE, FILE_MODE, ArchiveLimits, FileEntry, Packed, iter_canonical, pack)
-from .manifest import Manifest, path_problem
-from .errors import LeagueError
+from arena.league.intake.archive import CHUNK, EXECUTABLE_MODE, FILE_MODE, ArchiveLimits, FileEntry, Packed, iter_canonical, pack
+from arena.league.rules.manifest import Manifest, path_problem
+from arena.league.rules.errors import LeagueError
 
 SHA256_PATTERN = re.compile(r"[0-9a-f]{64}")
 FOLDER_MODE, ARCHIVE_MODE = 0o700, 0o600

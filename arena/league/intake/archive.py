@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-from .manifest import BINARY, MANIFEST_NAME, Manifest, ManifestError, check_static_elf, parse_manifest, path_problem
-from .errors import LeagueError
+from arena.league.rules.manifest import BINARY, MANIFEST_NAME, Manifest, ManifestError, check_static_elf, parse_manifest, path_problem
+from arena.league.rules.errors import LeagueError
 
 MIB = 1024 * 1024
 """The one size unit of the league's limits (a league file's ``archive_mb`` and ``unpacked_mb``, as the sandbox's

@@ -2,11 +2,11 @@
 set of a league, refitted on a worker thread as tables end, with the online rating shown beside it.
 
 - **One result per done table.** A table is one deal set under every seat rotation; its sides' places are their
-  total match points over the rotations (:func:`~arena.league.rating.deal_set_totals`, the same totals the online
+  total match points over the rotations (:func:`~arena.league.rules.rating.deal_set_totals`, the same totals the online
   update ranks), more points placing higher and equal totals tying (:func:`places_of_table`). The fit's entrants
   are the versions, named by their id.
 - **One result per game of a table rated as single games** (its run had no duplicate deals: a dial-in version at
-  it, :mod:`arena.league.rating`): each game placed by its sides' points in it (:func:`table_results`), so such a
+  it, :mod:`arena.league.rules.rating`): each game placed by its sides' points in it (:func:`table_results`), so such a
   table is as many units of the fit, and as many deal sets in a version's count, as it has games.
 - **Rebuilt from the database alone.** :meth:`Leaderboard.rebuild` reads every done table and its recorded games
   (:func:`rated_results`, two queries) into a fresh :class:`~arena.tournament.likelihood.Tally`; nothing of the
@@ -16,7 +16,7 @@ set of a league, refitted on a worker thread as tables end, with the online rati
   snapshot of the tally, warm-started from the previous fit, and coalesces: at most one refit runs, and one more
   follows it only when results came in meanwhile (however many). The board a caller reads is the last finished
   fit's, with the versions rated since shown after it, unfitted, by their online rating.
-- **The online rating** (OpenSkill, :mod:`arena.league.rating`) stays what the matchmaker reads; every row carries
+- **The online rating** (OpenSkill, :mod:`arena.league.rules.rating`) stays what the matchmaker reads; every row carries
   it beside the fit's Elo.
 """
 
@@ -27,10 +27,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 import trio
 
-from ..tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, leaderboard, places_of_points
-from .db import AsyncDatabase, Database, LadderTable, Rating, Seat
-from .rating import deal_set_totals, units_of
-from .table_run import RECORD
+from arena.tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, leaderboard, places_of_points
+from arena.league.storage.db import AsyncDatabase, Database, LadderTable, Rating, Seat
+from arena.league.rules.rating import deal_set_totals, units_of
+from arena.league.play.table_run import RECORD
 
 SYSTEM = "maximum likelihood (Plackett-Luce), Elo against the field's mean"
 """The leaderboard's rating system, as the standings name it."""
@@ -51,7 +51,7 @@ def places_of_table(versions: Sequence[int], played: Iterable[Sequence[Seat]]) -
 
 def table_results(table: LadderTable, played: Sequence[Sequence[Seat]]) -> list[Places]:
     """A done table's results for the fit, one per rated unit (its deal set, or each of its games for a table rated
-    as single games: :func:`~arena.league.rating.units_of`); none for a table of fewer than two distinct versions."""
+    as single games: :func:`~arena.league.rules.rating.units_of`); none for a table of fewer than two distinct versions."""
     found = (places_of_table(table.versions, unit) for unit in units_of(played, table.single_games))
     return [places for places in found if places is not None]
 

@@ -15,7 +15,7 @@ frozen field and ranks it by the maximum-likelihood fit.
   author's versions apart (``apart``), and a field of fewer authors than a table has sides cannot be played (the
   finals refuse to start, saying so). A server stopped mid-finals resumes the run at its next start.
 - **Ranking** (:func:`finals_ranking`): each deal set's places (its entrants by their match points over its
-  rotations, added exactly as the ladder adds them (:func:`~arena.league.rating.deal_set_totals`), equal points
+  rotations, added exactly as the ladder adds them (:func:`~arena.league.rules.rating.deal_set_totals`), equal points
   tied) go into :class:`~arena.tournament.likelihood.Tally`; the fit
   (:func:`~arena.tournament.likelihood.fit`, Bradley–Terry for two sides, Plackett–Luce for more) and its
   :func:`~arena.tournament.likelihood.leaderboard` give each version's rating, 95% interval, rank range and the
@@ -35,18 +35,17 @@ from typing import Any, Mapping, Sequence
 
 import trio
 
-from ..records.run_folder import RunFolder
-from ..records.store import ReadReport, iter_records
-from ..tournament.likelihood import Tally, fit, leaderboard, places_of_points
-from ..tournament.runner import EntrantsCannotPlay, RunError, run_tournament
-from ..tournament.spec import SpecError, TournamentSpec
-from .authors import Caller, require_operator
-from .config import LeagueConfig
-from .db import Database, Freeze, utc_now
-from .errors import LeagueError, StateError
-from .rating import deal_set_totals, seats_of
-from .table_run import (FINALS, LeagueRuns, authors_apart, entrant_name, league_tournament_file, named, rotations,
-                        table_spec, toml_value)
+from arena.records.run_folder import RunFolder
+from arena.records.store import ReadReport, iter_records
+from arena.tournament.likelihood import Tally, fit, leaderboard, places_of_points
+from arena.tournament.runner import EntrantsCannotPlay, RunError, run_tournament
+from arena.tournament.spec import SpecError, TournamentSpec
+from arena.league.authors import Caller, require_operator
+from arena.league.rules.config import LeagueConfig
+from arena.league.storage.db import Database, Freeze, utc_now
+from arena.league.rules.errors import LeagueError, StateError
+from arena.league.rules.rating import deal_set_totals, seats_of
+from arena.league.play.table_run import FINALS, LeagueRuns, authors_apart, entrant_name, league_tournament_file, named, rotations, table_spec, toml_value
 
 PLAYING, DONE, FAILED = "playing", "done", "failed"
 DEAL_SETS = 10

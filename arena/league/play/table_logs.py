@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..protocol import MAX_MESSAGE_BYTES
-from ..records.run_folder import RunFolder
-from ..tournament.pools import entrant_logs
-from .authors import Caller, owned_version
-from .db import DONE, TABLE_FAILED, Database, LadderTable
-from .errors import NotFound, StateError
-from .table_run import entrant_name
+from arena.protocol import MAX_MESSAGE_BYTES
+from arena.records.run_folder import RunFolder
+from arena.tournament.pools import entrant_logs
+from arena.league.authors import Caller, owned_version
+from arena.league.storage.db import DONE, TABLE_FAILED, Database, LadderTable
+from arena.league.rules.errors import NotFound, StateError
+from arena.league.play.table_run import entrant_name
 
 REPLY_BYTES = MAX_MESSAGE_BYTES // 2
 """The bytes of log one reply holds at most, all its logs together: half the message limit, so the rest of the

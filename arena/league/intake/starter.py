@@ -16,10 +16,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..tournament.runner import arena_command
-from .errors import LeagueError
-from .kits import REPO
-from .manifest import Manifest, ManifestError, parse_manifest
+from arena.tournament.runner import arena_command
+from arena.league.rules.errors import LeagueError
+from arena.league.intake.kits import REPO
+from arena.league.rules.manifest import Manifest, ManifestError, parse_manifest
 
 EXAMPLES = REPO / "bots"
 BUILD_OUTPUT = ("bin", "gen", "dist", "target", ".warm", ".build-hash", "__pycache__", ".kit-lock-hash")

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..players.dial_in import REGISTRY, DialInRegistry
-from ..players.process import BotSpec
-from .db import Version
-from .pipeline import dial_in_spec
-from .table_run import entrant_name
+from arena.players.dial_in import REGISTRY, DialInRegistry
+from arena.players.process import BotSpec
+from arena.league.storage.db import Version
+from arena.league.intake.pipeline import dial_in_spec
+from arena.league.play.table_run import entrant_name
 
 
 class DialInVersions:

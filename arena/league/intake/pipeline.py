@@ -6,7 +6,7 @@ leagues one at a time (a build and a check each take a core of a small machine),
 - **building**: the stored archive is extracted into a new folder of its own, ``<work>/<version id>/src`` (the
   store re-checks every member as it writes it), and handed to a :class:`Builder`. The server's is
   :class:`SandboxedBuilder`: its kit's recipe in the build sandbox, offline, with the kit's prepared cache
-  read-only and the server's secrets out of its view (:func:`arena.league.build.build_version`). It builds into
+  read-only and the server's secrets out of its view (:func:`arena.league.intake.build.build_version`). It builds into
   ``<work>/<version id>/bot`` and keeps its log at ``<work>/<version id>/build.log``; the extracted source is then
   removed (the archive stays in the store).
 - **checking**: the built bot (the build's command, run in its built folder) plays ``check-bot``'s matches
@@ -16,14 +16,14 @@ leagues one at a time (a build and a check each take a core of a small machine),
   problem as its reason and the whole report kept.
 
 **A ready version stays runnable.** When its build succeeds, how it runs (the command, its built folder relative to
-``<work>``, its protocol) is written to its row (:class:`~arena.league.db.Runnable`) and the built folder is kept,
+``<work>``, its protocol) is written to its row (:class:`~arena.league.storage.db.Runnable`) and the built folder is kept,
 so after a restart :meth:`Pipeline.bot_spec` gives the ladder the same bot without a rebuild; a version deleted to
 respect ``authors.versions_kept`` loses its folder and its archive (:meth:`Pipeline.delete_versions`).
 
 Every step's outcome is one compare-and-set on the version's state in the database; anything that goes wrong (a
 damaged archive, a sandbox that cannot start) fails the version with one line, never leaves it between states.
 A server killed mid-step leaves the version building or checking: at the next start
-:meth:`~arena.league.db.Database.requeue_interrupted` puts it back to uploaded and the pipeline redoes it from its
+:meth:`~arena.league.storage.db.Database.requeue_interrupted` puts it back to uploaded and the pipeline redoes it from its
 archive, in a fresh folder.
 """
 
@@ -38,19 +38,18 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import trio
 
-from ..check_bot import CheckReport, check_bot
-from ..players.process import BotSpec
-from ..referee import TimeControl
-from ..sandbox import Limits
-from ..sandbox.build import BuildLimits
-from .build import BuildResult, KitCache, build_version
-from .config import LeagueConfig
-from .db import (BUILDING, CHECKING, FAILED, READY, SUSPENDED, UPLOADED, AsyncDatabase, Database, Runnable,
-                 Version)
-from .errors import LeagueError, StateError
-from .kits import RECIPES
-from .manifest import MANIFEST_NAME, Manifest, parse_manifest
-from .store import Store
+from arena.check_bot import CheckReport, check_bot
+from arena.players.process import BotSpec
+from arena.referee import TimeControl
+from arena.sandbox import Limits
+from arena.sandbox.build import BuildLimits
+from arena.league.intake.build import BuildResult, KitCache, build_version
+from arena.league.rules.config import LeagueConfig
+from arena.league.storage.db import BUILDING, CHECKING, FAILED, READY, SUSPENDED, UPLOADED, AsyncDatabase, Database, Runnable, Version
+from arena.league.rules.errors import LeagueError, StateError
+from arena.league.intake.kits import RECIPES
+from arena.league.rules.manifest import MANIFEST_NAME, Manifest, parse_manifest
+from arena.league.intake.store import Store
 
 CHECK_MATCHES = 2
 """Matches of the compliance check per version (as ``arena check-bot``'s default is a few quick ones)."""

@@ -10,7 +10,7 @@ set, or each of its single games), and a recompute of every online rating from t
   order of the games' keys: each game one update (:func:`units_of`), its sides ranked by their points in it. Such
   a game is a deal set of one deal under one rotation; summing games of different deals into one result would
   throw away what each of them says.
-- **The online rating** (:data:`~arena.league.db.ONLINE`) is what the matchmaker reads and the live board shows. It
+- **The online rating** (:data:`~arena.league.storage.db.ONLINE`) is what the matchmaker reads and the live board shows. It
   depends on the order of the updates: the database numbers the done tables (``sequence``) as it rates them, and
   :func:`recompute` follows that order, so a recompute from the records gives the very same numbers.
 - **The leaderboard** is the maximum-likelihood fit over the same deal sets (:mod:`.leaderboard`); the online
@@ -24,10 +24,10 @@ from typing import Iterable, Mapping, Sequence
 
 from openskill.models import PlackettLuce
 
-from ..records.schema import Record
-from ..tournament.runner import outcome_of
-from ..tournament.standings import side_points
-from .db import ONLINE, LadderTable, Rating, Seat
+from arena.records.schema import Record
+from arena.tournament.runner import outcome_of
+from arena.tournament.standings import side_points
+from arena.league.storage.db import ONLINE, LadderTable, Rating, Seat
 
 MODEL = PlackettLuce()
 

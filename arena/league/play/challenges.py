@@ -32,16 +32,16 @@ from typing import Any, Sequence
 
 import trio
 
-from ..records.run_folder import RunFolder
-from ..tournament.runner import EntrantsCannotPlay, RunError, run_tournament
-from ..tournament.sequential import MatchupTest
-from ..tournament.sprt import SprtError
-from .authors import Caller, owns, require_owner
-from .config import ChallengeSettings, LeagueConfig
-from .db import PLAYING, QUEUED, READY, AsyncDatabase, ChallengeRow, Database, Version, active_version
-from .db import utc_now
-from .errors import LeagueError, PermissionDenied, StateError
-from .table_run import CHALLENGES, LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
+from arena.records.run_folder import RunFolder
+from arena.tournament.runner import EntrantsCannotPlay, RunError, run_tournament
+from arena.tournament.sequential import MatchupTest
+from arena.tournament.sprt import SprtError
+from arena.league.authors import Caller, owns, require_owner
+from arena.league.rules.config import ChallengeSettings, LeagueConfig
+from arena.league.storage.db import PLAYING, QUEUED, READY, AsyncDatabase, ChallengeRow, Database, Version, active_version
+from arena.league.storage.db import utc_now
+from arena.league.rules.errors import LeagueError, PermissionDenied, StateError
+from arena.league.play.table_run import CHALLENGES, LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
 
 WINDOW = timedelta(days=1)
 """The rate limit's window: ``per_day`` challenges in any 24 hours."""

@@ -4,7 +4,7 @@ of the kit's cache it reads (read-only), the command that runs the built bot, an
 A recipe's script runs in ``/build`` (the version's files) with ``sh -eu``; ``{entry}``, ``{entry_dir}``,
 ``{cache}`` (the kit's cache folder, read-only), ``{proto}`` (the protocol's .proto files, also at ``/proto``) and
 ``{rust}`` (the Rust toolchain's folder) are filled in. The build sees no network: a version can use what the kit's
-example uses (pre-fetched into the cache by :func:`arena.league.build.prepare_kits`) plus what it vendors in its
+example uses (pre-fetched into the cache by :func:`arena.league.intake.build.prepare_kits`) plus what it vendors in its
 archive (a Go ``vendor/`` folder, a Rust path dependency, ...). What a build must write on (npm's cache, Maven's
 repository, a warm build folder) is copied from the cache into ``/build`` and removed before the build ends, so a
 build can neither poison the cache for the next one nor carry hundreds of megabytes into its built folder.
@@ -217,7 +217,7 @@ RECIPES: dict[str, Recipe] = {r.kit: r for r in (
     ),
     Recipe("binary", "chmod 0755 {entry}\n", ("./{entry}",), check="static-elf"),
 )}
-"""Every kit a league accepts (arena.league.manifest.KITS) and how it is built."""
+"""Every kit a league accepts (arena.league.rules.manifest.KITS) and how it is built."""
 
 
 def rust_toolchain() -> str:

@@ -1,4 +1,4 @@
-"""Building a league version: its kit's recipe (:mod:`arena.league.kits`) run in the build sandbox
+"""Building a league version: its kit's recipe (:mod:`arena.league.intake.kits`) run in the build sandbox
 (:mod:`arena.sandbox.build`), offline, with the kit's pre-fetched cache read-only; and the operator's
 :func:`prepare_kits`, which fills that cache once, with the network.
 
@@ -22,12 +22,12 @@ from typing import Iterable, Iterator, Sequence
 
 import trio
 
-from ..sandbox.build import PROTO_INSIDE, BuildJob, BuildLimits, inside_path, proto_digest, run_build
-from ..sandbox.contain import SandboxError
-from ..sandbox.host import SandboxUnavailable
-from .errors import LeagueError
-from .kits import RECIPES, REPO, Recipe, rust_host, rust_toolchain
-from .manifest import Manifest, ManifestError, check_static_elf, parse_manifest
+from arena.sandbox.build import PROTO_INSIDE, BuildJob, BuildLimits, inside_path, proto_digest, run_build
+from arena.sandbox.contain import SandboxError
+from arena.sandbox.host import SandboxUnavailable
+from arena.league.rules.errors import LeagueError
+from arena.league.intake.kits import RECIPES, REPO, Recipe, rust_host, rust_toolchain
+from arena.league.rules.manifest import Manifest, ManifestError, check_static_elf, parse_manifest
 
 PREPARE_FORMAT = 3
 """The way a kit's cache is prepared and a recipe filled in; bumped when a prepared cache (its warm folders) no longer

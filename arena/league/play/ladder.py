@@ -42,20 +42,17 @@ from typing import Any, Sequence
 
 import trio
 
-from ..records.run_folder import RunFolder
-from ..tournament.likelihood import fit
-from ..tournament.runner import (BackendFactory, BackendSetup, EntrantsCannotPlay, GameBackend, LocalBackend,
-                                 RunError, run_tournament)
-from .dial_in import DialInVersions
-from .db import (ONLINE, READY, SUSPENDED, UNFINISHED, AsyncDatabase, Database, LadderTable, Rating, Version,
-                 utc_now)
-from .errors import LeagueError
-from .leaderboard import Fitter, Leaderboard, table_results
-from .matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
-from .pipeline import Served
-from .rating import MODEL, deal_set_totals, rate_deal_set, table_updates
-from .table_run import (RECORD, TABLES, BotOf, LeagueRuns, authors_apart, entrant_name, named, results, rotations,
-                        table_file, table_spec)
+from arena.records.run_folder import RunFolder
+from arena.tournament.likelihood import fit
+from arena.tournament.runner import BackendFactory, BackendSetup, EntrantsCannotPlay, GameBackend, LocalBackend, RunError, run_tournament
+from arena.league.play.dial_in import DialInVersions
+from arena.league.storage.db import ONLINE, READY, SUSPENDED, UNFINISHED, AsyncDatabase, Database, LadderTable, Rating, Version, utc_now
+from arena.league.rules.errors import LeagueError
+from arena.league.play.leaderboard import Fitter, Leaderboard, table_results
+from arena.league.rules.matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
+from arena.league.intake.pipeline import Served
+from arena.league.rules.rating import MODEL, deal_set_totals, rate_deal_set, table_updates
+from arena.league.play.table_run import RECORD, TABLES, BotOf, LeagueRuns, authors_apart, entrant_name, named, results, rotations, table_file, table_spec
 
 RECENT = timedelta(hours=1)
 """The matchmaker's recent window: coverage is deal sets per hour."""

@@ -45,13 +45,13 @@ the key, the problem and the allowed values::
     uploads_per_day = 20        # new versions in any 24 hours
     versions_kept = 10          # versions kept per bot; the oldest retired ones go first
 
-    [ladder]                    # the games the league plays by itself (arena/league/ladder.py)
+    [ladder]                    # the games the league plays by itself (arena/league/play/ladder.py)
     concurrency = 2             # tables played at once (each one deal set under every seat rotation)
     coverage = 4                # deal sets per hour every active version should play
     placement = 3               # a new version's first deal sets, its placement
     pairing_penalty = 3.0       # rating points one recent meeting costs a pairing (OpenSkill's scale)
 
-    [challenges]                # an author's unrated test of a version against another (arena/league/challenges.py)
+    [challenges]                # an author's unrated test of a version against another (arena/league/play/challenges.py)
     per_day = 5                 # challenges per author in any 24 hours
     max_deal_sets = 200         # the most deal sets one challenge may ask for (its SPRT's cap)
     concurrency = 1             # challenges played at once, beside the ladder's tables
@@ -69,17 +69,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..rules import Game, new_game
-from ..sandbox import LIMIT_KEYS, Limits, LimitsError, limits_from_table
-from ..sandbox.build import BuildLimits
-from ..tournament.spec import SpecError, TimeSpec, game_from_table, time_from_table
-from ..tournament.spec import _boolean, _integer, _no_unknown, _text  # the file helpers: one wording for both files
-from .archive import MIB
-from .errors import ConfigError
-from .manifest import KITS as KIT_RECIPES
+from arena.rules import Game, new_game
+from arena.sandbox import LIMIT_KEYS, Limits, LimitsError, limits_from_table
+from arena.sandbox.build import BuildLimits
+from arena.tournament.spec import SpecError, TimeSpec, game_from_table, time_from_table
+from arena.tournament.spec import _boolean, _integer, _no_unknown, _text  # the file helpers: one wording for both files
+from arena.league.intake.archive import MIB
+from arena.league.rules.errors import ConfigError
+from arena.league.rules.manifest import KITS as KIT_RECIPES
 
 KITS = tuple(KIT_RECIPES)
-"""The kits a league may accept: every kit a manifest may name (:data:`arena.league.manifest.KITS`)."""
+"""The kits a league may accept: every kit a manifest may name (:data:`arena.league.rules.manifest.KITS`)."""
 """The kits an uploaded bot may name in its ``bot.toml``: every starter kit the project ships (``bots/``) and a
 prebuilt static Linux binary."""
 TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "dial_in", "same_author_tables",
@@ -133,7 +133,7 @@ AUTHOR_KEYS = ("uploads_per_day", "versions_kept")
 @dataclass(frozen=True)
 class LadderSettings:
     """How the league plays its ladder: tables at once, the coverage every version is owed, the placement of a new
-    version, and how much a repeated pairing is avoided (the matchmaker's rules, arena/league/matchmaking.py)."""
+    version, and how much a repeated pairing is avoided (the matchmaker's rules, arena/league/rules/matchmaking.py)."""
 
     concurrency: int = 2
     coverage: int = 4

@@ -4,7 +4,7 @@ by opponent and by seat, its recent games) and the finals as a spectator may see
 always, the seed itself only once the finals have ended).
 
 The rating history is not stored: it is replayed from the done tables in their rating order with the very update
-the ladder applies (:func:`arena.league.rating.rate_deal_set`), so the chart ends exactly at the rating the
+the ladder applies (:func:`arena.league.rules.rating.rate_deal_set`), so the chart ends exactly at the rating the
 database holds. That costs one pass over the league's done tables per view (three queries, whatever their number),
 never a query per table or per game.
 """
@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..records.jsonform import index_of
-from ..records.run_folder import RunFolder
-from ..records.store import ReadReport, iter_records
-from ..tournament.runner import outcome_of
-from .db import DONE, ONLINE, Database, Freeze, LadderTable, Rating, Seat
-from .errors import NotFound, StateError
-from .rating import rate_deal_set, table_updates
-from .table_run import RECORD, entrant_name
+from arena.records.jsonform import index_of
+from arena.records.run_folder import RunFolder
+from arena.records.store import ReadReport, iter_records
+from arena.tournament.runner import outcome_of
+from arena.league.storage.db import DONE, ONLINE, Database, Freeze, LadderTable, Rating, Seat
+from arena.league.rules.errors import NotFound, StateError
+from arena.league.rules.rating import rate_deal_set, table_updates
+from arena.league.play.table_run import RECORD, entrant_name
 
 RECENT_GAMES = 20
 """The newest games a bot's page lists."""

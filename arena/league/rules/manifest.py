@@ -16,8 +16,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Mapping
 
-from ..rules import VARIANTS
-from .errors import LeagueError
+from arena.rules import VARIANTS
+from arena.league.rules.errors import LeagueError
 
 MANIFEST_NAME = "bot.toml"
 MAX_MANIFEST_BYTES = 64 * 1024

@@ -7,8 +7,8 @@ keys' checks with tournament files).
 
 from __future__ import annotations
 
-from ..errors import ArenaError
-from ..tournament.spec import SpecError
+from arena.errors import ArenaError
+from arena.tournament.spec import SpecError
 
 
 class LeagueError(ArenaError):

@@ -1,4 +1,4 @@
-"""Write a new, empty migration: ``python -m arena.league.migrations "what changes"`` (for developers)."""
+"""Write a new, empty migration: ``python -m arena.league.storage.migrations "what changes"`` (for developers)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
-from ..db import MIGRATIONS
+from arena.league.storage.db import MIGRATIONS
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1 or not argv[0].strip():
-        print('usage: python -m arena.league.migrations "what the migration changes"', file=sys.stderr)
+        print('usage: python -m arena.league.storage.migrations "what the migration changes"', file=sys.stderr)
         return 2
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))

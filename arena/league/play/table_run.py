@@ -9,7 +9,7 @@ version's bot is started: a :data:`BotOf` callable gives its :class:`~arena.play
 the version's source folder; the built folder of a sandboxed build when the pipeline makes one).
 
 When the run ends, :func:`results` reads its records back as the database's rows, and the caller writes them with
-the rating update and the table's state in one transaction (:meth:`arena.league.db.Database.finish_table`).
+the rating update and the table's state in one transaction (:meth:`arena.league.storage.db.Database.finish_table`).
 """
 
 from __future__ import annotations
@@ -20,16 +20,16 @@ import tomllib
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..players.process import BotSpec
-from ..records.jsonform import index_of
-from ..records.run_folder import RunFolder
-from ..records.store import ReadReport, iter_records
-from ..sandbox import LIMIT_KEYS
-from ..tournament.spec import TournamentSpec, spec_from_dict
-from .config import LeagueConfig
-from .db import AsyncDatabase, LadderTable, Seat, Version
-from .errors import LeagueError
-from .rating import seats_of
+from arena.players.process import BotSpec
+from arena.records.jsonform import index_of
+from arena.records.run_folder import RunFolder
+from arena.records.store import ReadReport, iter_records
+from arena.sandbox import LIMIT_KEYS
+from arena.tournament.spec import TournamentSpec, spec_from_dict
+from arena.league.rules.config import LeagueConfig
+from arena.league.storage.db import AsyncDatabase, LadderTable, Seat, Version
+from arena.league.rules.errors import LeagueError
+from arena.league.rules.rating import seats_of
 
 BotOf = Callable[[Version], BotSpec]
 """How a ready version's bot is started (its command, folder and protocol); raises LeagueError when it cannot be."""
