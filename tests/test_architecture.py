@@ -14,16 +14,17 @@ ARENA = Path(__file__).resolve().parents[1] / "arena"
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
     "arena errors display futures rules codegen",  # `arena` itself: the package's __init__ (its version)
     "protocol",
-    "players sandbox botkit simulate bench_search",
+    "players sandbox botkit simulate",
     "referee",
     "play check_bot examples",
     "records",
-    "tournament benchmarks",
+    "tournament",
     "cluster",
     "league",
     "server",
     "web",
     "serve",
+    "bench",
     "cli __main__",
 ))
 """Each name is a top-level module or package of ``arena``; a module may import its own layer and those below."""
@@ -171,6 +172,15 @@ def test_import_graph_records_imports_no_tournament() -> None:
 
 def test_import_graph_the_errors_module_imports_nothing_of_the_arena() -> None:
     assert import_graph()["arena.errors"] == set()
+
+
+def test_import_graph_only_the_command_line_imports_the_benchmarks() -> None:
+    """arena/bench/ holds every benchmark; nothing in production (nor anything else outside arena/bench/ and
+    arena/cli/) imports it, so a benchmark and its helpers never ship inside the code they measure."""
+    graph = import_graph()
+    assert sorted((a, b) for a, targets in graph.items() if unit(a) not in ("bench", "cli")
+                  for b in targets if unit(b) == "bench") == []
+    assert any(unit(b) == "bench" for b in graph["arena.cli.bench"])  # the test sees the command line's imports
 
 
 def test_import_graph_the_command_line_imports_at_the_top() -> None:

@@ -47,7 +47,7 @@ from support.ray_cluster import NODE, local_cluster  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GREEDY_BOT = ROOT / "bots" / "python" / "greedy_bot.py"
-SLEEPY_BOT = ROOT / "arena" / "cluster" / "sleepy_bot.py"
+SLEEPY_BOT = ROOT / "arena" / "bench" / "sleepy_bot.py"
 ONLY_ON_PATH = "ray-test-only-on-path-bot"
 """A bot program found on the PATH of the cluster's usual nodes, and not on the PATH of a node added to miss it."""
 
