@@ -51,7 +51,7 @@ from arena.tournament.pools import EntrantPool
 from arena.tournament.schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.tournament.standings import GameOutcome, OutcomeError, Standings, points_text
+from arena.tournament.standings import NOT_AN_OUTCOME, GameOutcome, Standings, outcome_of, points_text
 
 STUCK = (FaultKind.TIMEOUT, FaultKind.BOT_ERROR)
 """Faults after which a bot process may be stuck, so it is restarted once no game uses it."""
@@ -165,33 +165,6 @@ class RunSummary:
         if self.sprt is not None:
             data["sprt"] = self.sprt.to_json()
         return data
-
-
-NOT_AN_OUTCOME = (OutcomeError, ValueError, KeyError, TypeError, IndexError, AttributeError)
-"""What counting a record read from a file may raise: a record of the right shape whose parts do not fit together
-(one entrant on every side, say) is refused by the standings, not by the store. Whoever counts such a record
-(resume, a restarted server) takes its game as not played."""
-
-
-def outcome_of(record: Record) -> GameOutcome:
-    """What standings need from a record (a dict in protobuf's JSON mapping)."""
-    seats = record.get("seats", [])
-    think = [0.0] * len(seats)
-    decisions = [0] * len(seats)
-    for rnd in record.get("rounds", ()):
-        for move in rnd.get("moves", ()):
-            if not move.get("forced", False):
-                seat = move.get("seat", 0)
-                think[seat] += move.get("thinkMs", 0.0)
-                decisions[seat] += 1
-    result = record.get("result", {})
-    return GameOutcome(
-        index=index_of(record), deal_key=record.get("dealKey", ""), seats=tuple(seats),
-        side_of=tuple(record.get("sideOfSeat", [0] * len(seats))),
-        scores=tuple(int(v) for v in result.get("scores", ())), ranking=tuple(result.get("ranking", ())),
-        winner=result.get("winner"), fault_seats=tuple(sorted({f.get("seat", 0) for f in record.get("faults", ())})),
-        think_ms=tuple(think), decisions=tuple(decisions),
-    )
 
 
 def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -> SeedCommitment:
@@ -907,7 +880,6 @@ def arena_command(argv0: str | None = None) -> str:
     return shlex.quote(argv0)
 
 
-__all__ = ["run_tournament", "print_summary", "RunSummary", "outcome_of", "prepare_run", "arena_command",
-           "count_text", "RunError", "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants",
-           "BackendSetup", "GameBackend", "PreparedRecord", "record_message", "BackendFactory", "LocalBackend",
-           "time_control_of"]
+__all__ = ["run_tournament", "print_summary", "RunSummary", "prepare_run", "arena_command", "count_text", "RunError",
+           "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants", "BackendSetup", "GameBackend",
+           "PreparedRecord", "record_message", "BackendFactory", "LocalBackend", "time_control_of"]

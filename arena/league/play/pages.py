@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
-from arena.tournament.runner import outcome_of
+from arena.tournament.standings import outcome_of
 from arena.league.storage.db import DONE, ONLINE, Database, Freeze, LadderTable, Rating, Seat
 from arena.league.rules.errors import NotFound, StateError
 from arena.league.rules.rating import rate_deal_set, table_updates
