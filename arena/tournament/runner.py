@@ -23,8 +23,6 @@ import hashlib
 import json
 import os
 import shlex
-import shutil
-import sys
 import time
 import typing
 from collections import Counter
@@ -35,7 +33,7 @@ from typing import Any, Callable, Iterator, Sequence
 import structlog
 import trio
 
-from arena.display import safe_name
+from arena.display import count_text, safe_name
 from arena.errors import ArenaError
 from arena.players.faults import BotFailure, Fault, FaultKind
 from arena.players.remote import new_match_id
@@ -121,11 +119,6 @@ def writing(path: Path) -> Iterator[None]:
 
 def _reason(error: OSError | None) -> str:
     return (error.strerror or str(error)) if error is not None else ""
-
-
-def count_text(count: int, noun: str) -> str:
-    """``1 game``, ``2 games``."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 @dataclass
@@ -836,7 +829,7 @@ class LocalBackend:
 
 def print_summary(summary: RunSummary, console: Any, title: str, command: str = "arena") -> None:
     """The standings, the pairwise table, what went wrong, where the records are, and how to replay a game
-    (``command`` is how to call the arena again: see :func:`arena_command`)."""
+    (``command`` is how to call the arena again: see :func:`~arena.invocation.arena_command`)."""
     assert summary.standings is not None
     console.print(summary.standings.table(title))
     if summary.candidates:
@@ -865,21 +858,6 @@ def print_summary(summary: RunSummary, console: Any, title: str, command: str = 
                   markup=False)
 
 
-def arena_command(argv0: str | None = None) -> str:
-    """How to call this arena again, as the user can type it in the same folder: ``arena`` when that name on the
-    PATH is this very program, else the path it was started by (``.venv/bin/arena``: set-up puts nothing on the
-    PATH), or ``python -m arena`` when it was started that way."""
-    argv0 = sys.argv[0] if argv0 is None else argv0
-    if Path(argv0).name == "__main__.py":
-        return f"{shlex.quote(sys.executable)} -m arena"
-    if os.sep not in argv0:
-        return shlex.quote(argv0)  # found on the PATH by that name
-    on_path = shutil.which("arena")
-    if on_path is not None and Path(on_path).resolve() == Path(argv0).resolve():
-        return "arena"
-    return shlex.quote(argv0)
-
-
-__all__ = ["run_tournament", "print_summary", "RunSummary", "prepare_run", "arena_command", "count_text", "RunError",
-           "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants", "BackendSetup", "GameBackend",
-           "PreparedRecord", "record_message", "BackendFactory", "LocalBackend", "time_control_of"]
+__all__ = ["run_tournament", "print_summary", "RunSummary", "prepare_run", "RunError", "EntrantsCannotPlay",
+           "RecordsNotWritten", "check_entrants", "BackendSetup", "GameBackend", "PreparedRecord", "record_message",
+           "BackendFactory", "LocalBackend", "time_control_of"]
