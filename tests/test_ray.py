@@ -29,7 +29,8 @@ from arena.league.intake.pipeline import BuiltBots
 from arena.league.rules.rating import recompute
 from arena.records.replay import verify_run
 from arena.tournament import phases
-from arena.tournament.runner import EntrantsCannotPlay, run_tournament
+from arena.tournament.errors import EntrantsCannotPlay
+from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_dict
 from support.ladder import EXAMPLES, STOPPED_BY_THE_ARENA, STUCK, Log, done_tables, play_until, setup
 from support.league import rated_with_seats

@@ -22,7 +22,8 @@ from arena.records import compact
 from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS, RunFolder
 from arena.sandbox.syscalls import refusal_line
 from arena.tournament import runner
-from arena.tournament.runner import EntrantsCannotPlay, RecordsNotWritten, run_tournament
+from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten
+from arena.tournament.runner import run_tournament
 from arena.tournament.spec import load_spec, spec_from_dict
 
 from support.processes import bot_processes

@@ -49,7 +49,8 @@ from arena.display import safe_name
 from arena.futures import await_future
 from arena.records.run_folder import RunFolder
 from arena.referee import MatchRecord
-from arena.tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError, merge_bot_info, replay_progress
+from arena.tournament.errors import RunError
+from arena.tournament.runner import BackendFactory, BackendSetup, LocalBackend, merge_bot_info, replay_progress
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.spec import SpecError
 

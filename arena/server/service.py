@@ -28,7 +28,8 @@ from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.referee import MoveRecord
-from arena.tournament.runner import RecordsNotWritten, RunSummary, run_tournament
+from arena.tournament.errors import RecordsNotWritten
+from arena.tournament.runner import RunSummary, run_tournament
 from arena.tournament.schedule import Schedule, ScheduledGame
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, TournamentSpec

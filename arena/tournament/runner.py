@@ -18,7 +18,6 @@ middle of a run (``pools.GIVE_UP_AFTER`` failed starts in a row) is not a reason
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import json
 import os
@@ -28,13 +27,12 @@ import typing
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import structlog
 import trio
 
 from arena.display import count_text, safe_name
-from arena.errors import ArenaError
 from arena.players.faults import BotFailure, Fault, FaultKind
 from arena.players.remote import new_match_id
 from arena.records.jsonform import game_record_dict, index_of
@@ -44,6 +42,7 @@ from arena.records.store import ReadReport, RecordWriter, drop_torn_tail, iter_r
 from arena.referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from arena.rules import Game
 from arena.tournament.balanced import VERSION as BALANCED_VERSION
+from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten, RunError, WriteFailed, writing
 from arena.tournament.phases import PhasedOrder, block_size
 from arena.tournament.pools import EntrantPool
 from arena.tournament.schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
@@ -53,72 +52,6 @@ from arena.tournament.standings import NOT_AN_OUTCOME, GameOutcome, Standings, o
 
 STUCK = (FaultKind.TIMEOUT, FaultKind.BOT_ERROR)
 """Faults after which a bot process may be stuck, so it is restarted once no game uses it."""
-
-
-class RunError(ArenaError):
-    """A tournament that stopped, or could not start, for a reason its file could not show."""
-
-
-class EntrantsCannotPlay(RunError):
-    """Entrants whose bot could not be started before the first game; nothing was played."""
-
-    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
-        self.problems = tuple(problems)
-        """(bot name, why it cannot play) per entrant, in entrant order."""
-        if len(problems) == 1:
-            name, why = problems[0]
-            text = f"bot {name!r} cannot play: {why}; no game was played"
-        else:
-            text = (f"{len(problems)} bots cannot play (no game was played): "
-                    + "; ".join(f"bot {name!r}: {why}" for name, why in problems))
-        super().__init__(text)
-
-
-class RecordsNotWritten(RunError):
-    """A write to the run folder failed mid-run: which file, why, and how many games are safe."""
-
-    def __init__(self, path: Path, error: OSError, safe: int, total: int, standings_error: OSError | None) -> None:
-        self.path, self.error, self.safe, self.total = path, error, safe, total
-        self.given_up: list[str] = []
-        """The entrants given up on before the write failed (as :attr:`RunSummary.given_up`)."""
-        if path.name == STANDINGS:
-            standings = ""
-        elif standings_error is not None:
-            standings = f" ({STANDINGS} could not be written either: {_reason(standings_error)})"
-        else:
-            standings = f" ({STANDINGS} holds their standings)"
-        super().__init__(f"cannot write {path}: {_reason(error)}; {safe} of {count_text(total, 'game')} are "
-                         f"recorded and safe in {path.parent}{standings}")
-
-    @property
-    def remedy(self) -> str:
-        """What to do before resuming, by the error's kind."""
-        if self.error.errno in (errno.ENOSPC, errno.EDQUOT):
-            return "free some space"
-        if self.error.errno == errno.EFBIG:
-            return "raise the file size limit (ulimit -f)"
-        return "fix the cause"
-
-
-class WriteFailed(Exception):
-    """A write to the run folder failed: which file (a write on an open file does not say), and the error."""
-
-    def __init__(self, path: Path, error: OSError) -> None:
-        super().__init__(f"{path}: {error}")
-        self.path, self.error = path, error
-
-
-@contextlib.contextmanager
-def writing(path: Path) -> Iterator[None]:
-    """Turn an OSError of the block into :class:`WriteFailed` naming ``path``."""
-    try:
-        yield
-    except OSError as error:
-        raise WriteFailed(path, error) from error
-
-
-def _reason(error: OSError | None) -> str:
-    return (error.strerror or str(error)) if error is not None else ""
 
 
 @dataclass
@@ -858,6 +791,5 @@ def print_summary(summary: RunSummary, console: Any, title: str, command: str = 
                   markup=False)
 
 
-__all__ = ["run_tournament", "print_summary", "RunSummary", "prepare_run", "RunError", "EntrantsCannotPlay",
-           "RecordsNotWritten", "check_entrants", "BackendSetup", "GameBackend", "PreparedRecord", "record_message",
-           "BackendFactory", "LocalBackend", "time_control_of"]
+__all__ = ["run_tournament", "print_summary", "RunSummary", "prepare_run", "check_entrants", "BackendSetup",
+           "GameBackend", "PreparedRecord", "record_message", "BackendFactory", "LocalBackend", "time_control_of"]

@@ -24,7 +24,7 @@ game-for-game as a one-process run's, timing fields aside.
 Faults: a worker that dies (kill -9, a crash) fails its calls in flight; each of those games is sent again, with the
 same seed and seats, to a live worker, and only the call that returns is recorded (the runner records each schedule
 index once), so no game is lost or recorded twice. When every worker is gone the run stops with a
-:class:`~arena.tournament.runner.RunError`; the recorded games are safe and ``--resume`` continues. Workers are
+:class:`~arena.tournament.errors.RunError`; the recorded games are safe and ``--resume`` continues. Workers are
 started in a session of their own, so a terminal's Ctrl-C reaches the parent only, which cancels the games and
 stops every worker in order (its bots first).
 """
@@ -47,7 +47,8 @@ from arena.display import safe_name
 from arena.records.run_folder import RunFolder
 from arena.referee import MatchRecord
 from arena.records.store import is_compact
-from arena.tournament.runner import BackendFactory, BackendSetup, LocalBackend, PreparedRecord, RunError, merge_bot_info, record_message, replay_progress
+from arena.tournament.errors import RunError
+from arena.tournament.runner import BackendFactory, BackendSetup, LocalBackend, PreparedRecord, merge_bot_info, record_message, replay_progress
 from arena.tournament.schedule import ScheduledGame
 
 MAX_WORKERS = 64
