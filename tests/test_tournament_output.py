@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from arena.invocation import arena_command
-from arena.tournament.runner import Progress
+from arena.tournament.console import Progress
 
 from support.tournaments import ARENA, PYTHON, RANDOM_BOT, arena_run, block_text, write
 

@@ -26,8 +26,9 @@ from arena.records.run_folder import RunFolder
 from arena.records.terminal import show_game
 from arena.league.play.table_run import league_folder, run_folders
 from arena.invocation import arena_command
+from arena.tournament.console import print_summary
 from arena.tournament.errors import RecordsNotWritten
-from arena.tournament.runner import print_summary, run_tournament
+from arena.tournament.runner import run_tournament
 from arena.tournament.spec import load_spec, read_spec_text
 from arena.tournament.workers import check_workers, workers_factory
 from arena.cli.options import require_sandbox

@@ -29,7 +29,8 @@ from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.referee import MoveRecord
 from arena.tournament.errors import RecordsNotWritten
-from arena.tournament.runner import RunSummary, run_tournament
+from arena.tournament.runner import run_tournament
+from arena.tournament.summary import RunSummary
 from arena.tournament.schedule import Schedule, ScheduledGame
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, TournamentSpec

@@ -47,7 +47,7 @@ class RecordsNotWritten(RunError):
     def __init__(self, path: Path, error: OSError, safe: int, total: int, standings_error: OSError | None) -> None:
         self.path, self.error, self.safe, self.total = path, error, safe, total
         self.given_up: list[str] = []
-        """The entrants given up on before the write failed (as :attr:`~arena.tournament.runner.RunSummary.given_up`)."""
+        """The entrants given up on before the write failed (as :attr:`~arena.tournament.summary.RunSummary.given_up`)."""
         if path.name == STANDINGS:
             standings = ""
         elif standings_error is not None:

@@ -21,18 +21,16 @@ import contextlib
 import hashlib
 import json
 import os
-import shlex
-import time
 import typing
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import structlog
 import trio
 
-from arena.display import count_text, safe_name
+from arena.display import safe_name
 from arena.players.faults import BotFailure, Fault, FaultKind
 from arena.players.remote import new_match_id
 from arena.records.jsonform import game_record_dict, index_of
@@ -42,55 +40,18 @@ from arena.records.store import ReadReport, RecordWriter, drop_torn_tail, iter_r
 from arena.referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from arena.rules import Game
 from arena.tournament.balanced import VERSION as BALANCED_VERSION
+from arena.tournament.console import Progress
 from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten, RunError, WriteFailed, writing
 from arena.tournament.phases import PhasedOrder, block_size
 from arena.tournament.pools import EntrantPool
 from arena.tournament.schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.tournament.standings import NOT_AN_OUTCOME, GameOutcome, Standings, outcome_of, points_text
+from arena.tournament.standings import NOT_AN_OUTCOME, GameOutcome, Standings, outcome_of
+from arena.tournament.summary import RunSummary
 
 STUCK = (FaultKind.TIMEOUT, FaultKind.BOT_ERROR)
 """Faults after which a bot process may be stuck, so it is restarted once no game uses it."""
-
-
-@dataclass
-class RunSummary:
-    run: Path
-    total: int
-    played_now: int = 0
-    resumed_from: int = 0
-    dropped_bytes: int = 0
-    bad_lines: list[tuple[int, str]] = field(default_factory=list)
-    standings: Standings | None = None
-    seed: SeedCommitment | None = None
-    skipped_bots: tuple[str, ...] = ()
-    first_index: int | None = None
-    given_up: list[str] = field(default_factory=list)
-    """One line per entrant given up on mid-run (failed to start again and again): its later games are forfeits."""
-    sprt: MatchupTest | None = None
-    """The file's sequential test, when it has [sprt]: the run ends when it decides."""
-    candidates: tuple[str, ...] = ()
-    """A gauntlet's candidates (the rows of its pairwise table)."""
-
-    @property
-    def recorded(self) -> int:
-        """Games in the record file: those of earlier runs of this folder, and this run's."""
-        return self.resumed_from + self.played_now
-
-    @property
-    def finished(self) -> bool:
-        """Every game played, or the test decided (the games it left unplayed are not needed)."""
-        return (self.recorded >= self.total
-                or (self.sprt is not None and self.sprt.decided))
-
-    def standings_json(self) -> dict[str, Any]:
-        """``standings.json``: the standings, with the test when there is one."""
-        assert self.standings is not None
-        data = self.standings.to_json()
-        if self.sprt is not None:
-            data["sprt"] = self.sprt.to_json()
-        return data
 
 
 def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -> SeedCommitment:
@@ -188,64 +149,6 @@ def open_log(run: Path) -> Any:
         processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"),
                     structlog.processors.JSONRenderer()],
     ), log_file
-
-
-class Progress:
-    """A live bar on a terminal; plain lines (at most one every few seconds) otherwise.
-
-    Made when the games begin (every bot has answered), so its rate is the games this run played over the time
-    since: a resumed run's games recorded before it are not counted, nor is the bots' start-up. The leaders are
-    the top three by match points, labelled ``pts``.
-    """
-
-    def __init__(self, total: int, done: int, console: Any, live: bool,
-                 clock: Callable[[], float] = time.perf_counter, eta: bool = True) -> None:
-        """``eta``: show the time left (not for a sequential test, whose total is only its cap)."""
-        self.total, self.done, self.console, self.eta = total, done, console, eta
-        self.clock = clock
-        self.started = clock()
-        self.start_done = done
-        self.last_line: float | None = None
-        self._bar = None
-        if live:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn
-
-            columns = [TextColumn("games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-                       *([TimeRemainingColumn()] if eta else []), TextColumn("{task.fields[leaders]}")]
-            self._bar = Bar(*columns, console=console, transient=False)
-            self._task = self._bar.add_task("games", total=total, completed=done, rate="", leaders="")
-            self._bar.start()
-
-    def rate(self) -> float:
-        """Games per second played by this run so far."""
-        elapsed = self.clock() - self.started
-        return (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
-
-    def advance(self, leaders: Sequence[tuple[str, Any]], test: str = "") -> None:
-        """One more game recorded; ``leaders`` are (name, match points) best first; ``test`` the SPRT's LLR and
-        bounds, when the run has one (shown first: it says when the run ends)."""
-        self.done += 1
-        rate = self.rate()
-        board = "leaders: " + ", ".join(f"{safe_name(name, 40)} {points_text(points)} pts" for name, points in leaders)
-        if test:
-            board = f"{test}; {board}"
-        if self._bar is not None:
-            from rich.markup import escape
-
-            self._bar.update(self._task, completed=self.done, rate=f"{rate:.1f} games/s",
-                             leaders=escape(board))
-            return
-        now = self.clock()
-        if self.last_line is None or now - self.last_line >= 5 or self.done == self.total:
-            self.last_line = now
-            left = self.total - self.done
-            eta = f", ETA {left / rate:.0f}s" if rate > 0 else ", ETA ?"
-            self.console.print(f"games {self.done}/{self.total} ({100 * self.done / max(1, self.total):.0f}%), "
-                               f"{rate:.1f} games/s{eta if self.eta else ''}; {board}", highlight=False, markup=False)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
 
 
 async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, resume: bool = False,
@@ -760,36 +663,5 @@ class LocalBackend:
             await pool.stop()
 
 
-def print_summary(summary: RunSummary, console: Any, title: str, command: str = "arena") -> None:
-    """The standings, the pairwise table, what went wrong, where the records are, and how to replay a game
-    (``command`` is how to call the arena again: see :func:`~arena.invocation.arena_command`)."""
-    assert summary.standings is not None
-    console.print(summary.standings.table(title))
-    if summary.candidates:
-        console.print(summary.standings.pairwise_table("gauntlet (W-D-L of each candidate against each entrant)",
-                                                       rows=summary.candidates))
-    else:
-        console.print(summary.standings.pairwise_table())
-    if summary.sprt is not None:
-        console.print(summary.sprt.summary(summary.standings.games), soft_wrap=True, highlight=False, markup=False)
-    if summary.skipped_bots:
-        console.print(f"skipped (not installed): {', '.join(summary.skipped_bots)}", markup=False)
-    for number, problem in summary.bad_lines:
-        where = f"line {number}" if number > 0 else "resume"
-        console.print(f"warning: {RunFolder(summary.run).records} {where}: {problem}", soft_wrap=True, highlight=False,
-                      markup=False)
-    for line in summary.given_up:
-        console.print(f"warning: {line}", soft_wrap=True, highlight=False, markup=False)
-    folder = RunFolder(summary.run)
-    console.print(f"records: {folder.records} ({count_text(summary.recorded, 'game')}); standings: "
-                  f"{folder.standings}", soft_wrap=True, highlight=False, markup=False)
-    if summary.seed is not None and folder.revealed_file.exists():
-        console.print(f"master seed revealed: {summary.seed.seed} (commitment {summary.seed.commitment[:16]}…)",
-                      markup=False)
-    console.print(f"replay a game: {command} replay {shlex.quote(str(summary.run))} --game 0 "
-                  f"(or --game 0 --html FILE: a page to open in a browser)", soft_wrap=True, highlight=False,
-                  markup=False)
-
-
-__all__ = ["run_tournament", "print_summary", "RunSummary", "prepare_run", "check_entrants", "BackendSetup",
-           "GameBackend", "PreparedRecord", "record_message", "BackendFactory", "LocalBackend", "time_control_of"]
+__all__ = ["run_tournament", "prepare_run", "check_entrants", "BackendSetup", "GameBackend", "PreparedRecord",
+           "record_message", "BackendFactory", "LocalBackend", "time_control_of"]
