@@ -543,7 +543,7 @@ def bench_writer_cost(games: int = 200) -> dict[str, Any]:
     import trio
 
     from arena.records.store import RecordWriter, record_unit
-    from arena.tournament.runner import PreparedRecord, record_message
+    from arena.tournament.backend import PreparedRecord, record_message
     from arena.tournament.schedule import ScheduledGame
     from arena.tournament.spec import spec_from_dict
     from arena.tournament.standings import Standings, outcome_of

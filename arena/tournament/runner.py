@@ -1,18 +1,18 @@
 """Run a tournament: the schedule's games on a trio worker pool, every finished game appended to the record file
 and fsynced before it counts, standings as games finish, and resume after any interruption (kill -9 included).
 
-The run folder's files and what they mean are :mod:`arena.records.run_folder`'s (:class:`RunFolder`): this module
-writes them through it.
+This module is the driver only: where the games are played is a backend's (:mod:`arena.tournament.backend`, this
+machine's bot processes by default: :mod:`arena.tournament.local_backend`), what stops a run is said by
+:mod:`arena.tournament.errors`, what a run did is a :class:`~arena.tournament.summary.RunSummary`, and what it prints
+is :mod:`arena.tournament.console`'s. The run folder's files and what they mean are
+:mod:`arena.records.run_folder`'s (:class:`RunFolder`): this module writes them through it.
 
-What stops a run, and how it says so: an entrant that cannot play (its program is missing, it exits or stays silent
-before its handshake, it does not play the variant) is found before the first game, by starting every entrant once,
-and stops the run with :class:`EntrantsCannotPlay`; a write to the run folder that fails (a full disk, a file size
-limit) stops the games in flight and raises :class:`RecordsNotWritten`, saying how many games are safe, after
-writing ``standings.json`` for them when it can. Both are :class:`RunError`, an :class:`~arena.errors.ArenaError` (not a
-``ValueError``: a full disk is nobody's bad value), so every caller that reports one in a line (the CLI, the server's
-FAILED state) reports these the same way. A bot that fails to start for good in the
-middle of a run (``pools.GIVE_UP_AFTER`` failed starts in a row) is not a reason to stop: its games are forfeits and
-:attr:`RunSummary.given_up` names it.
+What stops a run: an entrant that cannot play, found before the first game by starting every entrant once
+(:class:`~arena.tournament.errors.EntrantsCannotPlay`); a write to the run folder that fails, which stops the games
+in flight (:class:`~arena.tournament.errors.RecordsNotWritten`, after writing ``standings.json`` for the games that
+are safe when it can). A bot that fails to start for good in the middle of a run (``pools.GIVE_UP_AFTER`` failed
+starts in a row) is not a reason to stop: its games are forfeits and
+:attr:`~arena.tournament.summary.RunSummary.given_up` names it.
 """
 
 from __future__ import annotations
@@ -21,37 +21,28 @@ import contextlib
 import hashlib
 import json
 import os
-import typing
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import structlog
 import trio
 
-from arena.display import safe_name
-from arena.players.faults import BotFailure, Fault, FaultKind
-from arena.players.remote import new_match_id
-from arena.records.jsonform import game_record_dict, index_of
+from arena.records.jsonform import index_of
 from arena.records.run_folder import STANDINGS, RunFolder, SeedCommitment, new_seed
 from arena.records.schema import Record
-from arena.records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records, record_of_unit, record_unit
-from arena.referee import MatchRecord, TimeControl, forfeit_before_start, play_match
+from arena.records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records
 from arena.rules import Game
+from arena.tournament.backend import BackendFactory, BackendSetup, GameBackend, PreparedRecord, record_message
 from arena.tournament.balanced import VERSION as BALANCED_VERSION
 from arena.tournament.console import Progress
 from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten, RunError, WriteFailed, writing
+from arena.tournament.local_backend import LocalBackend
 from arena.tournament.phases import PhasedOrder, block_size
-from arena.tournament.pools import EntrantPool
 from arena.tournament.schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.tournament.standings import NOT_AN_OUTCOME, GameOutcome, Standings, outcome_of
+from arena.tournament.standings import NOT_AN_OUTCOME, Standings, outcome_of
 from arena.tournament.summary import RunSummary
-
-STUCK = (FaultKind.TIMEOUT, FaultKind.BOT_ERROR)
-"""Faults after which a bot process may be stuck, so it is restarted once no game uses it."""
 
 
 def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -> SeedCommitment:
@@ -149,7 +140,6 @@ def open_log(run: Path) -> Any:
         processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"),
                     structlog.processors.JSONRenderer()],
     ), log_file
-
 
 async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, resume: bool = False,
                          concurrency: int | None = None, console: Any = None,
@@ -412,256 +402,4 @@ def _brief(value: Any) -> str:
     return text if len(text) <= 80 else text[:80] + "…"
 
 
-def _given_up_text(pool: EntrantPool) -> str:
-    """Why an entrant's later games were forfeits, for the end of the run."""
-    if pool.withdrawn is not None:
-        return (f"bot {safe_name(pool.name)!r} was withdrawn mid-run ({safe_name(pool.withdrawn, 1000)}): its games in flight "
-                f"and later were forfeits")
-    return (f"bot {safe_name(pool.name)!r} failed to start {pool.failed_starts} times in a row and was given up: its "
-            f"later games were forfeits; last failure: {safe_name(str(pool.last_failure), 1000)}")
-
-
-async def check_entrants(pools: list[EntrantPool], log: Any) -> list[tuple[str, str]]:
-    """Start every entrant's first process at once and wait for its handshake, before any game: a bot that cannot
-    play (its program missing, a script path with a typo, a crash at start, silence, a wrong protocol version, a
-    variant it does not play) is one clear problem now, not a tournament of forfeits. (name, why) per such
-    entrant, in entrant order, printable, the why ending with the last lines its log got from this start."""
-    problems: dict[int, tuple[str, str]] = {}
-
-    async def start(number: int, pool: EntrantPool) -> None:
-        if pool.withdrawn is not None:
-            return  # it left: its games are forfeits, whether or not it could start
-        if pool.builtin:
-            return  # played in this process: nothing to start
-        offset = _size(pool.log_path)  # a folder used before keeps its logs: show only this start's lines
-        try:
-            await pool.client(0)
-            pool.release(0)
-            with contextlib.suppress(OSError):  # a full disk is reported by the next write that matters
-                log.info("bot_started", entrant=pool.name, hello=pool.info()["hello"])
-        except BotFailure as failure:
-            with contextlib.suppress(OSError):
-                log.warning("bot_failed_to_start", entrant=pool.name, error=str(failure))
-            problems[number] = (safe_name(pool.name), _start_problem(failure, pool.log_path, offset))
-
-    async with trio.open_nursery() as nursery:
-        for number, pool in enumerate(pools):
-            nursery.start_soon(start, number, pool)
-    return [problems[number] for number in sorted(problems)]
-
-
-LOG_TAIL = 600
-"""The most of a bot's log an error line quotes (its last bytes)."""
-OUTPUT_MARK = "; its last output: "
-"""Where a start failure's message (arena/players/process.py) begins quoting the log's end, which may hold an
-earlier run's lines: :func:`_start_problem` quotes this start's lines instead."""
-
-
-def _start_problem(failure: BotFailure, log_path: Path, offset: int) -> str:
-    """Why a bot cannot play, on one printable line: the failure, then the last lines its log got since
-    ``offset`` and where the log is."""
-    why = str(failure).split(OUTPUT_MARK, 1)[0]
-    tail = ""
-    with contextlib.suppress(OSError):
-        with open(log_path, "rb") as f:
-            f.seek(max(offset, _size(log_path) - LOG_TAIL))
-            tail = f.read(LOG_TAIL).decode(errors="replace").strip().replace("\n", " | ")
-    where = f" (log: {log_path})" if log_path.exists() else ""
-    return safe_name(why + (f"; its log ends: {tail}" if tail else "") + where, 2000)
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
-async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str], scheduled: ScheduledGame,
-                          time_control: TimeControl, process_for: Callable[[ScheduledGame, int], int], *,
-                          on_progress: Callable | None = None):
-    seats = tuple(names[e] for e in scheduled.seats)
-    match_id = new_match_id()
-    occurrence: Counter[int] = Counter()
-    players = []
-    held: list[tuple[int, int, int]] = []
-    """(seat, entrant, occurrence) of every process this game holds, released when it ends."""
-    faults: list[Fault] = []
-    record = None
-    try:
-        for seat, entrant in enumerate(scheduled.seats):
-            if pools[entrant].builtin:
-                players.append(pools[entrant].local_player(f"{scheduled.seed}/{seat}"))
-                continue
-            index = process_for(scheduled, occurrence[entrant])
-            occurrence[entrant] += 1
-            try:
-                players.append(await pools[entrant].client(index))
-                held.append((seat, entrant, index))
-            except BotFailure as failure:
-                faults.append(Fault(failure.kind, seat, 0, str(failure)))
-        if faults:
-            return forfeit_before_start(game, seats, faults, seed=scheduled.seed, match_id=match_id)
-        record = await play_match(game, players, seed=scheduled.seed, match_id=match_id, time_control=time_control,
-                                  on_progress=on_progress)
-        record.seats = seats
-        return record
-    finally:
-        stuck = {f.seat for f in (record.faults if record is not None else ()) if f.kind in STUCK}
-        for seat, entrant, index in held:
-            pools[entrant].release(index, stuck=seat in stuck)
-
-
-@dataclass(frozen=True)
-class BackendSetup:
-    """What any backend needs to play a run's games: plain data, so a cluster backend can ship it to its nodes."""
-
-    spec: TournamentSpec
-    schedule: Schedule
-    run: Path
-    protected: tuple[Path, ...] = ()
-    """Paths no bot may see besides the run folder (a server's data folder and token)."""
-    logs: Path | None = None
-    """Where the bots' logs go (default: the run folder's ``logs/``)."""
-
-
-def merge_bot_info(infos: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """One ``bots.json`` entry per entrant from several places that ran its bots (worker processes, Ray nodes): the
-    first place's, with starts and restarts summed and given up if any place gave up on it."""
-    merged = []
-    for entrant in zip(*infos):
-        first = dict(entrant[0])
-        totals: Counter[str] = Counter()
-        for data in entrant:
-            totals.update({key: data.get(key) or 0 for key in ("starts", "restarts_after_timeouts")})
-        first.update(totals, given_up=any(data.get("given_up") for data in entrant))
-        merged.append(first)
-    return merged
-
-
-def replay_progress(record: MatchRecord, on_progress: Callable | None) -> None:
-    """A game played elsewhere (a worker process, a Ray node) reaches the runner whole: its moves and round ends
-    are passed to ``on_progress`` (a live watch) as it ends, in the order the referee made them."""
-    if on_progress is None:
-        return
-    for number, round_record in enumerate(record.rounds):
-        for move in round_record.moves:
-            on_progress(number, move)
-        if round_record.result is not None:
-            on_progress(number, round_record)
-
-
-def record_message(spec: TournamentSpec, game: Game, scheduled: ScheduledGame, record: MatchRecord) -> Record:
-    """A played game as the record file keeps it (protobuf's JSON mapping, with its place in the schedule)."""
-    return game_record_dict(record, index=scheduled.index, tournament=spec.name, deal_key=scheduled.deal_key,
-                            rotation=scheduled.rotation, side_of=game.side_of)
-
-
-@dataclass(frozen=True)
-class PreparedRecord:
-    """A played game already made into its bytes in the record file's format and its outcome, by a backend that has
-    cores of its own to spare (``arena run --workers``): the single writer then only appends, fsyncs and counts. The
-    rounds (nearly all of a record) do not travel as objects: a caller that wants the whole record (``on_game``)
-    gets it read back from the bytes."""
-
-    head: Record
-    """The record as :func:`record_message` makes it, without its rounds: what the log and the progress need."""
-    unit: bytes
-    """As :func:`~arena.records.store.record_unit` makes it for the run's record file."""
-    outcome: GameOutcome
-    compact: bool
-    """Whether ``unit`` is a compact unit (else a JSON line)."""
-
-    @classmethod
-    def of(cls, message: Record, compact: bool) -> "PreparedRecord":
-        return cls({key: value for key, value in message.items() if key != "rounds"}, record_unit(message, compact),
-                   outcome_of(message), compact)
-
-    def message(self) -> Record:
-        """The whole record, as the record file's reader reads it back."""
-        return record_of_unit(self.unit, self.compact)
-
-
-class GameBackend(typing.Protocol):
-    """Where a run's games are played. The driver (:func:`run_tournament`) keeps the schedule, the seeds, resume, the
-    single writer of the records, the standings and the progress; a backend only turns a scheduled game into the
-    referee's record. It never records anything, so a game it plays twice (after a node died) is recorded once."""
-
-    async def check(self, log: Any) -> list[tuple[str, str]]:
-        """Start every entrant once before the first game: (name, why it cannot play) per entrant that cannot."""
-
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord | PreparedRecord:
-        """Play one scheduled game (its seed, its seats) to its end; faults are in the record, never raised. A
-        :class:`PreparedRecord` only when ``on_progress`` is None (a live watch needs the referee's record)."""
-
-    def info(self) -> list[dict[str, Any]]:
-        """What ``bots.json`` says about the entrants."""
-
-    def given_up(self) -> list[str]:
-        """One line per entrant given up on (failed to start again and again, or withdrawn): its later games were
-        forfeits."""
-
-    async def withdraw(self, name: str, why: str) -> None:
-        """The entrant ``name`` leaves the run now (:meth:`~arena.tournament.pools.EntrantPool.withdraw`): its games
-        in flight end with its fault, its later ones are forfeits."""
-
-    async def stop_lane(self, lane: int) -> None:
-        """Stop every entrant's processes of ``lane``, wherever they run, and return once they are gone: the phase
-        of deal sets they played has ended (:mod:`~arena.tournament.phases`)."""
-
-    async def stop(self) -> None:
-        """Stop every bot process (shielded by the caller)."""
-
-
-BackendFactory = Callable[[BackendSetup], GameBackend]
-
-
-def time_control_of(spec: TournamentSpec) -> TimeControl:
-    """The referee's clock of a tournament, from its ``[time]``."""
-    return TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms, grace_ms=spec.time.grace_ms,
-                       first_move_ms=spec.time.first_move_ms)
-
-
-class LocalBackend:
-    """The games played here, by this machine's bot processes: one :class:`EntrantPool` per entrant. A Ray actor
-    plays its games with one of these too (``arena/cluster/ray_backend.py``)."""
-
-    def __init__(self, setup: BackendSetup) -> None:
-        spec, run = setup.spec, setup.run
-        self.setup = setup
-        self.game = spec.game()
-        self.names = [b.name for b in spec.bots]
-        self.time_control = time_control_of(spec)
-        self.pools = [EntrantPool(b, setup.schedule.processes_per_entrant(), setup.logs or RunFolder(run).bot_logs,
-                                  spec.time.startup_ms / 1000, spec.variant, protected=(run, *setup.protected),
-                                  lanes=setup.schedule.lanes)
-                      for b in spec.bots]
-
-    async def check(self, log: Any) -> list[tuple[str, str]]:
-        return await check_entrants(self.pools, log)
-
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
-        return await _play_scheduled(self.game, self.pools, self.names, scheduled, self.time_control,
-                                     self.setup.schedule.process_for, on_progress=on_progress)
-
-    def info(self) -> list[dict[str, Any]]:
-        return [pool.info() for pool in self.pools]
-
-    def given_up(self) -> list[str]:
-        return [_given_up_text(pool) for pool in self.pools if pool.given_up or pool.withdrawn is not None]
-
-    async def withdraw(self, name: str, why: str) -> None:
-        await self.pools[self.names.index(name)].withdraw(why)
-
-    async def stop_lane(self, lane: int) -> None:
-        async with trio.open_nursery() as nursery:
-            for pool in self.pools:
-                nursery.start_soon(pool.stop_lane, lane)
-
-    async def stop(self) -> None:
-        for pool in self.pools:
-            await pool.stop()
-
-
-__all__ = ["run_tournament", "prepare_run", "check_entrants", "BackendSetup", "GameBackend", "PreparedRecord",
-           "record_message", "BackendFactory", "LocalBackend", "time_control_of"]
+__all__ = ["run_tournament", "prepare_run"]

@@ -44,8 +44,10 @@ import trio
 
 from arena.records.run_folder import RunFolder
 from arena.tournament.likelihood import fit
+from arena.tournament.backend import BackendFactory, BackendSetup, GameBackend
 from arena.tournament.errors import EntrantsCannotPlay, RunError
-from arena.tournament.runner import BackendFactory, BackendSetup, GameBackend, LocalBackend, run_tournament
+from arena.tournament.local_backend import LocalBackend
+from arena.tournament.runner import run_tournament
 from arena.league.play.dial_in import DialInVersions
 from arena.league.storage.db import ONLINE, READY, SUSPENDED, UNFINISHED, AsyncDatabase, Database, LadderTable, Rating, Version, utc_now
 from arena.league.rules.errors import LeagueError
