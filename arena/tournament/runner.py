@@ -47,23 +47,34 @@ from arena.tournament.summary import RunSummary
 
 def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -> SeedCommitment:
     """Create or check the run folder; the seed and its commitment."""
+    return _resumed_seed(spec, spec_text, run) if resume else _new_run_folder(spec, spec_text, run)
+
+
+def _resumed_seed(spec: TournamentSpec, spec_text: str, run: Path) -> SeedCommitment:
+    """The kept seed of a run folder to resume, once the folder is known to hold this very run: its seed still
+    secret, the same tournament file, the same entrants (a resume must play the games its start scheduled)."""
     folder = RunFolder(run)
-    if resume:
-        if not folder.keeps_secret():
-            if folder.revealed_file.exists():
-                raise SpecError(f"{run}: this tournament is finished (seed revealed); nothing to resume")
-            raise SpecError(f"{run}: no tournament to resume here (no {folder.secret_file.name})")
-        try:
-            previous = folder.spec_copy.read_text() if folder.spec_copy.exists() else None
-            if previous is not None and _digest(previous) != _digest(spec_text):
-                raise SpecError(f"{run}: the tournament file differs from the one this run started with "
-                                f"({folder.spec_copy}); resume with the same file")
-            _check_entrants(spec, run)
-            return folder.load_secret()
-        except SpecError:
-            raise
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:  # a damaged folder
-            raise SpecError(f"{run}: cannot read the run folder to resume it: {error}") from None
+    if not folder.keeps_secret():
+        if folder.revealed_file.exists():
+            raise SpecError(f"{run}: this tournament is finished (seed revealed); nothing to resume")
+        raise SpecError(f"{run}: no tournament to resume here (no {folder.secret_file.name})")
+    try:
+        previous = folder.spec_copy.read_text() if folder.spec_copy.exists() else None
+        if previous is not None and _digest(previous) != _digest(spec_text):
+            raise SpecError(f"{run}: the tournament file differs from the one this run started with "
+                            f"({folder.spec_copy}); resume with the same file")
+        _check_entrants(spec, run)
+        return folder.load_secret()
+    except SpecError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:  # a damaged folder
+        raise SpecError(f"{run}: cannot read the run folder to resume it: {error}") from None
+
+
+def _new_run_folder(spec: TournamentSpec, spec_text: str, run: Path) -> SeedCommitment:
+    """A new seed, its commitment published in a new run folder with the tournament file and the entrants it started
+    with; refused in a folder that already holds a run's games, which a new run would mix with its own."""
+    folder = RunFolder(run)
     if folder.is_finished():
         raise SpecError(f"{run}: this folder holds a finished tournament; give --out a new folder for a new run")
     if folder.holds_games():
@@ -140,6 +151,7 @@ def open_log(run: Path) -> Any:
         processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"),
                     structlog.processors.JSONRenderer()],
     ), log_file
+
 
 async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, resume: bool = False,
                          concurrency: int | None = None, console: Any = None,
