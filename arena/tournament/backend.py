@@ -13,18 +13,23 @@ from __future__ import annotations
 
 import typing
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from arena.records.jsonform import game_record_dict
 from arena.records.schema import Record
 from arena.records.store import record_of_unit, record_unit
-from arena.referee import MatchRecord, TimeControl
+from arena.referee import MatchRecord, MoveRecord, RoundRecord, TimeControl
 from arena.rules import Game
 from arena.tournament.schedule import Schedule, ScheduledGame
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.standings import GameOutcome, outcome_of
+
+OnProgress = Callable[[int, MoveRecord | RoundRecord], None]
+"""A live watch of one game (the referee's ``on_progress``): each move as recorded and each round as it ends, with
+the round's number."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,7 @@ def merge_bot_info(infos: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """One ``bots.json`` entry per entrant from several places that ran its bots (worker processes, Ray nodes): the
     first place's, with starts and restarts summed and given up if any place gave up on it."""
     merged = []
-    for entrant in zip(*infos):
+    for entrant in zip(*infos, strict=False):
         first = dict(entrant[0])
         totals: Counter[str] = Counter()
         for data in entrant:
@@ -54,7 +59,7 @@ def merge_bot_info(infos: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return merged
 
 
-def replay_progress(record: MatchRecord, on_progress: Callable | None) -> None:
+def replay_progress(record: MatchRecord, on_progress: OnProgress | None) -> None:
     """A game played elsewhere (a worker process, a Ray node) reaches the runner whole: its moves and round ends
     are passed to ``on_progress`` (a live watch) as it ends, in the order the referee made them."""
     if on_progress is None:
@@ -88,7 +93,7 @@ class PreparedRecord:
     """Whether ``unit`` is a compact unit (else a JSON line)."""
 
     @classmethod
-    def of(cls, message: Record, compact: bool) -> "PreparedRecord":
+    def of(cls, message: Record, compact: bool) -> PreparedRecord:
         return cls({key: value for key, value in message.items() if key != "rounds"}, record_unit(message, compact),
                    outcome_of(message), compact)
 
@@ -106,7 +111,7 @@ class GameBackend(typing.Protocol):
     async def check(self, log: Any) -> list[tuple[str, str]]:
         """Start every entrant once before the first game: (name, why it cannot play) per entrant that cannot."""
 
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord | PreparedRecord:
+    async def play(self, scheduled: ScheduledGame, on_progress: OnProgress | None) -> MatchRecord | PreparedRecord:
         """Play one scheduled game (its seed, its seats) to its end; faults are in the record, never raised. A
         :class:`PreparedRecord` only when ``on_progress`` is None (a live watch needs the referee's record)."""
 

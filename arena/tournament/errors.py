@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from arena.display import count_text
 from arena.errors import ArenaError

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import trio
 
@@ -21,7 +22,7 @@ from arena.players.remote import new_match_id
 from arena.records.run_folder import RunFolder
 from arena.referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from arena.rules import Game
-from arena.tournament.backend import BackendSetup, time_control_of
+from arena.tournament.backend import BackendSetup, OnProgress, time_control_of
 from arena.tournament.pools import EntrantPool
 from arena.tournament.schedule import ScheduledGame
 
@@ -47,7 +48,7 @@ class LocalBackend:
     async def check(self, log: Any) -> list[tuple[str, str]]:
         return await check_entrants(self.pools, log)
 
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
+    async def play(self, scheduled: ScheduledGame, on_progress: OnProgress | None) -> MatchRecord:
         return await _play_scheduled(self.game, self.pools, self.names, scheduled, self.time_control,
                                      self.setup.schedule.process_for, on_progress=on_progress)
 
@@ -128,7 +129,7 @@ def _size(path: Path) -> int:
 
 async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str], scheduled: ScheduledGame,
                           time_control: TimeControl, process_for: Callable[[ScheduledGame, int], int], *,
-                          on_progress: Callable | None = None) -> MatchRecord:
+                          on_progress: OnProgress | None = None) -> MatchRecord:
     """One scheduled game on the entrants' processes: each seat takes a process of its entrant's lane
     (``process_for``; a built-in entrant plays in this process), a seat whose bot cannot start forfeits the game
     before its first move, and every process taken is given back when the game ends, marked stuck after a fault

@@ -21,8 +21,9 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import structlog
 import trio
@@ -32,7 +33,14 @@ from arena.records.run_folder import STANDINGS, RunFolder, SeedCommitment, new_s
 from arena.records.schema import Record
 from arena.records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records
 from arena.rules import Game
-from arena.tournament.backend import BackendFactory, BackendSetup, GameBackend, PreparedRecord, record_message
+from arena.tournament.backend import (
+    BackendFactory,
+    BackendSetup,
+    GameBackend,
+    OnProgress,
+    PreparedRecord,
+    record_message,
+)
 from arena.tournament.balanced import VERSION as BALANCED_VERSION
 from arena.tournament.console import Progress
 from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten, RunError, WriteFailed, writing
@@ -85,7 +93,7 @@ def _new_run_folder(spec: TournamentSpec, spec_text: str, run: Path) -> SeedComm
         run.mkdir(parents=True, exist_ok=True)
         os.chmod(run, 0o700)  # the secret seed and unfinished records: the arena's user only
         folder.spec_copy.write_text(spec_text)
-        started = {"entrants": [b.name for b in spec.bots], "schedule": INTERLEAVED}
+        started: dict[str, Any] = {"entrants": [b.name for b in spec.bots], "schedule": INTERLEAVED}
         if spec.tables:  # the drawing's version: a resume must draw the same tables
             started["balanced"] = BALANCED_VERSION
         folder.entrants.write_text(json.dumps(started) + "\n")
@@ -157,7 +165,7 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
                          concurrency: int | None = None, console: Any = None,
                          on_game: Callable[[Record], None] | None = None,
                          limiter: trio.CapacityLimiter | None = None,
-                         on_game_start: Callable[[ScheduledGame, tuple[str, ...]], Callable | None] | None = None,
+                         on_game_start: Callable[[ScheduledGame, tuple[str, ...]], OnProgress | None] | None = None,
                          protected: Sequence[Path] = (),
                          backend: BackendFactory | None = None,
                          on_resumed: Callable[[frozenset[int], RunSummary], None] | None = None,
@@ -216,10 +224,10 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
             log_file.close()
     if run_games.failures:
         first = run_games.failures[0]
-        failure = RecordsNotWritten(first.path, first.error, summary.recorded, summary.total,
-                                    run_games.standings_error)
-        failure.given_up = list(summary.given_up)
-        raise failure
+        not_written = RecordsNotWritten(first.path, first.error, summary.recorded, summary.total,
+                                        run_games.standings_error)
+        not_written.given_up = list(summary.given_up)
+        raise not_written
     return summary
 
 
@@ -228,7 +236,7 @@ class _RunGames:
 
     def __init__(self, spec: TournamentSpec, game: Game, schedule: Schedule, summary: RunSummary, log: Any,
                  on_game: Callable[[Record], None] | None, limiter: trio.CapacityLimiter | None,
-                 on_game_start: Callable[[ScheduledGame, tuple[str, ...]], Callable | None] | None) -> None:
+                 on_game_start: Callable[[ScheduledGame, tuple[str, ...]], OnProgress | None] | None) -> None:
         self.spec, self.game, self.schedule, self.summary, self.log = spec, game, schedule, summary, log
         self.on_game, self.limiter, self.on_game_start = on_game, limiter, on_game_start
         self.run = summary.run
