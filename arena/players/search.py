@@ -46,11 +46,12 @@ import hashlib
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 from arena.rules import Action, Game, Kind, Observation, RoundState, new_game
 from arena.rules.all_fives import points_in_play
 from arena.rules.restore import PublicRound
+from arena.rules.spinner import Spinner
 from arena.rules.tiles import PIPS, tiles_of
 
 PLACE = Kind.PLACE
@@ -267,14 +268,15 @@ def greedy_choice(state: RoundState, legal: Sequence[Action], rng: random.Random
     heaviest); a draw or a pass only when nothing can be placed; with probability ``epsilon`` a random placement."""
     best = None
     best_value = -1
-    scoring = state.game.name == "all_fives"
+    # All Fives plays on the spinner, whose count says what a placement scores
+    spinner = cast(Spinner, state.layout) if state.game.name == "all_fives" else None
     placements = 0
     for a in legal:
         if a.kind == PLACE:
             placements += 1
             value = PIPS[a.tile]
-            if scoring:
-                value += 100 * points_in_play(state.layout.count_after(a.tile, a.target, a.point))
+            if spinner is not None:
+                value += 100 * points_in_play(spinner.count_after(a.tile, a.target, a.point))
             if value > best_value:
                 best, best_value = a, value
     if best is None:

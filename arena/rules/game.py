@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Mapping
 
 from arena.rules.deal import Deal, check_deal, deal_hands, shuffled_set
 from arena.rules.errors import OptionError
+from arena.rules.layout import Layout
 from arena.rules.line import Line
 from arena.rules.match import Match
 from arena.rules.options import Option, resolve_options
@@ -79,7 +80,8 @@ class Game:
 
     # --- factories ---------------------------------------------------------------------------------------
 
-    def new_layout(self, deal: Deal) -> Line:
+    def new_layout(self, deal: Deal) -> Layout:
+        """The round's empty layout; a variant's override narrows the type to its own (the line by default)."""
         return Line()
 
     def new_round(self, deal: Deal, scores: tuple[int, ...] | None = None, round_index: int = 0) -> RoundState:
