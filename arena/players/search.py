@@ -400,7 +400,8 @@ def search(game: Game, observation: Observation, rng: random.Random, *, deadline
                 done = True
                 break
             result = over.result()
-            values.append(round_value(game, side, [s + p for s, p in zip(start, result.points)], round_index))
+            scores = [s + p for s, p in zip(start, result.points, strict=True)]
+            values.append(round_value(game, side, scores, round_index))
             stats.playouts += 1
             per_playout += (clock() - now - per_playout) / stats.playouts
         if len(values) == n:  # a guess counts when every action was played out in it
@@ -408,7 +409,7 @@ def search(game: Game, observation: Observation, rng: random.Random, *, deadline
                 totals[i] += v
                 visits[i] += 1
             stats.worlds += 1
-    stats.values = [t / v if v else float("-inf") for t, v in zip(totals, visits)]
+    stats.values = [t / v if v else float("-inf") for t, v in zip(totals, visits, strict=True)]
     stats.visits = visits
     if all(visits):
         best = max(range(n), key=lambda i: (stats.values[i], -i))

@@ -60,7 +60,7 @@ class Match:
         if self.round.is_over() and len(self.results) < len(self.deals):
             result = self.round.result()
             self.results.append(result)
-            self.scores = tuple(s + p for s, p in zip(self.scores, result.points))
+            self.scores = tuple(s + p for s, p in zip(self.scores, result.points, strict=True))
             self._result = self.game.match_result(self.scores, len(self.results))
 
     def round_over(self) -> bool:

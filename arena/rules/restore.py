@@ -112,7 +112,7 @@ class PublicRound:
             raise RulesError("the observer's hand holds a tile that is on the table")
         state.history = list(obs.history)
         state._draws = [i for i, (_, a) in enumerate(obs.history) if a.kind == Kind.DRAW]
-        state.start_scores = tuple(s - p for s, p in zip(obs.scores, state.play_points))
+        state.start_scores = tuple(s - p for s, p in zip(obs.scores, state.play_points, strict=False))
         state.hands = [own if s == obs.seat else 0 for s in range(players)]
         state._legal = None
         self.game = game
