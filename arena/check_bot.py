@@ -73,10 +73,10 @@ class _Timed:
         self.check.reply_ms.append(decision.think_s * 1000)
         return decision
 
-    async def round_ended(self, *args) -> None:  # type: ignore[no-untyped-def]
+    async def round_ended(self, *args: Any) -> None:
         await self.bot.round_ended(*args)
 
-    async def match_ended(self, *args) -> None:  # type: ignore[no-untyped-def]
+    async def match_ended(self, *args: Any) -> None:
         await self.bot.match_ended(*args)
 
 

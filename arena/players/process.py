@@ -238,7 +238,9 @@ class BotProcess:
         if "hello" in outcome and client is not None:
             self.startup_ms = (time.perf_counter() - started) * 1000
             self.client = client
-            self.hello = outcome["hello"]  # type: ignore[assignment]
+            hello = outcome["hello"]
+            assert isinstance(hello, bot_pb2.HelloReply)  # what the handshake returned
+            self.hello = hello
             return client
         if client is not None:
             client.close()

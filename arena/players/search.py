@@ -154,7 +154,9 @@ class Belief:
             if groups is self.groups and groups is not self.certain_groups:
                 self.fallbacks += 1
         self.relaxed += 1  # cannot happen if the model is right; never fail a decision over it
-        return self._matching(rng, players, self.groups, relax=True)  # type: ignore[return-value]
+        guess = self._matching(rng, players, self.groups, relax=True)
+        assert guess is not None  # with nothing forbidden every slot takes any unseen tile: there are enough of them
+        return guess
 
     def _greedy(self, rng: random.Random, players: int,
                 groups: list[tuple[int, int, int]]) -> tuple[list[int], list[int]] | None:
@@ -400,7 +402,7 @@ def search(game: Game, observation: Observation, rng: random.Random, *, deadline
                 done = True
                 break
             result = over.result()
-            scores = [s + p for s, p in zip(start, result.points, strict=True)]
+            scores = [s + p for s, p in zip(start, result.points, strict=False)]
             values.append(round_value(game, side, scores, round_index))
             stats.playouts += 1
             per_playout += (clock() - now - per_playout) / stats.playouts

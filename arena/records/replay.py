@@ -467,6 +467,8 @@ def _verify(record: Record, master_seed: str | None, report: VerifyReport | None
         if report is not None:
             report.unseeded += 1
     try:
+        # The dealer stands in for the game (it answers the deal hooks and hands every other attribute to the game),
+        # without being a Game subclass: a subclass would find Game's methods on itself instead of the game's.
         match = game.new_match(seed) if dealer is None else Match(dealer, seed)  # type: ignore[arg-type]
     except RulesError as error:
         problem(f"the recorded deal is not a deal of this game: {error}", 0)

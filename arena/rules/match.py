@@ -84,7 +84,9 @@ class Match:
     def result(self) -> MatchResult:
         if not self.is_over():
             raise RulesError("the match is not over yet")
-        return self._result  # type: ignore[return-value]
+        result = self._result
+        assert result is not None  # is_over() said so
+        return result
 
     def clone(self) -> "Match":
         other = object.__new__(Match)

@@ -119,7 +119,7 @@ class RoundState:
 
     def scores(self) -> tuple[int, ...]:
         """Match scores per side as they stand now (start of round plus points scored during play)."""
-        return tuple(s + p for s, p in zip(self.start_scores, self.play_points, strict=True))
+        return tuple(s + p for s, p in zip(self.start_scores, self.play_points, strict=False))
 
     def clone(self) -> "RoundState":
         """An independent copy, for search bots that roll out futures."""

@@ -9,6 +9,6 @@ from arena.sandbox.host import SandboxUnavailable, host
 from arena.sandbox.limits import DEFAULT_LIMITS, LIMIT_KEYS, Limits, LimitsError, exceeds, limits_from_table
 from arena.sandbox.logs import CappedLog
 
-__all__ = ["CappedLog", "Containment", "DEFAULT_LIMITS", "LIMIT_KEYS", "Limits", "LimitsError", "SandboxError", "SandboxUnavailable",
-           "bot_folder_of", "contain", "exceeds", "exposure_problem", "host", "limits_from_table",
+__all__ = ["CappedLog", "Containment", "DEFAULT_LIMITS", "LIMIT_KEYS", "Limits", "LimitsError", "SandboxError",
+           "SandboxUnavailable", "bot_folder_of", "contain", "exceeds", "exposure_problem", "host", "limits_from_table",
            "overlaps"]
