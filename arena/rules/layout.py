@@ -10,7 +10,8 @@ there names a train, and Mexican Train's round brings its own turn structure.
 
 from __future__ import annotations
 
-from typing import Protocol, Self, Sequence
+from collections.abc import Sequence
+from typing import Protocol, Self
 
 from arena.rules.actions import Point
 from arena.rules.line import Connection, End, LineView
