@@ -48,11 +48,6 @@ class VersionView:
     active: bool
     dial_in: bool
 
-    @property
-    def name(self) -> str:
-        """``bot-vN``."""
-        return f"{self.bot}-v{self.number}"
-
 
 @dataclass(frozen=True)
 class Uploaded:
@@ -141,11 +136,6 @@ class Standing:
     rank_worst: int
     fitted: bool
     tied_with: tuple[str, ...]
-
-    @property
-    def version(self) -> str:
-        """``bot-vN``."""
-        return f"{self.bot}-v{self.number}"
 
 
 @dataclass(frozen=True)
