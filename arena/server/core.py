@@ -11,6 +11,7 @@ the trio thread). Events cross from trio to the watchers' threads in batches (:m
 from __future__ import annotations
 
 import copy
+import enum
 import os
 import time
 import uuid
@@ -43,10 +44,22 @@ REAP_S = 5.0
 SHUTTING_DOWN = "server shutting down"
 
 
-class ApiError(Exception):
-    """A call the server refuses: its status code and a message naming the problem."""
+class Refusal(enum.Enum):
+    """Why the server refuses a call, whichever client asked; each edge says it its own way (the gRPC services as
+    the status code of the same name, :mod:`arena.server.status`)."""
 
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+    INVALID_ARGUMENT = "invalid argument"
+    NOT_FOUND = "not found"
+    FAILED_PRECONDITION = "failed precondition"
+    RESOURCE_EXHAUSTED = "resource exhausted"
+    DATA_LOSS = "data loss"
+    UNAVAILABLE = "unavailable"
+
+
+class ApiError(Exception):
+    """A call the server refuses: why (:class:`Refusal`) and a message naming the problem."""
+
+    def __init__(self, code: Refusal, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -377,14 +390,14 @@ class Arena:
 
     def _check_open(self) -> None:
         if self.stopping:
-            raise ApiError(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+            raise ApiError(Refusal.UNAVAILABLE, SHUTTING_DOWN)
 
     def lookup(self, tournament_id: str) -> Tournament:
         self._check_open()
         t = self.tournaments.get(tournament_id)
         if t is None:
             known = ", ".join(list(self.tournaments)[-5:]) or "none yet"
-            raise ApiError(grpc.StatusCode.NOT_FOUND,
+            raise ApiError(Refusal.NOT_FOUND,
                            f"no tournament {tournament_id!r} on this server (latest: {known}; see `arena status`)")
         return t
 
@@ -393,7 +406,7 @@ class Arena:
         thread, so two submissions at once cannot both take the last room)."""
         self._check_open()
         if self.backend is not None and any(b.dial_in for b in spec.bots):
-            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT,
+            raise ApiError(Refusal.INVALID_ARGUMENT,
                            "this server plays its games on a cluster (--backend), whose nodes cannot reach a dial-in "
                            "bot's stream: dial-in bots play on a server that plays its games itself")
         schedule = schedule_of(spec)
@@ -419,12 +432,12 @@ class Arena:
         """At most ``max_bot_processes`` bot processes over the tournaments that are queued or running."""
         need = f"{processes} bot processes ({entrants} entrants x {per_entrant} each)"
         if processes > self.max_bot_processes:
-            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT,
+            raise ApiError(Refusal.INVALID_ARGUMENT,
                            f"this tournament needs {need}; this server runs at most {self.max_bot_processes} at once "
                            f"(arena serve --max-bot-processes)")
         taken = sum(t.processes for t in self.tournaments.values() if t.active and not t.ended)
         if taken + processes > self.max_bot_processes:
-            raise ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+            raise ApiError(Refusal.RESOURCE_EXHAUSTED,
                            f"this tournament needs {need}, and {taken} of this server's {self.max_bot_processes} "
                            f"are taken by queued or running tournaments (arena serve --max-bot-processes); "
                            f"submit it again when one has ended")
@@ -449,7 +462,7 @@ class Arena:
             self._end(t, apb.TOURNAMENT_STATE_CANCELLED)
             return t.info()
         if not t.active or t.cancel_requested:
-            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION,
+            raise ApiError(Refusal.FAILED_PRECONDITION,
                            f"tournament {t.id} is already {STATE_NAMES.get(t.state, '?')}"
                            + (" (being cancelled)" if t.cancel_requested and t.active else ""))
         t.cancel_requested = True

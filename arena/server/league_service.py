@@ -23,7 +23,7 @@ from arena.league.core import LeagueCore
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.server.auth import AUTH_HEADER, SCHEME
-from arena.server.core import ApiError
+from arena.server.core import ApiError, Refusal
 from arena.server.league_messages import added_author_pb, bots_pb, build_log_pb, challenged_pb, challenges_pb, dial_in_pb, finals_pb, frozen_pb, got_challenge_pb, leaderboard_pb, queue_pb, reinstated_pb, retired_pb, revoked_pb, table_log_pb, table_rated_pb, uploaded_pb, versions_pb
 from arena.server.status import handled
 
@@ -44,7 +44,7 @@ def _chunks(requests: Iterator[lpb.UploadRequest]) -> Iterator[bytes]:
     """An upload's archive bytes from its messages after the first (each must be a chunk)."""
     for request in requests:
         if request.WhichOneof("part") != "chunk":
-            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT,
+            raise ApiError(Refusal.INVALID_ARGUMENT,
                            "an upload has one UploadStart, first; the rest are chunks")
         yield request.chunk
 
@@ -72,7 +72,7 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     def Upload(self, requests: Iterator[lpb.UploadRequest], context: grpc.ServicerContext) -> Any:
         first = next(requests, None)
         if first is None or first.WhichOneof("part") != "start":
-            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, "an upload starts with a message naming the league "
+            raise ApiError(Refusal.INVALID_ARGUMENT, "an upload starts with a message naming the league "
                                                              "and the bot (UploadStart), then the archive's chunks")
         return uploaded_pb(self._trio(self.core.upload, token_of(context), first.start.league, first.start.bot,
                                       _chunks(requests), self.upload_folder))

@@ -15,7 +15,7 @@ import trio
 from arena.protocol import arena_pb2 as apb
 from arena.protocol import arena_pb2_grpc as apb_grpc
 from arena.server.admission import NothingToRun
-from arena.server.core import ApiError, Arena
+from arena.server.core import ApiError, Arena, Refusal
 from arena.server.events import game_summary, record_message
 from arena.server.status import handled, status_of
 
@@ -35,7 +35,7 @@ class ArenaServicer(apb_grpc.ArenaServicer):
         try:
             spec, text = self.arena.admission.admit(request.spec if request.HasField("spec") else None, request.toml)
         except NothingToRun as error:
-            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, str(error)) from None
+            raise ApiError(Refusal.FAILED_PRECONDITION, str(error)) from None
         notes = [spec.duplicate_off] if spec.duplicate_off else []
         return apb.SubmitTournamentReply(tournament=self._trio(self.arena.submit, spec, text), notes=notes)
 
@@ -77,18 +77,18 @@ class ArenaServicer(apb_grpc.ArenaServicer):
         record = t.records.read(index)
         if record is None:
             if index >= info.games_total:
-                raise ApiError(grpc.StatusCode.NOT_FOUND,
+                raise ApiError(Refusal.NOT_FOUND,
                                f"tournament {t.id} has games 0 to {info.games_total - 1}, not {index}")
             unreadable = t.records.unreadable(index)
             if unreadable is not None:
                 number, problem = unreadable
-                raise ApiError(grpc.StatusCode.DATA_LOSS,
+                raise ApiError(Refusal.DATA_LOSS,
                                f"game {index} of tournament {t.id}: its record, line {number} of "
                                f"{t.records.path.name}, is unreadable: {problem}")
-            raise ApiError(grpc.StatusCode.NOT_FOUND, f"game {index} of tournament {t.id} is not recorded (yet)")
+            raise ApiError(Refusal.NOT_FOUND, f"game {index} of tournament {t.id} is not recorded (yet)")
         waiting = self._trio(t.withheld_for, index)
         if waiting:
-            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, t.withheld_message(index, waiting))
+            raise ApiError(Refusal.FAILED_PRECONDITION, t.withheld_message(index, waiting))
         withheld = not info.master_seed
         return apb.GetGameReply(record=record_message(record, withheld), seed_withheld=withheld)
 

@@ -11,7 +11,7 @@ import grpc
 import trio
 
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
-from arena.server.core import SHUTTING_DOWN, ApiError
+from arena.server.core import SHUTTING_DOWN, ApiError, Refusal
 from arena.tournament.spec import SpecError
 
 STATUS_OF: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
@@ -24,13 +24,22 @@ STATUS_OF: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (trio.RunFinishedError, grpc.StatusCode.UNAVAILABLE),
     (trio.Cancelled, grpc.StatusCode.UNAVAILABLE),
 )
-"""The domain's errors as status codes, the first match wins. An :class:`ApiError` names its own."""
+"""The domain's errors as status codes, the first match wins. An :class:`ApiError` says why (:data:`CODE_OF`)."""
+CODE_OF: dict[Refusal, grpc.StatusCode] = {
+    Refusal.INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
+    Refusal.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    Refusal.FAILED_PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
+    Refusal.RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Refusal.DATA_LOSS: grpc.StatusCode.DATA_LOSS,
+    Refusal.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+}
+"""Each refusal of the server's own calls as its status code."""
 
 
 def status_of(error: BaseException) -> tuple[grpc.StatusCode, str] | None:
     """The status code and message a refusal is answered with, or None for what is no refusal (a bug)."""
     if isinstance(error, ApiError):
-        return error.code, error.message
+        return CODE_OF[error.code], error.message
     for kind, code in STATUS_OF:
         if isinstance(error, kind):
             shutting_down = isinstance(error, (trio.RunFinishedError, trio.Cancelled))
