@@ -694,8 +694,7 @@ async def upload(web: Web, request: Request) -> Response:
         raise league_web.shown_error(error) from None
     v = reply.version
     what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
-    return _done(web, request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), "
-                                  f"{v.state}")
+    return _done(web, request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), {v.state}")
 
 
 # --- share links ------------------------------------------------------------------------------------------------

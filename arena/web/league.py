@@ -2,9 +2,10 @@
 
 Everything here is public (a spectator sees it): the rows come from the league's own service
 (:class:`arena.league.core.LeagueCore`'s ``standings``, ``queue`` and ``bot_page``, which the gRPC calls use too,
-answered as :mod:`arena.league.views`' types), and this module only picks the fields it shows and renders them. What it never shows is decided here, field by
-field: a version's build log, check report, archive hash and failure reason (the author's business), the authors'
-tokens, and of a table being played anything beyond its sides and why it was chosen (what GetLadderQueue shows).
+answered as :mod:`arena.league.views`' types), and this module only picks the fields it shows and renders them.
+What it never shows is decided here, field by field: a version's build log, check report, archive hash and failure
+reason (the author's business), the authors' tokens, and of a table being played anything beyond its sides and why
+it was chosen (what GetLadderQueue shows).
 The HTML pages hold their table in the page itself, so a page without JavaScript (a link preview, a plain
 screenshot) still shows it.
 """
