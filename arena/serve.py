@@ -37,7 +37,8 @@ from arena.server.auth import ConfigError, TokenInterceptor, check_listen, check
 from arena.server.events import WATCH_BUFFER_EVENTS
 from arena.server.dial_in import CALLS as DIAL_IN_CALLS, SHUTTING_DOWN, DialInServicer, add_to_server as add_dial_in
 from arena.server.registry import load_registry
-from arena.server.service import Arena, ArenaServicer, add_to_server, make_private_folder
+from arena.server.core import Arena, make_private_folder
+from arena.server.service import ArenaServicer, add_to_server
 from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
 
 DEFAULT_LISTEN = "127.0.0.1:50500"
@@ -304,7 +305,7 @@ def make_server(config: ServeConfig, servicer: ArenaServicer,
         add_dial_in(server, dial_in)
         services.append(DIAL_IN_SERVICE)
     if league is not None:
-        from arena.league.service import SERVICE_NAME, add_to_server as add_league
+        from arena.server.league_service import SERVICE_NAME, add_to_server as add_league
 
         add_league(server, league)
         services.append(SERVICE_NAME)
@@ -486,7 +487,8 @@ async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.Capacit
     from arena.league.play.finals import Finals
     from arena.league.play.table_run import league_folder
     from arena.league.intake.pipeline import BuiltBots, Pipeline, SandboxedBuilder, Served, kit_cache_problem
-    from arena.league.service import LeagueCore, LeagueServicer
+    from arena.league.core import LeagueCore
+    from arena.server.league_service import LeagueServicer
     from arena.league.intake.store import Store
 
     try:

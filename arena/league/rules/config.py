@@ -74,7 +74,7 @@ from arena.sandbox import LIMIT_KEYS, Limits, LimitsError, limits_from_table
 from arena.sandbox.build import BuildLimits
 from arena.tournament.spec import SpecError, TimeSpec, game_from_table, time_from_table
 from arena.tournament.spec import _boolean, _integer, _no_unknown, _text  # the file helpers: one wording for both files
-from arena.league.intake.archive import MIB
+from arena.league.intake.archive import MIB, ArchiveLimits
 from arena.league.rules.errors import ConfigError
 from arena.league.rules.manifest import KITS as KIT_RECIPES
 
@@ -356,3 +356,14 @@ def _challenges(table: Mapping[str, Any]) -> ChallengeSettings:
         raise ConfigError(f"key 'challenges.elo1' must be greater than challenges.elo0 ({values['elo0']:g}), got "
                           f"{values['elo1']:g}")
     return ChallengeSettings(**values)
+
+
+def archive_limits(config: LeagueConfig) -> ArchiveLimits:
+    """The league's ``[upload]`` as the archive checker's limits."""
+    return upload_archive_limits(config.upload)
+
+
+def upload_archive_limits(upload: UploadLimits) -> ArchiveLimits:
+    """An ``[upload]`` table as the archive checker's limits (the league's, or :data:`WIDEST_UPLOAD`)."""
+    return ArchiveLimits(max_compressed_bytes=upload.archive_bytes, max_uncompressed_bytes=upload.unpacked_bytes,
+                         max_files=upload.files)
