@@ -483,7 +483,7 @@ def table_line(t: Any) -> str:
     return line
 
 
-def state_name(state: int) -> str:
+def state_name(state: lpb.VersionState.ValueType) -> str:
     return lpb.VersionState.Name(state).removeprefix("VERSION_STATE_").lower()
 
 
