@@ -45,6 +45,8 @@ FLUSH_S = 0.05
 REAP_S = 5.0
 """A watch stream told to end that is still open this long after (a client that stopped reading) is cancelled."""
 SHUTTING_DOWN = "server shutting down"
+NO_ADMISSION = Admission()
+"""An Arena's admission unless it is given one: no registry, no commands (immutable, so one serves every Arena)."""
 
 
 class Refusal(enum.Enum):
@@ -73,7 +75,7 @@ class Arena:
 
     def __init__(self, data: Path, *, concurrency: int, max_tournaments: int, log: Any,
                  watch_buffer: int = WATCH_BUFFER_EVENTS,
-                 admission: Admission = Admission(), max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES,
+                 admission: Admission = NO_ADMISSION, max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES,
                  backend: Any = None) -> None:
         self.data = data
         self.backend = backend
