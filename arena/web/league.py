@@ -346,7 +346,8 @@ def rating_chart(ratings: dict[str, list[dict[str, Any]]]) -> str:
     x_of = {key: number for number, key in enumerate(order)}
     values = [p["mu"] for points in ratings.values() for p in points]
     axis = axis_ticks(min(values), max(values), span=2.0)
-    lo, hi = axis["low"], axis["high"]
+    lo: float = axis["low"]
+    hi: float = axis["high"]
     width, height, left, right, top, bottom = 760, 260, 48, 12, 10, 28
 
     def x(n: int) -> float:
