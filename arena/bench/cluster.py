@@ -127,7 +127,7 @@ def measure_nodes(games: int, slots: int, sandbox: bool, nodes: int, sleep_ms: i
     cluster = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
     try:
         for _ in range(nodes - 1):
-            cluster.add_node(**NODE)
+            cluster.add_node(wait=True, **NODE)
         connect(cluster.address)
         cluster.wait_for_nodes()
         bot = [sys.executable, str(SLEEPY_BOT), "--sleep-ms", str(sleep_ms)]
@@ -170,28 +170,30 @@ def _rate(text: str, backend: Any) -> float:
     return round((len(finished) - 1) / (finished[-1] - finished[0]), 2)
 
 
-class _Echo:
-    """An actor that sends back what it is given: the bare cost of a call that carries a game record."""
-
-    def echo(self, value: Any) -> Any:
-        return value
-
-
 def _actor_round_trips_ms() -> tuple[float, float]:
     """The median time of one call to an actor of this node carrying nothing, and carrying a Draw record (sent back,
     pickled both ways; the record of an in-process match between random players)."""
     import ray
     import trio
+    from ray.actor import ActorHandle
 
     from arena.players import RandomPlayer
     from arena.players.base import LocalPlayer
     from arena.referee import play_match
     from arena.rules import new_game
 
+    class Echo:
+        """An actor that sends back what it is given: the bare cost of a call that carries a game record. Defined
+        here, where Ray is imported: ``ray.method`` types ``echo.remote`` for the handle."""
+
+        @ray.method
+        def echo(self, value: Any) -> Any:
+            return value
+
     game = new_game("draw", 2)
     seats = [LocalPlayer(RandomPlayer(f"bench/{s}")) for s in range(2)]
     record = trio.run(lambda: play_match(game, seats, seed="bench", match_id="bench"))
-    echo = ray.remote(_Echo).options(num_cpus=0).remote()
+    echo = ray.remote(Echo).options(num_cpus=0).remote()
     medians = []
     for payload in (None, record):
         ray.get(echo.echo.remote(payload))
@@ -201,6 +203,7 @@ def _actor_round_trips_ms() -> tuple[float, float]:
             ray.get(echo.echo.remote(payload))
             times.append(time.perf_counter() - started)
         medians.append(round(statistics.median(times) * 1000, 3))
+    assert isinstance(echo, ActorHandle)  # what an actor class's remote() makes (Ray types it with the class too)
     ray.kill(echo)
     return medians[0], medians[1]
 

@@ -10,12 +10,12 @@ import hmac
 import os
 import stat
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import grpc
 
 from arena.errors import ArenaError
-from arena.protocol.addresses import is_loopback  # also where the server's modules find it
+from arena.protocol.addresses import is_loopback as is_loopback  # re-exported: also where the server's modules find it
 
 AUTH_HEADER = "authorization"
 SCHEME = "Bearer "
@@ -81,7 +81,16 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return ((AUTH_HEADER, SCHEME + token),)
 
 
-class TokenInterceptor(grpc.ServerInterceptor):
+if TYPE_CHECKING:
+    # The stubs' ServerInterceptor is generic in its calls' messages, the runtime class is not subscriptable; this
+    # one sees the calls of every service, so their messages are Any.
+    ServerInterceptor = grpc.ServerInterceptor[Any, Any]
+    Handler = grpc.RpcMethodHandler[Any, Any]
+else:
+    ServerInterceptor = grpc.ServerInterceptor
+
+
+class TokenInterceptor(ServerInterceptor):
     """Refuses every call without the right bearer token with UNAUTHENTICATED."""
 
     def __init__(self, token: str, own_checks: tuple[str, ...] = ()) -> None:
@@ -100,8 +109,8 @@ class TokenInterceptor(grpc.ServerInterceptor):
                 break
         return hmac.compare_digest(given, self._expected)
 
-    def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Any],
-                          details: grpc.HandlerCallDetails) -> Any:
+    def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Handler | None],
+                          details: grpc.HandlerCallDetails) -> Handler | None:
         if self._authorized(details):
             return continuation(details)
         handler = continuation(details)

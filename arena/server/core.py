@@ -28,6 +28,7 @@ from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.referee import MoveRecord
+from arena.tournament.backend import OnProgress
 from arena.tournament.errors import RecordsNotWritten
 from arena.tournament.runner import run_tournament
 from arena.tournament.summary import RunSummary
@@ -44,6 +45,8 @@ FLUSH_S = 0.05
 REAP_S = 5.0
 """A watch stream told to end that is still open this long after (a client that stopped reading) is cancelled."""
 SHUTTING_DOWN = "server shutting down"
+NO_ADMISSION = Admission()
+"""An Arena's admission unless it is given one: no registry, no commands (immutable, so one serves every Arena)."""
 
 
 class Refusal(enum.Enum):
@@ -72,7 +75,7 @@ class Arena:
 
     def __init__(self, data: Path, *, concurrency: int, max_tournaments: int, log: Any,
                  watch_buffer: int = WATCH_BUFFER_EVENTS,
-                 admission: Admission = Admission(), max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES,
+                 admission: Admission = NO_ADMISSION, max_bot_processes: int = DEFAULT_MAX_BOT_PROCESSES,
                  backend: Any = None) -> None:
         self.data = data
         self.backend = backend
@@ -92,7 +95,7 @@ class Arena:
         """Watchers told to end whose streams are not over yet (reaped after REAP_S)."""
         self._runners = 0
         self._idle = trio.Event()
-        self.game_observers: list[Callable[[Tournament, ScheduledGame, tuple[str, ...]], Callable]] = []
+        self.game_observers: list[Callable[[Tournament, ScheduledGame, tuple[str, ...]], OnProgress]] = []
         """Told of each game as it starts (the web dashboard follows live games so); each returns the callback to
         give every move and finished round of that game, on the trio thread."""
 
@@ -157,8 +160,8 @@ class Arena:
     def cancel_stuck_streams(self) -> None:
         """Cancel every watch stream still open (those whose client stopped reading)."""
         for watcher in self._closing:
-            if not watcher.done and watcher.context is not None:
-                watcher.context.cancel()
+            if not watcher.done:
+                watcher.cancel_call()
 
     # --- the runner of one tournament ---
 
@@ -267,7 +270,7 @@ class Arena:
         for number, problem in report.bad_lines:  # the resume plays their games again
             self.log.warning("record_line_skipped", id=t.id, file=t.records.path.name, line=number, problem=problem)
 
-    def _end(self, t: Tournament, state: int) -> None:
+    def _end(self, t: Tournament, state: apb.TournamentState.ValueType) -> None:
         t.state = state
         t.ended = True
         t.finished_at = time.time()
@@ -288,7 +291,7 @@ class Arena:
         if t.watchers:
             t.pending.append(ev)
 
-    def _game_started(self, t: Tournament, scheduled: ScheduledGame, seats: tuple[str, ...]) -> Callable:
+    def _game_started(self, t: Tournament, scheduled: ScheduledGame, seats: tuple[str, ...]) -> OnProgress:
         started = apb.GameStarted(index=scheduled.index, seats=seats, deal_key=scheduled.deal_key,
                                   rotation=scheduled.rotation)
         t.in_progress[scheduled.index] = started
@@ -352,8 +355,7 @@ class Arena:
             if w.done:
                 continue
             if w.ended_at is not None and now - w.ended_at > REAP_S:
-                if w.context is not None:
-                    w.context.cancel()  # a stream that stopped reading: free its thread
+                w.cancel_call()  # a stream that stopped reading: free its thread
                 w.close()
                 self.log.warning("watch_stream_cancelled", id=w.tournament_id, reason="the client stopped reading")
                 continue

@@ -21,7 +21,7 @@ import trio
 from arena.players.dial_in import Close, DialInConnection, DialInRefused, DialInRegistry
 from google.protobuf.message import DecodeError
 
-from arena.protocol import dial_in_pb2, dial_in_pb2_grpc
+from arena.protocol import dial_in_pb2
 from arena.protocol import bot_pb2
 from arena.protocol import PROTOCOL_VERSION
 from arena import __version__
@@ -46,8 +46,10 @@ def bearer_token(context: grpc.ServicerContext) -> str | None:
     return None
 
 
-class DialInServicer(dial_in_pb2_grpc.DialInServiceServicer):
-    """The dial-in service on the server's gRPC threads, handing every decision to the trio thread."""
+class DialInServicer:
+    """The dial-in service on the server's gRPC threads, handing every decision to the trio thread. Not the generated
+    servicer: its ``Play`` reads the stream's messages as bytes (:func:`add_to_server` registers it so), not as the
+    PlayRequests the generated servicer's signature promises."""
 
     def __init__(self, registry: DialInRegistry, trio_token: trio.lowlevel.TrioToken,
                  hello_timeout_s: float = HELLO_TIMEOUT_S, plain_text_beyond_loopback: bool = False) -> None:
@@ -118,11 +120,11 @@ class DialInServicer(dial_in_pb2_grpc.DialInServiceServicer):
         if first is None:
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED if context.is_active() else grpc.StatusCode.CANCELLED,
                           f"no hello within {self.hello_timeout_s:g} s")
-        first = parsed(first)
-        if first is None or first.WhichOneof("message") != "hello":
+        request = parsed(first)
+        if request is None or request.WhichOneof("message") != "hello":
             context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                           "the first message of a dial-in stream must be the hello (PlayRequest.hello)")
-        return first.hello
+        return request.hello
 
     def _read(self, request_iterator: Iterator[bytes], connection: DialInConnection) -> None:
         """The reader thread: every message to the trio thread, until the stream ends or the bot breaks the

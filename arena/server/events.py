@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Literal, Mapping
 
 import grpc
 
@@ -138,6 +138,12 @@ class Watcher:
             self._events.clear()
             self._cond.notify_all()
 
+    def cancel_call(self) -> None:
+        """Cancel the stream's gRPC call, when it has one (frees the thread of a stream whose client stopped
+        reading)."""
+        if self.context is not None:
+            self.context.cancel()  # type: ignore[no-untyped-call]  # grpc-stubs leave RpcContext.cancel unannotated
+
     def __len__(self) -> int:
         return len(self._events)
 
@@ -241,7 +247,7 @@ def standings_pb(data: Mapping[str, Any]) -> apb.Standings:
 def entrant_json(e: apb.EntrantStanding) -> dict[str, Any]:
     """An entrant of a Standings message as ``standings.json`` holds it (what :func:`standings_pb` put in), for
     :func:`arena.tournament.standings.row_cells`: a client prints the server's row as ``arena run`` prints its own."""
-    def present(name: str) -> Any:
+    def present(name: Literal["think_ms_per_decision", "score", "elo"]) -> Any:
         return getattr(e, name) if e.HasField(name) else None
 
     by_deal = (e.elo_low_by_deal, e.elo_high_by_deal) if e.HasField("elo_low_by_deal") else None

@@ -14,7 +14,7 @@ author's token is not the server's, and the league resolves tokens itself. The o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Awaitable, Callable, Iterator, TypeVar, TypeVarTuple
 
 import grpc
 import trio
@@ -26,6 +26,10 @@ from arena.server.auth import AUTH_HEADER, SCHEME
 from arena.server.core import ApiError, Refusal
 from arena.server.league_messages import added_author_pb, bots_pb, build_log_pb, challenged_pb, challenges_pb, dial_in_pb, finals_pb, frozen_pb, got_challenge_pb, leaderboard_pb, queue_pb, reinstated_pb, retired_pb, revoked_pb, table_log_pb, table_rated_pb, uploaded_pb, versions_pb
 from arena.server.status import handled
+
+
+Args = TypeVarTuple("Args")
+Result = TypeVar("Result")
 
 WATCH_WAIT_S = 5.0
 """How long one step of a watch waits for a table to end before it looks whether its client is still there."""
@@ -57,7 +61,7 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
         self.trio_token = trio_token
         self.upload_folder = upload_folder
 
-    def _trio(self, function: Callable, *args: Any) -> Any:
+    def _trio(self, function: Callable[[*Args], Awaitable[Result]], *args: *Args) -> Result:
         return trio.from_thread.run(function, *args, trio_token=self.trio_token)
 
     @handled
@@ -136,7 +140,7 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
         return finals_pb(self._trio(self.core.finals, token_of(context), request.league, request.start,
                                     request.deal_sets, request.tables))
 
-    def WatchLadder(self, request: lpb.WatchLadderRequest, context: grpc.ServicerContext) -> Iterator:
+    def WatchLadder(self, request: lpb.WatchLadderRequest, context: grpc.ServicerContext) -> Iterator[lpb.WatchLadderResponse]:
         """Each table that ends from now on, while the client listens (refusals as the other calls': the first
         step checks the token before anything is sent)."""
         after, _ = self._watch_step(request, context, None, 0.0)

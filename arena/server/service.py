@@ -7,7 +7,7 @@ their one line (:mod:`arena.server.status`, shared with the league's service).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar, TypeVarTuple
 
 import grpc
 import trio
@@ -20,6 +20,10 @@ from arena.server.events import game_summary, record_message
 from arena.server.status import handled, status_of
 
 
+Args = TypeVarTuple("Args")
+Result = TypeVar("Result")
+
+
 class ArenaServicer(apb_grpc.ArenaServicer):
     """The grpcio handlers; each runs on a gRPC thread and reaches the trio side through ``trio.from_thread``."""
 
@@ -27,7 +31,7 @@ class ArenaServicer(apb_grpc.ArenaServicer):
         self.arena = arena
         self.trio_token = trio_token
 
-    def _trio(self, function: Callable, *args: Any) -> Any:
+    def _trio(self, function: Callable[[*Args], Result], *args: *Args) -> Result:
         return trio.from_thread.run_sync(function, *args, trio_token=self.trio_token)
 
     @handled
@@ -92,7 +96,7 @@ class ArenaServicer(apb_grpc.ArenaServicer):
         withheld = not info.master_seed
         return apb.GetGameReply(record=record_message(record, withheld), seed_withheld=withheld)
 
-    def WatchTournament(self, request: apb.WatchTournamentRequest, context: grpc.ServicerContext) -> Iterator:
+    def WatchTournament(self, request: apb.WatchTournamentRequest, context: grpc.ServicerContext) -> Iterator[apb.WatchReply]:
         try:
             watcher = self._trio(self.arena.subscribe, request.id, request.moves, context)
         except (ApiError, trio.RunFinishedError, trio.Cancelled) as error:

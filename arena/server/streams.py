@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import grpc
 
@@ -26,6 +26,14 @@ UNARY_WORKERS = 32
 for long)."""
 UNARY_BACKLOG = 1024
 """Quick calls that may wait for a thread beside the streams; beyond, gRPC itself answers RESOURCE_EXHAUSTED."""
+
+if TYPE_CHECKING:
+    # The stubs' ServerInterceptor is generic in its calls' messages, the runtime class is not subscriptable; this
+    # one sees the calls of every service, so their messages are Any.
+    ServerInterceptor = grpc.ServerInterceptor[Any, Any]
+    Handler = grpc.RpcMethodHandler[Any, Any]
+else:
+    ServerInterceptor = grpc.ServerInterceptor
 
 
 class StreamRefused(Exception):
@@ -87,15 +95,15 @@ def client_of(context: grpc.ServicerContext) -> str:
     return f"{kind}:{host}" if colon and port.isdigit() else peer
 
 
-class StreamLimitInterceptor(grpc.ServerInterceptor):
+class StreamLimitInterceptor(ServerInterceptor):
     """Counts every call that streams (either way) in :class:`StreamLimits` for as long as it is open; refuses one
     beyond the limits with RESOURCE_EXHAUSTED. Quick calls pass untouched."""
 
     def __init__(self, limits: StreamLimits) -> None:
         self.limits = limits
 
-    def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Any],
-                          details: grpc.HandlerCallDetails) -> Any:
+    def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Handler | None],
+                          details: grpc.HandlerCallDetails) -> Handler | None:
         handler = continuation(details)
         if handler is None or not (handler.request_streaming or handler.response_streaming):
             return handler
@@ -105,6 +113,7 @@ class StreamLimitInterceptor(grpc.ServerInterceptor):
             return grpc.unary_stream_rpc_method_handler(self._streaming(handler.unary_stream), **serialization)
         if handler.stream_stream is not None:
             return grpc.stream_stream_rpc_method_handler(self._streaming(handler.stream_stream), **serialization)
+        assert handler.stream_unary is not None  # it streams requests, and neither stream_stream nor unary_stream
         return grpc.stream_unary_rpc_method_handler(self._single(handler.stream_unary), **serialization)
 
     def _open(self, context: grpc.ServicerContext) -> Callable[[], None]:
@@ -117,8 +126,9 @@ class StreamLimitInterceptor(grpc.ServerInterceptor):
             release()  # already over
         return release
 
-    def _streaming(self, behaviour: Callable[[Any, grpc.ServicerContext], Iterator]) -> Callable:
-        def limited(request: Any, context: grpc.ServicerContext) -> Iterator:
+    def _streaming(self, behaviour: Callable[[Any, grpc.ServicerContext], Iterator[Any]]
+                   ) -> Callable[[Any, grpc.ServicerContext], Iterator[Any]]:
+        def limited(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             release = self._open(context)
             try:
                 yield from behaviour(request, context)
@@ -126,7 +136,8 @@ class StreamLimitInterceptor(grpc.ServerInterceptor):
                 release()
         return limited
 
-    def _single(self, behaviour: Callable[[Any, grpc.ServicerContext], Any]) -> Callable:
+    def _single(self, behaviour: Callable[[Any, grpc.ServicerContext], Any]
+                ) -> Callable[[Any, grpc.ServicerContext], Any]:
         def limited(request: Any, context: grpc.ServicerContext) -> Any:
             release = self._open(context)
             try:

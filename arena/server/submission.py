@@ -16,6 +16,8 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from google.protobuf.message import Message
+
 from arena.players.process import BotSpec
 from arena.protocol import tournament_pb2 as tpb
 from arena.protocol.convert import option_value_from_pb, option_value_pb
@@ -93,7 +95,7 @@ def dict_from_message(message: tpb.TournamentSpec) -> dict[str, Any]:
     return data
 
 
-def _is_set(message: Any, key: str) -> bool:
+def _is_set(message: Message, key: str) -> bool:
     """Whether a field says something: set, for a field with presence (``optional``: a set 0 is a value, as
     ``grace_ms = 0`` is no grace), else not zero (zero means the file's default)."""
     if message.DESCRIPTOR.fields_by_name[key].has_presence:

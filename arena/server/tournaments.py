@@ -24,7 +24,8 @@ from arena.protocol import arena_pb2 as apb
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.schema import RecordFormatError
-from arena.records.store import Unit, parse_line, split_units, unit_line
+from arena.records.compact import Unit
+from arena.records.store import parse_line, split_units, unit_line
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import TournamentSpec
 from arena.rules import RulesError, new_game
@@ -57,7 +58,7 @@ class Tournament:
     games_total: int
     group_size: int
     created_at: float = field(default_factory=time.time)
-    state: int = apb.TOURNAMENT_STATE_QUEUED
+    state: apb.TournamentState.ValueType = apb.TOURNAMENT_STATE_QUEUED
     started_at: float = 0.0
     finished_at: float = 0.0
     error: str = ""

@@ -68,7 +68,7 @@ import shutil
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from arena.display import escaped
 from arena.errors import ArenaError
@@ -89,7 +89,8 @@ MAX_TABLES = 20_000
 is resumed), about 0.3 ms a table for 50 entrants at 8 seats on a loaded 2-core machine."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
             "concurrency", "output", "sandbox", "limits", "format", "candidates", "tables", "sprt", "apart")
-SPRT_NUMBERS = ("elo0", "elo1", "alpha", "beta")
+SPRT_NUMBERS: tuple[Literal["elo0", "elo1", "alpha", "beta"], ...] = ("elo0", "elo1", "alpha", "beta")
+"""An SPRT's numbers, typed as names of SprtSpec's fields (a protobuf message's HasField takes only those)."""
 SPRT_KEYS = (*SPRT_NUMBERS, "model")
 SPRT_GAMES = 10_000
 """Deal sets (or games) per pairing when a file with [sprt] does not say: the test's cap, rarely reached."""

@@ -24,7 +24,8 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from arena.server.auth import SCHEME, ConfigError, is_loopback
+from arena.protocol.addresses import is_loopback
+from arena.server.auth import SCHEME, ConfigError
 
 COOKIE = "arena_session"
 COOKIE_LABEL = b"dominoes-arena web session v1"
@@ -279,8 +280,8 @@ class Signer:
 
 
 def _utc(seconds: int) -> str:
-    from datetime import datetime, timezone
-    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    from datetime import UTC, datetime
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def same_origin(origin: str | None, host: str | None) -> bool:

@@ -40,6 +40,7 @@ from starlette.responses import (
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.league.authors import OPERATOR, Caller, hash_token
 from arena.league.storage.db import Database
@@ -267,17 +268,17 @@ class OwnNamesOnly:
     421 and nothing else (DNS rebinding: see :mod:`arena.web.access`), and every answer carries the security headers
     (:data:`SECURITY_HEADERS`, and :data:`CSP` unless the route set its own)."""
 
-    def __init__(self, app: Any, hosts: HostNames) -> None:
+    def __init__(self, app: ASGIApp, hosts: HostNames) -> None:
         self.app = app
         self.hosts = hosts
 
-    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
 
-        async def send_secured(message: dict) -> None:
+        async def send_secured(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 if not any(k.lower() == b"content-security-policy" for k, _ in headers):
@@ -852,7 +853,7 @@ async def api_league_events(web: Web, request: Request) -> Response:
     league = request.path_params["league"]
     try:
         core.live_state(league)
-    except league_web.LeagueError as error:
+    except LeagueError as error:
         raise league_web.shown_error(error) from None
     return _stream(web, lambda: core.live_state(league))
 
@@ -912,6 +913,8 @@ async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, t
     stop = trio.Event()
     app = OwnNamesOnly(create_app(arena, rules, league), HostNames.of(host, hosts))
     async with trio.open_nursery() as nursery:
-        await nursery.start(lambda task_status: serve(app, config, shutdown_trigger=stop.wait,
-                                                      task_status=task_status))
+        # Starlette types ASGI scopes and messages as mutable mappings, hypercorn as TypedDicts: the same protocol,
+        # but neither type is assignable to the other
+        await nursery.start(lambda task_status: serve(app, config,  # type: ignore[arg-type]
+                                                      shutdown_trigger=stop.wait, task_status=task_status))
         task_status.started(WebServer(f"{'https' if tls else 'http'}://{shown}/", stop))

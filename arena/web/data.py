@@ -34,7 +34,8 @@ from arena.records.html import viewer_data
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.schema import RecordFormatError
-from arena.records.store import Unit, parse_line, split_units, unit_line
+from arena.records.compact import Unit
+from arena.records.store import parse_line, split_units, unit_line
 from arena.server.tournaments import STATE_NAMES, Tournament
 from arena.tournament.standings import ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, GameOutcome, OutcomeError, Standings, outcome_of, row_cells
 from arena.web.access import Access
@@ -144,7 +145,9 @@ def row_json(row: GameRow, withheld: list[int]) -> dict[str, Any]:
 
 def result_for(row: dict[str, Any], entrant: str) -> str:
     """``win``, ``draw`` or ``loss`` of an entrant in a game (one of its sides won, the match was drawn, or not)."""
-    sides = {side for name, side in zip(row["seats"], row["side_of_seat"]) if name == entrant}
+    # not strict: a record read from disk is not checked to give every seat a side; the seats without one are not
+    # counted, as before
+    sides = {side for name, side in zip(row["seats"], row["side_of_seat"], strict=False) if name == entrant}
     if row["winner"] is None:
         return "draw"
     return "win" if row["winner"] in sides else "loss"
@@ -188,7 +191,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return info.st_dev, info.st_ino
 
 
-def filter_games(rows: list[dict[str, Any]], entrant: str = "", result: str = "", faults: str = "") -> list[dict]:
+def filter_games(rows: list[dict[str, Any]], entrant: str = "", result: str = "", faults: str = "") -> list[dict[str, Any]]:
     """The games list's filters: an entrant's games, its wins, draws or losses (``decided``/``drawn`` without an
     entrant), and games with or without faults. With an entrant, each row says its ``result`` in that game."""
     chosen = []
@@ -351,12 +354,13 @@ class RatingHistory:
         if self.standings.rating_kind == OPENSKILL:
             values = {name: round(r.ordinal, 2) for name, r in self.standings.ratings().items()}
             return {"games": self.counted, "values": values, "infinite": {}}
-        values, infinite = {}, {}
+        elo_values: dict[str, float | None] = {}
+        infinite: dict[str, str] = {}
         for name, e in self.standings.elo().items():
-            values[name] = None if e.elo is None else round(e.elo, 1)
+            elo_values[name] = None if e.elo is None else round(e.elo, 1)
             if e.elo is None and e.score is not None:
                 infinite[name] = "+" if e.score >= 1.0 else "-"
-        return {"games": self.counted, "values": values, "infinite": infinite}
+        return {"games": self.counted, "values": elo_values, "infinite": infinite}
 
     def chart(self) -> dict[str, Any]:
         """The points to draw (the kept ones and the latest), the y axis's ticks over their finite values, and, per
@@ -419,7 +423,7 @@ def entrant_json(t: Tournament, name: str, rows: list[dict[str, Any]]) -> dict[s
     line = next((e for e in standings.get("entrants", ()) if e["name"] == name), None)
     games = [row for row in rows if name in row["seats"]]
     by_seat: dict[int, dict[str, int]] = {}
-    faults = []
+    faults: list[dict[str, Any]] = []
     for row in games:
         result = result_for(row, name)
         for seat, seated in enumerate(row["seats"]):

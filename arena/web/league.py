@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import urllib.parse
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Sequence
 
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
@@ -39,7 +39,7 @@ def shown_error(error: LeagueError) -> NotShown:
 
 def _when(seconds: float) -> str | None:
     """A Unix time as ISO 8601 in UTC (None for 0: not yet)."""
-    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds") if seconds else None
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds") if seconds else None
 
 
 def standing_json(row: Standing, active: set[int]) -> dict[str, Any]:
@@ -346,7 +346,8 @@ def rating_chart(ratings: dict[str, list[dict[str, Any]]]) -> str:
     x_of = {key: number for number, key in enumerate(order)}
     values = [p["mu"] for points in ratings.values() for p in points]
     axis = axis_ticks(min(values), max(values), span=2.0)
-    lo, hi = axis["low"], axis["high"]
+    lo: float = axis["low"]
+    hi: float = axis["high"]
     width, height, left, right, top, bottom = 760, 260, 48, 12, 10, 28
 
     def x(n: int) -> float:

@@ -28,7 +28,7 @@ def standings_html(detail: dict[str, Any]) -> str:
              (_e(e["games"]), False), (_e(e["wins"]), False), (_e(e["draws"]), False), (_e(e["losses"]), False),
              (_e(cell["points"]), False), (_e(cell["scored"]), False), (_e(cell["conceded"]), False),
              (_e(e["faults"]), False), (_e(cell["rating"]), False)]
-            for rank, (e, cell) in enumerate(zip(detail["standings"]["entrants"], cells), start=1)]
+            for rank, (e, cell) in enumerate(zip(detail["standings"]["entrants"], cells, strict=True), start=1)]
     headers = [("rank", False), ("entrant", True), ("games", False), ("W", False), ("D", False), ("L", False),
                ("points", False), ("scored", False), ("conceded", False), ("faults", False),
                (detail["table"]["rating_header"], False)]
