@@ -18,14 +18,17 @@ import trio
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from arena.league.authors import (OPERATOR, Authenticator, Caller, create_author, hash_token, issue_token,
-                                  owned_version, require_bot_owner, require_operator, require_upload_quota,
-                                  retire_version, revoke)
+from arena.league.authors import (Authenticator, create_author, hash_token, issue_token, owned_version,
+                                  require_upload_quota, retire_version, revoke)
+from arena.league.rules.permissions import OPERATOR, Caller, require_bot_owner, require_operator
 from arena.league.bench import main as bench_main, results_write_rate
 from arena.league.rules.config import AuthorLimits
-from arena.league.storage.db import (BUILDING, CHECKING, FAILED, METADATA, READY, RETIRED, STATES, SUSPENDED, TRANSITIONS,
-                             UPLOADED, AsyncDatabase, Database, Rating, Seat, active_version, create_engine, migrate,
-                             open_database, schema_revision, sqlite_url, utc_now, versions as versions_table)
+from arena.league.clock import utc_now
+from arena.league.rules.lifecycle import (BUILDING, CHECKING, FAILED, READY, RETIRED, STATES, SUSPENDED, TRANSITIONS,
+                                          UPLOADED, active_version)
+from arena.league.rules.model import Rating, Seat
+from arena.league.storage.db import (METADATA, AsyncDatabase, Database, create_engine, migrate, open_database,
+                                     schema_revision, sqlite_url, versions as versions_table)
 from arena.league.rules.errors import DatabaseError, LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases

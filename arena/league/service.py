@@ -33,9 +33,13 @@ from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.tournament.likelihood import TIE_RULE
 from arena.league.intake.archive import ArchiveLimits, Packed, pack
-from arena.league.authors import Authenticator, Caller, create_author, new_token, owned_version, require_bot_owner, require_operator, require_upload_quota, reinstate_version, retire_version, revoke
+from arena.league.authors import Authenticator, create_author, new_token, owned_version, reinstate_version, require_upload_quota, retire_version, revoke
+from arena.league.rules.permissions import Caller, require_bot_owner, require_operator
 from arena.league.rules.config import LeagueConfig, UploadLimits
-from arena.league.storage.db import DONE, ONLINE, QUEUED, PLAYING, TABLE_FAILED, UNFINISHED, AsyncDatabase, Bot, ChallengeRow, Database, LadderTable, Version, active_version, versions_to_delete
+from arena.league.rules.lifecycle import DONE, PLAYING, QUEUED, TABLE_FAILED, UNFINISHED, active_version
+from arena.league.rules.model import ONLINE, Bot, ChallengeRow, LadderTable, Version
+from arena.league.rules.retention import versions_to_delete
+from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.play.ladder import FROZEN, RECORD, Ladder, left_because
 from arena.league.play.challenges import Challenges, request_challenge, version_name
 from arena.league.play.finals import Finals, freeze_league, games_recorded

@@ -41,7 +41,8 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.league.authors import OPERATOR, Caller, hash_token
+from arena.league.authors import hash_token
+from arena.league.rules.permissions import OPERATOR, Caller
 from arena.league.storage.db import Database
 from arena.league.rules.errors import LeagueError, NotFound, Unauthenticated
 from arena.league.service import archive_limits

@@ -40,11 +40,9 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from arena.league.rules.manifest import BINARY, MANIFEST_NAME, Manifest, ManifestError, check_static_elf, parse_manifest, path_problem
+from arena.league.rules.config import MIB
 from arena.league.rules.errors import LeagueError
 
-MIB = 1024 * 1024
-"""The one size unit of the league's limits (a league file's ``archive_mb`` and ``unpacked_mb``, as the sandbox's
-``memory_mb``): a mebibyte, written MiB in every message."""
 CHUNK = 64 * 1024
 IGNORED_TOP = ("bin", "gen", "node_modules", "target", "dist", ".git")
 """Top-level folders left out of every upload: the kits' build output (as their .gitignore says) and git's folder."""

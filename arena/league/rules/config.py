@@ -74,10 +74,12 @@ from arena.sandbox import LIMIT_KEYS, Limits, LimitsError, limits_from_table
 from arena.sandbox.build import BuildLimits
 from arena.tournament.spec import SpecError, TimeSpec, game_from_table, time_from_table
 from arena.tournament.spec import _boolean, _integer, _no_unknown, _text  # the file helpers: one wording for both files
-from arena.league.intake.archive import MIB
 from arena.league.rules.errors import ConfigError
 from arena.league.rules.manifest import KITS as KIT_RECIPES
 
+MIB = 1024 * 1024
+"""The one size unit of the league's limits (a league file's ``archive_mb`` and ``unpacked_mb``, as the sandbox's
+``memory_mb``): a mebibyte, written MiB in every message."""
 KITS = tuple(KIT_RECIPES)
 """The kits a league may accept: every kit a manifest may name (:data:`arena.league.rules.manifest.KITS`)."""
 """The kits an uploaded bot may name in its ``bot.toml``: every starter kit the project ships (``bots/``) and a

@@ -25,17 +25,23 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Concatenate, Iterable, Mapping, ParamSpec, Sequence, TypeVar
+from typing import Any, Callable, Concatenate, Iterable, ParamSpec, Sequence, TypeVar
 
 import sqlalchemy as sa
 import trio
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
+from arena.league.clock import utc_now
 from arena.league.rules.errors import DatabaseError, LeagueError, NotFound, StateError
+from arena.league.rules.lifecycle import (DONE, INTERRUPTED, PLAYING, QUEUED, READY, RETIRED, START_FAILURES, STATES,
+                                          SUSPENDED, TABLE_FAILED, TABLE_STATES, UNFINISHED, UPLOADED,
+                                          active_version, check_target, check_transition, suspension)
+from arena.league.rules.model import (ONLINE, Author, Bot, ChallengeRow, Freeze, LadderTable, League, RateSides, Rating,
+                                      Runnable, Seat, Version)
+from arena.league.rules.retention import DELETABLE
 
 # --- the schema ---------------------------------------------------------------------------------------------------
 
@@ -48,27 +54,6 @@ METADATA = sa.MetaData(naming_convention={
 })
 """Named constraints, so a later migration can name the one it alters on SQLite and PostgreSQL alike."""
 
-UPLOADED, BUILDING, CHECKING, READY, FAILED, SUSPENDED, RETIRED = (
-    "uploaded", "building", "checking", "ready", "failed", "suspended", "retired")
-STATES = (UPLOADED, BUILDING, CHECKING, READY, FAILED, SUSPENDED, RETIRED)
-TRANSITIONS: Mapping[str, frozenset[str]] = {
-    UPLOADED: frozenset({BUILDING, FAILED, RETIRED}),
-    BUILDING: frozenset({CHECKING, FAILED, UPLOADED}),  # back to uploaded: a build cut short by a restart, redone
-    CHECKING: frozenset({READY, FAILED, UPLOADED}),
-    READY: frozenset({SUSPENDED, RETIRED}),
-    SUSPENDED: frozenset({READY, RETIRED}),  # the operator reinstates a suspended version, or it is retired
-    FAILED: frozenset({RETIRED}),
-    RETIRED: frozenset(),
-}
-"""A version's lifecycle: uploaded -> building -> checking -> ready (or failed, with why). A ready version that keeps
-failing to start is suspended; any version may be retired, and a retired one stays retired. What a version *is*
-never changes (its archive's SHA-256); only its state does."""
-NEEDS_REASON = frozenset({FAILED, SUSPENDED})
-INTERRUPTED = (BUILDING, CHECKING)
-"""States only a running server's worker holds: found at start, they mean the server died mid-step."""
-
-START_FAILURES = 3
-"""Failures to start in a row that suspend a ready version."""
 SHA256 = re.compile(r"[0-9a-f]{64}")
 NAME_LENGTH = 64
 
@@ -160,10 +145,6 @@ ratings = sa.Table(
 )
 """Each version's rating in each system (``openskill`` for matchmaking, a maximum-likelihood fit for the board)."""
 
-QUEUED, PLAYING, DONE, TABLE_FAILED = "queued", "playing", "done", "failed"
-TABLE_STATES = (QUEUED, PLAYING, DONE, TABLE_FAILED)
-UNFINISHED = (QUEUED, PLAYING)
-"""Tables a server that died left behind: the next start plays them (resumed from their run folder) and rates them."""
 ladder_tables = sa.Table(
     "tables", METADATA,
     sa.Column("id", sa.Integer, primary_key=True),
@@ -225,176 +206,7 @@ freezes = sa.Table(
 finals (their settings, state and ranking, once started)."""
 
 
-# --- rows as plain values -----------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class League:
-    id: int
-    name: str
-    title: str
-    variant: str
-
-
-@dataclass(frozen=True)
-class Author:
-    id: int
-    name: str
-    created_at: datetime
-    revoked_at: datetime | None
-
-    @property
-    def revoked(self) -> bool:
-        return self.revoked_at is not None
-
-
-@dataclass(frozen=True)
-class Bot:
-    id: int
-    league_id: int
-    author_id: int
-    name: str
-
-
-@dataclass(frozen=True)
-class Runnable:
-    """How a built version runs: ``command`` in ``folder`` (relative to the league's versions folder), sandboxed,
-    speaking ``protocol`` (``grpc`` or ``stdio``). Kept in the database so a ready version runs after a restart."""
-
-    command: tuple[str, ...]
-    folder: str
-    protocol: str
-
-
-@dataclass(frozen=True)
-class Version:
-    """A version with its bot's owner, so every authorisation check needs only the version."""
-
-    id: int
-    bot_id: int
-    author_id: int
-    number: int
-    sha256: str
-    state: str
-    reason: str | None
-    created_at: datetime
-    updated_at: datetime
-    build_log: str | None
-    check_report: Any
-    start_failures: int
-    runnable: Runnable | None = None
-    """Set once its build succeeded (cleared when it is deleted)."""
-    deleted_at: datetime | None = None
-    dial_in_sha256: str | None = None
-    """Set for a dial-in version: the SHA-256 of its bot token (see :meth:`Database.add_dial_in_version`)."""
-
-    @property
-    def deleted(self) -> bool:
-        return self.deleted_at is not None
-
-    @property
-    def dial_in(self) -> bool:
-        """Played by its author's machine over a dial-in stream: never built, playable only while connected."""
-        return self.dial_in_sha256 is not None
-
-
-def active_version(versions: Sequence[Version]) -> Version | None:
-    """A bot's active version: its newest ready one that is not deleted (a deleted version's files are gone)."""
-    ready = [v for v in versions if v.state == READY and not v.deleted]
-    return max(ready, key=lambda v: v.number) if ready else None
-
-
-DELETABLE = (RETIRED, FAILED, SUSPENDED, READY)
-"""States a version may be deleted in to make room (never one in the pipeline: uploaded, building, checking)."""
-
-
-def versions_to_delete(versions: Sequence[Version], kept: int) -> list[Version] | None:
-    """Which of a bot's versions to delete so that it keeps at most ``kept`` once one more is added: the oldest
-    retired ones first, then the oldest others that are not its active version and not in the pipeline. None when
-    not enough of them can go (the upload is then refused)."""
-    alive = [v for v in versions if not v.deleted]
-    excess = len(alive) + 1 - kept
-    if excess <= 0:
-        return []
-    active = active_version(alive)
-    candidates = sorted((v for v in alive if v.state in DELETABLE and v is not active),
-                        key=lambda v: (v.state != RETIRED, v.number))
-    return candidates[:excess] if len(candidates) >= excess else None
-
-
-@dataclass(frozen=True)
-class Seat:
-    """One seat of a recorded game."""
-
-    version_id: int
-    score: int
-    points: float
-
-
-@dataclass(frozen=True)
-class Rating:
-    version_id: int
-    system: str
-    mu: float
-    sigma: float
-    games: int
-
-
-@dataclass(frozen=True)
-class LadderTable:
-    """One table of the ladder's queue: its versions per side (the anchor first), why it was chosen, where it is."""
-
-    id: int
-    league_id: int
-    versions: tuple[int, ...]
-    reason: str
-    state: str
-    created_at: datetime
-    started_at: datetime | None
-    ended_at: datetime | None
-    error: str | None
-    sequence: int | None
-    single_games: bool = False
-    """Rated game by game (its run had no duplicate deals), not as one deal set; see ``tables``."""
-
-
-@dataclass(frozen=True)
-class ChallengeRow:
-    """One challenge: who asked, its version against the opponent, its deal sets (the SPRT's cap), where it is."""
-
-    id: int
-    league_id: int
-    author_id: int | None
-    version_id: int
-    opponent_id: int
-    deal_sets: int
-    state: str
-    result: Any
-    error: str | None
-    created_at: datetime
-    started_at: datetime | None
-    ended_at: datetime | None
-
-
-@dataclass(frozen=True)
-class Freeze:
-    """A league's freeze: when, its field (version ids), and its finals' JSON (None before they start)."""
-
-    league_id: int
-    frozen_at: datetime
-    field: tuple[int, ...]
-    finals: Any
-
-
-RateSides = Callable[[Sequence["Rating | None"]], Sequence[tuple[float, float]]]
-"""One online rating update of a table (its deal set, or one of its single games): the sides' ratings before (None
-for a version not rated yet), in side order, to their (mu, sigma) after."""
-ONLINE = "openskill"
-"""The rating system of the ladder's online rating (what the matchmaker reads and finish_table updates)."""
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
-
+# --- moments -----------------------------------------------------------------------------------------------------
 
 def _utc(moment: datetime | None) -> datetime | None:
     """A stored moment as an aware UTC datetime (SQLite hands back naive ones: they were written in UTC)."""
@@ -744,18 +556,13 @@ class Database:
 
     def transition(self, version_id: int, to: str, reason: str | None = None, *, build_log: str | None = None,
                    check_report: Any = None, runnable: Runnable | None = None) -> Version:
-        """Move a version to state ``to``, if its lifecycle allows it from the state it is in (:data:`TRANSITIONS`);
+        """Move a version to state ``to``, if its lifecycle allows it from the state it is in
+        (:data:`arena.league.rules.lifecycle.TRANSITIONS`);
         otherwise one :class:`StateError`. ``failed`` and ``suspended`` need a reason. The change is a
         compare-and-set on the state read, so two workers cannot both move one version."""
-        if to not in STATES:
-            raise StateError(f"unknown version state {to!r}; states: {', '.join(STATES)}")
-        if to in NEEDS_REASON and not reason:
-            raise StateError(f"a version becomes {to} only with a reason")
+        check_target(to, reason)
         current = self.version(version_id)
-        if to not in TRANSITIONS[current.state]:
-            allowed = ", ".join(sorted(TRANSITIONS[current.state])) or "none"
-            raise StateError(f"version {current.number} of its bot is {current.state}: it cannot become {to} "
-                             f"(from {current.state}: {allowed})")
+        check_transition(current, to)
         values: dict[str, Any] = {"state": to, "reason": reason, "updated_at": utc_now()}
         if build_log is not None:
             values["build_log"] = build_log
@@ -787,10 +594,8 @@ class Database:
             connection.execute(sa.update(versions).where(versions.c.id == version_id, versions.c.state == READY)
                                .values(start_failures=versions.c.start_failures + 1))
         version = self.version(version_id)
-        if version.state == READY and version.start_failures >= limit:
-            return self.transition(version_id, SUSPENDED,
-                                   f"failed to start {version.start_failures} times in a row; last: {failure}")
-        return version
+        reason = suspension(version, failure, limit)
+        return version if reason is None else self.transition(version_id, SUSPENDED, reason)
 
     def requeue_interrupted(self) -> list[Version]:
         """At a server's start: versions left building or checking by a server that died are uploaded again, to be
