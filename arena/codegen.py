@@ -26,19 +26,23 @@ def proto_files() -> list[Path]:
 
 
 def generate(out: Path) -> None:
-    """Run protoc (from grpcio-tools) over every .proto file into ``out``."""
+    """Run protoc (from grpcio-tools) over every .proto file into ``out``, with mypy-protobuf's typed stubs."""
     from grpc_tools import protoc  # the build tool, not needed at run time
     import grpc_tools
 
     out.mkdir(parents=True, exist_ok=True)
     well_known = Path(grpc_tools.__file__).parent / "_proto"
+    plugins = Path(sys.executable).parent  # mypy-protobuf's protoc plugins, installed beside this interpreter
     args = [
         "grpc_tools.protoc",
         f"-I{PROTO_DIR}",
         f"-I{well_known}",
+        f"--plugin=protoc-gen-mypy={plugins / 'protoc-gen-mypy'}",
+        f"--plugin=protoc-gen-mypy_grpc={plugins / 'protoc-gen-mypy_grpc'}",
         f"--python_out={out}",
-        f"--pyi_out={out}",
+        f"--mypy_out=quiet:{out}",  # typed stubs of the messages (enums as NewType, fields exact), read by mypy
         f"--grpc_python_out={out}",
+        f"--mypy_grpc_out=quiet:{out}",  # typed stubs of the stubs and servicers
         *(str(p) for p in proto_files()),
     ]
     if protoc.main(args) != 0:
