@@ -25,8 +25,15 @@ from arena.league.rules.config import AuthorLimits
 from arena.league.rules.errors import LeagueError, Unauthenticated
 from arena.league.rules.lifecycle import READY, RETIRED, check_reinstatable
 from arena.league.rules.model import Author, Version
-from arena.league.rules.permissions import (OPERATOR, UPLOAD_WINDOW, Caller, require_operator, require_owner,
-                                            require_quota_left, retire_reason)
+from arena.league.rules.permissions import (
+    OPERATOR,
+    UPLOAD_WINDOW,
+    Caller,
+    require_operator,
+    require_owner,
+    require_quota_left,
+    retire_reason,
+)
 from arena.league.storage.db import Database
 
 TOKEN_BYTES = 32

@@ -6,9 +6,9 @@ UTC). The rules read no clock (:mod:`arena.league.rules`): they are handed the m
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def utc_now() -> datetime:
     """Now, as an aware UTC datetime."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)

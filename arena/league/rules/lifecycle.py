@@ -8,7 +8,7 @@ asking here before it writes a state; what a version *is* never changes (its arc
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from arena.league.rules.errors import StateError
 from arena.league.rules.model import Version

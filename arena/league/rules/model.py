@@ -8,9 +8,10 @@ compare them without any I/O, and a test makes one by hand.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any
 
 
 @dataclass(frozen=True)

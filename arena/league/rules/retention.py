@@ -6,7 +6,7 @@ A deleted version keeps its row (its games and ratings refer to it) and loses it
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from arena.league.rules.lifecycle import FAILED, READY, RETIRED, SUSPENDED, active_version
 from arena.league.rules.model import Version

@@ -28,8 +28,9 @@ freeze), over the schema of ``tables.py``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 import trio

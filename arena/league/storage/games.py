@@ -8,8 +8,8 @@ The games and seats of a finished ladder table are written in the same transacti
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Iterable, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -98,7 +98,7 @@ class GamesGateway(Gateway):
 def insert_game(connection: Connection, league_id: int, record: str, game_key: str, seats: Sequence[Seat],
                 line: int | None, played_at: datetime | None) -> int:
     """One game and its seats, in the caller's transaction; its id."""
-    game_id = connection.execute(sa.insert(games).values(
+    game_id: int = connection.execute(sa.insert(games).values(
         league_id=league_id, record=record, game_key=game_key, line=line,
         played_at=played_at or utc_now()).returning(games.c.id)).scalar_one()
     connection.execute(sa.insert(game_seats), [

@@ -7,7 +7,8 @@ puts together: one engine, one object, each call its own transaction.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from typing import overload
 
 from sqlalchemy.engine import Engine
 
@@ -27,11 +28,19 @@ class Gateway:
         return self.engine.dialect.name
 
 
+@overload
+def aware_utc(moment: datetime) -> datetime: ...
+
+
+@overload
+def aware_utc(moment: None) -> None: ...
+
+
 def aware_utc(moment: datetime | None) -> datetime | None:
     """A stored moment as an aware UTC datetime (SQLite hands back naive ones: they were written in UTC)."""
     if moment is None or moment.tzinfo is not None:
         return moment
-    return moment.replace(tzinfo=timezone.utc)
+    return moment.replace(tzinfo=UTC)
 
 
 def first_line(error: BaseException) -> str:

@@ -9,15 +9,26 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 
 from arena.league.clock import utc_now
 from arena.league.rules.errors import LeagueError, NotFound, StateError
-from arena.league.rules.lifecycle import (INTERRUPTED, READY, RETIRED, START_FAILURES, SUSPENDED, UPLOADED,
-                                          active_version, check_target, check_transition, suspension)
+from arena.league.rules.lifecycle import (
+    INTERRUPTED,
+    READY,
+    RETIRED,
+    START_FAILURES,
+    SUSPENDED,
+    UPLOADED,
+    active_version,
+    check_target,
+    check_transition,
+    suspension,
+)
 from arena.league.rules.model import Bot, Runnable, Version
 from arena.league.rules.retention import DELETABLE
 from arena.league.storage.bots import BotsGateway
