@@ -68,7 +68,7 @@ def open_database(url: str) -> Database:
         migrate(engine)
     except sa.exc.SQLAlchemyError as error:
         engine.dispose()
-        raise DatabaseError(f"cannot open the database {_shown(url)}: {first_line(error)}") from None
+        raise DatabaseError(f"cannot open the database {shown_url(url)}: {first_line(error)}") from None
     return Database(engine)
 
 
@@ -82,11 +82,11 @@ def create_engine(url: str) -> Engine:
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.drivername not in ("sqlite", "sqlite+pysqlite", "postgresql+psycopg"):
-        raise DatabaseError(f"unsupported database {parsed.drivername!r} in {_shown(url)}: use sqlite:///PATH or "
+        raise DatabaseError(f"unsupported database {parsed.drivername!r} in {shown_url(url)}: use sqlite:///PATH or "
                             f"postgresql+psycopg://...")
     if parsed.get_backend_name() == "sqlite":
         if not parsed.database or parsed.database == ":memory:":
-            raise DatabaseError(f"the league's SQLite database must be a file, got {_shown(url)}")
+            raise DatabaseError(f"the league's SQLite database must be a file, got {shown_url(url)}")
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = sa.create_engine(parsed, connect_args={"timeout": 30})
         event.listen(engine, "connect", _sqlite_settings)
@@ -122,12 +122,19 @@ def schema_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
-def _shown(url: str) -> str:
-    """A URL fit for a message: its password hidden."""
+def shown_url(url: str) -> str:
+    """A URL fit for a message or the log: its password hidden."""
     try:
         return sa.make_url(url).render_as_string(hide_password=True)
     except sa.exc.ArgumentError:
         return repr(url)
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The SQLite file of a database URL (what no build may see when it lies outside the data folder); None for
+    PostgreSQL."""
+    parsed = sa.make_url(url)
+    return Path(parsed.database).resolve() if parsed.get_backend_name() == "sqlite" and parsed.database else None
 
 
 # --- the calls ----------------------------------------------------------------------------------------------------
