@@ -271,8 +271,8 @@ class ServerLog:
         self._file.close()
 
 
-def make_server(config: ServeConfig, servicer: ArenaServicer,
-                league: LeagueServicer | None = None, dial_in: DialInServicer | None = None) -> tuple[grpc.Server, str]:
+def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServicer | None = None,
+                dial_in: DialInServicer | None = None) -> tuple[grpc.Server, str]:
     """The gRPC server, bound but not started, and the address it listens on (the real port when 0 was asked).
 
     Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server

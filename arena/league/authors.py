@@ -80,7 +80,8 @@ class Authenticator:
         self._operator_hash = hash_token(operator_token) if operator_token else None
 
     def caller(self, token: str | None) -> Caller:
-        """Blocking (it reads the database): from trio, through :class:`arena.league.storage.db.AsyncDatabase`'s thread."""
+        """Blocking (it reads the database): from trio, through
+        :class:`arena.league.storage.db.AsyncDatabase`'s thread."""
         if not token:
             raise Unauthenticated("missing token: an author's token or the operator's is needed")
         given = hash_token(token)

@@ -3,9 +3,9 @@ and ratings. Game records stay in record files (the source of truth for results;
 them); the database holds what changes and what must be found fast.
 
 SQLAlchemy 2 Core (tables and statements, no ORM) over a **sync** engine. The schema is declared in
-:mod:`arena.league.storage.tables` (its ``METADATA``) and built by the Alembic migrations shipped in ``arena/league/storage/migrations/``, which
-:func:`open_database` runs at every open (a database already at the newest revision is left as it is), so an
-operator never runs Alembic and needs no ``alembic.ini``.
+:mod:`arena.league.storage.tables` (its ``METADATA``) and built by the Alembic migrations shipped in
+``arena/league/storage/migrations/``, which :func:`open_database` runs at every open (a database already at the
+newest revision is left as it is), so an operator never runs Alembic and needs no ``alembic.ini``.
 
 - **SQLite** is the default: a file in the data folder (:func:`sqlite_url`), in WAL mode (readers do not block the
   writer, and a killed server loses no committed transaction) with foreign keys enforced, both set on every new
