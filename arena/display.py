@@ -2,8 +2,9 @@
 terminal, or rich markup that restyles a table. Everything the arena prints that came from a bot or a client goes
 through :func:`safe_name` (plain output) or :func:`safe_markup` (rich output).
 
-Also the one console every command prints through (:func:`make_console`): a helper below both the command line and
-the server's client commands, so neither imports the other for it."""
+Also the labels people read (:func:`move_label`, :func:`count_text`, :func:`seconds_label`) and the one console
+every command prints through (:func:`make_console`): helpers below both the command line and the server's client
+commands (and a run's errors), so neither imports the other for them."""
 
 from __future__ import annotations
 
@@ -41,6 +42,11 @@ def move_label(number: int) -> str:
     """``move N`` for the move whose number in a record, a fault or an ``ActRequest`` is ``number`` (from 0): moves
     are numbered per game from 1 everywhere people read them (see arena/records/replay.py, *Move numbers*)."""
     return f"move {number + 1}"
+
+
+def count_text(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``: a count in a sentence, as a run's errors and summaries say how many games."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def seconds_label(seconds: float) -> str:

@@ -9,8 +9,8 @@ and the server puts the same line in a tournament's FAILED state. The families u
 - a tournament file's :class:`~arena.tournament.spec.SpecError` and a limit's
   :class:`~arena.sandbox.limits.LimitsError`;
 - a server or client setting's :class:`~arena.server.auth.ConfigError`;
-- a run that stopped or could not start, :class:`~arena.tournament.runner.RunError` (a full disk is
-  :class:`~arena.tournament.runner.RecordsNotWritten`: not a bad value of anyone's, so not a ``ValueError``);
+- a run that stopped or could not start, :class:`~arena.tournament.errors.RunError` (a full disk is
+  :class:`~arena.tournament.errors.RecordsNotWritten`: not a bad value of anyone's, so not a ``ValueError``);
 - records that cannot be used or exported (:class:`~arena.records.replay.RecordError`,
   :class:`~arena.records.schema.RecordFormatError`, :class:`~arena.records.jsonform.FormatError`,
   :class:`~arena.records.export.ExportError`) and standings or tests fed data that does not fit

@@ -26,7 +26,7 @@ from pathlib import Path
 import trio
 import zstandard
 
-from arena.benchmarks import write_local_records
+from arena.bench.referee import write_local_records
 from arena.records import compact
 from arena.rules import VARIANTS
 

@@ -12,18 +12,19 @@ from pathlib import Path
 ARENA = Path(__file__).resolve().parents[1] / "arena"
 
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
-    "arena errors display futures rules codegen",  # `arena` itself: the package's __init__ (its version)
+    "arena errors display futures rules codegen invocation",  # `arena` itself: the package's __init__ (its version)
     "protocol",
-    "players sandbox botkit simulate bench_search",
+    "players sandbox botkit simulate",
     "referee",
     "play check_bot examples",
     "records",
-    "tournament benchmarks",
+    "tournament",
     "cluster",
     "league",
     "server",
     "web",
     "serve",
+    "bench",
     "cli __main__",
 ))
 """Each name is a top-level module or package of ``arena``; a module may import its own layer and those below."""
@@ -33,15 +34,15 @@ LEAGUE_LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for l
     "storage",  # the database gateway: the only part that speaks SQL
     "authors intake",  # tokens, and an upload made a ready version
     "play",  # the ready versions at tables
-    "service assembly bench build_bench ladder_bench matchmaking_bench",  # the core, its assembly, the benchmarks
+    "service assembly",  # the core and the assembly of a server's leagues
     "__init__",  # the league's public face re-exports from every wing
 ))
 """The league's wings, low to high: each name is a module or package of ``arena.league`` (``__init__`` is the
 package itself); a league module may import its own wing and those below."""
 GATEWAY = "arena.league.storage.db"
-GATEWAY_NAMES = frozenset({"Database", "AsyncDatabase", "open_database", "sqlite_url", "shown_url"})
-"""What the rest of the league takes from storage: the gateway and how it is opened; the rows come as the domain
-values of arena.league.rules.model, never as tables."""
+GATEWAY_NAMES = frozenset({"Database", "AsyncDatabase", "shown_url"})
+"""What the rest of the league takes from storage: the gateway (and its URL as the log shows it); the rows come as
+the domain values of arena.league.rules.model, never as tables."""
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ARENA.parent).with_suffix("").parts)
@@ -254,6 +255,15 @@ def test_import_graph_records_imports_no_tournament() -> None:
 
 def test_import_graph_the_errors_module_imports_nothing_of_the_arena() -> None:
     assert import_graph()["arena.errors"] == set()
+
+
+def test_import_graph_only_the_command_line_imports_the_benchmarks() -> None:
+    """arena/bench/ holds every benchmark; nothing in production (nor anything else outside arena/bench/ and
+    arena/cli/) imports it, so a benchmark and its helpers never ship inside the code they measure."""
+    graph = import_graph()
+    assert sorted((a, b) for a, targets in graph.items() if unit(a) not in ("bench", "cli")
+                  for b in targets if unit(b) == "bench") == []
+    assert any(unit(b) == "bench" for b in graph["arena.cli.bench"])  # the test sees the command line's imports
 
 
 def test_import_graph_the_command_line_imports_at_the_top() -> None:

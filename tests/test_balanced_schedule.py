@@ -100,7 +100,7 @@ def test_with_duplicate_deals_every_entrant_holds_every_seat_equally() -> None:
 
 def test_much_better_balanced_than_uniformly_random_tables() -> None:
     """The bench's baseline, asserted: uniformly random tables of the same size spread five times wider."""
-    from arena.benchmarks import bench_schedule
+    from arena.bench.referee import bench_schedule
 
     [result] = bench_schedule(cases=(("mexican_train", 6, 20, 200, False, 1),), seed="bench")
     assert result["round_robin_tables"] == 38_760 and result["tables"] == 200

@@ -23,7 +23,8 @@ from arena.league.play.ladder import Ladder
 from arena.league.intake.pipeline import BuiltBots
 from arena.records.run_folder import RunFolder
 from arena.records.store import iter_records
-from arena.tournament.runner import LocalBackend, run_tournament
+from arena.tournament.local_backend import LocalBackend
+from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_dict
 from support.ladder import Log, play_until, setup
 from support.league import database_url  # noqa: F401 - the fixture, on both databases

@@ -16,8 +16,8 @@ from arena.records.schema import RecordFormatError
 from arena.rules.errors import IllegalActionError, OptionError, RulesError
 from arena.sandbox.limits import LimitsError
 from arena.server.auth import ConfigError
+from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten, RunError
 from arena.tournament.likelihood import FitError
-from arena.tournament.runner import EntrantsCannotPlay, RecordsNotWritten, RunError
 from arena.tournament.spec import SpecError
 from arena.tournament.sprt import SprtError
 from arena.tournament.standings import OutcomeError

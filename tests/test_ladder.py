@@ -236,7 +236,7 @@ def seatings(folder: Path) -> list[tuple[int, str, str, tuple[str, ...], tuple[i
     """The run's games as (index, deal key, match seed, entrant per seat, side per seat), in schedule order."""
     from arena.records.store import ReadReport, iter_records
     from arena.records.run_folder import RunFolder
-    from arena.tournament.runner import outcome_of
+    from arena.tournament.standings import outcome_of
 
     games = []
     for record in iter_records(RunFolder(folder).records, ReadReport()):
@@ -310,7 +310,7 @@ async def test_a_version_that_leaves_mid_table_forfeits_its_games_and_the_table_
     once, the records verify, and the withdrawal is no failed start."""
     from arena.league.authors import retire_version
     from arena.league.rules.permissions import OPERATOR
-    from arena.tournament.runner import outcome_of
+    from arena.tournament.standings import outcome_of
     from arena.records.store import ReadReport, iter_records
     from arena.records.run_folder import RunFolder
     from support.waiting import wait_for

@@ -21,7 +21,7 @@ from alembic.migration import MigrationContext
 from arena.league.authors import (Authenticator, create_author, hash_token, issue_token, owned_version,
                                   require_upload_quota, retire_version, revoke)
 from arena.league.rules.permissions import OPERATOR, Caller, require_bot_owner, require_operator
-from arena.league.bench import main as bench_main, results_write_rate
+from arena.bench.league_db import main as bench_main, results_write_rate
 from arena.league.rules.config import AuthorLimits
 from arena.league.clock import utc_now
 from arena.league.rules.lifecycle import (BUILDING, CHECKING, FAILED, READY, RETIRED, STATES, SUSPENDED, TRANSITIONS,
@@ -403,7 +403,7 @@ def test_ratings_are_replaced_and_listed_best_first(database: Database, league) 
 def test_the_write_rate_benchmark_records_what_it_says(database_url: str, capsys: pytest.CaptureFixture) -> None:
     result = results_write_rate(database_url, 20)
     assert result["games"] == 20 and result["games_per_second"] > 0
-    assert bench_main([database_url, "20"]) == 0  # what python -m arena.league.bench prints: one JSON object
+    assert bench_main([database_url, "20"]) == 0  # what python -m arena.bench.league_db prints: one JSON object
     assert json.loads(capsys.readouterr().out)["games"] == 20
     database = open_database(database_url)
     try:

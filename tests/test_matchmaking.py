@@ -9,7 +9,7 @@ import itertools
 import pytest
 
 from arena.league.rules.matchmaking import PLACEMENT, MatchmakingRules, Plan, Table, VersionState, choose_tables
-from arena.league.matchmaking_bench import simulate, summary
+from arena.bench.matchmaking import simulate, summary
 
 
 def field(n: int, **changes: object) -> list[VersionState]:

@@ -17,7 +17,7 @@ from arena.league.rules.errors import LeagueError
 from arena.league.play.finals import Finals, schedule_lines
 from arena.league.play.ladder import Ladder, version_states
 from arena.league.rules.matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
-from arena.league.matchmaking_bench import simulate, summary
+from arena.bench.matchmaking import simulate, summary
 from arena.league.intake.pipeline import BuiltBots, Served
 from arena.league.play.table_run import authors_apart, league_tournament_file, table_spec
 from arena.players.process import BotSpec

@@ -31,7 +31,8 @@ from arena.league.intake.pipeline import BuiltBots
 from arena.league.rules.rating import recompute
 from arena.records.replay import verify_run
 from arena.tournament import phases
-from arena.tournament.runner import EntrantsCannotPlay, run_tournament
+from arena.tournament.errors import EntrantsCannotPlay
+from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_dict
 from support.ladder import EXAMPLES, STOPPED_BY_THE_ARENA, STUCK, Log, done_tables, play_until, setup
 from support.league import rated_with_seats
@@ -49,7 +50,7 @@ from support.ray_cluster import NODE, local_cluster  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GREEDY_BOT = ROOT / "bots" / "python" / "greedy_bot.py"
-SLEEPY_BOT = ROOT / "arena" / "cluster" / "sleepy_bot.py"
+SLEEPY_BOT = ROOT / "arena" / "bench" / "sleepy_bot.py"
 ONLY_ON_PATH = "ray-test-only-on-path-bot"
 """A bot program found on the PATH of the cluster's usual nodes, and not on the PATH of a node added to miss it."""
 

@@ -35,8 +35,7 @@ from arena.records.store import ReadReport, RecordWriter, iter_records, repair, 
 from arena.records.terminal import show_game
 from arena.server.events import game_summary, record_message
 from arena.server.tournaments import RecordIndex
-from arena.tournament.runner import NOT_AN_OUTCOME, outcome_of
-from arena.tournament.standings import Standings
+from arena.tournament.standings import NOT_AN_OUTCOME, Standings, outcome_of
 
 from support.records import MASTER, changed, draw_game, played, run_of, verify_cli
 

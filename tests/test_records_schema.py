@@ -18,8 +18,7 @@ from arena.records.schema import RecordFormatError, parse_record
 from arena.referee import forfeit_before_start
 from arena.rules import new_game
 from arena.server.events import game_summary, record_message
-from arena.tournament.runner import outcome_of
-from arena.tournament.standings import Standings
+from arena.tournament.standings import Standings, outcome_of
 
 from support.records import changed, draw_game, played
 

@@ -258,7 +258,7 @@ def test_the_search_player_beats_the_greedy_player_clearly(variant: str, options
 
 
 def test_the_search_benchmark_reports_decisions_per_second_and_playouts_per_decision() -> None:
-    from arena.bench_search import bench_search
+    from arena.bench.search import bench_search
 
     report = bench_search([("block", 2, {}), ("mexican_train", 3, {"set": 9})], move_ms=20, decisions=3)
     assert report["move_ms"] == 20 and [row["variant"] for row in report["variants"]] == ["block", "mexican_train"]

@@ -77,8 +77,7 @@ def test_the_watch_standings_rebuilt_from_the_games_are_the_servers(tmp_path: Pa
     from arena.records.store import iter_records
     from arena.cli.server import standings_from_games
     from arena.server.events import game_summary, standings_pb
-    from arena.tournament.runner import outcome_of
-    from arena.tournament.standings import Standings
+    from arena.tournament.standings import Standings, outcome_of
 
     entrants = "".join(f'[[bots]]\nname = "{name}"\ncommand = {json.dumps([sys.executable, str(ROOT / bot)])}\n'
                        for name, bot in (("r", "bots/python/random_bot.py"), ("g", "bots/python/greedy_bot.py"),

@@ -18,8 +18,7 @@ import pytest
 
 from arena.cli.server import WatchView
 from arena.protocol import arena_pb2 as apb
-from arena.tournament.runner import outcome_of
-from arena.tournament.standings import Standings
+from arena.tournament.standings import Standings, outcome_of
 
 from support.servers import (
     BackgroundWatch, FINISHED, Server, bot_entry, index, named, random_bot, records, registry, submit, tournament,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.rules import new_game
-from arena.tournament.runner import time_control_of
+from arena.tournament.backend import time_control_of
 from arena.tournament.schedule import BY_TABLE, INTERLEAVED, Schedule
 from arena.tournament.spec import SpecError, load_spec
 from support.processes import bot_processes

@@ -21,8 +21,9 @@ from arena.errors import ArenaError
 from arena.records import compact
 from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS, RunFolder
 from arena.sandbox.syscalls import refusal_line
-from arena.tournament import runner
-from arena.tournament.runner import EntrantsCannotPlay, RecordsNotWritten, run_tournament
+from arena.tournament import local_backend, runner
+from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten
+from arena.tournament.runner import run_tournament
 from arena.tournament.spec import load_spec, spec_from_dict
 
 from support.processes import bot_processes
@@ -314,14 +315,14 @@ async def test_a_write_error_after_an_entrant_was_given_up_still_names_it(
     spec = load_spec(write(tmp_path, block_text(tag, 20, concurrency=1,
                                                 first=[PYTHON, str(folder / "bad_bot.py"), "--mode", "exit_mid",
                                                        "--tag", tag])))
-    real_check = runner.check_entrants
+    real_check = local_backend.check_entrants
 
     async def check_then_delete(pools: list, log: Any) -> list:
         problems = await real_check(pools, log)
         (folder / "bad_bot.py").unlink()  # started once for the check; every later start fails
         return problems
 
-    monkeypatch.setattr(runner, "check_entrants", check_then_delete)
+    monkeypatch.setattr(local_backend, "check_entrants", check_then_delete)
     fail_on_write(monkeypatch, after=30)
     with pytest.raises(RecordsNotWritten) as caught:
         await run_tournament(spec, "# t\n", tmp_path / "run")

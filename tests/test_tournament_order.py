@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from arena.rules import new_game
-from arena.tournament.runner import RecordsNotWritten, prepare_run, run_tournament
+from arena.tournament.errors import RecordsNotWritten
+from arena.tournament.runner import prepare_run, run_tournament
 from arena.tournament.schedule import BY_TABLE, INTERLEAVED, Schedule
 from arena.tournament.spec import spec_from_dict
 

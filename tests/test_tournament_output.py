@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from arena.tournament.runner import Progress, arena_command
+from arena.invocation import arena_command
+from arena.tournament.console import Progress
 
 from support.tournaments import ARENA, PYTHON, RANDOM_BOT, arena_run, block_text, write
 

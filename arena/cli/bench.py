@@ -14,16 +14,17 @@ from typing import Any
 
 import trio
 
-from arena.errors import UsageError
-from arena.bench_search import DEFAULT_CASES, bench_search
-from arena.benchmarks import bench_engine, bench_export, bench_protocol, bench_ratings, bench_records, bench_schedule, bench_tournament, bench_workers
+from arena.bench.cluster import bench_cluster
+from arena.bench.dial_in import bench_dial_in
+from arena.bench.ladder import bench_ladder
+from arena.bench.league_build import build_times
+from arena.bench.league_db import results_write_rate
+from arena.bench.matchmaking import bench_matchmaking
+from arena.bench.ratings import bench_ratings
+from arena.bench.referee import bench_engine, bench_export, bench_protocol, bench_records, bench_schedule, bench_tournament, bench_workers
+from arena.bench.search import DEFAULT_CASES, bench_search
 from arena.cluster import require_ray
-from arena.cluster.bench import bench_cluster
-from arena.league.matchmaking_bench import bench_matchmaking
-from arena.server.dial_in_bench import bench_dial_in
-from arena.league.bench import results_write_rate
-from arena.league.build_bench import build_times
-from arena.league.ladder_bench import bench_ladder
+from arena.errors import UsageError
 from arena.league.storage.db import sqlite_url
 from arena.league.intake.kits import RECIPES
 from arena.league.intake.pipeline import default_kit_cache

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 import trio
 
 from arena.cluster.options import add_backend_arguments, backend_from, check_backend_arguments
-from arena.display import make_console, safe_name
+from arena.display import count_text, make_console, safe_name
 from arena.errors import ArenaError, UsageError
 from arena.futures import until_interrupted as interruptible
 from arena.records.against import print_against, replay_against
@@ -25,7 +25,10 @@ from arena.records.replay import RecordError, check_record_file, find_game, loca
 from arena.records.run_folder import RunFolder
 from arena.records.terminal import show_game
 from arena.league.play.table_run import league_folder, run_folders
-from arena.tournament.runner import RecordsNotWritten, arena_command, count_text, print_summary, run_tournament
+from arena.invocation import arena_command
+from arena.tournament.console import print_summary
+from arena.tournament.errors import RecordsNotWritten
+from arena.tournament.runner import run_tournament
 from arena.tournament.spec import load_spec, read_spec_text
 from arena.tournament.workers import check_workers, workers_factory
 from arena.cli.options import require_sandbox

@@ -44,7 +44,7 @@ from arena.server.client import ServerSaidNo, connect, describe
 from arena.serve import config_from_args, run
 from arena.server.submission import message_from_dict
 from arena.server.tournaments import STATE_NAMES
-from arena.tournament.runner import arena_command
+from arena.invocation import arena_command
 from arena.tournament.spec import read_spec_text
 from arena.server.events import entrant_json
 from arena.tournament.standings import GameOutcome, OutcomeError, Standings, row_cells, table_frame

@@ -9,7 +9,7 @@ runner's stop rules (a failed write, a decided SPRT) stop the flow of new games 
 is one process, so its referee uses about one core of its node: N actors a node give a many-core node N referees,
 each with every entrant's bots of its own (an :class:`ActorPlace` names each: its node and its slot). An actor is
 a :class:`GameActor`: a trio loop in a thread of its own that lives as long as the actor (a :class:`NodeLoop`),
-holding a :class:`~arena.tournament.runner.LocalBackend` (the entrants' bot processes on that node, sandboxed as
+holding a :class:`~arena.tournament.local_backend.LocalBackend` (the entrants' bot processes on that node, sandboxed as
 on one machine, kept alive from game to game: they die with the thread that started them, so the thread must outlive
 every game); Ray calls its methods from its own threads, which hand each call to the trio loop: a thread per game in
 flight, and threads of their own for the rest (a concurrency group), so a withdrawal stops the entrant's bots on
@@ -49,7 +49,9 @@ from arena.display import safe_name
 from arena.futures import await_future
 from arena.records.run_folder import RunFolder
 from arena.referee import MatchRecord
-from arena.tournament.runner import BackendFactory, BackendSetup, LocalBackend, RunError, merge_bot_info, replay_progress
+from arena.tournament.backend import BackendFactory, BackendSetup, merge_bot_info, replay_progress
+from arena.tournament.errors import RunError
+from arena.tournament.local_backend import LocalBackend
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.spec import SpecError
 
@@ -215,7 +217,7 @@ def setup_for_actor(setup: BackendSetup, place: ActorPlace, cwd: Path) -> Backen
 
 class NodeLoop:
     """An actor's trio loop, in a thread of its own that lives as long as the actor: the actor's own bot processes
-    of every entrant on its node (a :class:`~arena.tournament.runner.LocalBackend`) and the actor's log. Calls reach
+    of every entrant on its node (a :class:`~arena.tournament.local_backend.LocalBackend`) and the actor's log. Calls reach
     it from any other thread through :meth:`call`.
 
     Apart from :class:`GameActor` because Ray makes an actor of any class with a coroutine method (even one Ray never

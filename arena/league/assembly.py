@@ -28,7 +28,7 @@ from arena.league.play.table_run import LeagueRuns, league_folder
 from arena.league.rules.config import LeagueConfig
 from arena.league.service import LeagueCore
 from arena.league.storage.db import AsyncDatabase, Database, shown_url
-from arena.tournament.runner import BackendFactory
+from arena.tournament.backend import BackendFactory
 
 VERSIONS = "versions"
 """The folder of the league's data folder that holds each built version (its bot runs from there)."""

@@ -28,11 +28,13 @@ from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.referee import MoveRecord
-from arena.tournament.runner import NOT_AN_OUTCOME, RecordsNotWritten, RunSummary, outcome_of, run_tournament
+from arena.tournament.errors import RecordsNotWritten
+from arena.tournament.runner import run_tournament
+from arena.tournament.summary import RunSummary
 from arena.tournament.schedule import Schedule, ScheduledGame
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.tournament.standings import Standings
+from arena.tournament.standings import NOT_AN_OUTCOME, Standings, outcome_of
 from arena.server.events import WATCH_BUFFER_EVENTS, MoveNumbers, Watcher, event, game_summary, move_event, record_message, round_event, standings_pb
 from arena.server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission, NothingToRun
 from arena.server.tournaments import STATE_NAMES, Tournament

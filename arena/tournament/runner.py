@@ -1,218 +1,88 @@
 """Run a tournament: the schedule's games on a trio worker pool, every finished game appended to the record file
 and fsynced before it counts, standings as games finish, and resume after any interruption (kill -9 included).
 
-The run folder's files and what they mean are :mod:`arena.records.run_folder`'s (:class:`RunFolder`): this module
-writes them through it.
+This module is the driver only: where the games are played is a backend's (:mod:`arena.tournament.backend`, this
+machine's bot processes by default: :mod:`arena.tournament.local_backend`), what stops a run is said by
+:mod:`arena.tournament.errors`, what a run did is a :class:`~arena.tournament.summary.RunSummary`, and what it prints
+is :mod:`arena.tournament.console`'s. The run folder's files and what they mean are
+:mod:`arena.records.run_folder`'s (:class:`RunFolder`): this module writes them through it.
 
-What stops a run, and how it says so: an entrant that cannot play (its program is missing, it exits or stays silent
-before its handshake, it does not play the variant) is found before the first game, by starting every entrant once,
-and stops the run with :class:`EntrantsCannotPlay`; a write to the run folder that fails (a full disk, a file size
-limit) stops the games in flight and raises :class:`RecordsNotWritten`, saying how many games are safe, after
-writing ``standings.json`` for them when it can. Both are :class:`RunError`, an :class:`~arena.errors.ArenaError` (not a
-``ValueError``: a full disk is nobody's bad value), so every caller that reports one in a line (the CLI, the server's
-FAILED state) reports these the same way. A bot that fails to start for good in the
-middle of a run (``pools.GIVE_UP_AFTER`` failed starts in a row) is not a reason to stop: its games are forfeits and
-:attr:`RunSummary.given_up` names it.
+What stops a run: an entrant that cannot play, found before the first game by starting every entrant once
+(:class:`~arena.tournament.errors.EntrantsCannotPlay`); a write to the run folder that fails, which stops the games
+in flight (:class:`~arena.tournament.errors.RecordsNotWritten`, after writing ``standings.json`` for the games that
+are safe when it can). A bot that fails to start for good in the middle of a run (``pools.GIVE_UP_AFTER`` failed
+starts in a row) is not a reason to stop: its games are forfeits and
+:attr:`~arena.tournament.summary.RunSummary.given_up` names it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import json
 import os
-import shlex
-import shutil
-import sys
-import time
-import typing
-from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import structlog
 import trio
 
-from arena.display import safe_name
-from arena.errors import ArenaError
-from arena.players.faults import BotFailure, Fault, FaultKind
-from arena.players.remote import new_match_id
-from arena.records.jsonform import game_record_dict, index_of
+from arena.records.jsonform import index_of
 from arena.records.run_folder import STANDINGS, RunFolder, SeedCommitment, new_seed
 from arena.records.schema import Record
-from arena.records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records, record_of_unit, record_unit
-from arena.referee import MatchRecord, TimeControl, forfeit_before_start, play_match
+from arena.records.store import ReadReport, RecordWriter, drop_torn_tail, iter_records
 from arena.rules import Game
+from arena.tournament.backend import (
+    BackendFactory,
+    BackendSetup,
+    GameBackend,
+    OnProgress,
+    PreparedRecord,
+    record_message,
+)
 from arena.tournament.balanced import VERSION as BALANCED_VERSION
+from arena.tournament.console import Progress
+from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten, RunError, WriteFailed, writing
+from arena.tournament.local_backend import LocalBackend
 from arena.tournament.phases import PhasedOrder, block_size
-from arena.tournament.pools import EntrantPool
 from arena.tournament.schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.tournament.standings import GameOutcome, OutcomeError, Standings, points_text
-
-STUCK = (FaultKind.TIMEOUT, FaultKind.BOT_ERROR)
-"""Faults after which a bot process may be stuck, so it is restarted once no game uses it."""
-
-
-class RunError(ArenaError):
-    """A tournament that stopped, or could not start, for a reason its file could not show."""
-
-
-class EntrantsCannotPlay(RunError):
-    """Entrants whose bot could not be started before the first game; nothing was played."""
-
-    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
-        self.problems = tuple(problems)
-        """(bot name, why it cannot play) per entrant, in entrant order."""
-        if len(problems) == 1:
-            name, why = problems[0]
-            text = f"bot {name!r} cannot play: {why}; no game was played"
-        else:
-            text = (f"{len(problems)} bots cannot play (no game was played): "
-                    + "; ".join(f"bot {name!r}: {why}" for name, why in problems))
-        super().__init__(text)
-
-
-class RecordsNotWritten(RunError):
-    """A write to the run folder failed mid-run: which file, why, and how many games are safe."""
-
-    def __init__(self, path: Path, error: OSError, safe: int, total: int, standings_error: OSError | None) -> None:
-        self.path, self.error, self.safe, self.total = path, error, safe, total
-        self.given_up: list[str] = []
-        """The entrants given up on before the write failed (as :attr:`RunSummary.given_up`)."""
-        if path.name == STANDINGS:
-            standings = ""
-        elif standings_error is not None:
-            standings = f" ({STANDINGS} could not be written either: {_reason(standings_error)})"
-        else:
-            standings = f" ({STANDINGS} holds their standings)"
-        super().__init__(f"cannot write {path}: {_reason(error)}; {safe} of {count_text(total, 'game')} are "
-                         f"recorded and safe in {path.parent}{standings}")
-
-    @property
-    def remedy(self) -> str:
-        """What to do before resuming, by the error's kind."""
-        if self.error.errno in (errno.ENOSPC, errno.EDQUOT):
-            return "free some space"
-        if self.error.errno == errno.EFBIG:
-            return "raise the file size limit (ulimit -f)"
-        return "fix the cause"
-
-
-class WriteFailed(Exception):
-    """A write to the run folder failed: which file (a write on an open file does not say), and the error."""
-
-    def __init__(self, path: Path, error: OSError) -> None:
-        super().__init__(f"{path}: {error}")
-        self.path, self.error = path, error
-
-
-@contextlib.contextmanager
-def writing(path: Path) -> Iterator[None]:
-    """Turn an OSError of the block into :class:`WriteFailed` naming ``path``."""
-    try:
-        yield
-    except OSError as error:
-        raise WriteFailed(path, error) from error
-
-
-def _reason(error: OSError | None) -> str:
-    return (error.strerror or str(error)) if error is not None else ""
-
-
-def count_text(count: int, noun: str) -> str:
-    """``1 game``, ``2 games``."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-@dataclass
-class RunSummary:
-    run: Path
-    total: int
-    played_now: int = 0
-    resumed_from: int = 0
-    dropped_bytes: int = 0
-    bad_lines: list[tuple[int, str]] = field(default_factory=list)
-    standings: Standings | None = None
-    seed: SeedCommitment | None = None
-    skipped_bots: tuple[str, ...] = ()
-    first_index: int | None = None
-    given_up: list[str] = field(default_factory=list)
-    """One line per entrant given up on mid-run (failed to start again and again): its later games are forfeits."""
-    sprt: MatchupTest | None = None
-    """The file's sequential test, when it has [sprt]: the run ends when it decides."""
-    candidates: tuple[str, ...] = ()
-    """A gauntlet's candidates (the rows of its pairwise table)."""
-
-    @property
-    def recorded(self) -> int:
-        """Games in the record file: those of earlier runs of this folder, and this run's."""
-        return self.resumed_from + self.played_now
-
-    @property
-    def finished(self) -> bool:
-        """Every game played, or the test decided (the games it left unplayed are not needed)."""
-        return (self.recorded >= self.total
-                or (self.sprt is not None and self.sprt.decided))
-
-    def standings_json(self) -> dict[str, Any]:
-        """``standings.json``: the standings, with the test when there is one."""
-        assert self.standings is not None
-        data = self.standings.to_json()
-        if self.sprt is not None:
-            data["sprt"] = self.sprt.to_json()
-        return data
-
-
-NOT_AN_OUTCOME = (OutcomeError, ValueError, KeyError, TypeError, IndexError, AttributeError)
-"""What counting a record read from a file may raise: a record of the right shape whose parts do not fit together
-(one entrant on every side, say) is refused by the standings, not by the store. Whoever counts such a record
-(resume, a restarted server) takes its game as not played."""
-
-
-def outcome_of(record: Record) -> GameOutcome:
-    """What standings need from a record (a dict in protobuf's JSON mapping)."""
-    seats = record.get("seats", [])
-    think = [0.0] * len(seats)
-    decisions = [0] * len(seats)
-    for rnd in record.get("rounds", ()):
-        for move in rnd.get("moves", ()):
-            if not move.get("forced", False):
-                seat = move.get("seat", 0)
-                think[seat] += move.get("thinkMs", 0.0)
-                decisions[seat] += 1
-    result = record.get("result", {})
-    return GameOutcome(
-        index=index_of(record), deal_key=record.get("dealKey", ""), seats=tuple(seats),
-        side_of=tuple(record.get("sideOfSeat", [0] * len(seats))),
-        scores=tuple(int(v) for v in result.get("scores", ())), ranking=tuple(result.get("ranking", ())),
-        winner=result.get("winner"), fault_seats=tuple(sorted({f.get("seat", 0) for f in record.get("faults", ())})),
-        think_ms=tuple(think), decisions=tuple(decisions),
-    )
+from arena.tournament.standings import NOT_AN_OUTCOME, Standings, outcome_of
+from arena.tournament.summary import RunSummary
 
 
 def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -> SeedCommitment:
     """Create or check the run folder; the seed and its commitment."""
+    return _resumed_seed(spec, spec_text, run) if resume else _new_run_folder(spec, spec_text, run)
+
+
+def _resumed_seed(spec: TournamentSpec, spec_text: str, run: Path) -> SeedCommitment:
+    """The kept seed of a run folder to resume, once the folder is known to hold this very run: its seed still
+    secret, the same tournament file, the same entrants (a resume must play the games its start scheduled)."""
     folder = RunFolder(run)
-    if resume:
-        if not folder.keeps_secret():
-            if folder.revealed_file.exists():
-                raise SpecError(f"{run}: this tournament is finished (seed revealed); nothing to resume")
-            raise SpecError(f"{run}: no tournament to resume here (no {folder.secret_file.name})")
-        try:
-            previous = folder.spec_copy.read_text() if folder.spec_copy.exists() else None
-            if previous is not None and _digest(previous) != _digest(spec_text):
-                raise SpecError(f"{run}: the tournament file differs from the one this run started with "
-                                f"({folder.spec_copy}); resume with the same file")
-            _check_entrants(spec, run)
-            return folder.load_secret()
-        except SpecError:
-            raise
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:  # a damaged folder
-            raise SpecError(f"{run}: cannot read the run folder to resume it: {error}") from None
+    if not folder.keeps_secret():
+        if folder.revealed_file.exists():
+            raise SpecError(f"{run}: this tournament is finished (seed revealed); nothing to resume")
+        raise SpecError(f"{run}: no tournament to resume here (no {folder.secret_file.name})")
+    try:
+        previous = folder.spec_copy.read_text() if folder.spec_copy.exists() else None
+        if previous is not None and _digest(previous) != _digest(spec_text):
+            raise SpecError(f"{run}: the tournament file differs from the one this run started with "
+                            f"({folder.spec_copy}); resume with the same file")
+        _check_entrants(spec, run)
+        return folder.load_secret()
+    except SpecError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:  # a damaged folder
+        raise SpecError(f"{run}: cannot read the run folder to resume it: {error}") from None
+
+
+def _new_run_folder(spec: TournamentSpec, spec_text: str, run: Path) -> SeedCommitment:
+    """A new seed, its commitment published in a new run folder with the tournament file and the entrants it started
+    with; refused in a folder that already holds a run's games, which a new run would mix with its own."""
+    folder = RunFolder(run)
     if folder.is_finished():
         raise SpecError(f"{run}: this folder holds a finished tournament; give --out a new folder for a new run")
     if folder.holds_games():
@@ -223,7 +93,7 @@ def prepare_run(spec: TournamentSpec, spec_text: str, run: Path, resume: bool) -
         run.mkdir(parents=True, exist_ok=True)
         os.chmod(run, 0o700)  # the secret seed and unfinished records: the arena's user only
         folder.spec_copy.write_text(spec_text)
-        started = {"entrants": [b.name for b in spec.bots], "schedule": INTERLEAVED}
+        started: dict[str, Any] = {"entrants": [b.name for b in spec.bots], "schedule": INTERLEAVED}
         if spec.tables:  # the drawing's version: a resume must draw the same tables
             started["balanced"] = BALANCED_VERSION
         folder.entrants.write_text(json.dumps(started) + "\n")
@@ -291,69 +161,11 @@ def open_log(run: Path) -> Any:
     ), log_file
 
 
-class Progress:
-    """A live bar on a terminal; plain lines (at most one every few seconds) otherwise.
-
-    Made when the games begin (every bot has answered), so its rate is the games this run played over the time
-    since: a resumed run's games recorded before it are not counted, nor is the bots' start-up. The leaders are
-    the top three by match points, labelled ``pts``.
-    """
-
-    def __init__(self, total: int, done: int, console: Any, live: bool,
-                 clock: Callable[[], float] = time.perf_counter, eta: bool = True) -> None:
-        """``eta``: show the time left (not for a sequential test, whose total is only its cap)."""
-        self.total, self.done, self.console, self.eta = total, done, console, eta
-        self.clock = clock
-        self.started = clock()
-        self.start_done = done
-        self.last_line: float | None = None
-        self._bar = None
-        if live:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeRemainingColumn
-
-            columns = [TextColumn("games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-                       *([TimeRemainingColumn()] if eta else []), TextColumn("{task.fields[leaders]}")]
-            self._bar = Bar(*columns, console=console, transient=False)
-            self._task = self._bar.add_task("games", total=total, completed=done, rate="", leaders="")
-            self._bar.start()
-
-    def rate(self) -> float:
-        """Games per second played by this run so far."""
-        elapsed = self.clock() - self.started
-        return (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
-
-    def advance(self, leaders: Sequence[tuple[str, Any]], test: str = "") -> None:
-        """One more game recorded; ``leaders`` are (name, match points) best first; ``test`` the SPRT's LLR and
-        bounds, when the run has one (shown first: it says when the run ends)."""
-        self.done += 1
-        rate = self.rate()
-        board = "leaders: " + ", ".join(f"{safe_name(name, 40)} {points_text(points)} pts" for name, points in leaders)
-        if test:
-            board = f"{test}; {board}"
-        if self._bar is not None:
-            from rich.markup import escape
-
-            self._bar.update(self._task, completed=self.done, rate=f"{rate:.1f} games/s",
-                             leaders=escape(board))
-            return
-        now = self.clock()
-        if self.last_line is None or now - self.last_line >= 5 or self.done == self.total:
-            self.last_line = now
-            left = self.total - self.done
-            eta = f", ETA {left / rate:.0f}s" if rate > 0 else ", ETA ?"
-            self.console.print(f"games {self.done}/{self.total} ({100 * self.done / max(1, self.total):.0f}%), "
-                               f"{rate:.1f} games/s{eta if self.eta else ''}; {board}", highlight=False, markup=False)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-
 async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, resume: bool = False,
                          concurrency: int | None = None, console: Any = None,
                          on_game: Callable[[Record], None] | None = None,
                          limiter: trio.CapacityLimiter | None = None,
-                         on_game_start: Callable[[ScheduledGame, tuple[str, ...]], Callable | None] | None = None,
+                         on_game_start: Callable[[ScheduledGame, tuple[str, ...]], OnProgress | None] | None = None,
                          protected: Sequence[Path] = (),
                          backend: BackendFactory | None = None,
                          on_resumed: Callable[[frozenset[int], RunSummary], None] | None = None,
@@ -412,10 +224,10 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
             log_file.close()
     if run_games.failures:
         first = run_games.failures[0]
-        failure = RecordsNotWritten(first.path, first.error, summary.recorded, summary.total,
-                                    run_games.standings_error)
-        failure.given_up = list(summary.given_up)
-        raise failure
+        not_written = RecordsNotWritten(first.path, first.error, summary.recorded, summary.total,
+                                        run_games.standings_error)
+        not_written.given_up = list(summary.given_up)
+        raise not_written
     return summary
 
 
@@ -424,7 +236,7 @@ class _RunGames:
 
     def __init__(self, spec: TournamentSpec, game: Game, schedule: Schedule, summary: RunSummary, log: Any,
                  on_game: Callable[[Record], None] | None, limiter: trio.CapacityLimiter | None,
-                 on_game_start: Callable[[ScheduledGame, tuple[str, ...]], Callable | None] | None) -> None:
+                 on_game_start: Callable[[ScheduledGame, tuple[str, ...]], OnProgress | None] | None) -> None:
         self.spec, self.game, self.schedule, self.summary, self.log = spec, game, schedule, summary, log
         self.on_game, self.limiter, self.on_game_start = on_game, limiter, on_game_start
         self.run = summary.run
@@ -610,304 +422,4 @@ def _brief(value: Any) -> str:
     return text if len(text) <= 80 else text[:80] + "…"
 
 
-def _given_up_text(pool: EntrantPool) -> str:
-    """Why an entrant's later games were forfeits, for the end of the run."""
-    if pool.withdrawn is not None:
-        return (f"bot {safe_name(pool.name)!r} was withdrawn mid-run ({safe_name(pool.withdrawn, 1000)}): its games in flight "
-                f"and later were forfeits")
-    return (f"bot {safe_name(pool.name)!r} failed to start {pool.failed_starts} times in a row and was given up: its "
-            f"later games were forfeits; last failure: {safe_name(str(pool.last_failure), 1000)}")
-
-
-async def check_entrants(pools: list[EntrantPool], log: Any) -> list[tuple[str, str]]:
-    """Start every entrant's first process at once and wait for its handshake, before any game: a bot that cannot
-    play (its program missing, a script path with a typo, a crash at start, silence, a wrong protocol version, a
-    variant it does not play) is one clear problem now, not a tournament of forfeits. (name, why) per such
-    entrant, in entrant order, printable, the why ending with the last lines its log got from this start."""
-    problems: dict[int, tuple[str, str]] = {}
-
-    async def start(number: int, pool: EntrantPool) -> None:
-        if pool.withdrawn is not None:
-            return  # it left: its games are forfeits, whether or not it could start
-        if pool.builtin:
-            return  # played in this process: nothing to start
-        offset = _size(pool.log_path)  # a folder used before keeps its logs: show only this start's lines
-        try:
-            await pool.client(0)
-            pool.release(0)
-            with contextlib.suppress(OSError):  # a full disk is reported by the next write that matters
-                log.info("bot_started", entrant=pool.name, hello=pool.info()["hello"])
-        except BotFailure as failure:
-            with contextlib.suppress(OSError):
-                log.warning("bot_failed_to_start", entrant=pool.name, error=str(failure))
-            problems[number] = (safe_name(pool.name), _start_problem(failure, pool.log_path, offset))
-
-    async with trio.open_nursery() as nursery:
-        for number, pool in enumerate(pools):
-            nursery.start_soon(start, number, pool)
-    return [problems[number] for number in sorted(problems)]
-
-
-LOG_TAIL = 600
-"""The most of a bot's log an error line quotes (its last bytes)."""
-OUTPUT_MARK = "; its last output: "
-"""Where a start failure's message (arena/players/process.py) begins quoting the log's end, which may hold an
-earlier run's lines: :func:`_start_problem` quotes this start's lines instead."""
-
-
-def _start_problem(failure: BotFailure, log_path: Path, offset: int) -> str:
-    """Why a bot cannot play, on one printable line: the failure, then the last lines its log got since
-    ``offset`` and where the log is."""
-    why = str(failure).split(OUTPUT_MARK, 1)[0]
-    tail = ""
-    with contextlib.suppress(OSError):
-        with open(log_path, "rb") as f:
-            f.seek(max(offset, _size(log_path) - LOG_TAIL))
-            tail = f.read(LOG_TAIL).decode(errors="replace").strip().replace("\n", " | ")
-    where = f" (log: {log_path})" if log_path.exists() else ""
-    return safe_name(why + (f"; its log ends: {tail}" if tail else "") + where, 2000)
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
-async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str], scheduled: ScheduledGame,
-                          time_control: TimeControl, process_for: Callable[[ScheduledGame, int], int], *,
-                          on_progress: Callable | None = None):
-    seats = tuple(names[e] for e in scheduled.seats)
-    match_id = new_match_id()
-    occurrence: Counter[int] = Counter()
-    players = []
-    held: list[tuple[int, int, int]] = []
-    """(seat, entrant, occurrence) of every process this game holds, released when it ends."""
-    faults: list[Fault] = []
-    record = None
-    try:
-        for seat, entrant in enumerate(scheduled.seats):
-            if pools[entrant].builtin:
-                players.append(pools[entrant].local_player(f"{scheduled.seed}/{seat}"))
-                continue
-            index = process_for(scheduled, occurrence[entrant])
-            occurrence[entrant] += 1
-            try:
-                players.append(await pools[entrant].client(index))
-                held.append((seat, entrant, index))
-            except BotFailure as failure:
-                faults.append(Fault(failure.kind, seat, 0, str(failure)))
-        if faults:
-            return forfeit_before_start(game, seats, faults, seed=scheduled.seed, match_id=match_id)
-        record = await play_match(game, players, seed=scheduled.seed, match_id=match_id, time_control=time_control,
-                                  on_progress=on_progress)
-        record.seats = seats
-        return record
-    finally:
-        stuck = {f.seat for f in (record.faults if record is not None else ()) if f.kind in STUCK}
-        for seat, entrant, index in held:
-            pools[entrant].release(index, stuck=seat in stuck)
-
-
-@dataclass(frozen=True)
-class BackendSetup:
-    """What any backend needs to play a run's games: plain data, so a cluster backend can ship it to its nodes."""
-
-    spec: TournamentSpec
-    schedule: Schedule
-    run: Path
-    protected: tuple[Path, ...] = ()
-    """Paths no bot may see besides the run folder (a server's data folder and token)."""
-    logs: Path | None = None
-    """Where the bots' logs go (default: the run folder's ``logs/``)."""
-
-
-def merge_bot_info(infos: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """One ``bots.json`` entry per entrant from several places that ran its bots (worker processes, Ray nodes): the
-    first place's, with starts and restarts summed and given up if any place gave up on it."""
-    merged = []
-    for entrant in zip(*infos):
-        first = dict(entrant[0])
-        totals: Counter[str] = Counter()
-        for data in entrant:
-            totals.update({key: data.get(key) or 0 for key in ("starts", "restarts_after_timeouts")})
-        first.update(totals, given_up=any(data.get("given_up") for data in entrant))
-        merged.append(first)
-    return merged
-
-
-def replay_progress(record: MatchRecord, on_progress: Callable | None) -> None:
-    """A game played elsewhere (a worker process, a Ray node) reaches the runner whole: its moves and round ends
-    are passed to ``on_progress`` (a live watch) as it ends, in the order the referee made them."""
-    if on_progress is None:
-        return
-    for number, round_record in enumerate(record.rounds):
-        for move in round_record.moves:
-            on_progress(number, move)
-        if round_record.result is not None:
-            on_progress(number, round_record)
-
-
-def record_message(spec: TournamentSpec, game: Game, scheduled: ScheduledGame, record: MatchRecord) -> Record:
-    """A played game as the record file keeps it (protobuf's JSON mapping, with its place in the schedule)."""
-    return game_record_dict(record, index=scheduled.index, tournament=spec.name, deal_key=scheduled.deal_key,
-                            rotation=scheduled.rotation, side_of=game.side_of)
-
-
-@dataclass(frozen=True)
-class PreparedRecord:
-    """A played game already made into its bytes in the record file's format and its outcome, by a backend that has
-    cores of its own to spare (``arena run --workers``): the single writer then only appends, fsyncs and counts. The
-    rounds (nearly all of a record) do not travel as objects: a caller that wants the whole record (``on_game``)
-    gets it read back from the bytes."""
-
-    head: Record
-    """The record as :func:`record_message` makes it, without its rounds: what the log and the progress need."""
-    unit: bytes
-    """As :func:`~arena.records.store.record_unit` makes it for the run's record file."""
-    outcome: GameOutcome
-    compact: bool
-    """Whether ``unit`` is a compact unit (else a JSON line)."""
-
-    @classmethod
-    def of(cls, message: Record, compact: bool) -> "PreparedRecord":
-        return cls({key: value for key, value in message.items() if key != "rounds"}, record_unit(message, compact),
-                   outcome_of(message), compact)
-
-    def message(self) -> Record:
-        """The whole record, as the record file's reader reads it back."""
-        return record_of_unit(self.unit, self.compact)
-
-
-class GameBackend(typing.Protocol):
-    """Where a run's games are played. The driver (:func:`run_tournament`) keeps the schedule, the seeds, resume, the
-    single writer of the records, the standings and the progress; a backend only turns a scheduled game into the
-    referee's record. It never records anything, so a game it plays twice (after a node died) is recorded once."""
-
-    async def check(self, log: Any) -> list[tuple[str, str]]:
-        """Start every entrant once before the first game: (name, why it cannot play) per entrant that cannot."""
-
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord | PreparedRecord:
-        """Play one scheduled game (its seed, its seats) to its end; faults are in the record, never raised. A
-        :class:`PreparedRecord` only when ``on_progress`` is None (a live watch needs the referee's record)."""
-
-    def info(self) -> list[dict[str, Any]]:
-        """What ``bots.json`` says about the entrants."""
-
-    def given_up(self) -> list[str]:
-        """One line per entrant given up on (failed to start again and again, or withdrawn): its later games were
-        forfeits."""
-
-    async def withdraw(self, name: str, why: str) -> None:
-        """The entrant ``name`` leaves the run now (:meth:`~arena.tournament.pools.EntrantPool.withdraw`): its games
-        in flight end with its fault, its later ones are forfeits."""
-
-    async def stop_lane(self, lane: int) -> None:
-        """Stop every entrant's processes of ``lane``, wherever they run, and return once they are gone: the phase
-        of deal sets they played has ended (:mod:`~arena.tournament.phases`)."""
-
-    async def stop(self) -> None:
-        """Stop every bot process (shielded by the caller)."""
-
-
-BackendFactory = Callable[[BackendSetup], GameBackend]
-
-
-def time_control_of(spec: TournamentSpec) -> TimeControl:
-    """The referee's clock of a tournament, from its ``[time]``."""
-    return TimeControl(move_ms=spec.time.move_ms, bank_ms=spec.time.bank_ms, grace_ms=spec.time.grace_ms,
-                       first_move_ms=spec.time.first_move_ms)
-
-
-class LocalBackend:
-    """The games played here, by this machine's bot processes: one :class:`EntrantPool` per entrant. A Ray actor
-    plays its games with one of these too (``arena/cluster/ray_backend.py``)."""
-
-    def __init__(self, setup: BackendSetup) -> None:
-        spec, run = setup.spec, setup.run
-        self.setup = setup
-        self.game = spec.game()
-        self.names = [b.name for b in spec.bots]
-        self.time_control = time_control_of(spec)
-        self.pools = [EntrantPool(b, setup.schedule.processes_per_entrant(), setup.logs or RunFolder(run).bot_logs,
-                                  spec.time.startup_ms / 1000, spec.variant, protected=(run, *setup.protected),
-                                  lanes=setup.schedule.lanes)
-                      for b in spec.bots]
-
-    async def check(self, log: Any) -> list[tuple[str, str]]:
-        return await check_entrants(self.pools, log)
-
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
-        return await _play_scheduled(self.game, self.pools, self.names, scheduled, self.time_control,
-                                     self.setup.schedule.process_for, on_progress=on_progress)
-
-    def info(self) -> list[dict[str, Any]]:
-        return [pool.info() for pool in self.pools]
-
-    def given_up(self) -> list[str]:
-        return [_given_up_text(pool) for pool in self.pools if pool.given_up or pool.withdrawn is not None]
-
-    async def withdraw(self, name: str, why: str) -> None:
-        await self.pools[self.names.index(name)].withdraw(why)
-
-    async def stop_lane(self, lane: int) -> None:
-        async with trio.open_nursery() as nursery:
-            for pool in self.pools:
-                nursery.start_soon(pool.stop_lane, lane)
-
-    async def stop(self) -> None:
-        for pool in self.pools:
-            await pool.stop()
-
-
-def print_summary(summary: RunSummary, console: Any, title: str, command: str = "arena") -> None:
-    """The standings, the pairwise table, what went wrong, where the records are, and how to replay a game
-    (``command`` is how to call the arena again: see :func:`arena_command`)."""
-    assert summary.standings is not None
-    console.print(summary.standings.table(title))
-    if summary.candidates:
-        console.print(summary.standings.pairwise_table("gauntlet (W-D-L of each candidate against each entrant)",
-                                                       rows=summary.candidates))
-    else:
-        console.print(summary.standings.pairwise_table())
-    if summary.sprt is not None:
-        console.print(summary.sprt.summary(summary.standings.games), soft_wrap=True, highlight=False, markup=False)
-    if summary.skipped_bots:
-        console.print(f"skipped (not installed): {', '.join(summary.skipped_bots)}", markup=False)
-    for number, problem in summary.bad_lines:
-        where = f"line {number}" if number > 0 else "resume"
-        console.print(f"warning: {RunFolder(summary.run).records} {where}: {problem}", soft_wrap=True, highlight=False,
-                      markup=False)
-    for line in summary.given_up:
-        console.print(f"warning: {line}", soft_wrap=True, highlight=False, markup=False)
-    folder = RunFolder(summary.run)
-    console.print(f"records: {folder.records} ({count_text(summary.recorded, 'game')}); standings: "
-                  f"{folder.standings}", soft_wrap=True, highlight=False, markup=False)
-    if summary.seed is not None and folder.revealed_file.exists():
-        console.print(f"master seed revealed: {summary.seed.seed} (commitment {summary.seed.commitment[:16]}…)",
-                      markup=False)
-    console.print(f"replay a game: {command} replay {shlex.quote(str(summary.run))} --game 0 "
-                  f"(or --game 0 --html FILE: a page to open in a browser)", soft_wrap=True, highlight=False,
-                  markup=False)
-
-
-def arena_command(argv0: str | None = None) -> str:
-    """How to call this arena again, as the user can type it in the same folder: ``arena`` when that name on the
-    PATH is this very program, else the path it was started by (``.venv/bin/arena``: set-up puts nothing on the
-    PATH), or ``python -m arena`` when it was started that way."""
-    argv0 = sys.argv[0] if argv0 is None else argv0
-    if Path(argv0).name == "__main__.py":
-        return f"{shlex.quote(sys.executable)} -m arena"
-    if os.sep not in argv0:
-        return shlex.quote(argv0)  # found on the PATH by that name
-    on_path = shutil.which("arena")
-    if on_path is not None and Path(on_path).resolve() == Path(argv0).resolve():
-        return "arena"
-    return shlex.quote(argv0)
-
-
-__all__ = ["run_tournament", "print_summary", "RunSummary", "outcome_of", "prepare_run", "arena_command",
-           "count_text", "RunError", "EntrantsCannotPlay", "RecordsNotWritten", "check_entrants",
-           "BackendSetup", "GameBackend", "PreparedRecord", "record_message", "BackendFactory", "LocalBackend",
-           "time_control_of"]
+__all__ = ["run_tournament", "prepare_run"]

@@ -3,7 +3,9 @@
 A :class:`Standings` takes one :class:`GameOutcome` at a time (``add``) and keeps only aggregates: per-entrant
 running sums, a pairwise cell per ordered pair of entrants, one OpenSkill rating per entrant, and the duplicate deal
 sets still being played. Nothing grows with the number of games, so a tournament of 100,000 games costs what a
-tournament of ten does.
+tournament of ten does. A record (a played game as the record file keeps it) becomes an outcome through
+:func:`outcome_of`, the one reading of a record that the run's resume, the server, the league's ratings and pages
+all count by.
 
 Definitions (one *result* is an entrant's result in one game):
 
@@ -60,6 +62,8 @@ from rich.table import Table
 
 from arena.display import safe_markup
 from arena.errors import ArenaError
+from arena.records.jsonform import index_of
+from arena.records.schema import Record
 from arena.tournament.ratings import elo_bounds, elo_of_score, score_interval
 
 ELO = "elo"
@@ -102,6 +106,33 @@ class GameOutcome:
     """Total think time per seat in this game (empty: none recorded)."""
     decisions: tuple[int, ...] = ()
     """Decisions asked per seat in this game (empty: none recorded)."""
+
+
+NOT_AN_OUTCOME = (OutcomeError, ValueError, KeyError, TypeError, IndexError, AttributeError)
+"""What counting a record read from a file may raise: a record of the right shape whose parts do not fit together
+(one entrant on every side, say) is refused by the standings, not by the store. Whoever counts such a record
+(resume, a restarted server) takes its game as not played."""
+
+
+def outcome_of(record: Record) -> GameOutcome:
+    """What standings need from a record (a dict in protobuf's JSON mapping)."""
+    seats = record.get("seats", [])
+    think = [0.0] * len(seats)
+    decisions = [0] * len(seats)
+    for rnd in record.get("rounds", ()):
+        for move in rnd.get("moves", ()):
+            if not move.get("forced", False):
+                seat = move.get("seat", 0)
+                think[seat] += move.get("thinkMs", 0.0)
+                decisions[seat] += 1
+    result = record.get("result", {})
+    return GameOutcome(
+        index=index_of(record), deal_key=record.get("dealKey", ""), seats=tuple(seats),
+        side_of=tuple(record.get("sideOfSeat", [0] * len(seats))),
+        scores=tuple(int(v) for v in result.get("scores", ())), ranking=tuple(result.get("ranking", ())),
+        winner=result.get("winner"), fault_seats=tuple(sorted({f.get("seat", 0) for f in record.get("faults", ())})),
+        think_ms=tuple(think), decisions=tuple(decisions),
+    )
 
 
 @dataclass(frozen=True)

@@ -3,17 +3,17 @@ in order of completion, by the one process that keeps the schedule.
 
 One arena process uses about one core (the referee's trio loop), so a fast-bot tournament is bound by it. Here the
 parent process keeps everything the runner keeps (the schedule, the seeds, resume, the single writer of the records,
-standings, events); each worker process holds a :class:`~arena.tournament.runner.LocalBackend` (the entrants' own
+standings, events); each worker process holds a :class:`~arena.tournament.local_backend.LocalBackend` (the entrants' own
 bot processes, sandboxed as in one process, kept alive from game to game) and plays the games it is handed, sending
 each back as its game ends already made into its bytes in the record file's format and its outcome (a
-:class:`~arena.tournament.runner.PreparedRecord`): the parent's serial work per game is then an append, an fsync and
+:class:`~arena.tournament.backend.PreparedRecord`): the parent's serial work per game is then an append, an fsync and
 the standings' update (``arena bench workers`` measures it), which is what bounds how many workers one writer
-serves. The worker plugs into the runner's :class:`~arena.tournament.runner.GameBackend` seam, as the Ray backend
+serves. The worker plugs into the runner's :class:`~arena.tournament.backend.GameBackend` seam, as the Ray backend
 does: the runner does not know where games are played.
 
 The wire: the parent starts ``python -c ...`` (:func:`worker_main`) with pipes on its stdin and stdout; each message
 is a length-prefixed pickle (both ends are this arena, started by this user: no bot ever writes to these pipes). The
-first message is the :class:`~arena.tournament.runner.BackendSetup`; then ``check``, ``play``, ``withdraw``,
+first message is the :class:`~arena.tournament.backend.BackendSetup`; then ``check``, ``play``, ``withdraw``,
 ``stop_lane`` and ``stop`` calls, each answered by its call number. A worker's stdin closing (the parent gone, even by kill -9) stops
 its bots and ends it; its bots die with it (the sandbox's ``--die-with-parent``).
 
@@ -24,7 +24,7 @@ game-for-game as a one-process run's, timing fields aside.
 Faults: a worker that dies (kill -9, a crash) fails its calls in flight; each of those games is sent again, with the
 same seed and seats, to a live worker, and only the call that returns is recorded (the runner records each schedule
 index once), so no game is lost or recorded twice. When every worker is gone the run stops with a
-:class:`~arena.tournament.runner.RunError`; the recorded games are safe and ``--resume`` continues. Workers are
+:class:`~arena.tournament.errors.RunError`; the recorded games are safe and ``--resume`` continues. Workers are
 started in a session of their own, so a terminal's Ctrl-C reaches the parent only, which cancels the games and
 stops every worker in order (its bots first).
 """
@@ -47,7 +47,9 @@ from arena.display import safe_name
 from arena.records.run_folder import RunFolder
 from arena.referee import MatchRecord
 from arena.records.store import is_compact
-from arena.tournament.runner import BackendFactory, BackendSetup, LocalBackend, PreparedRecord, RunError, merge_bot_info, record_message, replay_progress
+from arena.tournament.backend import BackendFactory, BackendSetup, PreparedRecord, merge_bot_info, record_message, replay_progress
+from arena.tournament.errors import RunError
+from arena.tournament.local_backend import LocalBackend
 from arena.tournament.schedule import ScheduledGame
 
 MAX_WORKERS = 64

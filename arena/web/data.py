@@ -36,8 +36,7 @@ from arena.records.run_folder import RunFolder
 from arena.records.schema import RecordFormatError
 from arena.records.store import Unit, parse_line, split_units, unit_line
 from arena.server.tournaments import STATE_NAMES, Tournament
-from arena.tournament.runner import outcome_of
-from arena.tournament.standings import ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, GameOutcome, OutcomeError, Standings, row_cells
+from arena.tournament.standings import ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, GameOutcome, OutcomeError, Standings, outcome_of, row_cells
 from arena.web.access import Access
 from arena.web.live import LiveGames, public_view
 

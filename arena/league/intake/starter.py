@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.tournament.runner import arena_command
+from arena.invocation import arena_command
 from arena.league.rules.errors import LeagueError
 from arena.league.intake.kits import REPO
 from arena.league.rules.manifest import Manifest, ManifestError, parse_manifest

@@ -33,7 +33,8 @@ from typing import Any, Sequence
 import trio
 
 from arena.records.run_folder import RunFolder
-from arena.tournament.runner import EntrantsCannotPlay, RunError, run_tournament
+from arena.tournament.errors import EntrantsCannotPlay, RunError
+from arena.tournament.runner import run_tournament
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.sprt import SprtError
 from arena.league.rules.permissions import Caller, owns, require_owner

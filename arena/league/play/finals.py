@@ -38,7 +38,8 @@ import trio
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.tournament.likelihood import Tally, fit, leaderboard, places_of_points
-from arena.tournament.runner import EntrantsCannotPlay, RunError, run_tournament
+from arena.tournament.errors import EntrantsCannotPlay, RunError
+from arena.tournament.runner import run_tournament
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.league.rules.permissions import Caller, require_operator
 from arena.league.rules.config import LeagueConfig

@@ -44,7 +44,10 @@ import trio
 
 from arena.records.run_folder import RunFolder
 from arena.tournament.likelihood import fit
-from arena.tournament.runner import BackendFactory, BackendSetup, EntrantsCannotPlay, GameBackend, LocalBackend, RunError, run_tournament
+from arena.tournament.backend import BackendFactory, BackendSetup, GameBackend
+from arena.tournament.errors import EntrantsCannotPlay, RunError
+from arena.tournament.local_backend import LocalBackend
+from arena.tournament.runner import run_tournament
 from arena.league.play.dial_in import DialInVersions
 from arena.league.clock import utc_now
 from arena.league.rules.lifecycle import READY, SUSPENDED, UNFINISHED

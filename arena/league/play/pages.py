@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
-from arena.tournament.runner import outcome_of
+from arena.tournament.standings import outcome_of
 from arena.league.rules.lifecycle import DONE
 from arena.league.rules.model import ONLINE, Freeze, LadderTable, Rating, Seat
 from arena.league.storage.db import Database

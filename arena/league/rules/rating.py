@@ -25,8 +25,7 @@ from typing import Iterable, Mapping, Sequence
 from openskill.models import PlackettLuce
 
 from arena.records.schema import Record
-from arena.tournament.runner import outcome_of
-from arena.tournament.standings import side_points
+from arena.tournament.standings import outcome_of, side_points
 from arena.league.rules.model import ONLINE, LadderTable, Rating, Seat
 
 MODEL = PlackettLuce()

@@ -87,7 +87,7 @@ def _cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-if __name__ == "__main__":  # python -m arena.bench_search
+if __name__ == "__main__":  # python -m arena.bench.search
     import json
 
     print(json.dumps(bench_search(), indent=2))

@@ -1,4 +1,8 @@
-"""Benchmarks that print numbers (``arena bench ...``); speed goals are checked here, never by timed tests."""
+"""The benchmarks of games played by the referee and what surrounds them: the rules engine's random playouts
+(``arena bench engine``), referee decisions/s against a bot beside plain gRPC ping-pong (``protocol``), quick
+tournaments' games/s and memory (``tournament``), record sizes and costs (``records``), the Parquet export
+(``export``), the balance of balanced schedules (``schedule``) and fast-bot tournaments on worker processes
+(``workers``). Speed goals are checked here, never by timed tests."""
 
 from __future__ import annotations
 
@@ -282,7 +286,7 @@ def bench_tournament(sizes: list[int], concurrencies: list[int], bot: list[str],
     for sandbox in sandboxes:
         for concurrency in concurrencies:
             for games in sizes:
-                code = ("import json, sys; from arena.benchmarks import bench_tournament_once; "
+                code = ("import json, sys; from arena.bench.referee import bench_tournament_once; "
                         f"print(json.dumps(bench_tournament_once({games}, {concurrency}, {bot!r}, {sandbox})))")
                 out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
                 if out.returncode != 0:
@@ -462,17 +466,6 @@ def _uniform_schedule(entrants: int, game: Any, games: int, duplicate: bool, see
     return Uniform(entrants, game, games, duplicate, seed, tables=tables)
 
 
-# --- arena bench ratings -----------------------------------------------------------------------------------------
-
-
-def bench_ratings(**options: Any) -> dict[str, Any]:
-    """The leaderboard fit on a simulated league (:func:`arena.tournament.bench_ratings.bench_ratings`), imported
-    here when the bench runs, so numpy is not loaded at every command's start."""
-    from arena.tournament.bench_ratings import bench_ratings as run
-
-    return run(**options)
-
-
 # --- arena bench workers -----------------------------------------------------------------------------------------
 
 
@@ -550,10 +543,10 @@ def bench_writer_cost(games: int = 200) -> dict[str, Any]:
     import trio
 
     from arena.records.store import RecordWriter, record_unit
-    from arena.tournament.runner import PreparedRecord, outcome_of, record_message
+    from arena.tournament.backend import PreparedRecord, record_message
     from arena.tournament.schedule import ScheduledGame
     from arena.tournament.spec import spec_from_dict
-    from arena.tournament.standings import Standings
+    from arena.tournament.standings import Standings, outcome_of
 
     import tomllib
 
@@ -605,7 +598,7 @@ def bench_workers(games: int, concurrency: int, workers: list[int], bot: list[st
     best: dict[int, dict[str, Any]] = {}
     for _ in range(repeats):  # interleaved, so that a burst of load elsewhere hits every count alike; best kept
         for count in workers:
-            code = ("import json; from arena.benchmarks import bench_workers_once; "
+            code = ("import json; from arena.bench.referee import bench_workers_once; "
                     f"print(json.dumps(bench_workers_once({games}, {concurrency}, {count}, {bot!r})))")
             out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
             if out.returncode != 0:

@@ -1,5 +1,5 @@
 """The matchmaker on a simulated ladder (``arena bench matchmaking``, and the tests' simulated hour): versions of
-known strength, a concurrency of tables that each take a deal set's time, and :func:`~.matchmaking.choose_tables`
+known strength, a concurrency of tables that each take a deal set's time, and :func:`~arena.league.rules.matchmaking.choose_tables`
 asked for the next tables each time slots are free. Seeded and without a clock (the simulated time is a number), so
 the same arguments give the same ladder; only the seconds spent choosing are measured.
 

@@ -3,13 +3,13 @@ benchmarks that measure each part (nothing here simulates or times anything of i
 refit path):
 
 - **matchmaking**: the matchmaker's decisions per second on a simulated ladder of ``versions`` versions
-  (:func:`~arena.league.matchmaking_bench.bench_matchmaking`);
+  (:func:`~arena.bench.matchmaking.bench_matchmaking`);
 - **ratings**: the maximum-likelihood refit for ``versions`` versions at each checkpoint of deal sets, cold and
   warm, and how well it recovers the true order of the simulated strengths (Spearman, Kendall) against the online
-  OpenSkill rating updated deal set by deal set (:func:`~arena.tournament.bench_ratings.bench_ratings`);
+  OpenSkill rating updated deal set by deal set (:func:`~arena.bench.ratings.bench_ratings`);
 - **leaderboard**: the same refit as the ladder runs it, :meth:`~arena.league.play.leaderboard.Leaderboard.refit` on
   its worker thread, warm from the previous fit, at the last checkpoint (the tally the ratings bench filled);
-- **database**: game results recorded per second, one transaction each (:func:`~arena.league.bench.results_write_rate`).
+- **database**: game results recorded per second, one transaction each (:func:`~arena.bench.league_db.results_write_rate`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from typing import Any, Sequence
 
 import trio
 
-from arena.tournament.bench_ratings import bench_ratings
-from arena.league.bench import results_write_rate
+from arena.bench.ratings import bench_ratings
+from arena.bench.league_db import results_write_rate
 from arena.league.storage.db import sqlite_url
 from arena.league.play.leaderboard import Leaderboard
-from arena.league.matchmaking_bench import HOUR, bench_matchmaking
+from arena.bench.matchmaking import HOUR, bench_matchmaking
 
 
 class QuietLog:

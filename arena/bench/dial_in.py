@@ -3,8 +3,8 @@ stream, or a botkit bot dialing in by itself) against the same program called di
 round trip of one fixed decision request (median and p90), whose difference is the latency the dial-in path adds.
 
 Both sides run on this machine: the server's dial-in service on a loopback port (plain text), ``arena connect`` in a
-process of its own, and the bot not sandboxed (the sandbox's cost is ``arena bench protocol``'s other numbers). In the
-server layer, as it serves the dial-in service the way ``arena serve`` does.
+process of its own, and the bot not sandboxed (the sandbox's cost is ``arena bench protocol``'s other numbers). It
+serves the dial-in service the way ``arena serve`` does.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Awaitable, Callable
 import grpc
 import trio
 
-from arena.benchmarks import referee_rate, typical_act_request
+from arena.bench.referee import referee_rate, typical_act_request
 from arena.players.dial_in import REGISTRY, DialInBot, token_digest
 from arena.players.grpc_trio import await_call
 from arena.players.process import BotProcess, BotSpec

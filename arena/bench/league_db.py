@@ -1,4 +1,4 @@
-"""How fast the league's database records game results: ``python -m arena.league.bench URL [N]``.
+"""How fast the league's database records game results: ``python -m arena.bench.league_db URL [N]``.
 
 Each game is committed on its own (index row and seat rows in one transaction), as the league records a game when
 it ends, so the rate is what a running league can sustain, on SQLite or PostgreSQL. A measurement, not a test:
@@ -62,7 +62,7 @@ def _entrants(database: Database) -> tuple[int, tuple[int, int]]:
 
 def main(argv: list[str]) -> int:
     if not 1 <= len(argv) <= 2 or (len(argv) == 2 and not argv[1].isdigit()):
-        print("usage: python -m arena.league.bench DATABASE_URL [GAMES]", file=sys.stderr)
+        print("usage: python -m arena.bench.league_db DATABASE_URL [GAMES]", file=sys.stderr)
         return 2
     print(json.dumps(results_write_rate(argv[0], int(argv[1]) if len(argv) == 2 else 1000)))
     return 0

@@ -80,7 +80,7 @@ def bench_actors(games: int, concurrency: int, actors: list[int], bot: list[str]
 
 
 def _in_fresh_process(what: str, *args: Any) -> dict[str, Any]:
-    code = (f"import json; from arena.cluster.bench import measure_{what}; "
+    code = (f"import json; from arena.bench.cluster import measure_{what}; "
             f"print(json.dumps(measure_{what}(*{args!r})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if out.returncode != 0:
@@ -93,7 +93,7 @@ def measure_overhead(games: int, slots: int, sandbox: bool) -> dict[str, Any]:
     actor call carrying a game record."""
     from ray.cluster_utils import Cluster
 
-    from arena.benchmarks import quick_tournament_text
+    from arena.bench.referee import quick_tournament_text
     from arena.cluster.ray_backend import connect, ray_factory
 
     bot = [sys.executable, str(RANDOM_BOT)]
@@ -120,7 +120,7 @@ def measure_nodes(games: int, slots: int, sandbox: bool, nodes: int, sleep_ms: i
     decision."""
     from ray.cluster_utils import Cluster
 
-    from arena.benchmarks import quick_tournament_text
+    from arena.bench.referee import quick_tournament_text
     from arena.cluster.ray_backend import connect, ray_factory
 
     cluster = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
@@ -142,7 +142,7 @@ def measure_actors(games: int, concurrency: int, actors: int, bot: list[str]) ->
     cluster whose node holds ``actors`` actors, ``concurrency`` games at once."""
     from ray.cluster_utils import Cluster
 
-    from arena.benchmarks import workers_tournament_text
+    from arena.bench.referee import workers_tournament_text
     from arena.cluster.ray_backend import connect, ray_factory
 
     cluster = Cluster(initialize_head=True, head_node_args={**NODE, "num_cpus": 2, "include_dashboard": False})

@@ -1,5 +1,5 @@
 """How long a version takes from upload to ready, per kit, with a warm kit cache:
-``arena bench league-build [--cache DIR] [--kits K1,K2]`` (or ``python -m arena.league.build_bench CACHE [KIT ...]``).
+``arena bench league-build [--cache DIR] [--kits K1,K2]`` (or ``python -m arena.bench.league_build CACHE [KIT ...]``).
 
 For each kit's example (bots/<kit>/, without what the project's own build made; for the binary kit, the go kit's
 static bin/bot with a manifest), the server's own steps: the upload
@@ -101,7 +101,7 @@ def _build_line(log: str) -> str:
 
 def main(argv: list[str]) -> int:
     if not argv:
-        print("usage: python -m arena.league.build_bench CACHE [KIT ...]", file=sys.stderr)
+        print("usage: python -m arena.bench.league_build CACHE [KIT ...]", file=sys.stderr)
         return 2
     print(json.dumps(build_times(Path(argv[0]), argv[1:] or tuple(RECIPES))))
     return 0

@@ -1,7 +1,7 @@
 """A bot that takes a fixed time per decision, then plays a random legal action: the bot of ``arena bench cluster``,
 so that how fast a cluster plays depends on how many games its nodes hold at once, not on this machine's cores.
 
-Run: ``python arena/cluster/sleepy_bot.py --sleep-ms 20 [--seed S] [--listen ADDR]``. Its gRPC server has enough
+Run: ``python arena/bench/sleepy_bot.py --sleep-ms 20 [--seed S] [--listen ADDR]``. Its gRPC server has enough
 threads for many games at once (each decision sleeps in its own thread).
 """
 
