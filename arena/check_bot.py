@@ -8,7 +8,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 import trio
 
@@ -73,10 +73,10 @@ class _Timed:
         self.check.reply_ms.append(decision.think_s * 1000)
         return decision
 
-    async def round_ended(self, *args) -> None:  # type: ignore[no-untyped-def]
+    async def round_ended(self, *args: Any) -> None:
         await self.bot.round_ended(*args)
 
-    async def match_ended(self, *args) -> None:  # type: ignore[no-untyped-def]
+    async def match_ended(self, *args: Any) -> None:
         await self.bot.match_ended(*args)
 
 
@@ -132,7 +132,7 @@ async def check_bot(spec: BotSpec, matches: int, time_control: TimeControl, star
     return report
 
 
-def describe_containment(report: dict | None) -> str:
+def describe_containment(report: dict[str, Any] | None) -> str:
     """One line for people: ``bubblewrap 0.8.0, user 1234567, limits by cgroup v1: memory 1024 MiB, ...``."""
     if not report:
         return "none (a bot given by address is outside the arena's control)"

@@ -16,19 +16,20 @@ from typing import Any, Awaitable, Callable, Protocol, TypeVar
 import trio
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 
-class DoneFuture(Protocol):
-    """What both grpcio's and concurrent.futures' futures offer."""
+class DoneFuture(Protocol[T_co]):
+    """What both grpcio's and concurrent.futures' futures offer: a future of a ``T_co``."""
 
-    def add_done_callback(self, fn: Callable[[Any], object]) -> object: ...
+    def add_done_callback(self, fn: Callable[[Any], None]) -> object: ...
 
     def done(self) -> bool: ...
 
-    def result(self) -> Any: ...
+    def result(self) -> T_co: ...
 
 
-async def await_future(future: DoneFuture, cancel: Callable[[], object]) -> Any:
+async def await_future(future: DoneFuture[T], cancel: Callable[[], object]) -> T:
     """The future's result (or its exception); ``cancel()`` when the wait ends before the future is done."""
     token = trio.lowlevel.current_trio_token()
     done = trio.Event()

@@ -21,7 +21,7 @@ from arena.players.specs import program_name, seat_players
 from arena.referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from arena.rules import Game, RoundResult
 from arena.rules.results import Ending
-from arena.sandbox import Limits
+from arena.sandbox import DEFAULT_LIMITS, Limits
 from arena.rules.tiles import NAMES
 from arena.display import safe_name
 
@@ -40,6 +40,7 @@ async def start_all(players: Sequence[BotProcess | LocalPlayer], variant: str | 
         try:
             client = await player.ensure_running()
             if variant is not None and not client.plays(variant):
+                assert client.hello is not None  # plays() is false only after a handshake that lists its variants
                 raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"the bot does not play {variant!r} (it plays "
                                                                      f"{', '.join(client.hello.variants)})")
             started[seat] = client
@@ -62,7 +63,7 @@ def seat_name(player: BotProcess | LocalPlayer, text: str | None) -> str:
 
 
 async def play_once(game: Game, bots: Sequence[str], seed: int | str, time_control: TimeControl,
-                    log_dir: Path, startup_s: float, sandbox: bool = True, limits: Limits = Limits(),
+                    log_dir: Path, startup_s: float, sandbox: bool = True, limits: Limits = DEFAULT_LIMITS,
                     transport: str = "unix", protocol: str = "grpc") -> MatchRecord:
     """Start every seat's bot, play one match, stop the bots; the record names each seat by :func:`seat_name`."""
     players, processes = seat_players(bots, game.players, log_dir, startup_s, seed, sandbox=sandbox, limits=limits,

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple, Sequence
+from typing import Any, Awaitable, Callable, NamedTuple, Sequence
 
 import trio
 
-from arena.players.base import DecisionRequest, SeatPlayer
+from arena.players.base import Decision, DecisionRequest, SeatPlayer
 from arena.players.faults import BotFailure, Fault, FaultKind
-from arena.rules import Action, Deal, Game, Kind, RoundResult
+from arena.rules import Action, Deal, Game, Kind, Match, RoundResult, RoundState
 from arena.rules.results import MatchResult
 from arena.rules.scoring import ranking
 
@@ -92,7 +92,7 @@ class MatchRecord:
     match_id: str
     variant: str
     players: int
-    options: dict
+    options: dict[str, Any]
     seed: int | str
     seats: tuple[str, ...]
     rounds: list[RoundRecord] = field(default_factory=list)
@@ -200,7 +200,7 @@ async def play_match(
         match.next_round()
 
 
-def _apply(match, state, seat: int, action: Action, think_ms: float, current: RoundRecord, *,
+def _apply(match: Match, state: RoundState, seat: int, action: Action, think_ms: float, current: RoundRecord, *,
            forced: bool = False, comment: str = "") -> None:
     match.apply(action)
     if action.kind == Kind.DRAW:
@@ -208,7 +208,7 @@ def _apply(match, state, seat: int, action: Action, think_ms: float, current: Ro
     current.moves.append(MoveRecord(seat, action, round(think_ms, 3), forced, comment))
 
 
-async def _decide(player: SeatPlayer, request: DecisionRequest, timeout: float):
+async def _decide(player: SeatPlayer, request: DecisionRequest, timeout: float) -> Decision:
     """The player's decision; anything it raises other than a BotFailure is a fault too, never a crash."""
     try:
         return await player.act(request, timeout)
@@ -218,7 +218,7 @@ async def _decide(player: SeatPlayer, request: DecisionRequest, timeout: float):
         raise BotFailure(FaultKind.CRASHED, detail=f"{type(error).__name__}: {error}") from None
 
 
-async def _quietly(call, *args) -> None:
+async def _quietly(call: Callable[..., Awaitable[object]], *args: object) -> None:
     """A notification: best effort, whatever the player does."""
     try:
         await call(*args)

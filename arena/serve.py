@@ -31,8 +31,6 @@ from arena.cluster.options import backend_from
 from arena.display import safe_name
 from arena.league import LeagueConfig, LeagueCore, LeagueError, OpenLeague, load_leagues, open_league
 from arena.league.intake.pipeline import default_kit_cache
-from arena.league.service import SERVICE_NAME, LeagueServicer
-from arena.league.service import add_to_server as add_league
 from arena.league.storage.db import sqlite_file, sqlite_url
 from arena.players.dial_in import REGISTRY
 from arena.protocol import MAX_MESSAGE_BYTES, arena_pb2
@@ -41,8 +39,11 @@ from arena.server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
 from arena.server.auth import ConfigError, TokenInterceptor, check_listen, check_private, is_loopback, read_token, server_credentials
 from arena.server.events import WATCH_BUFFER_EVENTS
 from arena.server.dial_in import CALLS as DIAL_IN_CALLS, SHUTTING_DOWN, DialInServicer, add_to_server as add_dial_in
+from arena.server.league_service import SERVICE_NAME, LeagueServicer
+from arena.server.league_service import add_to_server as add_league
 from arena.server.registry import load_registry
-from arena.server.service import Arena, ArenaServicer, add_to_server, make_private_folder
+from arena.server.core import Arena, make_private_folder
+from arena.server.service import ArenaServicer, add_to_server
 from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
 
 DEFAULT_LISTEN = "127.0.0.1:50500"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Callable
 
 
 ARENA = Path(__file__).resolve().parents[1] / "arena"
@@ -34,7 +35,7 @@ LEAGUE_LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for l
     "storage",  # the database gateway: the only part that speaks SQL
     "authors intake",  # tokens, and an upload made a ready version
     "play",  # the ready versions at tables
-    "service assembly",  # the core and the assembly of a server's leagues
+    "core views assembly",  # the use cases, what they answer, and the assembly of a server's leagues
     "__init__",  # the league's public face re-exports from every wing
 ))
 """The league's wings, low to high: each name is a module or package of ``arena.league`` (``__init__`` is the
@@ -184,7 +185,7 @@ def test_import_graph_no_lower_layer_imports_a_higher_one() -> None:
 
 
 def test_import_graph_no_wing_of_the_league_imports_a_higher_one() -> None:
-    """Inside the league: rules < storage < authors and intake < play < the core and its assembly."""
+    """Inside the league: rules < storage < authors and intake < play < the core, its views and the assembly."""
     graph = import_graph()
     upward = sorted((a, b) for a, targets in graph.items() if unit(a) == "league" for b in targets
                     if unit(b) == "league" and league_wing(b) > league_wing(a))
@@ -276,6 +277,79 @@ def test_import_graph_the_command_line_imports_at_the_top() -> None:
                 inside_functions += [f"{path.name}:{n.lineno}" for n in ast.walk(node)
                                      if isinstance(n, (ast.Import, ast.ImportFrom))]
     assert inside_functions == []
+
+
+def imported_names(path: Path) -> set[str]:
+    """Every module a file imports, arena's or not, and each name of a ``from`` import as ``module.name`` too
+    (``from arena.protocol import league_pb2`` is arena.protocol and arena.protocol.league_pb2): at module level and
+    inside functions, not under ``if TYPE_CHECKING:``."""
+    tree = ast.parse(path.read_text())
+    skipped = type_checking_only(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if node in skipped:
+            continue
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def is_protocol_code(name: str) -> bool:
+    """A generated protocol module (``league_pb2``, ``arena_pb2_grpc``), however it is reached."""
+    return any(part.endswith(("_pb2", "_pb2_grpc")) for part in name.split("."))
+
+
+def is_grpc(name: str) -> bool:
+    return name == "grpc" or name.startswith("grpc.")
+
+
+def servicer_modules() -> set[str]:
+    """The arena's modules that serve a gRPC service: those that import a generated ``_pb2_grpc`` module and define
+    a class deriving from its ``...Servicer``."""
+    found = set()
+    for name, path in modules().items():
+        tree = ast.parse(path.read_text())
+        serves = any(isinstance(node, ast.ClassDef) and any(ast.unparse(base).endswith("Servicer")
+                                                            for base in node.bases) for node in ast.walk(tree))
+        if serves and any(name_.endswith("_pb2_grpc") for name_ in imported_names(path)):
+            found.add(name)
+    return found
+
+
+def edge_offenders(package: str, refused: Callable[[str], bool]) -> list[str]:
+    return sorted(f"{name}: imports {imported}" for name, path in modules().items()
+                  if name == f"arena.{package}" or name.startswith(f"arena.{package}.")
+                  for imported in sorted(imported_names(path)) if refused(imported))
+
+
+def test_the_arena_and_league_servicers_are_the_server_layer_s() -> None:
+    """Both control services are served from arena/server (a bot's own service is the botkit's); none is the
+    league's or the web's."""
+    found = servicer_modules()
+    assert {"arena.server.service", "arena.server.league_service"} <= found
+    assert sorted(name for name in found if unit(name) in ("league", "web")) == []
+
+
+def test_the_web_imports_no_protocol_code_and_no_servicer() -> None:
+    """The web reads the domain's types (the Arena core's, the league's use cases' answers) and converts them to its
+    pages and JSON itself: a gRPC message or a servicer in arena/web would be a second edge's conversion."""
+    servicers = servicer_modules()
+    assert edge_offenders("web", lambda name: is_protocol_code(name) or name in servicers) == []
+
+
+def test_the_league_imports_neither_grpc_nor_protocol_code() -> None:
+    """The league's use cases take and answer its own types; the gRPC service and its messages are the server's."""
+    assert edge_offenders("league", lambda name: is_grpc(name) or is_protocol_code(name)) == []
+
+
+def test_the_edge_checks_see_a_protocol_import_and_grpc() -> None:
+    assert is_protocol_code("arena.protocol.league_pb2") and is_protocol_code("dominoes.v1.arena_pb2_grpc")
+    assert not is_protocol_code("arena.protocol") and not is_protocol_code("arena.protocol.convert")
+    assert is_grpc("grpc") and is_grpc("grpc.aio") and not is_grpc("grpc_health")
+    assert "arena.protocol.league_pb2" in imported_names(ARENA / "server" / "league_messages.py")
 
 
 def test_the_run_folder_layout_is_spelled_in_one_module() -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
+import grpc
 import pytest
+import trio
 
 from arena.errors import ArenaError, UsageError
 from arena.records.export import ExportError
@@ -15,7 +17,10 @@ from arena.records.replay import RecordError
 from arena.records.schema import RecordFormatError
 from arena.rules.errors import IllegalActionError, OptionError, RulesError
 from arena.sandbox.limits import LimitsError
+from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from arena.server.auth import ConfigError
+from arena.server.core import SHUTTING_DOWN, ApiError, Refusal
+from arena.server.status import status_of
 from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten, RunError
 from arena.tournament.likelihood import FitError
 from arena.tournament.spec import SpecError
@@ -52,3 +57,28 @@ def test_a_failed_disk_write_is_an_arena_error_and_no_bad_value(tmp_path: Path) 
 def test_refusals_of_a_bad_value_stay_value_errors(error: type[Exception]) -> None:
     """Callers catch these as ValueError (a damaged folder read with json, a field parsed with int): they stay so."""
     assert issubclass(error, ValueError)
+
+
+@pytest.mark.parametrize(("error", "code"), [
+    (Unauthenticated("no token"), grpc.StatusCode.UNAUTHENTICATED),
+    (PermissionDenied("another author's"), grpc.StatusCode.PERMISSION_DENIED),
+    (NotFound("no bot"), grpc.StatusCode.NOT_FOUND),
+    (StateError("frozen"), grpc.StatusCode.FAILED_PRECONDITION),
+    (LeagueError("bad archive"), grpc.StatusCode.INVALID_ARGUMENT),
+    (SpecError("bad spec"), grpc.StatusCode.INVALID_ARGUMENT),
+    (ApiError(Refusal.RESOURCE_EXHAUSTED, "no room"), grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (ApiError(Refusal.DATA_LOSS, "unreadable"), grpc.StatusCode.DATA_LOSS),
+])
+def test_both_services_answer_a_refusal_with_one_status_code_and_its_line(error: Exception,
+                                                                          code: grpc.StatusCode) -> None:
+    assert status_of(error) == (code, str(error))
+
+
+def test_every_refusal_of_the_server_has_the_status_code_of_its_name() -> None:
+    answered = [status_of(ApiError(refusal, "why")) for refusal in Refusal]
+    assert [(found[0].name, found[1]) if found else None for found in answered] == [(r.name, "why") for r in Refusal]
+
+
+def test_a_call_cut_by_the_server_stopping_is_unavailable_and_no_bug_is_a_refusal() -> None:
+    assert status_of(trio.RunFinishedError("gone")) == (grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+    assert status_of(KeyError("a bug")) is None

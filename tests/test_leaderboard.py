@@ -113,7 +113,7 @@ async def test_the_watch_counts_the_deal_sets_each_version_was_rated_on_when_tab
     LadderStanding.deal_sets promises), while the leaderboard's columns and their "fit of 1 deal sets" are the
     last refit's."""
     from arena.cli.league import watch_line
-    from arena.league.service import standing_rows
+    from arena.league.core import standing_rows
 
     v = versions_of(database, league.id, "ab")
     a, b = v["a"], v["b"]
@@ -346,13 +346,13 @@ def test_arena_bench_ladder_prints_every_part_in_one_json_and_refuses_bad_checkp
 
 
 def test_the_standings_rows_take_four_queries_however_long_the_board(database: Database, league) -> None:
-    """GetLadderStandings' rows (arena.league.service.standing_rows): each version's bot, number, author, games and
+    """GetLadderStandings' rows (arena.league.core.standing_rows): each version's bot, number, author, games and
     place, the names it is tied with, in four queries for a board of 3 versions as for one of 8."""
     from collections import Counter
 
     import sqlalchemy as sa
 
-    from arena.league.service import standing_rows
+    from arena.league.core import standing_rows
 
     queries, name_of, games = [], {}, Counter()
     for names in ("abc", "defghijk"):

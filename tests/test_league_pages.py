@@ -20,7 +20,7 @@ from arena.league.play.finals import Finals
 from arena.league.play.pages import FinalsPage, bot_history, finals_page, finished_table_game
 from arena.league.intake.pipeline import Served
 from arena.league.rules.rating import deal_set_totals, rate_deal_set
-from arena.league.service import LeagueCore
+from arena.league.core import LeagueCore
 from arena.league.play.table_run import FINALS, RECORD
 from arena.records.run_folder import RunFolder, SeedCommitment, commitment_of
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases

@@ -16,7 +16,7 @@ from arena.league.rules.retention import versions_to_delete
 from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.rules.errors import LeagueError, StateError
 from arena.league.intake.pipeline import Pipeline, runnable_spec
-from arena.league.service import room_for_one_more
+from arena.league.core import room_for_one_more
 from arena.league.intake.store import Store
 from arena.sandbox import Limits
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases

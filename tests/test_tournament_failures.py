@@ -72,7 +72,7 @@ command = {json.dumps([PYTHON, str(BAD_BOT), "--mode", "block_only"])}
 
 async def test_the_server_gets_an_arena_error_it_marks_failed_with_the_same_line(tmp_path: Path) -> None:
     """run_tournament raises EntrantsCannotPlay, an ArenaError: the server's FAILED state carries its text as is."""
-    from arena.server.service import _describe
+    from arena.server.core import _describe
 
     table = {"name": "t", "variant": "block", "games": 1, "options": {"target": 1}, "bots": [
         {"name": "ok", "command": [PYTHON, str(RANDOM_BOT)]},

@@ -85,7 +85,8 @@ def _in_fresh_process(what: str, *args: Any) -> dict[str, Any]:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"the {what} measurement {args!r} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    row: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])  # a measure_* function's JSON object
+    return row
 
 
 def measure_overhead(games: int, slots: int, sandbox: bool) -> dict[str, Any]:

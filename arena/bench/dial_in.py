@@ -26,6 +26,7 @@ from arena.bench.referee import referee_rate, typical_act_request
 from arena.players.dial_in import REGISTRY, DialInBot, token_digest
 from arena.players.grpc_trio import await_call
 from arena.players.process import BotProcess, BotSpec
+from arena.players.remote import RemoteBot
 from arena.server.dial_in import DialInServicer, add_to_server
 
 BOT = "bench-dial-in"
@@ -74,6 +75,7 @@ async def local_side(bot_command: list[str], concurrencies: list[int], seconds: 
     request = typical_act_request()
     try:
         client = await process.ensure_running()
+        assert isinstance(client, RemoteBot)  # a bot the arena starts is called over its socket
         return await measure(client, lambda: await_call(client._stub.Act.future(request, timeout=10)),
                              concurrencies, seconds)
     finally:
@@ -125,7 +127,7 @@ async def bench_dial_in(bot_command: list[str], seconds: float, concurrencies: l
               "added_round_trip_ms_median": round(d["round_trip_ms_median"] - lo["round_trip_ms_median"], 3),
               "decisions_per_s_dial_in_to_local": round(d["referee_decisions_per_s"] / lo["referee_decisions_per_s"],
                                                         3)}
-             for lo, d in zip(local, dialed)]
+             for lo, d in zip(local, dialed, strict=True)]
     return {"bot": " ".join(bot_command), "seconds_each": seconds,
             "dial_in_by": "the bot itself (--connect)" if itself else "arena connect", "local": local, "dial_in": dialed,
             "dial_in_against_local": added}

@@ -32,8 +32,8 @@ class Ladder:
     authors: dict[str, str] = field(default_factory=dict)
     """Each version's author (a version missing here is an author's only one)."""
     window: float = HOUR
-    total: Counter = field(default_factory=Counter)
-    started: deque = field(default_factory=deque)
+    total: Counter[str] = field(default_factory=Counter)
+    started: deque[tuple[float, Table]] = field(default_factory=deque)
     """(start time, table) of every table started within the window, oldest first."""
     played: list[tuple[float, Table]] = field(default_factory=list)
     choose_seconds: float = 0.0
@@ -44,8 +44,8 @@ class Ladder:
         playing included)."""
         while self.started and self.started[0][0] <= now - self.window:
             self.started.popleft()
-        recent: Counter = Counter()
-        met: dict[str, Counter] = {v: Counter() for v in self.strengths}
+        recent: Counter[str] = Counter()
+        met: dict[str, Counter[str]] = {v: Counter() for v in self.strengths}
         for _, table in self.started:
             for v in table.versions:
                 recent[v] += 1
@@ -86,7 +86,7 @@ def simulate(versions: int, rules: MatchmakingRules, concurrency: int, deal_set_
         while ends and ends[0][0] == now:
             free.append(heapq.heappop(ends)[1])
         tables = ladder.choose(now, len(free), rules)
-        for slot, _ in zip(free, tables):
+        for slot, _ in zip(free, tables, strict=False):  # fewer tables than free slots: the rest wait, below
             heapq.heappush(ends, (now + deal_set_seconds * rng.uniform(0.5, 1.5), slot))
         for slot in free[len(tables):]:  # no table for it now: ask again when the next table ends
             later = ends[0][0] if ends else seconds
@@ -98,7 +98,7 @@ def summary(ladder: Ladder, rules: MatchmakingRules) -> dict[str, Any]:
     """What the ladder played: deal sets per version (fewest, most), how often the two strongest met, the reasons,
     and how often pairings repeated."""
     per_version = Counter({v: 0 for v in ladder.strengths})
-    pairs: Counter = Counter()
+    pairs: Counter[tuple[str, ...]] = Counter()
     for _, table in ladder.played:
         per_version.update(table.versions)
         pairs.update(itertools.combinations(sorted(table.versions), 2))

@@ -13,7 +13,6 @@ ordinal (updated deal set by deal set) with the true strengths.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any, Sequence
 
@@ -62,18 +61,18 @@ def draw_tables(rng: np.random.Generator, order: np.ndarray, count: int, sides: 
 def play_tables(rng: np.random.Generator, logits: np.ndarray, tables: np.ndarray) -> list[tuple[tuple[int, ...], ...]]:
     """Each table's places (groups of indices, best first); tables with a version twice are dropped (a real
     matchmaker never seats one version twice)."""
-    results = []
+    results: list[tuple[tuple[int, ...], ...]] = []
     if tables.shape[1] == 2:
         strength = np.exp(logits[tables])
         draw = DRAW_SHARE * np.sqrt(strength[:, 0] * strength[:, 1])
         total = strength[:, 0] + strength[:, 1] + draw
         roll = rng.random(len(tables)) * total
-        for (a, b), r, first, tie in zip(tables.tolist(), roll, strength[:, 0], draw):
+        for (a, b), r, first, tie in zip(tables.tolist(), roll, strength[:, 0], draw, strict=True):
             if a != b:
                 results.append(((a,), (b,)) if r < first else ((a, b),) if r < first + tie else ((b,), (a,)))
         return results
     noisy = logits[tables] + rng.gumbel(size=tables.shape)
-    for table, order in zip(tables.tolist(), np.argsort(-noisy, axis=1).tolist()):
+    for table, order in zip(tables.tolist(), np.argsort(-noisy, axis=1).tolist(), strict=True):
         if len(set(table)) == len(table):
             results.append(tuple((table[k],) for k in order))
     return results
@@ -84,7 +83,7 @@ def rate_online(model: PlackettLuce, skills: list[Any], places: tuple[tuple[int,
     teams = [[skills[i]] for group in places for i in group]
     ranks = [float(place) for place, group in enumerate(places) for _ in group]
     rated = model.rate(teams, ranks=ranks)
-    for (skill,), i in zip(rated, (i for group in places for i in group)):
+    for (skill,), i in zip(rated, (i for group in places for i in group), strict=True):
         skills[i] = skill
 
 

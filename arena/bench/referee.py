@@ -123,7 +123,7 @@ async def referee_rate(client: Any, concurrency: int, seconds: float) -> dict[st
 
         async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
             nonlocal decisions
-            decision = await client.act(request, timeout_s)
+            decision: Decision = await client.act(request, timeout_s)
             decisions += 1
             return decision
 
@@ -185,12 +185,12 @@ async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: 
 
     from arena.players.process import BotProcess, BotSpec
 
-    runs = []
+    runs: list[dict[str, Any]] = []
     for sandbox in sandboxes:
         spec = BotSpec("bench-bot", command=tuple(bot_command), sandbox=sandbox)
         start_ms = await start_times_ms(spec, starts)
         process = BotProcess(spec, Path(tempfile.mkdtemp(prefix="arena-")))
-        results = []
+        results: list[dict[str, Any]] = []
         try:
             client = await process.ensure_running()
             for concurrency in concurrencies:
@@ -206,7 +206,7 @@ async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: 
         summary["sandbox_added_start_ms"] = round(boxed["start_ms_median"] - bare["start_ms_median"], 1)
         summary["sandboxed_to_bare_decisions"] = {
             str(b["concurrency"]): round(s["referee_decisions_per_s"] / b["referee_decisions_per_s"], 3)
-            for b, s in zip(bare["results"], boxed["results"])}
+            for b, s in zip(bare["results"], boxed["results"], strict=True)}
     return summary
 
 
@@ -564,17 +564,26 @@ def bench_writer_cost(games: int = 200) -> dict[str, Any]:
         costs[name] = (time.perf_counter() - started) * 1000 / games
         return result
 
-    messages = timed("record_dict", lambda: [record_message(spec, game, s, r) for s, r in zip(scheduled, records)])
+    messages = timed("record_dict", lambda: [record_message(spec, game, s, r)
+                                             for s, r in zip(scheduled, records, strict=True)])
     units = timed("compact_unit", lambda: [record_unit(m, True) for m in messages])
     pickled = [pickle.dumps(PreparedRecord.of(m, True), protocol=pickle.HIGHEST_PROTOCOL) for m in messages]
     timed("unpickle_prepared", lambda: [pickle.loads(p) for p in pickled])
     with tempfile.TemporaryDirectory(prefix="arena-bench-writer-") as folder:
         writer = RecordWriter(Path(folder) / "games.jsonl.zst")
-        timed("append_fsync", lambda: [writer.write(m, u) for m, u in zip(messages, units)])
+        def append_all() -> None:
+            for m, u in zip(messages, units, strict=True):
+                writer.write(m, u)
+
+        timed("append_fsync", append_all)
         writer.close()
     outcomes = timed("outcome", lambda: [outcome_of(m) for m in messages])
     standings = Standings(group_size=1)
-    timed("standings", lambda: [standings.add(o) for o in outcomes])
+    def add_all() -> None:
+        for o in outcomes:
+            standings.add(o)
+
+    timed("standings", add_all)
     one = (costs["record_dict"] + costs["compact_unit"] + costs["append_fsync"] + costs["outcome"]
            + costs["standings"])
     parent = costs["unpickle_prepared"] + costs["append_fsync"] + costs["standings"]

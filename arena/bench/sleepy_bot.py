@@ -12,6 +12,7 @@ import random
 import time
 
 from arena.botkit import serve
+from arena.protocol import bot_pb2
 
 
 def main() -> None:
@@ -24,7 +25,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     pause = args.sleep_ms / 1000
 
-    def choose(request) -> int:
+    def choose(request: bot_pb2.ActRequest) -> int:
         time.sleep(pause)
         return rng.randrange(len(request.observation.legal_actions))
 

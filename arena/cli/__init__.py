@@ -19,7 +19,7 @@ os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 import argparse  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
-from typing import Sequence  # noqa: E402
+from typing import Sequence, TextIO  # noqa: E402
 
 from arena.errors import ArenaError  # noqa: E402
 from arena.players.client import WIRE_ENV, WIRE_LOG, wire_wanted  # noqa: E402
@@ -34,15 +34,15 @@ EXIT_USAGE = 2
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
-class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class StderrHandler(logging.StreamHandler[TextIO]):
     """Log lines to whatever ``sys.stderr`` is when each is written (a test that captures it swaps it)."""
 
-    @property  # type: ignore[override]
-    def stream(self) -> object:
+    @property
+    def stream(self) -> TextIO:
         return sys.stderr
 
     @stream.setter
-    def stream(self, value: object) -> None:
+    def stream(self, value: TextIO) -> None:
         """StreamHandler sets its stream once; this one has none of its own."""
 
 

@@ -83,10 +83,12 @@ def fast_bot(command: str) -> list[str]:
     """The benchmarks' fast bot as a command whose program exists (its path made absolute: a Ray actor runs it from
     a folder of Ray's), or one usage line."""
     bot = shlex.split(command)
-    found = shutil.which(bot[0]) if bot else None
-    if bot and not found:
+    if not bot:
+        return bot
+    found = shutil.which(bot[0])
+    if not found:
         raise UsageError(f"the bot's program {bot[0]!r} is not found (the Go kit's is built by scripts/setup.sh)")
-    return [str(Path(found).resolve()) if "/" in bot[0] else bot[0], *bot[1:]] if bot else bot
+    return [str(Path(found).resolve()) if "/" in bot[0] else bot[0], *bot[1:]]
 
 
 def cmd_bench_workers(args: argparse.Namespace) -> int:

@@ -31,10 +31,9 @@ from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.league.intake.archive import ArchiveError, pack
 from arena.league.intake.build import KitCache, KitCacheError, prepare_kits
-from arena.league.rules.config import WIDEST_UPLOAD
+from arena.league.rules.config import WIDEST_UPLOAD, upload_archive_limits
 from arena.league.intake.kits import RECIPES
 from arena.league.intake.pipeline import default_kit_cache
-from arena.league.service import upload_archive_limits
 from arena.server.client import describe
 from arena.cli.server import CLIENT_FLAGS, _refused, _with_client, add_client_arguments, _client, client_command, new_private_file
 
@@ -484,7 +483,7 @@ def table_line(t: Any) -> str:
     return line
 
 
-def state_name(state: int) -> str:
+def state_name(state: lpb.VersionState.ValueType) -> str:
     return lpb.VersionState.Name(state).removeprefix("VERSION_STATE_").lower()
 
 

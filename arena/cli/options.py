@@ -35,7 +35,7 @@ def options_from(args: argparse.Namespace) -> dict[str, Any]:
     return dict(parse_option(o) for o in args.option or [])
 
 
-def time_control_from(args: argparse.Namespace):
+def time_control_from(args: argparse.Namespace) -> TimeControl:
     for name in ("move_ms", "bank_ms", "startup_ms", "first_move_ms"):
         if getattr(args, name) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must be non-negative, got {getattr(args, name)}")

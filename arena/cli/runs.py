@@ -9,7 +9,8 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from collections.abc import Awaitable, Callable
+from typing import Any, Iterable, TypeVar
 
 import trio
 
@@ -21,8 +22,9 @@ from arena.records.against import print_against, replay_against
 from arena.records.dataset import PARQUET_FILES, write_dataset
 from arena.records.export import lines_of_file, rows_of_file, save_csv, save_lines, write_csv
 from arena.records.html import write_html
-from arena.records.replay import RecordError, check_record_file, find_game, locate, repair_run, verify_run
+from arena.records.replay import RecordError, VerifyReport, check_record_file, find_game, locate, repair_run, verify_run
 from arena.records.run_folder import RunFolder
+from arena.records.store import RepairReport
 from arena.records.terminal import show_game
 from arena.league.play.table_run import league_folder, run_folders
 from arena.invocation import arena_command
@@ -34,7 +36,10 @@ from arena.tournament.workers import check_workers, workers_factory
 from arena.cli.options import require_sandbox
 
 
-async def until_interrupted(work):
+T = TypeVar("T")
+
+
+async def until_interrupted(work: Callable[[], Awaitable[T]]) -> T | None:
     """:func:`arena.futures.until_interrupted`, a user's mistake (an ArenaError) raised as its one line."""
     return await interruptible(work, (ArenaError,))
 
@@ -152,10 +157,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             return 0
         if command:
             require_sandbox(not args.no_sandbox)
-            report = replay_against(record, command, seat=args.seat, startup_s=args.startup_ms / 1000,
-                                    move_ms=args.move_ms, sandbox=not args.no_sandbox)
-            print_against(report, make_console())
-            return 0 if report.ok else 1
+            against = replay_against(record, command, seat=args.seat, startup_s=args.startup_ms / 1000,
+                                     move_ms=args.move_ms, sandbox=not args.no_sandbox)
+            print_against(against, make_console())
+            return 0 if against.ok else 1
         compact = True if args.compact else False if args.full else None
         show_game(record, seat=args.seat, step=args.step, console=make_console(), compact=compact)
         return 0
@@ -163,7 +168,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
 
 
-def print_verify(report, path: str, seconds: float) -> int:
+def print_verify(report: VerifyReport, path: str, seconds: float) -> int:
     """Every mismatch, a note for games whose seed is not revealed yet, and the summary; the exit status."""
     console = make_console()
     for mismatch in report.mismatches:
@@ -184,7 +189,7 @@ def print_verify(report, path: str, seconds: float) -> int:
     return 0 if not report.mismatches else 1
 
 
-def print_repair(report) -> int:
+def print_repair(report: RepairReport) -> int:
     """What ``--repair`` moved, and where to."""
     if not report.moved:
         print(f"nothing to repair: every line of {report.path} is a record ({report.kept} records)")

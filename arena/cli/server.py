@@ -39,7 +39,8 @@ from arena.players.dial_in import token_digest
 from arena.players.faults import BotFailure
 from arena.players.process import BotProcess, BotSpec
 from arena.players.relay import Backoff, ProcessBot, Relay, dial_in, last_words
-from arena.server.auth import ConfigError, is_loopback
+from arena.protocol.addresses import is_loopback
+from arena.server.auth import ConfigError
 from arena.server.client import ServerSaidNo, connect, describe
 from arena.serve import config_from_args, run
 from arena.server.submission import message_from_dict
@@ -267,7 +268,8 @@ def _refused(message: str) -> int:
 def _with_client(args: argparse.Namespace, body: Any, connect: Any = None) -> int:
     client = (connect or _client)(args)
     try:
-        return body(client)
+        status: int = body(client)
+        return status
     except ServerSaidNo as error:
         return _refused(str(error))
     except BrokenPipeError:  # the output went to a pipe that closed (e.g. `| head`)
@@ -418,7 +420,7 @@ def cmd_cancel(args: argparse.Namespace) -> int:
     return _with_client(args, body)
 
 
-def _state(state: int) -> str:
+def _state(state: apb.TournamentState.ValueType) -> str:
     return STATE_NAMES.get(state, "unknown")
 
 

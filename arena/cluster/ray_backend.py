@@ -49,7 +49,7 @@ from arena.display import safe_name
 from arena.futures import await_future
 from arena.records.run_folder import RunFolder
 from arena.referee import MatchRecord
-from arena.tournament.backend import BackendFactory, BackendSetup, merge_bot_info, replay_progress
+from arena.tournament.backend import BackendFactory, BackendSetup, OnProgress, merge_bot_info, replay_progress
 from arena.tournament.errors import RunError
 from arena.tournament.local_backend import LocalBackend
 from arena.tournament.schedule import ScheduledGame
@@ -452,13 +452,13 @@ class RayBackend:
         order = {safe_name(bot.name): number for number, bot in enumerate(self.setup.spec.bots)}
         return sorted(dict.fromkeys(problems), key=lambda problem: (order.get(problem[0], len(order)), problem[1]))
 
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord:
+    async def play(self, scheduled: ScheduledGame, on_progress: OnProgress | None) -> MatchRecord:
         """Play the game on the least busy live actor; when that actor is lost mid-game, play it again on another."""
         while True:
             actor = await self._pick()
             actor.in_flight += 1
             try:
-                record = await self._call(actor, "play", scheduled)
+                record: MatchRecord = await self._call(actor, "play", scheduled)
             except self.ray.exceptions.RayActorError as error:
                 self._lose(actor, error)
                 self.replayed.append((scheduled.index, actor.label))

@@ -13,8 +13,8 @@ about leagues. Inside, its wings, each importing only those before it:
 - :mod:`arena.league.authors` (tokens and the checks that read the database) and :mod:`arena.league.intake`: an
   upload becomes a ready version.
 - :mod:`arena.league.play`: the ready versions at tables: the ladder, challenges, finals, the public pages.
-- :mod:`arena.league.service` (the calls, :class:`LeagueCore`) and :mod:`arena.league.assembly`, which puts all of
-  it together (:func:`open_league`).
+- :mod:`arena.league.core` (the use cases, :class:`LeagueCore`), :mod:`arena.league.views` (what they answer) and
+  :mod:`arena.league.assembly`, which puts all of it together (:func:`open_league`).
 
 The names below are what the rest of the arena uses of the league: the server opens it and serves its core.
 """
@@ -23,7 +23,7 @@ from arena.league.assembly import OpenLeague, open_league
 from arena.league.rules.config import LeagueConfig, load_leagues
 from arena.league.rules.errors import LeagueError
 from arena.league.rules.permissions import OPERATOR, Caller
-from arena.league.service import LeagueCore
+from arena.league.core import LeagueCore
 
 __all__ = ["OPERATOR", "Caller", "LeagueConfig", "LeagueCore", "LeagueError", "OpenLeague", "load_leagues",
            "open_league"]

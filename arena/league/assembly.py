@@ -2,7 +2,7 @@
 
 ``arena serve --league FILE`` calls :func:`open_league` once, inside its trio loop, and gets an :class:`OpenLeague`:
 the database (migrated, each league registered), the content-addressed store, the pipeline that builds and checks
-uploads, each league's ladder, challenge slots and finals, and the :class:`~arena.league.service.LeagueCore` whose
+uploads, each league's ladder, challenge slots and finals, and the :class:`~arena.league.core.LeagueCore` whose
 calls the gRPC service and the web pages answer. The parts are wired here and nowhere else, in the league's own
 order (rules, storage, intake, play, the core), so a reader finds what runs a league in one function, and the
 server only starts what it is handed (:meth:`OpenLeague.start`) and serves the core.
@@ -26,7 +26,7 @@ from arena.league.play.finals import Finals
 from arena.league.play.ladder import Ladder
 from arena.league.play.table_run import LeagueRuns, league_folder
 from arena.league.rules.config import LeagueConfig
-from arena.league.service import LeagueCore
+from arena.league.core import LeagueCore
 from arena.league.storage.db import AsyncDatabase, Database, shown_url
 from arena.tournament.backend import BackendFactory
 

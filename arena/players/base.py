@@ -55,7 +55,7 @@ class LocalPlayer:
 
     def __init__(self, policy: Callable[[Observation], Action], name: str | None = None) -> None:
         self.policy = policy
-        self.name = name or getattr(policy, "name", type(policy).__name__)
+        self.name: str = name if name else getattr(policy, "name", type(policy).__name__)
 
     async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
         started = time.perf_counter()

@@ -227,7 +227,7 @@ class DialInRegistry:
         """A tournament names these bots (its BotSpecs, typed loosely: arena/players/process.py imports this module;
         only the dial-in ones count)."""
         for bot in bots:
-            if getattr(bot, "dial_in", False):
+            if getattr(bot, "dial_in", False):  # a dial-in BotSpec, which has a name and a token digest
                 self._expected[(bot.name, bot.token_sha256)] += 1  # type: ignore[attr-defined]
 
     def forget(self, bots: Iterable[object]) -> None:
@@ -235,7 +235,7 @@ class DialInRegistry:
         for bot in bots:
             if not getattr(bot, "dial_in", False):
                 continue
-            key = (bot.name, bot.token_sha256)  # type: ignore[attr-defined]
+            key = (bot.name, bot.token_sha256)  # type: ignore[attr-defined]  # a dial-in BotSpec, as in expect()
             self._expected[key] -= 1
             if self._expected[key] <= 0:
                 del self._expected[key]

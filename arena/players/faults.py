@@ -8,7 +8,8 @@ from enum import Enum
 from arena.display import move_label
 
 
-class FaultKind(str, Enum):
+# str and Enum, not StrEnum: a StrEnum prints as its value ("timeout"), not as FaultKind.TIMEOUT
+class FaultKind(str, Enum):  # noqa: UP042
     """What went wrong with a seat's bot."""
 
     TIMEOUT = "timeout"

@@ -8,14 +8,16 @@ is cancelled on the wire and the bot sees CANCELLED. No thread is parked per cal
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 import grpc
 
 from arena.futures import await_future
 
+T = TypeVar("T")
 
-async def await_call(future: grpc.Future) -> Any:
+
+async def await_call(future: grpc.Future[T]) -> T:
     """The response of a started unary call; raises the call's ``grpc.RpcError``, or trio.Cancelled (the call then
     cancelled on the wire)."""
     return await await_future(future, future.cancel)

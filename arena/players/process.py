@@ -238,7 +238,9 @@ class BotProcess:
         if "hello" in outcome and client is not None:
             self.startup_ms = (time.perf_counter() - started) * 1000
             self.client = client
-            self.hello = outcome["hello"]  # type: ignore[assignment]
+            hello = outcome["hello"]
+            assert isinstance(hello, bot_pb2.HelloReply)  # what the handshake returned
+            self.hello = hello
             return client
         if client is not None:
             client.close()
@@ -355,8 +357,9 @@ class ChildProcess:
     from the thread that runs trio ties the bot's life to the arena's. fork+exec is a few milliseconds.
     """
 
-    def __init__(self, command: list[str], **popen: object) -> None:
-        self._popen = subprocess.Popen(command, **popen)  # type: ignore[call-overload]
+    def __init__(self, command: list[str], **popen: Any) -> None:
+        """``popen``: subprocess.Popen's keyword arguments, in binary mode (no ``text`` or encoding)."""
+        self._popen: subprocess.Popen[bytes] = subprocess.Popen(command, **popen)
         self.pid = self._popen.pid
         self._pidfd: int | None = os.pidfd_open(self.pid) if hasattr(os, "pidfd_open") else None
 

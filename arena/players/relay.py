@@ -212,7 +212,8 @@ class Relay:
         """Start the bot (unless it runs already), dial in, and relay until the stream ends; how it ended."""
         hello = await self.local.hello()
         assert self.channel is not None
-        self.outbox = outbox = queue.SimpleQueue()  # a stream of its own: the last one's iterator has ended
+        outbox: queue.SimpleQueue[dial_in_pb2.PlayRequest | None] = queue.SimpleQueue()
+        self.outbox = outbox  # a stream of its own: the last one's iterator has ended
         self.answered = {}  # request ids are the stream's own
         self.welcomed, self.farewell = False, ""
         outbox.put(dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(bot=self.bot, hello=hello)))
@@ -245,7 +246,7 @@ class Relay:
                     self._take(nursery, *message)
         finally:
             outbox.put(None)
-            call.cancel()
+            call.cancel()  # type: ignore[no-untyped-call]  # grpc-stubs leave RpcContext.cancel unannotated
         return Ended(grpc.StatusCode.OK, "")  # pragma: no cover (the reader always sends how it ended)
 
     def _take(self, nursery: trio.Nursery, message: dial_in_pb2.PlayResponse, received: float) -> None:
@@ -321,7 +322,7 @@ class Backoff:
 
     def delay_s(self, failures: int) -> float:
         """The pause before the attempt after ``failures`` failed ones in a row (1 or more)."""
-        return min(self.most_s, self.first_s * 2 ** (failures - 1))
+        return min(self.most_s, self.first_s * 2.0 ** (failures - 1))
 
 
 async def relay_with_reconnects(relay: Relay, open_channel: Callable[[], grpc.Channel],

@@ -46,11 +46,12 @@ import hashlib
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 from arena.rules import Action, Game, Kind, Observation, RoundState, new_game
 from arena.rules.all_fives import points_in_play
 from arena.rules.restore import PublicRound
+from arena.rules.spinner import Spinner
 from arena.rules.tiles import PIPS, tiles_of
 
 PLACE = Kind.PLACE
@@ -153,7 +154,9 @@ class Belief:
             if groups is self.groups and groups is not self.certain_groups:
                 self.fallbacks += 1
         self.relaxed += 1  # cannot happen if the model is right; never fail a decision over it
-        return self._matching(rng, players, self.groups, relax=True)  # type: ignore[return-value]
+        guess = self._matching(rng, players, self.groups, relax=True)
+        assert guess is not None  # with nothing forbidden every slot takes any unseen tile: there are enough of them
+        return guess
 
     def _greedy(self, rng: random.Random, players: int,
                 groups: list[tuple[int, int, int]]) -> tuple[list[int], list[int]] | None:
@@ -267,14 +270,15 @@ def greedy_choice(state: RoundState, legal: Sequence[Action], rng: random.Random
     heaviest); a draw or a pass only when nothing can be placed; with probability ``epsilon`` a random placement."""
     best = None
     best_value = -1
-    scoring = state.game.name == "all_fives"
+    # All Fives plays on the spinner, whose count says what a placement scores
+    spinner = cast(Spinner, state.layout) if state.game.name == "all_fives" else None
     placements = 0
     for a in legal:
         if a.kind == PLACE:
             placements += 1
             value = PIPS[a.tile]
-            if scoring:
-                value += 100 * points_in_play(state.layout.count_after(a.tile, a.target, a.point))
+            if spinner is not None:
+                value += 100 * points_in_play(spinner.count_after(a.tile, a.target, a.point))
             if value > best_value:
                 best, best_value = a, value
     if best is None:
@@ -398,7 +402,8 @@ def search(game: Game, observation: Observation, rng: random.Random, *, deadline
                 done = True
                 break
             result = over.result()
-            values.append(round_value(game, side, [s + p for s, p in zip(start, result.points)], round_index))
+            scores = [s + p for s, p in zip(start, result.points, strict=False)]
+            values.append(round_value(game, side, scores, round_index))
             stats.playouts += 1
             per_playout += (clock() - now - per_playout) / stats.playouts
         if len(values) == n:  # a guess counts when every action was played out in it
@@ -406,7 +411,7 @@ def search(game: Game, observation: Observation, rng: random.Random, *, deadline
                 totals[i] += v
                 visits[i] += 1
             stats.worlds += 1
-    stats.values = [t / v if v else float("-inf") for t, v in zip(totals, visits)]
+    stats.values = [t / v if v else float("-inf") for t, v in zip(totals, visits, strict=True)]
     stats.visits = visits
     if all(visits):
         best = max(range(n), key=lambda i: (stats.values[i], -i))

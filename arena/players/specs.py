@@ -11,7 +11,7 @@ from typing import Sequence
 from arena.rules.errors import RulesError
 from arena.players.base import LocalPlayer
 from arena.players.builtin import BUILTIN_PLAYERS, builtin_player
-from arena.sandbox import Limits
+from arena.sandbox import DEFAULT_LIMITS, Limits
 from arena.players.process import BUILTIN_PREFIX, BotProcess, BotSpec
 
 ADDRESS_RE = re.compile(r"^(unix:.+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
@@ -53,7 +53,7 @@ def parse_bot(text: str, name: str) -> BotSpec | str:
 
 
 def seat_players(texts: Sequence[str], seats: int, log_dir: Path, startup_s: float, seed: int | str, *,
-                 sandbox: bool = True, limits: Limits = Limits(), transport: str = "unix", protocol: str = "grpc"
+                 sandbox: bool = True, limits: Limits = DEFAULT_LIMITS, transport: str = "unix", protocol: str = "grpc"
                  ) -> tuple[list[BotProcess | LocalPlayer], list[BotProcess]]:
     """One player per seat, the given bots cycled over the seats; each seat of a command gets its own process
     (sandboxed with ``limits`` unless ``sandbox`` is false)."""

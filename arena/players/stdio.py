@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 import trio
 from google.protobuf import json_format
+from google.protobuf.message import Message
 
 from arena.display import seconds_label
 from arena.protocol import MAX_MESSAGE_BYTES, bot_pb2
@@ -129,7 +130,10 @@ class StdioBot(BotClient):
         return line
 
 
-def _parse(line: bytes, message: Any) -> Any:
+M = TypeVar("M", bound=Message)
+
+
+def _parse(line: bytes, message: M) -> M:
     """One reply line into ``message``: JSON, an object, and the message's JSON mapping (unknown fields refused)."""
     try:
         data = json.loads(line)

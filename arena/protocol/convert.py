@@ -8,11 +8,13 @@ the seat may know), and everything a bot sends is parsed here into an engine :cl
 from __future__ import annotations
 
 import weakref
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, cast
 
 from arena.rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Game, Kind, Observation, Point, RoundResult
+from arena.rules.layout import LineLayout
 from arena.rules.results import Ending, MatchResult
 from arena.rules.tiles import HIGH, LOW, MAX_DOUBLE, tile_id
+from arena.rules.trains import Trains
 from arena.protocol import bot_pb2
 from arena.protocol import types_pb2 as pb
 
@@ -84,13 +86,13 @@ def event_pb(seat: int, action: Action) -> pb.Event:
 
 
 def _build_action_pb(action: Action) -> pb.Action:
-    message = pb.Action(kind=int(action.kind), text=str(action))
+    message = pb.Action(kind=pb.ActionKind.ValueType(action.kind), text=str(action))
     if action.tile != NO_TILE:
         message.tile.CopyFrom(tile_pb(action.tile))
     if action.target != NO_TILE:
         message.target.CopyFrom(tile_pb(action.target))
     if action.point:
-        message.point = int(action.point)
+        message.point = pb.Point.ValueType(action.point)
     train = train_pb(action.train)
     if train is not None:
         message.train.CopyFrom(train)
@@ -131,7 +133,8 @@ def options_pb(options: Mapping[str, Any]) -> dict[str, pb.OptionValue]:
 
 
 def option_value_from_pb(message: pb.OptionValue) -> Any:
-    return getattr(message, message.WhichOneof("value")) if message.WhichOneof("value") else None
+    field = message.WhichOneof("value")
+    return getattr(message, field) if field else None
 
 
 def layout_pb(view: Any) -> pb.Layout:
@@ -182,18 +185,22 @@ def _connection_pb(c: Any, train: int) -> pb.Connection:
 
 
 def _build_connection_pb(c: Any, train: int) -> pb.Connection:
-    message = pb.Connection(target=tile_pb(c.target), target_point=int(c.target_point), tile=tile_pb(c.tile),
-                            tile_point=int(c.tile_point))
+    message = pb.Connection(target=tile_pb(c.target), target_point=pb.Point.ValueType(c.target_point),
+                            tile=tile_pb(c.tile), tile_point=pb.Point.ValueType(c.tile_point))
     if train != NO_TRAIN:
-        message.train.CopyFrom(train_pb(train))
+        ref = train_pb(train)
+        assert ref is not None  # every train but NO_TRAIN has a reference
+        message.train.CopyFrom(ref)
     return message
 
 
 def _open_end_pb(end: Any, train: int = NO_TRAIN) -> pb.OpenEnd:
     tile, point, value = end[0], end[1], end[2]
-    message = pb.OpenEnd(tile=tile_pb(tile), point=int(point), value=value)
+    message = pb.OpenEnd(tile=tile_pb(tile), point=pb.Point.ValueType(point), value=value)
     if train != NO_TRAIN:
-        message.train.CopyFrom(train_pb(train))
+        ref = train_pb(train)
+        assert ref is not None  # every train but NO_TRAIN has a reference
+        message.train.CopyFrom(ref)
     return message
 
 
@@ -229,20 +236,23 @@ def observation_from_pb(message: pb.Observation, game: Game) -> Observation:
     history = tuple((event.seat, action_from_pb(event.action)) for event in message.history)
     engine = tile_from_pb(message.layout.engine) if message.layout.HasField("engine") else None
     layout = game.new_layout(Deal(hands=(), boneyard=(), leader=0, engine=engine))
-    trains = engine is not None
-    for _, action in history:
-        if action.kind != Kind.PLACE:
-            continue
-        if trains:
-            layout.place(action.tile, action.train, action.target, action.point)
-        elif action.target == NO_TILE:
-            layout.lead(action.tile)
-        else:
-            layout.place(action.tile, action.target, action.point)
-    if trains:
+    if engine is not None:
+        hub = cast(Trains, layout)  # a deal with an engine is Mexican Train's: its layout is the hub and its trains
+        for _, action in history:
+            if action.kind == Kind.PLACE:
+                hub.place(action.tile, action.train, action.target, action.point)
         for train in message.layout.trains:
             if train.marker and train.train.kind == pb.TRAIN_KIND_PERSONAL:
-                layout.set_marker(train.train.seat, True)
+                hub.set_marker(train.train.seat, True)
+    else:
+        line = cast(LineLayout, layout)  # every other variant plays on a line (the line, or All Fives' spinner)
+        for _, action in history:
+            if action.kind != Kind.PLACE:
+                continue
+            if action.target == NO_TILE:
+                line.lead(action.tile)
+            else:
+                line.place(action.tile, action.target, action.point)
     return Observation(
         variant=game.name,
         players=message.players,
@@ -297,10 +307,10 @@ def match_result_pb(result: MatchResult, by_fault: bool = False) -> pb.MatchResu
 # --- the decision request -------------------------------------------------------------------------------------
 
 
-_OPTIONS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+_OPTIONS: weakref.WeakKeyDictionary[Game, dict[str, pb.OptionValue]] = weakref.WeakKeyDictionary()
 
 
-def _options_of(game: Any) -> dict:
+def _options_of(game: Game) -> dict[str, pb.OptionValue]:
     """The options map of a game, converted once per game object."""
     options = _OPTIONS.get(game)
     if options is None:

@@ -99,7 +99,7 @@ _local = threading.local()
 
 def _decompressor(dict_id: int) -> zstandard.ZstdDecompressor:
     """One decompressor per dictionary and thread (they are not safe to share between threads)."""
-    cached = _local.__dict__.setdefault("decompressors", {})
+    cached: dict[int, zstandard.ZstdDecompressor] = _local.__dict__.setdefault("decompressors", {})
     if dict_id not in cached:
         cached[dict_id] = zstandard.ZstdDecompressor(dict_data=dictionary(dict_id))
     return cached[dict_id]
@@ -109,7 +109,8 @@ def _compressor() -> zstandard.ZstdCompressor:
     if not hasattr(_local, "compressor"):
         _local.compressor = zstandard.ZstdCompressor(dict_data=_compression_dictionary(), write_checksum=True,
                                                      write_content_size=True, write_dict_id=True)
-    return _local.compressor
+    compressor: zstandard.ZstdCompressor = _local.compressor
+    return compressor
 
 
 def encode(record: Record) -> bytes:
@@ -166,7 +167,7 @@ def _plan_of(message: Descriptor) -> Plan:
 _PLAN = _plan_of(tpb.GameRecord.DESCRIPTOR)
 
 
-def _walk(data: dict, plan: Plan, convert: Any, copy: bool = True) -> dict:
+def _walk(data: dict[str, Any], plan: Plan, convert: Any, copy: bool = True) -> dict[str, Any]:
     """``data`` (a copy, key order kept; with ``copy`` False, ``data`` itself, changed in place) with ``convert``
     applied to every tile and think time the plan finds (``convert(kind, value)``, kind ``TILE`` or ``THINK``);
     values of the wrong type are left as they are, for the schema's check to report."""

@@ -100,7 +100,9 @@ from typing import Any, Iterable, Iterator
 
 from arena.display import move_label
 from arena.rules import DRAW, NO_TILE, NO_TRAIN, Action, Kind, Point
+from arena.rules.line import End
 from arena.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, PIPS
+from arena.rules.trains import TrainEnd
 from arena.records.export import ExportError, GameRow, row_from_record, seeds_revealed
 from arena.records.jsonform import index_of
 from arena.records.replay import RecordError, Step, check_record_file, game_of, locate, steps
@@ -114,7 +116,7 @@ PARQUET_FILES = (GAMES_FILE, DECISIONS_FILE, TILES_FILE)
 BATCH_ROWS = 20_000
 """Decision rows held in memory before they are written as a row group (a league's export stays small in memory)."""
 KIND_TEXT = {Kind.PLACE: "place", Kind.DRAW: "draw", Kind.PASS: "pass"}
-POINT_TEXT = {p: p.name.lower() for p in Point if p is not Point.NONE}
+POINT_TEXT: dict[Point, str] = {p: p.name.lower() for p in Point if p is not Point.NONE}
 
 
 class ParquetUnavailable(ExportError):
@@ -174,7 +176,7 @@ def action_struct(action: Action) -> dict[str, Any]:
             "train": None if action.train == NO_TRAIN else action.train}
 
 
-def open_end_struct(end: tuple) -> dict[str, Any]:
+def open_end_struct(end: End | TrainEnd) -> dict[str, Any]:
     """A layout's open end, ``(tile, point, value)`` or Mexican Train's ``(tile, point, value, train)``."""
     tile, point, value = end[:3]
     return {"tile": tile, "point": POINT_TEXT.get(point), "value": value,

@@ -64,7 +64,7 @@ class GameRow:
         if self.winner is None:
             return ""
         sides = self.side_of_seat or tuple(range(len(self.seats)))
-        names = [name for name, side in zip(self.seats, sides) if side == self.winner]
+        names = [name for name, side in zip(self.seats, sides, strict=False) if side == self.winner]
         return TEAM_SEPARATOR.join(dict.fromkeys(names)) or f"side {self.winner}"
 
     def cells(self) -> list[str | int]:

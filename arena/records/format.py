@@ -89,7 +89,7 @@ def _full_tile(tile: dict[str, Any]) -> dict[str, Any]:
     return {"low": tile.get("low", 0), "high": tile.get("high", 0)}
 
 
-def to_json_line(record: tpb.GameRecord | dict) -> str:
+def to_json_line(record: tpb.GameRecord | dict[str, Any]) -> str:
     """One line of JSON, no newline inside (from the message, or from the dict of :mod:`.jsonform`); a message's
     tiles are written in full, as :mod:`.jsonform` writes them."""
     data = record if isinstance(record, dict) else full_tiles(json_format.MessageToDict(record))

@@ -125,7 +125,8 @@ def viewer_data(record: Record) -> dict[str, Any]:
                 move["f"] = 1
             if round(position.think_ms):
                 move["ms"] = round(position.think_ms)
-            gained = [[side, now - then] for side, (now, then) in enumerate(zip(state.scores(), before)) if now != then]
+            gained = [[side, now - then] for side, (now, then) in enumerate(zip(state.scores(), before, strict=True))
+                      if now != then]
             if gained:
                 move["pts"] = gained
             moves.append(move)

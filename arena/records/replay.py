@@ -21,7 +21,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from arena.display import move_label
 from arena.errors import ArenaError
@@ -156,7 +156,7 @@ def check_record_file(files: RunFiles, report: ReadReport) -> None:
                           f"folder or its {expected}")
 
 
-def game_of(record: Record) -> Game:
+def game_of(record: Mapping[str, Any]) -> Game:
     try:
         options = {key: option_from(value) for key, value in record.get("options", {}).items()}
         return new_game(record.get("variant", ""), record.get("players") or None, options)
@@ -176,13 +176,13 @@ class Step:
     """The move's index within its round."""
     number: int = 0
     """The move's number within the match from 0, counting every move (as fault records and the protocol do)."""
-    recorded: dict | None = None
+    recorded: dict[str, Any] | None = None
     """The move as recorded (seat, action, thinkMs, forced, comment)."""
     action: Any = None
     """The recorded action, as an engine action (a draw carries its tile)."""
 
 
-def steps(record: Record) -> Iterator[Step]:
+def steps(record: Mapping[str, Any]) -> Iterator[Step]:
     """Walk a recorded game through the rules engine; each move is applied when the consumer asks for the next step.
 
     The same ``Match`` object is in every step, advanced in place. Deals are checked against the rules'.
@@ -233,7 +233,7 @@ class Position:
     """The move's number within the game from 0 (shown with :func:`move_label`); None at a round's start."""
 
 
-def positions(record: Record) -> Iterator[Position]:
+def positions(record: Mapping[str, Any]) -> Iterator[Position]:
     """Every position of a recorded game: each round's start, then the match after each move.
 
     The same ``Match`` object is yielded each time, advanced in place: copy what you keep.
@@ -467,6 +467,8 @@ def _verify(record: Record, master_seed: str | None, report: VerifyReport | None
         if report is not None:
             report.unseeded += 1
     try:
+        # The dealer stands in for the game (it answers the deal hooks and hands every other attribute to the game),
+        # without being a Game subclass: a subclass would find Game's methods on itself instead of the game's.
         match = game.new_match(seed) if dealer is None else Match(dealer, seed)  # type: ignore[arg-type]
     except RulesError as error:
         problem(f"the recorded deal is not a deal of this game: {error}", 0)

@@ -33,7 +33,7 @@ import math
 import re
 from typing import Any, Callable
 
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from rich.markup import escape
 
 from arena.errors import ArenaError
@@ -129,8 +129,22 @@ def _boolean(value: Any) -> None:
         raise RecordFormatError(f"expected true or false, got {shown(value)}")
 
 
+def _message_type(field: FieldDescriptor) -> Descriptor:
+    """The message a message field holds (the descriptor types it Optional: other fields have none)."""
+    message = field.message_type
+    assert message is not None, field.full_name
+    return message
+
+
+def _enum_type(field: FieldDescriptor) -> EnumDescriptor:
+    """The enum an enum field holds (the descriptor types it Optional: other fields have none)."""
+    enum = field.enum_type
+    assert enum is not None, field.full_name
+    return enum
+
+
 def _enum(field: FieldDescriptor) -> Checker:
-    names = frozenset(v.name for v in field.enum_type.values)
+    names = frozenset(v.name for v in _enum_type(field).values)
 
     def check(value: Any) -> None:
         if type(value) is not str or value not in names:
@@ -251,14 +265,15 @@ class _Compiler:
     def single(self, field: FieldDescriptor, value: str) -> list[str]:
         """The lines checking one value (``value`` names the variable holding it)."""
         if _is_map(field):
-            checker = _map(_plain(field.message_type.fields_by_name["value"]))
+            checker = _map(_plain(_message_type(field).fields_by_name["value"]))
         elif field.type == FieldDescriptor.TYPE_MESSAGE:
-            check = self.message(field.message_type)
-            fast = _flat(field.message_type, value)
+            check = self.message(_message_type(field))
+            fast = _flat(_message_type(field), value)
             return [f"if not ({fast}):", f"    {check}({value})"] if fast else [f"{check}({value})"]
         elif field.type == FieldDescriptor.TYPE_ENUM:
-            names = f"_enum_{field.enum_type.full_name.replace('.', '_')}"
-            self.scope[names] = frozenset(v.name for v in field.enum_type.values)
+            enum = _enum_type(field)
+            names = f"_enum_{enum.full_name.replace('.', '_')}"
+            self.scope[names] = frozenset(v.name for v in enum.values)
             self.scope[names + "_check"] = _enum(field)
             return [f"if type({value}) is not str or {value} not in {names}:", f"    {names}_check({value})"]
         else:
@@ -274,7 +289,8 @@ class _Compiler:
         name = self.message(descriptor)
         self.scope["_shown"] = shown
         exec("\n\n".join(self.sources), self.scope)  # noqa: S102 - source written above from the descriptor only
-        return self.scope[name]
+        checker: Checker = self.scope[name]
+        return checker
 
 
 def _flat(message: Descriptor, value: str) -> str | None:
@@ -292,13 +308,13 @@ def _flat(message: Descriptor, value: str) -> str | None:
 
 
 def _is_map(field: FieldDescriptor) -> bool:
-    return field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry
+    return field.type == FieldDescriptor.TYPE_MESSAGE and _message_type(field).GetOptions().map_entry
 
 
 def _plain(field: FieldDescriptor) -> Checker:
     """A checker of one field made of closures rather than generated code: for map values, which are few."""
     if field.type == FieldDescriptor.TYPE_MESSAGE:
-        return _Compiler().build(field.message_type)
+        return _Compiler().build(_message_type(field))
     single = _enum(field) if field.type == FieldDescriptor.TYPE_ENUM else _SCALARS[field.type]
     return _repeated(single) if field.is_repeated else single
 
@@ -310,7 +326,7 @@ check_types: Checker = _Compiler().build(tpb.GameRecord.DESCRIPTOR)
 # --- the record as a whole ------------------------------------------------------------------------------------------
 
 
-def parse_record(raw: bytes | str | dict, *, complete: bool = True) -> Record:
+def parse_record(raw: bytes | str | Record, *, complete: bool = True) -> Record:
     """One line of a record file as a checked record; :class:`RecordFormatError` says why a line is not one. (A
     line of a compact file, :class:`~.compact.PackedLine`, is unpacked by its own ``unpack``; a dict is a record
     already decoded: it is only checked.)
@@ -321,11 +337,12 @@ def parse_record(raw: bytes | str | dict, *, complete: bool = True) -> Record:
     unpack = getattr(raw, "unpack", None)
     if unpack is not None:
         raw = unpack()
-    if type(raw) is dict:
+    if isinstance(raw, dict):
         check_record(raw, complete=complete)
         return raw
     try:
-        record = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)  # UTF-8 only, no BOM sniffing
+        # UTF-8 only, no BOM sniffing
+        record: Record = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
     except RecursionError:
         raise RecordFormatError("not a game record: nested deeper than any record is") from None
     except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, an integer of more than 4300 digits

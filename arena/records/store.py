@@ -358,7 +358,8 @@ def _append_moved(side_file: Path, moved: list[tuple[int, str, bytes]], compact_
     with open(side_file, "ab") as f:
         for number, problem, raw in moved:
             if compact_file:  # binary: kept whole, as base64 of the unit's bytes
-                entry: dict = {"record": number, "problem": problem, "base64": base64.b64encode(raw).decode()}
+                entry: dict[str, int | str] = {"record": number, "problem": problem,
+                                               "base64": base64.b64encode(raw).decode()}
             else:
                 entry = {"line": number, "problem": problem,
                          "text": raw.rstrip(b"\n").decode("utf-8", "surrogateescape")}

@@ -278,7 +278,7 @@ def trains_lines(view: TrainsView, names: Sequence[str]) -> list[Line]:
     lines: list[Line] = [(("engine ", "label"), (face(value, value), "layout"))]
     labels = [train_name(t.train, names) + ":" for t in view.trains]
     width = max(len(label) for label in labels)
-    for label, train in zip(labels, view.trains):
+    for label, train in zip(labels, view.trains, strict=True):
         line: list[str | tuple[str, str]] = [(label.ljust(width) + " ", "label"),
                                              (arm_text(train.tiles, value) or "-", "layout")]
         if train.marker:

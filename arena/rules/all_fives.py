@@ -66,7 +66,7 @@ class AllFivesGame(Game):
     drawing = True
     voluntary_draw = False
 
-    def new_layout(self, deal: Deal) -> Spinner:  # type: ignore[override]
+    def new_layout(self, deal: Deal) -> Spinner:
         return Spinner()
 
     def hand_points(self, winner: int, pips: tuple[int, ...]) -> int:

@@ -43,7 +43,7 @@ class DrawGame(Game):
     def configure(self) -> None:
         self.hand_size = self.options["hand_size"]
         self.protected_tiles = self.options["protected_tiles"]
-        self.voluntary_draw = self.options["voluntary_draw"]  # type: ignore[misc]
+        self.voluntary_draw = self.options["voluntary_draw"]
         most = set_size(self.double) - self.players
         if self.protected_tiles > most:
             raise OptionError(

@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Mapping
 
 from arena.rules.deal import Deal, check_deal, deal_hands, shuffled_set
 from arena.rules.errors import OptionError
+from arena.rules.layout import Layout
 from arena.rules.line import Line
 from arena.rules.match import Match
 from arena.rules.options import Option, resolve_options
@@ -35,8 +36,9 @@ class Game:
     round_class: ClassVar[type[RoundState]] = RoundState
     drawing: ClassVar[bool] = True
     """Whether the boneyard can be drawn from at all (false in Block: the rest is out of play)."""
-    voluntary_draw: ClassVar[bool] = False
-    """Whether a player holding a playable tile may draw anyway (Draw's rule)."""
+    voluntary_draw: bool = False
+    """Whether a player holding a playable tile may draw anyway (Draw's rule; Draw sets it from its option, so it is
+    not a class variable)."""
     higher_scores_win: ClassVar[bool] = True
     """False where the lowest total wins (Mexican Train)."""
 
@@ -79,7 +81,8 @@ class Game:
 
     # --- factories ---------------------------------------------------------------------------------------
 
-    def new_layout(self, deal: Deal) -> Line:
+    def new_layout(self, deal: Deal) -> Layout:
+        """The round's empty layout; a variant's override narrows the type to its own (the line by default)."""
         return Line()
 
     def new_round(self, deal: Deal, scores: tuple[int, ...] | None = None, round_index: int = 0) -> RoundState:
@@ -124,7 +127,9 @@ class Game:
     def round_winner(self, state: RoundState, ending: Ending, pips: tuple[int, ...]) -> int | None:
         """The side that won the round: the one that dominoed, or the sole lowest side total in a block."""
         if ending is Ending.DOMINO:
-            return self.side_of[state.out_seat]  # type: ignore[index]
+            seat = state.out_seat
+            assert seat is not None  # a domino: a seat went out
+            return self.side_of[seat]
         return sole_lowest(side_totals(pips, self.side_of, self.num_sides))
 
     def hand_points(self, winner: int, pips: tuple[int, ...]) -> int:

@@ -41,7 +41,9 @@ class LaPlazaGame(Game):
     def next_leader(self, previous: Deal, result: RoundResult) -> int:
         """The seat that went out leads; after a block, the seat that placed the blocking tile."""
         if result.ending is Ending.DOMINO:
-            return result.out_seat  # type: ignore[return-value]
+            seat = result.out_seat
+            assert seat is not None  # a domino: a seat went out
+            return seat
         return result.last_placer if result.last_placer is not None else previous.leader
 
 

@@ -48,7 +48,8 @@ def find_end(ends: list[End], tile: int, target: int, point: Point, where: str =
 
     Raises :class:`RulesError` when that end is not open or ``tile`` does not match it (``where`` names the layout).
     """
-    for index, (end_tile, end_point, value) in enumerate(ends):
+    # index and value are read after the loop: the one it breaks at (ruff's B007 cannot see the break)
+    for index, (end_tile, end_point, value) in enumerate(ends):  # noqa: B007
         if end_tile == target and end_point == point:
             break
     else:

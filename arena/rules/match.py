@@ -60,7 +60,7 @@ class Match:
         if self.round.is_over() and len(self.results) < len(self.deals):
             result = self.round.result()
             self.results.append(result)
-            self.scores = tuple(s + p for s, p in zip(self.scores, result.points))
+            self.scores = tuple(s + p for s, p in zip(self.scores, result.points, strict=True))
             self._result = self.game.match_result(self.scores, len(self.results))
 
     def round_over(self) -> bool:
@@ -84,7 +84,9 @@ class Match:
     def result(self) -> MatchResult:
         if not self.is_over():
             raise RulesError("the match is not over yet")
-        return self._result  # type: ignore[return-value]
+        result = self._result
+        assert result is not None  # is_over() said so
+        return result
 
     def clone(self) -> "Match":
         other = object.__new__(Match)

@@ -306,7 +306,9 @@ class MexicanTrainGame(Game):
     # --- factories -----------------------------------------------------------------------------------------------
 
     def new_layout(self, deal: Deal) -> Trains:
-        return Trains(self.players, deal.engine)  # type: ignore[arg-type]
+        if deal.engine is None:
+            raise RulesError("expected a mexican train deal with an engine double, got none")
+        return Trains(self.players, deal.engine)
 
     def new_round(self, deal: Deal, scores: tuple[int, ...] | None = None, round_index: int = 0) -> RoundState:
         if deal.engine is None:

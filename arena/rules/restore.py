@@ -15,7 +15,7 @@ under the same actions (tests check this over every variant).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence, cast
 
 from arena.rules.actions import NO_TILE, Action, Kind
 from arena.rules.deal import Deal
@@ -25,6 +25,7 @@ from arena.rules.tiles import MAX_DOUBLE, NAMES, mask_of, set_size
 
 if TYPE_CHECKING:
     from arena.rules.game import Game
+    from arena.rules.mexican_train import MexicanTrainRound
 
 HIDDEN = 255
 """A tile id outside every set: another seat's draw, whose tile the observer did not see."""
@@ -112,7 +113,7 @@ class PublicRound:
             raise RulesError("the observer's hand holds a tile that is on the table")
         state.history = list(obs.history)
         state._draws = [i for i, (_, a) in enumerate(obs.history) if a.kind == Kind.DRAW]
-        state.start_scores = tuple(s - p for s, p in zip(obs.scores, state.play_points))
+        state.start_scores = tuple(s - p for s, p in zip(obs.scores, state.play_points, strict=False))
         state.hands = [own if s == obs.seat else 0 for s in range(players)]
         state._legal = None
         self.game = game
@@ -155,7 +156,7 @@ class PublicRound:
         if self.pending_draw():
             if drawn is None or not guessed[state.turn] >> drawn & 1:
                 raise RulesError("the seat to move drew a tile unseen: name it (a tile of its guessed hand)")
-            state.drawn = drawn  # type: ignore[attr-defined]
+            cast("MexicanTrainRound", state).drawn = drawn  # only Mexican Train's round has a drawn tile pending
         state._hidden_changed()
         state._legal = None
         return state

@@ -8,7 +8,8 @@ from enum import Enum
 from arena.rules.tiles import NAMES
 
 
-class Ending(str, Enum):
+# str and Enum, not StrEnum: a StrEnum prints as its value ("domino"), not as Ending.DOMINO
+class Ending(str, Enum):  # noqa: UP042
     """How a round ended."""
 
     DOMINO = "domino"

@@ -89,7 +89,8 @@ class Spinner:
         placement must be legal."""
         if target < 0:
             return LOW[tile] + HIGH[tile]
-        for end_tile, end_point, value in self.ends:
+        # value is read after the loop: the end it breaks at (ruff's B007 cannot see the break)
+        for end_tile, end_point, value in self.ends:  # noqa: B007
             if end_tile == target and end_point == point:
                 break
         else:

@@ -10,11 +10,12 @@ and, for Mexican Train, their own legal moves.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 from arena.rules.actions import DRAW, NO_TILE, PASS, Action, Kind, placement
 from arena.rules.deal import Deal
 from arena.rules.errors import IllegalActionError, RulesError
+from arena.rules.layout import Layout, LineLayout
 from arena.rules.results import Ending, RoundResult
 from arena.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, VALUE_MASK, mask_of, tiles_of
 
@@ -58,6 +59,9 @@ class RoundState:
         "passes", "last_placer", "out_seat", "capicu", "start_scores", "play_points", "_legal", "_result",
         "_lead_tile", "_draws",
     )
+
+    layout: Layout
+    """The variant's layout (:meth:`Game.new_layout`); a variant's round narrows the type to its own."""
 
     def __init__(self, game: "Game", deal: Deal, scores: Sequence[int] | None = None, round_index: int = 0) -> None:
         self.game = game
@@ -115,7 +119,7 @@ class RoundState:
 
     def scores(self) -> tuple[int, ...]:
         """Match scores per side as they stand now (start of round plus points scored during play)."""
-        return tuple(s + p for s, p in zip(self.start_scores, self.play_points))
+        return tuple(s + p for s, p in zip(self.start_scores, self.play_points, strict=False))
 
     def clone(self) -> "RoundState":
         """An independent copy, for search bots that roll out futures."""
@@ -191,7 +195,8 @@ class RoundState:
     def _placements(self) -> list[Action]:
         """Every placement of the seat to move: any tile on an empty layout, else each matching open end."""
         hand = self.hands[self.turn]
-        layout = self.layout
+        # The shared turn structure plays on a line layout; Mexican Train's round replaces the methods that use it.
+        layout = cast(LineLayout, self.layout)
         actions: list[Action] = []
         if layout.is_empty():
             if self._lead_tile is not None:
@@ -227,12 +232,13 @@ class RoundState:
         self.hands[seat] ^= 1 << tile
         self.counts[seat] -= 1
         last_tile = self.counts[seat] == 0
-        ends_before = [e[2] for e in self.layout.open_ends()] if last_tile else None
+        layout = cast(LineLayout, self.layout)  # a line layout, as in _placements
+        ends_before = [e[2] for e in layout.open_ends()] if last_tile else None
         if action.target == NO_TILE:
-            self.layout.lead(tile)
+            layout.lead(tile)
             self._lead_tile = None
         else:
-            self.layout.place(tile, action.target, action.point)
+            layout.place(tile, action.target, action.point)
         self._record(seat, action)
         self.passes = 0
         self.last_placer = seat

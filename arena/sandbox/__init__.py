@@ -6,9 +6,9 @@ contained. See docs/security.md.
 
 from arena.sandbox.contain import Containment, SandboxError, bot_folder_of, contain, exposure_problem, overlaps
 from arena.sandbox.host import SandboxUnavailable, host
-from arena.sandbox.limits import LIMIT_KEYS, Limits, LimitsError, exceeds, limits_from_table
+from arena.sandbox.limits import DEFAULT_LIMITS, LIMIT_KEYS, Limits, LimitsError, exceeds, limits_from_table
 from arena.sandbox.logs import CappedLog
 
-__all__ = ["CappedLog", "Containment", "LIMIT_KEYS", "Limits", "LimitsError", "SandboxError", "SandboxUnavailable",
-           "bot_folder_of", "contain", "exceeds", "exposure_problem", "host", "limits_from_table",
+__all__ = ["CappedLog", "Containment", "DEFAULT_LIMITS", "LIMIT_KEYS", "Limits", "LimitsError", "SandboxError",
+           "SandboxUnavailable", "bot_folder_of", "contain", "exceeds", "exposure_problem", "host", "limits_from_table",
            "overlaps"]

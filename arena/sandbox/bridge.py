@@ -38,7 +38,7 @@ def _pump(source: socket.socket, target: socket.socket) -> None:
             pass
 
 
-def _connect(host: str, port: int, child: subprocess.Popen) -> socket.socket | None:
+def _connect(host: str, port: int, child: subprocess.Popen[bytes]) -> socket.socket | None:
     """The bot's port, once it listens (the arena's handshake deadline bounds how long that may take)."""
     deadline = time.monotonic() + CONNECT_TRIES_S
     while time.monotonic() < deadline and child.poll() is None:
@@ -51,7 +51,7 @@ def _connect(host: str, port: int, child: subprocess.Popen) -> socket.socket | N
     return None
 
 
-def _serve(client: socket.socket, host: str, port: int, child: subprocess.Popen) -> None:
+def _serve(client: socket.socket, host: str, port: int, child: subprocess.Popen[bytes]) -> None:
     upstream = _connect(host, port, child)
     if upstream is None:
         client.close()

@@ -33,7 +33,7 @@ import trio
 
 from arena.sandbox.cgroups import CgroupError
 from arena.sandbox.contain import LOCALE, UID_RANGE, SandboxError, _arena_package, _enter_cgroup, _inside_path, overlaps, system_view
-from arena.sandbox.host import host
+from arena.sandbox.host import Host, host
 from arena.sandbox.limits import Limits
 from arena.sandbox.logs import CappedLog
 
@@ -138,7 +138,7 @@ async def run_build(job: BuildJob, source: Path, out: Path, limits: BuildLimits,
         shutil.rmtree(private, ignore_errors=True)
 
 
-async def _run(machine, job: BuildJob, folder: Path, private: Path, limits: BuildLimits, log: Path,
+async def _run(machine: Host, job: BuildJob, folder: Path, private: Path, limits: BuildLimits, log: Path,
                uid: int | None) -> str | None:
     """Run the job; None when it exited 0, else why it failed."""
     try:
@@ -183,7 +183,7 @@ async def _run(machine, job: BuildJob, folder: Path, private: Path, limits: Buil
         cgroup.remove()
 
 
-async def _wait(process: subprocess.Popen) -> int:
+async def _wait(process: subprocess.Popen[bytes]) -> int:
     """Wait for ``process`` through a pidfd, without a thread (see arena.players.process.ChildProcess for why)."""
     if process.poll() is not None:
         return process.returncode
@@ -220,7 +220,7 @@ def _stage_proto(private: Path) -> Path:
     return staged
 
 
-def _bubblewrap(machine, job: BuildJob, folder: Path, private: Path, limits: BuildLimits,
+def _bubblewrap(machine: Host, job: BuildJob, folder: Path, private: Path, limits: BuildLimits,
                 uid: int | None) -> list[str]:
     """bubblewrap's arguments for a build: the bot's namespaces and system view, the job's read-only toolchains and
     caches, a capped ``/tmp``, and the build folder writable at ``/build``."""

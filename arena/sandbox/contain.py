@@ -36,7 +36,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from arena.sandbox.cgroups import BotCgroup, CgroupError
 from arena.sandbox.host import Host, host
-from arena.sandbox.limits import Limits
+from arena.sandbox.limits import DEFAULT_LIMITS, Limits
 from arena.sandbox.syscalls import FILTER_NAME, program_fd, refusal_line
 
 LISTEN_DIR_INSIDE = "/run/arena"
@@ -190,7 +190,7 @@ class Containment:
 
 
 def contain(command: Sequence[str], *, listen_env: str, env: Mapping[str, str] | None = None,
-            cwd: str | None = None, folder: str | None = None, limits: Limits = Limits(), sandbox: bool = True,
+            cwd: str | None = None, folder: str | None = None, limits: Limits = DEFAULT_LIMITS, sandbox: bool = True,
             protected: Sequence[Path] = (), transport: str = "unix") -> Containment:
     """A contained start of ``command``. ``protected`` are paths that no sandbox may see (run folders, tokens).
     ``transport`` is where the bot listens: ``unix`` (a socket in its private folder) or ``tcp`` (a loopback port,
@@ -428,7 +428,8 @@ def _free_port() -> int:
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def _in_system_or_python(folder: Path) -> bool:

@@ -39,6 +39,8 @@ class Limits:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+DEFAULT_LIMITS = Limits()
+"""The limits of a bot nobody set any for (frozen, so one instance serves every default argument)."""
 LIMIT_KEYS = tuple(f.name for f in fields(Limits))
 BOUNDS: dict[str, tuple[float, float]] = {
     "memory_mb": (16, 65536),

@@ -15,6 +15,8 @@ import errno
 import fcntl
 import functools
 import os
+from types import ModuleType
+from typing import Any
 
 ERRNO = errno.EPERM
 """What a refused call returns: "operation not permitted", the errno of a call a seccomp policy forbids."""
@@ -71,7 +73,7 @@ def filter_program() -> bytes:
         raise SyscallFilterUnavailable(f"libseccomp refused the seccomp filter: {error}") from None
 
 
-def _compat_arches(seccomp) -> list[int]:
+def _compat_arches(seccomp: ModuleType) -> list[int]:
     """The 32-bit ABIs a 64-bit kernel also runs: a call through them must meet the same rules, not another table."""
     native = seccomp.system_arch()
     if native == seccomp.Arch.X86_64:
@@ -81,7 +83,7 @@ def _compat_arches(seccomp) -> list[int]:
     return []
 
 
-def _exported(rules) -> bytes:
+def _exported(rules: Any) -> bytes:
     """The BPF program libseccomp writes (it writes to a descriptor: an anonymous memory file, read back)."""
     fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
     try:

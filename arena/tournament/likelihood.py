@@ -44,12 +44,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from arena.errors import ArenaError
 from arena.tournament.ratings import Z95, elo_of_logit, logit_of_elo
+
+Floats = npt.NDArray[np.floating[Any]]
+"""Ratings, weights, coefficients and their covariance: float arrays (float64 throughout; numpy's linear algebra is
+typed as returning any floating type)."""
+Counts = npt.NDArray[np.int64]
+"""Entrant indices, deal-set counts and component labels: integer arrays."""
+Scalar = TypeVar("Scalar", bound=np.generic)
 
 PRIOR_SD_ELO = 1000.0
 """The prior's standard deviation on every rating, in Elo: wide against a ladder's spread of a few hundred Elo."""
@@ -132,23 +140,23 @@ class Evidence:
     """
 
     names: tuple[str, ...]
-    deal_sets: np.ndarray
-    linear: np.ndarray
-    sets: tuple[tuple[np.ndarray, np.ndarray], ...]
-    components: np.ndarray
+    deal_sets: Counts
+    linear: Floats
+    sets: tuple[tuple[Counts, Floats], ...]
+    components: Counts
 
     def index(self) -> dict[str, int]:
         """Entrant name to its position in the arrays."""
         return {name: i for i, name in enumerate(self.names)}
 
 
-def frozen(array: np.ndarray) -> np.ndarray:
+def frozen(array: npt.NDArray[Scalar]) -> npt.NDArray[Scalar]:
     """The array made read-only, so an :class:`Evidence` or a :class:`Fit` shared with a thread cannot change."""
     array.setflags(write=False)
     return array
 
 
-def component_labels(n: int, sets: Iterable[tuple[int, ...]]) -> np.ndarray:
+def component_labels(n: int, sets: Iterable[tuple[int, ...]]) -> Counts:
     """Connected components of the graph where the entrants of a term are joined (union-find), labelled 0, 1, ...
     in order of their first entrant."""
     parent = list(range(n))
@@ -218,7 +226,7 @@ class Tally:
 # --- the fit ----------------------------------------------------------------------------------------------------
 
 
-def softmax_rows(theta: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def softmax_rows(theta: Floats, members: Counts) -> tuple[Floats, Floats]:
     """Each term's choice probabilities over its members and its log-sum-exp, computed stably (max subtracted)."""
     values = theta[members]
     top = values.max(axis=1, keepdims=True)
@@ -227,7 +235,7 @@ def softmax_rows(theta: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, np
     return exp / total, (top + np.log(total))[:, 0]
 
 
-def log_posterior(evidence: Evidence, theta: np.ndarray, precision: float) -> float:
+def log_posterior(evidence: Evidence, theta: Floats, precision: float) -> float:
     """``Σ linear·θ − Σ weight·logsumexp − precision·|θ|²/2``: the function the fit maximises."""
     value = float(evidence.linear @ theta) - 0.5 * precision * float(theta @ theta)
     for members, weights in evidence.sets:
@@ -235,8 +243,7 @@ def log_posterior(evidence: Evidence, theta: np.ndarray, precision: float) -> fl
     return value
 
 
-def gradient_and_information(evidence: Evidence, theta: np.ndarray,
-                             precision: float) -> tuple[np.ndarray, np.ndarray]:
+def gradient_and_information(evidence: Evidence, theta: Floats, precision: float) -> tuple[Floats, Floats]:
     """The log-posterior's gradient and minus its Hessian (the observed information, positive definite).
 
     A term's gradient is ``−weight·p`` on its members (p its choice probabilities) and its information
@@ -244,27 +251,27 @@ def gradient_and_information(evidence: Evidence, theta: np.ndarray,
     flat indices, which is much faster than ``np.add.at``."""
     n = len(theta)
     gradient = evidence.linear - precision * theta
-    information = np.zeros(n * n)
+    packed = np.zeros(n * n)
     for members, weights in evidence.sets:
         probabilities, _ = softmax_rows(theta, members)
         weighted = weights[:, None] * probabilities
         gradient = gradient - np.bincount(members.ravel(), weighted.ravel(), minlength=n)
         outer = weighted[:, :, None] * probabilities[:, None, :]
         flat = members[:, :, None] * n + members[:, None, :]
-        information -= np.bincount(flat.ravel(), outer.ravel(), minlength=n * n)
-        information += np.bincount(members.ravel() * (n + 1), weighted.ravel(), minlength=n * n)
-    information = information.reshape(n, n)
+        packed -= np.bincount(flat.ravel(), outer.ravel(), minlength=n * n)
+        packed += np.bincount(members.ravel() * (n + 1), weighted.ravel(), minlength=n * n)
+    information = packed.reshape(n, n)
     information[np.diag_indices(n)] += precision
     return gradient, information
 
 
-def newton_step(gradient: np.ndarray, information: np.ndarray) -> np.ndarray:
+def newton_step(gradient: Floats, information: Floats) -> Floats:
     """The Newton step ``information⁻¹·gradient``: one LAPACK solve (numpy has no triangular solve of its own, so a
     Cholesky factor would cost two general solves more)."""
     return np.linalg.solve(information, gradient)
 
 
-def maximise(evidence: Evidence, start: np.ndarray, precision: float) -> tuple[np.ndarray, np.ndarray, int]:
+def maximise(evidence: Evidence, start: Floats, precision: float) -> tuple[Floats, Floats, int]:
     """The posterior's maximum by Newton's method with backtracking (halve the step until the log-posterior rises
     by Armijo's rule), from ``start``; (θ, the information there, iterations). The information is the last step's,
     taken where θ was within :data:`TOLERANCE` of the maximum (computing it once more would cost a step for a
@@ -289,10 +296,10 @@ def maximise(evidence: Evidence, start: np.ndarray, precision: float) -> tuple[n
     raise FitError(f"the rating fit did not converge in {MAX_ITERATIONS} Newton steps")
 
 
-def centred_covariance(information: np.ndarray) -> np.ndarray:
+def centred_covariance(information: Floats) -> Floats:
     """The inverse of the information projected onto the sum-to-zero plane, ``P C P`` (``P = I − 11ᵀ/n``): the
     covariance of each θ relative to the field's mean (what the ratings, anchored at mean 0, are)."""
-    covariance = np.linalg.inv(information)
+    covariance: Floats = np.linalg.inv(information)
     covariance = covariance - covariance.mean(axis=0, keepdims=True)
     covariance = covariance - covariance.mean(axis=1, keepdims=True)
     return (covariance + covariance.T) / 2.0
@@ -304,10 +311,10 @@ class Fit:
     ``names``; with the deal sets each played, its component, the Newton iterations and the prior used."""
 
     names: tuple[str, ...]
-    theta: np.ndarray
-    covariance: np.ndarray
-    deal_sets: np.ndarray
-    components: np.ndarray
+    theta: Floats
+    covariance: Floats
+    deal_sets: Counts
+    components: Counts
     iterations: int
     prior_sd_elo: float
 
@@ -350,20 +357,21 @@ def difference_interval(fit: Fit, i: int, j: int) -> tuple[float, float, float]:
     return difference, difference - half, difference + half
 
 
-def separable(fit: Fit) -> np.ndarray:
+def separable(fit: Fit) -> npt.NDArray[np.bool_]:
     """The n×n matrix of which pairs can be told apart: in one component, and ``|θ_i − θ_j|`` more than
     ``Z95·√Var(θ_i − θ_j)``. Symmetric, False on the diagonal."""
     variance = np.diag(fit.covariance)
     spread = np.sqrt(np.maximum(variance[:, None] + variance[None, :] - 2.0 * fit.covariance, 0.0))
-    apart = np.abs(fit.theta[:, None] - fit.theta[None, :]) > Z95 * spread
-    return apart & (fit.components[:, None] == fit.components[None, :])
+    apart: npt.NDArray[np.bool_] = np.abs(fit.theta[:, None] - fit.theta[None, :]) > Z95 * spread
+    linked: npt.NDArray[np.bool_] = fit.components[:, None] == fit.components[None, :]
+    return apart & linked
 
 
-def start_from(evidence: Evidence, previous: Fit | None) -> np.ndarray:
+def start_from(evidence: Evidence, previous: Fit | None) -> Floats:
     """The starting θ: a previous fit's for the entrants it had (a warm start), 0 for the others."""
     start = np.zeros(len(evidence.names))
     if previous is not None:
-        before = {name: float(value) for name, value in zip(previous.names, previous.theta)}
+        before = {name: float(value) for name, value in zip(previous.names, previous.theta, strict=True)}
         start = np.array([before.get(name, 0.0) for name in evidence.names])
     return start
 

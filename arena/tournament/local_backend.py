@@ -17,6 +17,7 @@ from typing import Any
 import trio
 
 from arena.display import safe_name
+from arena.players.base import SeatPlayer
 from arena.players.faults import BotFailure, Fault, FaultKind
 from arena.players.remote import new_match_id
 from arena.records.run_folder import RunFolder
@@ -137,7 +138,7 @@ async def _play_scheduled(game: Game, pools: list[EntrantPool], names: list[str]
     seats = tuple(names[e] for e in scheduled.seats)
     match_id = new_match_id()
     occurrence: Counter[int] = Counter()
-    players = []
+    players: list[SeatPlayer] = []
     held: list[tuple[int, int, int]] = []
     """(seat, entrant, occurrence) of every process this game holds, released when it ends."""
     faults: list[Fault] = []

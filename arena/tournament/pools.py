@@ -24,7 +24,7 @@ from arena.players.base import LocalPlayer
 from arena.players.builtin import builtin_player
 from arena.players.faults import BotFailure, FaultKind
 from arena.players.process import BotProcess, BotSpec, log_file_name
-from arena.players.remote import RemoteBot
+from arena.players.client import BotClient
 
 GIVE_UP_AFTER = 3
 
@@ -96,7 +96,7 @@ class EntrantPool:
         """The log of the entrant's first process (the one started before the first game)."""
         return self.processes[0].log_path
 
-    async def client(self, occurrence: int) -> RemoteBot:
+    async def client(self, occurrence: int) -> BotClient:
         """The running bot for the entrant's ``occurrence``-th seat at a table (started or restarted if needed).
 
         Every successful call must be paired with :meth:`release` when the game ends.
@@ -125,6 +125,7 @@ class EntrantPool:
             self._in_use[occurrence] += 1
         if not client.plays(self.variant):
             self.release(occurrence)
+            assert client.hello is not None  # without a handshake a bot plays every variant
             raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"the bot does not play {self.variant!r} "
                                                                  f"(it plays {', '.join(client.hello.variants)})")
         return client
@@ -139,7 +140,7 @@ class EntrantPool:
         in flight ends with its fault and its side forfeits. Nothing waits for a game to end."""
         self.withdrawn = why
         with trio.CancelScope(shield=True):
-            for lock, process in zip(self._locks, self.processes):
+            for lock, process in zip(self._locks, self.processes, strict=True):
                 async with lock:
                     await process.stop()
 

@@ -24,7 +24,7 @@ ELO_PER_LOGIT = 400.0 / math.log(10.0)
 
 def score_of_elo(elo: float) -> float:
     """The expected score of a player ``elo`` logistic Elo stronger: ``1 / (1 + 10^(-elo/400))``."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def elo_of_score(score: float) -> float | None:

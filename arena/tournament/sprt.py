@@ -141,7 +141,7 @@ def llr(counts: Sequence[float], elo0: float, elo1: float, model: str = LOGISTIC
         except _NoRoot:  # the fixed point can fail for hypotheses beyond about ±200 normalized Elo (a t-value of
             # 0.6 per game), which the checks refuse: fishtest's closed-form approximation (its section 4.2) then
             return _normalized_approximation(values, p, total, meetings, elo0, elo1)
-    return sum(c * (l1 - l0) for c, l0, l1 in zip(n, log_q0, log_q1))
+    return sum(c * (l1 - l0) for c, l0, l1 in zip(n, log_q0, log_q1, strict=True))
 
 
 def _tilt(p: Sequence[float], shifts: Sequence[float], start: float = 0.0) -> tuple[list[float], float]:
@@ -158,13 +158,13 @@ def _tilt(p: Sequence[float], shifts: Sequence[float], start: float = 0.0) -> tu
     low_b, high_b = min(shifts), max(shifts)
     if not low_b < 0.0 < high_b:
         raise _NoRoot(f"shifts {list(shifts)} do not change sign")
-    at_zero = sum(pi * b for pi, b in zip(p, shifts))
+    at_zero = sum(pi * b for pi, b in zip(p, shifts, strict=True))
     if at_zero == 0.0:
         return [1.0] * len(shifts), 0.0
     pole_b = low_b if at_zero > 0.0 else high_b
     sign = 1.0 if at_zero > 0.0 else -1.0  # sign·H rises from < 0 at e = 0 to > 0 at e = 1
     ratios = [b / pole_b for b in shifts]
-    constant = sum(pi * b for pi, b, r in zip(p, shifts, ratios) if r == 1.0)  # H(0): the pole's own term
+    constant = sum(pi * b for pi, b, r in zip(p, shifts, ratios, strict=True) if r == 1.0)  # H(0): the pole's own term
     low, high = 0.0, 1.0
     e = 1.0 + start * pole_b
     if not low < e < high:
@@ -172,7 +172,7 @@ def _tilt(p: Sequence[float], shifts: Sequence[float], start: float = 0.0) -> tu
     for _ in range(200):
         h = constant
         slope = 0.0
-        for pi, b, r in zip(p, shifts, ratios):
+        for pi, b, r in zip(p, shifts, ratios, strict=True):
             if r != 1.0:
                 d = 1.0 - r + e * r
                 h += e * pi * b / d
@@ -209,13 +209,13 @@ def _t_value_mle(values: Sequence[float], p: Sequence[float], ref: float, t: flo
     logs: list[float] = [0.0] * len(values)
     x = 0.0
     for _ in range(_FIXED_POINT_ROUNDS):
-        mu = sum(qi * a for qi, a in zip(q, values))
-        sigma = math.sqrt(max(sum(qi * (a - mu) ** 2 for qi, a in zip(q, values)), 1e-300))
+        mu = sum(qi * a for qi, a in zip(q, values, strict=True))
+        sigma = math.sqrt(max(sum(qi * (a - mu) ** 2 for qi, a in zip(q, values, strict=True)), 1e-300))
         shifts = [a - ref - t * sigma * (1.0 + ((mu - a) / sigma) ** 2) / 2.0 for a in values]
         denominators, x = _tilt(p, shifts, x)
         logs = [-math.log(d) for d in denominators]
-        following = [pi / d for pi, d in zip(p, denominators)]
-        moved = max(abs(a - b) for a, b in zip(q, following))
+        following = [pi / d for pi, d in zip(p, denominators, strict=True)]
+        moved = max(abs(a - b) for a, b in zip(q, following, strict=True))
         q = following
         if moved < _FIXED_POINT_TOLERANCE:
             break
@@ -225,8 +225,8 @@ def _t_value_mle(values: Sequence[float], p: Sequence[float], ref: float, t: flo
 def _normalized_approximation(values: Sequence[float], p: Sequence[float], total: float, meetings: int,
                               nelo0: float, nelo1: float) -> float:
     """Fishtest's ``LLR_normalized_alt``: ``games / 2 · log((1 + (t - t0)^2) / (1 + (t - t1)^2))`` per game."""
-    mu = sum(pi * a for pi, a in zip(p, values))
-    variance = sum(pi * (a - mu) ** 2 for pi, a in zip(p, values))
+    mu = sum(pi * a for pi, a in zip(p, values, strict=True))
+    variance = sum(pi * (a - mu) ** 2 for pi, a in zip(p, values, strict=True))
     sigma_per_game = math.sqrt(meetings * variance)
     if sigma_per_game == 0.0:
         return 0.0

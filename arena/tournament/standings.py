@@ -539,7 +539,7 @@ class Standings:
         change: dict[str, float] = {}
         sigma: dict[str, float] = {}
         for side in range(sides):
-            for name, rating in zip(members[side], rated[side]):
+            for name, rating in zip(members[side], rated[side], strict=True):
                 change[name] = change.get(name, 0.0) + rating.mu - self._skill[name].mu
                 sigma[name] = min(sigma.get(name, math.inf), rating.sigma)
         for name in change:
@@ -593,7 +593,8 @@ class Standings:
 
     def pairwise(self, a: str, b: str) -> tuple[int, int, int]:
         """Wins, draws and losses of ``a`` against ``b`` (zeros when they never met on different sides)."""
-        return tuple(self._pairwise.get((a, b), (0, 0, 0)))  # type: ignore[return-value]
+        wins, draws, losses = self._pairwise.get((a, b), (0, 0, 0))
+        return wins, draws, losses
 
     def order(self) -> list[str]:
         """Entrant names, best first: by match points, ties broken as ``TIE_RULE`` says (see the module docstring).
@@ -636,7 +637,7 @@ class Standings:
             "group_size": self.group_size,
             "rating": self.rating_kind,
             "entrants": [self.entrant(name, elo[name]) for name in order],
-            "pairwise": {a: {b: dict(zip(("wins", "draws", "losses"), self.pairwise(a, b)))
+            "pairwise": {a: {b: dict(zip(("wins", "draws", "losses"), self.pairwise(a, b), strict=True))
                              for b in order if (a, b) in self._pairwise}
                          for a in order},
         }

@@ -39,7 +39,7 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import trio
 
@@ -47,7 +47,7 @@ from arena.display import safe_name
 from arena.records.run_folder import RunFolder
 from arena.referee import MatchRecord
 from arena.records.store import is_compact
-from arena.tournament.backend import BackendFactory, BackendSetup, PreparedRecord, merge_bot_info, record_message, replay_progress
+from arena.tournament.backend import BackendFactory, BackendSetup, OnProgress, PreparedRecord, merge_bot_info, record_message, replay_progress
 from arena.tournament.errors import RunError
 from arena.tournament.local_backend import LocalBackend
 from arena.tournament.schedule import ScheduledGame
@@ -148,7 +148,7 @@ async def _serve(wire: int) -> None:
     log, log_file = _open_worker_log(setup)
     try:
         async with trio.open_nursery() as nursery:
-            async def call(number: int, method: str, args: tuple) -> None:
+            async def call(number: int, method: str, args: tuple[Any, ...]) -> None:
                 result = await _dispatch(backend, log, method, args)
                 await reply(number, result)
 
@@ -166,7 +166,7 @@ async def _serve(wire: int) -> None:
         log_file.close()
 
 
-async def _dispatch(backend: LocalBackend, log: Any, method: str, args: tuple) -> Any:
+async def _dispatch(backend: LocalBackend, log: Any, method: str, args: tuple[Any, ...]) -> Any:
     if method == "check":
         return await backend.check(log), backend.info()
     if method == "play":
@@ -204,10 +204,13 @@ class _Worker:
     """The parent's view of one worker process."""
 
     number: int
-    process: Any
+    process: trio.Process
     reader: Reader
+    """The process's stdout, where its replies come."""
+    stdin: trio.abc.SendStream
+    """The process's stdin, where its calls go."""
     send_lock: trio.Lock = dataclasses.field(default_factory=trio.Lock)
-    calls: dict[int, list] = dataclasses.field(default_factory=dict)
+    calls: dict[int, list[Any]] = dataclasses.field(default_factory=dict)
     """Call number to [event, result] of the calls in flight."""
     next_call: int = 0
     in_flight: int = 0
@@ -220,11 +223,11 @@ class _Worker:
         if not self.alive:
             raise _Lost()
         number, self.next_call = self.next_call, self.next_call + 1
-        slot: list = [trio.Event(), _Lost()]
+        slot: list[Any] = [trio.Event(), _Lost()]
         self.calls[number] = slot
         try:
             async with self.send_lock:
-                await send_message(self.process.stdin, (number, method, args))
+                await send_message(self.stdin, (number, method, args))
             await slot[0].wait()
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             self.lose()
@@ -270,9 +273,11 @@ class WorkersBackend:
         self._log: Any = None
         self._changed = trio.Event()
 
+    def _logs_for(self, number: int) -> Path:
+        return (self.setup.logs or RunFolder(self.setup.run).bot_logs) / f"worker-{number}"
+
     def _setup_for(self, number: int) -> BackendSetup:
-        logs = (self.setup.logs or RunFolder(self.setup.run).bot_logs) / f"worker-{number}"
-        return dataclasses.replace(self.setup, logs=logs)
+        return dataclasses.replace(self.setup, logs=self._logs_for(number))
 
     async def _start(self, number: int) -> _Worker:
         setup = self._setup_for(number)
@@ -286,7 +291,8 @@ class WorkersBackend:
         except OSError as error:  # no process left to the user, a full disk for its log: one line
             raise WorkersError(f"cannot start worker process {number}: {error.strerror or error}; no game was "
                                f"played") from None
-        worker = _Worker(number, process, Reader(process.stdout))
+        assert process.stdin is not None and process.stdout is not None  # both opened as pipes
+        worker = _Worker(number, process, Reader(process.stdout), process.stdin)
         trio.lowlevel.spawn_system_task(worker.read_replies, name=f"arena-worker-{number}")
         async with worker.send_lock:
             await send_message(process.stdin, setup)
@@ -314,12 +320,12 @@ class WorkersBackend:
             for name, why in found_by[number]:
                 problems.setdefault(name, why)
         if not problems and not any(worker.ready for worker in self.workers):
-            raise WorkersError(f"the worker processes could not start (see {self._setup_for(0).logs}/worker.err); no "
+            raise WorkersError(f"the worker processes could not start (see {self._logs_for(0)}/worker.err); no "
                                f"game was played")
         order = {safe_name(bot.name): number for number, bot in enumerate(self.setup.spec.bots)}
         return sorted(problems.items(), key=lambda problem: (order.get(problem[0], len(order)), problem[1]))
 
-    async def play(self, scheduled: ScheduledGame, on_progress: Callable | None) -> MatchRecord | PreparedRecord:
+    async def play(self, scheduled: ScheduledGame, on_progress: OnProgress | None) -> MatchRecord | PreparedRecord:
         """Play the game on the least busy live worker; when that worker dies mid-game, on another. The worker
         makes the game's record and its bytes in the record file's format (work the one writer need not do), unless
         a live watch (``on_progress``) needs the referee's record to replay its moves."""
@@ -327,7 +333,7 @@ class WorkersBackend:
             worker = self._pick()
             worker.in_flight += 1
             try:
-                record = await worker.call("play", scheduled, on_progress is not None)
+                record: MatchRecord | PreparedRecord = await worker.call("play", scheduled, on_progress is not None)
             except _Lost:
                 self.replayed.append((scheduled.index, worker.number))
                 self._note("game_replayed", index=scheduled.index, lost_on=worker.number)
@@ -341,7 +347,7 @@ class WorkersBackend:
     def _pick(self) -> _Worker:
         ready = [worker for worker in self.workers if worker.ready and worker.alive]
         if not ready:
-            raise WorkersError(f"every worker process is gone (their logs: {self._setup_for(0).logs.parent}/"
+            raise WorkersError(f"every worker process is gone (their logs: {self._logs_for(0).parent}/"
                                f"worker-*/worker.err); the recorded games are safe: resume the run")
         return min(ready, key=lambda worker: worker.in_flight)
 
@@ -390,7 +396,7 @@ class WorkersBackend:
             with contextlib.suppress(OSError):
                 worker.process.kill()
             with contextlib.suppress(trio.ClosedResourceError, OSError):
-                await worker.process.stdin.aclose()
+                await worker.stdin.aclose()
             await worker.process.wait()
 
 

@@ -9,7 +9,7 @@ updates move by move while the game is played. What each route may show is decid
 :mod:`arena.web.access`.
 
 Routes that change something: the sign-in (its cookies); a league author's (or the operator's) upload, retire and
-challenge forms, which call the league's own service (:class:`arena.league.service.LeagueCore`, the gRPC calls'
+challenge forms, which call the league's own service (:class:`arena.league.core.LeagueCore`, the gRPC calls'
 code path, so the same checks, limits and one-line refusals) as the signed-in caller, each POST refused from
 another site's page (``Origin:``) and without its session's CSRF token; and the operator's ``POST /api/share``,
 which signs a read-only link to one tournament or league (``/share/LINK``, kept as a cookie that opens that one's
@@ -45,10 +45,11 @@ from arena.league.authors import hash_token
 from arena.league.rules.permissions import OPERATOR, Caller
 from arena.league.storage.db import Database
 from arena.league.rules.errors import LeagueError, NotFound, Unauthenticated
-from arena.league.service import archive_limits
+from arena.league.rules.config import archive_limits
+from arena.league.core import LeagueCore
 from arena.records.export import GameRow, write_csv
 from arena.records.html import page_html, viewer_data
-from arena.server.service import Arena, ApiError
+from arena.server.core import Arena, ApiError
 from arena.server.tournaments import Tournament
 from arena.web import data, forms, league as league_web, tournament_page
 from arena.web.access import AUTHOR_COOKIE, AUTHOR_SESSION_S, COOKIE, MAX_SHARE_HOURS, SHARE_COOKIE, SHARE_KINDS, Access, AccessRules, INDEX, HostNames, ShareRefused, Signer, Viewer, same_origin
@@ -88,10 +89,10 @@ class Web:
     live: LiveGames = field(default_factory=LiveGames)
     catalogs: OrderedDict[str, GameCatalog] = field(default_factory=OrderedDict)
     histories: OrderedDict[str, RatingHistory] = field(default_factory=OrderedDict)
-    league: Any = None
-    """The leagues' service (:class:`arena.league.service.LeagueCore`) when ``arena serve --league`` runs one."""
+    league: LeagueCore | None = None
+    """The leagues' service (:class:`arena.league.core.LeagueCore`) when ``arena serve --league`` runs one."""
 
-    def league_core(self) -> Any:
+    def league_core(self) -> LeagueCore:
         if self.league is None:
             raise NotShown(404, "this server runs no league (arena serve --league FILE)")
         return self.league
@@ -179,7 +180,7 @@ def _recent(cache: OrderedDict[str, Cached], key: str, make: Callable[[], Cached
     return cache[key]
 
 
-def create_app(arena: Arena, rules: AccessRules, league: Any = None) -> Starlette:
+def create_app(arena: Arena, rules: AccessRules, league: LeagueCore | None = None) -> Starlette:
     """The application (with the league's pages when ``league``, its LeagueCore, is given); it also registers the
     live-game observer with the Arena."""
     web = Web(arena, rules, league=league)
@@ -579,8 +580,8 @@ async def author_page(web: Web, request: Request) -> Response:
         board = await league_web.leaderboard(core, league)
     except NotShown:  # a league without a ladder on this server: its challenges name versions of its own only
         board = {"standings": []}
-    content = league_web.author_html(league, caller.describe(), list(versions.versions),
-                                     list(challenges.challenges), board, _csrf_of(web, session), web.viewer(request))
+    content = league_web.author_html(league, caller.describe(), versions, challenges, board, _csrf_of(web, session),
+                                     web.viewer(request))
     return HTMLResponse(_page(web, request, "league.html", {"content": content}, title=f"{league} · mine"))
 
 
@@ -646,7 +647,7 @@ async def retire(web: Web, request: Request) -> Response:
     _check_csrf(web, session, form.get("csrf", ""))
     league = request.path_params["league"]
     try:
-        version = (await web.league_core().retire(caller, request.path_params["vid"])).version
+        version = await web.league_core().retire(caller, request.path_params["vid"])
     except LeagueError as error:
         raise league_web.shown_error(error) from None
     return _done(web, request, league, f"retired: version {version.id} ({version.bot}-v{version.number})")
@@ -659,7 +660,7 @@ async def challenge(web: Web, request: Request) -> Response:
     league = request.path_params["league"]
     version, opponent, deal_sets = _number(form, "version"), _number(form, "opponent"), _number(form, "deal_sets", 0)
     try:
-        made = (await web.league_core().challenge(caller, league, version, opponent, deal_sets)).challenge
+        made = await web.league_core().challenge(caller, league, version, opponent, deal_sets)
     except LeagueError as error:
         raise league_web.shown_error(error) from None
     return _done(web, request, league, f"challenge {made.id} queued: {made.version} against {made.opponent}, "
@@ -694,8 +695,7 @@ async def upload(web: Web, request: Request) -> Response:
         raise league_web.shown_error(error) from None
     v = reply.version
     what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
-    return _done(web, request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), "
-                                  f"{league_web.state_name(v.state)}")
+    return _done(web, request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), {v.state}")
 
 
 # --- share links ------------------------------------------------------------------------------------------------
@@ -891,7 +891,7 @@ class WebServer:
 
 
 async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, tls: tuple[str, str] | None = None,
-                    hosts: tuple[str, ...] = (), league: Any = None, *,
+                    hosts: tuple[str, ...] = (), league: LeagueCore | None = None, *,
                     task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
     """Serve the dashboard on an already bound socket until ``stop`` is set (the WebServer given to
     ``task_status``); over HTTPS with ``tls`` (the certificate chain and key files the gRPC server uses), so the

@@ -1,6 +1,7 @@
 """What the web dashboard shows, as plain data: exactly what ``arena watch`` and the other clients may see.
 
-The rules are the gRPC API's (:mod:`arena.server.service`), applied here once for every page and download:
+The rules are the gRPC API's (:mod:`arena.server.service`, on :class:`arena.server.core.Arena`), applied here once
+for every page and download:
 
 - a tournament's facts and standings are public; its master seed only once revealed (when it has finished), and a
   game's seed likewise;
@@ -28,7 +29,6 @@ from typing import Any, Iterable
 
 import trio
 
-from arena.protocol import arena_pb2 as apb
 from arena.records.export import GameRow, row_from_record
 from arena.records.html import viewer_data
 from arena.records.jsonform import index_of
@@ -62,7 +62,7 @@ class NotShown(Exception):
 
 
 def seed_revealed(t: Tournament) -> bool:
-    return t.state == apb.TOURNAMENT_STATE_FINISHED and bool(t.master_seed())
+    return STATE_NAMES.get(t.state) == "finished" and bool(t.master_seed())
 
 
 def tournament_json(t: Tournament) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The upload form's body, read as hostile input: spooled to a private file under a cap, then parsed by
 python-multipart (streaming), its archive written to a file of its own, so the archive goes to the league's own
-upload path (:meth:`arena.league.service.LeagueCore.upload`, which counts it against the league's limit and checks
+upload path (:meth:`arena.league.core.LeagueCore.upload`, which counts it against the league's limit and checks
 it) as chunks, the way the gRPC Upload's arrive. Nothing of the body is held in memory or parsed before the whole of
 it is known to be within the cap.
 """
@@ -19,7 +19,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
 from arena.league.rules.errors import LeagueError
-from arena.league.service import over_limit
+from arena.league.intake.upload import over_limit
 
 
 async def spooled_body(request: Request, folder: Path, limit: int, limit_mb: int) -> Path:

@@ -1,10 +1,11 @@
 """The league on the web: its leaderboard, its queue and its bots' pages, as JSON and as server-rendered HTML.
 
 Everything here is public (a spectator sees it): the rows come from the league's own service
-(:class:`arena.league.service.LeagueCore`'s ``standings``, ``queue`` and ``bot_page``, which the gRPC calls use too),
-and this module only picks the fields it shows and renders them. What it never shows is decided here, field by
-field: a version's build log, check report, archive hash and failure reason (the author's business), the authors'
-tokens, and of a table being played anything beyond its sides and why it was chosen (what GetLadderQueue shows).
+(:class:`arena.league.core.LeagueCore`'s ``standings``, ``queue`` and ``bot_page``, which the gRPC calls use too,
+answered as :mod:`arena.league.views`' types), and this module only picks the fields it shows and renders them.
+What it never shows is decided here, field by field: a version's build log, check report, archive hash and failure
+reason (the author's business), the authors' tokens, and of a table being played anything beyond its sides and why
+it was chosen (what GetLadderQueue shows).
 The HTML pages hold their table in the page itself, so a page without JavaScript (a link preview, a plain
 screenshot) still shows it.
 """
@@ -18,13 +19,10 @@ from typing import Any, Sequence
 
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from arena.league.play.pages import BotHistory, FinalsPage, Tally
-from arena.league.service import BotPage, LeagueCore
-from arena.protocol import league_pb2 as lpb
+from arena.league.core import LeagueCore
+from arena.league.views import BotPage, BuildLog, ChallengeView, LadderQueue, Leaderboard, Standing, TableView, VersionView
 from arena.web.access import Viewer
 from arena.web.data import NotShown, axis_ticks
-
-VERSION_STATE_PREFIX, TABLE_STATE_PREFIX = "VERSION_STATE_", "TABLE_STATE_"
-
 
 STATUS_OF: tuple[tuple[type[LeagueError], int], ...] = (
     (NotFound, 404), (Unauthenticated, 401), (PermissionDenied, 403), (StateError, 409), (LeagueError, 400))
@@ -39,24 +37,12 @@ def shown_error(error: LeagueError) -> NotShown:
     return NotShown(status, str(error))
 
 
-def state_name(value: int) -> str:
-    return _state(value)
-
-
-def _state(value: int) -> str:
-    return lpb.VersionState.Name(value).removeprefix(VERSION_STATE_PREFIX).lower()
-
-
-def _table_state(value: int) -> str:
-    return lpb.TableState.Name(value).removeprefix(TABLE_STATE_PREFIX).lower()
-
-
 def _when(seconds: float) -> str | None:
     """A Unix time as ISO 8601 in UTC (None for 0: not yet)."""
     return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds") if seconds else None
 
 
-def standing_json(row: lpb.LadderStanding, active: set[int]) -> dict[str, Any]:
+def standing_json(row: Standing, active: set[int]) -> dict[str, Any]:
     """One leaderboard row: its rank and rank range, rating and 95% interval (None before the version is fitted),
     deal sets and games, whether it is its bot's active version, and the neighbours it cannot yet be told apart
     from."""
@@ -66,34 +52,34 @@ def standing_json(row: lpb.LadderStanding, active: set[int]) -> dict[str, Any]:
             "number": row.number, "author": row.author,
             "rating": row.rating if fitted else None, "rating_low": row.rating_low if fitted else None,
             "rating_high": row.rating_high if fitted else None, "fitted": fitted,
-            "deal_sets": row.deal_sets, "games": row.games, "state": _state(row.state),
+            "deal_sets": row.deal_sets, "games": row.games, "state": row.state,
             "active": row.version_id in active, "tied_with": list(row.tied_with)}
 
 
-def leaderboard_json(board: lpb.GetLadderStandingsResponse, active: set[int]) -> dict[str, Any]:
+def leaderboard_json(board: Leaderboard, active: set[int]) -> dict[str, Any]:
     return {"league": board.league, "rating": board.rating, "rank_rule": board.rank_rule,
             "deal_sets_fitted": board.deal_sets_fitted, "deal_sets_rated": board.deal_sets_rated,
             "standings": [standing_json(row, active) for row in board.standings]}
 
 
-def table_json(table: lpb.LadderTable) -> dict[str, Any]:
+def table_json(table: TableView) -> dict[str, Any]:
     """A table as the queue shows it: its sides and why it was chosen; its times, and its points once done."""
     return {"id": table.id or None, "versions": list(table.versions), "version_ids": list(table.version_ids),
-            "reason": table.reason, "state": _table_state(table.state), "created_at": _when(table.created_at),
+            "reason": table.reason, "state": table.state, "created_at": _when(table.created_at),
             "started_at": _when(table.started_at), "ended_at": _when(table.ended_at), "error": table.error,
             "points": list(table.points)}
 
 
-def queue_json(queue: lpb.GetLadderQueueResponse) -> dict[str, Any]:
+def queue_json(queue: LadderQueue) -> dict[str, Any]:
     return {"league": queue.league, "concurrency": queue.concurrency, "note": queue.note,
             "playing": [table_json(t) for t in queue.playing], "next": [table_json(t) for t in queue.next],
             "recent": [table_json(t) for t in queue.recent]}
 
 
-def version_json(version: lpb.BotVersion) -> dict[str, Any]:
+def version_json(version: VersionView) -> dict[str, Any]:
     """A version as the public sees it: number, state and dates, whether active (never its reason, hash or log)."""
     return {"id": version.id, "version": f"{version.bot}-v{version.number}", "number": version.number,
-            "state": _state(version.state), "active": version.active, "created_at": _when(version.created_at),
+            "state": version.state, "active": version.active, "created_at": _when(version.created_at),
             "updated_at": _when(version.updated_at)}
 
 
@@ -229,7 +215,7 @@ def leagues_nav(names: Sequence[str]) -> str:
 # --- an author's own pages: its versions with their logs, and its forms -------------------------------------------
 
 
-def log_json(reply: lpb.GetBuildLogResponse) -> dict[str, Any]:
+def log_json(reply: BuildLog) -> dict[str, Any]:
     """A version's build log and check report, as its author (or the operator) reads them."""
     return {"version": {**version_json(reply.version), "reason": reply.version.reason},
             "build_log": reply.build_log, "check_report": reply.check_report}
@@ -253,27 +239,27 @@ def _hidden(csrf: str) -> str:
     return f'<input type="hidden" name="csrf" value="{_e(csrf)}">'
 
 
-def author_html(league: str, who: str, versions: list[lpb.BotVersion], challenges: list[lpb.LeagueChallenge],
+def author_html(league: str, who: str, versions: list[VersionView], challenges: list[ChallengeView],
                 board: dict[str, Any], csrf: str, viewer: Viewer) -> str:
     """The author's page: each version with its log's link and a retire button, the upload form (the archive
     last, after the bot's name), the challenge form (a version of its own against a leaderboard entry or another
     of its own) and its challenges. Every form carries the session's CSRF token."""
     q = _q(league)
-    rows = [[(_e(f"{v.bot}-v{v.number}"), True), (_e(v.id), False), (_e(_state(v.state)), True),
+    rows = [[(_e(f"{v.bot}-v{v.number}"), True), (_e(v.id), False), (_e(v.state), True),
              ("yes" if v.active else "", True), (_e(v.reason), True),
              (f'<a href="/leagues/{q}/versions/{v.id}/log">build log and check</a>', True),
              (f'<form method="post" action="/leagues/{q}/versions/{v.id}/retire">{_hidden(csrf)}'
-              f'<button type="submit">retire</button></form>' if _state(v.state) != "retired" else "", True)]
+              f'<button type="submit">retire</button></form>' if v.state != "retired" else "", True)]
             for v in versions]
     headers = [("version", True), ("id", False), ("state", True), ("active", True), ("why", True), ("log", True),
                ("", True)]
     opponents = sorted({(r["version_id"], r["version"]) for r in board["standings"]} |
                        {(v.id, f"{v.bot}-v{v.number}") for v in versions})
     mine = "".join(f'<option value="{v.id}">{_e(f"{v.bot}-v{v.number}")}</option>' for v in versions
-                   if _state(v.state) == "ready")
+                   if v.state == "ready")
     others = "".join(f'<option value="{vid}">{_e(name)}</option>' for vid, name in opponents)
     made = [[(_e(c.id), False), (_e(c.version), True), (_e(c.opponent), True), (_e(c.deal_sets), False),
-             (_e(_table_state(c.state)), True), (_e(c.verdict or c.error or "-"), True)] for c in challenges]
+             (_e(c.state), True), (_e(c.verdict or c.error or "-"), True)] for c in challenges]
     return (f'<h1>{_e(league)} · my bots</h1>{_league_nav(league, viewer)}<p class="meta">signed in as {_e(who)}</p>'
             '<h2>Versions</h2>' + html_table("my-versions", headers, rows, "No version yet: upload one below.")
             + f'<h2>Upload a version</h2><form id="upload" method="post" enctype="multipart/form-data" '

@@ -1,6 +1,6 @@
 """Games being played, followed move by move for the web: what the game page shows before the game is recorded.
 
-The server's :class:`~arena.server.service.Arena` calls :meth:`LiveGames.game_started` as each game starts (its
+The server's :class:`~arena.server.core.Arena` calls :meth:`LiveGames.game_started` as each game starts (its
 ``game_observers`` hook) and the returned callback with every move and every finished round, on the trio thread.
 A :class:`LiveGame` only keeps the moves as the referee applied them (cheap: nobody may be looking); when a page asks,
 :meth:`LiveGame.record` rebuilds the partial record the way the referee made it (the game's deals come from its

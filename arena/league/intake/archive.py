@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from arena.league.rules.manifest import BINARY, MANIFEST_NAME, Manifest, ManifestError, check_static_elf, parse_manifest, path_problem
-from arena.league.rules.config import MIB
+from arena.league.rules.config import MIB, ArchiveLimits
 from arena.league.rules.errors import LeagueError
 
 CHUNK = 64 * 1024
@@ -59,18 +59,6 @@ def size_text(size: int) -> str:
 
 class ArchiveError(LeagueError):
     """An upload refused; the message is one line for the author. (Not a ValueError: tarfile catches some.)"""
-
-
-@dataclass(frozen=True)
-class ArchiveLimits:
-    """How much an upload may hold; the league's configuration fills these in."""
-
-    max_compressed_bytes: int = 50 * MIB
-    """The archive file as uploaded (a folder has no compressed size)."""
-    max_uncompressed_bytes: int = 200 * MIB
-    """Every byte inflated from the archive (headers and left-out members included), or a folder's kept files."""
-    max_files: int = 5000
-    """Files kept in the version (left-out build output does not count)."""
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,21 @@ from arena.league.rules.manifest import KITS as KIT_RECIPES
 MIB = 1024 * 1024
 """The one size unit of the league's limits (a league file's ``archive_mb`` and ``unpacked_mb``, as the sandbox's
 ``memory_mb``): a mebibyte, written MiB in every message."""
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """How much an upload may hold; the league's configuration fills these in (:func:`archive_limits`), the archive
+    reader (:mod:`arena.league.intake.archive`) holds an upload to them."""
+
+    max_compressed_bytes: int = 50 * MIB
+    """The archive file as uploaded (a folder has no compressed size)."""
+    max_uncompressed_bytes: int = 200 * MIB
+    """Every byte inflated from the archive (headers and left-out members included), or a folder's kept files."""
+    max_files: int = 5000
+    """Files kept in the version (left-out build output does not count)."""
+
+
 KITS = tuple(KIT_RECIPES)
 """The kits a league may accept: every kit a manifest may name (:data:`arena.league.rules.manifest.KITS`)."""
 """The kits an uploaded bot may name in its ``bot.toml``: every starter kit the project ships (``bots/``) and a
@@ -358,3 +373,14 @@ def _challenges(table: Mapping[str, Any]) -> ChallengeSettings:
         raise ConfigError(f"key 'challenges.elo1' must be greater than challenges.elo0 ({values['elo0']:g}), got "
                           f"{values['elo1']:g}")
     return ChallengeSettings(**values)
+
+
+def archive_limits(config: LeagueConfig) -> ArchiveLimits:
+    """The league's ``[upload]`` as the archive checker's limits."""
+    return upload_archive_limits(config.upload)
+
+
+def upload_archive_limits(upload: UploadLimits) -> ArchiveLimits:
+    """An ``[upload]`` table as the archive checker's limits (the league's, or :data:`WIDEST_UPLOAD`)."""
+    return ArchiveLimits(max_compressed_bytes=upload.archive_bytes, max_uncompressed_bytes=upload.unpacked_bytes,
+                         max_files=upload.files)

@@ -138,7 +138,7 @@ class _Round:
         self.queue = [((v.placed, v.recent, -v.sigma, v.id), v.id) for v in versions]  # _key, nothing given yet
         heapq.heapify(self.queue)
 
-    def _key(self, v: VersionState) -> tuple:
+    def _key(self, v: VersionState) -> tuple[bool, int, float, str]:
         return (v.placed, self._played(v), -v.sigma, v.id)
 
     def plan(self) -> Plan:

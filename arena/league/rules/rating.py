@@ -37,7 +37,7 @@ def seats_of(record: Record, version_of: Mapping[str, int]) -> list[Seat]:
     outcome = outcome_of(record)
     points = side_points(outcome)
     return [Seat(version_of[name], outcome.scores[side], float(points[side]))
-            for name, side in zip(outcome.seats, outcome.side_of)]
+            for name, side in zip(outcome.seats, outcome.side_of, strict=False)]
 
 
 POINTS_DENOMINATOR = 10_000
@@ -94,6 +94,6 @@ def recompute(tables: Sequence[tuple[LadderTable, Sequence[Sequence[Seat]]]]) ->
             before = [None if v not in state else Rating(v, ONLINE, state[v][0], state[v][1], state[v][2])
                       for v in table.versions]
             after = rate_deal_set(before, totals)
-            for version_id, (mu, sigma) in zip(table.versions, after):
+            for version_id, (mu, sigma) in zip(table.versions, after, strict=True):
                 state[version_id] = (mu, sigma, state.get(version_id, (0, 0, 0))[2] + 1)
     return state

@@ -1,43 +1,30 @@
-"""The ``LeagueService`` gRPC service (proto/dominoes/v1/league.proto): authors, uploads, bots, versions, logs.
+"""The league's use cases: authors, uploads, bots, versions, logs, the ladder, challenges, the freeze and the finals.
 
-Two halves, as the Arena service has (arena/server/service.py):
-
-- :class:`LeagueCore` lives on the trio thread and does each call's work through
-  :class:`~arena.league.storage.db.AsyncDatabase` (database calls never block the loop). Every call starts from the
-  caller's token (:class:`~arena.league.authors.Authenticator`) and every object it touches is checked against
-  that caller (:mod:`arena.league.authors`' ``require_*`` and ``owned_version``) before anything is read or changed.
-- :class:`LeagueServicer` is the grpcio side: each handler runs on a gRPC thread, reads the token from the call's
-  metadata, receives an upload's chunks (counting them against the league's limit as they come, into a private
-  temporary file), checks the archive with :func:`~arena.league.intake.archive.pack` there (slow work stays off the
-  loop), and hands the rest to the trio side with ``trio.from_thread.run``. Refusals become status codes with
-  their one line (:data:`STATUS_OF`); nothing escapes as UNKNOWN with a traceback.
-
-The server's own token check (arena/server/auth.py) lets this service's calls through: an author's token is not
-the server's, and this service resolves tokens itself. The operator's token is the server's.
+:class:`LeagueCore` lives on the trio thread and does each call's work through
+:class:`~arena.league.storage.db.AsyncDatabase` (database calls never block the loop). Every call that acts for
+someone starts from the caller's credential (:class:`~arena.league.authors.Authenticator`), and every object it
+touches is checked against that caller (:mod:`arena.league.authors`' ``require_*`` and ``owned_version``) before
+anything is read or changed. It takes and answers the league's own types (:mod:`arena.league.views`) and refuses
+with the league's errors (:mod:`arena.league.rules.errors`): each edge, the gRPC service (arena/server/) and the
+web (arena/web/), shows them its own way.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-import grpc
 import trio
 
 from arena.players.dial_in import token_digest
-from arena.protocol import league_pb2 as lpb
-from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.tournament.likelihood import TIE_RULE
-from arena.league.intake.archive import ArchiveLimits, Packed, pack
+from arena.league.intake.archive import Packed
+from arena.league.intake.upload import checked_upload
 from arena.league.authors import Authenticator, create_author, new_token, owned_version, reinstate_version, require_upload_quota, retire_version, revoke
 from arena.league.rules.permissions import Caller, require_bot_owner, require_operator
-from arena.league.rules.config import LeagueConfig, UploadLimits
-from arena.league.rules.lifecycle import DONE, PLAYING, QUEUED, TABLE_FAILED, UNFINISHED, active_version
-from arena.league.rules.model import ONLINE, Bot, ChallengeRow, LadderTable, Version
+from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
+from arena.league.rules.model import ONLINE, Author, Bot, ChallengeRow, LadderTable, Version
 from arena.league.rules.retention import versions_to_delete
 from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.play.ladder import FROZEN, RECORD, Ladder, left_because
@@ -48,43 +35,19 @@ from arena.league.play.pages import BotHistory, FinalsPage, bot_history, finals_
 from arena.league.rules.rating import deal_set_totals
 from arena.league.play.table_logs import table_log
 from arena.league.play.table_run import TABLES, entrant_name, rotations
-from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
+from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError
 from arena.league.rules.manifest import NAME_PATTERN as BOT_NAME
 from arena.league.intake.pipeline import Pipeline, Served
 from arena.league.intake.store import Store
+from arena.league.views import AddedAuthor, AuthorView, BotPage, BotSummary, BuildLog, ChallengeView, DialInAdded, FinalsRank, FinalsState, Frozen, LadderQueue, Leaderboard, Standing, TableLogView, TableRated, TableView, Uploaded, VersionView
 
-SHUTTING_DOWN = "server shutting down"
-AUTH_HEADER, SCHEME = "authorization", "Bearer "
-"""The metadata of a call's token, as every client of the server sends it (arena/server/auth.py, a layer above)."""
-STATE_VALUES = {name: lpb.VersionState.Value(f"VERSION_STATE_{name.upper()}") for name in
-                ("uploaded", "building", "checking", "ready", "failed", "suspended", "retired")}
-TABLE_STATE_VALUES = {QUEUED: lpb.TABLE_STATE_QUEUED, PLAYING: lpb.TABLE_STATE_PLAYING, DONE: lpb.TABLE_STATE_DONE,
-                      TABLE_FAILED: lpb.TABLE_STATE_FAILED}
 ENDED = (DONE, TABLE_FAILED)
 RECENT_SHOWN = 10
 """The ended tables the queue shows, newest first."""
-WATCH_WAIT_S = 5.0
-"""How long one step of a watch waits for a table to end before it looks whether its client is still there."""
-STATUS_OF: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
-    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
-    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
-    (NotFound, grpc.StatusCode.NOT_FOUND),
-    (StateError, grpc.StatusCode.FAILED_PRECONDITION),
-    (LeagueError, grpc.StatusCode.INVALID_ARGUMENT),
-)
-"""The league's errors as status codes, the first match wins (a bad archive or manifest is a LeagueError)."""
 
 
 Credential = str | Caller | None
 """What a call starts from: a token (gRPC's metadata, or None), or a caller the web has already resolved."""
-
-
-class Refused(Exception):
-    """A call refused with a given status code (what the league's errors do not cover)."""
-
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 class LeagueCore:
@@ -123,14 +86,14 @@ class LeagueCore:
         except KeyError:
             raise NotFound(f"no league {name!r} on this server (it runs {', '.join(sorted(self.leagues))})") from None
 
-    async def add_author(self, token: Credential, name: str) -> lpb.AddAuthorResponse:
+    async def add_author(self, token: Credential, name: str) -> AddedAuthor:
         require_operator(await self.caller(token), "create an author")
         author, secret = await self.database.run(create_author, name)
-        return lpb.AddAuthorResponse(author=author_message(author), token=secret)
+        return AddedAuthor(author_view(author), secret)
 
-    async def revoke_token(self, token: Credential, name: str) -> lpb.RevokeTokenResponse:
+    async def revoke_token(self, token: Credential, name: str) -> AuthorView:
         require_operator(await self.caller(token), "revoke a token")
-        return lpb.RevokeTokenResponse(author=author_message(await self.database.run(revoke, name)))
+        return author_view(await self.database.run(revoke, name))
 
     async def start_upload(self, token: Credential, league: str, bot: str) -> tuple[Caller, Served]:
         """Before a byte is received: who uploads, to which league, and whether that bot is theirs to upload to."""
@@ -148,7 +111,7 @@ class LeagueCore:
         return caller, served
 
     async def finish_upload(self, caller: Caller, served: Served, bot_name: str,
-                            packed: Packed) -> lpb.UploadResponse:
+                            packed: Packed) -> Uploaded:
         """A checked archive becomes a version (or is found to be one already); the bot's oldest versions past
         ``authors.versions_kept`` are deleted to make room; the pipeline is woken."""
         config = served.config
@@ -174,7 +137,7 @@ class LeagueCore:
                                  f"not come back (change a file to make a new one); nothing was stored")
             if known:
                 await trio.to_thread.run_sync(packed.discard)
-                return lpb.UploadResponse(version=await self._message(known[0]), created=False)
+                return Uploaded(await self._view(known[0]), created=False)
             doomed = room_for_one_more(bot, versions, config.authors.versions_kept)
         await self.database.run(require_upload_quota, caller, served.league_id, config.authors)
         await trio.to_thread.run_sync(self.store.put, packed)
@@ -186,9 +149,9 @@ class LeagueCore:
             await self.pipeline.delete_versions(doomed, f"deleted to keep bot {bot.name!r} within "
                                                         f"authors.versions_kept = {config.authors.versions_kept}")
             self.pipeline.wake()
-        return lpb.UploadResponse(version=await self._message(version), created=created)
+        return Uploaded(await self._view(version), created)
 
-    async def add_dial_in(self, token: Credential, league: str, bot_name: str) -> lpb.AddDialInVersionResponse:
+    async def add_dial_in(self, token: Credential, league: str, bot_name: str) -> DialInAdded:
         """A new dial-in version of one of the caller's bots (its author's only: the token it gets plays as it), ready
         at once; the bot's oldest versions past ``authors.versions_kept`` are deleted to make room, as for an
         upload, and the ladders look again (its author may connect now)."""
@@ -213,11 +176,10 @@ class LeagueCore:
                                                     f"authors.versions_kept = {config.authors.versions_kept}")
         for ladder in self.ladders.values():
             ladder.wake()
-        return lpb.AddDialInVersionResponse(version=await self._message(version), token=secret,
-                                            connect_as=entrant_name(bot.name, version))
+        return DialInAdded(await self._view(version), secret, entrant_name(bot.name, version))
 
     async def upload(self, token: Credential, league: str, bot: str, chunks: Iterable[bytes],
-                     folder: Path) -> lpb.UploadResponse:
+                     folder: Path) -> Uploaded:
         """One upload, whichever client sends it (the gRPC Upload's chunks, the web's form): who uploads and to
         which bot first, before a byte is read; then the bytes within the league's limits and the archive's check
         on a worker thread (slow work stays off the loop); then the new version."""
@@ -228,7 +190,7 @@ class LeagueCore:
         finally:
             packed.discard()  # a no-op once the store took it
 
-    async def list_bots(self, token: Credential, league: str) -> lpb.ListBotsResponse:
+    async def list_bots(self, token: Credential, league: str) -> list[BotSummary]:
         caller = await self.caller(token)
         served = self.league(league)
         bots = await self.database.run(Database.bots, served.league_id,
@@ -237,11 +199,11 @@ class LeagueCore:
         for bot in bots:
             versions = await self.database.run(Database.versions, bot.id)
             active = active_version(versions)
-            listed.append(lpb.LeagueBot(league=served.config.name, name=bot.name, author=await self._author(bot),
-                                        versions=len(versions), active_version=active.id if active else 0))
-        return lpb.ListBotsResponse(bots=listed)
+            listed.append(BotSummary(league=served.config.name, name=bot.name, author=await self._author(bot),
+                                     versions=len(versions), active_version=active.id if active else 0))
+        return listed
 
-    async def list_versions(self, token: Credential, league: str, bot_name: str) -> lpb.ListVersionsResponse:
+    async def list_versions(self, token: Credential, league: str, bot_name: str) -> list[VersionView]:
         caller = await self.caller(token)
         served = self.league(league)
         if bot_name:
@@ -251,27 +213,24 @@ class LeagueCore:
         else:
             bots = await self.database.run(Database.bots, served.league_id,
                                            None if caller.author is None else caller.author.id)
-        messages = []
+        views = []
         for bot in bots:
             for version in await self.database.run(Database.versions, bot.id):
-                messages.append(await self._message(version))
-        return lpb.ListVersionsResponse(versions=messages)
+                views.append(await self._view(version))
+        return views
 
-    async def build_log(self, token: Credential, version_id: int) -> lpb.GetBuildLogResponse:
+    async def build_log(self, token: Credential, version_id: int) -> BuildLog:
         caller = await self.caller(token)
         version = await self.database.run(owned_version, caller, version_id, "read the build log of")
         report = "" if version.check_report is None else json.dumps(version.check_report, indent=2)
-        return lpb.GetBuildLogResponse(version=await self._message(version), build_log=version.build_log or "",
-                                       check_report=report)
+        return BuildLog(await self._view(version), build_log=version.build_log or "", check_report=report)
 
-    async def table_log(self, token: Credential, table_id: int, version_id: int) -> lpb.GetTableLogResponse:
+    async def table_log(self, token: Credential, table_id: int, version_id: int) -> TableLogView:
         """A version's bot logs at a ladder table that ended: its author's (or the operator's) to read, with the
         refusals of :func:`.table_logs.table_log`, whichever client asks (gRPC, the web's page of an author's own)."""
         caller = await self.caller(token)
         found = await self.database.run(table_log, caller, table_id, version_id, self._table_folder)
-        return lpb.GetTableLogResponse(table=await self._table(found.table), version=found.version,
-                                       logs=[lpb.BotLog(name=log.name, tail=log.tail, size=log.size,
-                                                        truncated=log.truncated) for log in found.logs])
+        return TableLogView(await self._table(found.table), found.version, tuple(found.logs))
 
     def _table_folder(self, table: LadderTable) -> Path:
         """The run folder of a table of one of this server's ladders."""
@@ -280,19 +239,19 @@ class LeagueCore:
                 return ladder.table_folder(table)
         raise NotFound(f"table {table.id} is of no ladder this server runs")
 
-    async def retire(self, token: Credential, version_id: int) -> lpb.RetireVersionResponse:
+    async def retire(self, token: Credential, version_id: int) -> VersionView:
         caller = await self.caller(token)
         version = await self.database.run(retire_version, caller, version_id)
         for ladder in self.ladders.values():  # a table of it being played goes on without it: its games forfeit
             ladder.withdraw(version.id, left_because(version))
-        return lpb.RetireVersionResponse(version=await self._message(version))
+        return await self._view(version)
 
-    async def reinstate(self, token: Credential, version_id: int) -> lpb.ReinstateVersionResponse:
+    async def reinstate(self, token: Credential, version_id: int) -> VersionView:
         """The operator's: a suspended version ready again; the ladders look again now, not at their next idle look."""
         version = await self.database.run(reinstate_version, await self.caller(token), version_id)
         for ladder in self.ladders.values():
             ladder.wake()
-        return lpb.ReinstateVersionResponse(version=await self._message(version))
+        return await self._view(version)
 
     # the ladder: public to every caller with a valid token
 
@@ -303,29 +262,29 @@ class LeagueCore:
         except KeyError:
             raise NotFound(f"league {served.config.name!r} has no ladder on this server") from None
 
-    async def ladder_standings(self, token: Credential, league: str) -> lpb.GetLadderStandingsResponse:
+    async def ladder_standings(self, token: Credential, league: str) -> Leaderboard:
         await self.caller(token)
         return await self.standings(league)
 
-    async def standings(self, league: str) -> lpb.GetLadderStandingsResponse:
+    async def standings(self, league: str) -> Leaderboard:
         """The leaderboard (the last refit's rows, then the versions rated since), each with its online rating.
         Public (no token): the gRPC call checks its caller first, and the web's spectators see it as it is."""
         ladder = self.ladder(league)
         league_id = ladder.served.league_id
         board = await self._board(ladder)
         rows = await self.database.run(standing_rows, league_id, board)
-        return lpb.GetLadderStandingsResponse(league=ladder.config.name, rating=SYSTEM, standings=rows,
-                                              deal_sets_fitted=ladder.leaderboard.fitted_results,
-                                              deal_sets_rated=ladder.leaderboard.tally.results, rank_rule=TIE_RULE)
+        return Leaderboard(league=ladder.config.name, rating=SYSTEM, standings=tuple(rows),
+                           deal_sets_fitted=ladder.leaderboard.fitted_results,
+                           deal_sets_rated=ladder.leaderboard.tally.results, rank_rule=TIE_RULE)
 
     async def _board(self, ladder: Ladder) -> list[BoardEntry]:
         return ladder.leaderboard.board(await self.database.run(Database.ratings, ladder.served.league_id, ONLINE))
 
-    async def ladder_queue(self, token: Credential, league: str) -> lpb.GetLadderQueueResponse:
+    async def ladder_queue(self, token: Credential, league: str) -> LadderQueue:
         await self.caller(token)
         return await self.queue(league)
 
-    async def queue(self, league: str) -> lpb.GetLadderQueueResponse:
+    async def queue(self, league: str) -> LadderQueue:
         """The tables being played, the ones the matchmaker would choose next (each with its reason) and the
         recently ended. Public (no token), as :meth:`standings`: a table being played shows only its sides and
         reason, never its games."""
@@ -334,15 +293,15 @@ class LeagueCore:
         playing = await self.database.run(Database.tables_in, league_id, UNFINISHED)
         recent = await self.database.run(Database.tables_in, league_id, ENDED, RECENT_SHOWN)
         plan = await ladder.plan(ladder.config.ladder.concurrency)
-        proposed = [lpb.LadderTable(versions=[await self._entrant(int(v)) for v in t.versions],
-                                    version_ids=[int(v) for v in t.versions], reason=t.reason,
-                                    state=lpb.TABLE_STATE_QUEUED) for t in plan.tables]
+        proposed = [TableView(id=0, versions=tuple([await self._entrant(int(v)) for v in t.versions]),
+                              version_ids=tuple(int(v) for v in t.versions), reason=t.reason, state=QUEUED)
+                    for t in plan.tables]
         note = ladder.note if len(playing) < ladder.config.ladder.concurrency else plan.note
         if await self.database.run(Database.frozen, league_id) is not None:  # nothing comes next
             proposed, note = [], FROZEN
-        return lpb.GetLadderQueueResponse(league=ladder.config.name, concurrency=ladder.config.ladder.concurrency,
-                                          playing=[await self._table(t) for t in playing], next=proposed,
-                                          recent=[await self._table(t) for t in recent], note=note)
+        return LadderQueue(league=ladder.config.name, concurrency=ladder.config.ladder.concurrency,
+                           playing=tuple([await self._table(t) for t in playing]), next=tuple(proposed),
+                           recent=tuple([await self._table(t) for t in recent]), note=note)
 
     async def active_ids(self, league: str) -> set[int]:
         """The ids of the league's active versions (each bot's newest ready one: who plays on the ladder)."""
@@ -359,7 +318,7 @@ class LeagueCore:
         tables = await self.database.run(Database.tables_of_versions, served.league_id, [v.id for v in versions],
                                          ENDED, RECENT_SHOWN)
         return BotPage(served.config.name, bot.name, await self._author(bot),
-                       [await self._message(v) for v in versions], [await self._table(t) for t in tables])
+                       tuple([await self._view(v) for v in versions]), tuple([await self._table(t) for t in tables]))
 
     async def bot_history(self, league: str, bot_name: str) -> BotHistory:
         """A bot's rating history, results by opponent and by seat, and recent games (:mod:`.pages`). Public."""
@@ -392,7 +351,7 @@ class LeagueCore:
         return [ladder.serial, sorted(ladder.playing), ladder.leaderboard.fitted_results, *finals]
 
     async def watch_ladder(self, token: Credential, league: str, after: int | None, wait_s: float
-                           ) -> tuple[int, list[lpb.WatchLadderResponse]]:
+                           ) -> tuple[int, list[TableRated]]:
         """The tables that ended after serial ``after`` (waiting up to ``wait_s`` for one), and the serial to ask
         from next; with ``after`` None, only the serial of now (a watch follows what ends from its start)."""
         await self.caller(token)
@@ -403,36 +362,36 @@ class LeagueCore:
             with trio.move_on_after(wait_s):
                 await ladder.ended.wait()
         ended = [table_id for serial, table_id in ladder.history if serial > after]
-        messages = []
+        rated_tables = []
         board = {entry.version_id: entry for entry in await self._board(ladder)}
         for table_id in ended:
             table = await self.database.run(Database.table, table_id)
             rated = [board[v] for v in table.versions if v in board and table.state == DONE]
             rows = await self.database.run(standing_rows, ladder.served.league_id, rated, games=False)
-            messages.append(lpb.WatchLadderResponse(table=await self._table(table), ratings=rows,
-                                                    deal_sets_fitted=ladder.leaderboard.fitted_results))
-        return ladder.serial, messages
+            rated_tables.append(TableRated(await self._table(table), tuple(rows),
+                                           deal_sets_fitted=ladder.leaderboard.fitted_results))
+        return ladder.serial, rated_tables
 
     # challenges: an author's own; every one for the operator
 
     async def challenge(self, token: Credential, league: str, version_id: int, opponent_id: int,
-                        deal_sets: int) -> lpb.ChallengeResponse:
+                        deal_sets: int) -> ChallengeView:
         caller = await self.caller(token)
         served = self.league(league)
         row = await self.database.run(request_challenge, caller, served.league_id, served.config, version_id,
                                       opponent_id, deal_sets)
         if served.config.name in self.challenges:
             self.challenges[served.config.name].wake()
-        return lpb.ChallengeResponse(challenge=await self._challenge(served, row))
+        return await self._challenge(served, row)
 
-    async def list_challenges(self, token: Credential, league: str) -> lpb.ListChallengesResponse:
+    async def list_challenges(self, token: Credential, league: str) -> list[ChallengeView]:
         caller = await self.caller(token)
         served = self.league(league)
         rows = await self.database.run(Database.challenges_of, served.league_id,
                                        None if caller.author is None else caller.author.id)
-        return lpb.ListChallengesResponse(challenges=[await self._challenge(served, row) for row in rows])
+        return [await self._challenge(served, row) for row in rows]
 
-    async def get_challenge(self, token: Credential, challenge_id: int) -> lpb.GetChallengeResponse:
+    async def get_challenge(self, token: Credential, challenge_id: int) -> ChallengeView:
         caller = await self.caller(token)
         row = await self.database.run(Database.challenge, challenge_id)
         if caller.author is not None and row.author_id != caller.author.id:
@@ -441,42 +400,40 @@ class LeagueCore:
         served = next((s for s in self.leagues.values() if s.league_id == row.league_id), None)
         if served is None:
             raise NotFound(f"challenge {challenge_id} is of no league this server runs")
-        return lpb.GetChallengeResponse(challenge=await self._challenge(served, row))
+        return await self._challenge(served, row)
 
-    async def _challenge(self, served: Served, row: ChallengeRow) -> lpb.LeagueChallenge:
+    async def _challenge(self, served: Served, row: ChallengeRow) -> ChallengeView:
         names = [await version_name(self.database, served.league_id, await self.database.run(Database.version, v))
                  for v in (row.version_id, row.opponent_id)]
         author = "" if row.author_id is None else (await self.database.run(Database.author_by_id, row.author_id)).name
-        message = lpb.LeagueChallenge(
-            id=row.id, league=served.config.name, author=author, version_id=row.version_id, version=names[0],
-            opponent_id=row.opponent_id, opponent=names[1], deal_sets=row.deal_sets,
-            state=TABLE_STATE_VALUES[row.state], error=row.error or "", created_at=_seconds(row.created_at),
-            started_at=_seconds(row.started_at), ended_at=_seconds(row.ended_at))
+        decided: dict[str, Any] = {}
         if row.result:
             sprt = row.result["sprt"]
             estimate = sprt.get("estimate") or {}
-            interval = estimate.get("elo_interval") or (0.0, 0.0)
-            message.verdict = row.result["verdict"]
-            message.sprt_state = str(sprt["state"])
-            message.elo = estimate.get("elo") or 0.0
-            message.elo_low, message.elo_high = interval
-            message.units = int(sprt["units"])
-        return message
+            low, high = estimate.get("elo_interval") or (0.0, 0.0)
+            decided = {"verdict": row.result["verdict"], "sprt_state": str(sprt["state"]),
+                       "elo": estimate.get("elo") or 0.0, "elo_low": low, "elo_high": high,
+                       "units": int(sprt["units"])}
+        return ChallengeView(
+            id=row.id, league=served.config.name, author=author, version_id=row.version_id, version=names[0],
+            opponent_id=row.opponent_id, opponent=names[1], deal_sets=row.deal_sets, state=row.state,
+            error=row.error or "", created_at=_seconds(row.created_at), started_at=_seconds(row.started_at),
+            ended_at=_seconds(row.ended_at), **decided)
 
     # the freeze and the finals: the operator's to start, anyone's to read
 
-    async def freeze(self, token: Credential, league: str) -> lpb.FreezeResponse:
+    async def freeze(self, token: Credential, league: str) -> Frozen:
         caller = await self.caller(token)
         served = self.league(league)
         frozen = await self.database.run(freeze_league, caller, served.league_id)
         if served.config.name in self.ladders:  # it stops choosing tables now, not at its next idle look
             self.ladders[served.config.name].wake()
         names = [await self._entrant(v) for v in frozen.field]
-        return lpb.FreezeResponse(league=served.config.name, frozen_at=frozen.frozen_at.timestamp(), field=names,
-                                  field_ids=list(frozen.field))
+        return Frozen(league=served.config.name, frozen_at=frozen.frozen_at.timestamp(), field=tuple(names),
+                      field_ids=tuple(frozen.field))
 
     async def finals(self, token: Credential, league: str, start: bool, deal_sets: int,
-                     tables: int) -> lpb.FinalsResponse:
+                     tables: int) -> FinalsState:
         caller = await self.caller(token)
         served = self.league(league)
         if start:
@@ -487,35 +444,34 @@ class LeagueCore:
             await runner.begin(caller, deal_sets, tables)
         frozen = await self.database.run(Database.frozen, served.league_id)
         if frozen is None:
-            return lpb.FinalsResponse(league=served.config.name, state="not frozen")
+            return FinalsState(league=served.config.name, state="not frozen")
         if frozen.finals is None:
-            return lpb.FinalsResponse(league=served.config.name, state="frozen")
+            return FinalsState(league=served.config.name, state="frozen")
         finals = frozen.finals
         folder = self.finals_of[served.config.name].run_folder if served.config.name in self.finals_of else None
         games = await trio.to_thread.run_sync(games_recorded, folder) if folder is not None else 0
-        ranking = [lpb.FinalsRank(rank=row["rank"], version=row["version"], version_id=row["version_id"],
-                                  rating=row["rating"], rating_low=row["low"], rating_high=row["high"],
-                                  deal_sets=row["deal_sets"], tied_with=row["tied_with"])
-                   for row in finals.get("ranking", ())]
-        return lpb.FinalsResponse(league=served.config.name, state=finals["state"], folder=str(folder or ""),
-                                  games=games, scheduled=finals["scheduled"], ranking=ranking,
-                                  error=finals.get("error", ""))
+        ranking = tuple(FinalsRank(rank=row["rank"], version=row["version"], version_id=row["version_id"],
+                                   rating=row["rating"], rating_low=row["low"], rating_high=row["high"],
+                                   deal_sets=row["deal_sets"], tied_with=tuple(row["tied_with"]))
+                        for row in finals.get("ranking", ()))
+        return FinalsState(league=served.config.name, state=finals["state"], folder=str(folder or ""),
+                           games=games, scheduled=finals["scheduled"], ranking=ranking,
+                           error=finals.get("error", ""))
 
     async def _entrant(self, version_id: int) -> str:
         version = await self.database.run(Database.version, version_id)
         bot, _ = await self._bot_of(version)
         return entrant_name(bot.name, version)
 
-    async def _table(self, table: LadderTable) -> lpb.LadderTable:
+    async def _table(self, table: LadderTable) -> TableView:
         points: list[float] = []
         if table.state == DONE:
             played = await self.database.run(Database.games_of_record, table.league_id, RECORD.format(id=table.id))
             points = deal_set_totals([seats for _, seats in played], table.versions)
-        return lpb.LadderTable(id=table.id, versions=[await self._entrant(v) for v in table.versions],
-                               version_ids=list(table.versions), reason=table.reason,
-                               state=TABLE_STATE_VALUES[table.state], created_at=_seconds(table.created_at),
-                               started_at=_seconds(table.started_at), ended_at=_seconds(table.ended_at),
-                               error=table.error or "", points=points)
+        return TableView(id=table.id, versions=tuple([await self._entrant(v) for v in table.versions]),
+                         version_ids=tuple(table.versions), reason=table.reason, state=table.state,
+                         created_at=_seconds(table.created_at), started_at=_seconds(table.started_at),
+                         ended_at=_seconds(table.ended_at), error=table.error or "", points=tuple(points))
 
     async def _bot_or_none(self, served: Served, name: str) -> Bot | None:
         try:
@@ -534,21 +490,21 @@ class LeagueCore:
     async def _author(self, bot: Bot) -> str:
         return (await self.database.run(Database.author_by_id, bot.author_id)).name
 
-    async def _message(self, version: Version) -> lpb.BotVersion:
+    async def _view(self, version: Version) -> VersionView:
         """A version as the service lists it, with its bot, league and whether it is its bot's active one."""
         bot, league = await self._bot_of(version)
         siblings = await self.database.run(Database.versions, bot.id)
         active = active_version(siblings)
-        return lpb.BotVersion(id=version.id, league=league, bot=bot.name, author=await self._author(bot),
-                              number=version.number, sha256=version.sha256, state=STATE_VALUES[version.state],
-                              reason=version.reason or "", created_at=version.created_at.timestamp(),
-                              updated_at=version.updated_at.timestamp(),
-                              active=active is not None and active.id == version.id, dial_in=version.dial_in)
+        return VersionView(id=version.id, league=league, bot=bot.name, author=await self._author(bot),
+                           number=version.number, sha256=version.sha256, state=version.state,
+                           reason=version.reason or "", created_at=version.created_at.timestamp(),
+                           updated_at=version.updated_at.timestamp(),
+                           active=active is not None and active.id == version.id, dial_in=version.dial_in)
 
 
 def standing_rows(database: Database, league_id: int, board: Sequence[BoardEntry], *, games: bool = True
-                  ) -> list[lpb.LadderStanding]:
-    """These rows of the leaderboard as messages, on the database's thread: four queries whatever their number (the
+                  ) -> list[Standing]:
+    """These rows of the leaderboard, on the database's thread: four queries whatever their number (the
     versions, with those they are tied with; the league's bots; their authors; the games per version, unless
     ``games`` is False, when every row says 0), never a few per row."""
     wanted = {entry.version_id for entry in board} | {v for entry in board for v in entry.tied_with}
@@ -568,14 +524,14 @@ def standing_rows(database: Database, league_id: int, board: Sequence[BoardEntry
         version = found[entry.version_id]
         bot = bots_by_id[version.bot_id]
         online = entry.online
-        rows.append(lpb.LadderStanding(
+        rows.append(Standing(
             rank=entry.position, version_id=version.id, bot=bot.name, number=version.number,
             author=authors[bot.author_id].name, rating=entry.elo or 0.0, rating_low=entry.low or 0.0,
             rating_high=entry.high or 0.0, sigma=online.sigma if online else 0.0,
             online_mu=online.mu if online else 0.0, deal_sets=rated_deal_sets(entry),
             games=played.get(version.id, 0),
-            state=STATE_VALUES[version.state], rank_best=entry.best, rank_worst=entry.worst, fitted=entry.fitted,
-            tied_with=[names[v] for v in entry.tied_with]))
+            state=version.state, rank_best=entry.best, rank_worst=entry.worst, fitted=entry.fitted,
+            tied_with=tuple(names[v] for v in entry.tied_with)))
     return rows
 
 
@@ -584,19 +540,6 @@ def rated_deal_sets(entry: BoardEntry) -> int:
     fit's count lags it until the next refit (by one when a table is rated while a refit runs, or after it), so it
     serves only a version without an online rating."""
     return entry.online.games if entry.online is not None else entry.deal_sets
-
-
-@dataclass(frozen=True)
-class BotPage:
-    """A bot as the public sees it (:meth:`LeagueCore.bot_page`)."""
-
-    league: str
-    bot: str
-    author: str
-    versions: list[lpb.BotVersion]
-    """Oldest first."""
-    tables: list[lpb.LadderTable]
-    """Its versions' ended tables, newest first."""
 
 
 def room_for_one_more(bot: Bot, versions: list[Version], kept: int) -> list[Version]:
@@ -615,198 +558,6 @@ def _seconds(moment: Any) -> float:
     return moment.timestamp() if moment is not None else 0.0
 
 
-def author_message(author: Any) -> lpb.LeagueAuthor:
-    return lpb.LeagueAuthor(name=author.name, created_at=author.created_at.timestamp(),
-                            revoked_at=author.revoked_at.timestamp() if author.revoked_at else 0.0)
-
-
-def archive_limits(config: LeagueConfig) -> ArchiveLimits:
-    """The league's ``[upload]`` as the archive checker's limits."""
-    return upload_archive_limits(config.upload)
-
-
-def upload_archive_limits(upload: UploadLimits) -> ArchiveLimits:
-    """An ``[upload]`` table as the archive checker's limits (the league's, or :data:`.config.WIDEST_UPLOAD`)."""
-    return ArchiveLimits(max_compressed_bytes=upload.archive_bytes, max_uncompressed_bytes=upload.unpacked_bytes,
-                         max_files=upload.files)
-
-
-def token_of(context: grpc.ServicerContext) -> str | None:
-    """The bearer token of a call's metadata, or None."""
-    for key, value in context.invocation_metadata() or ():
-        if key == AUTH_HEADER:
-            text = value.decode() if isinstance(value, bytes) else value
-            return text[len(SCHEME):].strip() if text.startswith(SCHEME) else None
-    return None
-
-
-def _chunks(requests: Iterator[lpb.UploadRequest]) -> Iterator[bytes]:
-    """An upload's archive bytes from its messages after the first (each must be a chunk)."""
-    for request in requests:
-        if request.WhichOneof("part") != "chunk":
-            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "an upload has one UploadStart, first; the rest are chunks")
-        yield request.chunk
-
-
-def over_limit(limit_mb: int) -> LeagueError:
-    """The refusal of an archive past the league's size: one line, whichever client sent it (gRPC or the web)."""
-    return LeagueError(f"the archive is over the league's limit of {limit_mb} MiB (upload.archive_mb); nothing was "
-                       f"stored")
-
-
-def receive_archive(chunks: Iterable[bytes], folder: Path, limit: int, limit_mb: int) -> Path:
-    """An archive's bytes into a private temporary file in ``folder``, refused as soon as they pass ``limit``
-    bytes (blocking: on a worker thread)."""
-    fd, name = tempfile.mkstemp(dir=folder, prefix=".upload-")
-    path = Path(name)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            size = 0
-            for chunk in chunks:
-                size += len(chunk)
-                if size > limit:
-                    raise over_limit(limit_mb)
-                out.write(chunk)
-        if size == 0:
-            raise LeagueError("the upload holds no archive (no chunks)")
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise
-    return path
-
-
-def checked_upload(chunks: Iterable[bytes], folder: Path, config: LeagueConfig) -> Packed:
-    """An upload's bytes received within the league's limits and checked into its canonical archive (blocking)."""
-    limits = archive_limits(config)
-    received = receive_archive(chunks, folder, limits.max_compressed_bytes, config.upload.archive_mb)
-    try:
-        return pack(received, folder, limits)
-    finally:
-        received.unlink(missing_ok=True)
-
-
-def _handled(method: Callable) -> Callable:
-    """Map refusals to status codes with their one line."""
-    def handler(self: "LeagueServicer", request: Any, context: grpc.ServicerContext, *more: Any) -> Any:
-        try:
-            return method(self, request, context, *more)
-        except Refused as refusal:
-            context.abort(refusal.code, str(refusal))
-        except LeagueError as error:
-            code = next(code for kind, code in STATUS_OF if isinstance(error, kind))
-            context.abort(code, str(error))
-        except (trio.RunFinishedError, trio.Cancelled):
-            context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
-
-    handler.__name__ = method.__name__
-    handler.__doc__ = method.__doc__
-    return handler
-
-
-class LeagueServicer(lpb_grpc.LeagueServiceServicer):
-    """The grpcio handlers; each runs on a gRPC thread and reaches :class:`LeagueCore` through ``trio.from_thread``."""
-
-    def __init__(self, core: LeagueCore, trio_token: trio.lowlevel.TrioToken, upload_folder: Path) -> None:
-        self.core = core
-        self.trio_token = trio_token
-        self.upload_folder = upload_folder
-
-    def _trio(self, function: Callable, *args: Any) -> Any:
-        return trio.from_thread.run(function, *args, trio_token=self.trio_token)
-
-    @_handled
-    def AddAuthor(self, request: lpb.AddAuthorRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.add_author, token_of(context), request.name)
-
-    @_handled
-    def RevokeToken(self, request: lpb.RevokeTokenRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.revoke_token, token_of(context), request.author)
-
-    @_handled
-    def Upload(self, requests: Iterator[lpb.UploadRequest], context: grpc.ServicerContext) -> Any:
-        first = next(requests, None)
-        if first is None or first.WhichOneof("part") != "start":
-            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "an upload starts with a message naming the league "
-                                                            "and the bot (UploadStart), then the archive's chunks")
-        return self._trio(self.core.upload, token_of(context), first.start.league, first.start.bot,
-                          _chunks(requests), self.upload_folder)
-
-    @_handled
-    def AddDialInVersion(self, request: lpb.AddDialInVersionRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.add_dial_in, token_of(context), request.league, request.bot)
-
-    @_handled
-    def ListBots(self, request: lpb.ListBotsRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.list_bots, token_of(context), request.league)
-
-    @_handled
-    def ListVersions(self, request: lpb.ListVersionsRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.list_versions, token_of(context), request.league, request.bot)
-
-    @_handled
-    def GetBuildLog(self, request: lpb.GetBuildLogRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.build_log, token_of(context), request.version_id)
-
-    @_handled
-    def GetTableLog(self, request: lpb.GetTableLogRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.table_log, token_of(context), request.table_id, request.version_id)
-
-    @_handled
-    def RetireVersion(self, request: lpb.RetireVersionRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.retire, token_of(context), request.version_id)
-
-    @_handled
-    def ReinstateVersion(self, request: lpb.ReinstateVersionRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.reinstate, token_of(context), request.version_id)
-
-    @_handled
-    def GetLadderStandings(self, request: lpb.GetLadderStandingsRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.ladder_standings, token_of(context), request.league)
-
-    @_handled
-    def GetLadderQueue(self, request: lpb.GetLadderQueueRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.ladder_queue, token_of(context), request.league)
-
-    @_handled
-    def Challenge(self, request: lpb.ChallengeRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.challenge, token_of(context), request.league, request.version_id,
-                          request.opponent_id, request.deal_sets)
-
-    @_handled
-    def ListChallenges(self, request: lpb.ListChallengesRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.list_challenges, token_of(context), request.league)
-
-    @_handled
-    def GetChallenge(self, request: lpb.GetChallengeRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.get_challenge, token_of(context), request.id)
-
-    @_handled
-    def Freeze(self, request: lpb.FreezeRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.freeze, token_of(context), request.league)
-
-    @_handled
-    def Finals(self, request: lpb.FinalsRequest, context: grpc.ServicerContext) -> Any:
-        return self._trio(self.core.finals, token_of(context), request.league, request.start, request.deal_sets,
-                          request.tables)
-
-    def WatchLadder(self, request: lpb.WatchLadderRequest, context: grpc.ServicerContext) -> Iterator:
-        """Each table that ends from now on, while the client listens (refusals as the other calls': the first
-        step checks the token before anything is sent)."""
-        after, _ = self._watch_step(request, context, None, 0.0)
-        while context.is_active():
-            after, messages = self._watch_step(request, context, after, WATCH_WAIT_S)
-            yield from messages
-
-    @_handled
-    def _watch_step(self, request: lpb.WatchLadderRequest, context: grpc.ServicerContext, after: int | None,
-                    wait_s: float) -> tuple[int, list[lpb.WatchLadderResponse]]:
-        return self._trio(self.core.watch_ladder, token_of(context), request.league, after, wait_s)
-
-
-def add_to_server(server: grpc.Server, servicer: LeagueServicer) -> None:
-    lpb_grpc.add_LeagueServiceServicer_to_server(servicer, server)
-
-
-SERVICE_NAME = lpb.DESCRIPTOR.services_by_name["LeagueService"].full_name
-METHOD_PREFIX = f"/{SERVICE_NAME}/"
-"""The path prefix of this service's calls, which the server's own token check lets through."""
+def author_view(author: Author) -> AuthorView:
+    return AuthorView(name=author.name, created_at=author.created_at.timestamp(),
+                      revoked_at=author.revoked_at.timestamp() if author.revoked_at else 0.0)

@@ -1,0 +1,160 @@
+"""The ``LeagueService`` gRPC service (proto/dominoes/v1/league.proto): the grpcio handlers of the league's use cases
+(:class:`arena.league.core.LeagueCore`).
+
+Each handler runs on a gRPC thread, reads the caller's token from the call's metadata, receives an upload's chunks
+(the core counts them against the league's limit as they come, into a private temporary file, and checks the
+archive off the loop), hands the call to the trio side with ``trio.from_thread.run``, and converts its answer to
+the protocol's message (:mod:`arena.server.league_messages`). Refusals become status codes with their one line
+(:mod:`arena.server.status`, shared with the Arena's service); nothing escapes as UNKNOWN with a traceback.
+
+The server's own token check (arena/server/auth.py) lets this service's calls through (:data:`METHOD_PREFIX`): an
+author's token is not the server's, and the league resolves tokens itself. The operator's token is the server's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import grpc
+import trio
+
+from arena.league.core import LeagueCore
+from arena.protocol import league_pb2 as lpb
+from arena.protocol import league_pb2_grpc as lpb_grpc
+from arena.server.auth import AUTH_HEADER, SCHEME
+from arena.server.core import ApiError, Refusal
+from arena.server.league_messages import added_author_pb, bots_pb, build_log_pb, challenged_pb, challenges_pb, dial_in_pb, finals_pb, frozen_pb, got_challenge_pb, leaderboard_pb, queue_pb, reinstated_pb, retired_pb, revoked_pb, table_log_pb, table_rated_pb, uploaded_pb, versions_pb
+from arena.server.status import handled
+
+WATCH_WAIT_S = 5.0
+"""How long one step of a watch waits for a table to end before it looks whether its client is still there."""
+
+
+def token_of(context: grpc.ServicerContext) -> str | None:
+    """The bearer token of a call's metadata, or None."""
+    for key, value in context.invocation_metadata() or ():
+        if key == AUTH_HEADER:
+            text = value.decode() if isinstance(value, bytes) else value
+            return text[len(SCHEME):].strip() if text.startswith(SCHEME) else None
+    return None
+
+
+def _chunks(requests: Iterator[lpb.UploadRequest]) -> Iterator[bytes]:
+    """An upload's archive bytes from its messages after the first (each must be a chunk)."""
+    for request in requests:
+        if request.WhichOneof("part") != "chunk":
+            raise ApiError(Refusal.INVALID_ARGUMENT,
+                           "an upload has one UploadStart, first; the rest are chunks")
+        yield request.chunk
+
+
+class LeagueServicer(lpb_grpc.LeagueServiceServicer):
+    """The grpcio handlers; each runs on a gRPC thread and reaches :class:`LeagueCore` through ``trio.from_thread``."""
+
+    def __init__(self, core: LeagueCore, trio_token: trio.lowlevel.TrioToken, upload_folder: Path) -> None:
+        self.core = core
+        self.trio_token = trio_token
+        self.upload_folder = upload_folder
+
+    def _trio(self, function: Callable, *args: Any) -> Any:
+        return trio.from_thread.run(function, *args, trio_token=self.trio_token)
+
+    @handled
+    def AddAuthor(self, request: lpb.AddAuthorRequest, context: grpc.ServicerContext) -> Any:
+        return added_author_pb(self._trio(self.core.add_author, token_of(context), request.name))
+
+    @handled
+    def RevokeToken(self, request: lpb.RevokeTokenRequest, context: grpc.ServicerContext) -> Any:
+        return revoked_pb(self._trio(self.core.revoke_token, token_of(context), request.author))
+
+    @handled
+    def Upload(self, requests: Iterator[lpb.UploadRequest], context: grpc.ServicerContext) -> Any:
+        first = next(requests, None)
+        if first is None or first.WhichOneof("part") != "start":
+            raise ApiError(Refusal.INVALID_ARGUMENT, "an upload starts with a message naming the league "
+                                                             "and the bot (UploadStart), then the archive's chunks")
+        return uploaded_pb(self._trio(self.core.upload, token_of(context), first.start.league, first.start.bot,
+                                      _chunks(requests), self.upload_folder))
+
+    @handled
+    def AddDialInVersion(self, request: lpb.AddDialInVersionRequest, context: grpc.ServicerContext) -> Any:
+        return dial_in_pb(self._trio(self.core.add_dial_in, token_of(context), request.league, request.bot))
+
+    @handled
+    def ListBots(self, request: lpb.ListBotsRequest, context: grpc.ServicerContext) -> Any:
+        return bots_pb(self._trio(self.core.list_bots, token_of(context), request.league))
+
+    @handled
+    def ListVersions(self, request: lpb.ListVersionsRequest, context: grpc.ServicerContext) -> Any:
+        return versions_pb(self._trio(self.core.list_versions, token_of(context), request.league, request.bot))
+
+    @handled
+    def GetBuildLog(self, request: lpb.GetBuildLogRequest, context: grpc.ServicerContext) -> Any:
+        return build_log_pb(self._trio(self.core.build_log, token_of(context), request.version_id))
+
+    @handled
+    def GetTableLog(self, request: lpb.GetTableLogRequest, context: grpc.ServicerContext) -> Any:
+        return table_log_pb(self._trio(self.core.table_log, token_of(context), request.table_id,
+                                       request.version_id))
+
+    @handled
+    def RetireVersion(self, request: lpb.RetireVersionRequest, context: grpc.ServicerContext) -> Any:
+        return retired_pb(self._trio(self.core.retire, token_of(context), request.version_id))
+
+    @handled
+    def ReinstateVersion(self, request: lpb.ReinstateVersionRequest, context: grpc.ServicerContext) -> Any:
+        return reinstated_pb(self._trio(self.core.reinstate, token_of(context), request.version_id))
+
+    @handled
+    def GetLadderStandings(self, request: lpb.GetLadderStandingsRequest, context: grpc.ServicerContext) -> Any:
+        return leaderboard_pb(self._trio(self.core.ladder_standings, token_of(context), request.league))
+
+    @handled
+    def GetLadderQueue(self, request: lpb.GetLadderQueueRequest, context: grpc.ServicerContext) -> Any:
+        return queue_pb(self._trio(self.core.ladder_queue, token_of(context), request.league))
+
+    @handled
+    def Challenge(self, request: lpb.ChallengeRequest, context: grpc.ServicerContext) -> Any:
+        return challenged_pb(self._trio(self.core.challenge, token_of(context), request.league, request.version_id,
+                                        request.opponent_id, request.deal_sets))
+
+    @handled
+    def ListChallenges(self, request: lpb.ListChallengesRequest, context: grpc.ServicerContext) -> Any:
+        return challenges_pb(self._trio(self.core.list_challenges, token_of(context), request.league))
+
+    @handled
+    def GetChallenge(self, request: lpb.GetChallengeRequest, context: grpc.ServicerContext) -> Any:
+        return got_challenge_pb(self._trio(self.core.get_challenge, token_of(context), request.id))
+
+    @handled
+    def Freeze(self, request: lpb.FreezeRequest, context: grpc.ServicerContext) -> Any:
+        return frozen_pb(self._trio(self.core.freeze, token_of(context), request.league))
+
+    @handled
+    def Finals(self, request: lpb.FinalsRequest, context: grpc.ServicerContext) -> Any:
+        return finals_pb(self._trio(self.core.finals, token_of(context), request.league, request.start,
+                                    request.deal_sets, request.tables))
+
+    def WatchLadder(self, request: lpb.WatchLadderRequest, context: grpc.ServicerContext) -> Iterator:
+        """Each table that ends from now on, while the client listens (refusals as the other calls': the first
+        step checks the token before anything is sent)."""
+        after, _ = self._watch_step(request, context, None, 0.0)
+        while context.is_active():
+            after, messages = self._watch_step(request, context, after, WATCH_WAIT_S)
+            yield from messages
+
+    @handled
+    def _watch_step(self, request: lpb.WatchLadderRequest, context: grpc.ServicerContext, after: int | None,
+                    wait_s: float) -> tuple[int, list[lpb.WatchLadderResponse]]:
+        serial, ended = self._trio(self.core.watch_ladder, token_of(context), request.league, after, wait_s)
+        return serial, [table_rated_pb(rated) for rated in ended]
+
+
+def add_to_server(server: grpc.Server, servicer: LeagueServicer) -> None:
+    lpb_grpc.add_LeagueServiceServicer_to_server(servicer, server)
+
+
+SERVICE_NAME = lpb.DESCRIPTOR.services_by_name["LeagueService"].full_name
+METHOD_PREFIX = f"/{SERVICE_NAME}/"
+"""The path prefix of this service's calls, which the server's own token check lets through."""
