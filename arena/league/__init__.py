@@ -20,10 +20,10 @@ The names below are what the rest of the arena uses of the league: the server op
 """
 
 from arena.league.assembly import OpenLeague, open_league
+from arena.league.core import LeagueCore
 from arena.league.rules.config import LeagueConfig, load_leagues
 from arena.league.rules.errors import LeagueError
 from arena.league.rules.permissions import OPERATOR, Caller
-from arena.league.core import LeagueCore
 
 __all__ = ["OPERATOR", "Caller", "LeagueConfig", "LeagueCore", "LeagueError", "OpenLeague", "load_leagues",
            "open_league"]

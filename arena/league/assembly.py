@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 import trio
 
 from arena.league.authors import Authenticator
+from arena.league.core import LeagueCore
 from arena.league.intake.build import KitCache
 from arena.league.intake.pipeline import BuiltBots, Pipeline, SandboxedBuilder, Served, kit_cache_problem
 from arena.league.intake.store import Store
@@ -26,7 +27,6 @@ from arena.league.play.finals import Finals
 from arena.league.play.ladder import Ladder
 from arena.league.play.table_run import LeagueRuns, league_folder
 from arena.league.rules.config import LeagueConfig
-from arena.league.core import LeagueCore
 from arena.league.storage.db import AsyncDatabase, Database, shown_url
 from arena.tournament.backend import BackendFactory
 
