@@ -50,6 +50,10 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_g
 
 from arena.protocol import LISTEN_ENV, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc, types_pb2
 from arena.protocol.addresses import is_loopback
+from arena.protocol.convert import action_from_pb
+from arena.rules.actions import NO_TILE
+from arena.rules.all_fives import points_in_play
+from arena.rules.spinner import Spinner
 
 Policy = Callable[[Any], "int | types_pb2.Action"]
 Listener = Callable[[Any], None]
@@ -295,58 +299,19 @@ def _dial_in_channel(options: argparse.Namespace) -> grpc.Channel:
 def connect_out(policy: Policy, options: argparse.Namespace, *, name: str, **hello: Any) -> int:
     """Dial in to the arena server of ``options.connect`` and play until it ends the stream (or a signal stops
     the bot); the exit status of ``arena connect``. Relayed by ``arena connect``'s own code, with the policy called
-    here, in this process (:func:`_policy_bot`): no socket and no second gRPC call between the stream and it."""
-    import trio  # the relay's imports, for a bot that dials in only
-
-    from arena.players.relay import Backoff, Relay, dial_in, last_words
+    here, in this process (:class:`~arena.players.relay.PolicyBot`): no socket and no second gRPC call between the
+    stream and it."""
+    from arena.players import relay  # trio and the relay cost a bot ~0.1 s and 9 MB at start: only dialing in pays
 
     token = _dial_in_token(options)
     servicer = _BotServicer(policy, _hello_reply(name, **hello), hello.get("on_notify"))
-    relay = Relay(_policy_bot(servicer), None, options.bot, (("authorization", f"Bearer {token}"),))
-    ended = trio.run(dial_in, relay, lambda: _dial_in_channel(options), Backoff(options.reconnect))
-    status, lines = last_words(relay, ended)
+    local = relay.PolicyBot(servicer._hello, servicer.reply, servicer._on_notify, NO_LEGAL_ACTIONS)
+    dialing = relay.Relay(local, None, options.bot, (("authorization", f"Bearer {token}"),))
+    ended = relay.dial_in_until_done(dialing, lambda: _dial_in_channel(options), relay.Backoff(options.reconnect))
+    status, lines = relay.last_words(dialing, ended)
     for line in lines:
         print(line, file=sys.stderr, flush=True)
     return status
-
-
-def _policy_bot(servicer: _BotServicer) -> Any:
-    """The policy as the relay's :class:`~arena.players.relay.LocalBot`: each decision on a worker thread (a policy
-    may think for seconds while other games' requests arrive), its exceptions a crash of that decision only, as the
-    gRPC server makes them. A decision given up on (its deadline passed here, or the relay cancelled it on the
-    server's Cancel) leaves the thread to finish alone, its answer dropped, and :func:`cancelled` true for it."""
-    import trio
-
-    from arena.players.faults import BotFailure, FaultKind
-
-    class PolicyBot:
-        async def hello(self) -> bot_pb2.HelloReply:
-            return servicer._hello
-
-        async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
-            if not message.observation.legal_actions:
-                raise ValueError(NO_LEGAL_ACTIONS)
-            given_up = threading.Event()
-            try:
-                with trio.move_on_after(timeout_s):
-                    try:
-                        return await trio.to_thread.run_sync(servicer.reply, message, given_up.is_set,
-                                                             abandon_on_cancel=True)
-                    except Exception as error:  # the policy's own bug: this decision fails, the bot goes on
-                        raise BotFailure(FaultKind.CRASHED, detail=f"the policy raised {type(error).__name__}: "
-                                                                    f"{str(error)[:200]}") from None
-                raise BotFailure(FaultKind.TIMEOUT, allowed_ms=int(timeout_s * 1000))
-            finally:
-                given_up.set()  # answered (nothing left to tell), timed out or cancelled: the thread may stop
-
-        async def notify(self, message: bot_pb2.Notification) -> None:
-            if servicer._on_notify is not None:
-                servicer._on_notify(message)
-
-        async def stop(self) -> None:
-            """Nothing to stop: the policy is this process."""
-
-    return PolicyBot()
 
 
 def serve(policy: Policy, *, name: str, argv: Sequence[str] | None = None, **hello: Any) -> None:
@@ -372,11 +337,6 @@ def all_fives_score(observation: types_pb2.Observation, action: types_pb2.Action
 
     Rebuilds the public layout from the history with the arena's own rules engine, so it is exact.
     """
-    from arena.protocol.convert import action_from_pb
-    from arena.rules.actions import NO_TILE
-    from arena.rules.all_fives import points_in_play
-    from arena.rules.spinner import Spinner
-
     layout = Spinner()
     for event in observation.history:
         if is_placement(event.action):

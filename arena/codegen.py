@@ -16,6 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+import grpc_tools
+from grpc_tools import protoc
+
 ROOT = Path(__file__).resolve().parents[1]
 PROTO_DIR = ROOT / "proto"
 OUT_DIR = ROOT / "arena" / "_generated"
@@ -27,9 +30,6 @@ def proto_files() -> list[Path]:
 
 def generate(out: Path) -> None:
     """Run protoc (from grpcio-tools) over every .proto file into ``out``, with mypy-protobuf's typed stubs."""
-    from grpc_tools import protoc  # the build tool, not needed at run time
-    import grpc_tools
-
     out.mkdir(parents=True, exist_ok=True)
     well_known = Path(grpc_tools.__file__).parent / "_proto"
     plugins = Path(sys.executable).parent  # mypy-protobuf's protoc plugins, installed beside this interpreter

@@ -3,6 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ARENA_WITH_RAY=1 bash scripts/setup.sh  # with the Ray extra: tests/test_ray.py runs a local Ray cluster
+# The static checks first, in seconds: ruff (lint, the rules chosen in pyproject.toml) and mypy (types) over the
+# arena package, both with zero findings.
+.venv/bin/ruff check arena
+.venv/bin/mypy
 # The compiled bots (starter kits) the tests start, built once per run; their toolchains' downloads are cached
 # outside the clone (bots/build.sh). A kit that does not build fails the run.
 bash bots/build.sh

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from arena.cluster.ray_backend import connect, ray_factory
 from arena.rules import RulesError
 
 BACKENDS = ("local", "ray")
@@ -33,7 +34,5 @@ def backend_from(backend: str, address: str | None, concurrency: int, actors_per
     check_backend_arguments(backend, address)
     if backend != "ray":
         return None
-    from arena.cluster.ray_backend import connect, ray_factory
-
     connect(address)
     return ray_factory(concurrency, actors_per_node)

@@ -89,7 +89,7 @@ class ClusterError(RunError):
 def require_ray() -> Any:
     """The ``ray`` module, or one clear error saying how to install it."""
     try:
-        import ray
+        import ray  # the optional extra (`pip install dominoes-arena[ray]`): this is the one place it is loaded
     except ImportError:
         raise ClusterError(RAY_MISSING) from None
     return ray
@@ -127,9 +127,7 @@ def keep_local_ray_on_loopback() -> None:
     its servers listen on loopback only (Ray's own code execution is then reachable from this machine only, not from
     the network with nothing but Ray's token in the way). Ray reads :data:`LOOPBACK_ONLY_ENV` when imported: when it
     was imported before :func:`connect` set it (a program that imported Ray first), the value it read is set too."""
-    from ray._private import ray_constants
-
-    ray_constants.ENABLE_RAY_CLUSTER = False
+    require_ray()._private.ray_constants.ENABLE_RAY_CLUSTER = False
 
 
 def check_loopback_node(ray: Any) -> None:
@@ -381,11 +379,10 @@ class RayBackend:
 
     def _start_actor(self, place: ActorPlace) -> _Actor:
         """A new actor pinned to its node (Ray starts it in the background: its check says when it is ready)."""
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
+        pinned = self.ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy
         handle = self.ray.remote(concurrency_groups={CONTROL: CONTROL_THREADS})(GameActor).options(
             num_cpus=0, max_concurrency=self.concurrency, max_restarts=0,
-            scheduling_strategy=NodeAffinitySchedulingStrategy(place.node_id, soft=False),
+            scheduling_strategy=pinned(place.node_id, soft=False),
         ).remote(setup_for_actor(self.setup, place, self.cwd), place.node)
         return _Actor(place, handle)
 

@@ -45,7 +45,7 @@ from arena.protocol import bot_pb2, dial_in_pb2, dial_in_pb2_grpc
 from arena.protocol.convert import observation_from_pb, options_from_pb
 from arena.rules import Game, new_game
 from arena.players.base import DecisionRequest
-from arena.players.faults import BotFailure
+from arena.players.faults import BotFailure, FaultKind
 from arena.players.process import BotProcess
 
 NO_DEADLINE_S = 60.0
@@ -177,6 +177,48 @@ class ProcessBot:
 
     async def stop(self) -> None:
         await self.process.stop()
+
+
+class PolicyBot:
+    """A policy in this process as the relay's :class:`LocalBot` (the botkit's ``--connect``): each decision on a
+    worker thread (a policy may think for seconds while other games' requests arrive), its exceptions a crash of that
+    decision only, as the gRPC server makes them. A decision given up on (its deadline passed here, or the relay
+    cancelled it on the server's Cancel) leaves the thread to finish alone, its answer dropped, and ``given_up`` true
+    for it."""
+
+    def __init__(self, hello: bot_pb2.HelloReply,
+                 reply: Callable[[bot_pb2.ActRequest, Callable[[], bool]], bot_pb2.ActReply],
+                 on_notify: Callable[[bot_pb2.Notification], None] | None, no_legal_actions: str) -> None:
+        self._hello = hello
+        self._reply = reply
+        self._on_notify = on_notify
+        self._no_legal_actions = no_legal_actions
+
+    async def hello(self) -> bot_pb2.HelloReply:
+        return self._hello
+
+    async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
+        if not message.observation.legal_actions:
+            raise ValueError(self._no_legal_actions)
+        given_up = threading.Event()
+        try:
+            with trio.move_on_after(timeout_s):
+                try:
+                    return await trio.to_thread.run_sync(self._reply, message, given_up.is_set,
+                                                         abandon_on_cancel=True)
+                except Exception as error:  # the policy's own bug: this decision fails, the bot goes on
+                    raise BotFailure(FaultKind.CRASHED, detail=f"the policy raised {type(error).__name__}: "
+                                                                f"{str(error)[:200]}") from None
+            raise BotFailure(FaultKind.TIMEOUT, allowed_ms=int(timeout_s * 1000))
+        finally:
+            given_up.set()  # answered (nothing left to tell), timed out or cancelled: the thread may stop
+
+    async def notify(self, message: bot_pb2.Notification) -> None:
+        if self._on_notify is not None:
+            self._on_notify(message)
+
+    async def stop(self) -> None:
+        """Nothing to stop: the policy is this process."""
 
 
 class Relay:
@@ -359,6 +401,11 @@ async def dial_in(relay: Relay, open_channel: Callable[[], grpc.Channel], backof
         return await until_interrupted(lambda: relay_with_reconnects(relay, open_channel, backoff), (BotFailure,))
     finally:
         await relay.local.stop()
+
+
+def dial_in_until_done(relay: Relay, open_channel: Callable[[], grpc.Channel], backoff: Backoff) -> Ended | None:
+    """:func:`dial_in` run to its end on a trio loop of its own (the botkit's ``--connect``, which has none)."""
+    return trio.run(dial_in, relay, open_channel, backoff)
 
 
 def last_words(relay: Relay, ended: Ended | None, where: str = "") -> tuple[int, list[str]]:

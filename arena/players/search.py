@@ -48,6 +48,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, cast
 
+from arena.protocol.convert import observation_from_pb, options_from_pb
 from arena.rules import Action, Game, Kind, Observation, RoundState, new_game
 from arena.rules.all_fives import points_in_play
 from arena.rules.restore import PublicRound
@@ -498,8 +499,6 @@ class SearchPlayer:
         ``time.move_ms`` (counted from this call; a request without one gets the arena's default, 1000 ms). The
         bank (``time.bank_ms``) is left alone: every decision keeps within its own move time."""
         started = time.perf_counter()
-        from arena.protocol.convert import observation_from_pb, options_from_pb
-
         message = request.observation
         game = self.game(request.variant, message.players, options_from_pb(request.options))
         observation = observation_from_pb(message, game)

@@ -127,8 +127,7 @@ class ParquetUnavailable(ExportError):
 def _pyarrow() -> Any:
     """pyarrow, imported only by the export that needs it (the arena starts without it)."""
     try:
-        import pyarrow
-        import pyarrow.parquet  # noqa: F401
+        import pyarrow.parquet  # the optional extra (`[parquet]`), loaded by the export alone: the arena starts without it
     except ImportError:
         raise ParquetUnavailable("pyarrow is not installed: run scripts/setup.sh, or pip install "
                                  "'dominoes-arena[parquet]'") from None
@@ -352,7 +351,7 @@ def write_dataset(sources: Iterable[tuple[str, Path]], out: str | Path) -> Datas
     games, decisions and tiles as Parquet. The files appear whole or not at all (written as ``.part`` files and
     renamed at the end); a folder that is not new or empty is refused."""
     pa = _pyarrow()
-    import pyarrow.parquet as pq
+    pq = pa.parquet
 
     started, cpu = time.perf_counter(), time.process_time()
     files = record_files(sources)

@@ -17,8 +17,10 @@ keep doing so: only the display adds one.
 
 from __future__ import annotations
 
+import multiprocessing
 import json
 import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
@@ -322,9 +324,6 @@ def _lines(files: RunFiles, read: ReadReport) -> Iterator[tuple[int, bytes]]:
 
 def _verify_parallel(files: RunFiles, jobs: int) -> VerifyReport:
     """Split the complete lines into chunks verified by worker processes (spawned, never forked)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     report = VerifyReport()
     master = _check_commitment(files, report)
     chunks: list[list[tuple[int, bytes]]] = [[]]

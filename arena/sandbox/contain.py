@@ -27,12 +27,15 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import stat
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
+
+import trio
 
 from arena.sandbox.cgroups import BotCgroup, CgroupError
 from arena.sandbox.host import Host, host
@@ -105,8 +108,6 @@ class Containment:
         SandboxError when bubblewrap wrote none (it failed; its exit status says why)."""
         if self._info_fd is None:
             return self.listen_address
-        import trio
-
         stream, self._info_fd = trio.lowlevel.FdStream(self._info_fd), None
         text = b""
         async with stream:
@@ -424,8 +425,6 @@ def system_view(args: list[str], private: Path, uid: int | None) -> MountView:
 
 def _free_port() -> int:
     """A loopback port nobody listens on now (a bot without a sandbox shares the machine's loopback)."""
-    import socket
-
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]

@@ -53,7 +53,7 @@ def filter_program() -> bytes:
     """The filter as a BPF program, for ``bwrap --seccomp``: built once, for this machine's architecture and the
     32-bit ABIs it can also run (a call made through ``int 0x80`` is filtered the same way).
     SyscallFilterUnavailable when libseccomp cannot be loaded or refuses."""
-    try:
+    try:  # loaded on first use: a machine without libseccomp2 still runs everything but the filter
         import pyseccomp as seccomp
     except (ImportError, OSError, RuntimeError) as error:  # pyseccomp raises RuntimeError without libseccomp
         raise SyscallFilterUnavailable(f"the seccomp filter cannot be built ({error}): install libseccomp2 "

@@ -62,13 +62,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from arena.errors import ArenaError
 from arena.tournament.ratings import Z95, elo_bounds, elo_of_score, score_interval, score_of_elo
-
-if TYPE_CHECKING:
-    from arena.tournament.standings import GameOutcome
+from arena.tournament.standings import GameOutcome, places, sides_held
 
 LOGISTIC = "logistic"
 NORMALIZED = "normalized"
@@ -283,9 +281,6 @@ def meetings(places: Sequence[int], candidate_sides: Iterable[int], opponent_sid
 def outcome_meetings(outcome: GameOutcome, candidate: str, opponent: str | None = None) -> Meetings:
     """The candidate's meetings in a finished game against ``opponent`` (an entrant name; None: every other entrant
     at the table), with the standings' places (faults placed last)."""
-    from arena.tournament.standings import places, sides_held  # the standings' definitions of places and sides, imported late so
-    # that the arithmetic here stays importable on its own
-
     held = sides_held(outcome)
     if candidate not in held:
         raise SprtError(f"expected {candidate!r} at the table, got seats {outcome.seats!r}")

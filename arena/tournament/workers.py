@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+import structlog
 
 from arena.display import safe_name
 from arena.records.run_folder import RunFolder
@@ -184,8 +185,6 @@ async def _dispatch(backend: LocalBackend, log: Any, method: str, args: tuple[An
 
 
 def _open_worker_log(setup: BackendSetup) -> tuple[Any, Any]:
-    import structlog
-
     assert setup.logs is not None
     setup.logs.mkdir(parents=True, exist_ok=True)
     log_file = open(setup.logs / "worker.log", "a")
