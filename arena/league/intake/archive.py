@@ -57,6 +57,10 @@ def size_text(size: int) -> str:
     return f"{size // MIB} MiB" if size and size % MIB == 0 else f"{size:,} bytes"
 
 
+DEFAULT_LIMITS = ArchiveLimits()
+"""The limits of an upload when no league gives its own (frozen: one shared default)."""
+
+
 class ArchiveError(LeagueError):
     """An upload refused; the message is one line for the author. (Not a ValueError: tarfile catches some.)"""
 
@@ -92,7 +96,7 @@ class Packed:
 
 
 def pack(source: str | os.PathLike[str], workdir: str | os.PathLike[str],
-         limits: ArchiveLimits = ArchiveLimits()) -> Packed:
+         limits: ArchiveLimits = DEFAULT_LIMITS) -> Packed:
     """Check an upload and write its canonical archive into ``workdir``; an ArchiveError leaves nothing behind."""
     spool_fd, spool_name = tempfile.mkstemp(dir=workdir, prefix=".spool-")
     try:
