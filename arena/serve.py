@@ -29,6 +29,9 @@ import trio
 from arena.botkit import add_introspection
 from arena.cluster.options import backend_from
 from arena.display import safe_name
+from arena.league import LeagueConfig, LeagueCore, LeagueError, OpenLeague, load_leagues, open_league
+from arena.league.intake.pipeline import default_kit_cache
+from arena.league.storage.db import sqlite_file, sqlite_url
 from arena.players.dial_in import REGISTRY
 from arena.protocol import MAX_MESSAGE_BYTES, arena_pb2
 from arena.sandbox import overlaps
@@ -36,6 +39,8 @@ from arena.server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
 from arena.server.auth import ConfigError, TokenInterceptor, check_listen, check_private, is_loopback, read_token, server_credentials
 from arena.server.events import WATCH_BUFFER_EVENTS
 from arena.server.dial_in import CALLS as DIAL_IN_CALLS, SHUTTING_DOWN, DialInServicer, add_to_server as add_dial_in
+from arena.server.league_service import SERVICE_NAME, LeagueServicer
+from arena.server.league_service import add_to_server as add_league
 from arena.server.registry import load_registry
 from arena.server.core import Arena, make_private_folder
 from arena.server.service import ArenaServicer, add_to_server
@@ -76,8 +81,8 @@ class ServeConfig:
     """The certificate chain and key files of --tls-cert/--tls-key: the dashboard serves HTTPS with them too."""
     backend: Any = None
     """Where games are played: the runner's backend factory (``--backend ray``), or None for this machine."""
-    leagues: tuple[Any, ...] = ()
-    """The leagues of ``--league FILE`` (:class:`arena.league.rules.config.LeagueConfig`), served by LeagueService."""
+    leagues: tuple[LeagueConfig, ...] = ()
+    """The leagues of ``--league FILE``, served by LeagueService."""
     database: str | None = None
     """The league database's URL (``--database``; default: SQLite in the data folder)."""
     kit_cache: Path | None = None
@@ -140,12 +145,9 @@ def config_from_args(args: Any) -> ServeConfig:
                        tls_files=(args.tls_cert, args.tls_key) if credentials is not None else None)
 
 
-def leagues_from_args(args: Any, token: str | None, data: Path) -> tuple[tuple[Any, ...], str | None]:
+def leagues_from_args(args: Any, token: str | None, data: Path) -> tuple[tuple[LeagueConfig, ...], str | None]:
     """The league files of ``--league`` (checked now: a bad file is one line before anything starts) and the
     database's URL; the league needs the operator's token (``--token-file``), which alone may create authors."""
-    from arena.league.rules.config import load_leagues
-    from arena.league.storage.db import sqlite_url
-
     files = getattr(args, "league", None) or []
     database = getattr(args, "database", None)
     if not files:
@@ -161,18 +163,12 @@ def leagues_from_args(args: Any, token: str | None, data: Path) -> tuple[tuple[A
 def league_database_file(url: str | None) -> tuple[Path, ...]:
     """The league's SQLite file, which no build may see (by default it is in the data folder, protected already);
     nothing for PostgreSQL."""
-    import sqlalchemy as sa
-
-    if not url:
-        return ()
-    parsed = sa.make_url(url)
-    return (Path(parsed.database).resolve(),) if parsed.get_backend_name() == "sqlite" and parsed.database else ()
+    file = sqlite_file(url) if url else None
+    return (file,) if file is not None else ()
 
 
 def kit_cache_from_args(args: Any, protected: tuple[Path, ...]) -> Path:
     """``--kit-cache`` or its default; refused when it is inside what builds must not see (the builds read it)."""
-    from arena.league.intake.pipeline import default_kit_cache
-
     given = getattr(args, "kit_cache", None)
     cache = (Path(given) if given else default_kit_cache()).resolve()
     for secret in protected:
@@ -276,8 +272,8 @@ class ServerLog:
         self._file.close()
 
 
-def make_server(config: ServeConfig, servicer: ArenaServicer,
-                league: Any = None, dial_in: DialInServicer | None = None) -> tuple[grpc.Server, str]:
+def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServicer | None = None,
+                dial_in: DialInServicer | None = None) -> tuple[grpc.Server, str]:
     """The gRPC server, bound but not started, and the address it listens on (the real port when 0 was asked).
 
     Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server
@@ -305,8 +301,6 @@ def make_server(config: ServeConfig, servicer: ArenaServicer,
         add_dial_in(server, dial_in)
         services.append(DIAL_IN_SERVICE)
     if league is not None:
-        from arena.server.league_service import SERVICE_NAME, add_to_server as add_league
-
         add_league(server, league)
         services.append(SERVICE_NAME)
     add_introspection(server, *services)
@@ -411,23 +405,19 @@ async def serve(config: ServeConfig) -> None:
     try:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())
-            league = await open_league(config, log, arena.limiter) if config.leagues else None
+            league = await open_leagues(config, log, arena.limiter) if config.leagues else None
+            league_servicer = (LeagueServicer(league.core, trio.lowlevel.current_trio_token(), league.store.tmp)
+                               if league is not None else None)
             dial_in = DialInServicer(REGISTRY, trio.lowlevel.current_trio_token(), plain_text_beyond_loopback=(
                 config.credentials is None and not is_loopback(config.listen)))
-            server, address = make_server(config, servicer, league and league.servicer,  # a port in use: one line
+            server, address = make_server(config, servicer, league_servicer,  # a port in use: one line
                                           dial_in)
             listener = bind_http(config.http) if config.http is not None else None
             log_policy(log, config)
             async with trio.open_nursery() as nursery:
                 await nursery.start(arena.run)
                 if league is not None:
-                    await nursery.start(league.pipeline.run)
-                    for ladder in league.ladders.values():
-                        await nursery.start(ladder.run)
-                    for challenges in league.challenges.values():
-                        await nursery.start(challenges.run)
-                    for finals in league.finals.values():
-                        await nursery.start(finals.run)
+                    await league.start(nursery)
                 server.start()
                 tls = "TLS" if config.credentials is not None else "plain text"
                 auth = "token required" if config.token else "no token"
@@ -435,7 +425,7 @@ async def serve(config: ServeConfig) -> None:
                 print(f"listening on {address}", file=sys.stderr, flush=True)
                 log.info("server_started", address=address, transport=tls, auth=auth, data=str(config.data),
                          concurrency=config.concurrency)
-                web = (await start_web(nursery, arena, config, listener, league and league.servicer.core)
+                web = (await start_web(nursery, arena, config, listener, league.core if league is not None else None)
                        if listener is not None else None)
                 if config.token and config.credentials is None and not is_loopback(config.listen):
                     log.warning("token_in_plain_text", advice="without --tls-cert/--tls-key anyone on the path can "
@@ -459,72 +449,17 @@ async def serve(config: ServeConfig) -> None:
         log.close()
 
 
-@dataclass
-class OpenLeague:
-    """The leagues of a server: their database, their gRPC servicer and the pipeline of their versions."""
-
-    database: Any
-    servicer: Any
-    pipeline: Any
-    ladders: dict[str, Any]
-    """Each league's ladder (arena/league/play/ladder.py), by league name."""
-    challenges: dict[str, Any]
-    """Each league's challenge slots (arena/league/play/challenges.py), by league name."""
-    finals: dict[str, Any]
-    """Each league's finals (arena/league/play/finals.py), by league name."""
-
-
-async def open_league(config: ServeConfig, log: ServerLog, limiter: trio.CapacityLimiter) -> OpenLeague:
-    """Open (and migrate) the league database, register each league, and make the service, the pipeline and each
-    league's ladder (its games share the server's games-at-once ``limiter`` and backend with the tournaments); a
+async def open_leagues(config: ServeConfig, log: ServerLog, limiter: trio.CapacityLimiter) -> OpenLeague:
+    """The leagues of ``--league`` opened (:func:`arena.league.open_league`) in a private ``league`` folder of the
+    data folder, with this server's token, kit cache, protected paths, games-at-once ``limiter`` and backend; a
     database that cannot be opened is one ConfigError line."""
-    from arena.league.authors import Authenticator
-    from arena.league.storage.db import AsyncDatabase, Database
-    from arena.league.rules.errors import LeagueError
-    from arena.league.intake.build import KitCache
-    from arena.league.play.ladder import Ladder
-    from arena.league.play.challenges import Challenges
-    from arena.league.play.finals import Finals
-    from arena.league.play.table_run import league_folder
-    from arena.league.intake.pipeline import BuiltBots, Pipeline, SandboxedBuilder, Served, kit_cache_problem
-    from arena.league.core import LeagueCore
-    from arena.server.league_service import LeagueServicer
-    from arena.league.intake.store import Store
-
     try:
-        database = await AsyncDatabase.open(config.database or "")
-        served = {}
-        for league in config.leagues:
-            row = await database.run(Database.ensure_league, league.name, league.title, league.variant)
-            served[league.name] = Served(league, row.id)
+        return await open_league(config.leagues, config.database or "", config.data / "league",
+                                 operator_token=config.token, kit_cache=config.kit_cache or Path(),
+                                 build_protected=config.protected, play_protected=ladder_protected(config), log=log,
+                                 limiter=limiter, backend=config.backend, private_folder=make_private_folder)
     except LeagueError as error:
         raise ConfigError(str(error)) from None
-    folder = config.data / "league"
-    make_private_folder(folder)
-    store = Store(folder)
-    cache = KitCache(config.kit_cache or Path())
-    builder = SandboxedBuilder(cache, config.protected)
-    protected = ladder_protected(config)
-
-    def made(kind: Any) -> dict[str, Any]:  # each league's ladder, challenges or finals: the same runner's parts
-        return {name: kind(database, league, league_folder(folder, name),
-                           BuiltBots(folder / "versions", league.config.limits), log, backend=config.backend,
-                           limiter=limiter, protected=protected) for name, league in served.items()}
-
-    ladders, challenges, finals = made(Ladder), made(Challenges), made(Finals)
-    pipeline = Pipeline(database, store, served, folder / "versions", builder, log,
-                        on_ready=lambda: [ladder.wake() for ladder in ladders.values()] and None)
-    core = LeagueCore(database, Authenticator(database.database, config.token), store, served, pipeline, ladders,
-                      challenges, finals)
-    servicer = LeagueServicer(core, trio.lowlevel.current_trio_token(), store.tmp)
-    log.info("leagues", leagues=", ".join(sorted(served)), database=shown_url(config.database or ""),
-             kit_cache=str(cache.root))
-    for kit in sorted({kit for league in config.leagues for kit in league.kits}):
-        problem = kit_cache_problem(cache, kit)
-        if problem is not None:  # its uploads are refused, with the problem, until the operator prepares it
-            log.warning("league_kit_not_prepared", kit=kit, cache=str(cache.of(kit)),
-                        run=f"arena league prepare-kits --cache {cache.of(kit).parent} --kits {kit}")
-    return OpenLeague(database, servicer, pipeline, ladders, challenges, finals)
 
 
 def ladder_protected(config: ServeConfig) -> tuple[Path, ...]:
@@ -536,18 +471,8 @@ def ladder_protected(config: ServeConfig) -> tuple[Path, ...]:
     return tuple(paths)
 
 
-def shown_url(url: str) -> str:
-    """A database URL fit for the log: its password hidden."""
-    import sqlalchemy as sa
-
-    try:
-        return sa.make_url(url).render_as_string(hide_password=True)
-    except sa.exc.ArgumentError:
-        return "(unreadable URL)"
-
-
 async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, listener: socket.socket,
-                    league: Any = None) -> Any:
+                    league: LeagueCore | None = None) -> Any:
     """The web dashboard on the same trio loop and the same Arena (arena/web), with the league's pages when
     ``league`` (its LeagueCore) is given; prints where it is."""
     from arena.web.access import AccessRules

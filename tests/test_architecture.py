@@ -30,6 +30,21 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
 ))
 """Each name is a top-level module or package of ``arena``; a module may import its own layer and those below."""
 
+LEAGUE_LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
+    "rules clock",  # pure: no database, no files, no processes (the clock only reads the time)
+    "storage",  # the database gateway: the only part that speaks SQL
+    "authors intake",  # tokens, and an upload made a ready version
+    "play",  # the ready versions at tables
+    "core views assembly",  # the use cases, what they answer, and the assembly of a server's leagues
+    "__init__",  # the league's public face re-exports from every wing
+))
+"""The league's wings, low to high: each name is a module or package of ``arena.league`` (``__init__`` is the
+package itself); a league module may import its own wing and those below."""
+GATEWAY = "arena.league.storage.db"
+GATEWAY_NAMES = frozenset({"Database", "AsyncDatabase", "shown_url"})
+"""What the rest of the league takes from storage: the gateway (and its URL as the log shows it); the rows come as
+the domain values of arena.league.rules.model, never as tables."""
+
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ARENA.parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -94,6 +109,17 @@ def layer_of(module: str) -> int:
     raise AssertionError(f"{module}: {name} is in no layer of tests/test_architecture.py (add it to LAYERS)")
 
 
+def league_wing(module: str) -> int:
+    """The wing of a module of ``arena.league`` (its index in :data:`LEAGUE_LAYERS`)."""
+    parts = module.split(".")
+    name = parts[2] if len(parts) > 2 else "__init__"
+    for level, layer in enumerate(LEAGUE_LAYERS):
+        if name in layer:
+            return level
+    raise AssertionError(f"{module}: {name} is in no wing of the league in tests/test_architecture.py (add it to "
+                         f"LEAGUE_LAYERS)")
+
+
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
     index: dict[str, int] = {}
@@ -156,6 +182,63 @@ def test_import_graph_the_cycle_finder_finds_one() -> None:
 
 def test_import_graph_no_lower_layer_imports_a_higher_one() -> None:
     assert upward_imports(import_graph()) == []
+
+
+def test_import_graph_no_wing_of_the_league_imports_a_higher_one() -> None:
+    """Inside the league: rules < storage < authors and intake < play < the core, its views and the assembly."""
+    graph = import_graph()
+    upward = sorted((a, b) for a, targets in graph.items() if unit(a) == "league" for b in targets
+                    if unit(b) == "league" and league_wing(b) > league_wing(a))
+    assert upward == []
+
+
+def test_import_graph_the_league_rules_import_nothing_of_the_league_but_rules() -> None:
+    """The league's rules are pure: no storage, intake, play or clock; only their own modules (and the arena below
+    the league)."""
+    graph = import_graph()
+    found = sorted((a, b) for a, targets in graph.items() if a.startswith("arena.league.rules")
+                   for b in targets if unit(b) == "league" and not b.startswith("arena.league.rules"))
+    assert found == []
+
+
+def third_party_imports(path: Path) -> set[str]:
+    """The top-level names of every package a module imports (at module level and inside functions)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+    return found
+
+
+def test_only_the_league_storage_imports_sqlalchemy() -> None:
+    """Every SQL statement of the league is under arena/league/storage/: no other module of the league imports
+    SQLAlchemy or Alembic."""
+    league = ARENA / "league"
+    found = sorted(str(path.relative_to(ARENA.parent)) for path in league.rglob("*.py")
+                   if "storage" not in path.relative_to(league).parts
+                   and third_party_imports(path) & {"sqlalchemy", "alembic"})
+    assert found == []
+
+
+def test_the_league_takes_only_the_gateway_from_storage() -> None:
+    """Outside storage, the league imports from arena.league.storage only the gateway (arena.league.storage.db's
+    :data:`GATEWAY_NAMES`): never a table, a row mapper or one aggregate's module."""
+    found = []
+    for path in sorted((ARENA / "league").rglob("*.py")):
+        name = module_name(path)
+        if name.startswith("arena.league.storage"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena.league.storage"):
+                names = {alias.name for alias in node.names}
+                if node.module != GATEWAY or not names <= GATEWAY_NAMES:
+                    found.append(f"{name}:{node.lineno}: from {node.module} import {', '.join(sorted(names))}")
+            elif isinstance(node, ast.Import):
+                found += [f"{name}:{node.lineno}: import {alias.name}" for alias in node.names
+                          if alias.name.startswith("arena.league.storage")]
+    assert found == []
 
 
 def test_import_graph_protocol_imports_nothing_above_it() -> None:

@@ -16,7 +16,10 @@ import pytest
 
 from arena.league.play.challenges import next_challenges
 from arena.league.rules.config import ChallengeSettings, league_from_dict, load_league
-from arena.league.storage.db import DONE, ONLINE, PLAYING, ChallengeRow, open_database, sqlite_url, utc_now
+from arena.league.clock import utc_now
+from arena.league.rules.lifecycle import DONE, PLAYING
+from arena.league.rules.model import ONLINE, ChallengeRow
+from arena.league.storage.db import open_database, sqlite_url
 from arena.league.rules.errors import ConfigError
 from arena.league.rules.rating import recompute
 from arena.protocol import league_pb2 as lpb

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 import arena.tournament.phases as phases
-from arena.league.storage.db import DONE, AsyncDatabase
+from arena.league.rules.lifecycle import DONE
+from arena.league.storage.db import AsyncDatabase
 from arena.league.play.ladder import Ladder
 from arena.league.intake.pipeline import BuiltBots
 from arena.records.run_folder import RunFolder

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.league.authors import OPERATOR
+from arena.league.rules.permissions import OPERATOR
 from arena.league.storage.db import AsyncDatabase, open_database, sqlite_url
 from arena.league.play.finals import Finals, default_tables, finals_ranking
 from arena.league.intake.pipeline import BuiltBots

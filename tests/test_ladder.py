@@ -18,7 +18,9 @@ import pytest
 import trio
 
 from arena.league.rules.config import league_from_dict
-from arena.league.storage.db import DONE, ONLINE, PLAYING, SUSPENDED, TABLE_FAILED, AsyncDatabase, Seat
+from arena.league.rules.lifecycle import DONE, PLAYING, SUSPENDED, TABLE_FAILED
+from arena.league.rules.model import ONLINE, Seat
+from arena.league.storage.db import AsyncDatabase
 from arena.league.play.ladder import RECORD, Ladder, version_states
 from arena.league.intake.pipeline import BuiltBots, Served
 from arena.league.play.leaderboard import board_of, rated_results
@@ -206,7 +208,7 @@ async def test_placement_is_the_league_files_number_of_deal_sets_not_of_games_or
 def test_a_table_is_a_tournament_file_of_exactly_that_table(variant: str, tmp_path: Path) -> None:
     """Every variant's table (its options, time, limits, bots with awkward names and values) is a valid tournament
     file whose schedule is that one table under every rotation, one deal set."""
-    from arena.league.storage.db import LadderTable
+    from arena.league.rules.model import LadderTable
     from arena.league.play.table_run import rotations, table_file, table_spec
     from arena.players.process import BotSpec
 
@@ -306,7 +308,8 @@ async def test_a_version_that_leaves_mid_table_forfeits_its_games_and_the_table_
     suspended; the ladder withdraws it as a tournament lets an entrant go: its bots stopped, the game in flight ends
     with its fault, the next is a forfeit without a start, its side forfeiting both; the table is recorded and rated
     once, the records verify, and the withdrawal is no failed start."""
-    from arena.league.authors import OPERATOR, retire_version
+    from arena.league.authors import retire_version
+    from arena.league.rules.permissions import OPERATOR
     from arena.tournament.standings import outcome_of
     from arena.records.store import ReadReport, iter_records
     from arena.records.run_folder import RunFolder
@@ -364,7 +367,8 @@ async def test_a_version_that_left_before_its_table_started_fails_the_table_and_
         database_url: str, tmp_path: Path) -> None:
     """A table queued (or left queued by a dead server) whose version was retired before it played a game: it
     fails with why, nothing is played or rated."""
-    from arena.league.authors import OPERATOR, retire_version
+    from arena.league.authors import retire_version
+    from arena.league.rules.permissions import OPERATOR
 
     bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py"}
     sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=1, coverage=1, placement=1)

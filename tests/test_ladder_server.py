@@ -12,7 +12,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.league.storage.db import DONE, ONLINE, PLAYING, Database, open_database, sqlite_url
+from arena.league.rules.lifecycle import DONE, PLAYING
+from arena.league.rules.model import ONLINE
+from arena.league.storage.db import Database, open_database, sqlite_url
 from arena.league.play.ladder import RECORD
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import trio
 
-from arena.league.storage.db import ONLINE, AsyncDatabase, Database, LadderTable, Rating, Seat, open_database
+from arena.league.rules.model import ONLINE, LadderTable, Rating, Seat
+from arena.league.storage.db import AsyncDatabase, Database, open_database
 from arena.league.play.leaderboard import Leaderboard, board_of, places_of_table, rated_results
 from arena.league.play.pages import bot_history
 from arena.league.rules.rating import deal_set_totals, rate_deal_set, recompute, table_updates

@@ -21,7 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.league.intake.archive import IGNORED_TOP, ArchiveError, ArchiveLimits
+from arena.league.intake.archive import IGNORED_TOP, ArchiveError
+from arena.league.rules.config import ArchiveLimits
 from arena.league.intake.store import Store, StoreError, _write_file
 from support.elf import elf
 

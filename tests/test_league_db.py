@@ -18,14 +18,18 @@ import trio
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from arena.league.authors import (OPERATOR, Authenticator, Caller, create_author, hash_token, issue_token,
-                                  owned_version, require_bot_owner, require_operator, require_upload_quota,
-                                  retire_version, revoke)
+from arena.league.authors import (Authenticator, create_author, hash_token, issue_token, owned_version,
+                                  require_upload_quota, retire_version, revoke)
+from arena.league.rules.permissions import OPERATOR, Caller, require_bot_owner, require_operator
 from arena.bench.league_db import main as bench_main, results_write_rate
 from arena.league.rules.config import AuthorLimits
-from arena.league.storage.db import (BUILDING, CHECKING, FAILED, METADATA, READY, RETIRED, STATES, SUSPENDED, TRANSITIONS,
-                             UPLOADED, AsyncDatabase, Database, Rating, Seat, active_version, create_engine, migrate,
-                             open_database, schema_revision, sqlite_url, utc_now, versions as versions_table)
+from arena.league.clock import utc_now
+from arena.league.rules.lifecycle import (BUILDING, CHECKING, FAILED, READY, RETIRED, STATES, SUSPENDED, TRANSITIONS,
+                                          UPLOADED, active_version)
+from arena.league.rules.model import Rating, Seat
+from arena.league.storage.db import (AsyncDatabase, Database, create_engine, migrate, open_database, schema_revision,
+                                     sqlite_url)
+from arena.league.storage.tables import METADATA, versions as versions_table
 from arena.league.rules.errors import DatabaseError, LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
@@ -226,7 +230,7 @@ def test_the_same_archive_twice_is_one_version(database: Database, league) -> No
 def test_the_database_itself_refuses_a_second_row_for_one_archive(database: Database, league) -> None:
     bot = a_bot(database, league.id, "alice", "alpha")
     version, _ = database.add_version(bot.id, SHA_A)
-    from arena.league.storage.db import versions as table
+    from arena.league.storage.tables import versions as table
     row = {"bot_id": bot.id, "sha256": SHA_A, "state": UPLOADED, "number": 2, "created_at": version.created_at,
            "updated_at": version.created_at}
     with pytest.raises(sa.exc.IntegrityError):

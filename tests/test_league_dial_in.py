@@ -15,7 +15,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.league.storage.db import DONE, TABLE_STATES as ALL_TABLE_STATES, open_database, sqlite_url
+from arena.league.rules.lifecycle import DONE, TABLE_STATES as ALL_TABLE_STATES
+from arena.league.storage.db import open_database, sqlite_url
 from arena.protocol import bot_pb2, dial_in_pb2
 from arena.protocol import league_pb2 as lpb
 from support.dial_in import RawDialIn

@@ -244,7 +244,7 @@ def test_the_operator_reinstates_a_suspended_version_and_every_other_reinstate_i
     """``arena league reinstate VERSION`` (the ReinstateVersion RPC) through a real server: refused in one line to an
     author, for an unknown version and for a version that is not suspended (nothing changes); the operator's puts a
     suspended version back to ready with its failed starts reset, and the ladder counts it active again."""
-    from arena.league.storage.db import READY as READY_STATE, SUSPENDED
+    from arena.league.rules.lifecycle import READY as READY_STATE, SUSPENDED
 
     league = served(tmp_path, KEPT_LEAGUE, database)
     try:

@@ -13,7 +13,8 @@ import sqlalchemy as sa
 import trio
 
 from arena.league.rules.config import league_from_dict
-from arena.league.storage.db import ONLINE, AsyncDatabase, Database, Seat
+from arena.league.rules.model import ONLINE, Seat
+from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.rules.errors import NotFound, StateError
 from arena.league.play.finals import Finals
 from arena.league.play.pages import FinalsPage, bot_history, finals_page, finished_table_game

@@ -28,7 +28,9 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from arena.league.storage.db import DONE, ONLINE, UNFINISHED, open_database, sqlite_url
+from arena.league.rules.lifecycle import DONE, UNFINISHED
+from arena.league.rules.model import ONLINE
+from arena.league.storage.db import open_database, sqlite_url
 from arena.league.play.ladder import RECORD
 from arena.protocol import league_pb2 as lpb
 from arena.records.run_folder import RunFolder

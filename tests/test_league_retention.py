@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.league.storage.db import (BUILDING, CHECKING, FAILED, READY, RETIRED, SUSPENDED, UPLOADED, AsyncDatabase, Database,
-                             Rating, Runnable, Seat, versions_to_delete)
+from arena.league.rules.lifecycle import BUILDING, CHECKING, FAILED, READY, RETIRED, SUSPENDED, UPLOADED
+from arena.league.rules.model import Rating, Runnable, Seat
+from arena.league.rules.retention import versions_to_delete
+from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.rules.errors import LeagueError, StateError
 from arena.league.intake.pipeline import Pipeline, runnable_spec
 from arena.league.core import room_for_one_more

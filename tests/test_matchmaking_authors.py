@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena.league.rules.config import ConfigError, league_from_dict, load_league
-from arena.league.storage.db import DONE, AsyncDatabase, sqlite_url
+from arena.league.rules.lifecycle import DONE
+from arena.league.storage.db import AsyncDatabase, sqlite_url
 from arena.league.rules.errors import LeagueError
 from arena.league.play.finals import Finals, schedule_lines
 from arena.league.play.ladder import Ladder, version_states

@@ -23,7 +23,9 @@ from typing import Any, Iterator
 import pytest
 import trio
 
-from arena.league.storage.db import DONE, ONLINE, AsyncDatabase, sqlite_url
+from arena.league.rules.lifecycle import DONE
+from arena.league.rules.model import ONLINE
+from arena.league.storage.db import AsyncDatabase, sqlite_url
 from arena.league.play.ladder import RECORD, Ladder
 from arena.league.intake.pipeline import BuiltBots
 from arena.league.rules.rating import recompute

@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from arena.league.rules.config import league_from_dict
-from arena.league.storage.db import DONE, ONLINE, open_database, sqlite_url
+from arena.league.rules.lifecycle import DONE
+from arena.league.rules.model import ONLINE
+from arena.league.storage.db import open_database, sqlite_url
 from arena.league.play.finals import schedule_lines
 from arena.league.rules.rating import recompute
 from arena.league.play.table_run import league_tournament_file, table_spec

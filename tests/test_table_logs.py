@@ -12,8 +12,10 @@ import grpc
 import pytest
 import trio
 
-from arena.league.authors import OPERATOR, Caller, create_author, retire_version
-from arena.league.storage.db import PLAYING, AsyncDatabase, sqlite_url
+from arena.league.authors import create_author, retire_version
+from arena.league.rules.permissions import OPERATOR, Caller
+from arena.league.rules.lifecycle import PLAYING
+from arena.league.storage.db import AsyncDatabase, sqlite_url
 from arena.league.rules.errors import NotFound, PermissionDenied, StateError
 from arena.league.play.ladder import Ladder
 from arena.league.intake.pipeline import BuiltBots

@@ -30,7 +30,8 @@ from typing import Iterator
 import pytest
 
 from arena.league.authors import hash_token
-from arena.league.storage.db import READY, RETIRED, open_database, sqlite_url
+from arena.league.rules.lifecycle import READY, RETIRED
+from arena.league.storage.db import open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
 from arena.web.access import AUTHOR_COOKIE, COOKIE, SHARE_COOKIE, Signer
 from support.chromium import Chromium, needs_chromium

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.storage.db import DONE, UNFINISHED, open_database, sqlite_url
+from arena.league.rules.lifecycle import DONE, UNFINISHED
+from arena.league.storage.db import open_database, sqlite_url
 from arena.league.play.ladder import FROZEN
 from arena.protocol import league_pb2 as lpb
 from support.league import GAME, League, bearer, bot_folder, database_of, league_in

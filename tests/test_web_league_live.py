@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.storage.db import DONE, ONLINE, open_database, sqlite_url
+from arena.league.rules.lifecycle import DONE
+from arena.league.rules.model import ONLINE
+from arena.league.storage.db import open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
 from arena.records.run_folder import FORMAT_VARIABLE, RunFolder, commitment_of
 from support.chromium import Chromium, needs_chromium

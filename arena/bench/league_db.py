@@ -13,7 +13,8 @@ import sys
 import time
 from typing import Any
 
-from arena.league.storage.db import Database, Seat, open_database
+from arena.league.rules.model import Seat
+from arena.league.storage.db import Database, open_database
 from arena.league.rules.errors import NotFound
 
 BENCH_LEAGUE = "bench-results"

@@ -1,8 +1,29 @@
-"""The league: authors submit their own bots, and every version is stored, built in the sandbox and checked.
+"""The league: authors submit their own bots, and every version is stored, built in the sandbox, checked and played.
 
 A layer above tournaments (docs/architecture.md): nothing below it (rules, referee, tournaments, sandbox) knows
-about leagues. Its foundation so far: the configuration file (:mod:`.config`), the database (:mod:`.db`, with
-Alembic migrations in ``migrations/``), authors and tokens (:mod:`.authors`), and the uploads: the bot's manifest
-(:mod:`.manifest`), archives checked without extracting anything unsafe (:mod:`.archive`) and the content-addressed
-store (:mod:`.store`). This package holds no imports of its own, so each module can be read on its own.
+about leagues. Inside, its wings, each importing only those before it:
+
+- :mod:`arena.league.rules`: pure, no I/O: the league file (:mod:`~arena.league.rules.config`), the bot's manifest,
+  the errors, the domain values (:mod:`~arena.league.rules.model`), the lifecycles of versions, tables and
+  challenges (:mod:`~arena.league.rules.lifecycle`), retention, who may do what
+  (:mod:`~arena.league.rules.permissions`), the matchmaker and the online rating; and the league's clock
+  (:mod:`arena.league.clock`).
+- :mod:`arena.league.storage`: the database gateway (:class:`~arena.league.storage.db.Database`, one module per
+  aggregate) and its Alembic migrations; the only part that speaks SQL.
+- :mod:`arena.league.authors` (tokens and the checks that read the database) and :mod:`arena.league.intake`: an
+  upload becomes a ready version.
+- :mod:`arena.league.play`: the ready versions at tables: the ladder, challenges, finals, the public pages.
+- :mod:`arena.league.core` (the use cases, :class:`LeagueCore`), :mod:`arena.league.views` (what they answer) and
+  :mod:`arena.league.assembly`, which puts all of it together (:func:`open_league`).
+
+The names below are what the rest of the arena uses of the league: the server opens it and serves its core.
 """
+
+from arena.league.assembly import OpenLeague, open_league
+from arena.league.core import LeagueCore
+from arena.league.rules.config import LeagueConfig, load_leagues
+from arena.league.rules.errors import LeagueError
+from arena.league.rules.permissions import OPERATOR, Caller
+
+__all__ = ["OPERATOR", "Caller", "LeagueConfig", "LeagueCore", "LeagueError", "OpenLeague", "load_leagues",
+           "open_league"]

@@ -1,4 +1,4 @@
-"""Authors and their tokens, and who may do what.
+"""Authors and their tokens: who a call's token is, and the calls that check a caller against the database.
 
 The operator creates an author, which gives back a random token **once** (``secrets.token_urlsafe``, 256 bits); the
 database keeps only its SHA-256, so a copy of the database lets no one act as an author. A token is looked up by
@@ -7,8 +7,9 @@ about hashes of guesses, which says nothing of a token. (A fast hash is enough f
 would need a slow one.) A revoked token is refused; the operator may issue a new one.
 
 The operator's token (given at the server's start, as ``--token-file``) does everything. An author's token resolves
-to that author only, and every call that touches a bot or version checks whose it is with :func:`require_owner`
-or :func:`require_bot_owner` before anything is read or changed: one author cannot list, read or retire another's.
+to that author only. Who may do what is ruled in :mod:`arena.league.rules.permissions` (pure); here are the calls
+that read what they check from the database, e.g. :func:`owned_version`, the one way a version is fetched on a
+caller's behalf.
 """
 
 from __future__ import annotations
@@ -17,32 +18,26 @@ import hashlib
 import hmac
 import re
 import secrets
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
+from arena.league.clock import utc_now
 from arena.league.rules.config import AuthorLimits
-from arena.league.storage.db import READY, RETIRED, SUSPENDED, Author, Bot, Database, Version, utc_now
-from arena.league.rules.errors import LeagueError, PermissionDenied, StateError, Unauthenticated
+from arena.league.rules.errors import LeagueError, Unauthenticated
+from arena.league.rules.lifecycle import READY, RETIRED, check_reinstatable
+from arena.league.rules.model import Author, Version
+from arena.league.rules.permissions import (
+    OPERATOR,
+    UPLOAD_WINDOW,
+    Caller,
+    require_operator,
+    require_owner,
+    require_quota_left,
+    retire_reason,
+)
+from arena.league.storage.db import Database
 
 TOKEN_BYTES = 32
 AUTHOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who is calling: the operator, or one author."""
-
-    author: Author | None
-
-    @property
-    def is_operator(self) -> bool:
-        return self.author is None
-
-    def describe(self) -> str:
-        return "the operator" if self.author is None else f"author {self.author.name!r}"
-
-
-OPERATOR = Caller(author=None)
 
 
 def new_token() -> str:
@@ -85,7 +80,8 @@ class Authenticator:
         self._operator_hash = hash_token(operator_token) if operator_token else None
 
     def caller(self, token: str | None) -> Caller:
-        """Blocking (it reads the database): from trio, through :class:`arena.league.storage.db.AsyncDatabase`'s thread."""
+        """Blocking (it reads the database): from trio, through
+        :class:`arena.league.storage.db.AsyncDatabase`'s thread."""
         if not token:
             raise Unauthenticated("missing token: an author's token or the operator's is needed")
         given = hash_token(token)
@@ -100,31 +96,6 @@ class Authenticator:
         return Caller(author)
 
 
-def owns(caller: Caller, author_id: int) -> bool:
-    """Whether the caller may act on what belongs to the author ``author_id``: its own things, or anything for the
-    operator."""
-    return caller.author is None or caller.author.id == author_id
-
-
-def require_operator(caller: Caller, action: str) -> None:
-    """Refuse ``action`` (e.g. "create an author") to anyone but the operator."""
-    if not caller.is_operator:
-        raise PermissionDenied(f"{caller.describe()} may not {action}: only the operator may")
-
-
-def require_bot_owner(caller: Caller, bot: Bot, action: str) -> None:
-    """Refuse ``action`` (e.g. "upload to") on another author's bot."""
-    if not owns(caller, bot.author_id):
-        raise PermissionDenied(f"{caller.describe()} may not {action} bot {bot.name!r}: it is another author's")
-
-
-def require_owner(caller: Caller, version: Version, action: str) -> None:
-    """Refuse ``action`` (e.g. "retire", "read the build log of") on another author's version."""
-    if not owns(caller, version.author_id):
-        raise PermissionDenied(f"{caller.describe()} may not {action} version {version.id}: it is another "
-                               f"author's")
-
-
 def owned_version(database: Database, caller: Caller, version_id: int, action: str) -> Version:
     """The version ``version_id`` if the caller may ``action`` it, else :class:`PermissionDenied`: the one way later
     calls fetch a version on a caller's behalf, so none forgets the check."""
@@ -136,32 +107,22 @@ def owned_version(database: Database, caller: Caller, version_id: int, action: s
 def retire_version(database: Database, caller: Caller, version_id: int) -> Version:
     """Retire a version of the caller's own (or any, for the operator): it plays no more; its games stay."""
     owned_version(database, caller, version_id, "retire")
-    return database.transition(version_id, RETIRED, "retired by its author" if caller.author else
-                               "retired by the operator")
+    return database.transition(version_id, RETIRED, retire_reason(caller))
 
 
 def reinstate_version(database: Database, caller: Caller, version_id: int) -> Version:
     """The operator puts a suspended version back: ready, its count of failed starts reset (what suspended it, a
     bot that could not start, may have been the machine's fault, e.g. a full disk, now mended)."""
     require_operator(caller, "reinstate a version")
-    version = database.version(version_id)
-    if version.state != SUSPENDED:
-        raise StateError(f"version {version_id} is {version.state}, not suspended: only a suspended version can be "
-                         f"reinstated")
+    check_reinstatable(database.version(version_id))
     return database.transition(version_id, READY)
-
-
-UPLOAD_WINDOW = timedelta(days=1)
 
 
 def require_upload_quota(database: Database, caller: Caller, league_id: int, limits: AuthorLimits,
                          now: datetime | None = None) -> None:
-    """Refuse an author's upload past the league's ``uploads_per_day`` (any 24 hours; the operator has no quota):
-    each new version costs a sandboxed build, so one author cannot flood the builders."""
+    """Refuse an author's upload past the league's ``uploads_per_day`` (:func:`require_quota_left`), counting its
+    uploads of the last :data:`UPLOAD_WINDOW` in the database; the operator's are not counted."""
     if caller.author is None:
         return
     since = (now or utc_now()) - UPLOAD_WINDOW
-    count = database.uploads_since(caller.author.id, league_id, since)
-    if count >= limits.uploads_per_day:
-        raise PermissionDenied(f"{caller.describe()} has uploaded {count} versions in the last 24 hours, the "
-                               f"league's limit (authors.uploads_per_day = {limits.uploads_per_day}); try later")
+    require_quota_left(caller, database.uploads_since(caller.author.id, league_id, since), limits)

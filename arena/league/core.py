@@ -21,8 +21,12 @@ from arena.players.dial_in import token_digest
 from arena.tournament.likelihood import TIE_RULE
 from arena.league.intake.archive import Packed
 from arena.league.intake.upload import checked_upload
-from arena.league.authors import Authenticator, Caller, create_author, new_token, owned_version, require_bot_owner, require_operator, require_upload_quota, reinstate_version, retire_version, revoke
-from arena.league.storage.db import DONE, ONLINE, QUEUED, TABLE_FAILED, UNFINISHED, AsyncDatabase, Author, Bot, ChallengeRow, Database, LadderTable, Version, active_version, versions_to_delete
+from arena.league.authors import Authenticator, create_author, new_token, owned_version, reinstate_version, require_upload_quota, retire_version, revoke
+from arena.league.rules.permissions import Caller, require_bot_owner, require_operator
+from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
+from arena.league.rules.model import ONLINE, Author, Bot, ChallengeRow, LadderTable, Version
+from arena.league.rules.retention import versions_to_delete
+from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.play.ladder import FROZEN, RECORD, Ladder, left_because
 from arena.league.play.challenges import Challenges, request_challenge, version_name
 from arena.league.play.finals import Finals, freeze_league, games_recorded

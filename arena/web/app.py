@@ -42,7 +42,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.league.authors import OPERATOR, Caller, hash_token
+from arena.league.authors import hash_token
+from arena.league.rules.permissions import OPERATOR, Caller
 from arena.league.storage.db import Database
 from arena.league.rules.errors import LeagueError, NotFound, Unauthenticated
 from arena.league.rules.config import archive_limits

@@ -12,7 +12,9 @@ import trio
 
 from arena.league.authors import create_author
 from arena.league.rules.config import league_from_dict
-from arena.league.storage.db import BUILDING, CHECKING, DONE, READY, AsyncDatabase, Database, Runnable, open_database
+from arena.league.rules.lifecycle import BUILDING, CHECKING, DONE, READY
+from arena.league.rules.model import Runnable
+from arena.league.storage.db import AsyncDatabase, Database, open_database
 from arena.league.play.ladder import Ladder
 from arena.league.intake.pipeline import Served, open_to_the_bot
 from support.league import MANIFEST, bot_folder

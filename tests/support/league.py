@@ -20,7 +20,9 @@ import grpc
 import pytest
 
 from arena.league.authors import create_author
-from arena.league.storage.db import DONE, ONLINE, PLAYING, Database, open_database, sqlite_url
+from arena.league.rules.lifecycle import DONE, PLAYING
+from arena.league.rules.model import ONLINE
+from arena.league.storage.db import Database, open_database, sqlite_url
 from arena.league.rules.errors import NotFound
 from arena.league.play.ladder import RECORD
 from arena.league.rules.rating import recompute

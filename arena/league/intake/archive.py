@@ -40,11 +40,9 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from arena.league.rules.manifest import BINARY, MANIFEST_NAME, Manifest, ManifestError, check_static_elf, parse_manifest, path_problem
+from arena.league.rules.config import MIB, ArchiveLimits
 from arena.league.rules.errors import LeagueError
 
-MIB = 1024 * 1024
-"""The one size unit of the league's limits (a league file's ``archive_mb`` and ``unpacked_mb``, as the sandbox's
-``memory_mb``): a mebibyte, written MiB in every message."""
 CHUNK = 64 * 1024
 IGNORED_TOP = ("bin", "gen", "node_modules", "target", "dist", ".git")
 """Top-level folders left out of every upload: the kits' build output (as their .gitignore says) and git's folder."""
@@ -59,20 +57,12 @@ def size_text(size: int) -> str:
     return f"{size // MIB} MiB" if size and size % MIB == 0 else f"{size:,} bytes"
 
 
+DEFAULT_LIMITS = ArchiveLimits()
+"""The limits of an upload when no league gives its own (frozen: one shared default)."""
+
+
 class ArchiveError(LeagueError):
     """An upload refused; the message is one line for the author. (Not a ValueError: tarfile catches some.)"""
-
-
-@dataclass(frozen=True)
-class ArchiveLimits:
-    """How much an upload may hold; the league's configuration fills these in."""
-
-    max_compressed_bytes: int = 50 * MIB
-    """The archive file as uploaded (a folder has no compressed size)."""
-    max_uncompressed_bytes: int = 200 * MIB
-    """Every byte inflated from the archive (headers and left-out members included), or a folder's kept files."""
-    max_files: int = 5000
-    """Files kept in the version (left-out build output does not count)."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +96,7 @@ class Packed:
 
 
 def pack(source: str | os.PathLike[str], workdir: str | os.PathLike[str],
-         limits: ArchiveLimits = ArchiveLimits()) -> Packed:
+         limits: ArchiveLimits = DEFAULT_LIMITS) -> Packed:
     """Check an upload and write its canonical archive into ``workdir``; an ArchiveError leaves nothing behind."""
     spool_fd, spool_name = tempfile.mkstemp(dir=workdir, prefix=".spool-")
     try:

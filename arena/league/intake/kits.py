@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 """The project's checkout: the kits' examples are bots/<kit>/."""
 GO_ROOT_CANDIDATES = ("/usr/local/go",)
 

@@ -45,7 +45,9 @@ from arena.sandbox import Limits
 from arena.sandbox.build import BuildLimits
 from arena.league.intake.build import BuildResult, KitCache, build_version
 from arena.league.rules.config import LeagueConfig
-from arena.league.storage.db import BUILDING, CHECKING, FAILED, READY, SUSPENDED, UPLOADED, AsyncDatabase, Database, Runnable, Version
+from arena.league.rules.lifecycle import BUILDING, CHECKING, FAILED, READY, SUSPENDED, UPLOADED
+from arena.league.rules.model import Runnable, Version
+from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.rules.errors import LeagueError, StateError
 from arena.league.intake.kits import RECIPES
 from arena.league.rules.manifest import MANIFEST_NAME, Manifest, parse_manifest

@@ -20,7 +20,8 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.league.intake.archive import CHUNK, EXECUTABLE_MODE, FILE_MODE, ArchiveLimits, FileEntry, Packed, iter_canonical, pack
+from arena.league.intake.archive import CHUNK, EXECUTABLE_MODE, FILE_MODE, FileEntry, Packed, iter_canonical, pack
+from arena.league.rules.config import ArchiveLimits
 from arena.league.rules.manifest import Manifest, path_problem
 from arena.league.rules.errors import LeagueError
 

@@ -37,10 +37,12 @@ from arena.tournament.errors import EntrantsCannotPlay, RunError
 from arena.tournament.runner import run_tournament
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.sprt import SprtError
-from arena.league.authors import Caller, owns, require_owner
+from arena.league.rules.permissions import Caller, owns, require_owner
 from arena.league.rules.config import ChallengeSettings, LeagueConfig
-from arena.league.storage.db import PLAYING, QUEUED, READY, AsyncDatabase, ChallengeRow, Database, Version, active_version
-from arena.league.storage.db import utc_now
+from arena.league.rules.lifecycle import PLAYING, QUEUED, READY, active_version
+from arena.league.rules.model import ChallengeRow, Version
+from arena.league.storage.db import AsyncDatabase, Database
+from arena.league.clock import utc_now
 from arena.league.rules.errors import LeagueError, PermissionDenied, StateError
 from arena.league.play.table_run import CHALLENGES, LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
 

@@ -15,7 +15,7 @@ from typing import Iterable
 
 from arena.players.dial_in import REGISTRY, DialInRegistry
 from arena.players.process import BotSpec
-from arena.league.storage.db import Version
+from arena.league.rules.model import Version
 from arena.league.intake.pipeline import dial_in_spec
 from arena.league.play.table_run import entrant_name
 

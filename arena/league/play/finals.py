@@ -41,9 +41,11 @@ from arena.tournament.likelihood import Tally, fit, leaderboard, places_of_point
 from arena.tournament.errors import EntrantsCannotPlay, RunError
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.league.authors import Caller, require_operator
+from arena.league.rules.permissions import Caller, require_operator
 from arena.league.rules.config import LeagueConfig
-from arena.league.storage.db import Database, Freeze, utc_now
+from arena.league.clock import utc_now
+from arena.league.rules.model import Freeze
+from arena.league.storage.db import Database
 from arena.league.rules.errors import LeagueError, StateError
 from arena.league.rules.rating import deal_set_totals, seats_of
 from arena.league.play.table_run import FINALS, LeagueRuns, authors_apart, entrant_name, league_tournament_file, named, rotations, table_spec, toml_value

@@ -49,7 +49,10 @@ from arena.tournament.errors import EntrantsCannotPlay, RunError
 from arena.tournament.local_backend import LocalBackend
 from arena.tournament.runner import run_tournament
 from arena.league.play.dial_in import DialInVersions
-from arena.league.storage.db import ONLINE, READY, SUSPENDED, UNFINISHED, AsyncDatabase, Database, LadderTable, Rating, Version, utc_now
+from arena.league.clock import utc_now
+from arena.league.rules.lifecycle import READY, SUSPENDED, UNFINISHED
+from arena.league.rules.model import ONLINE, LadderTable, Rating, Version
+from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.rules.errors import LeagueError
 from arena.league.play.leaderboard import Fitter, Leaderboard, table_results
 from arena.league.rules.matchmaking import MatchmakingRules, Plan, VersionState, choose_tables

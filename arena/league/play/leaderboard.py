@@ -28,7 +28,8 @@ from typing import Any, Callable, Iterable, Sequence
 import trio
 
 from arena.tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, leaderboard, places_of_points
-from arena.league.storage.db import AsyncDatabase, Database, LadderTable, Rating, Seat
+from arena.league.rules.model import LadderTable, Rating, Seat
+from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.rules.rating import deal_set_totals, units_of
 from arena.league.play.table_run import RECORD
 

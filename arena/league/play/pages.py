@@ -19,7 +19,9 @@ from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.tournament.standings import outcome_of
-from arena.league.storage.db import DONE, ONLINE, Database, Freeze, LadderTable, Rating, Seat
+from arena.league.rules.lifecycle import DONE
+from arena.league.rules.model import ONLINE, Freeze, LadderTable, Rating, Seat
+from arena.league.storage.db import Database
 from arena.league.rules.errors import NotFound, StateError
 from arena.league.rules.rating import rate_deal_set, table_updates
 from arena.league.play.table_run import RECORD, entrant_name

@@ -22,8 +22,11 @@ from typing import Callable
 from arena.protocol import MAX_MESSAGE_BYTES
 from arena.records.run_folder import RunFolder
 from arena.tournament.pools import entrant_logs
-from arena.league.authors import Caller, owned_version
-from arena.league.storage.db import DONE, TABLE_FAILED, Database, LadderTable
+from arena.league.authors import owned_version
+from arena.league.rules.permissions import Caller
+from arena.league.rules.lifecycle import DONE, TABLE_FAILED
+from arena.league.rules.model import LadderTable
+from arena.league.storage.db import Database
 from arena.league.rules.errors import NotFound, StateError
 from arena.league.play.table_run import entrant_name
 

@@ -27,7 +27,8 @@ from arena.records.store import ReadReport, iter_records
 from arena.sandbox import LIMIT_KEYS
 from arena.tournament.spec import TournamentSpec, spec_from_dict
 from arena.league.rules.config import LeagueConfig
-from arena.league.storage.db import AsyncDatabase, LadderTable, Seat, Version
+from arena.league.rules.model import LadderTable, Seat, Version
+from arena.league.storage.db import AsyncDatabase
 from arena.league.rules.errors import LeagueError
 from arena.league.rules.rating import seats_of
 

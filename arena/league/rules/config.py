@@ -74,9 +74,26 @@ from arena.sandbox import LIMIT_KEYS, Limits, LimitsError, limits_from_table
 from arena.sandbox.build import BuildLimits
 from arena.tournament.spec import SpecError, TimeSpec, game_from_table, time_from_table
 from arena.tournament.spec import _boolean, _integer, _no_unknown, _text  # the file helpers: one wording for both files
-from arena.league.intake.archive import MIB, ArchiveLimits
 from arena.league.rules.errors import ConfigError
 from arena.league.rules.manifest import KITS as KIT_RECIPES
+
+MIB = 1024 * 1024
+"""The one size unit of the league's limits (a league file's ``archive_mb`` and ``unpacked_mb``, as the sandbox's
+``memory_mb``): a mebibyte, written MiB in every message."""
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """How much an upload may hold; the league's configuration fills these in (:func:`archive_limits`), the archive
+    reader (:mod:`arena.league.intake.archive`) holds an upload to them."""
+
+    max_compressed_bytes: int = 50 * MIB
+    """The archive file as uploaded (a folder has no compressed size)."""
+    max_uncompressed_bytes: int = 200 * MIB
+    """Every byte inflated from the archive (headers and left-out members included), or a folder's kept files."""
+    max_files: int = 5000
+    """Files kept in the version (left-out build output does not count)."""
+
 
 KITS = tuple(KIT_RECIPES)
 """The kits a league may accept: every kit a manifest may name (:data:`arena.league.rules.manifest.KITS`)."""

@@ -10,7 +10,7 @@ set, or each of its single games), and a recompute of every online rating from t
   order of the games' keys: each game one update (:func:`units_of`), its sides ranked by their points in it. Such
   a game is a deal set of one deal under one rotation; summing games of different deals into one result would
   throw away what each of them says.
-- **The online rating** (:data:`~arena.league.storage.db.ONLINE`) is what the matchmaker reads and the live board shows. It
+- **The online rating** (:data:`~arena.league.rules.model.ONLINE`) is what the matchmaker reads and the live board shows. It
   depends on the order of the updates: the database numbers the done tables (``sequence``) as it rates them, and
   :func:`recompute` follows that order, so a recompute from the records gives the very same numbers.
 - **The leaderboard** is the maximum-likelihood fit over the same deal sets (:mod:`.leaderboard`); the online
@@ -26,7 +26,7 @@ from openskill.models import PlackettLuce
 
 from arena.records.schema import Record
 from arena.tournament.standings import outcome_of, side_points
-from arena.league.storage.db import ONLINE, LadderTable, Rating, Seat
+from arena.league.rules.model import ONLINE, LadderTable, Rating, Seat
 
 MODEL = PlackettLuce()
 

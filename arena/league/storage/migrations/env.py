@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from arena.league.storage.db import METADATA
+from arena.league.storage.tables import METADATA
 
 connection = context.config.attributes.get("connection")
 if connection is None:

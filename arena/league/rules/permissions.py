@@ -1,0 +1,77 @@
+"""Who may do what in the league, pure: the caller of a call, and the checks every call makes before it reads or
+changes anything.
+
+The operator does everything. An author acts on its own bots and versions only: one author cannot list, read or
+retire another's, and its uploads are counted against the league's daily limit. Which caller a token is, is found
+by :class:`arena.league.authors.Authenticator` (it reads the database); the rules here need only the caller and
+what it touches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from arena.league.rules.config import AuthorLimits
+from arena.league.rules.errors import PermissionDenied
+from arena.league.rules.model import Author, Bot, Version
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: the operator, or one author."""
+
+    author: Author | None
+
+    @property
+    def is_operator(self) -> bool:
+        return self.author is None
+
+    def describe(self) -> str:
+        return "the operator" if self.author is None else f"author {self.author.name!r}"
+
+
+OPERATOR = Caller(author=None)
+
+
+def owns(caller: Caller, author_id: int) -> bool:
+    """Whether the caller may act on what belongs to the author ``author_id``: its own things, or anything for the
+    operator."""
+    return caller.author is None or caller.author.id == author_id
+
+
+def require_operator(caller: Caller, action: str) -> None:
+    """Refuse ``action`` (e.g. "create an author") to anyone but the operator."""
+    if not caller.is_operator:
+        raise PermissionDenied(f"{caller.describe()} may not {action}: only the operator may")
+
+
+def require_bot_owner(caller: Caller, bot: Bot, action: str) -> None:
+    """Refuse ``action`` (e.g. "upload to") on another author's bot."""
+    if not owns(caller, bot.author_id):
+        raise PermissionDenied(f"{caller.describe()} may not {action} bot {bot.name!r}: it is another author's")
+
+
+def require_owner(caller: Caller, version: Version, action: str) -> None:
+    """Refuse ``action`` (e.g. "retire", "read the build log of") on another author's version."""
+    if not owns(caller, version.author_id):
+        raise PermissionDenied(f"{caller.describe()} may not {action} version {version.id}: it is another "
+                               f"author's")
+
+
+UPLOAD_WINDOW = timedelta(days=1)
+"""The window the league's ``uploads_per_day`` counts an author's uploads in (any 24 hours)."""
+
+
+def require_quota_left(caller: Caller, uploaded: int, limits: AuthorLimits) -> None:
+    """Refuse an author's upload when it has ``uploaded`` versions in the last :data:`UPLOAD_WINDOW` already, the
+    league's ``uploads_per_day`` or more (the operator has no quota): each new version costs a sandboxed build, so
+    one author cannot flood the builders."""
+    if caller.author is not None and uploaded >= limits.uploads_per_day:
+        raise PermissionDenied(f"{caller.describe()} has uploaded {uploaded} versions in the last 24 hours, the "
+                               f"league's limit (authors.uploads_per_day = {limits.uploads_per_day}); try later")
+
+
+def retire_reason(caller: Caller) -> str:
+    """The reason a retired version shows: who retired it."""
+    return "retired by its author" if caller.author else "retired by the operator"

@@ -1,0 +1,172 @@
+"""The league database's schema: every table as SQLAlchemy Core declares it (:data:`METADATA`).
+
+This is the newest schema, the one the Alembic migrations (``migrations/``) build step by step; a change here goes
+with a new migration. The states a ``state`` column may hold are the lifecycles' (:mod:`arena.league.rules.lifecycle`):
+the database refuses any other.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from arena.league.rules.lifecycle import STATES, TABLE_STATES
+
+METADATA = sa.MetaData(naming_convention={
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+})
+"""Named constraints, so a later migration can name the one it alters on SQLite and PostgreSQL alike."""
+
+NAME_LENGTH = 64
+
+leagues = sa.Table(
+    "leagues", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(NAME_LENGTH), nullable=False, unique=True),
+    sa.Column("title", sa.String(200), nullable=False),
+    sa.Column("variant", sa.String(NAME_LENGTH), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+authors = sa.Table(
+    "authors", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(NAME_LENGTH), nullable=False, unique=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+)
+"""Only a token's SHA-256 is stored (see :mod:`arena.league.authors`): the database alone lets no one act as an
+author."""
+bots = sa.Table(
+    "bots", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), nullable=False, index=True),
+    sa.Column("name", sa.String(NAME_LENGTH), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("league_id", "name"),
+)
+"""A bot's name is unique in its league (standings show it), whoever its author."""
+versions = sa.Table(
+    "versions", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("bot_id", sa.Integer, sa.ForeignKey("bots.id"), nullable=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("sha256", sa.String(64), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, index=True),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("build_log", sa.Text, nullable=True),
+    sa.Column("check_report", sa.JSON, nullable=True),
+    sa.Column("start_failures", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("run_command", sa.JSON, nullable=True),
+    sa.Column("run_folder", sa.Text, nullable=True),
+    sa.Column("run_protocol", sa.String(16), nullable=True),
+    sa.Column("deleted_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("dial_in_sha256", sa.String(64), nullable=True),
+    sa.UniqueConstraint("bot_id", "sha256"),
+    sa.UniqueConstraint("bot_id", "number"),
+    sa.CheckConstraint(sa.column("state").in_(STATES), name="state"),
+)
+"""One row per distinct archive of a bot: the same archive uploaded twice is one version (unique bot and SHA-256).
+``run_*`` say how its built bot runs (set when its build succeeded): the command, its folder (relative to the league's
+versions folder, so a moved data folder keeps working) and its protocol. ``deleted_at`` marks a version deleted to
+keep its bot within ``authors.versions_kept``: the row stays (games and ratings refer to it), its files are gone.
+``dial_in_sha256`` marks a dial-in version (no archive, no build: its author's machine plays it over a dial-in stream):
+the SHA-256 of its bot token, the token itself never stored."""
+games = sa.Table(
+    "games", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("record", sa.Text, nullable=False),
+    sa.Column("game_key", sa.String(200), nullable=False),
+    sa.Column("line", sa.Integer, nullable=True),
+    sa.Column("played_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("league_id", "record", "game_key"),
+    sa.Index(None, "league_id", "played_at"),
+)
+"""The index of played games: where each one's record is (its file, its id there, its line when known)."""
+game_seats = sa.Table(
+    "game_seats", METADATA,
+    sa.Column("game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), nullable=False, index=True),
+    sa.Column("score", sa.Integer, nullable=False),
+    sa.Column("points", sa.Float, nullable=False),
+)
+"""Who sat where in each game and how it ended for them: the game's score and its share of the result (1 a win,
+0.5 a draw of two, 0 a loss), what the rating fits read."""
+ratings = sa.Table(
+    "ratings", METADATA,
+    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), primary_key=True),
+    sa.Column("system", sa.String(32), primary_key=True),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+"""Each version's rating in each system (``openskill`` for matchmaking, a maximum-likelihood fit for the board)."""
+
+ladder_tables = sa.Table(
+    "tables", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("sequence", sa.Integer, nullable=True),
+    sa.Column("single_games", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.UniqueConstraint("league_id", "sequence"),
+    sa.CheckConstraint(sa.column("state").in_(TABLE_STATES), name="state"),
+    sa.Index(None, "league_id", "state"),
+)
+"""The ladder's queue: each table the matchmaker chose, with its one-line reason, queued -> playing -> done (or
+failed, with why). ``sequence`` numbers the done tables in the order their results were rated (1, 2, 3...): the
+online rating is a function of that order, so a recompute follows it. ``single_games`` says how a done table was
+rated: false, its games as one deal set (one result); true, each game a result of its own, in the order of the games'
+keys (a run without duplicate deals, each game a fresh deal: a table with a dial-in version). It is read from the
+run when the table is rated, so that a recompute and the leaderboard's rebuild after a restart rate it the same.
+Tables rated before the column existed were all rated as one result, which its default says."""
+table_sides = sa.Table(
+    "table_sides", METADATA,
+    sa.Column("table_id", sa.Integer, sa.ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("side", sa.Integer, primary_key=True),
+    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), nullable=False, index=True),
+)
+"""The version of each side of a table (a side is a seat, or a team whose seats the version all holds)."""
+challenges = sa.Table(
+    "challenges", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), nullable=True),
+    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), nullable=False),
+    sa.Column("opponent_id", sa.Integer, sa.ForeignKey("versions.id"), nullable=False),
+    sa.Column("deal_sets", sa.Integer, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("result", sa.JSON, nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
+    sa.CheckConstraint(sa.column("state").in_(TABLE_STATES), name="state"),
+    sa.Index(None, "league_id", "state"),
+    sa.Index(None, "author_id", "created_at"),
+)
+"""Challenges (arena/league/play/challenges.py): an author's version against a named one, unrated, queued -> playing ->
+done (``result``: the SPRT's verdict) or failed with why. ``author_id`` is None for the operator's."""
+freezes = sa.Table(
+    "freezes", METADATA,
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), primary_key=True),
+    sa.Column("frozen_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("field", sa.JSON, nullable=False),
+    sa.Column("finals", sa.JSON, nullable=True),
+)
+"""A frozen league (no more ladder tables or challenges): when, its field (the version ids active then) and its
+finals (their settings, state and ranking, once started)."""
