@@ -40,8 +40,9 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from concurrent import futures
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool

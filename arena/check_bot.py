@@ -6,20 +6,21 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import trio
 
+from arena.display import move_label, safe_name
 from arena.players import RandomPlayer
 from arena.players.base import Decision, DecisionRequest, LocalPlayer, SeatPlayer
+from arena.players.client import BotClient
 from arena.players.faults import BotFailure, Fault
 from arena.players.process import BotProcess, BotSpec
-from arena.players.client import BotClient
 from arena.players.remote import new_match_id
 from arena.referee import TimeControl, play_match
-from arena.display import move_label, safe_name
 from arena.rules import VARIANTS, Game, new_game
 from arena.sandbox import Limits
 

@@ -11,7 +11,8 @@ Also :func:`until_interrupted`: a command's work cancelled cleanly by SIGINT or 
 from __future__ import annotations
 
 import signal
-from typing import Any, Awaitable, Callable, Protocol, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TypeVar
 
 import trio
 

@@ -7,12 +7,13 @@ result names the winning seat (``seat 1 (py-greedy) wins``); "team" is said only
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Sequence
 
 import trio
 
+from arena.display import safe_name
 from arena.players.base import LocalPlayer, SeatPlayer
 from arena.players.faults import BotFailure, Fault, FaultKind
 from arena.players.process import BotProcess
@@ -21,9 +22,8 @@ from arena.players.specs import program_name, seat_players
 from arena.referee import MatchRecord, TimeControl, forfeit_before_start, play_match
 from arena.rules import Game, RoundResult
 from arena.rules.results import Ending
-from arena.sandbox import DEFAULT_LIMITS, Limits
 from arena.rules.tiles import NAMES
-from arena.display import safe_name
+from arena.sandbox import DEFAULT_LIMITS, Limits
 
 
 async def start_all(players: Sequence[BotProcess | LocalPlayer], variant: str | None = None

@@ -12,8 +12,9 @@ sees it in the public history.
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import trio
 
@@ -22,7 +23,6 @@ from arena.players.faults import BotFailure, Fault, FaultKind
 from arena.rules import Action, Deal, Game, Kind, Match, RoundResult, RoundState
 from arena.rules.results import MatchResult
 from arena.rules.scoring import ranking
-
 
 GRACE_MS = 250
 """The default grace: what a reply may take beyond its time before it is a timeout. It covers the way back (a gRPC

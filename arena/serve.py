@@ -36,13 +36,23 @@ from arena.players.dial_in import REGISTRY
 from arena.protocol import MAX_MESSAGE_BYTES, arena_pb2
 from arena.sandbox import overlaps
 from arena.server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
-from arena.server.auth import ConfigError, TokenInterceptor, check_listen, check_private, is_loopback, read_token, server_credentials
+from arena.server.auth import (
+    ConfigError,
+    TokenInterceptor,
+    check_listen,
+    check_private,
+    is_loopback,
+    read_token,
+    server_credentials,
+)
+from arena.server.core import Arena, make_private_folder
+from arena.server.dial_in import CALLS as DIAL_IN_CALLS
+from arena.server.dial_in import SHUTTING_DOWN, DialInServicer
+from arena.server.dial_in import add_to_server as add_dial_in
 from arena.server.events import WATCH_BUFFER_EVENTS
-from arena.server.dial_in import CALLS as DIAL_IN_CALLS, SHUTTING_DOWN, DialInServicer, add_to_server as add_dial_in
 from arena.server.league_service import SERVICE_NAME, LeagueServicer
 from arena.server.league_service import add_to_server as add_league
 from arena.server.registry import load_registry
-from arena.server.core import Arena, make_private_folder
 from arena.server.service import ArenaServicer, add_to_server
 from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
 

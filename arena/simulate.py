@@ -6,8 +6,8 @@ win table over many matches is not biased by seat order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from arena.players import Player, builtin_player
 from arena.rules import Game, Match

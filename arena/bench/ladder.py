@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import tempfile
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import trio
 
-from arena.bench.ratings import bench_ratings
 from arena.bench.league_db import results_write_rate
-from arena.league.storage.db import sqlite_url
-from arena.league.play.leaderboard import Leaderboard
 from arena.bench.matchmaking import HOUR, bench_matchmaking
+from arena.bench.ratings import bench_ratings
+from arena.league.play.leaderboard import Leaderboard
+from arena.league.storage.db import sqlite_url
 
 
 class QuietLog:

@@ -17,17 +17,18 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import trio
 
 from arena.league.intake.build import KitCache
-from arena.league.rules.config import league_from_dict
-from arena.league.storage.db import AsyncDatabase, Database, sqlite_url
 from arena.league.intake.kits import RECIPES, REPO
 from arena.league.intake.pipeline import Pipeline, SandboxedBuilder, Served, kit_cache_problem
 from arena.league.intake.store import Store
+from arena.league.rules.config import league_from_dict
+from arena.league.storage.db import AsyncDatabase, Database, sqlite_url
 
 LEFT_OUT = shutil.ignore_patterns("bin", "gen", "node_modules", "target", "dist", "build")
 BENCH_LEAGUE = {"name": "bench", "variant": "draw", "time": {"startup_ms": 60000}}

@@ -13,9 +13,9 @@ import sys
 import time
 from typing import Any
 
+from arena.league.rules.errors import NotFound
 from arena.league.rules.model import Seat
 from arena.league.storage.db import Database, open_database
-from arena.league.rules.errors import NotFound
 
 BENCH_LEAGUE = "bench-results"
 

@@ -14,7 +14,8 @@ ordinal (updated deal set by deal set) with the true strengths.
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from openskill.models import PlackettLuce

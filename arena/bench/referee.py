@@ -256,14 +256,13 @@ def quick_tournament_text(games: int, concurrency: int, bot: list[str], sandbox:
 def bench_tournament_once(games: int, concurrency: int, bot: list[str], sandbox: bool = True) -> dict[str, Any]:
     """One quick tournament in this process: games/s and peak memory."""
     import tempfile
+    import tomllib
     from pathlib import Path
 
     import trio
 
     from arena.tournament.runner import run_tournament
     from arena.tournament.spec import spec_from_dict
-
-    import tomllib
 
     text = quick_tournament_text(games, concurrency, bot, sandbox)
     spec = spec_from_dict(tomllib.loads(text))
@@ -538,6 +537,7 @@ def bench_writer_cost(games: int = 200) -> dict[str, Any]:
     games/s the parent's part sets."""
     import pickle
     import tempfile
+    import tomllib
     from pathlib import Path
 
     import trio
@@ -547,8 +547,6 @@ def bench_writer_cost(games: int = 200) -> dict[str, Any]:
     from arena.tournament.schedule import ScheduledGame
     from arena.tournament.spec import spec_from_dict
     from arena.tournament.standings import Standings, outcome_of
-
-    import tomllib
 
     spec = spec_from_dict(tomllib.loads(workers_tournament_text(games, 1, ["bot"])))
     records = trio.run(_played_records, games)

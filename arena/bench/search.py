@@ -12,7 +12,8 @@ from __future__ import annotations
 import platform
 import statistics
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from arena.players import GreedyPlayer
 from arena.players.search import SearchPlayer, think_seconds

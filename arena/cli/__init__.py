@@ -19,16 +19,17 @@ os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 import argparse  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
-from typing import Sequence, TextIO  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from typing import TextIO
 
-from arena.errors import ArenaError  # noqa: E402
-from arena.players.client import WIRE_ENV, WIRE_LOG, wire_wanted  # noqa: E402
 from arena.cli.bench import add_bench_commands  # noqa: E402
 from arena.cli.bots import add_bot_commands  # noqa: E402
 from arena.cli.league import add_league_commands  # noqa: E402
-from arena.cli.runs import add_run_commands  # noqa: E402
 from arena.cli.rules import add_rules_commands  # noqa: E402
+from arena.cli.runs import add_run_commands  # noqa: E402
 from arena.cli.server import add_server_commands  # noqa: E402
+from arena.errors import ArenaError  # noqa: E402
+from arena.players.client import WIRE_ENV, WIRE_LOG, wire_wanted  # noqa: E402
 
 EXIT_USAGE = 2
 LOG_LEVELS = ("debug", "info", "warning", "error")

@@ -21,16 +21,24 @@ from arena.bench.league_build import build_times
 from arena.bench.league_db import results_write_rate
 from arena.bench.matchmaking import bench_matchmaking
 from arena.bench.ratings import bench_ratings
-from arena.bench.referee import bench_engine, bench_export, bench_protocol, bench_records, bench_schedule, bench_tournament, bench_workers
+from arena.bench.referee import (
+    bench_engine,
+    bench_export,
+    bench_protocol,
+    bench_records,
+    bench_schedule,
+    bench_tournament,
+    bench_workers,
+)
 from arena.bench.search import DEFAULT_CASES, bench_search
+from arena.cli.options import add_game_arguments, options_from, require_sandbox
 from arena.cluster import require_ray
 from arena.errors import UsageError
-from arena.league.storage.db import sqlite_url
 from arena.league.intake.kits import RECIPES
 from arena.league.intake.pipeline import default_kit_cache
+from arena.league.storage.db import sqlite_url
 from arena.rules import VARIANTS
 from arena.tournament.workers import MAX_WORKERS
-from arena.cli.options import add_game_arguments, options_from, require_sandbox
 
 
 def cmd_bench_engine(args: argparse.Namespace) -> int:

@@ -11,14 +11,22 @@ import trio
 from rich.markup import escape
 from rich.table import Table
 
-from arena.errors import UsageError
 from arena.check_bot import check_bot
-from arena.league.intake.starter import kits, new_bot, readme_lines
+from arena.cli.options import (
+    add_game_arguments,
+    add_sandbox_arguments,
+    add_time_arguments,
+    log_dir_from,
+    options_from,
+    sandbox_from,
+    time_control_from,
+)
 from arena.display import make_console, safe_name
+from arena.errors import UsageError
+from arena.league.intake.starter import kits, new_bot, readme_lines
 from arena.play import play_once, print_record
 from arena.players.process import BotSpec
 from arena.rules import VARIANTS, new_game
-from arena.cli.options import add_game_arguments, add_sandbox_arguments, add_time_arguments, log_dir_from, options_from, sandbox_from, time_control_from
 
 
 def cmd_play(args: argparse.Namespace) -> int:

@@ -19,23 +19,32 @@ import dataclasses
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import grpc
 from rich.table import Table
 
+from arena.cli.server import (
+    CLIENT_FLAGS,
+    _client,
+    _refused,
+    _with_client,
+    add_client_arguments,
+    client_command,
+    new_private_file,
+)
 from arena.display import make_console, safe_markup, safe_name, safe_text
 from arena.errors import UsageError
-from arena.protocol import league_pb2 as lpb
-from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.league.intake.archive import ArchiveError, pack
 from arena.league.intake.build import KitCache, KitCacheError, prepare_kits
-from arena.league.rules.config import WIDEST_UPLOAD, upload_archive_limits
 from arena.league.intake.kits import RECIPES
 from arena.league.intake.pipeline import default_kit_cache
+from arena.league.rules.config import WIDEST_UPLOAD, upload_archive_limits
+from arena.protocol import league_pb2 as lpb
+from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.server.client import describe
-from arena.cli.server import CLIENT_FLAGS, _refused, _with_client, add_client_arguments, _client, client_command, new_private_file
 
 CHUNK_BYTES = 256 * 1024
 """An upload's chunk: far below the message size limit, big enough to be few."""
@@ -536,7 +545,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     def body(client: Any) -> int:
         reply = client.call("Freeze", lpb.FreezeRequest(league=args.league))
         print(f"league {safe_name(reply.league)!r} frozen at {_when(reply.frozen_at)} UTC; its field: "
-              + ", ".join(f"{safe_name(name)} ({vid})" for name, vid in zip(reply.field, reply.field_ids)))
+              + ", ".join(f"{safe_name(name)} ({vid})" for name, vid in zip(reply.field, reply.field_ids, strict=False)))
         return 0
 
     return _run(args, body)

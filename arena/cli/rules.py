@@ -8,10 +8,10 @@ from typing import Any
 
 from rich.table import Table
 
+from arena.cli.options import add_game_arguments, options_from
 from arena.display import make_console
 from arena.rules import VARIANTS, new_game
 from arena.simulate import simulate
-from arena.cli.options import add_game_arguments, options_from
 
 
 def cmd_variants(args: argparse.Namespace) -> int:

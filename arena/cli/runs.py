@@ -8,16 +8,19 @@ import os
 import shlex
 import sys
 import time
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from collections.abc import Awaitable, Callable
-from typing import Any, Iterable, TypeVar
+from typing import Any, TypeVar
 
 import trio
 
+from arena.cli.options import require_sandbox
 from arena.cluster.options import add_backend_arguments, backend_from, check_backend_arguments
 from arena.display import count_text, make_console, safe_name
 from arena.errors import ArenaError, UsageError
 from arena.futures import until_interrupted as interruptible
+from arena.invocation import arena_command
+from arena.league.play.table_run import league_folder, run_folders
 from arena.records.against import print_against, replay_against
 from arena.records.dataset import PARQUET_FILES, write_dataset
 from arena.records.export import lines_of_file, rows_of_file, save_csv, save_lines, write_csv
@@ -26,15 +29,11 @@ from arena.records.replay import RecordError, VerifyReport, check_record_file, f
 from arena.records.run_folder import RunFolder
 from arena.records.store import RepairReport
 from arena.records.terminal import show_game
-from arena.league.play.table_run import league_folder, run_folders
-from arena.invocation import arena_command
 from arena.tournament.console import print_summary
 from arena.tournament.errors import RecordsNotWritten
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import load_spec, read_spec_text
 from arena.tournament.workers import check_workers, workers_factory
-from arena.cli.options import require_sandbox
-
 
 T = TypeVar("T")
 

@@ -31,23 +31,23 @@ from rich.table import Table
 
 from arena.cluster.options import add_backend_arguments
 from arena.display import make_console, move_label, safe_markup, safe_name
-from arena.protocol import arena_pb2 as apb
-from arena.records.export import row_from_summary, save_csv, write_csv
-from arena.records.format import full_tiles
 from arena.errors import UsageError
+from arena.invocation import arena_command
 from arena.players.dial_in import token_digest
 from arena.players.faults import BotFailure
 from arena.players.process import BotProcess, BotSpec
 from arena.players.relay import Backoff, ProcessBot, Relay, dial_in, last_words
+from arena.protocol import arena_pb2 as apb
 from arena.protocol.addresses import is_loopback
+from arena.records.export import row_from_summary, save_csv, write_csv
+from arena.records.format import full_tiles
+from arena.serve import config_from_args, run
 from arena.server.auth import ConfigError
 from arena.server.client import ServerSaidNo, connect, describe
-from arena.serve import config_from_args, run
+from arena.server.events import entrant_json
 from arena.server.submission import message_from_dict
 from arena.server.tournaments import STATE_NAMES
-from arena.invocation import arena_command
 from arena.tournament.spec import read_spec_text
-from arena.server.events import entrant_json
 from arena.tournament.standings import GameOutcome, OutcomeError, Standings, row_cells, table_frame
 
 DEFAULT_SERVER = "127.0.0.1:50500"
@@ -550,7 +550,7 @@ class WatchView:
         if not self.moves:  # with --moves, a game's moves may come after it finished (held for its deal set)
             self.seats.pop(g.index, None)
         sides = _sides(g.seats, g.side_of_seat)
-        scores = ", ".join(f"{name} {score}" for name, score in zip(sides, g.result.scores))
+        scores = ", ".join(f"{name} {score}" for name, score in zip(sides, g.result.scores, strict=False))
         faults = "; ".join(f"{safe_name(x.kind)} by seat {x.seat} at {move_label(x.move_number)}: "
                            f"{safe_name(x.message, 300)}" for x in g.faults)
         count = f"{f.games_done} recorded, SPRT cap {f.games_total}" if self.sprt else f"{f.games_done}/{f.games_total}"

@@ -39,8 +39,9 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 import structlog
 import trio

@@ -12,34 +12,63 @@ web (arena/web/), shows them its own way.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import trio
 
-from arena.players.dial_in import token_digest
-from arena.tournament.likelihood import TIE_RULE
+from arena.league.authors import (
+    Authenticator,
+    create_author,
+    new_token,
+    owned_version,
+    reinstate_version,
+    require_upload_quota,
+    retire_version,
+    revoke,
+)
 from arena.league.intake.archive import Packed
+from arena.league.intake.pipeline import Pipeline, Served
+from arena.league.intake.store import Store
 from arena.league.intake.upload import checked_upload
-from arena.league.authors import Authenticator, create_author, new_token, owned_version, reinstate_version, require_upload_quota, retire_version, revoke
-from arena.league.rules.permissions import Caller, require_bot_owner, require_operator
-from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
-from arena.league.rules.model import ONLINE, Author, Bot, ChallengeRow, LadderTable, Version
-from arena.league.rules.retention import versions_to_delete
-from arena.league.storage.db import AsyncDatabase, Database
-from arena.league.play.ladder import FROZEN, RECORD, Ladder, left_because
 from arena.league.play.challenges import Challenges, request_challenge, version_name
 from arena.league.play.finals import Finals, freeze_league, games_recorded
+from arena.league.play.ladder import FROZEN, RECORD, Ladder, left_because
 from arena.league.play.leaderboard import SYSTEM, BoardEntry
 from arena.league.play.pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game, games_written
-from arena.league.rules.rating import deal_set_totals
 from arena.league.play.table_logs import table_log
 from arena.league.play.table_run import TABLES, entrant_name, rotations
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError
+from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
 from arena.league.rules.manifest import NAME_PATTERN as BOT_NAME
-from arena.league.intake.pipeline import Pipeline, Served
-from arena.league.intake.store import Store
-from arena.league.views import AddedAuthor, AuthorView, BotPage, BotSummary, BuildLog, ChallengeView, DialInAdded, FinalsRank, FinalsState, Frozen, LadderQueue, Leaderboard, Standing, TableLogView, TableRated, TableView, Uploaded, VersionView
+from arena.league.rules.model import ONLINE, Author, Bot, ChallengeRow, LadderTable, Version
+from arena.league.rules.permissions import Caller, require_bot_owner, require_operator
+from arena.league.rules.rating import deal_set_totals
+from arena.league.rules.retention import versions_to_delete
+from arena.league.storage.db import AsyncDatabase, Database
+from arena.league.views import (
+    AddedAuthor,
+    AuthorView,
+    BotPage,
+    BotSummary,
+    BuildLog,
+    ChallengeView,
+    DialInAdded,
+    FinalsRank,
+    FinalsState,
+    Frozen,
+    LadderQueue,
+    Leaderboard,
+    Standing,
+    TableLogView,
+    TableRated,
+    TableView,
+    Uploaded,
+    VersionView,
+)
+from arena.players.dial_in import token_digest
+from arena.tournament.likelihood import TIE_RULE
 
 ENDED = (DONE, TABLE_FAILED)
 RECENT_SHOWN = 10

@@ -8,7 +8,8 @@ fault. Legality is the referee's to check, never the player's.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, NamedTuple, Protocol
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
 
 from arena.rules import Action, Game, Observation, RoundResult
 from arena.rules.results import MatchResult

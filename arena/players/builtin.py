@@ -7,7 +7,8 @@ exactly what a remote bot would see, nothing more.
 from __future__ import annotations
 
 import random
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from arena.rules import Action, Kind, Observation
 from arena.rules.errors import OptionError

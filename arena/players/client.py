@@ -20,18 +20,19 @@ import json
 import logging
 import os
 from abc import ABC, abstractmethod
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from google.protobuf import json_format
 
 from arena import __version__
 from arena.display import move_label, safe_name
+from arena.players.base import Decision, DecisionRequest
+from arena.players.faults import BotFailure, FaultKind
 from arena.protocol import PROTOCOL_VERSION, bot_pb2
 from arena.protocol.convert import ProtocolError, act_request_pb, action_from_pb, match_result_pb, round_result_pb
 from arena.rules import Action, Kind, RoundResult
 from arena.rules.results import MatchResult
-from arena.players.base import Decision, DecisionRequest
-from arena.players.faults import BotFailure, FaultKind
 
 MAX_COMMENT = 1000
 MAX_NAME = 64

@@ -24,17 +24,17 @@ import itertools
 import queue
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import grpc
 import trio
 
-from arena.protocol import bot_pb2, dial_in_pb2
-from arena.protocol.convert import act_request_pb
 from arena.players.base import DecisionRequest
 from arena.players.client import BotClient, accept_hello
 from arena.players.faults import BotFailure, FaultKind
+from arena.protocol import bot_pb2, dial_in_pb2
+from arena.protocol.convert import act_request_pb
 
 MAX_ABANDONED = 10_000
 """Ids of requests given up on (timed out, cancelled) whose late replies are still let through quietly."""

@@ -46,7 +46,7 @@ class Fault:
     message: str
 
     @classmethod
-    def make(cls, kind: FaultKind, seat: int, move_number: int, **values: object) -> "Fault":
+    def make(cls, kind: FaultKind, seat: int, move_number: int, **values: object) -> Fault:
         return cls(kind, seat, move_number, TEMPLATES[kind].format(**values))
 
     def __str__(self) -> str:

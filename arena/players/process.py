@@ -17,20 +17,21 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import trio
 
 from arena.display import seconds_label
-from arena.protocol import LISTEN_ENV, bot_pb2
-from arena.sandbox import CappedLog, Containment, Limits, SandboxError, SandboxUnavailable, contain
 from arena.players.client import BotClient
 from arena.players.dial_in import REGISTRY, DialInBot
 from arena.players.faults import BotFailure, FaultKind
 from arena.players.remote import RemoteBot
 from arena.players.stdio import StdioBot
+from arena.protocol import LISTEN_ENV, bot_pb2
+from arena.sandbox import CappedLog, Containment, Limits, SandboxError, SandboxUnavailable, contain
 
 STOP_GRACE_S = 3.0
 SOCKET_POLL_S = 0.002

@@ -34,19 +34,20 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 import grpc
 import trio
 
 from arena.futures import until_interrupted
-from arena.protocol import bot_pb2, dial_in_pb2, dial_in_pb2_grpc
-from arena.protocol.convert import observation_from_pb, options_from_pb
-from arena.rules import Game, new_game
 from arena.players.base import DecisionRequest
 from arena.players.faults import BotFailure, FaultKind
 from arena.players.process import BotProcess
+from arena.protocol import bot_pb2, dial_in_pb2, dial_in_pb2_grpc
+from arena.protocol.convert import observation_from_pb, options_from_pb
+from arena.rules import Game, new_game
 
 NO_DEADLINE_S = 60.0
 """A request from an arena that sends no deadline is given this long."""

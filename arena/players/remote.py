@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import grpc
 
 from arena.display import seconds_label
-from arena.protocol import MAX_MESSAGE_BYTES, bot_pb2, bot_pb2_grpc
-from arena.protocol.wire import act_request_bytes
 from arena.players.base import DecisionRequest
 from arena.players.client import BotClient
 from arena.players.faults import BotFailure, FaultKind
 from arena.players.grpc_trio import await_call
+from arena.protocol import MAX_MESSAGE_BYTES, bot_pb2, bot_pb2_grpc
+from arena.protocol.wire import act_request_bytes
 
 NOTIFY_TIMEOUT_S = 2.0
 

@@ -45,8 +45,9 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence, cast
+from typing import Any, cast
 
 from arena.protocol.convert import observation_from_pb, options_from_pb
 from arena.rules import Action, Game, Kind, Observation, RoundState, new_game

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
 
-from arena.rules.errors import RulesError
 from arena.players.base import LocalPlayer
 from arena.players.builtin import BUILTIN_PLAYERS, builtin_player
-from arena.sandbox import DEFAULT_LIMITS, Limits
 from arena.players.process import BUILTIN_PREFIX, BotProcess, BotSpec
+from arena.rules.errors import RulesError
+from arena.sandbox import DEFAULT_LIMITS, Limits
 
 ADDRESS_RE = re.compile(r"^(unix:.+|[\w.\-]+:\d+|\[[0-9a-fA-F:]+\]:\d+)$")
 INTERPRETER_RE = re.compile(r"^(python[\d.]*|pypy[\d.]*|node|nodejs|deno|bun|java|ruby|perl|php|bash|sh|env)$")

@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import trio
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from arena.display import seconds_label
-from arena.protocol import MAX_MESSAGE_BYTES, bot_pb2
-from arena.protocol.convert import act_request_pb
 from arena.players.base import DecisionRequest
 from arena.players.client import BotClient
 from arena.players.faults import BotFailure, FaultKind
+from arena.protocol import MAX_MESSAGE_BYTES, bot_pb2
+from arena.protocol.convert import act_request_pb
 
 NOTIFY_TIMEOUT_S = 2.0
 

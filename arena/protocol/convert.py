@@ -8,15 +8,16 @@ the seat may know), and everything a bot sends is parsed here into an engine :cl
 from __future__ import annotations
 
 import weakref
-from typing import Any, Iterable, Mapping, cast
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
+from arena.protocol import bot_pb2
+from arena.protocol import types_pb2 as pb
 from arena.rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Game, Kind, Observation, Point, RoundResult
 from arena.rules.layout import LineLayout
 from arena.rules.results import Ending, MatchResult
 from arena.rules.tiles import HIGH, LOW, MAX_DOUBLE, tile_id
 from arena.rules.trains import Trains
-from arena.protocol import bot_pb2
-from arena.protocol import types_pb2 as pb
 
 
 class ProtocolError(ValueError):

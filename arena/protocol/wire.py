@@ -14,13 +14,14 @@ message :func:`arena.protocol.convert.act_request_pb` builds.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from arena.rules import NO_TRAIN, Action, Observation
-from arena.rules.tiles import HIGH, LOW
 from arena.protocol import bot_pb2
 from arena.protocol import types_pb2 as pb
 from arena.protocol.convert import _connection_pb, _open_end_pb, action_pb, event_pb, layout_extras_pb, options_pb
+from arena.rules import NO_TRAIN, Action, Observation
+from arena.rules.tiles import HIGH, LOW
 
 LENGTH_DELIMITED = 2
 
@@ -127,7 +128,7 @@ _EVENTS: dict[tuple[int, Action], bytes] = {}
 _LEGAL: dict[Action, bytes] = {}
 _CONNECTIONS: dict[tuple[Any, int], bytes] = {}
 _ENDS: dict[tuple[Any, int], bytes] = {}
-_OPTIONS: "weakref.WeakKeyDictionary[Any, bytes]" = weakref.WeakKeyDictionary()
+_OPTIONS: weakref.WeakKeyDictionary[Any, bytes] = weakref.WeakKeyDictionary()
 
 
 def _event(seat: int, action: Action) -> bytes:

@@ -28,9 +28,10 @@ Decisions of this module:
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import trio
 from rich.console import Console
@@ -39,11 +40,11 @@ from arena.display import move_label, safe_name
 from arena.players.base import DecisionRequest
 from arena.players.faults import BotFailure, FaultKind
 from arena.players.process import BotProcess, BotSpec
-from arena.referee import TimeControl, forfeit_result
-from arena.rules import Action, Kind, Match
 from arena.records.jsonform import index_of
 from arena.records.replay import RecordError, game_of, steps
 from arena.records.schema import Record
+from arena.referee import TimeControl, forfeit_result
+from arena.rules import Action, Kind, Match
 
 
 @dataclass(frozen=True)

@@ -94,20 +94,21 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from arena.display import move_label
-from arena.rules import DRAW, NO_TILE, NO_TRAIN, Action, Kind, Point
-from arena.rules.line import End
-from arena.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, PIPS
-from arena.rules.trains import TrainEnd
 from arena.records.export import ExportError, GameRow, row_from_record, seeds_revealed
 from arena.records.jsonform import index_of
 from arena.records.replay import RecordError, Step, check_record_file, game_of, locate, steps
 from arena.records.schema import Record
 from arena.records.store import ReadReport, iter_records
+from arena.rules import DRAW, NO_TILE, NO_TRAIN, Action, Kind, Point
+from arena.rules.line import End
+from arena.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, PIPS
+from arena.rules.trains import TrainEnd
 
 GAMES_FILE = "games.parquet"
 DECISIONS_FILE = "decisions.parquet"

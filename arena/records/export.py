@@ -19,9 +19,10 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, TextIO
+from typing import Any, TextIO
 
 from arena.display import safe_name
 from arena.errors import ArenaError

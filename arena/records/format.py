@@ -14,10 +14,9 @@ from google.protobuf import json_format
 from arena.protocol import tournament_pb2 as tpb
 from arena.protocol import types_pb2 as pb
 from arena.protocol.convert import action_pb, match_result_pb, options_pb, round_result_pb, tile_pb, tiles_pb
+from arena.records.jsonform import RECORD_VERSION  # noqa: E402
 from arena.referee import MatchRecord
 from arena.rules import Deal
-
-from arena.records.jsonform import RECORD_VERSION  # noqa: E402
 
 
 def deal_pb(deal: Deal) -> tpb.DealRecord:

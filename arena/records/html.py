@@ -37,15 +37,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from arena.records.jsonform import index_of
+from arena.records.replay import RecordError, game_of, positions
+from arena.records.schema import Record
 from arena.rules import Kind, RoundResult
 from arena.rules.line import LineView
 from arena.rules.results import Ending
 from arena.rules.spinner import NO_SPINNER, SpinnerView
 from arena.rules.tiles import HIGH, LOW, other_value
 from arena.rules.trains import TrainsView
-from arena.records.jsonform import index_of
-from arena.records.replay import RecordError, game_of, positions
-from arena.records.schema import Record
 
 TEMPLATE = "viewer.html"
 DATA_MARK = "__GAME_DATA__"

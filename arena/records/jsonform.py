@@ -13,8 +13,8 @@ checks it against ``json_format`` for games of every variant, tiles aside (:func
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
-
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from arena.errors import ArenaError
 from arena.referee import MatchRecord

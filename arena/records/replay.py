@@ -17,22 +17,40 @@ keep doing so: only the display adds one.
 
 from __future__ import annotations
 
-import multiprocessing
 import json
+import multiprocessing
 import os
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from arena.display import move_label
 from arena.errors import ArenaError
-from arena.referee import forfeit_result
-from arena.rules import DRAW, Deal, Game, Kind, Match, RulesError, new_game
-from arena.records.jsonform import FormatError, action_from, deal_from, index_of, match_result_dict, option_from, round_result_dict
+from arena.records.jsonform import (
+    FormatError,
+    action_from,
+    deal_from,
+    index_of,
+    match_result_dict,
+    option_from,
+    round_result_dict,
+)
 from arena.records.run_folder import COMPACT_RECORDS, RECORDS, REVEALED, RunFolder, commitment_of
 from arena.records.schema import Record, RecordFormatError, parse_record
-from arena.records.store import TYPICAL_GAME_BYTES, ReadReport, RepairReport, complete_lines, is_compact, iter_records, looks_like_records, repair
+from arena.records.store import (
+    TYPICAL_GAME_BYTES,
+    ReadReport,
+    RepairReport,
+    complete_lines,
+    is_compact,
+    iter_records,
+    looks_like_records,
+    repair,
+)
+from arena.referee import forfeit_result
+from arena.rules import DRAW, Deal, Game, Kind, Match, RulesError, new_game
 
 
 class RecordError(ArenaError):

@@ -31,7 +31,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from rich.markup import escape
@@ -59,7 +60,7 @@ class RecordFormatError(ArenaError, ValueError):
         self.problem = problem
         self.path = path
 
-    def at(self, key: str | int) -> "RecordFormatError":
+    def at(self, key: str | int) -> RecordFormatError:
         """The same problem, one level further out (``key`` a field name or a list position)."""
         step = f"[{key}]" if isinstance(key, int) else str(key)
         joined = step + ("" if not self.path else self.path if self.path.startswith("[") else "." + self.path)

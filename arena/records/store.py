@@ -21,9 +21,10 @@ import base64
 import fcntl
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 from google.protobuf import json_format
 

@@ -30,19 +30,20 @@ Text conventions:
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
 from arena.display import move_label, safe_name
+from arena.records.jsonform import index_of
+from arena.records.replay import Position, RecordError, game_of, positions
 from arena.rules import MEXICAN_TRAIN, Game, Match
 from arena.rules.line import LineView
 from arena.rules.spinner import NO_SPINNER, SpinnerView
 from arena.rules.tiles import HIGH, LOW, NAMES
 from arena.rules.trains import TrainsView
-from arena.records.jsonform import index_of
-from arena.records.replay import Position, RecordError, game_of, positions
 
 CROSSWISE = "‖"
 """The bar between the halves of a double in the layout (it lies across the line)."""

@@ -7,8 +7,8 @@ boneyard, top (next drawn) first.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from arena.rules.errors import RulesError
 from arena.rules.rng import Rng

@@ -7,7 +7,8 @@ The turn structure itself is shared (:mod:`arena.rules.state`).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from arena.rules.deal import Deal, check_deal, deal_hands, shuffled_set
 from arena.rules.errors import OptionError
@@ -17,7 +18,7 @@ from arena.rules.match import Match
 from arena.rules.options import Option, resolve_options
 from arena.rules.results import Ending, MatchResult, RoundResult
 from arena.rules.rng import Rng
-from arena.rules.scoring import sole_lowest, side_totals, target_reached
+from arena.rules.scoring import side_totals, sole_lowest, target_reached
 from arena.rules.state import RoundState
 from arena.rules.tiles import PIPS, mask_pips, set_size
 

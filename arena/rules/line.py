@@ -91,7 +91,7 @@ class Line:
         self._left: list[int] = []
         self._right: list[int] = []
 
-    def copy(self) -> "Line":
+    def copy(self) -> Line:
         other = Line.__new__(Line)
         other.ends = self.ends.copy()
         other.tiles = self.tiles.copy()

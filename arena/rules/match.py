@@ -23,7 +23,7 @@ class Match:
 
     __slots__ = ("game", "seed", "scores", "deals", "results", "round", "_result")
 
-    def __init__(self, game: "Game", seed: int | str, first_deal: Deal | None = None) -> None:
+    def __init__(self, game: Game, seed: int | str, first_deal: Deal | None = None) -> None:
         self.game = game
         self.seed = seed
         self.scores: tuple[int, ...] = (0,) * game.num_sides
@@ -88,7 +88,7 @@ class Match:
         assert result is not None  # is_over() said so
         return result
 
-    def clone(self) -> "Match":
+    def clone(self) -> Match:
         other = object.__new__(Match)
         other.game = self.game
         other.seed = self.seed

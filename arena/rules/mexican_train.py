@@ -48,7 +48,7 @@ last round the lowest cumulative total wins; a tie for lowest is a drawn match.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from arena.rules.actions import DRAW, MEXICAN_TRAIN, NO_TILE, PASS, Action
 from arena.rules.deal import Deal, check_deal, deal_hands
@@ -103,7 +103,7 @@ class MexicanTrainRound(RoundState):
 
     layout: Trains
 
-    def __init__(self, game: "MexicanTrainGame", deal: Deal, scores: Sequence[int] | None = None,
+    def __init__(self, game: MexicanTrainGame, deal: Deal, scores: Sequence[int] | None = None,
                  round_index: int = 0) -> None:
         super().__init__(game, deal, scores, round_index)
         self.doubles = 0

@@ -6,8 +6,9 @@ default is either a value or a function of the player count.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from arena.rules.errors import OptionError
 

@@ -15,7 +15,8 @@ under the same actions (tests check this over every variant).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Sequence, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from arena.rules.actions import NO_TILE, Action, Kind
 from arena.rules.deal import Deal
@@ -57,7 +58,7 @@ class PublicRound:
 
     __slots__ = ("game", "seat", "state", "events", "own", "unseen", "table", "counts", "boneyard_count", "dealt")
 
-    def __init__(self, game: "Game", observation: Observation) -> None:
+    def __init__(self, game: Game, observation: Observation) -> None:
         obs = observation
         if obs.variant != game.name or obs.players != game.players:
             raise RulesError(f"expected an observation of {game.name} with {game.players} players, got {obs.variant} "

@@ -16,7 +16,8 @@ The key of a stream is ``"dominoes/v1/<label>/<seed>"`` (seed written in decimal
 from __future__ import annotations
 
 import hashlib
-from typing import MutableSequence, TypeVar
+from collections.abc import MutableSequence
+from typing import TypeVar
 
 T = TypeVar("T")
 

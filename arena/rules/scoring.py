@@ -5,7 +5,7 @@ Each variant's module composes these; none repeats their logic.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from arena.rules.results import MatchResult
 

@@ -61,7 +61,7 @@ class Spinner:
         self._arms: tuple[list[int], ...] = ([], [], [], [])
         """Tiles outward from the lead along each end's arm: left, right, side C, side D."""
 
-    def copy(self) -> "Spinner":
+    def copy(self) -> Spinner:
         other = Spinner.__new__(Spinner)
         other.ends = self.ends.copy()
         other.tiles = self.tiles.copy()

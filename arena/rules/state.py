@@ -9,8 +9,9 @@ and, for Mexican Train, their own legal moves.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from arena.rules.actions import DRAW, NO_TILE, PASS, Action, Kind, placement
 from arena.rules.deal import Deal
@@ -63,7 +64,7 @@ class RoundState:
     layout: Layout
     """The variant's layout (:meth:`Game.new_layout`); a variant's round narrows the type to its own."""
 
-    def __init__(self, game: "Game", deal: Deal, scores: Sequence[int] | None = None, round_index: int = 0) -> None:
+    def __init__(self, game: Game, deal: Deal, scores: Sequence[int] | None = None, round_index: int = 0) -> None:
         self.game = game
         self.deal = deal
         self.round_index = round_index
@@ -121,7 +122,7 @@ class RoundState:
         """Match scores per side as they stand now (start of round plus points scored during play)."""
         return tuple(s + p for s, p in zip(self.start_scores, self.play_points, strict=False))
 
-    def clone(self) -> "RoundState":
+    def clone(self) -> RoundState:
         """An independent copy, for search bots that roll out futures."""
         other = object.__new__(type(self))
         for name in RoundState.__slots__:
@@ -295,7 +296,7 @@ class RoundState:
     def _after_place(self, seat: int, action: Action) -> None:
         """Called after every placement, before the domino check (All Fives scores here)."""
 
-    def _clone_extra(self, other: "RoundState") -> None:
+    def _clone_extra(self, other: RoundState) -> None:
         """Copy variant-specific mutable state into a clone."""
 
     def _hidden_changed(self) -> None:

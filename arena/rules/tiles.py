@@ -9,7 +9,7 @@ Hands are bit masks over these ids: "the tiles of this hand that show value v" i
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from arena.rules.errors import RulesError
 

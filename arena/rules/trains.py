@@ -99,7 +99,7 @@ class Trains:
         """Indices of the trains that end in an unsatisfied double, in the order the doubles were placed."""
         self.is_open = [False] * count
 
-    def copy(self) -> "Trains":
+    def copy(self) -> Trains:
         other = Trains.__new__(Trains)
         other.engine = self.engine
         other.players = self.players

@@ -25,14 +25,23 @@ import stat
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import trio
 
 from arena.sandbox.cgroups import CgroupError
-from arena.sandbox.contain import LOCALE, UID_RANGE, SandboxError, _arena_package, _enter_cgroup, _inside_path, overlaps, system_view
+from arena.sandbox.contain import (
+    LOCALE,
+    UID_RANGE,
+    SandboxError,
+    _arena_package,
+    _enter_cgroup,
+    _inside_path,
+    overlaps,
+    system_view,
+)
 from arena.sandbox.host import Host, host
 from arena.sandbox.limits import Limits
 from arena.sandbox.logs import CappedLog
@@ -73,6 +82,10 @@ class BuildLimits:
     def describe(self) -> str:
         return (f"memory {self.memory_mb} MiB, {self.pids} processes, build folder {self.disk_mb} MiB, /tmp "
                 f"{self.tmp_mb} MiB, log {self.log_mb} MiB, {self.cpus:g} CPU, {self.timeout_s:g} s")
+
+
+DEFAULT_BUILD_LIMITS = BuildLimits()
+"""The build limits of a league that sets none (frozen: one value shared by every default argument)."""
 
 
 @dataclass(frozen=True)

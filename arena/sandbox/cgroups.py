@@ -14,9 +14,9 @@ import itertools
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from arena.sandbox.limits import Limits
 

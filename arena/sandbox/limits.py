@@ -9,8 +9,9 @@ keep their time.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping
+from typing import Any
 
 from arena.display import escaped
 from arena.errors import ArenaError

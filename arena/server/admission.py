@@ -11,15 +11,16 @@ day decides.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from arena.protocol import tournament_pb2 as tpb
 from arena.sandbox import Limits, LimitsError, exceeds, limits_from_table
-from arena.tournament.spec import BOT_KEYS, SpecError, TournamentSpec
 from arena.server.registry import Registry, check_exposure, check_name
 from arena.server.submission import check_programs, parse_submission
+from arena.tournament.spec import BOT_KEYS, SpecError, TournamentSpec
 
 DEFAULT_MAX_ENTRANTS = 64
 DEFAULT_MAX_BOT_PROCESSES = 64

@@ -15,30 +15,40 @@ import enum
 import os
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import grpc
 import trio
 
 from arena.errors import ArenaError
-from arena.protocol import arena_pb2 as apb
 from arena.players.dial_in import REGISTRY
+from arena.protocol import arena_pb2 as apb
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.referee import MoveRecord
+from arena.server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
+from arena.server.events import (
+    WATCH_BUFFER_EVENTS,
+    MoveNumbers,
+    Watcher,
+    event,
+    game_summary,
+    move_event,
+    round_event,
+    standings_pb,
+)
+from arena.server.tournaments import STATE_NAMES, Tournament
 from arena.tournament.backend import OnProgress
 from arena.tournament.errors import RecordsNotWritten
 from arena.tournament.runner import run_tournament
-from arena.tournament.summary import RunSummary
 from arena.tournament.schedule import Schedule, ScheduledGame
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.standings import NOT_AN_OUTCOME, Standings, outcome_of
-from arena.server.events import WATCH_BUFFER_EVENTS, MoveNumbers, Watcher, event, game_summary, move_event, round_event, standings_pb
-from arena.server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
-from arena.server.tournaments import STATE_NAMES, Tournament
+from arena.tournament.summary import RunSummary
 
 FLUSH_S = 0.05
 """How often queued events go out to the watchers (one batch per tournament per flush)."""

@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import trio
-
-from arena.players.dial_in import Close, DialInConnection, DialInRefused, DialInRegistry
 from google.protobuf.message import DecodeError
 
-from arena.protocol import dial_in_pb2
-from arena.protocol import bot_pb2
-from arena.protocol import PROTOCOL_VERSION
 from arena import __version__
+from arena.players.dial_in import Close, DialInConnection, DialInRefused, DialInRegistry
+from arena.protocol import PROTOCOL_VERSION, bot_pb2, dial_in_pb2
 from arena.server.auth import AUTH_HEADER, SCHEME
 
 SERVICE = "dominoes.v1.DialInService"

@@ -6,7 +6,25 @@ value (a time not come yet is 0.0 in both).
 from __future__ import annotations
 
 from arena.league.play.table_logs import BotLog
-from arena.league.views import AddedAuthor, AuthorView, BotSummary, BuildLog, ChallengeView, DialInAdded, FinalsRank, FinalsState, Frozen, LadderQueue, Leaderboard, Standing, TableLogView, TableRated, TableView, Uploaded, VersionView
+from arena.league.views import (
+    AddedAuthor,
+    AuthorView,
+    BotSummary,
+    BuildLog,
+    ChallengeView,
+    DialInAdded,
+    FinalsRank,
+    FinalsState,
+    Frozen,
+    LadderQueue,
+    Leaderboard,
+    Standing,
+    TableLogView,
+    TableRated,
+    TableView,
+    Uploaded,
+    VersionView,
+)
 from arena.protocol import league_pb2 as lpb
 
 VERSION_STATES = {name: lpb.VersionState.Value(f"VERSION_STATE_{name.upper()}") for name in

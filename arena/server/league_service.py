@@ -13,8 +13,9 @@ author's token is not the server's, and the league resolves tokens itself. The o
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator, TypeVar, TypeVarTuple
+from typing import Any, TypeVar, TypeVarTuple
 
 import grpc
 import trio
@@ -24,9 +25,27 @@ from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.server.auth import AUTH_HEADER, SCHEME
 from arena.server.core import ApiError, Refusal
-from arena.server.league_messages import added_author_pb, bots_pb, build_log_pb, challenged_pb, challenges_pb, dial_in_pb, finals_pb, frozen_pb, got_challenge_pb, leaderboard_pb, queue_pb, reinstated_pb, retired_pb, revoked_pb, table_log_pb, table_rated_pb, uploaded_pb, versions_pb
+from arena.server.league_messages import (
+    added_author_pb,
+    bots_pb,
+    build_log_pb,
+    challenged_pb,
+    challenges_pb,
+    dial_in_pb,
+    finals_pb,
+    frozen_pb,
+    got_challenge_pb,
+    leaderboard_pb,
+    queue_pb,
+    reinstated_pb,
+    retired_pb,
+    revoked_pb,
+    table_log_pb,
+    table_rated_pb,
+    uploaded_pb,
+    versions_pb,
+)
 from arena.server.status import handled
-
 
 Args = TypeVarTuple("Args")
 Result = TypeVar("Result")

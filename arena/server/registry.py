@@ -19,17 +19,18 @@ and printable, and no bot whose sandbox would show it what no bot may see (the d
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from arena.display import escaped
-from arena.players.process import BotSpec
 from arena.players.client import MAX_NAME
+from arena.players.process import BotSpec
 from arena.sandbox import Limits, exposure_problem
-from arena.tournament.spec import SpecError, spec_from_dict
 from arena.server.auth import ConfigError
 from arena.server.submission import check_programs
+from arena.tournament.spec import SpecError, spec_from_dict
 
 REGISTRY_KEYS = ("bots", "limits")
 _STAND_IN = {"name": "\0stand-in", "address": "127.0.0.1:1"}

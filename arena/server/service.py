@@ -7,7 +7,8 @@ their one line (:mod:`arena.server.status`, shared with the league's service).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, TypeVar, TypeVarTuple
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar, TypeVarTuple
 
 import grpc
 import trio
@@ -18,7 +19,6 @@ from arena.server.admission import NothingToRun
 from arena.server.core import ApiError, Arena, Refusal
 from arena.server.events import game_summary, record_message
 from arena.server.status import handled, status_of
-
 
 Args = TypeVarTuple("Args")
 Result = TypeVar("Result")

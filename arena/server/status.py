@@ -5,7 +5,8 @@ Nothing escapes a handler as UNKNOWN with a traceback.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import grpc
 import trio

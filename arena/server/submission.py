@@ -12,9 +12,10 @@ import json
 import os
 import sys
 import tomllib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from google.protobuf.message import Message
 

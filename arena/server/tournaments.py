@@ -21,16 +21,16 @@ from typing import Any
 import trio
 
 from arena.protocol import arena_pb2 as apb
+from arena.records.compact import Unit
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.schema import RecordFormatError
-from arena.records.compact import Unit
 from arena.records.store import parse_line, split_units, unit_line
+from arena.rules import RulesError, new_game
+from arena.server.events import Watcher
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import TournamentSpec
-from arena.rules import RulesError, new_game
 from arena.tournament.standings import ELO, OPENSKILL, Standings
-from arena.server.events import Watcher
 
 SERVER_FILE = "server.json"
 STATE_NAMES = {
@@ -91,7 +91,7 @@ class Tournament:
     pending: list[apb.TournamentEvent] = field(default_factory=list)
     standings_dirty: bool = False
     held: dict[int, list[apb.TournamentEvent]] = field(default_factory=dict)
-    records: "RecordIndex" = None  # type: ignore[assignment]
+    records: RecordIndex = None  # type: ignore[assignment]
     _commitment: str = ""
     _master_seed: str = ""
 
@@ -122,7 +122,7 @@ class Tournament:
         os.replace(temporary, self.folder / SERVER_FILE)
 
     @classmethod
-    def load(cls, folder: Path) -> "Tournament":
+    def load(cls, folder: Path) -> Tournament:
         facts = json.loads((folder / SERVER_FILE).read_text())
         return cls(
             id=facts["id"], folder=folder, name=facts["name"], variant=facts["variant"], players=facts["players"],

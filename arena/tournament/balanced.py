@@ -29,8 +29,8 @@ same tables. ``VERSION`` names the drawing; a run started with another could not
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 VERSION = 1
 """The drawing's version: a change to how tables are drawn must change it (the tables of a run are derived again

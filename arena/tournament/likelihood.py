@@ -42,9 +42,10 @@ safe to call from a worker thread while a :class:`Tally` goes on collecting resu
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Iterable, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt

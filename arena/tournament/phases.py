@@ -23,8 +23,9 @@ run's records do not depend on the block size (nor on the concurrency, as before
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
-from typing import AbstractSet, Awaitable, Callable, Iterator
 
 import trio
 

@@ -22,9 +22,9 @@ import trio
 
 from arena.players.base import LocalPlayer
 from arena.players.builtin import builtin_player
+from arena.players.client import BotClient
 from arena.players.faults import BotFailure, FaultKind
 from arena.players.process import BotProcess, BotSpec, log_file_name
-from arena.players.client import BotClient
 
 GIVE_UP_AFTER = 3
 

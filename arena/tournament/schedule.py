@@ -42,8 +42,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 from arena.rules import Game
 from arena.tournament.balanced import draw_tables

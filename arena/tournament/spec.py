@@ -66,9 +66,10 @@ import re
 import shlex
 import shutil
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from arena.display import escaped
 from arena.errors import ArenaError

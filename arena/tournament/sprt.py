@@ -61,8 +61,9 @@ standings do). It is the naive estimate: it does not correct for the bias of a t
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from arena.errors import ArenaError
 from arena.tournament.ratings import Z95, elo_bounds, elo_of_score, score_interval, score_of_elo

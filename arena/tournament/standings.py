@@ -53,9 +53,10 @@ Definitions (one *result* is an entrant's result in one game):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from openskill.models import PlackettLuce
 from rich.table import Table

@@ -41,14 +41,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import trio
 import structlog
+import trio
 
 from arena.display import safe_name
 from arena.records.run_folder import RunFolder
-from arena.referee import MatchRecord
 from arena.records.store import is_compact
-from arena.tournament.backend import BackendFactory, BackendSetup, OnProgress, PreparedRecord, merge_bot_info, record_message, replay_progress
+from arena.referee import MatchRecord
+from arena.tournament.backend import (
+    BackendFactory,
+    BackendSetup,
+    OnProgress,
+    PreparedRecord,
+    merge_bot_info,
+    record_message,
+    replay_progress,
+)
 from arena.tournament.errors import RunError
 from arena.tournament.local_backend import LocalBackend
 from arena.tournament.schedule import ScheduledGame

@@ -89,7 +89,7 @@ class HostNames:
     names: frozenset[str]
 
     @classmethod
-    def of(cls, listen_host: str, given: tuple[str, ...] = ()) -> "HostNames":
+    def of(cls, listen_host: str, given: tuple[str, ...] = ()) -> HostNames:
         host = listen_host.strip("[]").lower()
         names = set(given)
         if host in WILDCARD_HOSTS or is_loopback(f"{host}:0" if ":" not in host else f"[{host}]:0"):

@@ -28,32 +28,54 @@ import socket
 import time
 import urllib.parse
 from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, AsyncIterator, Awaitable, Callable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import trio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
-    HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.league.authors import hash_token
+from arena.league.core import LeagueCore
+from arena.league.rules.config import archive_limits
+from arena.league.rules.errors import LeagueError, NotFound, Unauthenticated
 from arena.league.rules.permissions import OPERATOR, Caller
 from arena.league.storage.db import Database
-from arena.league.rules.errors import LeagueError, NotFound, Unauthenticated
-from arena.league.rules.config import archive_limits
-from arena.league.core import LeagueCore
 from arena.records.export import GameRow, write_csv
 from arena.records.html import page_html, viewer_data
-from arena.server.core import Arena, ApiError
+from arena.server.core import ApiError, Arena
 from arena.server.tournaments import Tournament
-from arena.web import data, forms, league as league_web, tournament_page
-from arena.web.access import AUTHOR_COOKIE, AUTHOR_SESSION_S, COOKIE, MAX_SHARE_HOURS, SHARE_COOKIE, SHARE_KINDS, Access, AccessRules, INDEX, HostNames, ShareRefused, Signer, Viewer, same_origin
+from arena.web import data, forms, tournament_page
+from arena.web import league as league_web
+from arena.web.access import (
+    AUTHOR_COOKIE,
+    AUTHOR_SESSION_S,
+    COOKIE,
+    INDEX,
+    MAX_SHARE_HOURS,
+    SHARE_COOKIE,
+    SHARE_KINDS,
+    Access,
+    AccessRules,
+    HostNames,
+    ShareRefused,
+    Signer,
+    Viewer,
+    same_origin,
+)
 from arena.web.data import GameCatalog, NotShown, RatingHistory
 from arena.web.live import LiveGames, public_view
 

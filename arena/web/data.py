@@ -23,21 +23,32 @@ import io
 import json
 import math
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import trio
 
+from arena.records.compact import Unit
 from arena.records.export import GameRow, row_from_record
 from arena.records.html import viewer_data
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.schema import RecordFormatError
-from arena.records.compact import Unit
 from arena.records.store import parse_line, split_units, unit_line
 from arena.server.tournaments import STATE_NAMES, Tournament
-from arena.tournament.standings import ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, GameOutcome, OutcomeError, Standings, outcome_of, row_cells
+from arena.tournament.standings import (
+    ELO_HEADER,
+    OPENSKILL,
+    SKILL_HEADER,
+    TIE_RULE,
+    GameOutcome,
+    OutcomeError,
+    Standings,
+    outcome_of,
+    row_cells,
+)
 from arena.web.access import Access
 from arena.web.live import LiveGames, public_view
 

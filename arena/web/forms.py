@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 import trio
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
-from arena.league.rules.errors import LeagueError
 from arena.league.intake.upload import over_limit
+from arena.league.rules.errors import LeagueError
 
 
 async def spooled_body(request: Request, folder: Path, limit: int, limit_mb: int) -> Path:

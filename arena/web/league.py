@@ -14,13 +14,23 @@ from __future__ import annotations
 
 import html
 import urllib.parse
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Sequence
+from typing import Any
 
-from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
-from arena.league.play.pages import BotHistory, FinalsPage, Tally
 from arena.league.core import LeagueCore
-from arena.league.views import BotPage, BuildLog, ChallengeView, LadderQueue, Leaderboard, Standing, TableView, VersionView
+from arena.league.play.pages import BotHistory, FinalsPage, Tally
+from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
+from arena.league.views import (
+    BotPage,
+    BuildLog,
+    ChallengeView,
+    LadderQueue,
+    Leaderboard,
+    Standing,
+    TableView,
+    VersionView,
+)
 from arena.web.access import Viewer
 from arena.web.data import NotShown, axis_ticks
 

@@ -12,8 +12,9 @@ leaves the server.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from arena.records.jsonform import game_record_dict
 from arena.referee import MatchRecord, MoveRecord, RoundRecord

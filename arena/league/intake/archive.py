@@ -35,13 +35,22 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator
+from typing import BinaryIO
 
-from arena.league.rules.manifest import BINARY, MANIFEST_NAME, Manifest, ManifestError, check_static_elf, parse_manifest, path_problem
 from arena.league.rules.config import MIB, ArchiveLimits
 from arena.league.rules.errors import LeagueError
+from arena.league.rules.manifest import (
+    BINARY,
+    MANIFEST_NAME,
+    Manifest,
+    ManifestError,
+    check_static_elf,
+    parse_manifest,
+    path_problem,
+)
 
 CHUNK = 64 * 1024
 IGNORED_TOP = ("bin", "gen", "node_modules", "target", "dist", ".git")

@@ -16,18 +16,26 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
 
 import trio
 
-from arena.sandbox.build import PROTO_INSIDE, BuildJob, BuildLimits, inside_path, proto_digest, run_build
+from arena.league.intake.kits import RECIPES, REPO, Recipe, rust_host, rust_toolchain
+from arena.league.rules.errors import LeagueError
+from arena.league.rules.manifest import Manifest, ManifestError, check_static_elf, parse_manifest
+from arena.sandbox.build import (
+    DEFAULT_BUILD_LIMITS,
+    PROTO_INSIDE,
+    BuildJob,
+    BuildLimits,
+    inside_path,
+    proto_digest,
+    run_build,
+)
 from arena.sandbox.contain import SandboxError
 from arena.sandbox.host import SandboxUnavailable
-from arena.league.rules.errors import LeagueError
-from arena.league.intake.kits import RECIPES, REPO, Recipe, rust_host, rust_toolchain
-from arena.league.rules.manifest import Manifest, ManifestError, check_static_elf, parse_manifest
 
 PREPARE_FORMAT = 3
 """The way a kit's cache is prepared and a recipe filled in; bumped when a prepared cache (its warm folders) no longer
@@ -77,7 +85,7 @@ class BuildResult:
 
 
 async def build_version(source: Path, manifest: Manifest, work: Path, cache: KitCache,
-                        limits: BuildLimits = BuildLimits(), log: Path | None = None,
+                        limits: BuildLimits = DEFAULT_BUILD_LIMITS, log: Path | None = None,
                         protected: Sequence[Path] = ()) -> BuildResult:
     """Build the version whose files are in ``source`` (e.g. from ``Store.extract_to``; left unchanged) into
     ``work/bot`` (``work`` must exist; ``work/bot`` must not), contained and offline; its output goes to ``log``

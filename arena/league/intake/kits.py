@@ -15,9 +15,9 @@ from __future__ import annotations
 import functools
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 REPO = Path(__file__).resolve().parents[3]
 """The project's checkout: the kits' examples are bots/<kit>/."""

@@ -32,26 +32,27 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 import trio
 
 from arena.check_bot import CheckReport, check_bot
+from arena.league.intake.build import BuildResult, KitCache, build_version
+from arena.league.intake.kits import RECIPES
+from arena.league.intake.store import Store
+from arena.league.rules.config import LeagueConfig
+from arena.league.rules.errors import LeagueError, StateError
+from arena.league.rules.lifecycle import BUILDING, CHECKING, FAILED, READY, SUSPENDED, UPLOADED
+from arena.league.rules.manifest import MANIFEST_NAME, Manifest, parse_manifest
+from arena.league.rules.model import Runnable, Version
+from arena.league.storage.db import AsyncDatabase, Database
 from arena.players.process import BotSpec
 from arena.referee import TimeControl
 from arena.sandbox import Limits
 from arena.sandbox.build import BuildLimits
-from arena.league.intake.build import BuildResult, KitCache, build_version
-from arena.league.rules.config import LeagueConfig
-from arena.league.rules.lifecycle import BUILDING, CHECKING, FAILED, READY, SUSPENDED, UPLOADED
-from arena.league.rules.model import Runnable, Version
-from arena.league.storage.db import AsyncDatabase, Database
-from arena.league.rules.errors import LeagueError, StateError
-from arena.league.intake.kits import RECIPES
-from arena.league.rules.manifest import MANIFEST_NAME, Manifest, parse_manifest
-from arena.league.intake.store import Store
 
 CHECK_MATCHES = 2
 """Matches of the compliance check per version (as ``arena check-bot``'s default is a few quick ones)."""
@@ -340,7 +341,7 @@ def check_problem(report: CheckReport, variant: str) -> str | None:
 def report_json(report: CheckReport) -> dict[str, Any]:
     """The check's report as the database keeps it (and GetBuildLog sends it)."""
     summary = dataclasses.asdict(report)
-    for check, variant in zip(report.variants, summary["variants"]):  # reply times: their median and worst only
+    for check, variant in zip(report.variants, summary["variants"], strict=False):  # reply times: their median and worst only
         del variant["reply_ms"]
         variant.update(median_ms=check.median_ms, worst_ms=check.worst_ms, passed=check.passed)
     return {"passed": report.passed, **summary}

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.invocation import arena_command
-from arena.league.rules.errors import LeagueError
 from arena.league.intake.kits import REPO
+from arena.league.rules.errors import LeagueError
 from arena.league.rules.manifest import Manifest, ManifestError, parse_manifest
 
 EXAMPLES = REPO / "bots"

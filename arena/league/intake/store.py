@@ -20,10 +20,19 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.league.intake.archive import CHUNK, EXECUTABLE_MODE, FILE_MODE, FileEntry, Packed, iter_canonical, pack
+from arena.league.intake.archive import (
+    CHUNK,
+    DEFAULT_LIMITS,
+    EXECUTABLE_MODE,
+    FILE_MODE,
+    FileEntry,
+    Packed,
+    iter_canonical,
+    pack,
+)
 from arena.league.rules.config import ArchiveLimits
-from arena.league.rules.manifest import Manifest, path_problem
 from arena.league.rules.errors import LeagueError
+from arena.league.rules.manifest import Manifest, path_problem
 
 SHA256_PATTERN = re.compile(r"[0-9a-f]{64}")
 FOLDER_MODE, ARCHIVE_MODE = 0o700, 0o600
@@ -62,7 +71,7 @@ class Store:
     def has(self, sha256: str) -> bool:
         return self.path_of(sha256).is_file()
 
-    def add(self, source: str | os.PathLike[str], limits: ArchiveLimits = ArchiveLimits()) -> Stored:
+    def add(self, source: str | os.PathLike[str], limits: ArchiveLimits = DEFAULT_LIMITS) -> Stored:
         """Check an upload (a folder or an archive) and store it; an ArchiveError stores nothing."""
         packed = pack(source, self.tmp, limits)
         new = self.put(packed)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from arena.league.intake.archive import Packed, pack
 from arena.league.rules.config import LeagueConfig, archive_limits

@@ -26,25 +26,34 @@ are played again from their run folders (the runner resumes them; a finished run
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import trio
 
+from arena.league.clock import utc_now
+from arena.league.play.table_run import (
+    CHALLENGES,
+    LeagueRuns,
+    entrant_name,
+    league_tournament_file,
+    named,
+    rotations,
+    table_spec,
+)
+from arena.league.rules.config import ChallengeSettings, LeagueConfig
+from arena.league.rules.errors import LeagueError, PermissionDenied, StateError
+from arena.league.rules.lifecycle import PLAYING, QUEUED, READY, active_version
+from arena.league.rules.model import ChallengeRow, Version
+from arena.league.rules.permissions import Caller, owns, require_owner
+from arena.league.storage.db import AsyncDatabase, Database
 from arena.records.run_folder import RunFolder
 from arena.tournament.errors import EntrantsCannotPlay, RunError
 from arena.tournament.runner import run_tournament
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.sprt import SprtError
-from arena.league.rules.permissions import Caller, owns, require_owner
-from arena.league.rules.config import ChallengeSettings, LeagueConfig
-from arena.league.rules.lifecycle import PLAYING, QUEUED, READY, active_version
-from arena.league.rules.model import ChallengeRow, Version
-from arena.league.storage.db import AsyncDatabase, Database
-from arena.league.clock import utc_now
-from arena.league.rules.errors import LeagueError, PermissionDenied, StateError
-from arena.league.play.table_run import CHALLENGES, LeagueRuns, entrant_name, league_tournament_file, named, rotations, table_spec
 
 WINDOW = timedelta(days=1)
 """The rate limit's window: ``per_day`` challenges in any 24 hours."""
@@ -204,7 +213,7 @@ class Challenges(LeagueRuns):
         """The 2-entrant tournament with its [sprt]: the challenger first, the candidate."""
         sides = [await self.database.run(Database.version, v) for v in (challenge.version_id, challenge.opponent_id)]
         names = [await version_name(self.database, self.served.league_id, v) for v in sides]
-        bots = [named(self.bot_of(version), name) for version, name in zip(sides, names)]
+        bots = [named(self.bot_of(version), name) for version, name in zip(sides, names, strict=True)]
         settings = self.config.challenges
         text = league_tournament_file(self.config, f"{self.config.name} challenge {challenge.id}", bots, folder,
                                       deal_sets=challenge.deal_sets,

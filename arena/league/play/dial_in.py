@@ -11,13 +11,13 @@ again.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
-from arena.players.dial_in import REGISTRY, DialInRegistry
-from arena.players.process import BotSpec
-from arena.league.rules.model import Version
 from arena.league.intake.pipeline import dial_in_spec
 from arena.league.play.table_run import entrant_name
+from arena.league.rules.model import Version
+from arena.players.dial_in import REGISTRY, DialInRegistry
+from arena.players.process import BotSpec
 
 
 class DialInVersions:

@@ -30,25 +30,36 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import trio
 
+from arena.league.clock import utc_now
+from arena.league.play.table_run import (
+    FINALS,
+    LeagueRuns,
+    authors_apart,
+    entrant_name,
+    league_tournament_file,
+    named,
+    rotations,
+    table_spec,
+    toml_value,
+)
+from arena.league.rules.config import LeagueConfig
+from arena.league.rules.errors import LeagueError, StateError
+from arena.league.rules.model import Freeze
+from arena.league.rules.permissions import Caller, require_operator
+from arena.league.rules.rating import deal_set_totals, seats_of
+from arena.league.storage.db import Database
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
-from arena.tournament.likelihood import Tally, fit, leaderboard, places_of_points
 from arena.tournament.errors import EntrantsCannotPlay, RunError
+from arena.tournament.likelihood import Tally, fit, leaderboard, places_of_points
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.league.rules.permissions import Caller, require_operator
-from arena.league.rules.config import LeagueConfig
-from arena.league.clock import utc_now
-from arena.league.rules.model import Freeze
-from arena.league.storage.db import Database
-from arena.league.rules.errors import LeagueError, StateError
-from arena.league.rules.rating import deal_set_totals, seats_of
-from arena.league.play.table_run import FINALS, LeagueRuns, authors_apart, entrant_name, league_tournament_file, named, rotations, table_spec, toml_value
 
 PLAYING, DONE, FAILED = "playing", "done", "failed"
 DEAL_SETS = 10
@@ -100,7 +111,7 @@ def author_groups(names: Sequence[str], authors: Sequence[int]) -> list[list[str
     """The entrants' names grouped by author, for each author with two or more (what the tournament keeps
     apart), in the field's order."""
     by_author: dict[int, list[str]] = defaultdict(list)
-    for name, author in zip(names, authors):
+    for name, author in zip(names, authors, strict=True):
         by_author[author].append(name)
     return [group for group in by_author.values() if len(group) > 1]
 
@@ -120,7 +131,7 @@ def finals_ranking(folder: Path, version_of: Mapping[str, int], group_size: int)
             continue  # an incomplete deal set (a run cut short): not a result
         held = list(dict.fromkeys(seat.version_id for seats in games for seat in seats))
         totals = deal_set_totals(games, held)  # added exactly, as the ladder adds them: equal totals tie
-        tally.add(places_of_points({names[version_id]: total for version_id, total in zip(held, totals)}))
+        tally.add(places_of_points({names[version_id]: total for version_id, total in zip(held, totals, strict=False)}))
     rows = leaderboard(fit(tally.evidence()))
     return [{"rank": row.rank, "best": row.best, "worst": row.worst, "version": row.entrant,
              "version_id": version_of[row.entrant], "rating": row.elo, "low": row.low, "high": row.high,
@@ -174,7 +185,7 @@ class Finals(LeagueRuns):
         versions = [await self.database.run(Database.version, v) for v in frozen.field]
         bot_names = {bot.id: bot.name for bot in await self.database.run(Database.bots, self.served.league_id)}
         names = [entrant_name(bot_names[v.bot_id], v) for v in versions]
-        bots = [named(self.bot_of(version), name) for version, name in zip(versions, names)]
+        bots = [named(self.bot_of(version), name) for version, name in zip(versions, names, strict=True)]
         top = schedule_lines(self.config, names, [v.author_id for v in versions], tables)
         text = league_tournament_file(self.config, f"{self.config.name} finals", bots, self.run_folder,
                                       deal_sets=deal_sets, top=top)
@@ -182,7 +193,7 @@ class Finals(LeagueRuns):
             spec = table_spec(text)
         except SpecError as error:
             raise LeagueError(f"the finals cannot be played: {error}") from None
-        return spec, text, dict(zip(names, frozen.field))
+        return spec, text, dict(zip(names, frozen.field, strict=False))
 
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Wait for the finals to be started (or find them playing after a restart), play them, rank them."""

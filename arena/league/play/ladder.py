@@ -36,29 +36,42 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import Counter, deque
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import trio
 
+from arena.league.clock import utc_now
+from arena.league.intake.pipeline import Served
+from arena.league.play.dial_in import DialInVersions
+from arena.league.play.leaderboard import Fitter, Leaderboard, table_results
+from arena.league.play.table_run import (
+    RECORD,
+    TABLES,
+    BotOf,
+    LeagueRuns,
+    authors_apart,
+    entrant_name,
+    named,
+    results,
+    rotations,
+    table_file,
+    table_spec,
+)
+from arena.league.rules.errors import LeagueError
+from arena.league.rules.lifecycle import READY, SUSPENDED, UNFINISHED
+from arena.league.rules.matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
+from arena.league.rules.model import ONLINE, LadderTable, Rating, Version
+from arena.league.rules.rating import MODEL, deal_set_totals, rate_deal_set, table_updates
+from arena.league.storage.db import AsyncDatabase, Database
 from arena.records.run_folder import RunFolder
-from arena.tournament.likelihood import fit
 from arena.tournament.backend import BackendFactory, BackendSetup, GameBackend
 from arena.tournament.errors import EntrantsCannotPlay, RunError
+from arena.tournament.likelihood import fit
 from arena.tournament.local_backend import LocalBackend
 from arena.tournament.runner import run_tournament
-from arena.league.play.dial_in import DialInVersions
-from arena.league.clock import utc_now
-from arena.league.rules.lifecycle import READY, SUSPENDED, UNFINISHED
-from arena.league.rules.model import ONLINE, LadderTable, Rating, Version
-from arena.league.storage.db import AsyncDatabase, Database
-from arena.league.rules.errors import LeagueError
-from arena.league.play.leaderboard import Fitter, Leaderboard, table_results
-from arena.league.rules.matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
-from arena.league.intake.pipeline import Served
-from arena.league.rules.rating import MODEL, deal_set_totals, rate_deal_set, table_updates
-from arena.league.play.table_run import RECORD, TABLES, BotOf, LeagueRuns, authors_apart, entrant_name, named, results, rotations, table_file, table_spec
 
 RECENT = timedelta(hours=1)
 """The matchmaker's recent window: coverage is deal sets per hour."""
@@ -205,7 +218,7 @@ class Ladder(LeagueRuns):
             self.log.warning("ladder_table_failed", league=self.config.name, table=table.id, error=why)
             return False
         bots, failures = [], {}
-        for version, name in zip(sides, names):
+        for version, name in zip(sides, names, strict=True):
             try:
                 bots.append(named(self.bot_of(version), name))
             except LeagueError as error:  # no command for its bot (its folder is gone): a failed start
@@ -218,13 +231,13 @@ class Ladder(LeagueRuns):
         await self.database.run(Database.start_table, table.id)
         self.log.info("ladder_table_started", league=self.config.name, table=table.id, versions=", ".join(names),
                       reason=table.reason)
-        self._names[table.id] = {version.id: name for version, name in zip(sides, names)}
+        self._names[table.id] = {version.id: name for version, name in zip(sides, names, strict=True)}
         try:
             summary = await run_tournament(spec, text, folder, resume=RunFolder(folder).keeps_secret(),
                                            limiter=self.limiter, protected=self.protected,
                                            backend=self._backend_of(table))
         except EntrantsCannotPlay as error:
-            by_name = dict(zip(names, sides))
+            by_name = dict(zip(names, sides, strict=True))
             await self._cannot_play(table, {by_name[name].id: why for name, why in error.problems
                                             if name in by_name}, sides)
             return False
@@ -232,7 +245,7 @@ class Ladder(LeagueRuns):
             await self.database.run(Database.fail_table, table.id, str(error))
             self.log.error("ladder_table_failed", league=self.config.name, table=table.id, error=str(error))
             return False
-        for version, name in zip(sides, names):  # given up on mid-run: one failed start; else a good one
+        for version, name in zip(sides, names, strict=True):  # given up on mid-run: one failed start; else a good one
             if version.id in left:
                 continue  # it left: no start of it failed
             why = next((line for line in summary.given_up if line.startswith(f"bot {name!r} ")), None)
@@ -287,7 +300,7 @@ class Ladder(LeagueRuns):
         leaderboard; False (and nothing changed) for a table rated already."""
         folder = self.table_folder(table)
         sides, names = await self._entrants(table)
-        version_of = {name: version.id for name, version in zip(names, sides)}
+        version_of = {name: version.id for name, version in zip(names, sides, strict=True)}
         run = await trio.to_thread.run_sync(results, folder, rotations(self.config), version_of)
         seats = [seats for _, seats in run.games]
         totals = deal_set_totals(seats, table.versions)
@@ -299,7 +312,7 @@ class Ladder(LeagueRuns):
             for places in table_results(dataclasses.replace(table, single_games=run.single_games), seats):
                 self.leaderboard.add(places)
             self.log.info("ladder_table_done", league=self.config.name, table=table.id,
-                          result=", ".join(f"{name} {points:g}" for name, points in zip(names, totals)))
+                          result=", ".join(f"{name} {points:g}" for name, points in zip(names, totals, strict=False)))
         return rated
 
     async def _bot_name(self, version: Version) -> str:

@@ -22,16 +22,17 @@ set of a league, refitted on a worker thread as tables end, with the online rati
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import trio
 
-from arena.tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, leaderboard, places_of_points
-from arena.league.rules.model import LadderTable, Rating, Seat
-from arena.league.storage.db import AsyncDatabase, Database
-from arena.league.rules.rating import deal_set_totals, units_of
 from arena.league.play.table_run import RECORD
+from arena.league.rules.model import LadderTable, Rating, Seat
+from arena.league.rules.rating import deal_set_totals, units_of
+from arena.league.storage.db import AsyncDatabase, Database
+from arena.tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, leaderboard, places_of_points
 
 SYSTEM = "maximum likelihood (Plackett-Luce), Elo against the field's mean"
 """The leaderboard's rating system, as the standings name it."""
@@ -47,7 +48,7 @@ def places_of_table(versions: Sequence[int], played: Iterable[Sequence[Seat]]) -
     if len(sides) < 2:
         return None
     totals = deal_set_totals(played, sides)
-    return places_of_points({str(version_id): total for version_id, total in zip(sides, totals)})
+    return places_of_points({str(version_id): total for version_id, total in zip(sides, totals, strict=False)})
 
 
 def table_results(table: LadderTable, played: Sequence[Sequence[Seat]]) -> list[Places]:

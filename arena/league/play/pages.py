@@ -11,20 +11,21 @@ never a query per table or per game.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
+from arena.league.play.table_run import RECORD, entrant_name
+from arena.league.rules.errors import NotFound, StateError
+from arena.league.rules.lifecycle import DONE
+from arena.league.rules.model import ONLINE, Freeze, LadderTable, Rating, Seat
+from arena.league.rules.rating import rate_deal_set, table_updates
+from arena.league.storage.db import Database
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.tournament.standings import outcome_of
-from arena.league.rules.lifecycle import DONE
-from arena.league.rules.model import ONLINE, Freeze, LadderTable, Rating, Seat
-from arena.league.storage.db import Database
-from arena.league.rules.errors import NotFound, StateError
-from arena.league.rules.rating import rate_deal_set, table_updates
-from arena.league.play.table_run import RECORD, entrant_name
 
 RECENT_GAMES = 20
 """The newest games a bot's page lists."""
@@ -99,7 +100,7 @@ def bot_history(database: Database, league_id: int, bot_id: int) -> BotHistory:
         ended = table.ended_at.timestamp() if table.ended_at else 0.0
         for totals in table_updates([seats for _, seats in played], table.versions, table.single_games):
             after = rate_deal_set([state.get(v) for v in table.versions], totals)
-            for version_id, (mu, sigma) in zip(table.versions, after):
+            for version_id, (mu, sigma) in zip(table.versions, after, strict=False):
                 old = state.get(version_id)
                 state[version_id] = Rating(version_id, ONLINE, mu, sigma, (old.games if old else 0) + 1)
                 if version_id in mine:

@@ -15,20 +15,20 @@ than once, so a reply gives each log's tail, the reply's budget (:data:`REPLY_BY
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
+from arena.league.authors import owned_version
+from arena.league.play.table_run import entrant_name
+from arena.league.rules.errors import NotFound, StateError
+from arena.league.rules.lifecycle import DONE, TABLE_FAILED
+from arena.league.rules.model import LadderTable
+from arena.league.rules.permissions import Caller
+from arena.league.storage.db import Database
 from arena.protocol import MAX_MESSAGE_BYTES
 from arena.records.run_folder import RunFolder
 from arena.tournament.pools import entrant_logs
-from arena.league.authors import owned_version
-from arena.league.rules.permissions import Caller
-from arena.league.rules.lifecycle import DONE, TABLE_FAILED
-from arena.league.rules.model import LadderTable
-from arena.league.storage.db import Database
-from arena.league.rules.errors import NotFound, StateError
-from arena.league.play.table_run import entrant_name
 
 REPLY_BYTES = MAX_MESSAGE_BYTES // 2
 """The bytes of log one reply holds at most, all its logs together: half the message limit, so the rest of the

@@ -17,20 +17,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import tomllib
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
+from arena.league.rules.config import LeagueConfig
+from arena.league.rules.errors import LeagueError
+from arena.league.rules.model import LadderTable, Seat, Version
+from arena.league.rules.rating import seats_of
+from arena.league.storage.db import AsyncDatabase
 from arena.players.process import BotSpec
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.sandbox import LIMIT_KEYS
 from arena.tournament.spec import TournamentSpec, spec_from_dict
-from arena.league.rules.config import LeagueConfig
-from arena.league.rules.model import LadderTable, Seat, Version
-from arena.league.storage.db import AsyncDatabase
-from arena.league.rules.errors import LeagueError
-from arena.league.rules.rating import seats_of
 
 BotOf = Callable[[Version], BotSpec]
 """How a ready version's bot is started (its command, folder and protocol); raises LeagueError when it cannot be."""

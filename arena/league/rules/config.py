@@ -64,18 +64,27 @@ from __future__ import annotations
 import dataclasses
 import re
 import tomllib
-from types import MappingProxyType
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
 
+from arena.league.rules.errors import ConfigError
+from arena.league.rules.manifest import KITS as KIT_RECIPES
 from arena.rules import Game, new_game
 from arena.sandbox import LIMIT_KEYS, Limits, LimitsError, limits_from_table
 from arena.sandbox.build import BuildLimits
-from arena.tournament.spec import SpecError, TimeSpec, game_from_table, time_from_table
-from arena.tournament.spec import _boolean, _integer, _no_unknown, _text  # the file helpers: one wording for both files
-from arena.league.rules.errors import ConfigError
-from arena.league.rules.manifest import KITS as KIT_RECIPES
+from arena.tournament.spec import (  # the file helpers: one wording for both files
+    SpecError,
+    TimeSpec,
+    _boolean,
+    _integer,
+    _no_unknown,
+    _text,
+    game_from_table,
+    time_from_table,
+)
 
 MIB = 1024 * 1024
 """The one size unit of the league's limits (a league file's ``archive_mb`` and ``unpacked_mb``, as the sandbox's

@@ -13,11 +13,12 @@ import re
 import struct
 import tomllib
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Mapping
+from typing import Any, BinaryIO
 
-from arena.rules import VARIANTS
 from arena.league.rules.errors import LeagueError
+from arena.rules import VARIANTS
 
 MANIFEST_NAME = "bot.toml"
 MAX_MANIFEST_BYTES = 64 * 1024

@@ -34,8 +34,8 @@ import bisect
 import heapq
 import math
 import operator
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 PLACEMENT = "placement"
 

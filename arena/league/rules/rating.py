@@ -19,14 +19,14 @@ set, or each of its single games), and a recompute of every online rating from t
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Iterable, Mapping, Sequence
 
 from openskill.models import PlackettLuce
 
+from arena.league.rules.model import ONLINE, LadderTable, Rating, Seat
 from arena.records.schema import Record
 from arena.tournament.standings import outcome_of, side_points
-from arena.league.rules.model import ONLINE, LadderTable, Rating, Seat
 
 MODEL = PlackettLuce()
 
