@@ -14,6 +14,8 @@ bash bots/build.sh
 bash scripts/tools.sh
 # Two test processes (pytest-xdist), each taking whole files (module fixtures such as a league server are set up
 # once): most tests wait on bot processes and servers, so two share 2 cores well. ARENA_TEST_WORKERS=0: one process.
+# scripts/run_tests.py runs pytest, then reruns each failed test once, alone: one that passes then prints
+# `flaky: <test id>` and does not fail the run; one that fails again does (CONTRIBUTING.md, "The tests").
 workers="${ARENA_TEST_WORKERS:-2}"
-if [ "$workers" = 0 ]; then exec .venv/bin/python -m pytest "$@"; fi
-exec .venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"
+if [ "$workers" = 0 ]; then exec .venv/bin/python scripts/run_tests.py "$@"; fi
+exec .venv/bin/python scripts/run_tests.py -n "$workers" --dist loadfile "$@"
