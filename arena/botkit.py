@@ -302,7 +302,8 @@ def connect_out(policy: Policy, options: argparse.Namespace, *, name: str, **hel
     the bot); the exit status of ``arena connect``. Relayed by ``arena connect``'s own code, with the policy called
     here, in this process (:class:`~arena.players.relay.PolicyBot`): no socket and no second gRPC call between the
     stream and it."""
-    from arena.players import relay  # trio and the relay cost a bot ~0.1 s and 9 MB at start: only dialing in pays
+    # trio and the relay cost a bot ~0.1 s and 9 MB at start: only a bot that dials in pays them
+    from arena.players import relay  # noqa: PLC0415
 
     token = _dial_in_token(options)
     servicer = _BotServicer(policy, _hello_reply(name, **hello), hello.get("on_notify"))

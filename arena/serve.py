@@ -34,10 +34,11 @@ from arena.league.intake.pipeline import default_kit_cache
 from arena.league.storage.db import sqlite_file, sqlite_url
 from arena.players.dial_in import REGISTRY
 from arena.protocol import MAX_MESSAGE_BYTES, arena_pb2
-from arena.sandbox import overlaps
+from arena.sandbox import SandboxUnavailable, host, overlaps
 from arena.server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
 from arena.server.auth import (
     ConfigError,
+    ServerInterceptor,
     TokenInterceptor,
     check_listen,
     check_private,
@@ -55,6 +56,8 @@ from arena.server.league_service import add_to_server as add_league
 from arena.server.registry import load_registry
 from arena.server.service import ArenaServicer, add_to_server
 from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
+from arena.web.access import WILDCARD_HOSTS, AccessRules, check_host_name, check_http_listen
+from arena.web.app import serve_web
 
 DEFAULT_LISTEN = "127.0.0.1:50500"
 DEFAULT_DATA = "runs/server"
@@ -111,7 +114,6 @@ def config_from_args(args: Any) -> ServeConfig:
     check_listen(args.listen, token)
     http = getattr(args, "http", None)
     if http is not None:
-        from arena.web.access import check_http_listen
 
         http_address(http)
         check_http_listen(http, token, args.http_public)
@@ -200,7 +202,6 @@ def http_address(address: str) -> tuple[str, int]:
 def http_names(address: str, given: list[str]) -> tuple[str, ...]:
     """The names the dashboard answers for beside its socket's address: each ``--http-host`` (checked) and the host
     of ``--http`` when it is a name (``--http arena.example.org:8080``)."""
-    from arena.web.access import WILDCARD_HOSTS, check_host_name
 
     host, _ = http_address(address)
     names = [check_host_name(name) for name in given]
@@ -231,7 +232,6 @@ def bind_http(address: str) -> socket.socket:
 def require_sandbox() -> None:
     """A server starts bots only in their sandbox (no client or registry can turn it off): without one, refuse to
     start at all rather than fail every game."""
-    from arena.sandbox import SandboxUnavailable, host
 
     try:
         host().require_sandbox()
@@ -294,7 +294,7 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
     so that open streams, read or not, never take the threads that quick calls need."""
     streams = StreamLimits(config.max_streams, config.max_streams_per_client)
     own_checks = ((LEAGUE_CALLS,) if league is not None else ()) + ((DIAL_IN_CALLS,) if dial_in is not None else ())
-    interceptors: list[grpc.ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
+    interceptors: list[ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=streams.pool_size(), thread_name_prefix="arena-grpc"),
         interceptors=[*interceptors, StreamLimitInterceptor(streams)],  # the token first: no slot without it
@@ -485,8 +485,6 @@ async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, li
                     league: LeagueCore | None = None) -> Any:
     """The web dashboard on the same trio loop and the same Arena (arena/web), with the league's pages when
     ``league`` (its LeagueCore) is given; prints where it is."""
-    from arena.web.access import AccessRules
-    from arena.web.app import serve_web
 
     web = await nursery.start(serve_web, arena, AccessRules(config.token, config.http_public), listener,
                               config.tls_files, config.http_hosts, league)

@@ -373,6 +373,35 @@ def test_the_run_folder_layout_is_spelled_in_one_module() -> None:
     assert spelled == []
 
 
+INNER_IMPORTS_ALLOWED = 10
+"""Imports inside functions, outside the command line and the benchmarks (which load what a command asks for): each
+one an optional dependency loaded only when used, or a start-up cost a bot must not pay, and each says why."""
+
+
+def imports_inside_functions() -> list[tuple[Path, int]]:
+    """(file, line) of every import inside a function of the arena, outside arena/cli and arena/bench."""
+    found = []
+    for path in sorted(ARENA.rglob("*.py")):
+        if {"_generated", "cli", "bench"} & set(path.relative_to(ARENA).parts):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found += [(path, n.lineno) for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return sorted(set(found))
+
+
+def test_imports_inside_functions_are_few_and_each_says_why() -> None:
+    found = imports_inside_functions()
+    uncommented = []
+    for path, line in found:
+        lines = path.read_text().splitlines()
+        comments = [text.split("#", 1)[1] for text in lines[line - 2:line] if "#" in text]
+        if not any(comment.strip() and not comment.strip().startswith("noqa") for comment in comments):
+            uncommented.append(f"{path.relative_to(ARENA.parent)}:{line}")
+    assert uncommented == []
+    assert len(found) <= INNER_IMPORTS_ALLOWED, [f"{p.relative_to(ARENA.parent)}:{n}" for p, n in found]
+
+
 # --- the tests' own house: by subject, helpers in tests/support/ ----------------------------------------------------
 
 TESTS = Path(__file__).resolve().parent

@@ -90,7 +90,8 @@ class ClusterError(RunError):
 def require_ray() -> Any:
     """The ``ray`` module, or one clear error saying how to install it."""
     try:
-        import ray  # the optional extra (`pip install dominoes-arena[ray]`): this is the one place it is loaded
+        # the optional extra (`pip install dominoes-arena[ray]`): this is the one place it is loaded
+        import ray  # noqa: PLC0415
     except ImportError:
         raise ClusterError(RAY_MISSING) from None
     return ray

@@ -34,11 +34,11 @@ from arena.league.intake.store import Store
 from arena.league.intake.upload import checked_upload
 from arena.league.play.challenges import Challenges, request_challenge, version_name
 from arena.league.play.finals import Finals, freeze_league, games_recorded
-from arena.league.play.ladder import FROZEN, RECORD, Ladder, left_because
+from arena.league.play.ladder import FROZEN, Ladder, left_because
 from arena.league.play.leaderboard import SYSTEM, BoardEntry
 from arena.league.play.pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game, games_written
 from arena.league.play.table_logs import table_log
-from arena.league.play.table_run import TABLES, entrant_name, rotations
+from arena.league.play.table_run import RECORD, TABLES, entrant_name, rotations
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError
 from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
 from arena.league.rules.manifest import NAME_PATTERN as BOT_NAME

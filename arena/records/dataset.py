@@ -128,7 +128,8 @@ class ParquetUnavailable(ExportError):
 def _pyarrow() -> Any:
     """pyarrow, imported only by the export that needs it (the arena starts without it)."""
     try:
-        import pyarrow.parquet  # the optional extra (`[parquet]`), loaded by the export alone: the arena starts without it
+        # the optional extra (`[parquet]`), loaded by the export alone: the arena starts without it
+        import pyarrow.parquet  # noqa: PLC0415
     except ImportError:
         raise ParquetUnavailable("pyarrow is not installed: run scripts/setup.sh, or pip install "
                                  "'dominoes-arena[parquet]'") from None

@@ -54,7 +54,7 @@ def filter_program() -> bytes:
     32-bit ABIs it can also run (a call made through ``int 0x80`` is filtered the same way).
     SyscallFilterUnavailable when libseccomp cannot be loaded or refuses."""
     try:  # loaded on first use: a machine without libseccomp2 still runs everything but the filter
-        import pyseccomp as seccomp
+        import pyseccomp as seccomp  # noqa: PLC0415
     except (ImportError, OSError, RuntimeError) as error:  # pyseccomp raises RuntimeError without libseccomp
         raise SyscallFilterUnavailable(f"the seccomp filter cannot be built ({error}): install libseccomp2 "
                                        f"(apt-get install libseccomp2) and pyseccomp (bash scripts/setup.sh)") from None

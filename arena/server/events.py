@@ -21,12 +21,16 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import grpc
+from google.protobuf import json_format
 
 from arena.protocol import arena_pb2 as apb
 from arena.protocol import tournament_pb2 as tpb
 from arena.protocol.convert import action_pb, round_result_pb
+from arena.records.store import to_message
 from arena.referee import MoveRecord, RoundRecord
 from arena.rules import Action, Kind
+from arena.tournament.sequential import MatchupTest
+from arena.tournament.sprt import SprtError
 
 WATCH_BUFFER_EVENTS = 1024
 """Events a watcher may have waiting before the server sheds (see the module docstring)."""
@@ -195,7 +199,6 @@ def round_event(game: int, round_index: int, record: RoundRecord) -> apb.Tournam
 
 def game_summary(record: Mapping[str, Any]) -> apb.GameSummary:
     """The brief form of a stored record (a dict in protobuf's JSON mapping)."""
-    from google.protobuf import json_format
 
     summary = apb.GameSummary(
         index=int(record.get("index", 0)), seats=record.get("seats", []), side_of_seat=record.get("sideOfSeat", []),
@@ -266,8 +269,6 @@ def sprt_pb(data: Mapping[str, Any], group_size: int, recorded: int | None = Non
     """The message for a test as ``MatchupTest.to_json`` (and standings.json's "sprt") gives it, with its verdict
     line (saying why when the standings beside it count ``recorded`` games more than the test); None when the
     saved test is unreadable (the standings are shown without it)."""
-    from arena.tournament.sequential import MatchupTest
-    from arena.tournament.sprt import SprtError
 
     try:
         test = MatchupTest.from_json(data, group_size)
@@ -288,7 +289,6 @@ def sprt_pb(data: Mapping[str, Any], group_size: int, recorded: int | None = Non
 
 
 def record_message(record: Mapping[str, Any], withhold_seed: bool) -> tpb.GameRecord:
-    from arena.records.store import to_message
 
     message = to_message(dict(record))
     if withhold_seed:

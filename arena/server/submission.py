@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -161,7 +162,6 @@ def message_from_dict(data: Mapping[str, Any]) -> tpb.TournamentSpec:
         bot = message.bots.add(name=entry["name"])
         command = entry.get("command")
         if isinstance(command, str):
-            import shlex
 
             bot.command.extend(shlex.split(command))
         elif command is not None:

@@ -23,6 +23,8 @@ import hmac
 import ipaddress
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from urllib.parse import quote, urlsplit
 
 from arena.protocol.addresses import is_loopback
 from arena.server.auth import SCHEME, ConfigError
@@ -188,7 +190,6 @@ class Share:
 
     def home(self) -> str:
         """The page the link opens."""
-        from urllib.parse import quote
         return f"/t/{quote(self.name, safe='')}" if self.kind == "t" else f"/leagues/{quote(self.name, safe='')}"
 
     def describe(self) -> str:
@@ -280,7 +281,6 @@ class Signer:
 
 
 def _utc(seconds: int) -> str:
-    from datetime import UTC, datetime
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -289,5 +289,4 @@ def same_origin(origin: str | None, host: str | None) -> bool:
     posts here sends its own (a request without one, from a script or curl, carries no cookie of a browser)."""
     if origin is None:
         return True
-    from urllib.parse import urlsplit
     return host is not None and urlsplit(origin).netloc.lower() == host.strip().lower()

@@ -34,6 +34,8 @@ from importlib import resources
 from typing import Any, TypeVar
 
 import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
@@ -921,8 +923,6 @@ async def serve_web(arena: Arena, rules: AccessRules, listener: socket.socket, t
     token and the sign-in cookie never cross the network in plain text when gRPC's do not either. It answers for
     the name of the address it listens on and for ``hosts`` (``--http-host``) only; ``league`` (a LeagueCore) adds
     the league's pages."""
-    from hypercorn.config import Config
-    from hypercorn.trio import serve
 
     config = Config()
     config.bind = [f"fd://{listener.fileno()}"]

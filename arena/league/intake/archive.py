@@ -38,7 +38,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO, cast
 
 from arena.league.rules.config import MIB, ArchiveLimits
 from arena.league.rules.errors import LeagueError
@@ -145,7 +145,7 @@ class _Budget:
 class _Counted(io.RawIOBase):
     """A file read through a counter (``take``, which raises past a limit), at most one chunk at a time."""
 
-    def __init__(self, raw: BinaryIO, take: Callable[[int], None]) -> None:
+    def __init__(self, raw: IO[bytes] | io.RawIOBase, take: Callable[[int], None]) -> None:
         self.raw = raw
         self.take = take
 
@@ -166,7 +166,7 @@ class _Gunzip(io.RawIOBase):
     Concatenated gzip members are read one after another, as gzip(1) does.
     """
 
-    def __init__(self, raw: BinaryIO, take: Callable[[int], None]) -> None:
+    def __init__(self, raw: IO[bytes] | io.RawIOBase, take: Callable[[int], None]) -> None:
         self.raw = raw
         self.take = take
         self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -244,7 +244,7 @@ class _Collector:
     def add_folder(self, path: str) -> None:
         self.folders.add(path)
 
-    def add_file(self, path: str, mode: int, data: BinaryIO) -> None:
+    def add_file(self, path: str, mode: int, data: IO[bytes]) -> None:
         """Spool one regular file's bytes (counted as read, whatever a header declared), once per path."""
         if path in self.files:
             raise ArchiveError(f"{path!r}: two entries for the same path")
@@ -279,7 +279,8 @@ class _Collector:
     def opened(self, path: str) -> BinaryIO:
         """A file of the upload, readable and seekable (for the ELF check)."""
         spooled = self.files[path]
-        return _Range(self.spool, spooled.offset, spooled.size)
+        # a raw slice reads and seeks as every caller uses it; BinaryIO is the name they take it by
+        return cast(BinaryIO, _Range(self.spool, spooled.offset, spooled.size))
 
 
 class _Range(io.RawIOBase):
@@ -355,8 +356,8 @@ def _read_tar(source: Path, collector: _Collector, limits: ArchiveLimits, gzippe
 
     kind = "tar.gz" if gzipped else "tar"
     with open(source, "rb") as file:
-        raw = _Counted(file, over_compressed)  # type: ignore[arg-type]
-        stream = _Gunzip(raw, budget.take_bytes) if gzipped else _Counted(raw, budget.take_bytes)  # type: ignore
+        raw = _Counted(file, over_compressed)
+        stream = _Gunzip(raw, budget.take_bytes) if gzipped else _Counted(raw, budget.take_bytes)
         try:
             with tarfile.open(fileobj=stream, mode="r|", encoding="utf-8", errors="surrogateescape") as tar:
                 for member in tar:
@@ -413,7 +414,7 @@ def _add_zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, collector: 
         raise ArchiveError(f"{info.orig_filename!r}: compression method {info.compress_type}; a zip's files must be "
                            "stored or deflated")
     with archive.open(info) as data:
-        collector.add_file(path, mode, data)  # type: ignore[arg-type]
+        collector.add_file(path, mode, data)
 
 
 _MODE_KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFCHR: "a device file", stat.S_IFBLK: "a device file",

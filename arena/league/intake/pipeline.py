@@ -191,6 +191,7 @@ class Pipeline:
             return await self._fail(version, f"the build could not run: {_line(error)}")
         if not built.ok:
             return await self._fail(version, f"build failed: {built.why}", build_log=log_text)
+        assert built.folder is not None  # a build that went well has its folder
         runnable = Runnable(built.command, str(built.folder.relative_to(self.work)), built.protocol)
         version = await self.database.run(Database.transition, version.id, CHECKING, build_log=log_text,
                                           runnable=runnable)

@@ -113,7 +113,7 @@ def _build_script(kit: str) -> str:
 
 def _run_command(kit: str, folder: Path, entry: str) -> str:
     """The command that runs the built bot from anywhere (what ``arena check-bot --`` takes)."""
-    def q(path: Path) -> str:
+    def q(path: str | Path) -> str:
         return shlex.quote(str(path))
 
     if kit in ("python", "stdio"):

@@ -19,6 +19,7 @@ import shutil
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, BinaryIO
 
 from arena.league.intake.archive import (
     CHUNK,
@@ -132,7 +133,7 @@ class Store:
                 raise
 
 
-def _extract_members(archive, dest_fd: int) -> tuple[FileEntry, ...]:
+def _extract_members(archive: BinaryIO, dest_fd: int) -> tuple[FileEntry, ...]:
     files: list[FileEntry] = []
     seen: set[str] = set()
     try:
@@ -157,7 +158,7 @@ def _recheck(member: tarfile.TarInfo, seen: set[str]) -> None:
     seen.add(member.name)
 
 
-def _write_file(dest_fd: int, path: str, mode: int, data) -> FileEntry:
+def _write_file(dest_fd: int, path: str, mode: int, data: IO[bytes]) -> FileEntry:
     *folders, name = path.split("/")
     parent = _open_folders(dest_fd, folders)
     try:

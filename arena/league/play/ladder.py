@@ -248,8 +248,8 @@ class Ladder(LeagueRuns):
         for version, name in zip(sides, names, strict=True):  # given up on mid-run: one failed start; else a good one
             if version.id in left:
                 continue  # it left: no start of it failed
-            why = next((line for line in summary.given_up if line.startswith(f"bot {name!r} ")), None)
-            await self._record_start(table, version, why)
+            given_up = next((line for line in summary.given_up if line.startswith(f"bot {name!r} ")), None)
+            await self._record_start(table, version, given_up)
         return True
 
     def _backend_of(self, table: LadderTable) -> BackendFactory:

@@ -11,6 +11,7 @@ never a query per table or per game.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,8 +174,9 @@ class FinalsPage:
     started_at: float = 0.0
     ended_at: float = 0.0
     error: str = ""
-    ranking: list[dict[str, Any]] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)
+    # dataclasses.field by its module: this class has a field named `field`
+    ranking: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    results: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     commitment: str = ""
     seed: str = ""
     nonce: str = ""
