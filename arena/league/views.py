@@ -226,7 +226,8 @@ class Frozen:
 class FinalsRank:
     """One version's place in the finals' ranking."""
 
-    rank: int
+    rank: str
+    """A place ("3"), or a range ("2–3") when the intervals leave it anywhere in it."""
     version: str
     version_id: int
     rating: float

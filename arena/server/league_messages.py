@@ -157,8 +157,7 @@ def frozen_pb(frozen: Frozen) -> lpb.FreezeResponse:
 
 
 def finals_rank_pb(row: FinalsRank) -> lpb.FinalsRank:
-    # the message's rank is text: a place, or a range ("2–3") when the intervals leave it anywhere in it
-    return lpb.FinalsRank(rank=str(row.rank), version=row.version, version_id=row.version_id, rating=row.rating,
+    return lpb.FinalsRank(rank=row.rank, version=row.version, version_id=row.version_id, rating=row.rating,
                           rating_low=row.rating_low, rating_high=row.rating_high, deal_sets=row.deal_sets,
                           tied_with=row.tied_with)
 
