@@ -405,7 +405,7 @@ def shell(page: str) -> Handler:
             t = web.tournament(params["tid"])
             title = f"{t.name} · {page}" if page != "tournament" else t.name
             if page == "tournament":  # its main content without a script (a link preview, a screenshot)
-                content = tournament_page.standings_html(data.tournament_detail(t, viewer.access))
+                content = tournament_page.standings_html(data.tournament_json(t), t.standings_view())
         leagues = ""
         if web.league is not None and page == "tournaments":
             leagues = league_web.leagues_nav(list(web.league.leagues))
