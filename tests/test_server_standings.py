@@ -11,7 +11,7 @@ import pytest
 
 from arena.cli.server import standings_table
 from arena.protocol import arena_pb2 as apb
-from arena.server.events import entrant_json, standings_pb
+from arena.server.events import entrant_standing, standings_pb
 from arena.tournament.standings import GameOutcome, Standings, TIE_RULE, row_cells
 
 from support.cli import arena
@@ -58,7 +58,7 @@ def test_the_elo_cell_of_the_message_is_the_local_one() -> None:
     message = apb.EntrantStanding(score=0.6, elo=70.4, elo_low_by_deal=-12.6, elo_high_by_deal=160.2,
                                   elo_low=1.0, elo_high=2.0)
     def rating_text(e: apb.EntrantStanding) -> str:
-        return row_cells(1, entrant_json(e), "elo").rating
+        return row_cells(1, entrant_standing(e), "elo").rating
 
     assert rating_text(message) == "+70 [-13, +160]"
     assert rating_text(apb.EntrantStanding(score=1.0)) == "+∞"

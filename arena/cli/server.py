@@ -44,7 +44,7 @@ from arena.records.format import full_tiles
 from arena.serve import config_from_args, run
 from arena.server.auth import ConfigError
 from arena.server.client import ServerSaidNo, connect, describe
-from arena.server.events import entrant_json
+from arena.server.events import entrant_standing
 from arena.server.submission import message_from_dict
 from arena.server.tournaments import STATE_NAMES
 from arena.tournament.spec import read_spec_text
@@ -492,7 +492,7 @@ def standings_table(standings: Any, title: str) -> Any:
     (the server's order is the standings' own)."""
     table = table_frame(title, standings.rating)
     for e in standings.entrants:
-        table.add_row(*row_cells(e.rank, entrant_json(e), standings.rating).table_row())
+        table.add_row(*row_cells(e.rank, entrant_standing(e), standings.rating).table_row())
     return table
 
 

@@ -286,14 +286,14 @@ class Arena:
         t.finished_at = time.time()
         t.games_done = max(t.games_done, len(t.done))
         if t.standings is not None:
-            t.final_standings = t.standings_json()
+            t.final_standings = t.standings_view()
             t.standings, t.sprt = None, None
         t.in_progress.clear()
         t.held.clear()
         t.save()
         self.log.info("tournament_ended", id=t.id, state=apb.TournamentState.Name(state), error=t.error)
         self._queue(t, event(finished=apb.TournamentFinished(tournament=t.info(),
-                                                             standings=standings_pb(t.standings_json()))))
+                                                             standings=standings_pb(t.standings_view()))))
 
     # --- progress of the games -> events ---
 
@@ -352,7 +352,7 @@ class Arena:
                     self._queue(t, ev)
 
     def _standings_event(self, t: Tournament) -> apb.StandingsUpdated:
-        return apb.StandingsUpdated(standings=standings_pb(t.standings_json()), games_done=t.games_done,
+        return apb.StandingsUpdated(standings=standings_pb(t.standings_view()), games_done=t.games_done,
                                     games_total=t.games_total)
 
     def flush(self) -> None:
@@ -462,7 +462,7 @@ class Arena:
 
     def standings(self, tournament_id: str) -> apb.GetStandingsReply:
         t = self.lookup(tournament_id)
-        return apb.GetStandingsReply(tournament=t.info(), standings=standings_pb(t.standings_json()))
+        return apb.GetStandingsReply(tournament=t.info(), standings=standings_pb(t.standings_view()))
 
     def game_access(self, tournament_id: str) -> tuple[Tournament, apb.TournamentInfo]:
         t = self.lookup(tournament_id)
@@ -488,12 +488,12 @@ class Arena:
         t = self.lookup(tournament_id)
         self._flush(t)  # what happened before this watcher is in its snapshot, not in its first batch
         watcher = Watcher(t.id, moves, self.watch_buffer, context)
-        snapshot = apb.Snapshot(tournament=t.info(), standings=standings_pb(t.standings_json()),
+        snapshot = apb.Snapshot(tournament=t.info(), standings=standings_pb(t.standings_view()),
                                 in_progress=[t.in_progress[i] for i in sorted(t.in_progress)])
         watcher.push([event(snapshot=snapshot)])
         if t.ended or not t.active:
             watcher.push([event(finished=apb.TournamentFinished(tournament=t.info(),
-                                                                standings=standings_pb(t.standings_json())))])
+                                                                standings=standings_pb(t.standings_view())))])
             watcher.end()
             return watcher
         t.watchers.append(watcher)

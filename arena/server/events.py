@@ -31,6 +31,7 @@ from arena.referee import MoveRecord, RoundRecord
 from arena.rules import Action, Kind
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.sprt import SprtError
+from arena.tournament.standings import EloEstimate, EntrantStanding, StandingsTable
 
 WATCH_BUFFER_EVENTS = 1024
 """Events a watcher may have waiting before the server sheds (see the module docstring)."""
@@ -212,57 +213,61 @@ def game_summary(record: Mapping[str, Any]) -> apb.GameSummary:
     return summary
 
 
-def standings_pb(data: Mapping[str, Any]) -> apb.Standings:
-    """The message for standings as ``Standings.to_json`` (and standings.json) give them."""
-    message = apb.Standings(games=int(data.get("games", 0)), group_size=int(data.get("group_size", 1)),
-                            rating=str(data.get("rating", "")))
-    for rank, e in enumerate(data.get("entrants", ()), start=1):
+def standings_pb(table: StandingsTable | Mapping[str, Any]) -> apb.Standings:
+    """The message for the standings (a ``standings.json`` file, as read, goes through
+    :meth:`StandingsTable.from_json` first)."""
+    if not isinstance(table, StandingsTable):
+        table = StandingsTable.from_json(table)
+    message = apb.Standings(games=table.games, group_size=table.group_size, rating=table.rating)
+    for rank, e in enumerate(table.entrants, start=1):
         entrant = message.entrants.add(
-            rank=rank, name=e["name"], games=e["games"], wins=e["wins"], draws=e["draws"], losses=e["losses"],
-            match_points=e["match_points"], scored=round(e["scored"]), scored_exact=float(e["scored"]),
-            conceded=float(e["conceded"]), faults=e["faults"], decisions=e["decisions"],
+            rank=rank, name=e.name, games=e.games, wins=e.wins, draws=e.draws, losses=e.losses,
+            match_points=e.match_points, scored=round(e.scored), scored_exact=float(e.scored),
+            conceded=float(e.conceded), faults=e.faults, decisions=e.decisions,
         )
-        if e.get("think_ms_per_decision") is not None:
-            entrant.think_ms_per_decision = e["think_ms_per_decision"]
-        elo = e.get("elo") or {}
-        if elo.get("score") is not None:
-            entrant.score = elo["score"]
-        if elo.get("elo") is not None:
-            entrant.elo = elo["elo"]
-        if elo.get("elo_interval"):
-            entrant.elo_low, entrant.elo_high = elo["elo_interval"]
-        if elo.get("elo_interval_by_deal"):
-            entrant.elo_low_by_deal, entrant.elo_high_by_deal = elo["elo_interval_by_deal"]
-        skill = e.get("openskill") or {}
-        entrant.openskill_mu = skill.get("mu", 0.0)
-        entrant.openskill_sigma = skill.get("sigma", 0.0)
-        entrant.openskill_ordinal = skill.get("ordinal", 0.0)
-    for a, row in (data.get("pairwise") or {}).items():
+        if e.think_ms_per_decision is not None:
+            entrant.think_ms_per_decision = e.think_ms_per_decision
+        if e.elo.score is not None:
+            entrant.score = e.elo.score
+        if e.elo.elo is not None:
+            entrant.elo = e.elo.elo
+        if e.elo.elo_interval:
+            entrant.elo_low, entrant.elo_high = e.elo.elo_interval
+        if e.elo.elo_interval_by_deal:
+            entrant.elo_low_by_deal, entrant.elo_high_by_deal = e.elo.elo_interval_by_deal
+        entrant.openskill_mu = e.openskill_mu
+        entrant.openskill_sigma = e.openskill_sigma
+        entrant.openskill_ordinal = e.openskill_ordinal
+    for a, row in table.pairwise.items():
         for b, cell in row.items():
-            message.pairwise.add(entrant=a, opponent=b, wins=cell["wins"], draws=cell["draws"],
-                                 losses=cell["losses"])
-    if data.get("sprt") is not None:
-        sprt = sprt_pb(data["sprt"], message.group_size, recorded=int(data.get("games") or 0))
+            message.pairwise.add(entrant=a, opponent=b, wins=cell.wins, draws=cell.draws, losses=cell.losses)
+    if table.sprt is not None:
+        sprt = sprt_pb(table.sprt, message.group_size, recorded=table.games)
         if sprt is not None:
             message.sprt.CopyFrom(sprt)
     return message
 
 
-def entrant_json(e: apb.EntrantStanding) -> dict[str, Any]:
-    """An entrant of a Standings message as ``standings.json`` holds it (what :func:`standings_pb` put in), for
-    :func:`arena.tournament.standings.row_cells`: a client prints the server's row as ``arena run`` prints its own."""
-    def present(name: Literal["think_ms_per_decision", "score", "elo"]) -> Any:
+def entrant_standing(e: apb.EntrantStanding) -> EntrantStanding:
+    """An entrant of a Standings message (what :func:`standings_pb` put in), for
+    :func:`arena.tournament.standings.row_cells`: a client prints the server's row as ``arena run`` prints its own.
+    The message has no total think time (its product of per-decision time and decisions stands for it) and no
+    count of deal sets (0)."""
+    def present(name: Literal["think_ms_per_decision", "score", "elo"]) -> float | None:
         return getattr(e, name) if e.HasField(name) else None
 
-    by_deal = (e.elo_low_by_deal, e.elo_high_by_deal) if e.HasField("elo_low_by_deal") else None
-    return {
-        "name": e.name, "games": e.games, "wins": e.wins, "draws": e.draws, "losses": e.losses,
-        "match_points": e.match_points, "scored": e.scored_exact if e.HasField("scored_exact") else e.scored,
-        "conceded": e.conceded, "faults": e.faults, "decisions": e.decisions,
-        "think_ms_per_decision": present("think_ms_per_decision"),
-        "elo": {"score": present("score"), "elo": present("elo"), "elo_interval_by_deal": by_deal},
-        "openskill": {"mu": e.openskill_mu, "sigma": e.openskill_sigma, "ordinal": e.openskill_ordinal},
-    }
+    per_decision = present("think_ms_per_decision")
+    low, high = (e.elo_low, e.elo_high) if e.HasField("elo_low") else (None, None)
+    low_by_deal, high_by_deal = (e.elo_low_by_deal, e.elo_high_by_deal) if e.HasField("elo_low_by_deal") \
+        else (None, None)
+    return EntrantStanding(
+        name=e.name, games=e.games, wins=e.wins, draws=e.draws, losses=e.losses, match_points=e.match_points,
+        scored=e.scored_exact if e.HasField("scored_exact") else e.scored, conceded=e.conceded, faults=e.faults,
+        decisions=e.decisions, think_ms=0.0 if per_decision is None else per_decision * e.decisions,
+        think_ms_per_decision=per_decision,
+        elo=EloEstimate(score=present("score"), elo=present("elo"), low=low, high=high, low_by_deal=low_by_deal,
+                        high_by_deal=high_by_deal, games=e.games, deal_sets=0),
+        openskill_mu=e.openskill_mu, openskill_sigma=e.openskill_sigma, openskill_ordinal=e.openskill_ordinal)
 
 
 def sprt_pb(data: Mapping[str, Any], group_size: int, recorded: int | None = None) -> apb.SprtState | None:

@@ -14,7 +14,7 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from arena.rules import RulesError, new_game
 from arena.server.events import Watcher
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import TournamentSpec
-from arena.tournament.standings import ELO, OPENSKILL, Standings
+from arena.tournament.standings import ELO, OPENSKILL, Standings, StandingsTable
 
 SERVER_FILE = "server.json"
 STATE_NAMES = {
@@ -85,7 +85,7 @@ class Tournament:
     standings: Standings | None = None
     sprt: MatchupTest | None = None
     """The live test of a file with [sprt], fed the same games as ``standings`` (None without [sprt])."""
-    final_standings: dict[str, Any] | None = None
+    final_standings: StandingsTable | None = None
     watchers: list[Watcher] = field(default_factory=list)
     move_watchers: int = 0
     pending: list[apb.TournamentEvent] = field(default_factory=list)
@@ -167,25 +167,21 @@ class Tournament:
             return ELO
         return OPENSKILL if game.num_sides > 2 else ELO
 
-    def standings_json(self) -> dict[str, Any]:
-        """The standings as standings.json holds them (with the test under "sprt" when there is one): live while
+    def standings_view(self) -> StandingsTable:
+        """The standings as standings.json holds them (with the test beside them when there is one): live while
         the tournament runs, then final; before the first game, with the rating the games will bring."""
         if self.standings is not None:
-            data = self.standings.to_json()
-            if self.sprt is not None:
-                data["sprt"] = self.sprt.to_json()
-            if not data["games"]:
-                data["rating"] = self.rating_kind
-            return data
+            table = self.standings.snapshot(self.sprt.to_json() if self.sprt is not None else None)
+            return table if table.games else replace(table, rating=self.rating_kind)
         if self.final_standings is None and not self.active:
             path = RunFolder(self.folder).standings
             if path.exists():
                 try:
-                    self.final_standings = json.loads(path.read_text())
-                except ValueError:
+                    self.final_standings = StandingsTable.from_json(json.loads(path.read_text()))
+                except (ValueError, KeyError, TypeError, AttributeError):
                     self.final_standings = None
-        return self.final_standings or {"games": 0, "group_size": self.group_size, "rating": self.rating_kind,
-                                        "entrants": [], "pairwise": {}}
+        return self.final_standings or StandingsTable(games=0, group_size=self.group_size, rating=self.rating_kind,
+                                                      entrants=(), pairwise={})
 
     def withheld_for(self, index: int) -> list[int]:
         """The games of game ``index``'s deal set still to be recorded, while any may yet be played: its record is

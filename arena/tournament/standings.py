@@ -173,6 +173,15 @@ class EloEstimate:
             "deal_sets": self.deal_sets,
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> EloEstimate:
+        """The estimate :meth:`to_json` wrote (missing parts unknown: None, or 0 samples)."""
+        interval = data.get("elo_interval") or (None, None)
+        by_deal = data.get("elo_interval_by_deal") or (None, None)
+        return cls(score=data.get("score"), elo=data.get("elo"), low=interval[0], high=interval[1],
+                   low_by_deal=by_deal[0], high_by_deal=by_deal[1], games=int(data.get("games", 0)),
+                   deal_sets=int(data.get("deal_sets", 0)))
+
 
 @dataclass(frozen=True)
 class SkillRating:
@@ -185,6 +194,117 @@ class SkillRating:
     def ordinal(self) -> float:
         """The conservative estimate mu − 3σ."""
         return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class PairRecord:
+    """Wins, draws and losses of one entrant against another (see the module docstring's pairwise)."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"wins": self.wins, "draws": self.draws, "losses": self.losses}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, int]) -> PairRecord:
+        return cls(wins=data["wins"], draws=data["draws"], losses=data["losses"])
+
+
+@dataclass(frozen=True)
+class EntrantStanding:
+    """One entrant's line of the standings (see the module docstring for the definitions): what every view of the
+    standings reads, from the standings themselves (:meth:`Standings.standing`), from ``standings.json``
+    (:meth:`from_json`) or from the server's message (:func:`arena.server.events.entrant_standing`)."""
+
+    name: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    match_points: float
+    scored: int | float
+    """Whole when whole (:func:`plain_number`)."""
+    conceded: int | float
+    faults: int
+    decisions: int
+    think_ms: float
+    """Total think time over all its decisions."""
+    think_ms_per_decision: float | None
+    elo: EloEstimate
+    openskill_mu: float
+    openskill_sigma: float
+    openskill_ordinal: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The entrant as ``standings.json`` holds it."""
+        return {
+            "name": self.name, "games": self.games, "wins": self.wins, "draws": self.draws, "losses": self.losses,
+            "match_points": self.match_points, "scored": self.scored, "conceded": self.conceded,
+            "faults": self.faults, "decisions": self.decisions, "think_ms": self.think_ms,
+            "think_ms_per_decision": self.think_ms_per_decision, "elo": self.elo.to_json(),
+            "openskill": {"mu": self.openskill_mu, "sigma": self.openskill_sigma, "ordinal": self.openskill_ordinal},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> EntrantStanding:
+        """The entrant :meth:`to_json` wrote (the ratings and think times, when missing, unknown)."""
+        skill = data.get("openskill") or {}
+        return cls(
+            name=str(data["name"]), games=data["games"], wins=data["wins"], draws=data["draws"],
+            losses=data["losses"], match_points=data["match_points"], scored=data["scored"],
+            conceded=data["conceded"], faults=data["faults"], decisions=data.get("decisions", 0),
+            think_ms=data.get("think_ms", 0.0), think_ms_per_decision=data.get("think_ms_per_decision"),
+            elo=EloEstimate.from_json(data.get("elo") or {}), openskill_mu=skill.get("mu", 0.0),
+            openskill_sigma=skill.get("sigma", 0.0), openskill_ordinal=skill.get("ordinal", 0.0))
+
+
+@dataclass(frozen=True)
+class StandingsTable:
+    """The standings at one moment, best first, as every edge shows them: ``standings.json`` (:meth:`to_json`, also
+    the web's download), the server's message (:func:`arena.server.events.standings_pb`), the tables of ``arena
+    run``, ``arena status`` and the web (:func:`row_cells`)."""
+
+    games: int
+    group_size: int
+    rating: str
+    """``elo`` or ``openskill`` (:attr:`Standings.rating_kind`)."""
+    entrants: tuple[EntrantStanding, ...]
+    """In standings order (:meth:`Standings.order`)."""
+    pairwise: Mapping[str, Mapping[str, PairRecord]]
+    """Entrant, then opponent (both in standings order), for the pairs that met on different sides."""
+    sprt: Mapping[str, Any] | None = None
+    """The sequential test beside the standings, as :meth:`arena.tournament.sequential.MatchupTest.to_json` gives
+    it (None without one)."""
+
+    def entrant(self, name: str) -> EntrantStanding | None:
+        return next((e for e in self.entrants if e.name == name), None)
+
+    def against(self, name: str) -> Mapping[str, PairRecord]:
+        """``name``'s records against each opponent it met (empty when none)."""
+        return self.pairwise.get(name, {})
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``standings.json`` file, byte for byte as the runner writes it (``sprt`` last, when there is one)."""
+        data: dict[str, Any] = {
+            "games": self.games, "group_size": self.group_size, "rating": self.rating,
+            "entrants": [e.to_json() for e in self.entrants],
+            "pairwise": {a: {b: cell.to_json() for b, cell in row.items()} for a, row in self.pairwise.items()},
+        }
+        if self.sprt is not None:
+            data["sprt"] = self.sprt
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> StandingsTable:
+        """The table :meth:`to_json` wrote (a ``standings.json`` file)."""
+        return cls(games=int(data.get("games", 0)), group_size=int(data.get("group_size", 1)),
+                   rating=str(data.get("rating", "")),
+                   entrants=tuple(EntrantStanding.from_json(e) for e in data.get("entrants", ())),
+                   pairwise={a: {b: PairRecord.from_json(cell) for b, cell in row.items()}
+                             for a, row in (data.get("pairwise") or {}).items()},
+                   sprt=data.get("sprt"))
 
 
 class _Moments:
@@ -385,23 +505,19 @@ class RowCells:
                 self.scored, self.conceded, self.faults, self.think, self.rating)
 
 
-def row_cells(rank: int, entrant: Mapping[str, Any], rating_kind: str) -> RowCells:
-    """The cells of one entrant's row, from the entrant as ``standings.json`` holds it (:meth:`Standings.entrant`;
-    the server's message gives the same through :func:`arena.server.events.entrant_json`), the rating's cell by
-    ``rating_kind`` (``elo`` or ``openskill``). The one rendering of a standings row."""
-    think = entrant.get("think_ms_per_decision")
+def row_cells(rank: int, entrant: EntrantStanding, rating_kind: str) -> RowCells:
+    """The cells of one entrant's row, the rating's cell by ``rating_kind`` (``elo`` or ``openskill``). The one
+    rendering of a standings row."""
+    think = entrant.think_ms_per_decision
     if rating_kind == OPENSKILL:
-        skill = entrant.get("openskill") or {}
-        rating = skill_cell(skill.get("ordinal", 0.0), skill.get("mu", 0.0), skill.get("sigma", 0.0))
+        rating = skill_cell(entrant.openskill_ordinal, entrant.openskill_mu, entrant.openskill_sigma)
     else:
-        elo = entrant.get("elo") or {}
-        interval = elo.get("elo_interval_by_deal")
-        rating = elo_cell(elo.get("elo"), elo.get("score"), (interval[0], interval[1]) if interval else None)
+        rating = elo_cell(entrant.elo.elo, entrant.elo.score, entrant.elo.elo_interval_by_deal)
     return RowCells(
-        rank=str(rank), name=str(entrant["name"]), games=str(entrant["games"]), wins=str(entrant["wins"]),
-        draws=str(entrant["draws"]), losses=str(entrant["losses"]), points=_points_cell(entrant["match_points"]),
-        scored=_points_cell(entrant["scored"]), conceded=_points_cell(entrant["conceded"]),
-        faults=str(entrant["faults"]), think="-" if think is None else f"{think:.1f}", rating=rating)
+        rank=str(rank), name=entrant.name, games=str(entrant.games), wins=str(entrant.wins),
+        draws=str(entrant.draws), losses=str(entrant.losses), points=_points_cell(entrant.match_points),
+        scored=_points_cell(entrant.scored), conceded=_points_cell(entrant.conceded),
+        faults=str(entrant.faults), think="-" if think is None else f"{think:.1f}", rating=rating)
 
 
 def _points_cell(value: Exact | float) -> str:
@@ -558,19 +674,20 @@ class Standings:
         """The deal sets started and not yet folded (bounded by the games in flight, not by the tournament)."""
         return len(self._deal_sets)
 
-    def entrant(self, name: str, elo: EloEstimate | None = None) -> dict[str, Any]:
-        """One entrant's numbers as plain data (see the module docstring for the definitions)."""
+    def standing(self, name: str, elo: EloEstimate | None = None) -> EntrantStanding:
+        """One entrant's line (see the module docstring for the definitions)."""
         e = self._entrants[name]
-        elo = elo if elo is not None else self.elo()[name]
         skill = self._skill[name]
-        return {
-            "name": name, "games": e.games, "wins": e.wins, "draws": e.draws, "losses": e.losses,
-            "match_points": float(e.match_points), "scored": plain_number(e.scored),
-            "conceded": plain_number(e.conceded), "faults": e.faults,
-            "decisions": e.decisions, "think_ms": e.think_ms, "think_ms_per_decision": e.think_per_decision(),
-            "elo": elo.to_json(),
-            "openskill": {"mu": skill.mu, "sigma": skill.sigma, "ordinal": skill.ordinal},
-        }
+        return EntrantStanding(
+            name=name, games=e.games, wins=e.wins, draws=e.draws, losses=e.losses,
+            match_points=float(e.match_points), scored=plain_number(e.scored), conceded=plain_number(e.conceded),
+            faults=e.faults, decisions=e.decisions, think_ms=e.think_ms,
+            think_ms_per_decision=e.think_per_decision(), elo=elo if elo is not None else self.elo()[name],
+            openskill_mu=skill.mu, openskill_sigma=skill.sigma, openskill_ordinal=skill.ordinal)
+
+    def entrant(self, name: str, elo: EloEstimate | None = None) -> dict[str, Any]:
+        """One entrant's numbers as ``standings.json`` holds them."""
+        return self.standing(name, elo).to_json()
 
     def elo(self) -> dict[str, EloEstimate]:
         """Every entrant's Elo against the field, with per-game and by-deal 95% intervals."""
@@ -629,31 +746,32 @@ class Standings:
         progress line."""
         return [(name, self._entrants[name].match_points) for name in self.order()[:k]]
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain data for ``standings.json``: the entrants in standings order, the pairwise cells, the ratings."""
+    def snapshot(self, sprt: Mapping[str, Any] | None = None) -> StandingsTable:
+        """The standings as they are now: the entrants in standings order, the pairwise cells, the ratings, and
+        the sequential test ``sprt`` beside them when there is one."""
         order = self.order()
         elo = self.elo()
-        return {
-            "games": self.games,
-            "group_size": self.group_size,
-            "rating": self.rating_kind,
-            "entrants": [self.entrant(name, elo[name]) for name in order],
-            "pairwise": {a: {b: dict(zip(("wins", "draws", "losses"), self.pairwise(a, b), strict=True))
-                             for b in order if (a, b) in self._pairwise}
-                         for a in order},
-        }
+        return StandingsTable(
+            games=self.games, group_size=self.group_size, rating=self.rating_kind,
+            entrants=tuple(self.standing(name, elo[name]) for name in order),
+            pairwise={a: {b: PairRecord(*self.pairwise(a, b)) for b in order if (a, b) in self._pairwise}
+                      for a in order},
+            sprt=sprt)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for ``standings.json`` (:meth:`StandingsTable.to_json` of :meth:`snapshot`)."""
+        return self.snapshot().to_json()
 
     def rating_text(self, name: str) -> str:
         """The rating cell: ``+35 [-13, +84]`` (Elo with its by-deal 95% interval, see :func:`elo_cell`) or
         ``21.3 (27.1, 1.9)`` (ordinal, mu, sigma)."""
-        return row_cells(0, self.entrant(name), self.rating_kind).rating
+        return row_cells(0, self.standing(name), self.rating_kind).rating
 
     def table(self, title: str = "standings") -> Table:
         """The standings as a rich table, best first; the caption says how ties in points are broken."""
         table = table_frame(title, self.rating_kind)
-        elo = self.elo()
-        for rank, name in enumerate(self.order(), start=1):
-            table.add_row(*row_cells(rank, self.entrant(name, elo[name]), self.rating_kind).table_row())
+        for rank, entrant in enumerate(self.snapshot().entrants, start=1):
+            table.add_row(*row_cells(rank, entrant, self.rating_kind).table_row())
         return table
 
     def pairwise_table(self, title: str = "pairwise (W-D-L of the row against the column)",

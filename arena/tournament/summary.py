@@ -50,10 +50,7 @@ class RunSummary:
     def standings_json(self) -> dict[str, Any]:
         """``standings.json``: the standings, with the test when there is one."""
         assert self.standings is not None
-        data = self.standings.to_json()
-        if self.sprt is not None:
-            data["sprt"] = self.sprt.to_json()
-        return data
+        return self.standings.snapshot(self.sprt.to_json() if self.sprt is not None else None).to_json()
 
 
 __all__ = ["RunSummary"]

@@ -405,7 +405,7 @@ def shell(page: str) -> Handler:
             t = web.tournament(params["tid"])
             title = f"{t.name} · {page}" if page != "tournament" else t.name
             if page == "tournament":  # its main content without a script (a link preview, a screenshot)
-                content = tournament_page.standings_html(data.tournament_detail(t, viewer.access))
+                content = tournament_page.standings_html(data.tournament_json(t), t.standings_view())
         leagues = ""
         if web.league is not None and page == "tournaments":
             leagues = league_web.leagues_nav(list(web.league.leagues))
@@ -790,12 +790,12 @@ async def api_ratings(web: Web, request: Request) -> Response:
 
 async def api_standings_json(web: Web, request: Request) -> Response:
     t = web.tournament(request.path_params["tid"])
-    return JSONResponse(t.standings_json(), headers=_attachment(f"{t.id}-standings.json"))
+    return JSONResponse(t.standings_view().to_json(), headers=_attachment(f"{t.id}-standings.json"))
 
 
 async def api_standings_csv(web: Web, request: Request) -> Response:
     t = web.tournament(request.path_params["tid"])
-    return PlainTextResponse(data.standings_csv(t.standings_json()), media_type="text/csv",
+    return PlainTextResponse(data.standings_csv(t.standings_view()), media_type="text/csv",
                              headers=_attachment(f"{t.id}-standings.csv"))
 
 

@@ -46,6 +46,7 @@ from arena.tournament.standings import (
     GameOutcome,
     OutcomeError,
     Standings,
+    StandingsTable,
     outcome_of,
     row_cells,
 )
@@ -97,43 +98,40 @@ def followable(t: Tournament, index: int) -> bool:
 def tournament_detail(t: Tournament, access: Access) -> dict[str, Any]:
     """The tournament page: facts, standings (with SPRT when the standings carry it), a gauntlet's candidates (the
     pairwise table's rows), and, for full access, the games in progress."""
-    standings = t.standings_json()
-    detail = {"tournament": tournament_json(t), "standings": standings, "sprt": standings.get("sprt"),
-              "table": standings_table(standings),
-              "candidates": list(t.spec.candidates) if t.spec is not None else [],
-              "access": access.value, "in_progress": []}
+    standings = t.standings_view()
+    detail: dict[str, object] = {
+        "tournament": tournament_json(t), "standings": standings.to_json(), "sprt": standings.sprt,
+        "table": standings_table(standings), "candidates": list(t.spec.candidates) if t.spec is not None else [],
+        "access": access.value, "in_progress": []}
     if access is Access.FULL:
         detail["in_progress"] = [{"index": i, "seats": list(t.in_progress[i].seats), "live": followable(t, i)}
                                  for i in sorted(t.in_progress)]
     return detail
 
 
-def standings_table(standings: dict[str, Any]) -> dict[str, Any]:
+def standings_table(standings: StandingsTable) -> dict[str, Any]:
     """The cells of the standings as ``arena run`` prints them (its formatting helpers), one row per entrant."""
-    kind = str(standings.get("rating", ""))
     rows = []
-    for rank, e in enumerate(standings.get("entrants", ()), start=1):
-        cells = row_cells(rank, e, kind)
+    for rank, e in enumerate(standings.entrants, start=1):
+        cells = row_cells(rank, e, standings.rating)
         rows.append({"name": cells.name, "points": cells.points, "scored": cells.scored, "conceded": cells.conceded,
                      "rating": cells.rating})
-    return {"rating_header": SKILL_HEADER if kind == OPENSKILL else ELO_HEADER, "tie_rule": TIE_RULE, "rows": rows}
+    return {"rating_header": SKILL_HEADER if standings.rating == OPENSKILL else ELO_HEADER, "tie_rule": TIE_RULE,
+            "rows": rows}
 
 
-def standings_csv(standings: dict[str, Any]) -> str:
+def standings_csv(standings: StandingsTable) -> str:
     """One row per entrant, in standings order, with the columns of ``arena run``'s table."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(("rank", "entrant", "games", "wins", "draws", "losses", "match_points", "scored", "conceded",
                      "faults", "think_ms_per_decision", "elo", "elo_low", "elo_high", "openskill_mu",
                      "openskill_sigma", "openskill_ordinal"))
-    for rank, e in enumerate(standings.get("entrants", ()), start=1):
-        elo = e.get("elo") or {}
-        interval = elo.get("elo_interval_by_deal") or elo.get("elo_interval") or (None, None)
-        skill = e.get("openskill") or {}
-        writer.writerow((rank, e["name"], e["games"], e["wins"], e["draws"], e["losses"], e["match_points"],
-                         e["scored"], e["conceded"], e["faults"], _blank(e.get("think_ms_per_decision")),
-                         _blank(elo.get("elo")), _blank(interval[0]), _blank(interval[1]), _blank(skill.get("mu")),
-                         _blank(skill.get("sigma")), _blank(skill.get("ordinal"))))
+    for rank, e in enumerate(standings.entrants, start=1):
+        low, high = e.elo.elo_interval_by_deal or e.elo.elo_interval or (None, None)
+        writer.writerow((rank, e.name, e.games, e.wins, e.draws, e.losses, e.match_points, e.scored, e.conceded,
+                         e.faults, _blank(e.think_ms_per_decision), _blank(e.elo.elo), _blank(low), _blank(high),
+                         _blank(e.openskill_mu), _blank(e.openskill_sigma), _blank(e.openskill_ordinal)))
     return out.getvalue()
 
 
@@ -430,8 +428,8 @@ def entrant_json(t: Tournament, name: str, rows: list[dict[str, Any]]) -> dict[s
     handshake."""
     if name not in t.entrants:
         raise NotShown(404, f"expected an entrant of tournament {t.id} ({', '.join(t.entrants)}), got {name!r}")
-    standings = t.standings_json()
-    line = next((e for e in standings.get("entrants", ()) if e["name"] == name), None)
+    standings = t.standings_view()
+    line = standings.entrant(name)
     games = [row for row in rows if name in row["seats"]]
     by_seat: dict[int, dict[str, int]] = {}
     faults: list[dict[str, Any]] = []
@@ -443,8 +441,8 @@ def entrant_json(t: Tournament, name: str, rows: list[dict[str, Any]]) -> dict[s
         faults.extend({"game": row["index"], "kind": kind, "seat": seat} for kind, seat in row["faults"]
                       if seat < len(row["seats"]) and row["seats"][seat] == name)
     return {
-        "tournament": tournament_json(t), "name": name, "standing": line,
-        "by_opponent": (standings.get("pairwise") or {}).get(name, {}),
+        "tournament": tournament_json(t), "name": name, "standing": None if line is None else line.to_json(),
+        "by_opponent": {b: cell.to_json() for b, cell in standings.against(name).items()},
         "by_seat": [{"seat": seat, **counts} for seat, counts in sorted(by_seat.items())],
         "games": [dict(row, result=result_for(row, name)) for row in games], "faults": faults,
         "handshake": handshakes(t.folder).get(name),
