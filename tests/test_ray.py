@@ -181,9 +181,14 @@ async def test_a_node_killed_mid_run_loses_nothing_and_records_nothing_twice(clu
     recorded = []
     kill_now = trio.Event()
 
+    def doomed_is_playing() -> bool:
+        return any(actor.node_id == doomed.node_id and actor.in_flight for actor in backends[0].actors)
+
     def on_game(record: dict[str, Any]) -> None:
+        # Mid-run and while the node has games in flight (its actor starts in the background: on a busy machine it
+        # may have played nothing yet when the sixth game is recorded).
         recorded.append(index(record))
-        if len(recorded) == 6:
+        if len(recorded) >= 6 and not kill_now.is_set() and doomed_is_playing():
             kill_now.set()
 
     async with trio.open_nursery() as nursery:
@@ -194,6 +199,8 @@ async def test_a_node_killed_mid_run_loses_nothing_and_records_nothing_twice(clu
 
         nursery.start_soon(kill_the_node)
         summary = await run_tournament(spec, text, tmp_path / "run", backend=keep, on_game=on_game)
+        nursery.cancel_scope.cancel()  # a run that never saw the node playing ends here, and fails below
+    assert kill_now.is_set(), "the node was killed while it played"
     backend = backends[0]
     lost_label = next(actor.label for actor in backend.actors if actor.node_id == doomed.node_id)
     assert backend.replayed, "the killed node had games in flight"
