@@ -186,7 +186,8 @@ def _actor_round_trips_ms() -> tuple[float, float]:
         """An actor that sends back what it is given: the bare cost of a call that carries a game record. Defined
         here, where Ray is imported: ``ray.method`` types ``echo.remote`` for the handle."""
 
-        @ray.method
+        # Ray is an optional extra: where it is not installed its decorator has no types (unused where it is)
+        @ray.method  # type: ignore[untyped-decorator, unused-ignore]
         def echo(self, value: Any) -> Any:
             return value
 
