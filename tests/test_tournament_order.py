@@ -44,7 +44,7 @@ async def test_a_run_started_before_the_interleaved_order_resumes_in_its_own_ord
     spec = spec_from_dict(table)
     run = tmp_path / "run"
     prepare_run(spec, "# t\n", run, resume=False)
-    (run / "entrants.json").write_text('["a", "b", "c"]\n')  # as the arena before issue 12 wrote it
+    (run / "entrants.json").write_text('["a", "b", "c"]\n')  # as older versions of the arena wrote it (no schedule order)
     fail_on_write(monkeypatch, after=4)
     with pytest.raises(RecordsNotWritten):
         await run_tournament(spec, "# t\n", run, resume=True)
