@@ -1,4 +1,4 @@
-"""Bad record lines never crash a reader (issue 12). A record line that is valid JSON with wrong types, nested
+"""Bad record lines never crash a reader. A record line that is valid JSON with wrong types, nested
 thousands deep, or holding numbers no field can take is a bad line: every reader (the store's iterator that
 ``--resume`` and the server use, ``arena replay --verify`` serial and parallel, every other replay mode, the
 server's record index) reports it with its line number and goes on; resume plays its game again; ``--repair``
@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
 
 
-# --- the issue's lines, one by one --------------------------------------------------------------------------------
+# --- the bad lines, one by one -------------------------------------------------------------------------------------
 
 
 def raw(old: str, new: str) -> Callable[[dict], str]:
@@ -83,7 +83,7 @@ ISSUE_LINES = {
 }
 
 
-def issue_line(name: str) -> tuple[str, str]:
+def broken_line(name: str) -> tuple[str, str]:
     """Game 1's line broken as ``name`` says, and the problem every reader reports for it."""
     make, expected = ISSUE_LINES[name]
     record = draw_game(1)
@@ -98,15 +98,15 @@ def issue_line(name: str) -> tuple[str, str]:
     return line, expected
 
 
-def issue_run(folder: Path, name: str) -> tuple[Path, str]:
-    line, expected = issue_line(name)
+def broken_run(folder: Path, name: str) -> tuple[Path, str]:
+    line, expected = broken_line(name)
     return run_of(folder, [draw_game(i) for i in range(3)], {2: line}), expected
 
 
 @pytest.mark.parametrize("name", list(ISSUE_LINES))
 def test_the_store_reports_each_bad_line_with_its_number_and_reads_the_others(name: str, tmp_path: Path) -> None:
     """Guards: every field's type checked on read (the store's iterator, which resume and the server use)."""
-    run, expected = issue_run(tmp_path / "run", name)
+    run, expected = broken_run(tmp_path / "run", name)
     report = ReadReport()
     games = [index_of(r) for r in iter_records(run / "games.jsonl", report)]
     assert games == [0, 2] and report.games == 2
@@ -119,9 +119,9 @@ def test_the_store_reports_each_bad_line_with_its_number_and_reads_the_others(na
 def test_verify_reports_each_bad_line_with_its_number(name: str, jobs: int, tmp_path: Path, capsys,
                                                       monkeypatch) -> None:
     """Guards: ``arena replay --verify`` (serial and ``--jobs 2``) reports the line and verifies the other games."""
-    run, expected = issue_run(tmp_path / "run", name)
+    run, expected = broken_run(tmp_path / "run", name)
     if name in ("winner not first", "move of seat 7"):  # typed: verification itself says what is wrong with it
-        line = json.loads(issue_line(name)[0])
+        line = json.loads(broken_line(name)[0])
         expected_lines = [f"MISMATCH {m}" for m in replay.verify_game(line, MASTER)]
         assert expected_lines and all(m.startswith("MISMATCH game 1") for m in expected_lines)
         games = 3
@@ -137,7 +137,7 @@ def test_verify_reports_each_bad_line_with_its_number(name: str, jobs: int, tmp_
 def test_every_replay_mode_skips_the_bad_line(name: str, tmp_path: Path, capsys) -> None:
     """Guards: ``--game`` (terminal, ``--html``) never reads a bad line: the other games replay, the bad one is
     one error naming its line."""
-    run, _ = issue_run(tmp_path / "run", name)
+    run, _ = broken_run(tmp_path / "run", name)
     for mode in ([], ["--full"], ["--html", str(tmp_path / "g.html")]):
         assert cli.main(["replay", str(run), "--game", "2", *mode]) == 0
         captured = capsys.readouterr()
@@ -151,7 +151,7 @@ def test_every_replay_mode_skips_the_bad_line(name: str, tmp_path: Path, capsys)
 
 def test_against_replays_a_good_game_of_a_file_with_bad_lines(tmp_path: Path, capsys) -> None:
     """Guards: ``--against`` reads through the same checked reader (a real bot process, sandboxed)."""
-    run, _ = issue_run(tmp_path / "run", "deal null")
+    run, _ = broken_run(tmp_path / "run", "deal null")
     status = cli.main(["replay", str(run), "--game", "0", "--seat", "0", "--against", "--",
                        sys.executable, RANDOM_BOT])
     out = capsys.readouterr()
@@ -176,7 +176,7 @@ RESUMED = ["faults [5]", "rounds [7]", "rounds null", "deal null", "moves 'x'", 
 
 
 def break_lines(path: Path) -> dict[int, str]:
-    """Lines 1 to 8 of a record file broken in each of the issue's ways; the problem expected for each."""
+    """Lines 1 to 8 of a record file broken in each of these ways; the problem expected for each."""
     lines = path.read_text().splitlines()
     expected = {}
     for number, name in enumerate(RESUMED, 1):
@@ -253,7 +253,7 @@ def test_the_record_index_skips_bad_lines_and_finds_the_game_played_again(tmp_pa
     """Guards: the server's RecordIndex checks a line when it is read; a bad line is dropped with its number and a
     later line of the same game takes its place; a repaired (replaced) file is read again from its start."""
     good = [draw_game(i) for i in range(3)]
-    broken, problem = issue_line("faults [5]")
+    broken, problem = broken_line("faults [5]")
     path = tmp_path / "games.jsonl"
     path.write_text("".join(line + "\n" for line in [to_json_line(good[0]), broken, '{"recordVersion":1,"ind',
                                                       "", "[" * 100_000]))
@@ -280,7 +280,7 @@ def test_repair_moves_unreadable_lines_aside_and_keeps_the_rest(tmp_path: Path, 
     games.rejected.jsonl, appended with its line number and problem, keeps the other lines byte for byte, and
     ``--verify`` passes afterwards."""
     records = [draw_game(i) for i in range(4)]
-    broken, problem = issue_line("rounds null")
+    broken, problem = broken_line("rounds null")
     run = run_of(tmp_path / "run", records, {2: broken})
     path = run / "games.jsonl"
     lines = path.read_bytes().splitlines(keepends=True)
@@ -314,7 +314,7 @@ def test_repair_moves_unreadable_lines_aside_and_keeps_the_rest(tmp_path: Path, 
 def test_repair_replaces_the_file_atomically(tmp_path: Path, monkeypatch) -> None:
     """Guards: the side file is fsynced before the record file changes; the kept lines go to a new file, fsynced,
     then renamed over the old one; a failure before the rename leaves the old file whole and no temporary file."""
-    broken, _ = issue_line("moves 'x'")
+    broken, _ = broken_line("moves 'x'")
     run = run_of(tmp_path / "run", [draw_game(0), draw_game(1)], {2: broken})
     path = run / "games.jsonl"
     before = path.read_bytes()
@@ -348,7 +348,7 @@ def test_repair_replaces_the_file_atomically(tmp_path: Path, monkeypatch) -> Non
 def test_repair_is_refused_while_a_tournament_writes_the_file(tmp_path: Path, capsys) -> None:
     """Guards: the record writer's lock: a repair never replaces a file a tournament is appending to (its later
     lines would go to the replaced file and be lost)."""
-    broken, _ = issue_line("faults [5]")
+    broken, _ = broken_line("faults [5]")
     run = run_of(tmp_path / "run", [draw_game(0), draw_game(1)], {2: broken})
     writer = RecordWriter(run / "games.jsonl")
     try:
@@ -364,7 +364,7 @@ def test_a_writer_that_opened_the_file_during_a_repair_writes_to_the_repaired_on
                                                                                    monkeypatch) -> None:
     """Guards: a writer (a tournament starting) that opened the record file while a repair held it waits for the
     repair, then writes to the file now at the path, never to the replaced one."""
-    broken, _ = issue_line("faults [5]")
+    broken, _ = broken_line("faults [5]")
     run = run_of(tmp_path / "run", [draw_game(0), draw_game(1)], {2: broken})
     path = run / "games.jsonl"
     opened = threading.Event()
