@@ -9,7 +9,6 @@ import ast
 from pathlib import Path
 from typing import Callable
 
-
 ARENA = Path(__file__).resolve().parents[1] / "arena"
 
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
@@ -32,7 +31,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
 
 LEAGUE_LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
     "rules clock",  # pure: no database, no files, no processes (the clock only reads the time)
-    "storage",  # the database gateway: the only part that speaks SQL
+    "storage files",  # the database gateway, the only part that speaks SQL; the league files read from disk
     "authors intake",  # tokens, and an upload made a ready version
     "play",  # the ready versions at tables
     "core views assembly",  # the use cases, what they answer, and the assembly of a server's leagues

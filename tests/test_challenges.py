@@ -15,7 +15,8 @@ import grpc
 import pytest
 
 from arena.league.play.challenges import next_challenges
-from arena.league.rules.config import ChallengeSettings, league_from_dict, load_league
+from arena.league.rules.config import ChallengeSettings, league_from_dict
+from arena.league.files import load_league
 from arena.league.clock import utc_now
 from arena.league.rules.lifecycle import DONE, PLAYING
 from arena.league.rules.model import ONLINE, ChallengeRow

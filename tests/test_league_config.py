@@ -14,7 +14,8 @@ from arena.errors import ArenaError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.league.rules.config import KITS, ConfigError, LadderSettings, LeagueConfig, league_from_dict, load_league, load_leagues
+from arena.league.rules.config import KITS, ConfigError, LadderSettings, LeagueConfig, league_from_dict
+from arena.league.files import load_league, load_leagues
 from arena.league.rules.errors import ConfigError as ConfigErrorFromErrors
 from arena.rules.errors import RulesError
 from arena.sandbox import Limits

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.rules.config import ConfigError, league_from_dict, load_league
+from arena.league.rules.config import ConfigError, league_from_dict
+from arena.league.files import load_league
 from arena.league.rules.lifecycle import DONE
 from arena.league.storage.db import AsyncDatabase, sqlite_url
 from arena.league.rules.errors import LeagueError

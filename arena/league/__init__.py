@@ -21,7 +21,8 @@ The names below are what the rest of the arena uses of the league: the server op
 
 from arena.league.assembly import OpenLeague, open_league
 from arena.league.core import LeagueCore
-from arena.league.rules.config import LeagueConfig, load_leagues
+from arena.league.files import load_leagues
+from arena.league.rules.config import LeagueConfig
 from arena.league.rules.errors import LeagueError
 from arena.league.rules.permissions import OPERATOR, Caller
 

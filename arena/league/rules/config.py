@@ -64,9 +64,8 @@ from __future__ import annotations
 import dataclasses
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -224,36 +223,14 @@ class LeagueConfig:
 
 
 
-def load_league(path: str | Path) -> LeagueConfig:
-    """Read and validate a league file, or raise one :class:`ConfigError` naming the file."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such league file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read the league file: {error}") from None
+def league_from_text(text: str) -> LeagueConfig:
+    """Validate a league file's text, or raise one :class:`ConfigError` (reading the file is the caller's:
+    :mod:`arena.league.files`)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
-    try:
-        return league_from_dict(data)
-    except ConfigError as error:
-        raise ConfigError(f"{path}: {error}") from None
-
-
-def load_leagues(paths: Iterable[str | Path]) -> tuple[LeagueConfig, ...]:
-    """Several league files for one server: each valid, and no two with the same name (it keys the database)."""
-    leagues: list[LeagueConfig] = []
-    seen: dict[str, Path] = {}
-    for path in map(Path, paths):
-        league = load_league(path)
-        if league.name in seen:
-            raise ConfigError(f"{path}: league name {league.name!r} is already the name of {seen[league.name]}")
-        seen[league.name] = path
-        leagues.append(league)
-    return tuple(leagues)
+        raise ConfigError(f"not valid TOML: {error}") from None
+    return league_from_dict(data)
 
 
 def league_from_dict(data: Mapping[str, Any]) -> LeagueConfig:

@@ -1,0 +1,38 @@
+"""League files read from disk: the one place the league's configuration touches the file system (the rules that
+validate it, :mod:`arena.league.rules.config`, are pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from arena.league.rules.config import LeagueConfig, league_from_text
+from arena.league.rules.errors import ConfigError
+
+
+def load_league(path: str | Path) -> LeagueConfig:
+    """Read and validate a league file, or raise one :class:`ConfigError` naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such league file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read the league file: {error}") from None
+    try:
+        return league_from_text(text)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def load_leagues(paths: Iterable[str | Path]) -> tuple[LeagueConfig, ...]:
+    """Several league files for one server: each valid, and no two with the same name (it keys the database)."""
+    leagues: list[LeagueConfig] = []
+    seen: dict[str, Path] = {}
+    for path in map(Path, paths):
+        league = load_league(path)
+        if league.name in seen:
+            raise ConfigError(f"{path}: league name {league.name!r} is already the name of {seen[league.name]}")
+        seen[league.name] = path
+        leagues.append(league)
+    return tuple(leagues)
