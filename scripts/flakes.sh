@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the test suite N times (set up and built once, as scripts/test.sh does) and list every test that failed in any
 # run, with the number of runs it failed in. No reruns: this finds the flaky tests that scripts/test.sh forgives.
-# Usage: bash scripts/flakes.sh N [PYTEST ARGS]   e.g. bash scripts/flakes.sh 5 tests/test_server.py
+# Usage: bash scripts/flakes.sh N [PYTEST ARGS]   e.g. bash scripts/flakes.sh 5 tests/server/test_server.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
 times="${1:?usage: bash scripts/flakes.sh N [pytest arguments]}"

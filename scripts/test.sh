@@ -2,7 +2,7 @@
 # Run the whole test suite (setting up first if needed). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ARENA_WITH_RAY=1 bash scripts/setup.sh  # with the Ray extra: tests/test_ray.py runs a local Ray cluster
+ARENA_WITH_RAY=1 bash scripts/setup.sh  # with the Ray extra: tests/cluster/test_ray.py runs a local Ray cluster
 # The static checks first, in seconds: ruff (lint, the rules chosen in pyproject.toml) and mypy (types) over the
 # arena package, both with zero findings.
 .venv/bin/ruff check arena

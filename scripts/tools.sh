@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Go tools the tests use, built from source at pinned versions through the Go module proxy:
 #   buf      lints proto/ (every message, field, enum, value, service and rpc documented) and checks it for
-#            breaking changes (tests/test_protocol_tooling.py; the rules are in buf.yaml)
-#   grpcurl  a gRPC client of its own, pointed by tests/test_reflection.py at the reflection and health services
+#            breaking changes (tests/protocol/test_protocol_tooling.py; the rules are in buf.yaml)
+#   grpcurl  a gRPC client of its own, pointed by tests/protocol/test_reflection.py at the reflection and health
+#            services
 # Downloads and build cache are shared with the Go bot kit (bots/go/build.sh): $ARENA_CACHE/go, default
 # ~/.cache/dominoes-arena/go; the binaries go to $CACHE/go/bin. Idempotent: a tool whose binary already carries the
 # pinned version is not rebuilt, so a warm run takes a fraction of a second.

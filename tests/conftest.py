@@ -1,6 +1,6 @@
-"""Shared set-up: the tests folder on sys.path (so ``support`` imports as a package, tests/support/), the
-helpers' asserts rewritten by pytest like the tests' own, the PostgreSQL plugin, and the fixtures several modules
-use."""
+"""Shared set-up: the tests folder on sys.path (so ``support`` imports as a package, tests/support/, from the test
+modules of every folder below: pytest loads this file before any of them), the helpers' asserts rewritten by pytest
+like the tests' own, the PostgreSQL plugin, and the fixtures several modules use."""
 
 import os
 import shutil
@@ -21,9 +21,9 @@ from support.servers import HANG_BOT  # noqa: E402
 pytest_plugins = ["support.pg"]
 
 # New runs write the compact games.jsonl.zst; the test modules that read a run's records line by line (most of those
-# written before it) get the readable games.jsonl, which every reader reads too. tests/test_records_compact.py takes
-# this away to test the compact file, the default, end to end, and so do the league's main ladder, finals and pages
-# tests (test_ladder_server.py, test_finals.py, test_web_league_live.py). Subprocesses inherit it.
+# written before it) get the readable games.jsonl, which every reader reads too. tests/records/test_records_compact.py
+# takes this away to test the compact file, the default, end to end, and so do the league's main ladder, finals and
+# pages tests (test_ladder_server.py, test_finals.py, test_web_league_live.py). Subprocesses inherit it.
 os.environ.setdefault("ARENA_RECORDS", "jsonl")
 
 

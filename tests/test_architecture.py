@@ -401,13 +401,14 @@ def test_imports_inside_functions_are_few_and_each_says_why() -> None:
     assert len(found) <= INNER_IMPORTS_ALLOWED, [f"{p.relative_to(ARENA.parent)}:{n}" for p, n in found]
 
 
-# --- the tests' own house: by subject, helpers in tests/support/ ----------------------------------------------------
+# --- the tests' own house: by subject, in folders that mirror the package, helpers in tests/support/ ------------------
 
 TESTS = Path(__file__).resolve().parent
-HISTORY_WORDS = ("hardening", "rough_edges", "guard", "rest")
-"""Words that name when or why tests were written (an issue's clean-up, its rest, a mutation audit) rather than what
-they test: a test module is named by its subject, and its tests go to the module of theirs. Matched against whole
-words of the name (``rest`` is not ``restore``)."""
+HISTORY_WORDS = ("hardening", "rough_edges", "guard", "rest", "done", "part2", "phase", "issue")
+"""Words that name when or why tests were written (an issue's clean-up, its rest, a mutation audit, a milestone's
+"done means", a second part or phase of the work) rather than what they test: a test module is named by its subject,
+and its tests go to the module of theirs. Matched against whole words of the name (``rest`` is not ``restore``,
+``phase`` is not ``phases``)."""
 
 
 def imported_modules(tree: ast.AST) -> list[tuple[int, str]]:

@@ -1,6 +1,6 @@
 """The ladder in-process, as its tests drive it: versions made ready without the pipeline (their source folder where
 the pipeline puts it), a league file's game and ladder, the ladder run until a fact holds (no sleeps), the log's
-events in a list. Used by tests/test_ladder.py and tests/test_ray.py (the ladder on Ray)."""
+events in a list. Used by tests/league/play/test_ladder.py and tests/cluster/test_ray.py (the ladder on Ray)."""
 
 from __future__ import annotations
 

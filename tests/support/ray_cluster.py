@@ -1,5 +1,5 @@
 """A Ray cluster on this machine (``ray.cluster_utils.Cluster``), the test process its driver: what the cluster
-backend's tests, the ladder's on Ray among them (tests/test_ray.py), start. Import it only after
+backend's tests, the ladder's on Ray among them (tests/cluster/test_ray.py), start. Import it only after
 ``pytest.importorskip("ray")``."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""A hostile build step (what a stranger's build.rs or npm postinstall could do), run by tests/test_league_build.py
-inside the build sandbox. Each attack prints one line ``ATTACK <name>: <what happened>`` to the build log, so the
-test can assert both that it was tried and that it failed. Its own caps (forks, bytes) keep a broken sandbox from
-hurting the machine: the test then fails instead.
+"""A hostile build step (what a stranger's build.rs or npm postinstall could do), run by
+tests/league/intake/test_league_build.py inside the build sandbox. Each attack prints one line ``ATTACK <name>: <what
+happened>`` to the build log, so the test can assert both that it was tried and that it failed. Its own caps (forks,
+bytes) keep a broken sandbox from hurting the machine: the test then fails instead.
 
 Usage: python attack.py PORT TOKEN_FILE DATA_DIR OUTSIDE_FILE FORKS WRITE_MB
 """
