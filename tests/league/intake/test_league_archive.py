@@ -326,11 +326,13 @@ def test_the_limits_on_size_and_files(store, tmp_path):
 
 BOMB_LIMIT = 8 * 1000 * 1000
 BOMB_RUNNER = """
-import resource, sys, tracemalloc
+import resource, sys, tempfile, tracemalloc
 from arena.league.intake.archive import ArchiveError, ArchiveLimits, pack
 resource.setrlimit(resource.RLIMIT_FSIZE, ({fsize}, {fsize}))  # a bigger file kills this process (SIGXFSZ)
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # and reading 10 GB into memory fails
-tracemalloc.start()
+with tempfile.TemporaryDirectory() as warm_work:  # what any first archive of its kind costs once (lazy imports, caches)
+    pack(sys.argv[3], warm_work, ArchiveLimits(max_uncompressed_bytes={limit}))
+tracemalloc.start()  # from here: what the bomb costs
 try:
     pack(sys.argv[1], sys.argv[2], ArchiveLimits(max_uncompressed_bytes={limit}))
     print("accepted")
@@ -341,15 +343,17 @@ print(tracemalloc.get_traced_memory()[1])
 
 
 def run_bomb(tmp_path: Path, upload: bytes) -> tuple[str, int]:
-    """The refusal of a bomb and the most memory Python allocated meanwhile; the process may write no file
+    """The refusal of a bomb and the most memory Python allocated meanwhile (after a small archive of its kind was
+    packed: the one-time costs of a first archive are not the bomb's); the process may write no file
     bigger than the limit plus a little (a reader that did not count would be killed by the file size limit) and
     has 1 GiB of address space (one that read a bomb into memory would fail, not take the machine's memory)."""
     path = write(tmp_path, "bomb", upload)
+    small = write(tmp_path, "small", zip_bytes(SAFE) if upload.startswith(b"PK") else files_tar(SAFE))
     work = tmp_path / "work"
     work.mkdir()
     code = BOMB_RUNNER.format(fsize=BOMB_LIMIT + 2 * 1000 * 1000, limit=BOMB_LIMIT)
-    done = subprocess.run([sys.executable, "-c", code, str(path), str(work)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
+    done = subprocess.run([sys.executable, "-c", code, str(path), str(work), str(small)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert os.listdir(work) == []
     message, peak = done.stdout.splitlines()
