@@ -1,21 +1,47 @@
 #!/usr/bin/env bash
-# Run the whole test suite (setting up first if needed). Extra arguments go to pytest.
+# The test suite, in two tiers (setting up first if needed):
+#   bash scripts/test.sh          the static checks, the fast tier, then every other test (CI runs this)
+#   bash scripts/test.sh --fast   the static checks and the fast tier only: the tests marked fast, which start no
+#                                 process, no server and no browser (tests/support/tiers.py checks it), in minutes
+#   bash scripts/test.sh --soak   the soak profile: the long runs marked soak (proof-of-strength files run as they
+#                                 are), and the property tests over many more games (HYPOTHESIS_PROFILE=soak)
+#   bash scripts/test.sh ARGS     the static checks, then pytest with ARGS (a file, -k, ...), every test they name
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fast=0
+soak=0
+if [ "${1:-}" = "--fast" ]; then fast=1; shift; fi
+if [ "${1:-}" = "--soak" ]; then soak=1; shift; fi
 ARENA_WITH_RAY=1 bash scripts/setup.sh  # with the Ray extra: tests/cluster/test_ray.py runs a local Ray cluster
 # The static checks first, in seconds: ruff (lint, the rules chosen in pyproject.toml) and mypy (types) over the
 # arena package, both with zero findings.
 .venv/bin/ruff check arena
 .venv/bin/mypy
+# scripts/run_tests.py runs pytest, then reruns each failed test once, alone: one that passes then prints
+# `flaky: <test id>` and does not fail the run; one that fails again does (CONTRIBUTING.md, "The tests").
+# Two test processes (pytest-xdist), each taking whole files (module fixtures such as a league server are set up
+# once): most tests wait on bot processes and servers, so two share 2 cores well. ARENA_TEST_WORKERS=0: one process.
+workers="${ARENA_TEST_WORKERS:-2}"
+pytest_run() {
+  if [ "$workers" = 0 ]; then .venv/bin/python scripts/run_tests.py "$@"
+  else .venv/bin/python scripts/run_tests.py -n "$workers" --dist loadfile "$@"; fi
+}
+if { [ $# -eq 0 ] && [ "$soak" = 0 ]; } || [ "$fast" = 1 ]; then
+  echo "== the fast tier: the tests marked fast =="
+  pytest_run -m "fast and not soak" "$@"
+  if [ "$fast" = 1 ]; then exit 0; fi
+fi
 # The compiled bots (starter kits) the tests start, built once per run; their toolchains' downloads are cached
 # outside the clone (bots/build.sh). A kit that does not build fails the run.
 bash bots/build.sh
 # The Go tools the tests run (buf, grpcurl), pinned, built once into the same cache (scripts/tools.sh).
 bash scripts/tools.sh
-# Two test processes (pytest-xdist), each taking whole files (module fixtures such as a league server are set up
-# once): most tests wait on bot processes and servers, so two share 2 cores well. ARENA_TEST_WORKERS=0: one process.
-# scripts/run_tests.py runs pytest, then reruns each failed test once, alone: one that passes then prints
-# `flaky: <test id>` and does not fail the run; one that fails again does (CONTRIBUTING.md, "The tests").
-workers="${ARENA_TEST_WORKERS:-2}"
-if [ "$workers" = 0 ]; then exec .venv/bin/python scripts/run_tests.py "$@"; fi
-exec .venv/bin/python scripts/run_tests.py -n "$workers" --dist loadfile "$@"
+if [ "$soak" = 1 ]; then
+  ARENA_PROOF=full HYPOTHESIS_PROFILE=soak pytest_run -m soak "$@"
+  HYPOTHESIS_PROFILE=soak pytest_run tests/rules/test_properties.py tests/records/test_records_bad_lines.py \
+    tests/tournament/test_tournament_fuzz.py "$@"
+  exit 0
+fi
+if [ $# -gt 0 ]; then pytest_run "$@"; exit; fi
+echo "== the full tier: every other test, but the soak profile's =="
+pytest_run -m "not fast and not soak"

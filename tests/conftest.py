@@ -18,7 +18,7 @@ from support.paths import ROOT  # noqa: E402 (after the path is set)
 from support.kits import GO_MODULE_DOWNLOADS, need, prepared_once, unavailable  # noqa: E402
 from support.servers import HANG_BOT  # noqa: E402
 
-pytest_plugins = ["support.pg"]
+pytest_plugins = ["support.pg", "support.tiers"]
 
 # New runs write the compact games.jsonl.zst; the test modules that read a run's records line by line (most of those
 # written before it) get the readable games.jsonl, which every reader reads too. tests/records/test_records_compact.py

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support.paths import ROOT
 
 RUNNER = ROOT / "scripts" / "run_tests.py"
@@ -154,3 +156,51 @@ def test_repeated_runs_count_each_tests_failed_runs(tmp_path: Path) -> None:
     summary = done.stdout.split("tests that failed, in 3 run(s)", 1)[1].split("\n", 1)[1].splitlines()
     assert summary == ["3/3 test_d.py::test_always_fails", "1/3 test_b.py::test_fails_once"]
     assert flaky_lines(done.stdout) == []
+
+
+# --- the fast tier's check --------------------------------------------------------------------------------------------
+
+STARTS = {
+    "subprocess": "subprocess.run(['true'], check=True)",
+    "fork": "pid = os.fork()\n    if pid == 0: os._exit(0)\n    os.waitpid(pid, 0)",
+    "posix_spawn": "os.waitpid(os.posix_spawn('/bin/true', ['true'], {}), 0)",
+    "trio": "trio.run(trio.run_process, ['true'])",
+    "multiprocessing": "p = multiprocessing.get_context('spawn').Process(target=print); p.start(); p.join()",
+    "socket": "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()",
+    "grpc": "grpc.server(concurrent.futures.ThreadPoolExecutor(1))",
+    "grpc_aio": "asyncio.run(start_aio_server())",
+}
+
+TIER_TESTS = """
+import asyncio, concurrent.futures, multiprocessing, os, socket, subprocess
+import grpc, grpc.aio, pytest, trio
+
+async def start_aio_server():
+    grpc.aio.server()
+
+def test_unmarked_{name}():
+    {code}
+
+@pytest.mark.fast
+def test_fast_{name}():
+    {code}
+
+@pytest.mark.fast
+def test_fast_pure():
+    assert sorted([3, 1, 2]) == [1, 2, 3]
+"""
+
+
+@pytest.mark.parametrize("name", sorted(STARTS))
+def test_a_fast_test_that_starts_a_process_or_a_server_fails(tmp_path: Path, name: str) -> None:
+    folder = suite(tmp_path / "suite", test_tier=TIER_TESTS.format(name=name, code=STARTS[name]))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
+    env = {key: value for key, value in env.items() if not key.startswith("PYTEST_")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "support.tiers", "-p", "no:cacheprovider", "-rA"],
+                          cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=300)
+    outcomes = {line.split()[1].split("::")[1]: line.split()[0] for line in done.stdout.splitlines()
+                if line.startswith(("PASSED ", "FAILED "))}
+    assert outcomes == {f"test_unmarked_{name}": "PASSED", f"test_fast_{name}": "FAILED",
+                        "test_fast_pure": "PASSED"}, done.stdout
+    assert "StartedInTheFastTier: a test marked fast started" in done.stdout

@@ -37,13 +37,14 @@ from arena.tournament.spec import spec_from_dict
 from support.ladder import EXAMPLES, STOPPED_BY_THE_ARENA, STUCK, Log, done_tables, play_until, setup
 from support.league import rated_with_seats
 from support.paths import ROOT
-from support.processes import bot_processes
+from support.processes import bot_processes, kill_descendants
 from support.siblings import ENTRANTS, deal_seen_alive, games_of, learned, observe
 from support.siblings import tournament_text as tournament_text_of_siblings
 from support.waiting import wait_for
 
 ray = pytest.importorskip("ray", reason="the Ray backend's tests need the ray extra (pip install -e '.[ray]'; "
                                         "scripts/test.sh installs it)")
+from ray._private import ray_constants  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from arena.cluster import ray_backend, ray_factory  # noqa: E402
@@ -189,6 +190,9 @@ async def test_a_node_killed_mid_run_loses_nothing_and_records_nothing_twice(clu
         # may have played nothing yet when the sixth game is recorded).
         recorded.append(index(record))
         if len(recorded) >= 6 and not kill_now.is_set() and doomed_is_playing():
+            # Its actor's process first, here and now, so the games it holds cannot finish while the node is
+            # being removed (a raylet's death reaches its workers only later).
+            kill_descendants(doomed.all_processes[ray_constants.PROCESS_TYPE_RAYLET][0].process.pid)
             kill_now.set()
 
     async with trio.open_nursery() as nursery:

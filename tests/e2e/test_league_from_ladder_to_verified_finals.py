@@ -36,6 +36,7 @@ from arena.protocol import league_pb2 as lpb
 from arena.records.run_folder import RunFolder
 from support.league import (League, bearer, bot_folder, check_once, league_in, mid_table, restarted, tables_folder,
                             verified)
+from support.ladder import QUICK_SEARCH
 from support.paths import ROOT
 from support.waiting import wait_for
 
@@ -86,20 +87,9 @@ def choose(request):
 if __name__ == "__main__":
     serve(choose, name="mix-{p}", author="the league's end-to-end test")
 '''
-SEARCH = '''"""The search example's player held to 100 playouts a decision: stronger than greedy, and quick."""
-
-import arena.protocol.convert  # noqa: F401  (loaded now rather than at the first decision)
-from arena.botkit import serve
-from arena.players.search import SearchPlayer
-
-player = SearchPlayer(seed=0, max_playouts=100)
-
-if __name__ == "__main__":
-    serve(player.choose_request, name="search-100", author="the league's end-to-end test")
-'''
 FIELD: dict[str, Path | str] = {"rand": ROOT / "bots" / "stdio", "quarter": MIX.format(p=0.25),
                                 "half": MIX.format(p=0.5), "most": MIX.format(p=0.75),
-                                "greedy": ROOT / "bots" / "python", "search": SEARCH}
+                                "greedy": ROOT / "bots" / "python", "search": QUICK_SEARCH.read_text()}
 """The six bots, weakest first (their true order, by construction): a folder uploaded as it is (a kit's example
 with its own bot.toml), or a ``bot.py`` written here."""
 STRENGTH = {f"{bot}-v1": rank for rank, bot in enumerate(FIELD)}

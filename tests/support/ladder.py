@@ -21,6 +21,8 @@ from support.league import MANIFEST, bot_folder
 from support.paths import ROOT
 
 EXAMPLES = ROOT / "bots" / "python"
+QUICK_SEARCH = ROOT / "tests" / "bots" / "quick_search_bot.py"
+"""The search example's player held to 100 playouts a decision: a search bot whose games take seconds."""
 
 
 class Log:

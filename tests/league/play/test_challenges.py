@@ -45,7 +45,7 @@ elo1 = 150
 EXAMPLES = ROOT / "bots" / "python"
 FIRST_CAP = 8
 """The first challenge's deal sets: enough for a verdict or a cap, few enough for CI's budget (in Block to 1 point
-the deal decides most games, and 40 deal sets of the search bot took minutes)."""
+the deal decides most games, and 40 deal sets took minutes)."""
 
 
 def start(root: Path) -> League:
@@ -80,7 +80,7 @@ def test_a_challenge_returns_its_sprt_verdict_unrated_and_refusals_are_one_line(
         league.add_author("alice")
         league.add_author("bob")
         old = ready(league, "alice", "mine", "random_bot.py", "v1")
-        new = ready(league, "alice", "mine", "search_bot.py", "v2")
+        new = ready(league, "alice", "mine", "greedy_bot.py", "v2")
         bobs = ready(league, "bob", "bobs", "random_bot.py", "b1")
         assert (old.number, new.number) == (1, 2) and new.active and not [v for v in league.versions(
             league.token("alice"), "mine") if v.id == old.id][0].active
@@ -113,7 +113,7 @@ def test_a_challenge_returns_its_sprt_verdict_unrated_and_refusals_are_one_line(
 
         wait_for(done, CHALLENGE_S, "both challenges to end")
         # The verdict is the arena's SPRT on this challenge's own (fresh, random) deals: in Block to one point the
-        # deal decides most games, so the search bot's edge over random is small and either hypothesis may win.
+        # deal decides most games, so the greedy bot's edge over random is small and either hypothesis may win.
         # Whatever the deals, the verdict must be the test's: decided before the cap, or undecided at it. (A clear
         # H1 in a few deal sets, with Draw to 30, is tests/e2e/test_league_from_ladder_to_verified_finals.py's.)
         first = stub.GetChallenge(lpb.GetChallengeRequest(id=1), timeout=30, metadata=alice).challenge

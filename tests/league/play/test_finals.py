@@ -1,8 +1,9 @@
-"""The freeze and the finals inside a real ``arena serve --league``: three ready versions (the Python kit's random,
-greedy and search examples, real bot processes in their sandbox), frozen by the operator, then a round robin with a
-fresh committed seed, ranked by the maximum-likelihood fit; its folder verifies against the revealed seed. The
-ladder and the challenges stop at the freeze; an author may neither freeze nor start the finals. In-process: the
-finals seat the frozen versions though a newer one became ready, and their ranking counts complete deal sets only."""
+"""The freeze and the finals inside a real ``arena serve --league``: three ready versions (the Python kit's random
+and greedy examples and a quick search bot, real bot processes in their sandbox), frozen by the operator, then a
+round robin with a fresh committed seed, ranked by the maximum-likelihood fit; its folder verifies against the
+revealed seed. The ladder and the challenges stop at the freeze; an author may neither freeze nor start the finals.
+In-process: the finals seat the frozen versions though a newer one became ready, and their ranking counts complete
+deal sets only."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from arena.protocol import league_pb2 as lpb
 from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS, RunFolder
 from arena.records.store import iter_records
 from arena.tournament.likelihood import ORDER_DIGITS, Tally, fit, leaderboard
-from support.ladder import Log, newer_version, setup
+from support.ladder import QUICK_SEARCH, Log, newer_version, setup
 from support.league import GAME, League, bearer, bot_folder, league_in
 from support.paths import ROOT
 from support.records import run_of, won_by
@@ -35,7 +36,7 @@ concurrency = 1
 placement = 1
 """
 EXAMPLES = ROOT / "bots" / "python"
-FIELD = {"rand": "random_bot.py", "greedy": "greedy_bot.py", "search": "search_bot.py"}
+FIELD = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py", "search": QUICK_SEARCH}
 
 
 def start(root: Path) -> League:
@@ -57,7 +58,7 @@ def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_p
         league.add_author("ann")
         ids = {}
         for bot, example in FIELD.items():
-            league.upload("ann", bot_folder(league.root / bot, EXAMPLES / example), bot)
+            league.upload("ann", bot_folder(league.root / bot, example), bot)
         for bot in FIELD:
             version = league.settled(league.token("ann"), bot)
             assert version.state == lpb.VERSION_STATE_READY, version.reason

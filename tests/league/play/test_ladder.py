@@ -28,15 +28,15 @@ from arena.league.rules.rating import deal_set_totals, rate_deal_set, recompute
 from arena.league.play.table_run import rotations
 from arena.tournament.likelihood import Tally, fit
 from arena.records.replay import verify_run
-from support.ladder import (BLOCK, EXAMPLES, PATIENT, STOPPED_BY_THE_ARENA, STUCK, Log, asked, done_tables,
-                            league_config, play_until, setup, until_table_done)
+from support.ladder import (BLOCK, EXAMPLES, PATIENT, QUICK_SEARCH, STOPPED_BY_THE_ARENA, STUCK, Log, asked,
+                            done_tables, league_config, play_until, setup, until_table_done)
 from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
 
 
 async def test_tables_are_played_as_runs_rated_once_and_their_records_verify(database_url: str,
                                                                             tmp_path: Path) -> None:
     bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
-            "search": EXAMPLES / "search_bot.py"}
+            "search": QUICK_SEARCH}
     sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=2, coverage=2, placement=1)
     database = AsyncDatabase(sync)
     log = Log()
@@ -130,7 +130,7 @@ async def test_the_leaderboard_of_a_real_ladder_lists_every_version_and_a_restar
     as tables end, lists every version with an interval, is exactly the fit of the recorded tables' results, is
     ordered by it; a new ladder on the same database (a restart) rebuilds the very same board before playing."""
     bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
-            "search": EXAMPLES / "search_bot.py"}
+            "search": QUICK_SEARCH}
     sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=2, coverage=2, placement=1)
     database = AsyncDatabase(sync)
     threads: list[threading.Thread] = []

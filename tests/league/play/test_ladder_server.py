@@ -22,6 +22,7 @@ from arena.records.run_folder import COMPACT_RECORDS, FORMAT_VARIABLE, RECORDS, 
 from arena.tournament.likelihood import ORDER_DIGITS
 from support.league import (League, bearer, bot_folder, check_once, database_of, mid_table, private_file,
                             restarted, start_league, tables_folder, verified)
+from support.ladder import QUICK_SEARCH
 from support.paths import ROOT
 from support.waiting import wait_for
 
@@ -42,9 +43,9 @@ placement = 1
 """
 EXAMPLES = ROOT / "bots" / "python"
 STRENGTHS = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
-             "search": EXAMPLES / "search_bot.py", "stdio": ROOT / "bots" / "stdio"}
-"""Four ready versions of different strength: the Python kit's three examples and the stdio kit's (random, over
-JSON lines)."""
+             "search": QUICK_SEARCH, "stdio": ROOT / "bots" / "stdio"}
+"""Four ready versions of different strength: the Python kit's random and greedy examples, a quick search bot and the
+stdio kit's (random, over JSON lines)."""
 
 
 def start(root: Path, database: str | None, **settings: int) -> League:
