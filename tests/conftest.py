@@ -27,6 +27,25 @@ pytest_plugins = ["support.pg", "support.tiers"]
 os.environ.setdefault("ARENA_RECORDS", "jsonl")
 
 
+LONGEST_FIRST = (
+    "e2e/test_league_from_ladder_to_verified_finals.py", "cluster/test_ray.py", "league/play/test_ladder.py",
+    "league/play/test_ladder_server.py", "league/intake/test_league_build.py", "players/test_kits.py",
+    "server/test_server.py", "league/test_league_service.py", "web/test_web.py", "server/test_dial_in.py",
+    "players/test_proof_of_strength.py", "rules/test_properties.py", "league/test_league_operator.py",
+)
+"""The files that take a minute or more of a worker (``--durations``): collected first, so that the two workers of
+``scripts/test.sh`` (each taking whole files) start them first and end together rather than one waiting for the
+other's last long file."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.path.relative_to(ROOT / "tests").as_posix()
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: the order within a file, and of the other files, stays
+
+
 @pytest.fixture
 def hang_bot() -> Iterator[Path]:
     """The hanging bot in a folder of its own (with the test bots' server code), for a registry. Not under /tmp: a

@@ -60,10 +60,7 @@ def refusal(what: str, name: str) -> Callable[..., Any]:
 def nothing_started() -> Iterator[None]:
     """Every way to start a process or a server refused, for the time of the block."""
     with pytest.MonkeyPatch.context() as patch:
-        for owner, attribute, what in SOAK = "soak"
-"""The marker of the soak profile's long runs, left out of both tiers."""
-
-STARTERS:
+        for owner, attribute, what in STARTERS:
             if hasattr(owner, attribute):
                 patch.setattr(owner, attribute, refusal(what, f"{getattr(owner, '__name__', owner)}.{attribute}"))
         yield
