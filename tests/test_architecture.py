@@ -444,7 +444,7 @@ def test_no_test_module_is_named_by_history() -> None:
     assert named == []
 
 
-HISTORY_IN_TEST_NAMES = re.compile(r"_(part|phase|stage|step|round)_?\d+(_|$)|_(issue|issues|hardening|rough_edges|"
+HISTORY_IN_TEST_NAMES = re.compile(r"_(part|phase|stage)_?\d+(_|$)|_(issue|issues|hardening|rough_edges|"
                                    r"milestone|done_means)(_|$)")
 """A numbered part or phase of the work, an issue, a milestone's "done means" in a test's name: history, not the
 promise. (The plain words of the module check are not here: a test's name may say a game is done, the rest of the
