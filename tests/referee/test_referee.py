@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -375,15 +376,19 @@ async def test_in_a_team_game_a_fault_by_seat_2_forfeits_seat_2s_side() -> None:
     assert unstarted.result is not None and (unstarted.result.winner, unstarted.result.ranking) == (1, (1, 0))
 
 
-async def test_a_bot_outlives_the_arenas_idle_worker_threads(tmp_path: Path) -> None:
+async def test_a_bot_outlives_the_arenas_idle_worker_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Bots die with the arena (pdeathsig), which binds to the thread that started them; trio's idle worker
-    threads exit after about 10 s, so a bot started from one would be killed then. This waits past that."""
+    threads exit (after 10 s; a fifth of a second here), so a bot started from one would be killed then. This waits
+    until every idle worker thread has exited, then asks the bot."""
+    monkeypatch.setattr(trio._core._thread_cache, "IDLE_TIMEOUT", 0.2)
     process = BotProcess(BotSpec("idle", command=(sys.executable, RANDOM_BOT)), tmp_path)
     try:
         await process.ensure_running()
         pid = process._process.pid  # type: ignore[union-attr]
         await trio.to_thread.run_sync(lambda: None)  # make sure a worker thread exists and then idles out
-        await trio.sleep(12)
+        with trio.fail_after(60):
+            while any(thread.name.startswith("Trio thread") for thread in threading.enumerate()):
+                await trio.sleep(0.05)
         os.kill(pid, 0)
         assert process.running()
         assert (await process.client.handshake(5)).name == "py-random"  # type: ignore[union-attr]
