@@ -10,6 +10,10 @@ import re
 from pathlib import Path
 from typing import Callable
 
+import pytest
+
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 ARENA = Path(__file__).resolve().parents[1] / "arena"
 
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (

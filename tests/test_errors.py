@@ -27,6 +27,8 @@ from arena.tournament.spec import SpecError
 from arena.tournament.sprt import SprtError
 from arena.tournament.standings import OutcomeError
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 
 @pytest.mark.parametrize("error", [UsageError, RulesError, OptionError, IllegalActionError, SpecError, LimitsError,
                                    ConfigError, RunError, EntrantsCannotPlay, RecordsNotWritten, RecordError,

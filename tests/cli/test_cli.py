@@ -7,6 +7,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from arena.rules import new_game
 from arena.simulate import play_local_match, simulate
 from arena.players import builtin_player
@@ -30,6 +32,7 @@ def test_simulate_prints_each_match_and_a_win_table() -> None:
     assert sum(r[1] for r in rows.values()) + sum(r[2] for r in rows.values()) >= 4
 
 
+@pytest.mark.fast
 def test_simulate_is_reproducible_from_its_seed() -> None:
     game = new_game("draw", 2)
     first = simulate(game, ["greedy", "random"], games=3, seed=11)
@@ -39,6 +42,7 @@ def test_simulate_is_reproducible_from_its_seed() -> None:
                                                 ("greedy#0", "random#1")]
 
 
+@pytest.mark.fast
 def test_greedy_beats_random_at_block_over_many_matches() -> None:
     game = new_game("block", 2)
     sim = simulate(game, ["greedy", "random"], games=40, seed=1)
@@ -46,6 +50,7 @@ def test_greedy_beats_random_at_block_over_many_matches() -> None:
     assert greedy.wins > rnd.wins
 
 
+@pytest.mark.fast
 def test_local_match_plays_to_the_end_with_consistent_scores() -> None:
     game = new_game("la_plaza_teams", 4)
     match = play_local_match(game, [builtin_player("random", seed=s) for s in range(4)], seed=5)
@@ -82,6 +87,7 @@ def test_bench_protocol_alternates_its_halves_and_rates_them_over_all_windows() 
     assert refused.returncode == 2 and "--repeats: expected an integer >= 1, got 0" in refused.stderr
 
 
+@pytest.mark.fast
 def test_play_and_check_bot_take_a_grace_and_refuse_a_bad_one_in_one_line(capsys) -> None:
     from arena import cli
     from arena.cli.options import time_control_from

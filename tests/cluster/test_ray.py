@@ -485,6 +485,7 @@ def test_bench_cluster_refuses_actor_counts_it_cannot_measure_in_one_line(counts
     assert (result.returncode, result.stderr) == (2, error + "\n")
 
 
+@pytest.mark.fast
 def test_a_failed_call_is_one_line_naming_its_innermost_errors() -> None:
     # A node's check that raised inside its trio loop: Ray's error, whose text starts "+ Exception Group Traceback",
     # holding a nursery's group (leaves nested, one repeated).
@@ -509,6 +510,7 @@ def test_a_failed_call_is_one_line_naming_its_innermost_errors() -> None:
     assert ray_backend.cause_line(RuntimeError()) == "RuntimeError"
 
 
+@pytest.mark.fast
 def test_each_actor_of_a_node_is_named_and_logs_apart_and_the_idlest_node_gets_the_next_game() -> None:
     def actor(node: str, slot: int, per_node: int = 2) -> Any:
         place = ray_backend.ActorPlace(f"{node}1fc48e74ab", f"10.0.0.7 ({node}1fc48e7)", slot, per_node)
@@ -678,6 +680,7 @@ def test_a_ray_the_arena_starts_itself_listens_on_loopback_only(cluster: Cluster
         errors.close()
 
 
+@pytest.mark.fast
 def test_a_local_ray_that_took_a_network_address_is_stopped_and_refused() -> None:
     """Fail closed: should Ray ever take another address than loopback for the Ray the arena starts itself (a Ray
     version that reads its switch differently), the arena stops it and says so rather than run on it."""

@@ -164,6 +164,7 @@ def test_prepare_kits_without_the_network_fails_in_one_line(tmp_path: Path) -> N
     assert done.stderr.count("\n") == 1
 
 
+@pytest.mark.fast
 def test_a_kits_folder_without_its_completion_is_not_prepared(tmp_path: Path) -> None:
     """A folder filled by half (what prepare-kits used to leave while it ran, or when it was interrupted) is no
     prepared cache: a server would build against half of it. Only the completion file, written last, counts."""

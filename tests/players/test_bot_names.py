@@ -54,6 +54,7 @@ PY_RANDOM = f"{sys.executable} {ROOT / 'bots/python/random_bot.py'}"
     ("127.0.0.1:50051", "127.0.0.1:50051"),
     ("builtin:greedy", "builtin:greedy"),
 ])
+@pytest.mark.fast
 def test_a_bot_without_a_handshake_is_named_after_its_program(text: str, name: str) -> None:
     assert program_name(text) == name
 

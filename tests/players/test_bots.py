@@ -24,6 +24,7 @@ needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is
 
 
 @needs_node
+@pytest.mark.fast
 def test_node_packages_are_installed_by_setup() -> None:
     assert (ROOT / "bots/node/node_modules/@grpc/grpc-js").is_dir(), "run scripts/setup.sh (npm ci in bots/node)"
 

@@ -48,6 +48,7 @@ def lack_events(public: PublicRound, seat: int) -> list[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("variant, players, options", CONFIGS, ids=IDS)
+@pytest.mark.fast
 def test_guesses_hold_no_tile_the_seat_knows_is_elsewhere_or_that_a_seat_showed_it_lacks(
         variant: str, players: int, options: dict) -> None:
     rng = random.Random(2)
@@ -92,6 +93,7 @@ def test_guesses_hold_no_tile_the_seat_knows_is_elsewhere_or_that_a_seat_showed_
     assert guesses >= 200
 
 
+@pytest.mark.fast
 def test_an_opponent_that_passed_is_never_guessed_to_hold_the_values_it_passed_on() -> None:
     game = new_game("block", 2)
     hands = ("[5|5] [3|5] [0|1] [1|1] [2|6]", "[0|0] [0|2] [2|2] [1|4] [4|4]")
@@ -108,6 +110,7 @@ def test_an_opponent_that_passed_is_never_guessed_to_hold_the_values_it_passed_o
         assert hands[1].bit_count() == 5 and len(boneyard) == 18
 
 
+@pytest.mark.fast
 def test_an_opponent_that_drew_since_may_hold_a_value_it_lacked_before() -> None:
     game = new_game("all_fives", 2)
     hands = ("[6|6] [0|1] [2|3]", "[1|2] [0|0] [1|1]")
@@ -125,6 +128,7 @@ def test_an_opponent_that_drew_since_may_hold_a_value_it_lacked_before() -> None
     assert belief.fits(1, state.hands[1])
 
 
+@pytest.mark.fast
 def test_a_draw_in_draw_is_read_as_forced_until_the_drawer_shows_otherwise() -> None:
     game = new_game("draw", 2)
     mine = "[6|6] [1|1] [0|0] [0|1] [1|2] [0|2] [2|2]"
@@ -167,6 +171,7 @@ def _values(mask: int) -> list[tuple[int, int]]:
 # --- the search player -------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_the_same_seed_and_observation_give_the_same_choice_and_the_time_is_respected() -> None:
     observations = [state.observation(state.turn) for _, state in random_states("draw", 2, {}, seed=4)
                     if len(state.legal_actions()) > 2][:6]
@@ -192,6 +197,7 @@ def test_the_same_seed_and_observation_give_the_same_choice_and_the_time_is_resp
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "proto/examples").glob("*.act.json")), ids=lambda p: p.name)
+@pytest.mark.fast
 def test_the_bot_answers_every_example_request_with_a_legal_index(path: Path) -> None:
     request = json_format.Parse(path.read_text(), bot_pb2.ActRequest())
     request.time.move_ms = 40
@@ -252,11 +258,13 @@ def duel(variant: str, deals: int, playouts: int, options: dict | None = None) -
 
 
 @pytest.mark.parametrize("variant, options", [("draw", {"target": 50}), ("all_fives", {"target": 75})])
+@pytest.mark.fast
 def test_the_search_player_beats_the_greedy_player_clearly(variant: str, options: dict) -> None:
     won, lost, drawn = duel(variant, deals=20, playouts=60, options=options)
     assert won >= 0.65 * (won + lost + drawn), (won, lost, drawn)
 
 
+@pytest.mark.fast
 def test_the_search_benchmark_reports_decisions_per_second_and_playouts_per_decision() -> None:
     from arena.bench.search import bench_search
 

@@ -26,6 +26,7 @@ def test_generated_code_is_not_stale() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+@pytest.mark.fast
 def test_the_stale_check_can_fail(tmp_path, monkeypatch) -> None:
     from pathlib import Path
 
@@ -39,6 +40,7 @@ def test_the_stale_check_can_fail(tmp_path, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.fast
 def test_every_legal_action_round_trips_through_its_message(variant: str) -> None:
     game = new_game(variant)
     match = game.new_match(seed=4)
@@ -61,6 +63,7 @@ def test_every_legal_action_round_trips_through_its_message(variant: str) -> Non
         (pb.Action(kind=pb.ACTION_KIND_PLACE, tile=pb.Tile(low=1, high=2), point=17), "expected a point"),
     ],
 )
+@pytest.mark.fast
 def test_malformed_actions_are_protocol_errors(message: pb.Action, error: str) -> None:
     with pytest.raises(ProtocolError, match=error):
         action_from_pb(message)
@@ -86,6 +89,7 @@ class Spy:
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.fast
 async def test_no_message_to_a_bot_carries_a_hidden_tile(variant: str) -> None:
     from arena.protocol import bot_pb2
 
@@ -113,6 +117,7 @@ async def test_no_message_to_a_bot_carries_a_hidden_tile(variant: str) -> None:
         assert sum(len(s.requests) for s in spies) > 0
 
 
+@pytest.mark.fast
 def test_tiles_in_finds_nested_tiles() -> None:
     from arena.protocol import bot_pb2
 
@@ -122,6 +127,7 @@ def test_tiles_in_finds_nested_tiles() -> None:
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.fast
 def test_requests_joined_from_cached_bytes_equal_the_built_message(variant: str) -> None:
     from arena.protocol import bot_pb2
     from arena.protocol.wire import act_request_bytes

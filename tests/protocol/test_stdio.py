@@ -114,6 +114,7 @@ def test_the_stdio_kit_passes_check_bot_sandboxed() -> None:
     assert "handshake: stdio-heaviest 1.0.0" in out.stdout and "sandbox bubblewrap" in out.stdout
 
 
+@pytest.mark.fast
 def test_the_example_requests_are_current_and_parse() -> None:
     """proto/examples/ holds what the arena writes now (regenerate: python -m arena.examples)."""
     from google.protobuf import json_format
@@ -130,6 +131,7 @@ def test_the_example_requests_are_current_and_parse() -> None:
     assert sorted(p.name for p in FOLDER.glob("*.json")) == sorted(f"{v}.act.json" for v in VARIANTS)
 
 
+@pytest.mark.fast
 def test_the_stdio_kit_policy_works_offline_on_the_examples() -> None:
     """What a bot author does with the examples: call the policy on each without the arena."""
     import importlib.util

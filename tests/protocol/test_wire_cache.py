@@ -13,6 +13,8 @@ from arena.protocol.convert import act_request_pb
 from arena.protocol.wire import act_request_bytes
 from arena.rules import VARIANTS, new_game
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 
 def _requests(variant: str, seed: int, limit: int) -> list[DecisionRequest]:
     """Every decision of one match (or its first ``limit``), all under the match id ``same``."""

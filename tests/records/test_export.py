@@ -174,6 +174,7 @@ def test_faults_are_listed_by_kind_and_seat(run: Path) -> None:
     assert row.cells()[COLUMNS.index("seed")] == ""
 
 
+@pytest.mark.fast
 def test_a_team_wins_under_its_entrants_names() -> None:
     row = GameRow(index=3, deal_key="0/1", rotation=1, seats=("a", "b", "a", "c"), side_of_seat=(0, 1, 0, 1),
                   seed="", scores=(70, 150), winner=1, ranking=(1, 0), faults=(("timeout", 2),), duration_s=1.23456)

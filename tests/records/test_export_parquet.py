@@ -217,6 +217,7 @@ def test_the_tiles_table_is_the_documented_encoding(exported: Path) -> None:
 
 
 @pytest.mark.parametrize(("variant", "players", "options"), CONFIGS, ids=IDS)
+@pytest.mark.fast
 def test_every_variant_exports(tmp_path: Path, variant: str, players: int, options: dict) -> None:
     records = [played(variant, f"hardening/0/{i}", i, players, options) for i in range(2)]
     report = write_dataset([("v", run_of(tmp_path / "run", records))], tmp_path / "out")
@@ -236,6 +237,7 @@ def test_every_variant_exports(tmp_path: Path, variant: str, players: int, optio
         assert sorted(e["train"] for e in rows[0]["open_ends"]) == [-2, *range(players)]
 
 
+@pytest.mark.fast
 def test_a_game_ended_by_a_fault_has_no_result_for_its_cut_round(tmp_path: Path) -> None:
     record = played("draw", "hardening/0/0", 0, fails_after=3)
     write_dataset([(".", run_of(tmp_path / "run", [record]))], tmp_path / "out")
@@ -344,6 +346,7 @@ def test_without_pyarrow_the_export_says_how_to_install_it(run: Path, tmp_path: 
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.fast
 def test_a_large_export_is_written_in_row_groups_with_the_same_rows(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     records = [played("draw", f"hardening/0/{i}", i) for i in range(3)]
@@ -366,6 +369,7 @@ def test_bench_export_prints_its_numbers_as_json() -> None:
     assert numbers["parquet_bytes"] == sum(numbers["parquet_bytes_by_file"].values()) > 0
 
 
+@pytest.mark.fast
 def test_a_huge_game_index_fits_and_a_value_beyond_its_column_is_one_error(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     record = played("draw", "hardening/0/0", 0)

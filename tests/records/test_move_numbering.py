@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena import cli
 from arena.check_bot import _describe
 from arena.players.faults import Fault, FaultKind
@@ -75,6 +77,7 @@ def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
                           cwd=ROOT)
 
 
+@pytest.mark.fast
 def test_a_fault_and_a_check_bot_line_show_the_recorded_move_plus_one() -> None:
     fault = Fault.make(FaultKind.TIMEOUT, 1, 4, allowed_ms=250)
     assert fault.move_number == 4, "the stored number keeps counting from 0"

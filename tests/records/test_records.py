@@ -23,6 +23,7 @@ from support.records import draw_game, recorded_game, run_of, write_run
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.fast
 async def test_the_direct_json_is_protobufs_json_mapping(variant: str) -> None:
     for seed in ("a/0/0", "b/0/1"):
         game, record = await recorded_game(variant, seed)
@@ -32,6 +33,7 @@ async def test_the_direct_json_is_protobufs_json_mapping(variant: str) -> None:
         assert to_message(direct) == game_record_pb(record, **kwargs)
 
 
+@pytest.mark.fast
 async def test_a_record_with_faults_and_index_zero_maps_the_same() -> None:
     game, record = await recorded_game("draw", "f/0/0")
     record.faults.append(Fault(FaultKind.TIMEOUT, 0, 0, "no reply within 250 ms"))
@@ -40,6 +42,7 @@ async def test_a_record_with_faults_and_index_zero_maps_the_same() -> None:
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.fast
 async def test_honest_records_verify(variant: str, tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run", variant, games=3)
     report = verify_run(run)
@@ -74,6 +77,7 @@ def first_place(record: dict) -> dict:
         (lambda r: r["result"].update(winner=1 - r["result"].get("winner", 0)), "the match result differs"),
     ],
 )
+@pytest.mark.fast
 async def test_tampering_is_caught_with_game_round_and_move(change, expected, tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run")
     tamper(run, 2, change)
@@ -83,12 +87,14 @@ async def test_tampering_is_caught_with_game_round_and_move(change, expected, tm
     assert all(p.startswith("game 2") for p in problems), problems
 
 
+@pytest.mark.fast
 async def test_a_changed_commitment_is_caught(tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run")
     (run / "commitment.txt").write_text("0" * 64 + "\n")
     assert any("do not match the published commitment" in str(m) for m in verify_run(run).mismatches)
 
 
+@pytest.mark.fast
 async def test_corrupt_lines_are_reported_and_the_rest_still_verifies(tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run", games=4)
     path = run / "games.jsonl"
@@ -105,6 +111,7 @@ async def test_corrupt_lines_are_reported_and_the_rest_still_verifies(tmp_path: 
     assert drop_torn_tail(path) == len('{"recordVersion":1,"ind')
 
 
+@pytest.mark.fast
 def test_missing_and_empty_files_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="no such run folder or record file"):
         locate(tmp_path / "nope")
@@ -115,12 +122,14 @@ def test_missing_and_empty_files_are_clear_errors(tmp_path: Path) -> None:
         locate(tmp_path)
 
 
+@pytest.mark.fast
 async def test_a_missing_game_id_is_a_clear_error(tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run", games=2)
     with pytest.raises(RecordError, match=r"no game 5 \(the file holds 2 readable games\)"):
         find_game(locate(run), 5)
 
 
+@pytest.mark.fast
 async def test_positions_replay_every_move_to_the_recorded_result(tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run", "la_plaza_teams", games=1)
     record = find_game(locate(run), 0)
@@ -134,6 +143,7 @@ async def test_positions_replay_every_move_to_the_recorded_result(tmp_path: Path
     assert [str(s) for s in last.match.result().scores] == record["result"]["scores"]
 
 
+@pytest.mark.fast
 def test_actions_and_deals_read_back() -> None:
     assert str(action_from({"kind": "ACTION_KIND_PLACE", "tile": {"low": 3, "high": 4},
                             "target": {"low": 4, "high": 4}, "point": "POINT_LINE_B"})) == "[3|4] on [4|4] line B"
@@ -141,6 +151,7 @@ def test_actions_and_deals_read_back() -> None:
     assert deal.hands == ((0,), ()) and deal.leader == 1
 
 
+@pytest.mark.fast
 async def test_records_read_tolerates_blank_lines(tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run", games=2)
     path = run / "games.jsonl"
@@ -174,6 +185,7 @@ def zeros_left_out(data: Any) -> Any:
     return {k: zeros_left_out(v) for k, v in data.items()}
 
 
+@pytest.mark.fast
 def test_tiles_are_written_in_full_and_the_old_form_still_reads(tmp_path: Path) -> None:
     """Guards: point 11, ``[0|0]`` is written ``{"low":0,"high":0}`` (never ``{}``); records written the old way
     read, replay and verify as before."""

@@ -104,6 +104,7 @@ def broken_run(folder: Path, name: str) -> tuple[Path, str]:
 
 
 @pytest.mark.parametrize("name", list(ISSUE_LINES))
+@pytest.mark.fast
 def test_the_store_reports_each_bad_line_with_its_number_and_reads_the_others(name: str, tmp_path: Path) -> None:
     """Guards: every field's type checked on read (the store's iterator, which resume and the server use)."""
     run, expected = broken_run(tmp_path / "run", name)
@@ -134,6 +135,7 @@ def test_verify_reports_each_bad_line_with_its_number(name: str, jobs: int, tmp_
 
 
 @pytest.mark.parametrize("name", ["faults [5]", "rounds null", "index 1e999", "nested 100000 deep"])
+@pytest.mark.fast
 def test_every_replay_mode_skips_the_bad_line(name: str, tmp_path: Path, capsys) -> None:
     """Guards: ``--game`` (terminal, ``--html``) never reads a bad line: the other games replay, the bad one is
     one error naming its line."""
@@ -249,6 +251,7 @@ def test_the_server_reads_past_bad_lines(tmp_path: Path) -> None:
         again.stop()
 
 
+@pytest.mark.fast
 def test_the_record_index_skips_bad_lines_and_finds_the_game_played_again(tmp_path: Path) -> None:
     """Guards: the server's RecordIndex checks a line when it is read; a bad line is dropped with its number and a
     later line of the same game takes its place; a repaired (replaced) file is read again from its start."""
@@ -275,6 +278,7 @@ def test_the_record_index_skips_bad_lines_and_finds_the_game_played_again(tmp_pa
 # --- repair -------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_repair_moves_unreadable_lines_aside_and_keeps_the_rest(tmp_path: Path, capsys) -> None:
     """Guards: ``arena replay RUN --repair`` moves every unreadable line (and a cut last line) to
     games.rejected.jsonl, appended with its line number and problem, keeps the other lines byte for byte, and
@@ -311,6 +315,7 @@ def test_repair_moves_unreadable_lines_aside_and_keeps_the_rest(tmp_path: Path, 
     assert [json.loads(line)["line"] for line in side.read_text().splitlines()] == [2, 4, 6, 4]  # appended
 
 
+@pytest.mark.fast
 def test_repair_replaces_the_file_atomically(tmp_path: Path, monkeypatch) -> None:
     """Guards: the side file is fsynced before the record file changes; the kept lines go to a new file, fsynced,
     then renamed over the old one; a failure before the rename leaves the old file whole and no temporary file."""
@@ -345,6 +350,7 @@ def test_repair_replaces_the_file_atomically(tmp_path: Path, monkeypatch) -> Non
     assert path.read_bytes() == before.splitlines(keepends=True)[0]
 
 
+@pytest.mark.fast
 def test_repair_is_refused_while_a_tournament_writes_the_file(tmp_path: Path, capsys) -> None:
     """Guards: the record writer's lock: a repair never replaces a file a tournament is appending to (its later
     lines would go to the replaced file and be lost)."""
@@ -360,6 +366,7 @@ def test_repair_is_refused_while_a_tournament_writes_the_file(tmp_path: Path, ca
     assert cli.main(["replay", str(run), "--repair"]) == 0
 
 
+@pytest.mark.fast
 def test_a_writer_that_opened_the_file_during_a_repair_writes_to_the_repaired_one(tmp_path: Path,
                                                                                    monkeypatch) -> None:
     """Guards: a writer (a tournament starting) that opened the record file while a repair held it waits for the
@@ -398,6 +405,7 @@ def test_a_writer_that_opened_the_file_during_a_repair_writes_to_the_repaired_on
 # --- a tournament file is not a record file -------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_repair_refuses_a_file_that_is_not_a_record_file(tmp_path: Path, capsys) -> None:
     toml = ROOT / "tournaments" / "demo.toml"
     copy = tmp_path / "demo.toml"
@@ -409,6 +417,7 @@ def test_repair_refuses_a_file_that_is_not_a_record_file(tmp_path: Path, capsys)
 
 
 @pytest.mark.parametrize("mode", [["--verify"], ["--game", "0"], ["--game", "0", "--html", "x.html"], ["--repair"]])
+@pytest.mark.fast
 def test_a_tournament_file_is_not_a_record_file(mode: list[str], capsys) -> None:
     """Guards: point 8, ``arena replay tournaments/demo.toml`` says "not a record file", not "29 unreadable
     lines"."""
@@ -566,6 +575,7 @@ def memory_capped(headroom: int = 3 << 30) -> Iterator[None]:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
+@pytest.mark.fast
 def test_a_side_numbered_in_the_billions_is_refused_without_counting_to_it() -> None:
     """The line CI's property found: a side's number from the record is never the size of anything a reader
     builds (there cannot be more sides than seats)."""
@@ -580,6 +590,7 @@ def test_a_side_numbered_in_the_billions_is_refused_without_counting_to_it() -> 
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                  HealthCheck.data_too_large])
 @given(mutated=mutated_lines())
+@pytest.mark.fast
 def test_no_mutated_line_crashes_a_reader(mutated: tuple[int, str], tmp_path_factory) -> None:
     """The property: a record line changed in any way (types flipped, keys deleted or unknown, nested deep,
     huge numbers, cut short, bytes changed) gives every reader a clean answer, and the good lines around it are
@@ -632,6 +643,7 @@ def reshaped_lines(draw) -> str:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                  HealthCheck.data_too_large])
 @given(line=reshaped_lines())
+@pytest.mark.fast
 def test_no_well_typed_but_wrong_record_crashes_a_reader(line: str, tmp_path_factory) -> None:
     """The property for records of the right shape with wrong contents (a seat, a tile, an enum, a count changed):
     verification reports them, the replays say they do not replay, no reader raises anything else."""

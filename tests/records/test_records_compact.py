@@ -71,6 +71,7 @@ def draws() -> list[dict]:
 
 
 @pytest.mark.parametrize("variant,players", EVERY_VARIANT)
+@pytest.mark.fast
 def test_every_variant_reads_back_exactly_what_was_written(tmp_path: Path, variant: str, players: int | None) -> None:
     records = [played(variant, f"{MASTER}/0/{i}", i, players) for i in range(2)]
     path = write_compact(tmp_path / "games.jsonl.zst", records)
@@ -86,6 +87,7 @@ def test_every_variant_reads_back_exactly_what_was_written(tmp_path: Path, varia
     assert [compact.unpack(line) for line in stream.splitlines()] == records
 
 
+@pytest.mark.fast
 def test_a_draw_game_to_100_takes_at_most_3000_bytes(tmp_path: Path) -> None:
     """A seeded Draw game to 100 between two players, with think times spread as real bots' are (in-process players
     answer in microseconds): the size is a function of the record, so the bound is exact, not a timing."""
@@ -108,6 +110,7 @@ def test_a_draw_game_to_100_takes_at_most_3000_bytes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("cut", [5, compact.HEADER.size + 40])
+@pytest.mark.fast
 def test_a_torn_tail_is_dropped_and_appending_goes_on(tmp_path: Path, draws: list[dict], cut: int) -> None:
     path = write_compact(tmp_path / "games.jsonl.zst", draws[:2])
     whole = path.stat().st_size
@@ -122,6 +125,7 @@ def test_a_torn_tail_is_dropped_and_appending_goes_on(tmp_path: Path, draws: lis
     assert list(iter_records(path, report)) == draws and not report.torn_tail
 
 
+@pytest.mark.fast
 def test_a_damaged_frame_is_a_bad_line_and_every_other_game_is_read(tmp_path: Path, draws: list[dict]) -> None:
     path = write_compact(tmp_path / "games.jsonl.zst", draws)
     units = units_of(path)
@@ -136,6 +140,7 @@ def test_a_damaged_frame_is_a_bad_line_and_every_other_game_is_read(tmp_path: Pa
     assert drop_torn_tail(path) == 0, "damage is not a torn tail: resume keeps the games after it"
 
 
+@pytest.mark.fast
 def test_bytes_between_units_are_one_bad_line(tmp_path: Path, draws: list[dict]) -> None:
     path = write_compact(tmp_path / "games.jsonl.zst", draws)
     units = units_of(path)
@@ -145,6 +150,7 @@ def test_bytes_between_units_are_one_bad_line(tmp_path: Path, draws: list[dict])
     assert report.bad_lines == [(2, "8 bytes that are not a record unit (damaged)")] and not report.torn_tail
 
 
+@pytest.mark.fast
 def test_a_length_running_past_the_end_before_another_unit_is_damage(tmp_path: Path, draws: list[dict]) -> None:
     path = write_compact(tmp_path / "games.jsonl.zst", draws)
     units = units_of(path)
@@ -160,6 +166,7 @@ FRAME_HEADER_DESCRIPTOR, CHECKSUM_FLAG = 4, 1 << 2
 """Where a zstd frame says it ends with a content checksum: bit 2 of its header's first byte after the magic."""
 
 
+@pytest.mark.fast
 def test_a_bit_flipped_anywhere_in_a_frame_is_a_bad_line_never_another_record(tmp_path: Path,
                                                                              draws: list[dict]) -> None:
     """Every frame carries its content's checksum and the reader checks it: each of a frame's bits flipped in turn
@@ -195,6 +202,7 @@ def test_a_bit_flipped_anywhere_in_a_frame_is_a_bad_line_never_another_record(tm
         compact.decode(frame + b"\0\0\0\0")
 
 
+@pytest.mark.fast
 def test_a_frame_of_a_dictionary_this_arena_lacks_is_named(tmp_path: Path, draws: list[dict]) -> None:
     samples = [record_line(played("block", f"d/0/{i}", i)) for i in range(20)]
     other = zstandard.train_dictionary(8192, samples, k=200, d=8, dict_id=40000)
@@ -209,6 +217,7 @@ def test_a_frame_of_a_dictionary_this_arena_lacks_is_named(tmp_path: Path, draws
                                     "32769; written by a newer arena?)")]
 
 
+@pytest.mark.fast
 def test_repair_moves_a_damaged_unit_aside_whole(tmp_path: Path, draws: list[dict]) -> None:
     run = write_run_folder(tmp_path / "run", draws)
     units = units_of(run / "games.jsonl.zst")
@@ -230,6 +239,7 @@ def write_run_folder(folder: Path, records: list[dict]) -> Path:
     return folder
 
 
+@pytest.mark.fast
 def test_a_file_that_is_not_a_compact_record_file_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "games.jsonl.zst"
     path.write_bytes(b'name = "t"\nvariant = "draw"\n')
@@ -241,6 +251,7 @@ def test_a_file_that_is_not_a_compact_record_file_is_one_line(tmp_path: Path) ->
 # --- which file a folder uses -----------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_new_folders_write_the_compact_file_and_old_ones_keep_theirs(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv(FORMAT_VARIABLE, raising=False)
     assert RunFolder(tmp_path / "new").records == tmp_path / "new" / "games.jsonl.zst"
@@ -272,6 +283,7 @@ async def test_verify_says_the_same_of_both_formats(tmp_path: Path, capsys, monk
                                                                            "master seed")
 
 
+@pytest.mark.fast
 async def test_verify_finds_a_tampered_move_in_a_compact_file(tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run", games=2)
     records = [json.loads(line) for line in (run / "games.jsonl").read_text().splitlines()]
@@ -287,6 +299,7 @@ async def test_verify_finds_a_tampered_move_in_a_compact_file(tmp_path: Path) ->
 # --- the server's index ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_the_server_index_reads_a_compact_file_as_it_grows(tmp_path: Path, draws: list[dict]) -> None:
     path = write_compact(tmp_path / "games.jsonl.zst", draws[:2])
     unit = compact.encode(draws[2])
@@ -376,6 +389,7 @@ def test_a_server_writes_the_compact_file_and_serves_its_games(tmp_path: Path, m
         server.stop()
 
 
+@pytest.mark.fast
 def test_the_rating_chart_reads_a_compact_file_as_it_grows(tmp_path: Path, draws: list[dict]) -> None:
     path = write_compact(tmp_path / "games.jsonl.zst", draws[:2])
     unit = compact.encode(draws[2])
@@ -390,6 +404,7 @@ def test_the_rating_chart_reads_a_compact_file_as_it_grows(tmp_path: Path, draws
     assert history.counted == 3 and history.position == path.stat().st_size
 
 
+@pytest.mark.fast
 def test_export_jsonl_writes_the_readable_file_and_hides_a_secret_seed(tmp_path: Path, draws: list[dict],
                                                                         capsys) -> None:
     run = write_run_folder(tmp_path / "run", draws)

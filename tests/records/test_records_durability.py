@@ -9,6 +9,8 @@ import sys
 from itertools import accumulate
 from pathlib import Path
 
+import pytest
+
 from arena.records.jsonform import index_of
 from arena.records.store import RecordWriter
 from arena.tournament.runner import run_tournament
@@ -18,6 +20,7 @@ from support.paths import ROOT
 RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
 
 
+@pytest.mark.fast
 def test_write_fsyncs_the_record_file_after_its_line_is_written(tmp_path: Path, monkeypatch) -> None:
     """Guards: the fsync in RecordWriter.write, on the record file's descriptor, after the line reached the file."""
     path = tmp_path / "games.jsonl"

@@ -22,6 +22,8 @@ from arena.tournament.standings import Standings, outcome_of
 
 from support.records import changed, draw_game, played
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 
 @pytest.mark.parametrize("variant, players, options, fails_after", [
     ("draw", 2, None, None), ("draw", 4, {"target": 30}, 3), ("block", 3, None, None), ("la_plaza", 2, None, 2),

@@ -165,6 +165,7 @@ def fetched_while_running(record: dict) -> dict:
     return json_format.MessageToDict(record_message(record, withhold_seed=True))
 
 
+@pytest.mark.fast
 def test_a_game_fetched_while_its_tournament_runs_verifies_all_but_its_shuffle(tmp_path: Path, capsys) -> None:
     """Guards: point 3, a record without its seed is not "the deal is not the one the rules deal from the game's
     seed": the note says the seed is not revealed yet, and everything else is verified."""
@@ -205,6 +206,7 @@ def a_tile_swapped_for_one_of_the_boneyard(record: dict) -> None:
     (first_move_seat, "game 1, round 2, move {2}: seat {3} moved, but it was seat {4}'s turn"),
     (lambda r: r["rounds"][0]["result"].update(points=["999", "0"]), "game 1, round 1: the round result differs"),
 ])
+@pytest.mark.fast
 def test_a_seedless_record_is_still_verified(tamper, expected: str, tmp_path: Path) -> None:
     record = fetched_while_running(draw_game(1))
     assert len(record["rounds"]) >= 2
@@ -231,6 +233,7 @@ def no_tile_must_lead(record: dict) -> None:
 
 
 @pytest.mark.parametrize("tamper", [another_tile_leads, no_tile_must_lead])
+@pytest.mark.fast
 def test_a_seedless_record_is_checked_for_the_tile_that_leads(tamper, tmp_path: Path) -> None:
     """La Plaza for teams: whoever holds [6|6] leads it, whatever the seed. A record without its seed whose first
     deal names another tile to lead (one its leader holds, so the deal is still a deal), or none at all (under which
@@ -247,6 +250,7 @@ def test_a_seedless_record_is_checked_for_the_tile_that_leads(tamper, tmp_path: 
         "give"]
 
 
+@pytest.mark.fast
 def test_a_swapped_tile_needs_the_seed_to_be_seen() -> None:
     """What a seedless record cannot show (said in the note): a deal that is a deal, but not the seed's."""
     record = fetched_while_running(draw_game(1))

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 from rich.console import Console
 
@@ -120,6 +121,7 @@ def test_a_crashing_bot_is_restarted_and_the_replay_goes_on(tmp_path: Path) -> N
     assert report.agreements > 0  # the restarted bot answers again ("good" play: the first legal action)
 
 
+@pytest.mark.fast
 def test_draws_are_compared_by_kind() -> None:
     recorded_draw = Action(Kind.DRAW, 5)
     assert same_choice(DRAW, recorded_draw) and not same_choice(Action(Kind.PASS), recorded_draw)

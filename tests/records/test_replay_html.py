@@ -91,6 +91,7 @@ def expected_frames(record: dict) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.fast
 async def test_each_seat_part_holds_only_what_that_seat_knew(variant: str) -> None:
     record = await make_record(variant, new_game(variant).players, f"{variant}/leak")
     data = viewer_data(record)
@@ -111,6 +112,7 @@ async def test_each_seat_part_holds_only_what_that_seat_knew(variant: str) -> No
     assert sum(len(seen) for seen in data["seen"]) == len(draws)
 
 
+@pytest.mark.fast
 async def test_the_page_is_self_contained_and_names_cannot_break_out(tmp_path: Path) -> None:
     record = await make_record("draw", 2, "self-contained")
     record["seats"] = ["</script><script>alert(1)</script>", "<!-- x"]
@@ -124,6 +126,7 @@ async def test_the_page_is_self_contained_and_names_cannot_break_out(tmp_path: P
     assert data["seats"] == record["seats"]
 
 
+@pytest.mark.fast
 async def test_an_unwritable_output_path_is_a_record_error(tmp_path: Path) -> None:
     record = await make_record("block", 2, "unwritable")
     with pytest.raises(RecordError, match=r"cannot write the HTML viewer \(is a directory\)"):
@@ -135,6 +138,7 @@ async def test_an_unwritable_output_path_is_a_record_error(tmp_path: Path) -> No
         write_html(record, tmp_path / "no-such-folder" / "game.html")
 
 
+@pytest.mark.fast
 async def test_arena_replay_html_writes_the_viewer(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     record = await make_record("all_fives", 2, "cli")
     (tmp_path / "games.jsonl").write_text(to_json_line(record) + "\n")

@@ -143,6 +143,7 @@ def check_drawn(text: str, tiles, first: int | None, last: int | None) -> None:
 # --- the layout after each move -----------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 async def test_the_draw_line_shows_doubles_crosswise_and_tiles_as_they_lie() -> None:
     deal = full_deal(6, 7, "[1|4] [3|4]", "[4|4] [1|1]")
     script = ["lead [1|4]", "[4|4] on [1|4] high end", "[3|4] on [4|4] line B", "[1|1] on [1|4] low end"]
@@ -154,6 +155,7 @@ async def test_the_draw_line_shows_doubles_crosswise_and_tiles_as_they_lie() -> 
     assert out[(1, 3)][0].startswith("move 3 · seat 0 (bot0) · [3|4] on [4|4] line B · ")
 
 
+@pytest.mark.fast
 async def test_the_all_fives_spinner_shows_its_four_arms_and_the_count() -> None:
     deal = full_deal(6, 7, "[5|5] [5|6]", "[2|5] [1|5]")
     script = ["lead [5|5]", "[2|5] on [5|5] line A", "[5|6] on [5|5] line B", "[1|5] on [5|5] side C"]
@@ -173,6 +175,7 @@ LINE_VARIANTS = ["draw", "block", "la_plaza", "la_plaza_teams", "all_fives"]
 
 
 @pytest.mark.parametrize("variant", LINE_VARIANTS)
+@pytest.mark.fast
 async def test_the_line_after_every_move_is_the_engines(variant: str) -> None:
     record = await random_record(variant)
     out = move_blocks(render(record))
@@ -200,6 +203,7 @@ async def test_the_line_after_every_move_is_the_engines(variant: str) -> None:
     assert checked == sum(len(r.get("moves", ())) for r in record["rounds"]) > 3
 
 
+@pytest.mark.fast
 async def test_mexican_train_shows_every_train_with_markers_and_open_doubles() -> None:
     record = await random_record("mexican_train", players=3, options={"rounds": 2})
     out = move_blocks(render(record))
@@ -232,6 +236,7 @@ async def test_mexican_train_shows_every_train_with_markers_and_open_doubles() -
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.fast
 async def test_the_seat_view_never_shows_a_hidden_tile_before_the_round_ends(variant: str) -> None:
     options = {"rounds": 2} if variant == "mexican_train" else None
     record = await random_record(variant, seed="hide/0/0", options=options)
@@ -258,6 +263,7 @@ async def test_the_seat_view_never_shows_a_hidden_tile_before_the_round_ends(var
     assert "hands revealed:" in text  # round ends reveal every hand: that is public
 
 
+@pytest.mark.fast
 async def test_the_full_view_shows_every_hand_and_the_round_results() -> None:
     record = await random_record("draw", seed="full/0/0")
     text = render(record)
@@ -278,6 +284,7 @@ async def test_the_full_view_shows_every_hand_and_the_round_results() -> None:
 
 
 @pytest.mark.parametrize("variant", ["draw", "mexican_train"])
+@pytest.mark.fast
 async def test_forced_moves_are_marked(variant: str) -> None:
     record = await random_record(variant, seed="forced/0/0", options={"rounds": 1} if variant == "mexican_train"
                                  else None)
@@ -295,6 +302,7 @@ async def test_forced_moves_are_marked(variant: str) -> None:
     assert forced > 0
 
 
+@pytest.mark.fast
 async def test_a_fault_is_shown_where_it_happened_and_the_game_stops_there() -> None:
     game = new_game("draw", 2)
     seats = [LocalPlayer(RandomPlayer("f/0"), name="bot0"), fails_after("f/1", 4, "bot1")]
@@ -318,6 +326,7 @@ async def test_a_fault_is_shown_where_it_happened_and_the_game_stops_there() -> 
     assert f"\nFAULT · round {last_round}, move {moves + 1} · seat 1 (bot1) · timeout" in compact
 
 
+@pytest.mark.fast
 def test_a_fault_before_play_is_shown_before_the_result() -> None:
     game = new_game("block", 2)
     fault = Fault(FaultKind.START_FAILED, 1, 0, "the bot did not start: exit status 1")
@@ -331,6 +340,7 @@ def test_a_fault_before_play_is_shown_before_the_result() -> None:
 
 
 @pytest.mark.parametrize("seat", [2, 5, -1])
+@pytest.mark.fast
 async def test_a_seat_the_game_does_not_have_is_one_clear_error(seat: int) -> None:
     record = await random_record("block", seed="bad/0/0")
     console = Console(file=io.StringIO(), width=120)
@@ -339,6 +349,7 @@ async def test_a_seat_the_game_does_not_have_is_one_clear_error(seat: int) -> No
     assert console.file.getvalue() == ""
 
 
+@pytest.mark.fast
 async def test_step_is_ignored_without_a_terminal(monkeypatch) -> None:
     record = await random_record("block", seed="step/0/0")
     console = Console(file=io.StringIO(), width=120)
@@ -354,6 +365,7 @@ async def test_step_is_ignored_without_a_terminal(monkeypatch) -> None:
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
+@pytest.mark.fast
 async def test_step_on_a_terminal_waits_between_moves_and_q_quits(monkeypatch) -> None:
     record = await random_record("draw", seed="step/0/1")
     console = Console(file=io.StringIO(), width=120, force_terminal=True)
@@ -371,6 +383,7 @@ async def test_step_on_a_terminal_waits_between_moves_and_q_quits(monkeypatch) -
     assert "move 2 · " in text and "move 3 · " not in text and text.rstrip().endswith("stopped")
 
 
+@pytest.mark.fast
 async def test_step_stops_waiting_at_the_end_of_input(monkeypatch) -> None:
     record = await random_record("block", seed="step/0/2")
     console = Console(file=io.StringIO(), width=120, force_terminal=True)
@@ -419,6 +432,7 @@ async def test_the_command_line_end_to_end(tmp_path: Path) -> None:
 # --- the compact view ------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_the_compact_view_is_one_line_a_move_with_the_layout_at_round_ends(tmp_path: Path, capsys) -> None:
     """Guards: point 9, compact (one line a move, the layout at round ends) is the default when the output is not
     a terminal; ``--full`` gives the full view, and ``--compact`` the compact one on a terminal."""

@@ -154,6 +154,7 @@ class Clocked(LocalPlayer):
         return Decision(decision.action, self.think_s)
 
 
+@pytest.mark.fast
 async def test_each_request_carries_its_deadline_and_the_referee_waits_exactly_that_long() -> None:
     """The deadline a request tells (``deadline_ms``, sent as ``TimeControl.deadline_ms``) is the move time (the
     first decision's allowance included), plus the bank left, plus the grace; it is the timeout the referee gives."""
@@ -296,6 +297,7 @@ async def test_a_name_that_is_too_long_or_holds_control_characters_fails_the_han
     assert text in str(failure.value)
 
 
+@pytest.mark.fast
 async def test_a_missing_command_is_a_start_fault(tmp_path: Path) -> None:
     from arena.players.faults import BotFailure
 
@@ -344,6 +346,7 @@ async def test_python_bots_play_a_whole_match_with_a_complete_record(tmp_path: P
     assert all(m.think_ms >= 0 for r in record.rounds for m in r.moves)
 
 
+@pytest.mark.fast
 def test_forfeit_ranks_the_faulting_side_last_and_respects_lowest_wins() -> None:
     from arena.referee import forfeit_result
 
@@ -357,6 +360,7 @@ def test_forfeit_ranks_the_faulting_side_last_and_respects_lowest_wins() -> None
     assert tied.winner is None and tied.ranking == (0, 2, 1)
 
 
+@pytest.mark.fast
 async def test_in_a_team_game_a_fault_by_seat_2_forfeits_seat_2s_side() -> None:
     """Seats 0 and 2 are side 0. Seat 2 times out at its first decision, before anyone scored: side 0 forfeits and
     side 1 wins (taking the seat for the side would name a side the game does not have: nobody would forfeit, and
@@ -396,6 +400,7 @@ async def test_a_bot_outlives_the_arenas_idle_worker_threads(tmp_path: Path, mon
         await process.stop()
 
 
+@pytest.mark.fast
 async def test_a_log_that_cannot_be_opened_is_a_start_failure_not_a_crash(tmp_path: Path) -> None:
     """The log folder is a file: the start fails with START_FAILED naming the log, and nothing is left running."""
     from arena.players.faults import BotFailure

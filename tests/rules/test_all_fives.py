@@ -16,6 +16,8 @@ from arena.rules.spinner import NO_SPINNER, Spinner
 from arena.rules.tiles import IS_DOUBLE, NAMES, PIPS
 from support.notation import deal, do, show, t, tiles
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 A, B, C, D = Point.LINE_A, Point.LINE_B, Point.SIDE_C, Point.SIDE_D
 
 

@@ -8,6 +8,8 @@ import pytest
 from arena.rules import PASS, Ending, Kind, new_game
 from support.notation import deal, do, show
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 
 @pytest.mark.parametrize("players, hand, rest", [(2, 7, 14), (3, 5, 13), (4, 5, 8)])
 def test_hand_sizes_and_the_rest_out_of_play(players: int, hand: int, rest: int) -> None:

@@ -10,6 +10,8 @@ import pytest
 from arena.rules import DRAW, PASS, Ending, Kind, new_game
 from support.notation import deal, do, show, t, tiles
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 
 def draw_game(players: int = 3, **options):
     return new_game("draw", players, options)

@@ -8,6 +8,8 @@ from arena.rules import DRAW, PASS, Ending, new_game, tile_id
 from arena.rules.tiles import PIPS
 from support.notation import deal, do, show, t
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 
 def singles():
     return new_game("la_plaza", 2)

@@ -13,6 +13,8 @@ from arena.rules.line import Line
 from arena.rules.tiles import NAMES
 from support.notation import t
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 HIGH, LOW, A, B = Point.HIGH_END, Point.LOW_END, Point.LINE_A, Point.LINE_B
 
 

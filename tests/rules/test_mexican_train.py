@@ -23,6 +23,8 @@ from arena.rules.mexican_train import HAND_SIZES, MEXICAN_PIPS, SET_PLAYERS
 from arena.rules.tiles import DOUBLE_OF, IS_DOUBLE, LOW, VALUE_MASK, full_set, set_size, tiles_of
 from arena.rules.trains import Trains
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 # --- helpers ------------------------------------------------------------------------------------------------------
 
 

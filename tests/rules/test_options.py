@@ -31,12 +31,14 @@ from arena.rules import VARIANTS, OptionError, new_game
                                             "players and the double-6 set (28 tiles) and 5 tiles kept out of the deal"),
     ],
 )
+@pytest.mark.fast
 def test_bad_settings_give_one_clear_message(name: str, players: int, options: dict, message: str) -> None:
     with pytest.raises(OptionError) as error:
         new_game(name, players, options)
     assert message in str(error.value)
 
 
+@pytest.mark.fast
 def test_options_are_real_settings() -> None:
     game = new_game("draw", 3, {"target": 40, "hand_size": 5, "protected_tiles": 0})
     assert game.options["target"] == 40

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from arena.rules import DRAW, NO_TILE, PASS, VARIANTS, Action, IllegalActionError, Kind, new_game, placement
 from arena.rules.tiles import set_size, tiles_of
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 settings.register_profile("ci", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("soak", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

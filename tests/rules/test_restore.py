@@ -16,6 +16,8 @@ from arena.rules.tiles import HIGH, LOW
 from support.notation import deal, do, t, tiles
 from support.random_matches import CONFIGS, IDS, random_states
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 
 @pytest.mark.parametrize("variant, players, options", CONFIGS, ids=IDS)
 def test_a_round_rebuilt_from_a_seats_view_with_the_real_hidden_tiles_is_the_real_round(

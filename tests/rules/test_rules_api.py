@@ -8,6 +8,8 @@ import arena.rules as rules
 from arena.rules import Deal, IllegalActionError, RulesError, new_game, parse_tile
 from support.notation import deal, do, show
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 PUBLIC = {
     "Action", "Deal", "DRAW", "Ending", "Game", "IllegalActionError", "Kind", "MEXICAN_TRAIN", "Match",
     "MatchResult", "NO_TILE", "NO_TRAIN", "Observation", "OptionError", "PASS", "Point", "RoundResult",

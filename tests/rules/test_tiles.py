@@ -10,6 +10,8 @@ from arena.rules import RulesError, new_game, parse_tile, tile_id, tile_name
 from arena.rules.rng import Rng
 from arena.rules.tiles import HIGH, LOW, PIPS, full_set, set_size
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 
 @pytest.mark.parametrize("double, size", [(6, 28), (9, 55), (12, 91), (15, 136), (18, 190)])
 def test_set_sizes(double: int, size: int) -> None:

@@ -18,6 +18,7 @@ from support.paths import ROOT
 
 
 
+@pytest.mark.fast
 def test_limits_are_read_checked_and_layered() -> None:
     base = limits_from_table({"memory_mb": 512, "cpus": 0.5})
     assert base == Limits(memory_mb=512, cpus=0.5)
@@ -30,6 +31,7 @@ def test_limits_are_read_checked_and_layered() -> None:
     assert exceeds(Limits(pids=8), Limits()) is None
 
 
+@pytest.mark.fast
 def test_a_tournament_file_sets_limits_for_all_and_for_one_bot() -> None:
     spec = spec_from_dict({"variant": "draw", "limits": {"memory_mb": 256}, "bots": [
         {"name": "a", "command": "python a.py", "limits": {"pids": 16}},
@@ -73,6 +75,7 @@ def test_a_limit_above_its_maximum_is_refused_in_a_tournament_a_registry_and_on_
         2, f"error: key '{flag}' is {value!r}, above its maximum of {maximum:g}\n")
 
 
+@pytest.mark.fast
 def test_the_bots_folder_is_its_program_files_folder() -> None:
     assert bot_folder_of([sys.executable, "bots/python/random_bot.py"], ROOT, None) == ROOT / "bots/python"
     assert bot_folder_of(["node", "--no-warnings", "bots/node/bot.js"], ROOT, None) == ROOT / "bots/node"
@@ -80,6 +83,7 @@ def test_the_bots_folder_is_its_program_files_folder() -> None:
     assert bot_folder_of(["anything"], ROOT, "bots/go") == ROOT / "bots/go"
 
 
+@pytest.mark.fast
 def test_a_bot_whose_folder_holds_a_secret_is_refused(tmp_path: Path) -> None:
     run = tmp_path / "runs" / "demo"
     run.mkdir(parents=True)
@@ -88,6 +92,7 @@ def test_a_bot_whose_folder_holds_a_secret_is_refused(tmp_path: Path) -> None:
         contain([sys.executable, "bot.py"], listen_env="X", cwd=str(tmp_path), protected=[run])
 
 
+@pytest.mark.fast
 def test_a_missing_program_is_named() -> None:
     with pytest.raises(SandboxError, match="cannot run 'no-such-bot-program': it is not on the PATH"):
         contain(["no-such-bot-program"], listen_env="X")
@@ -99,6 +104,7 @@ def fake_v2(tmp_path: Path) -> Path:
     return parent
 
 
+@pytest.mark.fast
 def test_cgroup_v2_files_and_limit_events(tmp_path: Path) -> None:
     parent = fake_v2(tmp_path)
     child = parent / "bot-0"
@@ -119,6 +125,7 @@ def test_cgroup_v2_files_and_limit_events(tmp_path: Path) -> None:
     assert group.over_limit() == "processes 10"
 
 
+@pytest.mark.fast
 def test_cgroup_v1_files_and_limit_events(tmp_path: Path) -> None:
     parents = {c: tmp_path / c / "arena-bots-1" for c in ("memory", "pids", "cpu")}
     for controller, parent in parents.items():
@@ -136,6 +143,7 @@ def test_cgroup_v1_files_and_limit_events(tmp_path: Path) -> None:
     assert isinstance(group, BotCgroup)
 
 
+@pytest.mark.fast
 def test_leftovers_of_dead_arenas_removed_by_another_arena_at_the_same_moment_are_skipped(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Arena processes killed with SIGKILL (a Ray actor, every time one is killed) leave their work folder and their
@@ -203,6 +211,7 @@ def test_a_number_read_from_a_group_that_is_no_longer_a_members_is_never_killed(
         member.wait()
 
 
+@pytest.mark.fast
 def test_a_bot_folder_inside_a_secret_is_refused_too(tmp_path: Path) -> None:
     run = tmp_path / "run"
     (run / "bots").mkdir(parents=True)
@@ -234,6 +243,7 @@ async def test_a_bot_whose_folder_is_under_tmp_starts_and_plays(tmp_path: Path) 
         await process.stop()
 
 
+@pytest.mark.fast
 def test_an_http2_refusal_at_the_handshake_gets_a_hint() -> None:
     from arena.players.remote import http2_hint
 

@@ -71,6 +71,7 @@ def two_tokens(tmp_path: Path) -> dict[str, tuple[Path, str]]:
 # --- the tournament file ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_a_dial_in_entry_has_a_name_and_its_tokens_hash_only() -> None:
     base = {"variant": "block", "bots": [{"name": "x", "command": "python bot.py"}]}
     good = {"name": "lab-b", "dial_in": True, "token_sha256": "a" * 64}
@@ -90,6 +91,7 @@ def test_a_dial_in_entry_has_a_name_and_its_tokens_hash_only() -> None:
         assert str(error.value).startswith(message), str(error.value)
 
 
+@pytest.mark.fast
 def test_the_relays_latency_is_by_the_nearest_rank() -> None:
     from arena.players.relay import Latency
 
@@ -102,6 +104,7 @@ def test_the_relays_latency_is_by_the_nearest_rank() -> None:
                                          "median 5.0 ms, p90 9.0 ms (")
 
 
+@pytest.mark.fast
 def test_a_late_reply_to_a_request_given_up_on_is_let_through_and_a_second_one_breaks_the_protocol() -> None:
     """A decision that timed out (or was cancelled) is given up on: the bot is sent a Cancel of it, and its reply,
     when it comes, is late, not a protocol error (the fault is recorded already); the same reply again, or a reply
@@ -128,6 +131,7 @@ def test_a_late_reply_to_a_request_given_up_on_is_let_through_and_a_second_one_b
     trio.run(main)
 
 
+@pytest.mark.fast
 def test_a_request_whose_game_is_cancelled_is_withdrawn_and_one_answered_or_cut_by_the_streams_end_is_not() -> None:
     """The arena gives up on a request before its deadline when the game waiting for it is cancelled: the bot is
     sent a Cancel saying so. A request answered in time is not withdrawn, and neither is one the stream's end failed
@@ -466,6 +470,7 @@ def test_a_dial_in_bot_stops_thinking_when_the_arena_gives_up_and_its_stream_pla
         server.stop()
 
 
+@pytest.mark.fast
 def test_the_relay_takes_back_a_decision_whose_reply_crossed_the_servers_cancel() -> None:
     """A reply sent just as the server gave up on its request reaches the server too late (ignored there, not in
     the standings' decisions): the server's Cancel of it, coming after, takes it out of the relay's count and

@@ -66,6 +66,7 @@ def assert_every_game_had_its_own_deal(games: list[dict], log: Path) -> None:
     assert len(set(deals(games))) == len(games)
 
 
+@pytest.mark.fast
 def test_a_duplicate_tournament_file_with_a_bot_that_dials_in_gives_every_game_a_fresh_deal() -> None:
     entries = [{"name": "alpha", "command": "builtin:random"},
                {"name": "lab-b", "dial_in": True, "token_sha256": "0" * 64}]
@@ -87,6 +88,7 @@ def test_a_duplicate_tournament_file_with_a_bot_that_dials_in_gives_every_game_a
 
 
 @pytest.mark.parametrize("variant, players, seats", [("block", 2, 2), ("block", 3, 3), ("la_plaza_teams", 4, 2)])
+@pytest.mark.fast
 def test_the_leagues_tables_challenges_and_finals_with_a_dial_in_version_play_as_many_games_of_fresh_deals(
         tmp_path: Path, variant: str, players: int, seats: int) -> None:
     config = league_from_dict({"name": "test", "variant": variant, "players": players, "dial_in": True})

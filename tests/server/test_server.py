@@ -185,6 +185,7 @@ class Sampling:
         return None
 
 
+@pytest.mark.fast
 async def test_a_seats_drawn_tiles_never_reach_the_live_view() -> None:
     """Sampled only while some seat holds a tile it drew in the round being played (the view before any draw would
     prove nothing): the full viewer data then names the tile in that seat's own view ("draw [a|b]"), and the live
@@ -542,6 +543,7 @@ def moves(n: int) -> list[apb.TournamentEvent]:
     return [event(move=apb.MoveEvent(game=0, move_number=i)) for i in range(n)]
 
 
+@pytest.mark.fast
 def test_a_full_buffer_drops_moves_first_and_tells_the_watcher() -> None:
     watcher = Watcher("t", moves=True, capacity=10)
     watcher.push([event(game_started=apb.GameStarted(index=0))] + moves(20))
@@ -551,6 +553,7 @@ def test_a_full_buffer_drops_moves_first_and_tells_the_watcher() -> None:
     assert events[0].dropped.moves == 11 and [e.move.move_number for e in events[2:]] == list(range(11, 20))
 
 
+@pytest.mark.fast
 def test_a_full_buffer_keeps_only_the_newest_standings_then_ends_with_resource_exhausted() -> None:
     watcher = Watcher("t", moves=False, capacity=4)
     watcher.push(moves(5))  # not asked for: never queued
@@ -566,6 +569,7 @@ def test_a_full_buffer_keeps_only_the_newest_standings_then_ends_with_resource_e
     assert watcher.take(0) == ([], ending), "nothing more after the end"
 
 
+@pytest.mark.fast
 def test_the_spec_message_and_the_file_are_one_schema() -> None:
     text = tournament(extra='seed = 7\n[time]\nmove_ms = 500\n', bots=random_bot("alpha", "x") + random_bot(
         "beta", "x")) + '[bots.env]\nK = "v w"\n'
@@ -579,6 +583,7 @@ def test_the_spec_message_and_the_file_are_one_schema() -> None:
 
 
 @pytest.mark.parametrize("grace_ms", [0, 40])
+@pytest.mark.fast
 def test_the_grace_goes_through_the_spec_message_a_set_zero_included(grace_ms: int) -> None:
     """``TimeControlSpec.grace_ms`` has presence: a submitted 0 is no grace (not the default 250), and unset is 250."""
     text = tournament(extra=f"[time]\ngrace_ms = {grace_ms}\n", bots=random_bot("alpha", "x") + random_bot("beta", "x"))

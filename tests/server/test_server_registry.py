@@ -306,6 +306,7 @@ def test_a_bad_registry_file_is_one_error_line_and_exit_status_2(tmp_path: Path)
 # --- what the CLI prints ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_names_from_a_server_are_printed_without_control_characters_or_markup() -> None:
     evil = "evil\x1b]0;owned\x07\x1b[2J\x9b31m[bold red]loud[/]"
     info = apb.TournamentInfo(id="abc", name=evil, variant="block", players=2, state=FINISHED, entrants=[evil, "b"],
@@ -329,6 +330,7 @@ def test_names_from_a_server_are_printed_without_control_characters_or_markup() 
     assert text.count("evil]0;owned[2J31m[bold red]loud[/]") >= 5
 
 
+@pytest.mark.fast
 def test_the_shipped_registry_and_server_demo_agree() -> None:
     """bots/registry.toml loads, and tournaments/server-demo.toml is accepted against it with the registered bots."""
     from arena.server.admission import Admission

@@ -35,6 +35,7 @@ SHARED_SEATS = [outcome(0, ("ann", "bob", "ann", "cid"), (10, 3, 5, 0), (0, 2, 1
 
 
 @pytest.mark.parametrize("games, group_size", [(TWO_SIDED, 2), (SHARED_SEATS, 1)], ids=["elo", "openskill"])
+@pytest.mark.fast
 def test_the_server_standings_print_as_the_local_table(games: list[GameOutcome], group_size: int) -> None:
     """The same games through standings.json and the Standings message print the same table as `arena run`:
     header, cells (points as 14.5, never 14), caption with the tie-break rule."""
@@ -46,6 +47,7 @@ def test_the_server_standings_print_as_the_local_table(games: list[GameOutcome],
     assert TIE_RULE in rendered(served)
 
 
+@pytest.mark.fast
 def test_fractional_points_reach_the_message_exactly_and_rounded() -> None:
     standings = Standings()
     for game in SHARED_SEATS:
@@ -55,6 +57,7 @@ def test_fractional_points_reach_the_message_exactly_and_rounded() -> None:
     assert ann.conceded == pytest.approx((3 + 0) / 2 + (4 + 1 + 6) / 3)
 
 
+@pytest.mark.fast
 def test_the_elo_cell_of_the_message_is_the_local_one() -> None:
     message = apb.EntrantStanding(score=0.6, elo=70.4, elo_low_by_deal=-12.6, elo_high_by_deal=160.2,
                                   elo_low=1.0, elo_high=2.0)

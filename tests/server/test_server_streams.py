@@ -109,6 +109,7 @@ def test_one_client_gets_its_share_of_streams_and_a_slot_back_when_one_ends(tmp_
         server.stop()
 
 
+@pytest.mark.fast
 def test_the_command_line_defaults_are_the_limits_of_the_module() -> None:
     from arena.cli import build_parser
 
@@ -123,6 +124,7 @@ def test_the_command_line_defaults_are_the_limits_of_the_module() -> None:
     ("ipv4:127.0.0.1:50123", "ipv4:127.0.0.1"), ("ipv6:[::1]:50123", "ipv6:[::1]"), ("unix:/run/a.sock", "unix"),
     ("unix:", "unix"),
 ])
+@pytest.mark.fast
 def test_a_client_is_its_address_without_the_port(peer: str, client: str) -> None:
     class Context:
         def peer(self) -> str:
@@ -130,6 +132,7 @@ def test_a_client_is_its_address_without_the_port(peer: str, client: str) -> Non
     assert streams.client_of(Context()) == client  # type: ignore[arg-type]
 
 
+@pytest.mark.fast
 def test_streams_beyond_the_limits_are_refused_and_each_slot_is_released_once() -> None:
     limits = streams.StreamLimits(total=3, per_client=2)
     a1, a2 = limits.acquire("a"), limits.acquire("a")

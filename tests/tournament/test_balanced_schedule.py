@@ -45,6 +45,7 @@ def spreads(schedule: Schedule) -> tuple[int, int, int]:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.fast
 def test_twenty_entrants_at_six_seats_on_200_tables(seed: str) -> None:
     """Instead of the round robin's 38,760 tables: 200, every entrant at exactly 60 (200 x 6 / 20), every pair
     meeting 14 to 18 times (15.8 on average), every entrant 8 to 12 times in each seat (10 on average)."""
@@ -57,6 +58,7 @@ def test_twenty_entrants_at_six_seats_on_200_tables(seed: str) -> None:
     assert all(len(set(table)) == 6 for table in schedule.tables())
 
 
+@pytest.mark.fast
 def test_fifty_entrants_at_eight_seats_on_1000_tables() -> None:
     schedule = balanced(50, "mexican_train", 8, 1000)
     table_spread, pair_spread, seat_spread = spreads(schedule)
@@ -72,6 +74,7 @@ def test_fifty_entrants_at_eight_seats_on_1000_tables() -> None:
     (9, "la_plaza_teams", 4, 100, 1, (1, 2, 2)),     # teams: pairs of entrants, each holding both seats of its side
     (7, "all_fives", 3, 10, 1, (1, 3, 2)),           # 30 seats for 7 entrants: four or five tables each
 ])
+@pytest.mark.fast
 def test_spreads_stay_within_the_measured_bounds(entrants: int, variant: str, seats: int, tables: int, games: int,
                                                  bounds: tuple[int, int, int], seed: str) -> None:
     schedule = balanced(entrants, variant, seats, tables, games=games, seed=seed)
@@ -80,6 +83,7 @@ def test_spreads_stay_within_the_measured_bounds(entrants: int, variant: str, se
     assert schedule.total() == tables * games
 
 
+@pytest.mark.fast
 def test_every_prefix_of_the_tables_keeps_table_counts_within_one() -> None:
     """A run cut short is as fair as a whole one: after every table, no entrant has two tables more than another."""
     counts = [0] * 13
@@ -90,6 +94,7 @@ def test_every_prefix_of_the_tables_keeps_table_counts_within_one() -> None:
         assert max(counts) - min(counts) <= 1
 
 
+@pytest.mark.fast
 def test_with_duplicate_deals_every_entrant_holds_every_seat_equally() -> None:
     """Every deal set is played under every rotation: 60 tables x 1 deal set x 6 rotations, 60 games in each seat."""
     schedule = balanced(20, "mexican_train", 6, 200, duplicate=True)
@@ -98,6 +103,7 @@ def test_with_duplicate_deals_every_entrant_holds_every_seat_equally() -> None:
     assert schedule.processes_per_entrant() == 2  # one seat a table, in each of two lanes
 
 
+@pytest.mark.fast
 def test_much_better_balanced_than_uniformly_random_tables() -> None:
     """The bench's baseline, asserted: uniformly random tables of the same size spread five times wider."""
     from arena.bench.referee import bench_schedule
@@ -111,12 +117,14 @@ def test_much_better_balanced_than_uniformly_random_tables() -> None:
 # --- determinism -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_the_same_seed_draws_the_same_tables_and_another_seed_others() -> None:
     one = list(balanced(20, "mexican_train", 6, 200, seed="a").tables())
     assert one == list(balanced(20, "mexican_train", 6, 200, seed="a").tables())
     assert one != list(balanced(20, "mexican_train", 6, 200, seed="b").tables())
 
 
+@pytest.mark.fast
 def test_the_drawing_is_pinned() -> None:
     """The tables of a seed, fixed: a run is resumed by drawing its tables again, so a change to the drawing must
     change ``balanced.VERSION`` (and this test)."""
@@ -124,6 +132,7 @@ def test_the_drawing_is_pinned() -> None:
     assert list(balanced(4, "draw", 2, 3, seed="pinned").tables()) == [(0, 2), (3, 1), (2, 1)]
 
 
+@pytest.mark.fast
 def test_the_game_at_an_index_is_the_one_a_balanced_schedule_plays_there() -> None:
     """What resume checks a recorded game against is, index by index, what the run plays."""
     for duplicate in (True, False):
@@ -132,6 +141,7 @@ def test_the_game_at_an_index_is_the_one_a_balanced_schedule_plays_there() -> No
         assert [g.seed for g in schedule][:2] == (["m/0/0", "m/0/0"] if duplicate else ["m/0/0", "m/1/0"])
 
 
+@pytest.mark.fast
 def test_a_schedule_refuses_what_it_cannot_draw() -> None:
     with pytest.raises(ValueError, match="at least 6 entrants, got 3 tables, candidates \\(\\) and 5 entrants"):
         balanced(5, "mexican_train", 6, 3)
@@ -151,6 +161,7 @@ def file_data(**changes: object) -> dict:
     return {k: v for k, v in data.items() if v is not None}
 
 
+@pytest.mark.fast
 def test_a_balanced_file_is_read_with_its_tables() -> None:
     spec = spec_from_dict(file_data())
     assert (spec.format, spec.tables) == ("balanced", 12)
@@ -173,6 +184,7 @@ def test_a_balanced_file_is_read_with_its_tables() -> None:
                      "(a round robin fills the seats in turn)"),
     ({"format": "swiss"}, "key 'format' must be one of round_robin, gauntlet, balanced, got 'swiss'"),
 ])
+@pytest.mark.fast
 def test_a_bad_balanced_file_gets_one_clear_line(changes: dict, message: str) -> None:
     with pytest.raises(SpecError) as error:
         spec_from_dict(file_data(**changes))
@@ -192,6 +204,7 @@ def test_a_team_file_needs_two_bots_and_the_cli_says_so_in_one_line(tmp_path: Pa
                           f"tables it names\n")
 
 
+@pytest.mark.fast
 def test_the_control_apis_message_carries_the_tables() -> None:
     data = file_data(tables=33)
     message = message_from_dict(data)
@@ -200,6 +213,7 @@ def test_the_control_apis_message_carries_the_tables() -> None:
     assert "tables" not in dict_from_message(message_from_dict(file_data(format=None, tables=None)))
 
 
+@pytest.mark.fast
 def test_the_ready_balanced_file_is_valid() -> None:
     spec = load_spec(ROOT / "tournaments" / "balanced.toml")
     assert spec.format == BALANCED and spec.tables >= 1 and len(spec.bots) >= spec.players

@@ -35,6 +35,7 @@ GREEDY = str(ROOT / "bots" / "python" / "greedy_bot.py")
 # --- the gauntlet's tables ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_a_two_player_gauntlet_pairs_each_candidate_with_every_other_entrant_once() -> None:
     one = Schedule(4, new_game("draw", 2), games=1, duplicate=True, master_seed="g", candidates=(0,))
     assert list(one.tables()) == [(0, 1), (0, 2), (0, 3)]
@@ -47,6 +48,7 @@ def test_a_two_player_gauntlet_pairs_each_candidate_with_every_other_entrant_onc
         Schedule(2, new_game("mexican_train", 4), games=1, duplicate=True, master_seed="g", candidates=(0, 1))
 
 
+@pytest.mark.fast
 def test_a_k_player_gauntlet_has_one_candidate_at_every_table() -> None:
     game = new_game("mexican_train", 4)
     many = Schedule(6, game, games=1, duplicate=False, master_seed="g", candidates=(1, 4))
@@ -61,6 +63,7 @@ def test_a_k_player_gauntlet_has_one_candidate_at_every_table() -> None:
     assert rotations == [(0, 1, 1, 1), (1, 1, 1, 0), (1, 1, 0, 1), (1, 0, 1, 1)]  # the candidate in every seat
 
 
+@pytest.mark.fast
 def test_a_team_gauntlet_pairs_teams_with_a_candidate() -> None:
     schedule = Schedule(3, new_game("la_plaza_teams", 4), games=1, duplicate=True, master_seed="g", candidates=(2,))
     assert list(schedule.tables()) == [(0, 2, 0, 2), (1, 2, 1, 2)]
@@ -91,12 +94,14 @@ def table(bots: int = 2, **top) -> dict:
     ({"sprt": {"model": "bayes"}}, "key 'sprt.model' must be one of logistic, normalized, got 'bayes'"),
     ({"sprt": 3}, "key 'sprt' must be a table with elo0, elo1, alpha, beta, model, got 3"),
 ])
+@pytest.mark.fast
 def test_bad_gauntlet_and_sprt_keys_get_one_clear_line(top: dict, message: str) -> None:
     with pytest.raises(SpecError) as error:
         spec_from_dict(table(**top))
     assert str(error.value) == message
 
 
+@pytest.mark.fast
 def test_an_sprt_needs_one_match_up() -> None:
     with pytest.raises(SpecError) as error:
         spec_from_dict(table(3, sprt={}))
@@ -113,6 +118,7 @@ def test_an_sprt_needs_one_match_up() -> None:
 # --- the test fed by finished games ------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_games_wait_for_their_deal_set_and_count_as_one_pentanomial_unit() -> None:
     spec = spec_from_dict(table(2, sprt={"elo1": 20}))
     test = MatchupTest.for_tournament(spec, spec.schedule("s"))
@@ -126,6 +132,7 @@ def test_games_wait_for_their_deal_set_and_count_as_one_pentanomial_unit() -> No
     assert test.test.llr == pytest.approx(llr([1, 0, 0, 0, 1], 0, 20))
 
 
+@pytest.mark.fast
 def test_the_verdict_line_says_why_the_standings_count_more_games() -> None:
     """A game whose deal set is left unfinished is in the standings (27 games) but not in the test (26): the verdict
     line printed beside the standings says so, instead of two counts and two Elo figures that seem to disagree."""
@@ -141,6 +148,7 @@ def test_the_verdict_line_says_why_the_standings_count_more_games() -> None:
         "(the test counts complete deal sets only), so their games and Elo differ")
 
 
+@pytest.mark.fast
 def test_a_four_seat_gauntlet_unit_counts_every_side_of_the_opponent() -> None:
     spec = spec_from_dict({"variant": "mexican_train", "players": 4, "format": "gauntlet", "candidates": ["c"],
                            "sprt": {"elo1": 50}, "bots": [{"name": "c", "command": "x"}, {"name": "g", "command": "x"}]})
@@ -321,6 +329,7 @@ command = {json.dumps([PYTHON, HASHED, "--salt", "b"])}
                for name in ("base-a", "base-b")) == 8
 
 
+@pytest.mark.fast
 def test_a_gauntlet_with_an_sprt_goes_to_the_server_as_a_message_and_back() -> None:
     import tomllib
 

@@ -20,6 +20,8 @@ from arena.tournament.likelihood import (MAX_TIED, PRIOR_SD_ELO, Fit, FitError, 
                                          places_of_points, ranking_terms)
 from arena.tournament.ratings import Z95, elo_of_logit, elo_of_score, logit_of_elo
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 WIN, DRAW, LOSS = (("a",), ("b",)), (("a", "b"),), (("b",), ("a",))
 
 

@@ -19,6 +19,8 @@ from arena.tournament.sprt import (
 )
 from arena.tournament.standings import GameOutcome
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 # --- independent references ---------------------------------------------------------------------------------------
 # Written from the definition (the largest log-likelihood sum n_i log p_i among the outcome distributions that
 # satisfy the hypothesis; zero counts replaced by 1e-3 as fishtest does), by methods other than the module's

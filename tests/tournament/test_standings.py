@@ -18,6 +18,8 @@ from arena.tournament.standings import (
     ELO_HEADER, GameOutcome, OutcomeError, Standings, TIE_RULE, elo_cell, exact_mean, points_text,
 )
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 
 def game(index: int, seats: str, scores: tuple[int, ...], *, winner: int | None, ranking: tuple[int, ...] | None = None,
          side_of: tuple[int, ...] | None = None, deal: str | None = None, faults: tuple[int, ...] = (),

@@ -82,6 +82,7 @@ def write(tmp_path: Path, text: str) -> Path:
          "transport, protocol, skip_if_missing"),
     ],
 )
+@pytest.mark.fast
 def test_a_malformed_file_gets_one_message_naming_key_problem_and_allowed_values(tmp_path, change, message) -> None:
     path = write(tmp_path, change(GOOD))
     with pytest.raises(SpecError) as error:
@@ -91,6 +92,7 @@ def test_a_malformed_file_gets_one_message_naming_key_problem_and_allowed_values
 
 
 @pytest.mark.parametrize("table, grace_ms", [("", 250), ("[time]\ngrace_ms = 40", 40), ("[time]\ngrace_ms = 0", 0)])
+@pytest.mark.fast
 def test_the_grace_is_the_files_time_grace_ms_and_reaches_the_referees_clock(tmp_path: Path, table: str,
                                                                               grace_ms: int) -> None:
     """``[time] grace_ms``: 250 when not given, 0 for none; the runner's clock waits move + bank + exactly that."""
@@ -100,6 +102,7 @@ def test_the_grace_is_the_files_time_grace_ms_and_reaches_the_referees_clock(tmp
     assert clock.deadline_ms(300) == spec.time.move_ms + 300 + grace_ms
 
 
+@pytest.mark.fast
 def test_a_missing_program_can_be_skipped(tmp_path: Path) -> None:
     text = GOOD + '[[bots]]\nname = "c"\ncommand = "no-such-program-xyz bot.js"\nskip_if_missing = true\n'
     spec = load_spec(write(tmp_path, text))
@@ -114,6 +117,7 @@ def test_cli_run_with_a_bad_file_is_one_line_and_status_2(tmp_path: Path) -> Non
     assert out.stderr.strip() == f"error: {path}: key 'games' must be an integer >= 1, got 0"
 
 
+@pytest.mark.fast
 def test_every_ready_tournament_file_is_valid() -> None:
     files = sorted((ROOT / "tournaments").glob("*.toml"))
     assert {f.stem for f in files} >= {"demo", "draw", "block", "la_plaza", "la_plaza_teams", "all_fives",
@@ -128,6 +132,7 @@ def test_every_ready_tournament_file_is_valid() -> None:
 # --- the schedule -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_two_player_round_robin_with_duplicate_rotations() -> None:
     schedule = Schedule(3, new_game("draw", 2), games=2, duplicate=True, master_seed="m")
     games = list(schedule)
@@ -142,11 +147,13 @@ def test_two_player_round_robin_with_duplicate_rotations() -> None:
     assert schedule.group_size == 2 and schedule.processes_per_entrant() == 2
 
 
+@pytest.mark.fast
 def test_without_duplicate_each_game_has_its_own_deal_and_seats_alternate() -> None:
     games = list(Schedule(2, new_game("block", 2), games=3, duplicate=False, master_seed="s"))
     assert [(g.seats, g.seed) for g in games] == [((0, 1), "s/0/0"), ((1, 0), "s/0/1"), ((0, 1), "s/0/2")]
 
 
+@pytest.mark.fast
 def test_k_player_tables_are_combinations_rotated_through_every_seat() -> None:
     schedule = Schedule(4, new_game("all_fives", 3), games=1, duplicate=True, master_seed="x")
     games = list(schedule)
@@ -154,6 +161,7 @@ def test_k_player_tables_are_combinations_rotated_through_every_seat() -> None:
     assert [g.seats for g in games[:3]] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
 
 
+@pytest.mark.fast
 def test_fewer_entrants_than_seats_fill_the_seats_in_turn() -> None:
     schedule = Schedule(3, new_game("mexican_train", 4), games=1, duplicate=True, master_seed="x")
     games = list(schedule)
@@ -161,6 +169,7 @@ def test_fewer_entrants_than_seats_fill_the_seats_in_turn() -> None:
     assert schedule.processes_per_entrant() == 2 * 2  # two seats, in each of two lanes
 
 
+@pytest.mark.fast
 def test_team_variants_pair_entrants_as_teams_and_swap_them() -> None:
     schedule = Schedule(3, new_game("la_plaza_teams", 4), games=1, duplicate=True, master_seed="x")
     games = list(schedule)
@@ -173,6 +182,7 @@ def test_team_variants_pair_entrants_as_teams_and_swap_them() -> None:
 @pytest.mark.parametrize(("variant", "players", "entrants", "candidates"), [
     ("draw", 2, 4, ()), ("draw", 2, 4, (2,)), ("mexican_train", 4, 3, ()), ("mexican_train", 4, 6, (0,)),
     ("la_plaza_teams", 4, 3, ()), ("all_fives", 3, 5, ())])
+@pytest.mark.fast
 def test_the_game_at_an_index_is_the_one_the_schedule_plays_there(variant: str, players: int, entrants: int,
                                                                    candidates: tuple[int, ...], order: str) -> None:
     """What resume checks a recorded game against (``game_at``) is, index by index, what the run plays."""
@@ -184,6 +194,7 @@ def test_the_game_at_an_index_is_the_one_the_schedule_plays_there(variant: str, 
             schedule.game_at(schedule.total())
 
 
+@pytest.mark.fast
 def test_a_huge_schedule_is_lazy() -> None:
     schedule = Schedule(50, new_game("draw", 2), games=100, duplicate=True, master_seed="big")
     assert len(schedule) == 50 * 49 // 2 * 100 * 2  # 245,000 games, counted without generating them
@@ -277,6 +288,7 @@ def test_built_in_players_are_entrants_like_any_bot(tmp_path: Path) -> None:
     assert len(moves[0]) == 4 and moves[0] == moves[1]
 
 
+@pytest.mark.fast
 def test_an_unknown_built_in_player_is_one_line(tmp_path: Path) -> None:
     text = GOOD.replace(f'command = ["{sys.executable}", "{RANDOM_BOT}"]', 'command = "builtin:clever"', 1)
     with pytest.raises(SpecError) as error:
@@ -410,6 +422,7 @@ def test_an_unwritable_run_folder_is_one_line(tmp_path: Path, bad_out: str, mess
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.fast
 def test_a_schedule_too_large_to_finish_is_refused(tmp_path: Path) -> None:
     bots = "".join(f'[[bots]]\nname = "b{i}"\naddress = "127.0.0.1:{1000 + i}"\n' for i in range(200))
     path = write(tmp_path, f'variant = "mexican_train"\nplayers = 12\ngames = 1\n{bots}')

@@ -13,8 +13,12 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis import HealthCheck, given, settings
 
+import pytest
+
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import SpecError, TournamentSpec, load_spec, spec_from_dict
+
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
 
 BASE = f'''name = "fuzz"
 variant = "draw"

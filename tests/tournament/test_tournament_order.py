@@ -17,6 +17,7 @@ from arena.tournament.spec import spec_from_dict
 from support.tournaments import PYTHON, RANDOM_BOT, fail_on_write
 
 
+@pytest.mark.fast
 def test_deal_sets_are_interleaved_across_tables_and_seeds_do_not_move() -> None:
     game = new_game("draw", 2)
     new = list(Schedule(4, game, games=3, duplicate=True, master_seed="m"))
@@ -61,6 +62,7 @@ async def test_a_run_started_before_the_interleaved_order_resumes_in_its_own_ord
     assert any(by_table[i].seed != interleaved[i].seed for i in by_table), "the two orders differ on this run"
 
 
+@pytest.mark.fast
 async def test_a_new_run_records_its_order(tmp_path: Path) -> None:
     spec = spec_from_dict({"variant": "block", "bots": [{"name": n, "command": [PYTHON, str(RANDOM_BOT)]}
                                                        for n in ("a", "b")]})

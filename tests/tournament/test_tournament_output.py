@@ -32,6 +32,7 @@ class Lines:
         self.lines.append(text)
 
 
+@pytest.mark.fast
 def test_the_first_rate_after_resume_counts_only_this_run_and_the_leaders_are_labelled() -> None:
     """A run resumed with 120 of 200 games recorded plays one game in 4 s: 0.25 games/s, not 121 over 4 s."""
     now = [130.0]
@@ -68,6 +69,7 @@ rounds = 1
     assert sorted(seats) == ["x", "x", "y", "z"], "one entrant held two seats"
 
 
+@pytest.mark.fast
 def test_the_arena_command_in_hints_is_the_one_that_was_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     venv = tmp_path / ".venv" / "bin"
     venv.mkdir(parents=True)

@@ -14,6 +14,8 @@ from arena.rules import new_game
 from arena.tournament.phases import PhasedOrder, block_size
 from arena.tournament.schedule import Schedule, ScheduledGame
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 
 class Processes:
     """The entrants' processes as generations: (entrant, process) -> the deals (deal key, rotation) its live

@@ -339,6 +339,7 @@ def test_the_dashboard_answers_only_for_its_own_names_on_every_route(server: Web
     assert head_of(f"{web}/api/tournaments", None)[0] == 400      # no Host at all: HTTP/1.1 says 400 (h11 does)
 
 
+@pytest.mark.fast
 def test_the_game_page_allows_only_its_own_inline_script_and_style() -> None:
     """The viewer's inline script and style are allowed by their hashes (so a script injected into the page, which
     has another hash, would not run); nothing else inline."""
@@ -591,6 +592,7 @@ def history_of(winners: list[int], total: int = 5000) -> RatingHistory:
     return history
 
 
+@pytest.mark.fast
 def test_the_rating_chart_thins_as_points_come_and_keeps_the_latest() -> None:
     history = RatingHistory(group_size=1, games_total=5000)
     most = 0
@@ -603,6 +605,7 @@ def test_the_rating_chart_thins_as_points_come_and_keeps_the_latest() -> None:
     assert games == list(range(8, 1000, 8)) + [1000], "evenly spaced, and the latest game always shown"
 
 
+@pytest.mark.fast
 def test_the_rating_chart_leaves_infinite_elo_out_and_says_so() -> None:
     first = history_of([0, 0]).chart()  # a won both: +inf and -inf, nothing finite to draw
     assert [p["values"] for p in first["points"]] == [{"a": None, "b": None}] * 2
@@ -686,6 +689,7 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
         browser.wait_js("!!(document.querySelector('#main table') || document.getElementById('layout'))", 30, path)
 
 
+@pytest.mark.fast
 def test_the_web_keeps_the_caches_of_the_most_recently_viewed_tournaments_only() -> None:
     from arena.web import app
 

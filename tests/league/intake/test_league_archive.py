@@ -197,10 +197,12 @@ BAD_TARS = [
 
 
 @pytest.mark.parametrize("extra, message", [case[1:] for case in BAD_TARS], ids=[case[0] for case in BAD_TARS])
+@pytest.mark.fast
 def test_each_bad_tar_member_is_refused_with_its_line(store, tmp_path, extra, message):
     assert refused(store, write(tmp_path, "bot.tar.gz", files_tar(SAFE, extra=extra))) == message
 
 
+@pytest.mark.fast
 def test_a_folder_entry_named_like_a_file_is_refused(store, tmp_path):
     members = [member("bot.py", kind=tarfile.DIRTYPE, mode=0o755)] + [member(n, d) for n, d in SAFE.items()]
     assert refused(store, write(tmp_path, "x.tar", tar_bytes(members, gz=False))) == (
@@ -216,6 +218,7 @@ BAD_ZIP_MODES = [
 
 
 @pytest.mark.parametrize("mode, message", [case[1:] for case in BAD_ZIP_MODES], ids=[c[0] for c in BAD_ZIP_MODES])
+@pytest.mark.fast
 def test_each_bad_zip_member_is_refused_with_its_line(store, tmp_path, mode, message):
     upload = zip_bytes({**SAFE, "link": b"/etc/passwd"}, modes={"link": mode})
     assert refused(store, write(tmp_path, "bot.zip", upload)) == message
@@ -227,6 +230,7 @@ def test_each_bad_zip_member_is_refused_with_its_line(store, tmp_path, mode, mes
     ("a\x07b", "'a\\x07b': a control character or undecodable byte in the file name"),
     ("a\x00b", "'a\\x00b': a control character or undecodable byte in the file name"),
 ])
+@pytest.mark.fast
 def test_bad_zip_names_are_refused(store, tmp_path, name, message):
     assert refused(store, write(tmp_path, "bot.zip", zip_with_name(name))) == message
 
@@ -240,11 +244,13 @@ def zip_with_name(name: str) -> bytes:
     return upload.replace(placeholder.encode(), name.encode())
 
 
+@pytest.mark.fast
 def test_a_zip_name_that_is_not_utf8_is_refused(store, tmp_path):
     upload = zip_bytes({**SAFE, "cafX.py": b"x"}).replace(b"cafX.py", b"caf\xe9.py")
     assert refused(store, write(tmp_path, "bot.zip", upload)) == "file name b'caf\\xe9.py' is not valid UTF-8"
 
 
+@pytest.mark.fast
 def test_a_zip_with_another_compression_or_encrypted_is_refused(store, tmp_path):
     upload = zip_bytes(SAFE, compression=zipfile.ZIP_BZIP2)
     assert refused(store, write(tmp_path, "bot.zip", upload)) == (
@@ -271,11 +277,13 @@ def test_a_zip_with_another_compression_or_encrypted_is_refused(store, tmp_path)
      "bot.toml: key 'entry' names 'dist/bot.py', which is not a file in the upload (uploads leave out build "
      "output: bin/, gen/, node_modules/, target/, dist/, .git/ at the top, __pycache__/ anywhere)"),
 ])
+@pytest.mark.fast
 def test_a_missing_or_wrong_manifest_is_refused(store, tmp_path, files, message):
     assert refused(store, write(tmp_path, "bot.tar.gz", files_tar(files))) == message
     assert refused(store, write(tmp_path, "bot.zip", zip_bytes(files))) == message
 
 
+@pytest.mark.fast
 def test_not_an_archive_or_a_broken_one_is_refused(store, tmp_path):
     assert refused(store, write(tmp_path, "bot.rar", b"Rar!\x1a\x07\x00" + bytes(600))) == (
         "not a folder, tar, tar.gz or zip archive (by its first bytes)")
@@ -300,6 +308,7 @@ def test_not_an_archive_or_a_broken_one_is_refused(store, tmp_path):
     assert refused(store, tmp_path / "fifo") == f"{tmp_path / 'fifo'}: not a folder or a file"
 
 
+@pytest.mark.fast
 def test_the_limits_on_size_and_files(store, tmp_path):
     upload = write(tmp_path, "bot.tar.gz", files_tar({**SAFE, "a.py": b"a", "b.py": b"b"}))
     assert refused(store, upload, ArchiveLimits(max_files=3)) == "the upload has more than 3 files"
@@ -385,6 +394,7 @@ def test_a_zip_whose_headers_understate_sizes_is_stopped(tmp_path):
     assert peak < 2 * 1000 * 1000
 
 
+@pytest.mark.fast
 def test_many_small_lying_zip_members_are_counted_together(store, tmp_path):
     """Each member's declared size is small, but they are counted as read: the total stops at the limit."""
     files = {**SAFE, **{f"part{index}.bin": bytes(1000) for index in range(20)}}
@@ -405,6 +415,7 @@ def safe_folder(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.fast
 def test_a_folder_with_a_link_out_or_in_is_refused(store, tmp_path):
     folder = safe_folder(tmp_path)
     (folder / "etc").symlink_to("/etc")
@@ -414,12 +425,14 @@ def test_a_folder_with_a_link_out_or_in_is_refused(store, tmp_path):
     assert refused(store, folder) == "'again.py': a symbolic link" + LINK_RULE
 
 
+@pytest.mark.fast
 def test_a_folder_with_a_fifo_is_refused_without_blocking(store, tmp_path):
     folder = safe_folder(tmp_path)
     os.mkfifo(folder / "pipe")
     assert refused(store, folder) == "'pipe': a FIFO" + ONLY
 
 
+@pytest.mark.fast
 def test_a_folder_with_a_socket_or_device_is_refused(store, tmp_path):
     folder = safe_folder(tmp_path)
     with socket.socket(socket.AF_UNIX) as server:
@@ -430,6 +443,7 @@ def test_a_folder_with_a_socket_or_device_is_refused(store, tmp_path):
     assert refused(store, folder) == "'null': a device file" + ONLY
 
 
+@pytest.mark.fast
 def test_build_output_is_left_out_even_with_links_inside(store, tmp_path):
     folder = safe_folder(tmp_path)
     clean = store.add(folder).sha256
@@ -448,6 +462,7 @@ def test_build_output_is_left_out_even_with_links_inside(store, tmp_path):
     assert store.add(tmp_path / "all.tar").sha256 == clean
 
 
+@pytest.mark.fast
 def test_setuid_and_setgid_bits_are_stripped_and_modes_normalised(store, tmp_path):
     upload = tar_bytes([member("bot.toml", MANIFEST, mode=0o6777), member("bot.py", BOT, mode=0o4750),
                         member("data.txt", b"d", mode=0o600)])
@@ -481,6 +496,7 @@ def modes_of(folder: Path, files: dict[str, bytes]) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("kit", KITS)
+@pytest.mark.fast
 def test_each_kit_packs_to_one_identity_from_a_folder_a_tar_gz_and_a_zip(store, tmp_path, kit):
     folder = BOTS / kit
     files = kept_files(folder)
@@ -508,6 +524,7 @@ def test_each_kit_packs_to_one_identity_from_a_folder_a_tar_gz_and_a_zip(store, 
 # The store
 
 
+@pytest.mark.fast
 def test_the_store_is_private_and_storing_twice_is_a_no_op(store, tmp_path):
     folder = safe_folder(tmp_path)
     first = store.add(folder)
@@ -523,6 +540,7 @@ def test_the_store_is_private_and_storing_twice_is_a_no_op(store, tmp_path):
     assert os.listdir(store.tmp) == []
 
 
+@pytest.mark.fast
 def test_extract_needs_a_new_folder_and_never_follows_a_link_there(store, tmp_path):
     sha = store.add(safe_folder(tmp_path)).sha256
     outside = tmp_path / "outside"
@@ -537,6 +555,7 @@ def test_extract_needs_a_new_folder_and_never_follows_a_link_there(store, tmp_pa
         store.extract_to("../x", tmp_path / "new")
 
 
+@pytest.mark.fast
 def test_a_link_planted_in_the_build_folder_meanwhile_is_not_followed(tmp_path):
     """What a build process racing the extraction could do: put a link where a folder is about to be made."""
     build, outside = tmp_path / "build", tmp_path / "outside"
@@ -555,6 +574,7 @@ def test_a_link_planted_in_the_build_folder_meanwhile_is_not_followed(tmp_path):
     assert os.listdir(outside) == []
 
 
+@pytest.mark.fast
 def test_extract_re_checks_a_stored_archive(store, tmp_path):
     """An archive planted in the store under its true SHA-256, holding '../escape': refused, nothing written."""
     evil = tar_bytes([member("bot.toml", MANIFEST), member("../escape", b"x")], gz=False)
@@ -593,6 +613,7 @@ def without_clashes(paths: list[str]) -> bool:
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(paths=st.lists(PATH, min_size=1, max_size=6, unique=True).filter(without_clashes), data=st.data())
+@pytest.mark.fast
 def test_random_names_give_one_identity_by_every_route(tmp_path_factory, paths, data):
     tmp = tmp_path_factory.mktemp("names")
     store = Store(tmp / "data")
@@ -611,6 +632,7 @@ def test_random_names_give_one_identity_by_every_route(tmp_path_factory, paths, 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(path=PATH, control=st.characters(categories=("Cc",)), at=st.integers(min_value=0))
+@pytest.mark.fast
 def test_a_control_character_anywhere_in_a_name_is_refused(tmp_path_factory, path, control, at):
     at %= len(path) + 1
     name = path[:at] + control + path[at:]
@@ -626,6 +648,7 @@ def test_a_control_character_anywhere_in_a_name_is_refused(tmp_path_factory, pat
     assert str(error.value) == f"{name!r}: a control character or undecodable byte in the file name"
 
 
+@pytest.mark.fast
 def test_gzip_members_concatenated_are_read_as_one_stream(store, tmp_path):
     whole = files_tar(SAFE, gz=False)
     upload = gzip.compress(whole[:1024]) + gzip.compress(whole[1024:])
@@ -645,6 +668,7 @@ def binary_upload(tmp_path: Path, program: bytes, mode: int = 0o755, entry: str 
     return write(tmp_path, "bot.tar.gz", tar_bytes([member("bot.toml", manifest), member(entry, program, mode=mode)]))
 
 
+@pytest.mark.fast
 def test_a_static_binary_is_accepted(store, tmp_path):
     if os.uname().machine != "x86_64":
         pytest.skip("the crafted ELF header is for x86_64")
@@ -655,6 +679,7 @@ def test_a_static_binary_is_accepted(store, tmp_path):
         assert store.add(binary_upload(tmp_path, go.read_bytes())).new
 
 
+@pytest.mark.fast
 def test_a_binary_that_is_dynamic_not_executable_or_left_out_is_refused(store, tmp_path):
     sh = Path("/bin/sh").resolve().read_bytes()
     assert refused(store, binary_upload(tmp_path, sh)) == (

@@ -211,6 +211,7 @@ def test_the_binary_kit_accepts_a_static_executable_and_runs_it(tmp_path):
     assert trio.run(handshake, result) == "go-random"
 
 
+@pytest.mark.fast
 def test_the_binary_kit_refuses_a_dynamically_linked_executable_in_one_line(tmp_path):
     source = tmp_path / "source"
     source.mkdir()
@@ -224,6 +225,7 @@ def test_the_binary_kit_refuses_a_dynamically_linked_executable_in_one_line(tmp_
     assert not (tmp_path / "bot").exists()
 
 
+@pytest.mark.fast
 def test_every_kit_a_manifest_accepts_has_a_recipe():
     assert sorted(RECIPES) == sorted(KITS)
 
@@ -391,6 +393,7 @@ def test_a_build_past_its_time_is_killed_with_every_process_it_started(tmp_path)
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.fast
 def test_a_version_bigger_than_its_build_folder_fails_in_one_line(tmp_path):
     source, manifest = example("python", tmp_path)
     (source / "ballast.bin").write_bytes(b"\0" * (3 * 1024 * 1024))
@@ -402,6 +405,7 @@ def test_a_version_bigger_than_its_build_folder_fails_in_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("where", ["the cache inside a protected folder", "a protected file inside the cache"])
+@pytest.mark.fast
 def test_a_build_whose_kit_cache_would_show_a_protected_path_is_refused_before_it_starts(tmp_path, where):
     """The kit's cache is bound into the build read-only: it may neither lie inside a folder no build may see (the
     data folder) nor hold a file no build may see (the operator's token), either way round."""

@@ -158,6 +158,7 @@ def _row(challenge_id: int, author_id: int | None) -> ChallengeRow:
     return ChallengeRow(challenge_id, 1, author_id, 1, 2, 1, "queued", None, None, utc_now(), None, None)
 
 
+@pytest.mark.fast
 def test_a_free_slot_takes_the_oldest_challenge_of_an_author_with_none_playing() -> None:
     queued = [_row(2, 7), _row(3, 7), _row(4, 8), _row(5, 9)]
     assert [c.id for c in next_challenges(queued, [_row(1, 7)], 1)] == [4]
@@ -220,6 +221,7 @@ def test_a_challenge_cut_by_a_kill_resumes_from_its_folder_and_ends_once(tmp_pat
     ('elo0 = "a"', "key 'challenges.elo0' must be a number of Elo from -1000 to 1000 (the SPRT's hypotheses, as a "
                    "tournament file's [sprt]), got 'a'"),
 ])
+@pytest.mark.fast
 def test_a_bad_challenges_key_is_one_line_naming_it(tmp_path: Path, table: str, line: str) -> None:
     path = tmp_path / "league.toml"
     path.write_text(GAME + "[challenges]\n" + table + "\n")
@@ -228,5 +230,6 @@ def test_a_bad_challenges_key_is_one_line_naming_it(tmp_path: Path, table: str, 
     assert str(refused.value) == f"{path}: {line}"
 
 
+@pytest.mark.fast
 def test_the_challenges_defaults() -> None:
     assert league_from_dict({"name": "x", "variant": "block"}).challenges == ChallengeSettings(5, 200, 1, 0.0, 10.0)

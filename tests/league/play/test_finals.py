@@ -136,6 +136,7 @@ def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_p
 
 
 @pytest.mark.parametrize(("field", "sides", "tables"), [(3, 3, 3), (8, 4, 8), (20, 6, 20), (50, 4, 205)])
+@pytest.mark.fast
 def test_a_balanced_finals_default_meets_every_pair_about_once(field: int, sides: int, tables: int) -> None:
     assert default_tables(field, sides) == tables
     assert tables * sides * (sides - 1) >= field * (field - 1)  # expected meetings of a pair: at least one
@@ -149,6 +150,7 @@ def record_of(index: int, seats: list[str], places: list[int]) -> dict:
             "result": {"scores": [10 * place for place in places], "ranking": ranking, "winner": ranking[0]}}
 
 
+@pytest.mark.fast
 def test_equal_four_player_totals_tie_in_the_finals_ranking_where_float_sums_differ(tmp_path: Path) -> None:
     """One deal set of four players (four rotations): 7 scores 0 + 0 + 1/6 (tied last with 8) + 1 = 7/6 and 8
     scores 1/3 + 1/3 + 1/6 + 1/3 = 7/6, which as floats add up to 1.1666666666666667 and 1.1666666666666665. They
@@ -169,6 +171,7 @@ def test_equal_four_player_totals_tie_in_the_finals_ranking_where_float_sums_dif
     assert ranking[2]["rating"] == ranking[3]["rating"] and [row["version_id"] for row in ranking] == [9, 10, 7, 8]
 
 
+@pytest.mark.fast
 def test_the_finals_rank_complete_deal_sets_only(tmp_path: Path) -> None:
     """a beat b and b beat c in whole deal sets (both rotations); c beat a in the first rotation of a deal set whose
     second was never played (a run cut short): that deal set is no result, so c has one deal set and a only one."""

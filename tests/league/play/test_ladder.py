@@ -205,6 +205,7 @@ async def test_placement_is_the_league_files_number_of_deal_sets_not_of_games_or
 
 
 @pytest.mark.parametrize("variant", ["draw", "block", "la_plaza", "la_plaza_teams", "all_fives", "mexican_train"])
+@pytest.mark.fast
 def test_a_table_is_a_tournament_file_of_exactly_that_table(variant: str, tmp_path: Path) -> None:
     """Every variant's table (its options, time, limits, bots with awkward names and values) is a valid tournament
     file whose schedule is that one table under every rotation, one deal set."""

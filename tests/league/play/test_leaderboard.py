@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import pytest
 import trio
 
 from arena.league.rules.model import ONLINE, LadderTable, Rating, Seat
@@ -178,6 +179,7 @@ async def test_a_table_of_fresh_deals_is_rated_game_by_game_and_so_again_after_a
         again.close()
 
 
+@pytest.mark.fast
 def test_a_table_result_is_its_sides_places_by_total_points_ties_as_ties() -> None:
     seats = [[Seat(7, 0, 1.0), Seat(8, 0, 0.0), Seat(9, 0, 0.0)], [Seat(8, 0, 0.5), Seat(9, 0, 0.5), Seat(7, 0, 0)]]
     assert places_of_table([7, 8, 9], seats) == (("7",), ("8", "9"))
@@ -185,6 +187,7 @@ def test_a_table_result_is_its_sides_places_by_total_points_ties_as_ties() -> No
     assert places_of_table([5, 5], [[Seat(5, 0, 1.0), Seat(5, 0, 0.0)]]) is None  # nothing to compare
 
 
+@pytest.mark.fast
 def test_equal_totals_of_thirds_tie_exactly_in_the_places_and_the_online_update() -> None:
     """Four sides (Mexican Train's points are thirds): 7 scores 2/3 + 1 + 1/3 and 8 scores 2/3 + 2/3 + 2/3, both 2;
     as floats the first sum is 1.9999999999999998, which would rank 8 above 7. They tie, and rate as a tie."""
@@ -206,6 +209,7 @@ SIXTHS = [[(7, 0.0), (8, 1 / 3), (9, 1.0), (10, 2 / 3)], [(7, 0.0), (8, 1 / 3), 
 1/3 + 1/3 + 1/6 + 1/3; 9 scores 3 and 10 8/3. Neither the float sums nor the exact sums of the floats agree."""
 
 
+@pytest.mark.fast
 def test_equal_totals_of_sixths_tie_even_where_the_floats_exact_sum_rounds_apart() -> None:
     """The stored points are floats: added as floats, 7's 7/6 is 1.1666666666666667 and 8's 1.1666666666666665;
     added as the exact values of those floats they round apart too. Each point is read back as the sixth it
@@ -221,6 +225,7 @@ def test_equal_totals_of_sixths_tie_even_where_the_floats_exact_sum_rounds_apart
     assert (mu7, sigma7) == (mu8, sigma8)
 
 
+@pytest.mark.fast
 def test_versions_no_chain_of_games_links_are_never_told_apart_whatever_their_intervals_say() -> None:
     """Two groups of six versions that never met: in each, every version beat the next 9 deal sets to 1. The prior
     alone centres each group on 0, so the 95% interval of 1's difference from 16 ([+463, +2985] Elo) excludes 0
@@ -243,6 +248,7 @@ def test_versions_no_chain_of_games_links_are_never_told_apart_whatever_their_in
         (15, "5-11", set(first)), (5, "5-11", set(second)), (16, "6-12", set(first)), (6, "6-12", set(second))]
 
 
+@pytest.mark.fast
 def test_versions_rated_after_the_last_refit_follow_the_fitted_ones_by_their_online_rating() -> None:
     tally = Tally()
     for _ in range(3):
@@ -258,6 +264,7 @@ def test_versions_rated_after_the_last_refit_follow_the_fitted_ones_by_their_onl
     assert board_of(None, online)[0].version_id == 3  # before the first fit: the online order
 
 
+@pytest.mark.fast
 async def test_refits_run_on_a_worker_thread_warm_started_and_coalesced() -> None:
     """The fit is wrapped to see where it runs and with what: held on its thread while three more results come,
     it is followed by exactly one more refit, of all four, started from the first fit."""
@@ -301,6 +308,7 @@ async def test_refits_run_on_a_worker_thread_warm_started_and_coalesced() -> Non
     assert board.fitted is second and board.fitted_results == 4
 
 
+@pytest.mark.fast
 async def test_a_fit_that_fails_keeps_the_previous_board_and_says_why() -> None:
     from arena.tournament.likelihood import FitError
 
@@ -316,6 +324,7 @@ async def test_a_fit_that_fails_keeps_the_previous_board_and_says_why() -> None:
                                                         "the rating fit did not converge in 200 Newton steps"})]
 
 
+@pytest.mark.fast
 def test_arena_bench_ladder_prints_every_part_in_one_json_and_refuses_bad_checkpoints(capsys, tmp_path) -> None:
     """A short `arena bench ladder` (its parts are the existing benches; the seeded league makes the counts exact):
     the matchmaker's decisions, the refits per checkpoint, the ladder's own refit path (a worker thread, warm from

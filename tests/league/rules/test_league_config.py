@@ -23,6 +23,8 @@ from arena.sandbox.build import BuildLimits
 from arena.tournament.spec import SpecError, TimeSpec
 from support.paths import ROOT
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 MINIMAL = 'name = "ladder"\nvariant = "draw"\n'
 
 

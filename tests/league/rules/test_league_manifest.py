@@ -12,6 +12,8 @@ from arena.rules import VARIANTS
 from support.elf import elf
 from support.paths import ROOT
 
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+
 BOTS = ROOT / "bots"
 SHIPPED_KITS = ["python", "node", "typescript", "go", "rust", "java", "cpp", "stdio"]
 

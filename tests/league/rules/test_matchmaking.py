@@ -17,6 +17,7 @@ def field(n: int, **changes: object) -> list[VersionState]:
     return [VersionState(f"v{i}", 10.0 + i, 2.0, **changes) for i in range(n)]  # type: ignore[arg-type]
 
 
+@pytest.mark.fast
 def test_placement_games_come_first_against_the_middle_of_the_field() -> None:
     versions = field(9) + [VersionState("new", 25.0, 8.3, placed=False)]
     plan = choose_tables(versions, 2)
@@ -24,6 +25,7 @@ def test_placement_games_come_first_against_the_middle_of_the_field() -> None:
     assert plan.tables[1].reason != PLACEMENT and "new" not in plan.tables[1].versions
 
 
+@pytest.mark.fast
 def test_the_anchor_is_the_version_with_fewest_recent_deal_sets_then_the_widest_sigma() -> None:
     versions = [VersionState("a", 10, 2.0, recent=3), VersionState("b", 11, 1.0, recent=1),
                 VersionState("c", 12, 3.0, recent=1), VersionState("d", 13, 2.0, recent=5)]
@@ -34,6 +36,7 @@ def test_the_anchor_is_the_version_with_fewest_recent_deal_sets_then_the_widest_
     assert rich.tables == (Table(("c", "b"), "needs games: 5 in the last hour, sigma 3.00"),)
 
 
+@pytest.mark.fast
 def test_opponents_are_close_in_rating_and_not_the_ones_just_met() -> None:
     versions = [VersionState("x", 20.0, 2.0, recent=0, recent_opponents={"near": 2}),
                 VersionState("near", 20.5, 2.0, recent=5, recent_opponents={"x": 2}),
@@ -44,6 +47,7 @@ def test_opponents_are_close_in_rating_and_not_the_ones_just_met() -> None:
                          ).tables[0].versions == ("x", "near")
 
 
+@pytest.mark.fast
 def test_k_player_tables_seat_distinct_versions_and_no_version_takes_more_than_its_share() -> None:
     plan = choose_tables(field(10), 5, MatchmakingRules(sides=4))
     assert len(plan.tables) == 5 and plan.note == ""
@@ -52,6 +56,7 @@ def test_k_player_tables_seat_distinct_versions_and_no_version_takes_more_than_i
     assert max(seats.count(v) for v in set(seats)) <= 2  # ceil(5 x 4 / 10)
 
 
+@pytest.mark.fast
 def test_one_call_gives_no_version_more_than_its_even_share_of_the_seats_however_far_below_coverage() -> None:
     """a has played nothing and the others 5 deal sets each: a would anchor every table of the call, but 3 free
     tables of two sides are 6 seats for 4 versions, ceil(6 / 4) = 2 each, so a takes two tables and the third goes
@@ -64,6 +69,7 @@ def test_one_call_gives_no_version_more_than_its_even_share_of_the_seats_however
     assert sorted(seats) == ["a", "a", "b1", "b1", "b2", "b2", "b3", "b3"]
 
 
+@pytest.mark.fast
 def test_a_pair_seated_earlier_in_the_same_call_pays_the_pairing_penalty_at_its_next_table() -> None:
     """No meeting in the last hour, but the call's first table seats a with b: at its second table a meets c
     (2.0 away) rather than b again (0.5 away + 3.0 for the meeting a moment ago). At three sides the pair b-c of
@@ -84,6 +90,7 @@ def test_a_pair_seated_earlier_in_the_same_call_pays_the_pairing_penalty_at_its_
         Table(("z", "b", "d"), "needs games: 1 in the last hour, sigma 3.00"))
 
 
+@pytest.mark.fast
 def test_fewer_versions_than_seats_make_no_table_and_say_why() -> None:
     assert choose_tables(field(3), 4, MatchmakingRules(sides=4)) == Plan(
         (), "waiting for versions: 3 ready, a table seats 4")
@@ -98,6 +105,7 @@ def test_fewer_versions_than_seats_make_no_table_and_say_why() -> None:
     assert len(scarce.tables) == 3 and scarce.note == ""
 
 
+@pytest.mark.fast
 def test_bad_input_is_refused() -> None:
     with pytest.raises(ValueError, match="each version once"):
         choose_tables(field(2) + field(1), 1)
@@ -108,6 +116,7 @@ def test_bad_input_is_refused() -> None:
 # --- a simulated hour -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_a_simulated_hour_of_fifty_versions_covers_every_one_and_the_top_two_meet() -> None:
     """50 versions, 4 tables at once of about a minute each: 243 tables in the hour, 486 seats, an even share of
     9.7 deal sets; every version plays 9 to 11 of them (above the coverage target of 4), the new ones' placement
@@ -123,6 +132,7 @@ def test_a_simulated_hour_of_fifty_versions_covers_every_one_and_the_top_two_mee
     assert first == [PLACEMENT] * 4
 
 
+@pytest.mark.fast
 def test_with_too_little_concurrency_every_version_gets_its_even_share() -> None:
     """One table at a time of about two minutes: 30 tables, 60 seats for 50 versions (1.2 each); the coverage target
     of 4 cannot be met, so every version plays one or two, none starved."""
@@ -131,6 +141,7 @@ def test_with_too_little_concurrency_every_version_gets_its_even_share() -> None
     assert result["tables"] == 30 and result["deal_sets_per_version"] == {"min": 1, "max": 2}
 
 
+@pytest.mark.fast
 def test_k_player_ladders_cover_every_version_at_distinct_seats() -> None:
     rules = MatchmakingRules(sides=8, coverage=4)
     ladder = simulate(50, rules, concurrency=4, deal_set_seconds=60)
@@ -139,6 +150,7 @@ def test_k_player_ladders_cover_every_version_at_distinct_seats() -> None:
     assert result["deal_sets_per_version"]["min"] >= 36 and result["top_two_met"] >= 1
 
 
+@pytest.mark.fast
 def test_the_pairing_penalty_spreads_the_meetings() -> None:
     """Measured on the same simulated hour: without the penalty, 110 distinct pairs for 243 meetings and one pair
     met 5 times; with it, at least 230 distinct pairs and no pair met more than 3 times."""
@@ -150,6 +162,7 @@ def test_the_pairing_penalty_spreads_the_meetings() -> None:
     assert spread["distinct"] >= 230 and spread["most_of_one_pair"] <= 3
 
 
+@pytest.mark.fast
 def test_the_simulation_is_the_same_at_every_run() -> None:
     rules = MatchmakingRules(sides=4)
     one = [t for _, t in simulate(20, rules, 3, 60, seconds=1200).played]

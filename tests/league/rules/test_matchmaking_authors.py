@@ -42,6 +42,7 @@ def shared_tables(ladder) -> int:
 
 @pytest.mark.parametrize(("sides", "deal_sets", "shared_without"), [(3, {"min": 23, "max": 25}, 50),
                                                                      (4, {"min": 32, "max": 34}, 94)])
+@pytest.mark.fast
 def test_a_k_sided_ladder_never_seats_two_versions_of_one_author(sides: int, deal_sets: dict,
                                                                    shared_without: int) -> None:
     """30 versions of 10 authors (three each), 4 tables at once for a simulated hour: 243 tables over 240 calls,
@@ -60,6 +61,7 @@ def test_a_k_sided_ladder_never_seats_two_versions_of_one_author(sides: int, dea
     (30, 3, 3, 243, {"min": 23, "max": 26}),
     (50, 8, 8, 243, {"min": 34, "max": 43}),
 ])
+@pytest.mark.fast
 def test_as_many_authors_as_seats_still_fill_every_table(versions: int, authors: int, sides: int, tables: int,
                                                          deal_sets: dict) -> None:
     rules = MatchmakingRules(sides=sides, authors_apart=True)
@@ -68,6 +70,7 @@ def test_as_many_authors_as_seats_still_fill_every_table(versions: int, authors:
     assert summary(ladder, rules)["deal_sets_per_version"] == deal_sets
 
 
+@pytest.mark.fast
 def test_the_nearest_versions_of_the_anchors_author_and_of_a_chosen_ones_are_passed_over() -> None:
     """x anchors (it has played least); its nearest are x2 (its own author's) and y, y2 (one other author's):
     the table is x, y and the nearest of a third author, z."""
@@ -81,6 +84,7 @@ def test_the_nearest_versions_of_the_anchors_author_and_of_a_chosen_ones_are_pas
     assert [t.versions for t in choose_tables(versions, 1, together).tables] == [("x", "x2", "y")]
 
 
+@pytest.mark.fast
 def test_fewer_authors_than_sides_make_no_table_and_say_why() -> None:
     versions = [VersionState(f"v{i}", 20.0 + i, 2.0, author=f"a{i % 2}") for i in range(5)]
     assert choose_tables(versions, 2, MatchmakingRules(sides=3, authors_apart=True)) == Plan(
@@ -89,6 +93,7 @@ def test_fewer_authors_than_sides_make_no_table_and_say_why() -> None:
     assert len(choose_tables(versions, 2, MatchmakingRules(sides=2, authors_apart=True)).tables) == 2
 
 
+@pytest.mark.fast
 def test_a_version_without_an_author_is_an_authors_only_one() -> None:
     versions = [VersionState(f"v{i}", 20.0 + i, 2.0) for i in range(3)]
     plan = choose_tables(versions, 1, MatchmakingRules(sides=3, authors_apart=True))
@@ -106,6 +111,7 @@ def test_a_version_without_an_author_is_an_authors_only_one() -> None:
     ({"variant": "draw"}, {}, False),                             # two players: head to head
     ({"variant": "la_plaza_teams"}, {}, False),                   # two teams: two sides
 ])
+@pytest.mark.fast
 def test_the_league_keeps_authors_apart_at_three_or_more_sides_unless_its_file_allows(game: dict, top: dict,
                                                                                       apart: bool) -> None:
     league = config(game, **top)
@@ -114,6 +120,7 @@ def test_the_league_keeps_authors_apart_at_three_or_more_sides_unless_its_file_a
 
 
 @pytest.mark.parametrize(("value", "shown"), [('"no"', "'no'"), ("0", "0"), ("[]", "[]")])
+@pytest.mark.fast
 def test_a_bad_same_author_tables_is_one_line(tmp_path: Path, value: str, shown: str) -> None:
     path = tmp_path / "league.toml"
     path.write_text(f'name = "authors"\nvariant = "draw"\nsame_author_tables = {value}\n')
@@ -122,6 +129,7 @@ def test_a_bad_same_author_tables_is_one_line(tmp_path: Path, value: str, shown:
     assert str(caught.value) == f"{path}: key 'same_author_tables' must be true or false, got {shown}"
 
 
+@pytest.mark.fast
 def test_the_ladders_rules_follow_the_league(tmp_path: Path) -> None:
     """What the ladder hands the matchmaker: the rule for a four-player league, not for one that allows it."""
 
@@ -147,6 +155,7 @@ def finals_tables(league, seed: str) -> list[tuple[str, ...]]:
     return [tuple(FIELD[e] for e in table) for table in table_spec(text).schedule(seed).tables()]
 
 
+@pytest.mark.fast
 def test_the_finals_tournament_keeps_each_authors_versions_apart() -> None:
     assert schedule_lines(config(), FIELD, AUTHORS, 0) == [
         'format = "balanced"', "tables = 6", 'apart = [["ann-a-v1", "ann-b-v2", "ann-c-v1"]]']
@@ -155,6 +164,7 @@ def test_the_finals_tournament_keeps_each_authors_versions_apart() -> None:
 
 
 @pytest.mark.parametrize("seed", [f"finals-{i}" for i in range(6)])
+@pytest.mark.fast
 def test_the_finals_tables_seat_at_most_one_version_of_each_author(seed: str) -> None:
     ann = {name for name, author in zip(FIELD, AUTHORS) if author == 1}
     tables = finals_tables(config(), seed)
@@ -163,6 +173,7 @@ def test_the_finals_tables_seat_at_most_one_version_of_each_author(seed: str) ->
     assert any(len(ann & set(table)) > 1 for table in allowed)
 
 
+@pytest.mark.fast
 async def test_the_finals_file_of_a_frozen_field_groups_its_versions_by_author(tmp_path: Path) -> None:
     """From the database: the frozen field's versions, with their bots' authors, become the file's ``apart``."""
     bots = {name: EXAMPLES / "random_bot.py" for name in ("ann-a", "bob", "ann-b", "cy", "dee")}
@@ -178,6 +189,7 @@ async def test_the_finals_file_of_a_frozen_field_groups_its_versions_by_author(t
     await database.close()
 
 
+@pytest.mark.fast
 def test_finals_with_fewer_authors_than_sides_refuse_to_start() -> None:
     with pytest.raises(LeagueError) as caught:
         schedule_lines(config(), FIELD[:5], [1, 1, 2, 2, 3], 0)

@@ -73,6 +73,7 @@ def test_migrations_are_idempotent_and_keep_the_data(database_url: str) -> None:
         again.close()
 
 
+@pytest.mark.fast
 def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path: Path) -> None:
     database = open_database(sqlite_url(tmp_path))
     try:
@@ -100,6 +101,7 @@ def test_foreign_keys_are_enforced(database: Database, league) -> None:
      r"cannot open the database postgresql\+psycopg://arena:\*\*\*@/x\?host=%2Fnonexistent-arena-socket: .*"
      r"connection to server on socket \"/nonexistent-arena-socket/.s.PGSQL.5432\" failed"),
 ])
+@pytest.mark.fast
 def test_a_database_that_cannot_open_is_one_line_without_its_password(url: str, message: str) -> None:
     with pytest.raises(DatabaseError, match=message) as caught:
         open_database(url)
