@@ -170,7 +170,7 @@ def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
     return sorted((a, b) for a, targets in graph.items() for b in targets if layer_of(b) > layer_of(a))
 
 
-def test_import_graph_sees_the_imports_inside_functions_too() -> None:
+def test_the_graph_sees_imports_inside_functions() -> None:
     graph = import_graph()
     assert "arena.players.remote" in graph["arena.players.process"]
     assert "arena.cluster.ray_backend" in graph["arena.cluster.options"]  # imported inside backend_from
@@ -180,15 +180,15 @@ def test_import_graph_has_no_cycle() -> None:
     assert cycles(import_graph()) == []
 
 
-def test_import_graph_the_cycle_finder_finds_one() -> None:
+def test_the_cycle_finder_finds_one() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_import_graph_no_lower_layer_imports_a_higher_one() -> None:
+def test_no_lower_layer_imports_a_higher_one() -> None:
     assert upward_imports(import_graph()) == []
 
 
-def test_import_graph_no_wing_of_the_league_imports_a_higher_one() -> None:
+def test_no_league_wing_imports_a_higher_one() -> None:
     """Inside the league: rules < storage < authors and intake < play < the core, its views and the assembly."""
     graph = import_graph()
     upward = sorted((a, b) for a, targets in graph.items() if unit(a) == "league" for b in targets
@@ -196,7 +196,7 @@ def test_import_graph_no_wing_of_the_league_imports_a_higher_one() -> None:
     assert upward == []
 
 
-def test_import_graph_the_league_rules_import_nothing_of_the_league_but_rules() -> None:
+def test_the_league_rules_import_only_league_rules() -> None:
     """The league's rules are pure: no storage, intake, play or clock; only their own modules (and the arena below
     the league)."""
     graph = import_graph()
@@ -216,7 +216,7 @@ def third_party_imports(path: Path) -> set[str]:
     return found
 
 
-def test_only_the_league_storage_imports_sqlalchemy() -> None:
+def test_only_league_storage_imports_sqlalchemy() -> None:
     """Every SQL statement of the league is under arena/league/storage/: no other module of the league imports
     SQLAlchemy or Alembic."""
     league = ARENA / "league"
@@ -226,7 +226,7 @@ def test_only_the_league_storage_imports_sqlalchemy() -> None:
     assert found == []
 
 
-def test_the_league_takes_only_the_gateway_from_storage() -> None:
+def test_the_league_takes_only_the_storage_gateway() -> None:
     """Outside storage, the league imports from arena.league.storage only the gateway (arena.league.storage.db's
     :data:`GATEWAY_NAMES`): never a table, a row mapper or one aggregate's module."""
     found = []
@@ -245,24 +245,24 @@ def test_the_league_takes_only_the_gateway_from_storage() -> None:
     assert found == []
 
 
-def test_import_graph_protocol_imports_nothing_above_it() -> None:
+def test_protocol_imports_nothing_above_it() -> None:
     graph = import_graph()
     assert sorted({unit(b) for a, targets in graph.items() if unit(a) == "protocol" for b in targets}) == [
         "protocol", "rules"]
 
 
-def test_import_graph_records_imports_no_tournament() -> None:
+def test_records_imports_no_tournament() -> None:
     """records/ reads what tournaments wrote (the run folder, the seed's commitment) without knowing tournaments."""
     graph = import_graph()
     assert sorted(b for a, targets in graph.items() if unit(a) == "records" for b in targets
                   if unit(b) == "tournament") == []
 
 
-def test_import_graph_the_errors_module_imports_nothing_of_the_arena() -> None:
+def test_the_errors_module_imports_no_arena_code() -> None:
     assert import_graph()["arena.errors"] == set()
 
 
-def test_import_graph_only_the_command_line_imports_the_benchmarks() -> None:
+def test_only_the_cli_imports_the_benchmarks() -> None:
     """arena/bench/ holds every benchmark; nothing in production (nor anything else outside arena/bench/ and
     arena/cli/) imports it, so a benchmark and its helpers never ship inside the code they measure."""
     graph = import_graph()
@@ -271,7 +271,7 @@ def test_import_graph_only_the_command_line_imports_the_benchmarks() -> None:
     assert any(unit(b) == "bench" for b in graph["arena.cli.bench"])  # the test sees the command line's imports
 
 
-def test_import_graph_the_command_line_imports_at_the_top() -> None:
+def test_the_cli_imports_at_the_top() -> None:
     """arena/cli/ imports its modules once, at the top (Ray, the one heavy optional dependency, is loaded by
     arena.cluster when a command asks for it, not here)."""
     inside_functions = []
@@ -329,7 +329,7 @@ def edge_offenders(package: str, refused: Callable[[str], bool]) -> list[str]:
                   for imported in sorted(imported_names(path)) if refused(imported))
 
 
-def test_the_arena_and_league_servicers_are_the_server_layer_s() -> None:
+def test_the_servicers_belong_to_the_server_layer() -> None:
     """Both control services are served from arena/server (a bot's own service is the botkit's); none is the
     league's or the web's."""
     found = servicer_modules()
@@ -337,26 +337,26 @@ def test_the_arena_and_league_servicers_are_the_server_layer_s() -> None:
     assert sorted(name for name in found if unit(name) in ("league", "web")) == []
 
 
-def test_the_web_imports_no_protocol_code_and_no_servicer() -> None:
+def test_the_web_imports_no_protocol_or_servicer() -> None:
     """The web reads the domain's types (the Arena core's, the league's use cases' answers) and converts them to its
     pages and JSON itself: a gRPC message or a servicer in arena/web would be a second edge's conversion."""
     servicers = servicer_modules()
     assert edge_offenders("web", lambda name: is_protocol_code(name) or name in servicers) == []
 
 
-def test_the_league_imports_neither_grpc_nor_protocol_code() -> None:
+def test_the_league_imports_no_grpc_or_protocol() -> None:
     """The league's use cases take and answer its own types; the gRPC service and its messages are the server's."""
     assert edge_offenders("league", lambda name: is_grpc(name) or is_protocol_code(name)) == []
 
 
-def test_the_edge_checks_see_a_protocol_import_and_grpc() -> None:
+def test_edge_checks_see_protocol_and_grpc_imports() -> None:
     assert is_protocol_code("arena.protocol.league_pb2") and is_protocol_code("dominoes.v1.arena_pb2_grpc")
     assert not is_protocol_code("arena.protocol") and not is_protocol_code("arena.protocol.convert")
     assert is_grpc("grpc") and is_grpc("grpc.aio") and not is_grpc("grpc_health")
     assert "arena.protocol.league_pb2" in imported_names(ARENA / "server" / "league_messages.py")
 
 
-def test_the_run_folder_layout_is_spelled_in_one_module() -> None:
+def test_the_run_folder_layout_lives_in_one_module() -> None:
     """No module but records/run_folder.py names a run folder's files in code (docstrings and help texts may)."""
     names = {"games.jsonl", "standings.json", "seed.secret", "seed.json", "commitment.txt", "entrants.json",
              "bots.json", "tournament.toml"}
@@ -394,7 +394,7 @@ def imports_inside_functions() -> list[tuple[Path, int]]:
     return sorted(set(found))
 
 
-def test_imports_inside_functions_are_few_and_each_says_why() -> None:
+def test_imports_inside_functions_are_few_and_say_why() -> None:
     found = imports_inside_functions()
     uncommented = []
     for path, line in found:
@@ -430,7 +430,7 @@ def imported_modules(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
-def test_no_module_under_tests_imports_a_test_module() -> None:
+def test_no_module_imports_a_test_module() -> None:
     """Test modules share helpers through tests/support/ (and fixtures through conftest.py), never by importing one
     another: a test module's import would run its module fixtures' set-up and collect nothing, and would tie the
     layout of one subject to another's."""

@@ -55,14 +55,14 @@ def page_ids(site: Path, page: str) -> set[str]:
     return set(re.findall(r'\bid="([^"]+)"', html))
 
 
-def test_the_docs_build_strictly_with_every_page_in_the_nav(site: Path) -> None:
+def test_docs_build_strictly_with_every_page_in_nav(site: Path) -> None:
     pages = sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
     assert "rules" in pages and "index" in pages
     for page in pages:
         assert page_ids(site, page), f"docs/{page}.md was not built"
 
 
-def test_no_tracked_file_cites_a_document_outside_the_repository() -> None:
+def test_no_tracked_file_cites_a_document_outside() -> None:
     found = []
     for path in tracked_files():
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
@@ -71,7 +71,7 @@ def test_no_tracked_file_cites_a_document_outside_the_repository() -> None:
     assert not found, "cite a page of the repository instead:\n" + "\n".join(found)
 
 
-def test_every_relative_link_in_the_readme_resolves(site: Path) -> None:
+def test_every_relative_readme_link_resolves(site: Path) -> None:
     broken = []
     for target in MARKDOWN_LINK.findall((ROOT / "README.md").read_text()):
         if target.startswith(("http://", "https://", "mailto:")):

@@ -44,7 +44,7 @@ def test_only_the_rules_refusals_are_rules_errors(error: type[Exception]) -> Non
     assert not issubclass(error, RulesError)
 
 
-def test_a_failed_disk_write_is_an_arena_error_and_no_bad_value(tmp_path: Path) -> None:
+def test_a_failed_write_is_an_arena_error_only(tmp_path: Path) -> None:
     """RecordsNotWritten (a full disk) is an ArenaError the CLI prints in a line, and neither a RulesError nor a
     ValueError that a caller catching bad values would swallow."""
     error = RecordsNotWritten(tmp_path / "games.jsonl", OSError(errno.ENOSPC, "No space left on device"), 3, 10,
@@ -71,16 +71,15 @@ def test_refusals_of_a_bad_value_stay_value_errors(error: type[Exception]) -> No
     (ApiError(Refusal.RESOURCE_EXHAUSTED, "no room"), grpc.StatusCode.RESOURCE_EXHAUSTED),
     (ApiError(Refusal.DATA_LOSS, "unreadable"), grpc.StatusCode.DATA_LOSS),
 ])
-def test_both_services_answer_a_refusal_with_one_status_code_and_its_line(error: Exception,
-                                                                          code: grpc.StatusCode) -> None:
+def test_both_services_refuse_with_a_status_and_line(error: Exception, code: grpc.StatusCode) -> None:
     assert status_of(error) == (code, str(error))
 
 
-def test_every_refusal_of_the_server_has_the_status_code_of_its_name() -> None:
+def test_every_server_refusal_has_its_names_status_code() -> None:
     answered = [status_of(ApiError(refusal, "why")) for refusal in Refusal]
     assert [(found[0].name, found[1]) if found else None for found in answered] == [(r.name, "why") for r in Refusal]
 
 
-def test_a_call_cut_by_the_server_stopping_is_unavailable_and_no_bug_is_a_refusal() -> None:
+def test_shutdown_is_unavailable_and_a_bug_is_no_refusal() -> None:
     assert status_of(trio.RunFinishedError("gone")) == (grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
     assert status_of(KeyError("a bug")) is None

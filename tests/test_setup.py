@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_editable_install_prints_no_setuptools_banner(tmp_path: Path) -> None:
+def test_editable_install_prints_no_setuptools_banner(tmp_path: Path) -> None:
     """What `pip install -e` (scripts/setup.sh) runs, setuptools' build_editable, on a copy of the project: no
     warning on stderr, and a plain .pth file naming the project folder (no meta path finder)."""
     project = tmp_path / "project"

@@ -76,7 +76,7 @@ def flaky_lines(output: str) -> list[str]:
     return [line for line in output.splitlines() if line.startswith("flaky:")]
 
 
-def test_a_test_that_passes_its_rerun_is_named_flaky_and_the_run_passes(tmp_path: Path) -> None:
+def test_passing_on_rerun_is_flaky_and_the_run_passes(tmp_path: Path) -> None:
     folder = suite(tmp_path / "suite", test_a=PASSES, test_b=FAILS_ONCE)
     done = run(folder)
     assert done.returncode == 0, done.stdout
@@ -84,14 +84,14 @@ def test_a_test_that_passes_its_rerun_is_named_flaky_and_the_run_passes(tmp_path
     assert "1 failed, 1 passed" in done.stdout  # the suite's own run, before the rerun
 
 
-def test_an_error_in_tear_down_is_rerun_like_a_failure(tmp_path: Path) -> None:
+def test_a_tear_down_error_is_rerun_like_a_failure(tmp_path: Path) -> None:
     folder = suite(tmp_path / "suite", test_a=PASSES, test_c=TEARDOWN_FAILS_ONCE)
     done = run(folder)
     assert done.returncode == 0, done.stdout
     assert flaky_lines(done.stdout) == ["flaky: test_c.py::test_with_resource"]
 
 
-def test_a_test_that_fails_its_rerun_fails_the_run_with_its_output(tmp_path: Path) -> None:
+def test_a_failed_rerun_fails_the_run_with_output(tmp_path: Path) -> None:
     folder = suite(tmp_path / "suite", test_a=PASSES, test_b=FAILS_ONCE, test_d=ALWAYS_FAILS)
     done = run(folder)
     assert done.returncode == 1, done.stdout
@@ -117,7 +117,7 @@ def test_the_arguments_reach_pytest(tmp_path: Path) -> None:
     assert done.returncode == 1 and "failed again: test_d.py::test_always_fails" in done.stdout
 
 
-def test_failures_in_worker_processes_are_rerun(tmp_path: Path) -> None:
+def test_failures_in_workers_are_rerun(tmp_path: Path) -> None:
     """With pytest-xdist, as scripts/test.sh runs the suite: the failed tests are seen from the workers' reports."""
     folder = suite(tmp_path / "suite", test_a=PASSES, test_b=FAILS_ONCE, test_d=ALWAYS_FAILS)
     done = run(folder, "-n", "2", "--dist", "loadfile")
@@ -192,7 +192,7 @@ def test_fast_pure():
 
 
 @pytest.mark.parametrize("name", sorted(STARTS))
-def test_a_fast_test_that_starts_a_process_or_a_server_fails(tmp_path: Path, name: str) -> None:
+def test_a_fast_test_may_start_no_process_or_server(tmp_path: Path, name: str) -> None:
     folder = suite(tmp_path / "suite", test_tier=TIER_TESTS.format(name=name, code=STARTS[name]))
     env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
     env = {key: value for key, value in env.items() if not key.startswith("PYTEST_")}

@@ -19,7 +19,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
                           env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
 
 
-def test_simulate_prints_each_match_and_a_win_table() -> None:
+def test_simulate_prints_matches_and_a_win_table() -> None:
     out = run_cli("simulate", "--variant", "block", "--players", "3", "--games", "4", "--seed", "7")
     assert out.returncode == 0, out.stderr
     lines = [line for line in out.stdout.splitlines() if line.startswith("match ")]
@@ -43,7 +43,7 @@ def test_simulate_is_reproducible_from_its_seed() -> None:
 
 
 @pytest.mark.fast
-def test_greedy_beats_random_at_block_over_many_matches() -> None:
+def test_greedy_beats_random_at_block() -> None:
     game = new_game("block", 2)
     sim = simulate(game, ["greedy", "random"], games=40, seed=1)
     greedy, rnd = sim.tallies
@@ -51,7 +51,7 @@ def test_greedy_beats_random_at_block_over_many_matches() -> None:
 
 
 @pytest.mark.fast
-def test_local_match_plays_to_the_end_with_consistent_scores() -> None:
+def test_a_local_match_keeps_consistent_scores() -> None:
     game = new_game("la_plaza_teams", 4)
     match = play_local_match(game, [builtin_player("random", seed=s) for s in range(4)], seed=5)
     result = match.result()
@@ -68,7 +68,7 @@ def test_bench_engine_prints_json_numbers() -> None:
     assert numbers["hands_per_s"] > 0 and numbers["moves_per_s"] > 0
 
 
-def test_bench_protocol_alternates_its_halves_and_rates_them_over_all_windows() -> None:
+def test_bench_protocol_rates_alternating_windows() -> None:
     """Numbers only, no speed asserted (docs/performance.md quotes real runs): with ``--repeats`` the report keeps
     every pair's ratio, and the headline ratio is that of the rates over all the windows."""
     out = subprocess.run([sys.executable, "-m", "arena", "bench", "protocol", "--seconds", "0.3", "--concurrency",
@@ -88,7 +88,7 @@ def test_bench_protocol_alternates_its_halves_and_rates_them_over_all_windows() 
 
 
 @pytest.mark.fast
-def test_play_and_check_bot_take_a_grace_and_refuse_a_bad_one_in_one_line(capsys) -> None:
+def test_play_and_check_bot_take_a_valid_grace_only(capsys) -> None:
     from arena import cli
     from arena.cli.options import time_control_from
 

@@ -124,8 +124,7 @@ def play(record: dict[str, Any]) -> list[Any]:
 
 
 @pytest.mark.parametrize("actors", [1, 2])
-def test_the_same_tournament_through_ray_and_in_process_is_the_same_games(cluster: Cluster, tmp_path: Path,
-                                                                          actors: int) -> None:
+def test_ray_and_in_process_play_the_same_games(cluster: Cluster, tmp_path: Path, actors: int) -> None:
     # The greedy bot is deterministic, so the same deals give the same moves: every game must match exactly.
     bot = [sys.executable, str(GREEDY_BOT)]
     text = tournament_text(tmp_path / "ray", [bot, bot, bot], games=3, concurrency=6)
@@ -165,8 +164,7 @@ def test_the_same_tournament_through_ray_and_in_process_is_the_same_games(cluste
         assert {event["node"].rsplit(" actor ", 1)[1] for event in stopped} == {str(s) for s in range(actors)}
 
 
-async def test_a_node_killed_mid_run_loses_nothing_and_records_nothing_twice(cluster: Cluster,
-                                                                            tmp_path: Path) -> None:
+async def test_a_killed_node_loses_and_doubles_nothing(cluster: Cluster, tmp_path: Path) -> None:
     doomed = cluster.add_node(**NODE)  # in the main thread (Ray sets a signal handler); nothing else runs yet
     cluster.wait_for_nodes()
     tag = uuid.uuid4().hex
@@ -284,7 +282,7 @@ def test_a_driver_killed_with_kill_9_resumes(cluster: Cluster, tmp_path: Path) -
     assert_verifies(out, 24)
 
 
-def test_ctrl_c_prints_a_resume_command_that_keeps_the_actors_per_node(cluster: Cluster, tmp_path: Path) -> None:
+def test_ctrl_c_resume_keeps_the_actors_per_node(cluster: Cluster, tmp_path: Path) -> None:
     tag = uuid.uuid4().hex
     out, path = sleepy_run(tmp_path, tag)
     driver = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--backend", "ray", "--address",
@@ -311,7 +309,7 @@ def test_ctrl_c_prints_a_resume_command_that_keeps_the_actors_per_node(cluster: 
     assert_verifies(out, 24)
 
 
-async def test_a_bot_missing_on_a_node_stops_the_run_before_any_game(cluster: Cluster, tmp_path: Path) -> None:
+async def test_a_bot_missing_on_a_node_stops_the_run(cluster: Cluster, tmp_path: Path) -> None:
     # The node's PATH lacks the folder of the bot's program, which every other node has; both its actors find it
     # missing, and it is said once.
     lacking = cluster.add_node(**NODE, env_vars={"PATH": os.environ["PATH"]})
@@ -342,7 +340,7 @@ def nodes_asking(run: Path, name: str) -> set[str]:
             if "ASKED" in log.read_text(errors="replace")}
 
 
-async def test_a_withdrawal_cuts_the_games_in_flight_on_every_node_at_once(cluster: Cluster, tmp_path: Path) -> None:
+async def test_a_withdrawal_cuts_games_on_every_node(cluster: Cluster, tmp_path: Path) -> None:
     """A bot that never answers, in two games in flight on two nodes: withdrawing its entrant stops its bots on every
     node at once, so each game ends with the fault a withdrawal gives on one machine (docs/league.md, "A version that
     leaves mid-table"), not with a timeout when its clock runs out."""
@@ -376,7 +374,7 @@ async def test_a_withdrawal_cuts_the_games_in_flight_on_every_node_at_once(clust
 
 
 @pytest.mark.parametrize("lanes_stopped", [True, False])
-async def test_on_the_cluster_no_process_that_saw_a_deal_lives_while_another_rotation_plays_it(
+async def test_no_process_outlives_its_deals_rotation(
         cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lanes_stopped: bool) -> None:
     """The phases of a duplicate run on three nodes (arena/tournament/phases.py): every actor stops its lane's bots
     before the next phase opens, checked from outside as on one machine (tests/sandbox/test_duplicate_deals.py): the
@@ -402,7 +400,7 @@ async def test_on_the_cluster_no_process_that_saw_a_deal_lives_while_another_rot
         assert deal_seen_alive(seen, games), "the check sees processes that outlive their phase"
 
 
-def test_the_server_plays_on_the_cluster_and_its_watchers_see_every_move(cluster: Cluster, tmp_path: Path) -> None:
+def test_watchers_see_every_move_of_a_ray_server(cluster: Cluster, tmp_path: Path) -> None:
     from support.servers import FINISHED, Server, kinds, random_pair, submit, tournament, watch
 
     tag = uuid.uuid4().hex
@@ -424,7 +422,7 @@ def test_the_server_plays_on_the_cluster_and_its_watchers_see_every_move(cluster
     wait_for(lambda: not bot_processes(tag), 20, "every bot to stop with the server")
 
 
-async def test_a_ladder_table_is_played_on_the_ray_cluster_and_rated_once(cluster: Cluster, tmp_path: Path) -> None:
+async def test_a_ladder_table_on_ray_is_rated_once(cluster: Cluster, tmp_path: Path) -> None:
     """The ladder on the Ray backend (what ``arena serve --league ... --backend ray`` gives it): a table chosen by
     the matchmaker is played by the cluster's actors (real sandboxed bots on its nodes), its records verify, and it
     is rated once, as a table played here is."""
@@ -452,7 +450,7 @@ async def test_a_ladder_table_is_played_on_the_ray_cluster_and_rated_once(cluste
     await database.close()
 
 
-def test_cluster_options_that_cannot_work_are_one_line(tmp_path: Path) -> None:
+def test_unworkable_cluster_options_are_one_line(tmp_path: Path) -> None:
     import socket
 
     path = tmp_path / "t.toml"
@@ -480,13 +478,13 @@ def test_cluster_options_that_cannot_work_are_one_line(tmp_path: Path) -> None:
     ("0", "error: --workers must be worker counts from 1 to 64, comma-separated, got '0'"),
     ("1,x", "error: --workers must be worker counts from 1 to 64, comma-separated, got '1,x'"),
 ])
-def test_bench_cluster_refuses_actor_counts_it_cannot_measure_in_one_line(counts: str, error: str) -> None:
+def test_bench_cluster_refuses_bad_counts(counts: str, error: str) -> None:
     result = arena("bench", "cluster", "--workers", counts, timeout=60)
     assert (result.returncode, result.stderr) == (2, error + "\n")
 
 
 @pytest.mark.fast
-def test_a_failed_call_is_one_line_naming_its_innermost_errors() -> None:
+def test_a_failed_call_names_its_innermost_errors() -> None:
     # A node's check that raised inside its trio loop: Ray's error, whose text starts "+ Exception Group Traceback",
     # holding a nursery's group (leaves nested, one repeated).
     from ray.exceptions import RayActorError, RayTaskError
@@ -511,7 +509,7 @@ def test_a_failed_call_is_one_line_naming_its_innermost_errors() -> None:
 
 
 @pytest.mark.fast
-def test_each_actor_of_a_node_is_named_and_logs_apart_and_the_idlest_node_gets_the_next_game() -> None:
+def test_actors_log_apart_and_the_idlest_node_plays_next() -> None:
     def actor(node: str, slot: int, per_node: int = 2) -> Any:
         place = ray_backend.ActorPlace(f"{node}1fc48e74ab", f"10.0.0.7 ({node}1fc48e7)", slot, per_node)
         return ray_backend._Actor(place, handle=None)
@@ -533,7 +531,7 @@ def test_each_actor_of_a_node_is_named_and_logs_apart_and_the_idlest_node_gets_t
     assert ray_backend.least_busy(everyone) is a0, "the fewest games in flight first"
 
 
-def test_a_real_actors_failure_is_reported_by_its_cause(cluster: Cluster) -> None:
+def test_a_real_actor_failure_names_its_cause(cluster: Cluster) -> None:
     class Failing:  # as GameActor: a trio loop whose nursery raises, in a threaded actor
         def check(self) -> None:
             async def start(path: str) -> None:
@@ -572,7 +570,7 @@ def test_a_real_actors_failure_is_reported_by_its_cause(cluster: Cluster) -> Non
         ray.kill(actor)
 
 
-def test_the_cluster_package_exports_its_names_and_loads_ray_only_when_one_is_used() -> None:
+def test_the_package_imports_ray_only_when_used() -> None:
     code = ("import sys, arena.cli, arena.cluster as c; "
             "print(sorted(m for m in ('ray',) if m in sys.modules)); "
             "print(sorted(c.__all__)); print(all(getattr(c, name) is not None for name in c.__all__)); "
@@ -651,7 +649,7 @@ def sockets_of(pids: set[int]) -> set[int]:
     return inodes
 
 
-def test_a_ray_the_arena_starts_itself_listens_on_loopback_only(cluster: Cluster) -> None:
+def test_the_arenas_ray_listens_on_loopback_only(cluster: Cluster) -> None:
     """Attack surface: a Ray's GCS, raylet, workers and agents run whatever code a caller sends them. The one the
     arena starts for itself (no --address) must not be reachable from the network at all; and it is a Ray of its
     own, even with another one running on this machine (the test's cluster, which ``ray.init()`` would join)."""
@@ -681,7 +679,7 @@ def test_a_ray_the_arena_starts_itself_listens_on_loopback_only(cluster: Cluster
 
 
 @pytest.mark.fast
-def test_a_local_ray_that_took_a_network_address_is_stopped_and_refused() -> None:
+def test_a_local_ray_on_the_network_is_refused() -> None:
     """Fail closed: should Ray ever take another address than loopback for the Ray the arena starts itself (a Ray
     version that reads its switch differently), the arena stops it and says so rather than run on it."""
     stopped = []

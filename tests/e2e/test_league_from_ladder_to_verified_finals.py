@@ -131,8 +131,7 @@ def check_order(order: Sequence[str], tied: dict[str, Sequence[str]]) -> None:
     assert "rand-v1" not in tied["search-v1"], (order, tied)
 
 
-def test_six_versions_of_known_strength_ladder_challenge_survive_a_kill_and_play_verified_finals(
-        tmp_path: Path) -> None:
+def test_six_known_strengths_survive_a_kill_and_reach_finals(tmp_path: Path) -> None:
     league = league_in(tmp_path, LEAGUE)
     database = open_database(sqlite_url(tmp_path / "data"))
     try:

@@ -154,7 +154,7 @@ def story(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReque
         setup.server.stop()
 
 
-def test_two_authors_bots_in_two_languages_become_ready_after_a_sandboxed_build_and_a_check(story: Story) -> None:
+def test_bots_in_two_languages_become_ready(story: Story) -> None:
     for version, author, bot in ((story.python, "alice", "greedy"), (story.go, "bob", "gopher")):
         assert (version.state, version.author, version.bot, version.number, version.active) == (
             lpb.VERSION_STATE_READY, author, bot, 1, True), version.reason
@@ -169,7 +169,7 @@ def test_two_authors_bots_in_two_languages_become_ready_after_a_sandboxed_build_
     assert "go build -trimpath" in go_log
 
 
-def test_a_hostile_build_step_fails_with_its_log_and_nothing_outside_its_sandbox_changed(story: Story) -> None:
+def test_a_hostile_build_fails_and_harms_nothing(story: Story) -> None:
     assert story.hostile.state == lpb.VERSION_STATE_FAILED
     assert story.hostile.reason == f"build failed: over its processes {BUILD_PIDS} limit (stopped by the kernel)"
     attacks = dict(line[len("ATTACK "):].split(": ", 1) for line in story.hostile_log.splitlines()
@@ -189,7 +189,7 @@ def test_a_hostile_build_step_fails_with_its_log_and_nothing_outside_its_sandbox
     assert other.returncode == 1 and "author 'alice' may not read the build log of" in other.stderr
 
 
-def test_a_ready_versions_built_bot_starts_again_from_its_database_row(story: Story) -> None:
+def test_a_ready_bot_restarts_from_its_row(story: Story) -> None:
     """What the ladder will do after a restart: the row says how the built bot runs; no rebuild."""
     database = open_database(story.url)
     try:

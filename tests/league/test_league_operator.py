@@ -62,8 +62,7 @@ def no_space(text: str) -> str:
     return re.sub(r"[\s│┃|]", "", text)
 
 
-def test_versions_kept_deletes_the_oldest_retired_first_and_keeps_their_rows(tmp_path: Path,
-                                                                             database: str | None) -> None:
+def test_versions_kept_deletes_the_oldest_retired_first(tmp_path: Path, database: str | None) -> None:
     league = served(tmp_path, KEPT_LEAGUE, database)
     try:
         league.add_author("alice")
@@ -113,7 +112,7 @@ def test_versions_kept_deletes_the_oldest_retired_first_and_keeps_their_rows(tmp
         league.server.stop()
 
 
-def test_a_kit_without_its_prepared_cache_is_said_at_start_and_its_uploads_are_refused(tmp_path: Path) -> None:
+def test_an_unprepared_kit_is_named_and_its_uploads_refused(tmp_path: Path) -> None:
     empty = tmp_path / "kits"
     empty.mkdir()
     text = KEPT_LEAGUE.replace('variant = "block"\n', 'variant = "block"\nkits = ["python", "go"]\n')
@@ -142,7 +141,7 @@ def prepare(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
                           text=True, timeout=300, cwd=ROOT, env={**os.environ, **(env or {})})
 
 
-def test_prepare_kits_prints_one_line_per_kit_and_a_failure_in_one_line(tmp_path: Path) -> None:
+def test_prepare_kits_prints_a_line_per_kit_or_failure(tmp_path: Path) -> None:
     done = prepare("--cache", str(tmp_path / "cache"), "--kits", "python,stdio")
     assert (done.returncode, done.stdout, done.stderr) == (
         0, "python: nothing to prepare (its builds need no cache)\nstdio: nothing to prepare (its builds need no "
@@ -165,7 +164,7 @@ def test_prepare_kits_without_the_network_fails_in_one_line(tmp_path: Path) -> N
 
 
 @pytest.mark.fast
-def test_a_kits_folder_without_its_completion_is_not_prepared(tmp_path: Path) -> None:
+def test_an_incomplete_kit_folder_is_not_prepared(tmp_path: Path) -> None:
     """A folder filled by half (what prepare-kits used to leave while it ran, or when it was interrupted) is no
     prepared cache: a server would build against half of it. Only the completion file, written last, counts."""
     cache = KitCache(tmp_path / "kits")
@@ -213,8 +212,7 @@ def files_of(folder: Path) -> list[str]:
     return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
 
 
-def test_an_interrupted_prepare_leaves_nothing_that_counts_and_a_complete_one_is_renamed_into_place(
-        tmp_path: Path) -> None:
+def test_only_a_complete_prepare_is_renamed_into_place(tmp_path: Path) -> None:
     """The node kit prepared with a fake npm: killed mid-way, nothing counts as prepared (the next prepare removes
     what it left); run to its end, the cache is in place, complete; killed again while it prepares anew, the
     complete cache it would replace stays in place, whole, and still counts."""
@@ -240,8 +238,7 @@ def test_an_interrupted_prepare_leaves_nothing_that_counts_and_a_complete_one_is
     assert files_of(cache / "node") == [COMPLETE, "npm", "npm/second"]
 
 
-def test_the_operator_reinstates_a_suspended_version_and_every_other_reinstate_is_refused_in_one_line(
-        tmp_path: Path, database: str | None) -> None:
+def test_only_the_operator_reinstates_only_a_suspended_version(tmp_path: Path, database: str | None) -> None:
     """``arena league reinstate VERSION`` (the ReinstateVersion RPC) through a real server: refused in one line to an
     author, for an unknown version and for a version that is not suspended (nothing changes); the operator's puts a
     suspended version back to ready with its failed starts reset, and the ladder counts it active again."""

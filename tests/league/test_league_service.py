@@ -54,7 +54,7 @@ def league(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequ
         server.stop()
 
 
-def test_two_authors_bots_become_ready_after_their_check(league: League) -> None:
+def test_two_authors_bots_become_ready(league: League) -> None:
     rand = league.settled(league.token("alice"), "rand")
     greedy = league.settled(league.token("bob"), "greedy")
     for version, author in ((rand, "alice"), (greedy, "bob")):
@@ -139,7 +139,7 @@ def stored_files(league: League) -> list[Path]:
     return sorted(p for p in (league.server.data / "league" / "store").rglob("*") if p.is_file())
 
 
-def test_a_bad_archive_is_refused_with_its_message_and_nothing_is_stored(league: League) -> None:
+def test_a_bad_archive_is_refused_and_nothing_is_stored(league: League) -> None:
     evil = league.root / "evil.tar"
     with tarfile.open(evil, "w") as tar:
         for name, data in (("bot.toml", MANIFEST.encode()), ("bot.py", b"print(1)\n"), ("../escape.py", b"x\n")):
@@ -182,7 +182,7 @@ def database(request: pytest.FixtureRequest) -> str | None:
     return database_of(request)
 
 
-def test_a_kill_mid_pipeline_never_leaves_a_version_lost_or_half_ready(tmp_path: Path, database: str | None) -> None:
+def test_a_kill_mid_pipeline_leaves_nothing_half_done(tmp_path: Path, database: str | None) -> None:
     """SIGKILL while the version is being checked (its bot takes seconds to start), then a restart on the same data
     folder: the version is requeued and ends ready."""
     operator = private_file(tmp_path / "operator.token", secrets.token_urlsafe(32))
@@ -231,7 +231,7 @@ def test_an_endless_upload_is_refused_at_the_size_limit(league: League) -> None:
     assert stored_files(league) == before
 
 
-def test_the_leagues_upload_files_limit_is_the_one_enforced(tmp_path: Path) -> None:
+def test_the_upload_files_limit_is_enforced(tmp_path: Path) -> None:
     """A league's ``[upload] files`` decides, on the client as on the server: a folder of 5,500 files (more than the
     archive checker's own default of 5,000) goes through ``arena league upload`` to a league allowing 6,000, and
     one of 6,100 is refused with the league's number."""
@@ -262,8 +262,7 @@ def test_the_leagues_upload_files_limit_is_the_one_enforced(tmp_path: Path) -> N
     (("--league", "LEAGUE", "--token-file", "TOKEN", "--kit-cache", "data/kits"), "error: --kit-cache /"),
     (("--league", "LEAGUE", "--token-file", "TOKEN", "--kit-cache", "."), "error: --kit-cache /"),  # holds them
 ])
-def test_serve_refuses_a_league_it_cannot_run_with_one_line(tmp_path: Path, args: tuple[str, ...],
-                                                            message: str) -> None:
+def test_serve_refuses_an_unrunnable_league_in_one_line(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     import sys
 
     (tmp_path / "league.toml").write_text(LEAGUE)

@@ -28,8 +28,7 @@ needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is
     (("--policy", "heaviest"), "node-heaviest"),
     (("--policy", "heaviest", "--name", "mine"), "mine"),
 ])
-async def test_the_node_bot_is_named_after_its_policy_unless_given_a_name(args: tuple[str, ...], name: str,
-                                                                           tmp_path: Path) -> None:
+async def test_the_node_bot_is_named_by_its_policy(args: tuple[str, ...], name: str, tmp_path: Path) -> None:
     process = BotProcess(BotSpec(name="node", command=("node", str(NODE_BOT), *args)), tmp_path, startup_s=20)
     try:
         await process.ensure_running()
@@ -55,7 +54,7 @@ PY_RANDOM = f"{sys.executable} {ROOT / 'bots/python/random_bot.py'}"
     ("builtin:greedy", "builtin:greedy"),
 ])
 @pytest.mark.fast
-def test_a_bot_without_a_handshake_is_named_after_its_program(text: str, name: str) -> None:
+def test_a_handshakeless_bot_is_named_by_program(text: str, name: str) -> None:
     assert program_name(text) == name
 
 
@@ -65,7 +64,7 @@ def result_line(stdout: str) -> str:
     return lines[0]
 
 
-def test_arena_play_names_each_seat_by_its_bot_and_the_winner_by_its_seat() -> None:
+def test_play_names_seats_by_bot_and_winner_by_seat() -> None:
     out = arena("play", "--variant", "block", "--seed", "3", PY_GREEDY, PY_RANDOM)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.splitlines()
@@ -81,7 +80,7 @@ def test_arena_play_names_each_seat_by_its_bot_and_the_winner_by_its_seat() -> N
     assert "side" not in out.stdout and "seat0-" not in out.stdout
 
 
-def test_arena_play_says_team_when_a_side_holds_several_seats() -> None:
+def test_play_says_team_for_a_multi_seat_side() -> None:
     out = arena("play", "--variant", "la_plaza_teams", "--seed", "5", "builtin:greedy", "builtin:random")
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.splitlines()[0].endswith(
@@ -91,7 +90,7 @@ def test_arena_play_says_team_when_a_side_holds_several_seats() -> None:
     assert result and (result.group(1) is None or teams[result.group(1)] == result.group(2)), result_line(out.stdout)
 
 
-def test_arena_play_names_a_bot_that_never_started_after_its_program() -> None:
+def test_play_names_an_unstarted_bot_by_program() -> None:
     out = arena("play", "--variant", "block", f"{sys.executable} {ROOT / 'bots/python/no_such_bot.py'}",
                 "builtin:random")
     assert out.returncode == 1, out.stdout + out.stderr

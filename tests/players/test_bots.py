@@ -31,7 +31,7 @@ def test_node_packages_are_installed_by_setup() -> None:
 
 @needs_node
 @pytest.mark.parametrize("variant", list(VARIANTS))
-async def test_python_and_node_bots_play_every_variant_to_the_end(variant: str, tmp_path: Path) -> None:
+async def test_python_and_node_bots_play_every_variant(variant: str, tmp_path: Path) -> None:
     game = new_game(variant)
     bots = [PY_GREEDY, NODE_BOT, PY_RANDOM, f"{NODE_BOT} --policy heaviest"][: max(2, game.players)]
     record = await play_once(game, bots, seed=f"play/{variant}", time_control=TimeControl(move_ms=5000),
@@ -47,7 +47,7 @@ def arena(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
                           cwd=ROOT)
 
 
-def test_arena_play_prints_the_game_and_the_result() -> None:
+def test_play_prints_the_game_and_the_result() -> None:
     out = arena("play", "--variant", "block", "--seed", "3", PY_RANDOM, "builtin:greedy")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "round 1, seat" in out.stdout
@@ -76,7 +76,7 @@ def test_check_bot_passes_the_example_bots(bot: str) -> None:
         ("bad_version", "expected protocol version 1, got 99"),
     ],
 )
-def test_check_bot_fails_each_misbehaving_bot_with_a_clear_message(mode: str, message: str) -> None:
+def test_check_bot_fails_each_bad_bot_clearly(mode: str, message: str) -> None:
     out = arena("check-bot", "--matches", "1", "--variants", "draw,block", "--", *BAD_BOT.split(), "--mode", mode)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "FAIL" in out.stdout
@@ -91,7 +91,7 @@ def test_check_bot_times_out_a_hanging_bot() -> None:
     assert "timeout" in out.stdout and "no reply within 450 ms" in " ".join(out.stdout.split())
 
 
-def test_arena_play_refuses_a_bot_that_does_not_play_the_variant() -> None:
+def test_play_refuses_a_bot_without_the_variant() -> None:
     out = arena("play", "--variant", "draw", f"{BAD_BOT} --mode block_only", "builtin:random")
     assert out.returncode == 1, out.stdout + out.stderr
     assert "handshake_failed" in out.stdout and "the bot does not play 'draw' (it plays block)" in out.stdout

@@ -55,7 +55,7 @@ def runnable(kit: Kit) -> None:
 
 @pytest.mark.parametrize("policy", ["random", "heaviest"])
 @pytest.mark.parametrize("kit", KITS, ids=[k.name for k in KITS])
-def test_every_kit_passes_check_bot_over_every_variant_sandboxed(kit: Kit, policy: str) -> None:
+def test_every_kit_passes_check_bot_in_every_variant(kit: Kit, policy: str) -> None:
     runnable(kit)
     out = subprocess.run([sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--first-move-ms", "5000",
                           "--protocol", kit.protocol, "--", *kit.command, "--policy", policy],
@@ -69,8 +69,8 @@ def test_every_kit_passes_check_bot_over_every_variant_sandboxed(kit: Kit, polic
 
 @pytest.mark.parametrize(("variant", "players", "options"), [("draw", 2, {"target": 50}),
                                                              ("mexican_train", 4, {"set": 9})])
-async def test_a_cross_language_tournament_ends_without_a_fault(variant: str, players: int, options: dict,
-                                                                tmp_path: Path) -> None:
+async def test_a_cross_language_tournament_has_no_fault(variant: str, players: int, options: dict,
+                                                        tmp_path: Path) -> None:
     kits = [k for k in KITS + EXAMPLES if k.missing() is None]
     for kit in kits:
         runnable(kit)

@@ -30,7 +30,7 @@ def run_line(line: str, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run(shlex.split(line), capture_output=True, text=True, timeout=timeout, cwd="/")
 
 
-def test_a_python_bot_folder_is_made_anywhere_and_passes_check_bot_as_its_readme_says(tmp_path: Path) -> None:
+def test_a_new_python_bot_works_as_its_readme_says(tmp_path: Path) -> None:
     folder = tmp_path / "my-bot"
     made = arena("new-bot", "python", str(folder))
     assert made.returncode == 0, made.stderr
@@ -47,7 +47,7 @@ def test_a_python_bot_folder_is_made_anywhere_and_passes_check_bot_as_its_readme
 
 
 @needs_go
-def test_a_go_bot_folder_builds_with_its_own_script_and_a_copy_in_bots_builds_by_name(tmp_path: Path) -> None:
+def test_a_go_bot_builds_by_script_and_by_name(tmp_path: Path) -> None:
     folder = tmp_path / "mygo"
     assert arena("new-bot", "go", str(folder)).returncode == 0
     build, check, _ = readme_commands(folder)
@@ -77,7 +77,7 @@ def test_a_go_bot_folder_builds_with_its_own_script_and_a_copy_in_bots_builds_by
     (["go", "DIR/bad name"], "error: the folder's name 'bad name' is the bot's name: letters, digits, '.', '_' and "
                              "'-', at most 64 characters, starting with a letter or a digit"),
 ])
-def test_a_kit_or_folder_that_cannot_be_used_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+def test_an_unusable_kit_or_folder_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:
     (tmp_path / "something").write_text("taken")
     done = arena("new-bot", *(a.replace("DIR", str(tmp_path)) for a in args))
     assert (done.returncode, done.stderr.strip()) == (2, message.replace("DIR", str(tmp_path)))

@@ -49,8 +49,7 @@ def lack_events(public: PublicRound, seat: int) -> list[tuple[int, int]]:
 
 @pytest.mark.parametrize("variant, players, options", CONFIGS, ids=IDS)
 @pytest.mark.fast
-def test_guesses_hold_no_tile_the_seat_knows_is_elsewhere_or_that_a_seat_showed_it_lacks(
-        variant: str, players: int, options: dict) -> None:
+def test_guesses_hold_no_tile_known_to_be_absent(variant: str, players: int, options: dict) -> None:
     rng = random.Random(2)
     guesses = 0
     for game, state in random_states(variant, players, options, seed=11):
@@ -94,7 +93,7 @@ def test_guesses_hold_no_tile_the_seat_knows_is_elsewhere_or_that_a_seat_showed_
 
 
 @pytest.mark.fast
-def test_an_opponent_that_passed_is_never_guessed_to_hold_the_values_it_passed_on() -> None:
+def test_a_passer_never_holds_the_values_it_passed_on() -> None:
     game = new_game("block", 2)
     hands = ("[5|5] [3|5] [0|1] [1|1] [2|6]", "[0|0] [0|2] [2|2] [1|4] [4|4]")
     state = game.new_round(deal(*hands, boneyard=rest_of_set(*hands)))  # the rest is out of play
@@ -111,7 +110,7 @@ def test_an_opponent_that_passed_is_never_guessed_to_hold_the_values_it_passed_o
 
 
 @pytest.mark.fast
-def test_an_opponent_that_drew_since_may_hold_a_value_it_lacked_before() -> None:
+def test_a_drawer_may_hold_a_value_it_lacked() -> None:
     game = new_game("all_fives", 2)
     hands = ("[6|6] [0|1] [2|3]", "[1|2] [0|0] [1|1]")
     state = game.new_round(deal(*hands, boneyard="[5|6] " + rest_of_set(*hands, "[5|6]"), leader=0))
@@ -129,7 +128,7 @@ def test_an_opponent_that_drew_since_may_hold_a_value_it_lacked_before() -> None
 
 
 @pytest.mark.fast
-def test_a_draw_in_draw_is_read_as_forced_until_the_drawer_shows_otherwise() -> None:
+def test_a_draw_in_draw_is_presumed_forced() -> None:
     game = new_game("draw", 2)
     mine = "[6|6] [1|1] [0|0] [0|1] [1|2] [0|2] [2|2]"
     sixes = sum(1 << x for x in range(28) if 6 in _pair(x))
@@ -172,7 +171,7 @@ def _values(mask: int) -> list[tuple[int, int]]:
 
 
 @pytest.mark.fast
-def test_the_same_seed_and_observation_give_the_same_choice_and_the_time_is_respected() -> None:
+def test_one_seed_one_choice_within_the_time() -> None:
     observations = [state.observation(state.turn) for _, state in random_states("draw", 2, {}, seed=4)
                     if len(state.legal_actions()) > 2][:6]
     for observation in observations:
@@ -198,7 +197,7 @@ def test_the_same_seed_and_observation_give_the_same_choice_and_the_time_is_resp
 
 @pytest.mark.parametrize("path", sorted((ROOT / "proto/examples").glob("*.act.json")), ids=lambda p: p.name)
 @pytest.mark.fast
-def test_the_bot_answers_every_example_request_with_a_legal_index(path: Path) -> None:
+def test_every_example_gets_a_legal_index(path: Path) -> None:
     request = json_format.Parse(path.read_text(), bot_pb2.ActRequest())
     request.time.move_ms = 40
     index = SearchPlayer(seed=1).choose_request(request)
@@ -213,7 +212,7 @@ SHORT = {  # a few quick rounds per variant
 }
 
 
-async def test_the_bot_process_never_exceeds_its_move_time_in_any_variant(tmp_path: Path) -> None:
+async def test_the_bot_stays_within_its_move_time(tmp_path: Path) -> None:
     """The bot plans within its move time: no decision times out, and its typical decision ends inside ``move_ms``.
     The machine's own pauses (a busy 2-core machine stalls a process for tens of milliseconds) are what the grace
     is for, so single decisions are held to move time plus a wide grace and the median to the move time itself."""
@@ -259,13 +258,13 @@ def duel(variant: str, deals: int, playouts: int, options: dict | None = None) -
 
 @pytest.mark.parametrize("variant, options", [("draw", {"target": 50}), ("all_fives", {"target": 75})])
 @pytest.mark.fast
-def test_the_search_player_beats_the_greedy_player_clearly(variant: str, options: dict) -> None:
+def test_search_beats_greedy_clearly(variant: str, options: dict) -> None:
     won, lost, drawn = duel(variant, deals=20, playouts=60, options=options)
     assert won >= 0.65 * (won + lost + drawn), (won, lost, drawn)
 
 
 @pytest.mark.fast
-def test_the_search_benchmark_reports_decisions_per_second_and_playouts_per_decision() -> None:
+def test_the_benchmark_reports_decisions_and_playouts() -> None:
     from arena.bench.search import bench_search
 
     report = bench_search([("block", 2, {}), ("mexican_train", 3, {"set": 9})], move_ms=20, decisions=3)
@@ -274,7 +273,7 @@ def test_the_search_benchmark_reports_decisions_per_second_and_playouts_per_deci
         assert row["decisions"] == 3 and row["playouts_per_decision"] > 0 and row["decisions_per_s"] > 0
 
 
-def test_arena_bench_search_prints_the_report_for_the_variants_asked() -> None:
+def test_bench_search_reports_the_variants_asked() -> None:
     done = subprocess.run([sys.executable, "-m", "arena", "bench", "search", "--move-ms", "20", "--decisions", "2",
                            "--variant", "block", "--variant", "la_plaza"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -41,7 +41,7 @@ def test_the_stale_check_can_fail(tmp_path, monkeypatch) -> None:
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.fast
-def test_every_legal_action_round_trips_through_its_message(variant: str) -> None:
+def test_every_legal_action_round_trips(variant: str) -> None:
     game = new_game(variant)
     match = game.new_match(seed=4)
     rng = random.Random(4)
@@ -128,7 +128,7 @@ def test_tiles_in_finds_nested_tiles() -> None:
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.fast
-def test_requests_joined_from_cached_bytes_equal_the_built_message(variant: str) -> None:
+def test_cached_bytes_equal_the_built_message(variant: str) -> None:
     from arena.protocol import bot_pb2
     from arena.protocol.wire import act_request_bytes
 

@@ -73,8 +73,8 @@ def test_buf_lint_passes(buf: str) -> None:
     ("arena.proto", r"service Arena {", 'Service "Arena" should have a non-empty comment'),
     ("arena.proto", r"  oneof kind {", 'Oneof "kind" should have a non-empty comment'),
 ])
-def test_an_element_without_its_comment_fails_lint(buf: str, tmp_path: Path, file: str, declaration: str,
-                                                   complaint: str) -> None:
+def test_an_uncommented_element_fails_lint(buf: str, tmp_path: Path, file: str, declaration: str,
+                                           complaint: str) -> None:
     """Remove the comment above one declaration in a copy of proto/: lint fails, naming that element only."""
     copy = workspace_copy(tmp_path)
     path = copy / "proto" / "dominoes" / "v1" / file
@@ -135,7 +135,7 @@ def ignore_only(config: str) -> dict[str, set[str]]:
     return rules
 
 
-def test_the_exceptions_are_exactly_the_frozen_v1_names(buf: str, tmp_path: Path) -> None:
+def test_the_exceptions_are_the_frozen_v1_names(buf: str, tmp_path: Path) -> None:
     """Without buf.yaml's ignore_only, lint fails on the frozen v1 names and nothing else, each in a file that
     ignore_only lists for that rule (and every listed file is needed)."""
     copy = workspace_copy(tmp_path)

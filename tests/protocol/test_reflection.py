@@ -183,7 +183,7 @@ def test_arena_server_describes_the_arena_service(grpcurl: str, arena_server: Pr
         call(grpcurl, arena_server.address, "describe", "dominoes.v1.Layout"))
 
 
-def test_arena_server_reflects_the_descriptors_of_proto(grpcurl: str, arena_server: Process, tmp_path: Path) -> None:
+def test_arena_server_reflects_proto_descriptors(grpcurl: str, arena_server: Process, tmp_path: Path) -> None:
     compiled = compiled_descriptors()
     served = served_descriptors(grpcurl, arena_server.address, "dominoes.v1.Arena", tmp_path)
     assert sorted(f.name for f in served) == ["dominoes/v1/arena.proto", "dominoes/v1/tournament.proto",

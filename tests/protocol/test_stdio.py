@@ -43,8 +43,7 @@ async def match_against_random(spec: BotSpec, tmp_path: Path, move_ms: int = 200
     ("hang", FaultKind.TIMEOUT, "no reply within 550 ms"),
     ("exit_mid", FaultKind.CRASHED, "its stdout ended (the bot exited)"),
 ])
-async def test_a_misbehaving_stdio_bot_is_the_right_fault(mode: str, kind: FaultKind, text: str,
-                                                          tmp_path: Path) -> None:
+async def test_a_misbehaving_bot_is_the_right_fault(mode: str, kind: FaultKind, text: str, tmp_path: Path) -> None:
     record = await match_against_random(stdio_bot(mode), tmp_path, move_ms=300 if mode == "hang" else 2000)
     assert [(f.kind, f.seat) for f in record.faults] == [(kind, 0)]
     assert text in record.faults[0].message
@@ -55,8 +54,7 @@ async def test_a_misbehaving_stdio_bot_is_the_right_fault(mode: str, kind: Fault
     ("never_start", FaultKind.START_FAILED, "exited with status 4 before the handshake"),
     ("bad_version", FaultKind.HANDSHAKE_FAILED, "expected protocol version 1, got 99"),
 ])
-async def test_a_stdio_bot_that_does_not_start_properly(mode: str, kind: FaultKind, text: str,
-                                                        tmp_path: Path) -> None:
+async def test_a_bot_that_does_not_start_properly(mode: str, kind: FaultKind, text: str, tmp_path: Path) -> None:
     process = BotProcess(stdio_bot(mode), tmp_path, startup_s=10)
     with pytest.raises(BotFailure) as failure:
         await process.ensure_running()
@@ -64,7 +62,7 @@ async def test_a_stdio_bot_that_does_not_start_properly(mode: str, kind: FaultKi
     assert failure.value.kind is kind and text in str(failure.value)
 
 
-async def test_a_late_answer_is_thrown_away_not_taken_for_the_next(tmp_path: Path) -> None:
+async def test_a_late_answer_is_never_taken_for_the_next(tmp_path: Path) -> None:
     """The 2nd decision times out; its answer comes later and must not answer the 3rd: the comments show which
     answer each move got."""
     process = BotProcess(stdio_bot("late_once"), tmp_path, startup_s=15)
@@ -82,7 +80,7 @@ async def test_a_late_answer_is_thrown_away_not_taken_for_the_next(tmp_path: Pat
     assert comments[0] == "decision 3" and "late" not in comments
 
 
-async def test_an_answer_to_a_request_given_up_on_is_thrown_away_not_taken_for_the_next(tmp_path: Path) -> None:
+async def test_an_answer_given_up_on_is_thrown_away(tmp_path: Path) -> None:
     """The 2nd decision is cancelled by its caller once it is written (a relay's Cancel from the server, a game
     cancelled), while the bot still thinks; its answer comes later and must not answer the 3rd."""
     import trio
@@ -106,7 +104,7 @@ async def test_an_answer_to_a_request_given_up_on_is_thrown_away_not_taken_for_t
     assert (first.comment, third.comment) == ("decision 1", "decision 3")
 
 
-def test_the_stdio_kit_passes_check_bot_sandboxed() -> None:
+def test_the_kit_passes_check_bot_sandboxed() -> None:
     out = subprocess.run([sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--variants",
                           "draw,mexican_train", "--protocol", "stdio", "--", sys.executable, KIT, "--policy",
                           "heaviest"], cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -132,7 +130,7 @@ def test_the_example_requests_are_current_and_parse() -> None:
 
 
 @pytest.mark.fast
-def test_the_stdio_kit_policy_works_offline_on_the_examples() -> None:
+def test_the_kit_policy_works_offline() -> None:
     """What a bot author does with the examples: call the policy on each without the arena."""
     import importlib.util
     import json

@@ -33,7 +33,7 @@ def _requests(variant: str, seed: int, limit: int) -> list[DecisionRequest]:
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-def test_two_matches_under_one_id_interleaved_encode_exactly(variant: str) -> None:
+def test_interleaved_matches_encode_right(variant: str) -> None:
     first, second = _requests(variant, 1, 300), _requests(variant, 2, 300)
     interleaved = [r for pair in zip(first, second) for r in pair]
     for request in interleaved + first[:20]:  # and the first match again from its start
@@ -41,7 +41,7 @@ def test_two_matches_under_one_id_interleaved_encode_exactly(variant: str) -> No
     assert len(interleaved) > 50
 
 
-def test_a_seat_asked_twice_about_one_position_gets_the_same_bytes() -> None:
+def test_a_repeated_position_gets_the_same_bytes() -> None:
     request = _requests("draw", 3, 30)[-1]
     assert act_request_bytes(request) == act_request_bytes(request)
     assert bot_pb2.ActRequest.FromString(act_request_bytes(request)) == act_request_pb(request)

@@ -55,7 +55,7 @@ def the_match(stdout: str) -> list[str]:
 
 
 @pytest.mark.parametrize("protocol", ["grpc", "stdio"])
-def test_log_level_debug_shows_each_request_and_reply_of_a_bot_in_one_short_line(protocol: str) -> None:
+def test_debug_shows_each_request_and_reply(protocol: str) -> None:
     quiet = play(protocol)
     logged = play(protocol, "--log-level", "debug")
     assert wire_lines(quiet.stderr) == []
@@ -71,7 +71,7 @@ def test_log_level_debug_shows_each_request_and_reply_of_a_bot_in_one_short_line
     assert the_match(logged.stdout) == the_match(quiet.stdout)  # the same match, the log aside
 
 
-def test_the_environment_variable_turns_the_wire_log_on_at_any_level() -> None:
+def test_the_variable_turns_it_on_at_any_level() -> None:
     lines = wire_lines(play("grpc", wire_env=True).stderr)
     assert any(REQUEST.match(line) for line in lines) and any(REPLY.match(line) for line in lines)
 

@@ -83,7 +83,7 @@ def records(folder: Path) -> list[dict]:
     return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
 
 
-def test_export_writes_one_row_per_game_with_the_records_facts(run: Path) -> None:
+def test_one_row_per_game_with_the_records_facts(run: Path) -> None:
     out = arena("export", str(run), "--csv")
     assert out.returncode == 0 and out.stderr == "", out.stderr
     rows = table(out.stdout)
@@ -94,7 +94,7 @@ def test_export_writes_one_row_per_game_with_the_records_facts(run: Path) -> Non
     assert all(row["seed"].endswith(("/0/0", "/0/1")) for row in rows)
 
 
-def test_export_to_a_file_and_a_file_that_cannot_be_written(run: Path, tmp_path: Path) -> None:
+def test_export_to_a_file_and_to_an_unwritable_one(run: Path, tmp_path: Path) -> None:
     target = tmp_path / "games.csv"
     out = arena("export", str(run / "games.jsonl"), "--csv", "--out", str(target))
     assert out.returncode == 0 and out.stdout == "", out.stderr
@@ -113,14 +113,14 @@ def test_export_of_nothing_is_one_error_line(tmp_path: Path) -> None:
     assert out.stderr.startswith("error: ") and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
 
 
-def test_a_file_that_is_not_a_record_file_is_one_error_line() -> None:
+def test_a_non_record_file_is_one_error_line() -> None:
     out = arena("export", str(ROOT / "tournaments" / "demo.toml"), "--csv")
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("error: ") and out.stderr.count("\n") == 1
     assert "not a record file" in out.stderr
 
 
-def test_seeds_stay_empty_while_the_master_seed_is_secret(run: Path, tmp_path: Path) -> None:
+def test_no_seed_is_exported_while_secret(run: Path, tmp_path: Path) -> None:
     running = tmp_path / "running"
     shutil.copytree(run, running)
     (running / "seed.json").rename(running / "seed.secret")  # as a run folder is before its last game
@@ -132,7 +132,7 @@ def test_seeds_stay_empty_while_the_master_seed_is_secret(run: Path, tmp_path: P
         r["seed"] for r in sorted(records(run), key=lambda r: int(r.get("index", 0)))]
 
 
-def test_bad_lines_are_skipped_with_a_warning_and_every_good_game_is_exported(run: Path, tmp_path: Path) -> None:
+def test_bad_lines_are_skipped_with_a_warning(run: Path, tmp_path: Path) -> None:
     damaged = tmp_path / "damaged"
     shutil.copytree(run, damaged)
     lines = (damaged / "games.jsonl").read_text().splitlines(keepends=True)
@@ -160,7 +160,7 @@ def test_bad_lines_are_skipped_with_a_warning_and_every_good_game_is_exported(ru
     ({"seats": [7]}, "a seat is not a string: 7"),
     ({"durationS": "slow"}, "durationS is not a number: 'slow'"),
 ])
-def test_a_record_of_the_wrong_types_is_an_export_error(run: Path, change: dict, message: str) -> None:
+def test_a_record_of_wrong_types_is_an_export_error(run: Path, change: dict, message: str) -> None:
     record = dict(records(run)[0], **change)
     with pytest.raises(ExportError) as error:
         row_from_record(record, show_seed=True)
@@ -185,7 +185,7 @@ def test_a_team_wins_under_its_entrants_names() -> None:
 # --- through the server -------------------------------------------------------------------------------------------
 
 
-def test_the_server_exports_the_same_rows_and_no_seed_before_it_is_revealed(tmp_path: Path) -> None:
+def test_server_export_is_the_same_and_hides_the_seed(tmp_path: Path) -> None:
     from support.servers import (BackgroundWatch, Server, bot_entry, gated_bot, named, open_gate, registry, submit,
                                  tournament)
 

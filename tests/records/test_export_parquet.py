@@ -115,8 +115,7 @@ def test_the_tables_have_the_documented_types(exported: Path) -> None:
     assert [f.name for f in (*games, *decisions) if f.name not in documented] == []  # the docstring's column tables
 
 
-def test_one_decision_row_per_recorded_move_with_the_seats_hand_and_its_recorded_time(run: Path,
-                                                                                     exported: Path) -> None:
+def test_one_decision_row_per_move_with_hand_and_time(run: Path, exported: Path) -> None:
     stored = sorted(records_of(run / "games.jsonl"), key=index)
     rows = read(exported, "decisions.parquet")
     assert len(rows) == sum(len(moves_of(r)) for r in stored) > 20
@@ -138,7 +137,7 @@ def test_one_decision_row_per_recorded_move_with_the_seats_hand_and_its_recorded
     assert any(row["think_ms"] > 0 for row in rows)  # real bots' times, not zeros
 
 
-def test_the_chosen_action_is_the_recorded_one_and_one_of_the_legal_actions(run: Path, exported: Path) -> None:
+def test_the_chosen_action_is_recorded_and_legal(run: Path, exported: Path) -> None:
     stored = sorted(records_of(run / "games.jsonl"), key=index)
     recorded = [move for record in stored for _, move in moves_of(record)]
     rows = read(exported, "decisions.parquet")
@@ -170,7 +169,7 @@ def test_the_chosen_action_is_the_recorded_one_and_one_of_the_legal_actions(run:
     assert {row["action_kind"] for row in rows} >= {"place", "pass"}
 
 
-def test_each_decision_carries_its_rounds_and_its_games_result_for_its_side(run: Path, exported: Path) -> None:
+def test_each_decision_carries_its_sides_results(run: Path, exported: Path) -> None:
     stored = {index(r): r for r in records_of(run / "games.jsonl")}
     for row in read(exported, "decisions.parquet"):
         record = stored[row["game"]]
@@ -185,7 +184,7 @@ def test_each_decision_carries_its_rounds_and_its_games_result_for_its_side(run:
         assert row["game_rank"] == record["result"]["ranking"].index(side) + 1
 
 
-def test_one_game_row_per_game_with_the_records_facts(run: Path, exported: Path) -> None:
+def test_one_game_row_per_game_with_its_facts(run: Path, exported: Path) -> None:
     stored = sorted(records_of(run / "games.jsonl"), key=index)
     games = read(exported, "games.parquet")
     decisions = read(exported, "decisions.parquet")
@@ -238,7 +237,7 @@ def test_every_variant_exports(tmp_path: Path, variant: str, players: int, optio
 
 
 @pytest.mark.fast
-def test_a_game_ended_by_a_fault_has_no_result_for_its_cut_round(tmp_path: Path) -> None:
+def test_a_faulted_game_has_no_cut_round_result(tmp_path: Path) -> None:
     record = played("draw", "hardening/0/0", 0, fails_after=3)
     write_dataset([(".", run_of(tmp_path / "run", [record]))], tmp_path / "out")
     [game] = read(tmp_path / "out", "games.parquet")
@@ -250,7 +249,7 @@ def test_a_game_ended_by_a_fault_has_no_result_for_its_cut_round(tmp_path: Path)
     assert all(row["game_won"] == (row["side"] == record["result"]["winner"]) for row in rows)
 
 
-def test_seeds_stay_empty_while_the_master_seed_is_secret(run: Path, tmp_path: Path) -> None:
+def test_no_seed_is_exported_while_secret(run: Path, tmp_path: Path) -> None:
     running = tmp_path / "running"
     shutil.copytree(run, running)
     (running / "seed.json").unlink()
@@ -260,7 +259,7 @@ def test_seeds_stay_empty_while_the_master_seed_is_secret(run: Path, tmp_path: P
     assert [g["seed"] for g in read(tmp_path / "out", "games.parquet")] == ["", ""]
 
 
-def test_a_leagues_runs_export_together_each_named_by_its_folder(tmp_path: Path) -> None:
+def test_a_leagues_runs_export_together(tmp_path: Path) -> None:
     league = tmp_path / "data" / "leagues" / "main"
     draws = [played("draw", f"hardening/0/{i}", i) for i in range(3)]
     run_of(league / "tables" / "10", [draws[0]])
@@ -285,7 +284,7 @@ def test_a_leagues_runs_export_together_each_named_by_its_folder(tmp_path: Path)
     assert refused.stderr == f"error: {tmp_path / 'data' / 'leagues' / 'new'}: the league has no recorded games yet\n"
 
 
-def test_a_corrupt_record_is_skipped_with_a_one_line_warning_and_the_rest_exported(tmp_path: Path) -> None:
+def test_a_corrupt_record_is_skipped_with_a_warning(tmp_path: Path) -> None:
     draws = [played("draw", f"hardening/0/{i}", i) for i in range(3)]
     unplayable = json.loads(json.dumps(draws[2]))
     unplayable["rounds"][0]["moves"][0]["seat"] = 1 - unplayable["rounds"][0]["moves"][0].get("seat", 0)
@@ -337,8 +336,7 @@ def test_bad_input_is_one_error_line(run: Path, tmp_path: Path, case: str) -> No
         assert not out.exists()
 
 
-def test_without_pyarrow_the_export_says_how_to_install_it(run: Path, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_pyarrow_it_says_how_to_install_it(run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # an import of it raises ImportError
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     with pytest.raises(ParquetUnavailable, match=r"pyarrow is not installed: run scripts/setup.sh"):
@@ -347,8 +345,7 @@ def test_without_pyarrow_the_export_says_how_to_install_it(run: Path, tmp_path: 
 
 
 @pytest.mark.fast
-def test_a_large_export_is_written_in_row_groups_with_the_same_rows(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_row_groups_hold_the_same_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     records = [played("draw", f"hardening/0/{i}", i) for i in range(3)]
     folder = run_of(tmp_path / "run", records)
     write_dataset([(".", folder)], tmp_path / "whole")
@@ -370,8 +367,7 @@ def test_bench_export_prints_its_numbers_as_json() -> None:
 
 
 @pytest.mark.fast
-def test_a_huge_game_index_fits_and_a_value_beyond_its_column_is_one_error(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_huge_index_fits_and_an_overflow_is_one_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     record = played("draw", "hardening/0/0", 0)
     record["index"] = "1000000000000000000"  # int64 in GameRecord: the column is int64 too
     folder = run_of(tmp_path / "run", [record], revealed=False)

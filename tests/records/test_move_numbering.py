@@ -22,7 +22,7 @@ from support.records import MASTER, played, run_of
 RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
 
 
-def test_moves_are_numbered_through_the_game_from_1_in_every_view(tmp_path: Path, capsys) -> None:
+def test_every_view_numbers_moves_from_1(tmp_path: Path, capsys) -> None:
     """Guards: point 2. A game whose seat 1 faults in a later round: the terminal (compact and full), the HTML
     viewer's data, ``--against``'s note and verification all name the same moves the same way; the record keeps
     the protocol's number (from 0)."""
@@ -78,14 +78,14 @@ def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.fast
-def test_a_fault_and_a_check_bot_line_show_the_recorded_move_plus_one() -> None:
+def test_faults_show_the_recorded_move_plus_one() -> None:
     fault = Fault.make(FaultKind.TIMEOUT, 1, 4, allowed_ms=250)
     assert fault.move_number == 4, "the stored number keeps counting from 0"
     assert str(fault) == "seat 1, move 5: timeout: no reply within 250 ms"
     assert _describe(fault) == "timeout at move 5: no reply within 250 ms"
 
 
-def test_arena_play_numbers_the_faulting_move_after_the_moves_it_printed() -> None:
+def test_play_numbers_the_fault_after_the_printed_moves() -> None:
     """The bot exits after 3 decisions; the moves printed before the fault are the game's moves 1 to N, so the
     fault is at move N + 1."""
     out = arena("play", "--variant", "block", "--seed", "3", f"{sys.executable} {BAD_BOT} --mode exit_mid",

@@ -34,7 +34,7 @@ async def test_the_direct_json_is_protobufs_json_mapping(variant: str) -> None:
 
 
 @pytest.mark.fast
-async def test_a_record_with_faults_and_index_zero_maps_the_same() -> None:
+async def test_faults_and_index_zero_map_the_same() -> None:
     game, record = await recorded_game("draw", "f/0/0")
     record.faults.append(Fault(FaultKind.TIMEOUT, 0, 0, "no reply within 250 ms"))
     kwargs = dict(index=0, tournament="t", deal_key="0/0", rotation=0, side_of=game.side_of)
@@ -95,7 +95,7 @@ async def test_a_changed_commitment_is_caught(tmp_path: Path) -> None:
 
 
 @pytest.mark.fast
-async def test_corrupt_lines_are_reported_and_the_rest_still_verifies(tmp_path: Path) -> None:
+async def test_corrupt_lines_are_reported_the_rest_verified(tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run", games=4)
     path = run / "games.jsonl"
     lines = path.read_text().splitlines()
@@ -130,7 +130,7 @@ async def test_a_missing_game_id_is_a_clear_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.fast
-async def test_positions_replay_every_move_to_the_recorded_result(tmp_path: Path) -> None:
+async def test_positions_replay_to_the_recorded_result(tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run", "la_plaza_teams", games=1)
     record = find_game(locate(run), 0)
     last = None
@@ -186,7 +186,7 @@ def zeros_left_out(data: Any) -> Any:
 
 
 @pytest.mark.fast
-def test_tiles_are_written_in_full_and_the_old_form_still_reads(tmp_path: Path) -> None:
+def test_tiles_are_written_whole_and_the_old_form_reads(tmp_path: Path) -> None:
     """Guards: point 11, ``[0|0]`` is written ``{"low":0,"high":0}`` (never ``{}``); records written the old way
     read, replay and verify as before."""
     records = [draw_game(i) for i in range(3)]

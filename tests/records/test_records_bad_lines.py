@@ -105,7 +105,7 @@ def broken_run(folder: Path, name: str) -> tuple[Path, str]:
 
 @pytest.mark.parametrize("name", list(ISSUE_LINES))
 @pytest.mark.fast
-def test_the_store_reports_each_bad_line_with_its_number_and_reads_the_others(name: str, tmp_path: Path) -> None:
+def test_the_store_numbers_bad_lines_and_reads_the_rest(name: str, tmp_path: Path) -> None:
     """Guards: every field's type checked on read (the store's iterator, which resume and the server use)."""
     run, expected = broken_run(tmp_path / "run", name)
     report = ReadReport()
@@ -117,8 +117,7 @@ def test_the_store_reports_each_bad_line_with_its_number_and_reads_the_others(na
 
 @pytest.mark.parametrize("jobs", [1, 2])
 @pytest.mark.parametrize("name", list(ISSUE_LINES))
-def test_verify_reports_each_bad_line_with_its_number(name: str, jobs: int, tmp_path: Path, capsys,
-                                                      monkeypatch) -> None:
+def test_verify_reports_each_bad_line_by_number(name: str, jobs: int, tmp_path: Path, capsys, monkeypatch) -> None:
     """Guards: ``arena replay --verify`` (serial and ``--jobs 2``) reports the line and verifies the other games."""
     run, expected = broken_run(tmp_path / "run", name)
     if name in ("winner not first", "move of seat 7"):  # typed: verification itself says what is wrong with it
@@ -151,7 +150,7 @@ def test_every_replay_mode_skips_the_bad_line(name: str, tmp_path: Path, capsys)
             f"arena replay {run} --verify says why, --repair moves it aside)\n")
 
 
-def test_against_replays_a_good_game_of_a_file_with_bad_lines(tmp_path: Path, capsys) -> None:
+def test_against_replays_a_good_game_beside_bad_lines(tmp_path: Path, capsys) -> None:
     """Guards: ``--against`` reads through the same checked reader (a real bot process, sandboxed)."""
     run, _ = broken_run(tmp_path / "run", "deal null")
     status = cli.main(["replay", str(run), "--game", "0", "--seat", "0", "--against", "--",
@@ -195,7 +194,7 @@ def break_lines(path: Path) -> dict[int, str]:
     return expected
 
 
-def test_resume_reports_and_replays_the_games_of_bad_lines(tmp_path: Path) -> None:
+def test_resume_reports_and_replays_bad_lines(tmp_path: Path) -> None:
     """Guards: ``arena run --resume`` (the runner reads through the store) reports each bad line with its number,
     plays those games again, and finishes: no traceback."""
     path = tournament_file(tmp_path, 5, uuid.uuid4().hex)
@@ -252,7 +251,7 @@ def test_the_server_reads_past_bad_lines(tmp_path: Path) -> None:
 
 
 @pytest.mark.fast
-def test_the_record_index_skips_bad_lines_and_finds_the_game_played_again(tmp_path: Path) -> None:
+def test_the_record_index_finds_the_game_played_again(tmp_path: Path) -> None:
     """Guards: the server's RecordIndex checks a line when it is read; a bad line is dropped with its number and a
     later line of the same game takes its place; a repaired (replaced) file is read again from its start."""
     good = [draw_game(i) for i in range(3)]
@@ -279,7 +278,7 @@ def test_the_record_index_skips_bad_lines_and_finds_the_game_played_again(tmp_pa
 
 
 @pytest.mark.fast
-def test_repair_moves_unreadable_lines_aside_and_keeps_the_rest(tmp_path: Path, capsys) -> None:
+def test_repair_moves_only_bad_lines_aside(tmp_path: Path, capsys) -> None:
     """Guards: ``arena replay RUN --repair`` moves every unreadable line (and a cut last line) to
     games.rejected.jsonl, appended with its line number and problem, keeps the other lines byte for byte, and
     ``--verify`` passes afterwards."""
@@ -351,7 +350,7 @@ def test_repair_replaces_the_file_atomically(tmp_path: Path, monkeypatch) -> Non
 
 
 @pytest.mark.fast
-def test_repair_is_refused_while_a_tournament_writes_the_file(tmp_path: Path, capsys) -> None:
+def test_repair_is_refused_while_a_run_writes(tmp_path: Path, capsys) -> None:
     """Guards: the record writer's lock: a repair never replaces a file a tournament is appending to (its later
     lines would go to the replaced file and be lost)."""
     broken, _ = broken_line("faults [5]")
@@ -367,8 +366,7 @@ def test_repair_is_refused_while_a_tournament_writes_the_file(tmp_path: Path, ca
 
 
 @pytest.mark.fast
-def test_a_writer_that_opened_the_file_during_a_repair_writes_to_the_repaired_one(tmp_path: Path,
-                                                                                   monkeypatch) -> None:
+def test_a_writer_opened_mid_repair_writes_the_new_file(tmp_path: Path, monkeypatch) -> None:
     """Guards: a writer (a tournament starting) that opened the record file while a repair held it waits for the
     repair, then writes to the file now at the path, never to the replaced one."""
     broken, _ = broken_line("faults [5]")
@@ -406,7 +404,7 @@ def test_a_writer_that_opened_the_file_during_a_repair_writes_to_the_repaired_on
 
 
 @pytest.mark.fast
-def test_repair_refuses_a_file_that_is_not_a_record_file(tmp_path: Path, capsys) -> None:
+def test_repair_refuses_a_non_record_file(tmp_path: Path, capsys) -> None:
     toml = ROOT / "tournaments" / "demo.toml"
     copy = tmp_path / "demo.toml"
     copy.write_bytes(toml.read_bytes())
@@ -576,7 +574,7 @@ def memory_capped(headroom: int = 3 << 30) -> Iterator[None]:
 
 
 @pytest.mark.fast
-def test_a_side_numbered_in_the_billions_is_refused_without_counting_to_it() -> None:
+def test_a_side_in_the_billions_is_refused_at_once() -> None:
     """The line CI's property found: a side's number from the record is never the size of anything a reader
     builds (there cannot be more sides than seats)."""
     line = changed(lambda r: r.update(sideOfSeat=[0, 4294967295]))(draw_game(1))

@@ -72,7 +72,7 @@ def draws() -> list[dict]:
 
 @pytest.mark.parametrize("variant,players", EVERY_VARIANT)
 @pytest.mark.fast
-def test_every_variant_reads_back_exactly_what_was_written(tmp_path: Path, variant: str, players: int | None) -> None:
+def test_every_variant_reads_back_what_was_written(tmp_path: Path, variant: str, players: int | None) -> None:
     records = [played(variant, f"{MASTER}/0/{i}", i, players) for i in range(2)]
     path = write_compact(tmp_path / "games.jsonl.zst", records)
     report = ReadReport()
@@ -126,7 +126,7 @@ def test_a_torn_tail_is_dropped_and_appending_goes_on(tmp_path: Path, draws: lis
 
 
 @pytest.mark.fast
-def test_a_damaged_frame_is_a_bad_line_and_every_other_game_is_read(tmp_path: Path, draws: list[dict]) -> None:
+def test_a_damaged_frame_is_one_bad_line(tmp_path: Path, draws: list[dict]) -> None:
     path = write_compact(tmp_path / "games.jsonl.zst", draws)
     units = units_of(path)
     middle = compact.HEADER.size + len(units[1]) // 2
@@ -151,7 +151,7 @@ def test_bytes_between_units_are_one_bad_line(tmp_path: Path, draws: list[dict])
 
 
 @pytest.mark.fast
-def test_a_length_running_past_the_end_before_another_unit_is_damage(tmp_path: Path, draws: list[dict]) -> None:
+def test_a_length_overrunning_a_later_unit_is_damage(tmp_path: Path, draws: list[dict]) -> None:
     path = write_compact(tmp_path / "games.jsonl.zst", draws)
     units = units_of(path)
     wrong = compact.HEADER.pack(compact.SKIPPABLE_MAGIC, 4, 1 << 20) + units[1][compact.HEADER.size:]
@@ -167,8 +167,7 @@ FRAME_HEADER_DESCRIPTOR, CHECKSUM_FLAG = 4, 1 << 2
 
 
 @pytest.mark.fast
-def test_a_bit_flipped_anywhere_in_a_frame_is_a_bad_line_never_another_record(tmp_path: Path,
-                                                                             draws: list[dict]) -> None:
+def test_a_flipped_bit_is_a_bad_line_never_another_record(tmp_path: Path, draws: list[dict]) -> None:
     """Every frame carries its content's checksum and the reader checks it: each of a frame's bits flipped in turn
     is reported as a bad line, or (the few bits zstd ignores) reads back the very record written, never another.
     Clearing the checksum flag is damage too, as is a frame with bytes after its end (where a cleared flag would
@@ -203,7 +202,7 @@ def test_a_bit_flipped_anywhere_in_a_frame_is_a_bad_line_never_another_record(tm
 
 
 @pytest.mark.fast
-def test_a_frame_of_a_dictionary_this_arena_lacks_is_named(tmp_path: Path, draws: list[dict]) -> None:
+def test_a_frame_of_an_unknown_dictionary_is_named(tmp_path: Path, draws: list[dict]) -> None:
     samples = [record_line(played("block", f"d/0/{i}", i)) for i in range(20)]
     other = zstandard.train_dictionary(8192, samples, k=200, d=8, dict_id=40000)
     frame = zstandard.ZstdCompressor(dict_data=other, write_checksum=True).compress(record_line(draws[1]))
@@ -240,7 +239,7 @@ def write_run_folder(folder: Path, records: list[dict]) -> Path:
 
 
 @pytest.mark.fast
-def test_a_file_that_is_not_a_compact_record_file_is_one_line(tmp_path: Path) -> None:
+def test_a_file_not_in_the_compact_format_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "games.jsonl.zst"
     path.write_bytes(b'name = "t"\nvariant = "draw"\n')
     with pytest.raises(RecordError, match=r"not a record file \(no line of it is a game record\); expected a run "
@@ -252,7 +251,7 @@ def test_a_file_that_is_not_a_compact_record_file_is_one_line(tmp_path: Path) ->
 
 
 @pytest.mark.fast
-def test_new_folders_write_the_compact_file_and_old_ones_keep_theirs(tmp_path: Path, monkeypatch) -> None:
+def test_new_folders_go_compact_old_ones_keep_theirs(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv(FORMAT_VARIABLE, raising=False)
     assert RunFolder(tmp_path / "new").records == tmp_path / "new" / "games.jsonl.zst"
     old = tmp_path / "old"
@@ -284,7 +283,7 @@ async def test_verify_says_the_same_of_both_formats(tmp_path: Path, capsys, monk
 
 
 @pytest.mark.fast
-async def test_verify_finds_a_tampered_move_in_a_compact_file(tmp_path: Path) -> None:
+async def test_verify_finds_a_tampered_move(tmp_path: Path) -> None:
     run = await write_run(tmp_path / "run", games=2)
     records = [json.loads(line) for line in (run / "games.jsonl").read_text().splitlines()]
     move = next(m for m in records[1]["rounds"][0]["moves"] if m["action"]["kind"] == "ACTION_KIND_DRAW")
@@ -300,7 +299,7 @@ async def test_verify_finds_a_tampered_move_in_a_compact_file(tmp_path: Path) ->
 
 
 @pytest.mark.fast
-def test_the_server_index_reads_a_compact_file_as_it_grows(tmp_path: Path, draws: list[dict]) -> None:
+def test_the_server_index_reads_it_as_it_grows(tmp_path: Path, draws: list[dict]) -> None:
     path = write_compact(tmp_path / "games.jsonl.zst", draws[:2])
     unit = compact.encode(draws[2])
     with open(path, "ab") as f:
@@ -324,7 +323,7 @@ def compact_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != FORMAT_VARIABLE}
 
 
-def test_a_run_writes_the_compact_file_and_every_command_reads_it(tmp_path: Path) -> None:
+def test_a_run_writes_it_and_every_command_reads_it(tmp_path: Path) -> None:
     tag = uuid.uuid4().hex
     out = tmp_path / "run"
     done = arena_run(write(tmp_path, block_text(tag, 3)), "--out", str(out), env=compact_env())
@@ -344,7 +343,7 @@ def test_a_run_writes_the_compact_file_and_every_command_reads_it(tmp_path: Path
     assert rows.returncode == 0 and len(rows.stdout.splitlines()) == 7
 
 
-def test_resume_after_kill_9_of_a_compact_run_loses_and_doubles_nothing(tmp_path: Path) -> None:
+def test_resume_after_kill_9_loses_and_doubles_nothing(tmp_path: Path) -> None:
     tag = uuid.uuid4().hex
     path = write(tmp_path, block_text(tag, 40, concurrency=3))
     out = tmp_path / "run"
@@ -368,7 +367,7 @@ def test_resume_after_kill_9_of_a_compact_run_loses_and_doubles_nothing(tmp_path
     assert verify_run(out).mismatches == []
 
 
-def test_a_server_writes_the_compact_file_and_serves_its_games(tmp_path: Path, monkeypatch) -> None:
+def test_a_server_writes_it_and_serves_its_games(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv(FORMAT_VARIABLE)
     tag = uuid.uuid4().hex
     server = WebServer(tmp_path / "data", "--concurrency", "2",
@@ -390,7 +389,7 @@ def test_a_server_writes_the_compact_file_and_serves_its_games(tmp_path: Path, m
 
 
 @pytest.mark.fast
-def test_the_rating_chart_reads_a_compact_file_as_it_grows(tmp_path: Path, draws: list[dict]) -> None:
+def test_the_rating_chart_reads_it_as_it_grows(tmp_path: Path, draws: list[dict]) -> None:
     path = write_compact(tmp_path / "games.jsonl.zst", draws[:2])
     unit = compact.encode(draws[2])
     with open(path, "ab") as f:
@@ -405,8 +404,7 @@ def test_the_rating_chart_reads_a_compact_file_as_it_grows(tmp_path: Path, draws
 
 
 @pytest.mark.fast
-def test_export_jsonl_writes_the_readable_file_and_hides_a_secret_seed(tmp_path: Path, draws: list[dict],
-                                                                        capsys) -> None:
+def test_export_jsonl_hides_a_secret_seed(tmp_path: Path, draws: list[dict], capsys) -> None:
     run = write_run_folder(tmp_path / "run", draws)
     target = tmp_path / "games.jsonl"
     assert cli.main(["export", str(run), "--jsonl", "--out", str(target)]) == 0

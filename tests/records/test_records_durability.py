@@ -21,7 +21,7 @@ RANDOM_BOT = str(ROOT / "bots" / "python" / "random_bot.py")
 
 
 @pytest.mark.fast
-def test_write_fsyncs_the_record_file_after_its_line_is_written(tmp_path: Path, monkeypatch) -> None:
+def test_write_fsyncs_the_file_after_writing_its_line(tmp_path: Path, monkeypatch) -> None:
     """Guards: the fsync in RecordWriter.write, on the record file's descriptor, after the line reached the file."""
     path = tmp_path / "games.jsonl"
     synced: list[tuple[int, int, bytes]] = []  # (device, inode) of each descriptor fsynced, and the file's bytes then
@@ -47,7 +47,7 @@ def test_write_fsyncs_the_record_file_after_its_line_is_written(tmp_path: Path, 
     assert path.read_bytes() == first + second
 
 
-async def test_on_game_sees_its_line_already_fsynced_in_games_jsonl(tmp_path: Path, monkeypatch) -> None:
+async def test_on_game_sees_its_line_already_fsynced(tmp_path: Path, monkeypatch) -> None:
     """Guards: the runner tells ``on_game`` (standings, watchers, the server) of a game only after its line is
     written and fsynced. A real tournament with real bot processes."""
     run = tmp_path / "run"

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.fast  # starts no process, no server, no browser
     ("la_plaza_teams", 4, None, None), ("la_plaza_teams", 4, None, 1), ("all_fives", 2, {"target": 60}, None),
     ("mexican_train", 3, {"rounds": 2}, None), ("mexican_train", 5, {"rounds": 1}, 4),
 ])
-def test_honest_records_of_every_variant_pass_the_complete_check(variant, players, options, fails_after) -> None:
+def test_honest_records_of_every_variant_pass(variant, players, options, fails_after) -> None:
     record = played(variant, f"honest/0/{variant}", 3, players, options, fails_after)
     assert_complete(record)
 
@@ -42,7 +42,7 @@ def assert_complete(record: dict) -> None:
     assert game_summary(record).index == index_of(record) == record_message(record, True).index
 
 
-def test_a_game_forfeited_before_play_passes_the_complete_check() -> None:
+def test_a_game_forfeited_before_play_passes() -> None:
     game = new_game("la_plaza_teams")
     faults = [Fault(FaultKind.START_FAILED, seat, 0, "the bot did not start") for seat in (1, 3)]
     record = forfeit_before_start(game, ("a", "b", "a", "b"), faults, seed="x/0/0", match_id="m")
@@ -97,7 +97,7 @@ SCHEMA_REFUSALS = {
 
 
 @pytest.mark.parametrize("name", list(SCHEMA_REFUSALS))
-def test_the_schema_refuses_non_finite_numbers_and_booleans_where_integers_go(name: str) -> None:
+def test_non_finite_and_boolean_numbers_are_refused(name: str) -> None:
     """Python's json reads NaN and Infinity, and True is an int to Python: neither is what any field of a record
     can hold (protobuf's JSON mapping writes neither), and a reader given one would compute with it."""
     make, expected = SCHEMA_REFUSALS[name]
@@ -109,7 +109,7 @@ def test_the_schema_refuses_non_finite_numbers_and_booleans_where_integers_go(na
 
 
 @pytest.mark.parametrize("seat, refused", [(2, True), (1, False)])
-def test_the_schema_refuses_a_fault_at_a_seat_the_game_does_not_have(seat: int, refused: bool) -> None:
+def test_a_fault_at_a_missing_seat_is_refused(seat: int, refused: bool) -> None:
     line = fault_of_seat(seat)(draw_game(1))
     if not refused:
         assert parse_record(line)["faults"][0]["seat"] == 1

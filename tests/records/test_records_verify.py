@@ -94,8 +94,8 @@ def rewrite(run: Path, change) -> list[str]:
 
 @pytest.mark.parametrize("jobs", [1, 2])
 @pytest.mark.parametrize("change", TAMPERING, ids=lambda change: change.__name__)
-async def test_verify_reports_each_tampering_with_game_round_and_move(change, jobs: int, tmp_path: Path, capsys,
-                                                                      monkeypatch) -> None:
+async def test_each_tampering_is_reported_by_game_round_and_move(change, jobs: int, tmp_path: Path, capsys,
+                                                                 monkeypatch) -> None:
     """Guards: the boneyard-top check of a draw, the forced check, the recorded-twice check (serial and parallel),
     and that every finished round and the match have a result."""
     run = await write_run(tmp_path / "run", games=6)
@@ -109,8 +109,7 @@ async def test_verify_reports_each_tampering_with_game_round_and_move(change, jo
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-async def test_verify_reports_a_consistent_game_from_a_foreign_seed(jobs: int, tmp_path: Path, capsys,
-                                                                    monkeypatch) -> None:
+async def test_a_game_of_a_foreign_seed_is_reported(jobs: int, tmp_path: Path, capsys, monkeypatch) -> None:
     """Guards: the master seed reaches every verification, parallel ones included. Game 2 is replaced by a real,
     self-consistent game dealt from a seed that is not ``<master>/<deal key>``: only the seed check can see it."""
     run = await write_run(tmp_path / "run", games=6)
@@ -130,8 +129,7 @@ async def test_verify_reports_a_consistent_game_from_a_foreign_seed(jobs: int, t
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-async def test_honest_records_with_a_game_ended_by_a_fault_verify_clean(jobs: int, tmp_path: Path, capsys,
-                                                                        monkeypatch) -> None:
+async def test_records_with_a_faulted_game_verify_clean(jobs: int, tmp_path: Path, capsys, monkeypatch) -> None:
     """The results required are those of finished rounds: a round cut short by a fault has none, and is clean."""
     run = await write_run(tmp_path / "run", games=4)
     game = new_game("draw", 2)
@@ -166,7 +164,7 @@ def fetched_while_running(record: dict) -> dict:
 
 
 @pytest.mark.fast
-def test_a_game_fetched_while_its_tournament_runs_verifies_all_but_its_shuffle(tmp_path: Path, capsys) -> None:
+def test_a_running_game_verifies_all_but_its_shuffle(tmp_path: Path, capsys) -> None:
     """Guards: point 3, a record without its seed is not "the deal is not the one the rules deal from the game's
     seed": the note says the seed is not revealed yet, and everything else is verified."""
     records = [fetched_while_running(draw_game(i)) for i in range(2)]
@@ -234,7 +232,7 @@ def no_tile_must_lead(record: dict) -> None:
 
 @pytest.mark.parametrize("tamper", [another_tile_leads, no_tile_must_lead])
 @pytest.mark.fast
-def test_a_seedless_record_is_checked_for_the_tile_that_leads(tamper, tmp_path: Path) -> None:
+def test_a_seedless_record_is_checked_for_the_lead_tile(tamper, tmp_path: Path) -> None:
     """La Plaza for teams: whoever holds [6|6] leads it, whatever the seed. A record without its seed whose first
     deal names another tile to lead (one its leader holds, so the deal is still a deal), or none at all (under which
     the recorded lead of [6|6] is legal too), is not what the rules deal."""

@@ -57,7 +57,7 @@ def printed(report) -> str:
     return console.export_text()
 
 
-def test_the_greedy_bot_agrees_with_the_builtin_greedy_at_every_decision(tmp_path: Path) -> None:
+def test_the_greedy_bot_agrees_with_the_builtin_greedy(tmp_path: Path) -> None:
     record = greedy_record()
     expected = decisions_of(record)
     assert {seat for _, seat, _ in expected} == {0, 1} and any(m.get("forced") for r in record["rounds"]
@@ -75,7 +75,7 @@ def test_the_greedy_bot_agrees_with_the_builtin_greedy_at_every_decision(tmp_pat
     assert "100.0%" in text and "no divergence" in text
 
 
-def test_the_random_bot_diverges_and_each_divergence_is_reported(tmp_path: Path) -> None:
+def test_each_divergence_of_the_random_bot_is_reported(tmp_path: Path) -> None:
     record = greedy_record()
     asked = {number: (seat, move) for number, seat, move in decisions_of(record, seat=1)}
     report = replay_against(record, RANDOM, seat=1, startup_s=20, move_ms=5000, log_dir=tmp_path)
@@ -97,7 +97,7 @@ def test_the_random_bot_diverges_and_each_divergence_is_reported(tmp_path: Path)
     assert f"recorded {first.recorded}, bot chose {first.chosen}" in text
 
 
-def test_a_hanging_bot_times_out_at_every_decision_and_the_replay_finishes(tmp_path: Path) -> None:
+def test_a_hanging_bot_times_out_and_the_replay_ends(tmp_path: Path) -> None:
     record = greedy_record()
     expected = decisions_of(record, seat=0)
     report = replay_against(record, [*BAD, "--mode", "hang"], seat=0, startup_s=20, move_ms=50, log_dir=tmp_path)
@@ -110,7 +110,7 @@ def test_a_hanging_bot_times_out_at_every_decision_and_the_replay_finishes(tmp_p
     assert text.count("FAULT move ") == len(expected) and "timeout: no reply within 300 ms" in text
 
 
-def test_a_crashing_bot_is_restarted_and_the_replay_goes_on(tmp_path: Path) -> None:
+def test_a_crashing_bot_is_restarted_mid_replay(tmp_path: Path) -> None:
     record = greedy_record()
     expected = decisions_of(record, seat=0)
     report = replay_against(record, [*BAD, "--mode", "exit_mid"], seat=0, startup_s=20, move_ms=5000,
@@ -144,7 +144,7 @@ def test_the_cli_replays_against_a_bot_and_exits_0(tmp_path: Path) -> None:
     assert "agreements (100.0%)" in out.stdout and "no divergence" in out.stdout
 
 
-def test_the_cli_exits_1_with_a_clear_message_when_the_bot_does_not_start(tmp_path: Path) -> None:
+def test_the_cli_exits_1_if_the_bot_cannot_start(tmp_path: Path) -> None:
     games = write_games(tmp_path / "games.jsonl")
     out = arena("replay", str(games), "--game", "0", "--against", "/nonexistent")
     assert out.returncode == 1, out.stdout + out.stderr
@@ -152,7 +152,7 @@ def test_the_cli_exits_1_with_a_clear_message_when_the_bot_does_not_start(tmp_pa
     assert "Traceback" not in out.stderr
 
 
-def test_the_cli_takes_the_command_after_against_double_dash(tmp_path: Path) -> None:
+def test_the_cli_takes_the_bot_after_a_double_dash(tmp_path: Path) -> None:
     games = write_games(tmp_path / "games.jsonl")
     out = arena("replay", str(games), "--game", "0", "--against", "--", "/nonexistent")
     assert out.returncode == 1, out.stdout + out.stderr

@@ -113,7 +113,7 @@ async def test_each_seat_part_holds_only_what_that_seat_knew(variant: str) -> No
 
 
 @pytest.mark.fast
-async def test_the_page_is_self_contained_and_names_cannot_break_out(tmp_path: Path) -> None:
+async def test_the_page_is_self_contained_and_names_cannot_escape(tmp_path: Path) -> None:
     record = await make_record("draw", 2, "self-contained")
     record["seats"] = ["</script><script>alert(1)</script>", "<!-- x"]
     page = render_html(record)
@@ -343,7 +343,7 @@ SCORES = """(() => {
 
 
 @needs_chromium
-async def test_six_seats_where_the_lowest_total_wins_in_headless_chromium(tmp_path: Path, browser) -> None:
+async def test_six_seats_lowest_wins_in_chromium(tmp_path: Path, browser) -> None:
     """Mexican Train at six seats, three entrants in two seats each: the side names tell the seats apart, the
     fullest bar is the lowest total's (it is winning), and the per-round table stays inside its card (it scrolls
     there rather than being cut off at the page's edge)."""
@@ -370,7 +370,7 @@ async def test_six_seats_where_the_lowest_total_wins_in_headless_chromium(tmp_pa
 
 
 @needs_chromium
-async def test_faults_and_a_game_without_moves_in_headless_chromium(tmp_path: Path, browser) -> None:
+async def test_faults_and_a_moveless_game_in_chromium(tmp_path: Path, browser) -> None:
     game = new_game("draw", 2)
     played = await play_match(game, [LocalPlayer(RandomPlayer("ok"), "ann"), LocalPlayer(PassesWhenItMayNot(4))],
                               seed="fault", match_id="m2")

@@ -144,7 +144,7 @@ def check_drawn(text: str, tiles, first: int | None, last: int | None) -> None:
 
 
 @pytest.mark.fast
-async def test_the_draw_line_shows_doubles_crosswise_and_tiles_as_they_lie() -> None:
+async def test_draw_shows_doubles_crosswise_and_tiles_as_they_lie() -> None:
     deal = full_deal(6, 7, "[1|4] [3|4]", "[4|4] [1|1]")
     script = ["lead [1|4]", "[4|4] on [1|4] high end", "[3|4] on [4|4] line B", "[1|1] on [1|4] low end"]
     out = move_blocks(render(await scripted_record("draw", deal, script)))
@@ -156,7 +156,7 @@ async def test_the_draw_line_shows_doubles_crosswise_and_tiles_as_they_lie() -> 
 
 
 @pytest.mark.fast
-async def test_the_all_fives_spinner_shows_its_four_arms_and_the_count() -> None:
+async def test_all_fives_shows_four_spinner_arms_and_the_count() -> None:
     deal = full_deal(6, 7, "[5|5] [5|6]", "[2|5] [1|5]")
     script = ["lead [5|5]", "[2|5] on [5|5] line A", "[5|6] on [5|5] line B", "[1|5] on [5|5] side C"]
     out = move_blocks(render(await scripted_record("all_fives", deal, script)))
@@ -204,7 +204,7 @@ async def test_the_line_after_every_move_is_the_engines(variant: str) -> None:
 
 
 @pytest.mark.fast
-async def test_mexican_train_shows_every_train_with_markers_and_open_doubles() -> None:
+async def test_mexican_train_shows_trains_markers_and_open_doubles() -> None:
     record = await random_record("mexican_train", players=3, options={"rounds": 2})
     out = move_blocks(render(record))
     markers = doubles = 0
@@ -237,7 +237,7 @@ async def test_mexican_train_shows_every_train_with_markers_and_open_doubles() -
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.fast
-async def test_the_seat_view_never_shows_a_hidden_tile_before_the_round_ends(variant: str) -> None:
+async def test_the_seat_view_hides_tiles_until_the_round_ends(variant: str) -> None:
     options = {"rounds": 2} if variant == "mexican_train" else None
     record = await random_record(variant, seed="hide/0/0", options=options)
     viewer = 1
@@ -264,7 +264,7 @@ async def test_the_seat_view_never_shows_a_hidden_tile_before_the_round_ends(var
 
 
 @pytest.mark.fast
-async def test_the_full_view_shows_every_hand_and_the_round_results() -> None:
+async def test_the_full_view_shows_all_hands_and_results() -> None:
     record = await random_record("draw", seed="full/0/0")
     text = render(record)
     out = move_blocks(text)
@@ -303,7 +303,7 @@ async def test_forced_moves_are_marked(variant: str) -> None:
 
 
 @pytest.mark.fast
-async def test_a_fault_is_shown_where_it_happened_and_the_game_stops_there() -> None:
+async def test_a_fault_is_shown_where_it_happened_and_play_stops() -> None:
     game = new_game("draw", 2)
     seats = [LocalPlayer(RandomPlayer("f/0"), name="bot0"), fails_after("f/1", 4, "bot1")]
     record = as_dict(game, await play_match(game, seats, seed="fault/0/0", match_id="m0"))
@@ -341,7 +341,7 @@ def test_a_fault_before_play_is_shown_before_the_result() -> None:
 
 @pytest.mark.parametrize("seat", [2, 5, -1])
 @pytest.mark.fast
-async def test_a_seat_the_game_does_not_have_is_one_clear_error(seat: int) -> None:
+async def test_a_seat_the_game_lacks_is_one_clear_error(seat: int) -> None:
     record = await random_record("block", seed="bad/0/0")
     console = Console(file=io.StringIO(), width=120)
     with pytest.raises(RecordError, match=rf"^seat {seat} does not exist: the game has 2 seats \(0 to 1\)$"):
@@ -433,7 +433,7 @@ async def test_the_command_line_end_to_end(tmp_path: Path) -> None:
 
 
 @pytest.mark.fast
-def test_the_compact_view_is_one_line_a_move_with_the_layout_at_round_ends(tmp_path: Path, capsys) -> None:
+def test_the_compact_view_is_a_line_per_move_and_round_layouts(tmp_path: Path, capsys) -> None:
     """Guards: point 9, compact (one line a move, the layout at round ends) is the default when the output is not
     a terminal; ``--full`` gives the full view, and ``--compact`` the compact one on a terminal."""
     record = draw_game(1)

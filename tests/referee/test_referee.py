@@ -76,7 +76,7 @@ async def faulty_match(mode: str, tmp_path: Path, move_ms: int = 2000, **env: st
         ("exit_mid", FaultKind.CRASHED, "unreachable or crashed"),
     ],
 )
-async def test_a_misbehaving_bot_is_a_recorded_fault_and_forfeits(mode, kind, text, tmp_path: Path) -> None:
+async def test_a_misbehaving_bot_forfeits_with_a_fault(mode, kind, text, tmp_path: Path) -> None:
     record = await faulty_match(mode, tmp_path)
     assert len(record.faults) == 1
     fault = record.faults[0]
@@ -97,7 +97,7 @@ async def test_a_hanging_bot_times_out_and_sees_cancelled(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("first_move_ms", [0, 3000])
-async def test_a_first_decision_allowance_gives_a_warming_up_bot_its_time(first_move_ms: int, tmp_path: Path) -> None:
+async def test_a_first_decision_allowance_lets_a_bot_warm_up(first_move_ms: int, tmp_path: Path) -> None:
     process = BotProcess(bad("slow_first"), tmp_path, startup_s=15)
     try:
         bot = await process.ensure_running()
@@ -115,8 +115,7 @@ async def test_a_first_decision_allowance_gives_a_warming_up_bot_its_time(first_
 
 
 @pytest.mark.parametrize("grace_ms, timeout", [(20, True), (5000, False)], ids=["small-grace", "large-grace"])
-async def test_the_grace_is_a_setting_a_reply_within_move_plus_grace_is_in_time_and_one_after_it_a_timeout(
-        grace_ms: int, timeout: bool, tmp_path: Path) -> None:
+async def test_a_reply_within_move_plus_grace_is_in_time(grace_ms: int, timeout: bool, tmp_path: Path) -> None:
     """The bot takes 1 s for its first decision against a move time of 100 ms: after a grace of 20 ms (deadline
     120 ms) it is a timeout; within a grace of 5 s it is in time (the default 250 ms would have timed it out). Both
     margins are seconds wide, so a busy machine cannot turn one case into the other."""
@@ -155,7 +154,7 @@ class Clocked(LocalPlayer):
 
 
 @pytest.mark.fast
-async def test_each_request_carries_its_deadline_and_the_referee_waits_exactly_that_long() -> None:
+async def test_each_request_carries_the_referees_deadline() -> None:
     """The deadline a request tells (``deadline_ms``, sent as ``TimeControl.deadline_ms``) is the move time (the
     first decision's allowance included), plus the bank left, plus the grace; it is the timeout the referee gives."""
     players = [Clocked(1, think_ms=70), Clocked(2, think_ms=0)]
@@ -175,7 +174,7 @@ async def test_each_request_carries_its_deadline_and_the_referee_waits_exactly_t
     assert slow_banks[-1] < 500 and {r.bank_ms for r, _ in players[1].asked} == {500}
 
 
-async def test_cancelling_a_game_cancels_the_call_and_the_bot_sees_it(tmp_path: Path) -> None:
+async def test_a_cancelled_game_cancels_the_bots_call(tmp_path: Path) -> None:
     process = BotProcess(bad("hang"), tmp_path, startup_s=15)
     try:
         bot = await process.ensure_running()
@@ -193,7 +192,7 @@ async def test_cancelling_a_game_cancels_the_call_and_the_bot_sees_it(tmp_path: 
 
 
 @pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unsandboxed"])
-async def test_a_stopped_bot_gets_sigterm_and_ends_cleanly_in_its_grace(sandbox: bool, tmp_path: Path) -> None:
+async def test_a_stopped_bot_ends_on_sigterm_in_its_grace(sandbox: bool, tmp_path: Path) -> None:
     """The promise the kits rely on to save their state: stopping is SIGTERM first. Inside a sandbox the signal must
     reach the bot itself: bubblewrap passes none on, and its end kills the sandbox at once."""
     tag = f"sigterm-{uuid.uuid4().hex}"
@@ -210,7 +209,7 @@ async def test_a_stopped_bot_gets_sigterm_and_ends_cleanly_in_its_grace(sandbox:
     assert bot_processes(tag) == []
 
 
-async def test_a_sandbox_whose_first_process_ended_is_never_signalled_by_its_old_number(tmp_path: Path) -> None:
+async def test_a_sandbox_is_never_signalled_by_its_stale_pid(tmp_path: Path) -> None:
     """The arena is not the parent of a sandbox's first process, so once it has ended its pid may be any process's
     (pids wrap around; a suite's thousands of bots recycle them): stopping must then signal no one by that number.
     Here a decoy, leading a process group of its own, takes the number's place."""
@@ -243,7 +242,7 @@ threading.Event().wait(600)
 """
 
 
-async def test_a_sandboxed_bot_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
+async def test_a_bot_ignoring_sigterm_is_killed_after_grace(tmp_path: Path) -> None:
     """A bot that will not stop is killed when its grace is over, with everything its sandbox holds."""
     tag = f"no-sigterm-{uuid.uuid4().hex}"
     process = BotProcess(tagged(bad("ignore_sigterm"), tag), tmp_path, startup_s=15)
@@ -265,7 +264,7 @@ async def test_a_sandboxed_bot_that_ignores_sigterm_is_killed_after_the_grace(tm
         ("bad_version", 15, "expected protocol version 1, got 99"),
     ],
 )
-async def test_a_bot_that_does_not_start_properly_is_a_start_fault(mode, startup, text, tmp_path: Path) -> None:
+async def test_a_failed_start_is_a_start_fault(mode, startup, text, tmp_path: Path) -> None:
     from arena.players.faults import BotFailure
 
     process = BotProcess(bad(mode), tmp_path, startup_s=startup)
@@ -283,8 +282,7 @@ async def test_a_bot_that_does_not_start_properly_is_a_start_fault(mode, startup
     ("escape_name", "the bot's name 'bad\\x1b[2J\\x1b[Hbot' holds control characters"),
     ("long_name", "the bot's name is 100000 characters long; at most 64"),
 ])
-async def test_a_name_that_is_too_long_or_holds_control_characters_fails_the_handshake(
-        mode: str, text: str, tmp_path: Path) -> None:
+async def test_a_long_or_unprintable_name_fails_the_handshake(mode: str, text: str, tmp_path: Path) -> None:
     from arena.players.faults import BotFailure
 
     process = BotProcess(bad(mode), tmp_path, startup_s=15)
@@ -321,7 +319,7 @@ async def test_a_crashed_bot_is_restarted_for_the_next_game(tmp_path: Path) -> N
         await process.stop()
 
 
-async def test_python_bots_play_a_whole_match_with_a_complete_record(tmp_path: Path) -> None:
+async def test_python_bots_play_a_fully_recorded_match(tmp_path: Path) -> None:
     processes = [BotProcess(BotSpec(f"py{i}", command=(sys.executable, RANDOM_BOT)), tmp_path) for i in range(3)]
     try:
         bots = [await p.ensure_running() for p in processes]
@@ -347,7 +345,7 @@ async def test_python_bots_play_a_whole_match_with_a_complete_record(tmp_path: P
 
 
 @pytest.mark.fast
-def test_forfeit_ranks_the_faulting_side_last_and_respects_lowest_wins() -> None:
+def test_the_faulter_ranks_last_in_lowest_wins_too() -> None:
     from arena.referee import forfeit_result
 
     draw = new_game("draw", 3)
@@ -361,7 +359,7 @@ def test_forfeit_ranks_the_faulting_side_last_and_respects_lowest_wins() -> None
 
 
 @pytest.mark.fast
-async def test_in_a_team_game_a_fault_by_seat_2_forfeits_seat_2s_side() -> None:
+async def test_a_fault_by_seat_2_forfeits_its_team() -> None:
     """Seats 0 and 2 are side 0. Seat 2 times out at its first decision, before anyone scored: side 0 forfeits and
     side 1 wins (taking the seat for the side would name a side the game does not have: nobody would forfeit, and
     the 0-0 match would be a draw). The same for a bot of seat 2 that never started."""
@@ -380,7 +378,7 @@ async def test_in_a_team_game_a_fault_by_seat_2_forfeits_seat_2s_side() -> None:
     assert unstarted.result is not None and (unstarted.result.winner, unstarted.result.ranking) == (1, (1, 0))
 
 
-async def test_a_bot_outlives_the_arenas_idle_worker_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_bot_outlives_idle_worker_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Bots die with the arena (pdeathsig), which binds to the thread that started them; trio's idle worker
     threads exit (after 10 s; a fifth of a second here), so a bot started from one would be killed then. This waits
     until every idle worker thread has exited, then asks the bot."""
@@ -401,7 +399,7 @@ async def test_a_bot_outlives_the_arenas_idle_worker_threads(tmp_path: Path, mon
 
 
 @pytest.mark.fast
-async def test_a_log_that_cannot_be_opened_is_a_start_failure_not_a_crash(tmp_path: Path) -> None:
+async def test_an_unopenable_log_is_a_start_failure_not_a_crash(tmp_path: Path) -> None:
     """The log folder is a file: the start fails with START_FAILED naming the log, and nothing is left running."""
     from arena.players.faults import BotFailure
 
@@ -427,7 +425,7 @@ def told_times(log: Path) -> list[tuple[int, int, int]]:
     return times
 
 
-async def test_a_bot_sleeping_past_its_move_time_spends_its_bank_then_times_out(tmp_path: Path) -> None:
+async def test_a_slow_bot_spends_its_bank_then_times_out(tmp_path: Path) -> None:
     """Guards: the referee spends a seat's bank by the time it takes beyond move_ms, tells the bot what is left
     (``time.bank_ms`` of each ActRequest), and gives it only move_ms + bank + grace, the deadline it tells the bot
     (``time.deadline_ms``). Each decision of the bot takes

@@ -85,7 +85,7 @@ def test_the_lead_alone_counts_both_halves(lead: str, points: int) -> None:
 # --- the spinner --------------------------------------------------------------------------------------------------
 
 
-def test_lead_spinner_counts_in_full_until_both_long_sides_are_covered_then_sides_c_and_d_open() -> None:
+def test_a_lead_spinner_counts_in_full_then_opens_c_and_d() -> None:
     """docs/rules.md#all-fives-spinner-example: [5|5] 10; [5|0] on line A 10; [5|3] on line B count 3; [5|2] on
     side C 5."""
     state = fives().new_round(deal("[5|5] [3|5] [1|6] [4|6]", "[0|5] [2|5] [1|1] [6|6]", boneyard="[0|0]"))
@@ -118,7 +118,7 @@ def test_lead_spinner_counts_in_full_until_both_long_sides_are_covered_then_side
     ]
 
 
-def test_spinner_played_mid_line_joins_by_line_a_so_one_tile_on_line_b_opens_c_and_d() -> None:
+def test_a_mid_line_spinner_opens_c_and_d_after_one_tile_on_b() -> None:
     state = fives().new_round(deal("[2|5] [3|5] [1|6]", "[5|5] [1|5] [0|0]", boneyard="[4|4]"))
     do(state, "lead [2|5]")
     assert (count(state), state.play_points) == (7, [0, 0])
@@ -137,7 +137,7 @@ def test_spinner_played_mid_line_joins_by_line_a_so_one_tile_on_line_b_opens_c_a
     assert (count(state), state.play_points) == (6, [5, 0])
 
 
-def test_a_mid_line_spinner_counts_both_halves_when_scoring() -> None:
+def test_a_mid_line_spinner_counts_both_halves() -> None:
     state = fives().new_round(deal("[0|5] [1|6]", "[5|5] [2|2]", boneyard="[4|4]"))
     do(state, "lead [0|5]")
     assert state.play_points == [5, 0]
@@ -145,7 +145,7 @@ def test_a_mid_line_spinner_counts_both_halves_when_scoring() -> None:
     assert (count(state), state.play_points) == (10, [5, 10])
 
 
-def test_only_the_first_double_is_a_spinner_and_later_doubles_count_both_halves_at_an_arm_end() -> None:
+def test_only_the_first_double_spins_later_count_both_halves() -> None:
     state = fives(2).new_round(deal("[2|3] [2|2] [3|4] [0|6]", "[3|3] [1|2] [0|0] [5|6]", boneyard="[6|6]"))
     do(state, "lead [2|3]")
     assert state.play_points == [5, 0]
@@ -164,7 +164,7 @@ def test_only_the_first_double_is_a_spinner_and_later_doubles_count_both_halves_
     assert open_points(state) == ["[1|2] low end 1", "[3|4] high end 4", "[3|3] side C 3", "[3|3] side D 3"]
 
 
-def test_doubles_at_arm_ends_double_five_makes_ten_double_blank_makes_zero() -> None:
+def test_end_doubles_count_double_five_as_ten_blank_as_zero() -> None:
     state = fives(2).new_round(deal("[4|4] [4|5] [0|0] [6|6]", "[0|4] [5|5] [1|6] [2|6]", boneyard="[3|3]"))
     do(state, "lead [4|4]")
     assert (count(state), state.play_points) == (8, [0, 0])
@@ -178,7 +178,7 @@ def test_doubles_at_arm_ends_double_five_makes_ten_double_blank_makes_zero() -> 
     assert (count(state), state.play_points) == (10, [15, 10])
 
 
-def test_spinner_side_c_and_d_both_legal_and_c_or_d_alone_counts() -> None:
+def test_c_and_d_are_both_legal_and_either_alone_counts() -> None:
     """A lead double spinner with both long sides covered, then the two short arms started one after the other."""
     state = fives(2).new_round(deal("[6|6] [1|6] [3|6]", "[0|6] [2|6] [4|4]", boneyard="[5|5]"))
     do(state, "lead [6|6]", "[0|6] on [6|6] line B", "[1|6] on [6|6] line A")
@@ -215,7 +215,7 @@ def test_copy_is_independent() -> None:
 # --- drawing and passing --------------------------------------------------------------------------------------------
 
 
-def test_forced_drawing_one_tile_at_a_time_until_playable_no_voluntary_draw() -> None:
+def test_draws_one_at_a_time_until_playable_never_by_choice() -> None:
     state = fives().new_round(
         deal("[6|6] [0|1]", "[2|3] [4|5]", boneyard="[1|1] [2|2] [3|6] [4|4] [0|0]")
     )
@@ -236,7 +236,7 @@ def test_forced_drawing_one_tile_at_a_time_until_playable_no_voluntary_draw() ->
     assert state.legal_actions() == [PASS]
 
 
-def test_pass_only_with_an_empty_boneyard_and_no_playable_tile() -> None:
+def test_pass_only_with_an_empty_boneyard_and_no_play() -> None:
     state = fives(2).new_round(deal("[6|6] [0|1]", "[2|3] [3|6]", boneyard=""))
     do(state, "lead [6|6]")
     assert PASS not in state.legal_actions() and DRAW not in state.legal_actions()
@@ -258,7 +258,7 @@ def test_pass_only_with_an_empty_boneyard_and_no_playable_tile() -> None:
         ("[0|3]", "[1|2]", 5),  # summed first: 3 + 3 = 6 -> 5 (rounding each hand would give 10)
     ],
 )
-def test_domino_scores_the_other_hands_summed_then_rounded_to_five(seat1: str, seat2: str, bonus: int) -> None:
+def test_domino_scores_the_other_hands_rounded_to_five(seat1: str, seat2: str, bonus: int) -> None:
     """docs/rules.md#all-fives-rounding-examples."""
     state = fives(3).new_round(deal("[0|1]", seat1, seat2))
     do(state, "lead [0|1]")
@@ -278,7 +278,7 @@ def test_domino_adds_the_bonus_to_points_in_play() -> None:
     assert result.points == (0, 0, 20)
 
 
-def test_block_only_when_the_boneyard_is_empty_and_everyone_passed_sole_lowest_wins_own_pips_not_subtracted() -> None:
+def test_everyone_passing_blocks_and_pays_the_sole_lowest() -> None:
     state = fives(3).new_round(deal("[6|6] [0|1] [0|2]", "[1|2] [3|4]", "[4|5]", boneyard=""))
     do(state, "lead [6|6]", "pass", "pass")
     assert not state.is_over()
@@ -289,7 +289,7 @@ def test_block_only_when_the_boneyard_is_empty_and_everyone_passed_sole_lowest_w
     assert result.points == (20, 0, 0)
 
 
-def test_a_pass_followed_by_a_placement_does_not_block() -> None:
+def test_a_pass_then_a_placement_is_no_block() -> None:
     state = fives(3).new_round(deal("[6|6] [4|6] [0|0]", "[1|2] [3|5]", "[0|1] [2|3]", boneyard=""))
     do(state, "lead [6|6]", "pass", "pass", "[4|6] on [6|6] line A", "pass", "pass")
     assert not state.is_over()
@@ -298,7 +298,7 @@ def test_a_pass_followed_by_a_placement_does_not_block() -> None:
     assert state.result().ending is Ending.BLOCK
 
 
-def test_tied_block_scores_nothing_but_keeps_points_in_play_and_the_seat_after_the_leader_leads() -> None:
+def test_a_tied_block_keeps_points_in_play_and_rotates_the_lead() -> None:
     game = fives(3)
     match = game.new_match(seed=3, first_deal=deal("[1|4]", "[5|5] [2|3]", "[0|6] [1|2]", leader=1))
     do(match, "lead [5|5]")
@@ -372,7 +372,7 @@ def _two_hand_match(monkeypatch: pytest.MonkeyPatch, dropped: str):
     return match
 
 
-def test_match_ends_after_the_hand_in_which_150_is_reached_and_the_highest_wins(monkeypatch) -> None:
+def test_the_hand_reaching_150_ends_the_match_highest_wins(monkeypatch) -> None:
     # seat 0 keeps 150 pips: seat 1 scores 10 in play and 150 for the domino, 160 > 155
     match = _two_hand_match(monkeypatch, dropped="[0|3]")
     assert match.round.result().points == (10, 160)
@@ -383,7 +383,7 @@ def test_match_ends_after_the_hand_in_which_150_is_reached_and_the_highest_wins(
         match.next_round()
 
 
-def test_a_tie_for_highest_at_the_end_is_a_drawn_match(monkeypatch) -> None:
+def test_a_tie_for_highest_is_a_drawn_match(monkeypatch) -> None:
     # seat 0 keeps 145 pips: seat 1 scores 10 + 145 = 155, equal to seat 0's 155
     match = _two_hand_match(monkeypatch, dropped="[2|6]")
     result = match.result()
@@ -460,7 +460,7 @@ def _long_sides_touched(view) -> int:
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_count_spinner_and_points_in_play_hold_over_random_hands(players: int) -> None:
+def test_count_spinner_and_points_hold_over_random_hands(players: int) -> None:
     opened = scored = 0
     for seed in range(150):
         before = None

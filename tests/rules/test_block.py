@@ -44,7 +44,7 @@ def test_block_scores_like_draw() -> None:
     assert result.points == (15, 0, 0)
 
 
-def test_tied_block_scores_nothing_and_the_seat_after_the_leader_leads_next() -> None:
+def test_a_tied_block_scores_nothing_and_the_lead_rotates() -> None:
     game = new_game("block", 3)
     match = game.new_match(seed=9, first_deal=deal("[0|3]", "[6|6] [1|2]", "[4|5] [0|1]", leader=1))
     do(match, "lead [6|6]", "pass", "pass", "pass")

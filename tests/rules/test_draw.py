@@ -123,7 +123,7 @@ def test_block_with_a_tie_for_lowest_scores_nothing() -> None:
     assert result.points == (0, 0, 0)
 
 
-def test_domino_scores_opponents_pips_and_a_double_blank_is_a_tile_worth_zero() -> None:
+def test_domino_scores_opponents_pips_double_blank_worth_zero() -> None:
     state = draw_game(3).new_round(deal("[6|6]", "[0|0]", "[3|5]", boneyard="[1|1] [2|2]"))
     do(state, "lead [6|6]")
     result = state.result()
@@ -142,7 +142,7 @@ def rotation_match(**options):
     return match
 
 
-def test_next_leader_rotates_from_the_previous_leader_not_the_winner() -> None:
+def test_the_lead_rotates_from_the_last_leader_not_the_winner() -> None:
     match = rotation_match()
     assert match.next_round().deal.leader == 2
 
@@ -165,7 +165,7 @@ def test_target_depends_on_player_count(players: int, target: int) -> None:
     assert result is not None and result.winner == 1
 
 
-def test_overshoot_is_kept_and_the_highest_of_several_wins() -> None:
+def test_overshoot_is_kept_and_the_highest_wins() -> None:
     result = draw_game(3).match_result((70, 64, 12), 5)
     assert result.scores == (70, 64, 12)
     assert result.winner == 0
@@ -177,7 +177,7 @@ def test_a_tie_for_highest_is_a_drawn_match() -> None:
     assert result.drawn and result.winner is None
 
 
-def test_match_ends_after_the_round_that_reaches_the_target() -> None:
+def test_the_round_reaching_the_target_ends_the_match() -> None:
     game = draw_game(3, target=8)
     match = game.new_match(seed=1, first_deal=deal("[6|6]", "[0|0]", "[3|5]", boneyard="[1|1] [2|2]"))
     do(match, "lead [6|6]")
@@ -188,7 +188,7 @@ def test_match_ends_after_the_round_that_reaches_the_target() -> None:
         match.next_round()
 
 
-def test_a_draw_action_carries_the_drawn_tile_in_history_only() -> None:
+def test_a_draw_carries_the_drawn_tile_in_history_only() -> None:
     state = draw_game(2).new_round(deal("[6|6] [0|1]", "[2|3] [4|5]", boneyard="[1|2] [5|6] [0|0] [1|1]"))
     do(state, "lead [6|6]", "draw")
     seat, action = state.history[-1]

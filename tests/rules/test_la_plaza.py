@@ -19,7 +19,7 @@ def teams(**options):
     return new_game("la_plaza_teams", 4, options)
 
 
-def test_singles_deal_seven_each_and_fourteen_in_the_boneyard() -> None:
+def test_singles_deal_seven_each_fourteen_in_the_boneyard() -> None:
     d = singles().deal(seed=5, round_index=0, leader=0)
     assert [len(h) for h in d.hands] == [7, 7] and len(d.boneyard) == 14
 
@@ -29,7 +29,7 @@ def test_teams_deal_seven_each_and_no_boneyard() -> None:
     assert [len(h) for h in d.hands] == [7, 7, 7, 7] and d.boneyard == ()
 
 
-def test_singles_draws_one_at_a_time_until_a_tile_fits_then_must_play() -> None:
+def test_singles_draws_until_a_tile_fits_then_must_play() -> None:
     state = singles().new_round(deal("[6|6] [0|1]", "[2|3] [4|5]", boneyard="[1|2] [1|1] [5|6] [0|0]"))
     do(state, "lead [6|6]")
     assert state.legal_actions() == [DRAW]
@@ -69,7 +69,7 @@ def test_singles_first_lead_by_revealed_tiles() -> None:
     assert any(len(game.first_deal(seed).lot) > 2 for seed in range(200)), "some lot must redraw a tie"
 
 
-def test_singles_the_revealed_tiles_are_reshuffled_before_the_deal() -> None:
+def test_singles_reshuffles_revealed_tiles_before_the_deal() -> None:
     game = singles()
     d = game.first_deal(seed=1)
     assert d.hands == game.deal(seed=1, round_index=0, leader=d.leader).hands
@@ -90,7 +90,7 @@ def test_teams_pass_when_unable() -> None:
     assert state.legal_actions() == [PASS]
 
 
-def test_domino_side_scores_every_pip_left_including_the_partners() -> None:
+def test_domino_scores_every_pip_left_the_partners_too() -> None:
     state = teams().new_round(deal("[6|6]", "[1|1]", "[2|3]", "[0|4]"))
     do(state, "lead [6|6]")
     result = state.result()
@@ -99,7 +99,7 @@ def test_domino_side_scores_every_pip_left_including_the_partners() -> None:
     assert result.points == (2 + 5 + 4, 0)  # partner seat 2's [2|3] counts too
 
 
-def test_block_lower_team_total_scores_all_pips_and_the_blocker_leads_next() -> None:
+def test_block_lower_team_takes_all_pips_blocker_leads() -> None:
     game = teams()
     first = deal("[5|6] [0|0]", "[6|6] [3|4]", "[1|1]", "[2|2]", leader=1, lead_tile="[6|6]")
     match = game.new_match(seed=2, first_deal=first)
@@ -115,7 +115,7 @@ def test_block_lower_team_total_scores_all_pips_and_the_blocker_leads_next() -> 
     assert match.next_round().deal.leader == 0
 
 
-def test_blocker_leads_next_even_when_the_other_side_wins() -> None:
+def test_blocker_leads_next_even_if_the_other_side_wins() -> None:
     game = teams()
     first = deal("[5|6] [4|4]", "[6|6] [0|1]", "[2|3]", "[2|2]", leader=1, lead_tile="[6|6]")
     match = game.new_match(seed=2, first_deal=first)
@@ -136,7 +136,7 @@ def test_block_with_equal_totals_scores_nothing() -> None:
     assert (result.pips, result.winner, result.points) == ((4, 3, 0, 1), None, (0, 0))
 
 
-def test_singles_block_only_after_the_boneyard_is_empty_lower_total_takes_all() -> None:
+def test_singles_block_at_an_empty_boneyard_lower_takes_all() -> None:
     state = singles().new_round(deal("[6|6] [0|1]", "[2|3] [4|5]", boneyard="[1|2]"))
     do(state, "lead [6|6]", "draw", "pass")
     assert not state.is_over()
@@ -154,7 +154,7 @@ def test_going_out_with_a_double_is_no_capicu() -> None:
     assert state.result().capicu is False
 
 
-def test_capicu_domino_with_a_tile_fitting_both_different_ends() -> None:
+def test_capicu_is_a_last_tile_fitting_both_different_ends() -> None:
     state = singles().new_round(deal("[3|4] [4|5]", "[5|6] [3|5]"))
     do(state, "lead [3|4]", "[3|5] on [3|4] low end")
     # ends now 5 (the [3|5] high end) and 4; seat 0 goes out with [4|5], which fits both.
@@ -178,7 +178,7 @@ def test_target_option(target: int) -> None:
     assert new_game("la_plaza_teams", 4, {"target": target}).options["target"] == target
 
 
-def test_default_target_is_100_and_first_side_to_reach_it_wins() -> None:
+def test_the_first_side_to_100_wins_by_default() -> None:
     game = singles()
     assert game.options["target"] == 100
     assert game.match_result((99, 40), 3) is None

@@ -87,7 +87,7 @@ def test_attachment_points_name_the_train_and_the_end_tile() -> None:
     assert view.played == tiles("[5|12] [5|5] [5|9]")
 
 
-def test_the_layout_refuses_a_wrong_end_or_a_tile_that_does_not_match() -> None:
+def test_the_layout_refuses_a_wrong_end_or_unmatched_tile() -> None:
     trains = Trains(2, t("[12|12]"))
     with pytest.raises(RulesError, match="expected the end of train 0"):
         trains.place(t("[5|12]"), 0, t("[5|5]"), Point.LINE_B)
@@ -111,7 +111,7 @@ def test_copy_is_independent() -> None:
 # --- turns, draws and markers ------------------------------------------------------------------------------------
 
 
-def test_first_tiles_join_the_engine_on_own_or_mexican_train_only() -> None:
+def test_first_tiles_start_own_or_the_mexican_train_only() -> None:
     state = new_round("[5|12] [1|2]", "[7|12] [3|4]", boneyard="[0|1]")
     assert legal(state) == {"[5|12] on [12|12] on train 0", "[5|12] on [12|12] on the Mexican train"}
     play(state, "[5|12] on [12|12] on train 0")
@@ -129,7 +129,7 @@ def test_draw_then_play_the_drawn_tile_only() -> None:
     assert state.turn == 1 and not marker(state, 0)
 
 
-def test_draw_then_marker_when_the_drawn_tile_does_not_fit() -> None:
+def test_draw_then_marker_when_the_drawn_tile_misfits() -> None:
     state = new_round("[1|2] [3|4]", "[7|12] [8|9]", boneyard="[0|1] [6|12]")
     play(state, "draw")
     assert state.legal_actions() == [PASS]
@@ -138,14 +138,14 @@ def test_draw_then_marker_when_the_drawn_tile_does_not_fit() -> None:
     assert state.passes == 0, "a pass with tiles left in the boneyard does not count toward a block"
 
 
-def test_empty_boneyard_and_nothing_to_place_passes_with_the_marker() -> None:
+def test_nothing_to_place_or_draw_passes_with_the_marker() -> None:
     state = new_round("[1|2] [3|4]", "[7|12] [8|9]")
     assert state.legal_actions() == [PASS]
     play(state, "pass")
     assert marker(state, 0) and state.passes == 1
 
 
-def test_a_marker_opens_the_train_to_others_and_only_own_placement_removes_it() -> None:
+def test_a_marker_opens_a_train_till_its_owner_plays() -> None:
     state = new_round("[5|12] [2|4] [9|10] [6|8]", "[7|12] [9|12] [5|6] [7|8] [0|0]", boneyard="[1|1] [3|3]")
     play(state, "[5|12] on [12|12] on train 0", "[7|12] on [12|12] on train 1")
     play(state, "draw", "pass")  # seat 0 has no 5 and no 12, draws [1|1]: marker on train 0
@@ -171,7 +171,7 @@ def test_a_marker_opens_the_train_to_others_and_only_own_placement_removes_it() 
 # --- doubles ----------------------------------------------------------------------------------------------------------
 
 
-def test_a_double_obliges_another_tile_on_it_or_any_available_train() -> None:
+def test_a_double_obliges_a_next_tile_on_it_or_any_train() -> None:
     state = new_round("[5|12] [5|5] [3|5] [9|12] [1|2]", "[7|12] [7|8] [8|10] [0|1]", boneyard="[2|11]")
     play(state, "[5|12] on [12|12] on train 0", "[7|12] on [12|12] on train 1")
     play(state, "[5|5] on [5|12] low end on train 0")
@@ -184,7 +184,7 @@ def test_a_double_obliges_another_tile_on_it_or_any_available_train() -> None:
     assert state.legal_actions() == [DRAW]
 
 
-def test_unable_to_follow_a_double_draws_then_places_or_puts_the_marker() -> None:
+def test_unable_to_follow_a_double_draws_then_plays_or_marks() -> None:
     state = new_round("[5|12] [5|5] [1|2]", "[7|12] [7|8] [0|1]", boneyard="[5|6] [2|3]")
     play(state, "[5|12] on [12|12] on train 0", "[7|12] on [12|12] on train 1")
     play(state, "[5|5] on [5|12] low end on train 0")
@@ -201,7 +201,7 @@ def test_unable_to_follow_a_double_draws_then_places_or_puts_the_marker() -> Non
     assert marker(state, 0) and open_doubles(state) == [(0, "[5|5]")]
 
 
-def test_a_drawn_double_is_placed_and_the_player_may_draw_again() -> None:
+def test_a_placed_drawn_double_allows_another_draw() -> None:
     hands = ("[5|12] [9|12] [5|5] [1|2]", "[7|12] [7|8] [0|1] [8|10]")
     state = new_round(*hands, boneyard="[9|9] [2|3] [4|6]")
     play(state, "[5|12] on [12|12] on train 0", "[7|12] on [12|12] on train 1")
@@ -245,7 +245,7 @@ def test_chained_doubles_in_reverse_with_the_option() -> None:
     assert legal(state) == {"[5|6] on [5|5] line B on train 0"}
 
 
-def test_several_open_doubles_across_turns_in_order_placed_and_reverse() -> None:
+def test_open_doubles_across_turns_in_order_placed_and_reverse() -> None:
     for order, expected in (("placed", "[5|6] on [5|5] line B on train 0"),
                             ("reverse", "[6|9] on [9|9] line B on the Mexican train")):
         hands = ("[5|12] [9|12] [5|5] [9|9] [1|1] [0|2]", "[7|12] [7|8] [6|9] [5|6] [8|10] [0|3]")
@@ -258,7 +258,7 @@ def test_several_open_doubles_across_turns_in_order_placed_and_reverse() -> None
         assert legal(state) == {expected}, order
 
 
-def test_an_open_double_blocks_every_other_train_including_its_owners() -> None:
+def test_an_open_double_blocks_all_other_trains_owners_too() -> None:
     state = new_round(
         "[5|12] [5|5] [9|12] [9|10] [1|2]", "[7|12] [7|8] [0|1] [2|4]", boneyard="[3|11] [0|10] [4|6] [3|5]"
     )
@@ -317,7 +317,7 @@ def test_double_blank_counts_fifty() -> None:
 # --- round end by block --------------------------------------------------------------------------------------------
 
 
-def test_block_waits_until_nobody_can_place_with_every_marker_on() -> None:
+def test_block_waits_till_all_are_marked_and_none_can_place() -> None:
     state = new_round("[8|12] [9|12] [4|5] [10|11]", "[3|12] [3|5] [1|2]")
     play(state, "[8|12] on [12|12] on train 0", "[3|12] on [12|12] on train 1")
     play(state, "[9|12] on [12|12] on the Mexican train", "[3|5] on [3|12] low end on train 1")
@@ -333,7 +333,7 @@ def test_block_waits_until_nobody_can_place_with_every_marker_on() -> None:
     assert result.points == (21, 3)
 
 
-def test_a_pass_after_drawing_the_last_tile_counts_toward_the_block() -> None:
+def test_a_pass_after_the_last_draw_counts_toward_the_block() -> None:
     state = new_round("[1|2]", "[3|4]", boneyard="[5|6]")
     play(state, "draw", "pass")
     assert state.passes == 1
@@ -345,7 +345,7 @@ def test_a_pass_after_drawing_the_last_tile_counts_toward_the_block() -> None:
 # --- first-turn train ----------------------------------------------------------------------------------------------
 
 
-def test_first_turn_train_lays_several_tiles_on_own_train_then_stops() -> None:
+def test_first_turn_train_lays_several_tiles() -> None:
     hands = ("[5|12] [5|7] [7|7] [7|9] [9|12] [0|1]", "[6|12] [6|6] [2|3] [1|4]")
     state = new_round(*hands, boneyard="[3|3] [4|4] [6|10]", first_turn_train=True)
     assert legal(state) == {"[5|12] on [12|12] on train 0", "[9|12] on [12|12] on train 0"}, "own train only"
@@ -429,7 +429,7 @@ def test_default_sets_and_hand_sizes() -> None:
     assert len(new_game("mexican_train", 3, {"hand_size": 5}).deal(0, 0, 0).hands[0]) == 5
 
 
-def test_the_engine_is_out_of_the_shuffle_and_descends_round_by_round() -> None:
+def test_the_engine_is_not_dealt_and_descends_by_round() -> None:
     game = new_game("mexican_train", 3)
     match = game.new_match(11)
     engines, leaders = [], []
@@ -501,7 +501,7 @@ def test_explicit_deals_are_checked() -> None:
 # --- observations ---------------------------------------------------------------------------------------------------
 
 
-def test_observations_hold_every_train_markers_and_open_doubles_but_no_hidden_tile() -> None:
+def test_observations_show_the_layout_but_no_hidden_tile() -> None:
     state = new_round("[5|12] [5|5] [1|2]", "[7|12] [7|8] [0|1]", "[9|12] [3|3]", boneyard="[2|3] [4|6]")
     play(state, "[5|12] on [12|12] on train 0", "[7|12] on [12|12] on train 1", "[9|12] on [12|12] on the "
          "Mexican train", "[5|5] on [5|12] low end on train 0", "draw", "pass")
@@ -670,8 +670,7 @@ def test_random_rounds_keep_every_invariant(double: int, players: int, seed: int
 @pytest.mark.parametrize("double, players", [(9, 2), (12, 8), (18, 12)])
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), choice=st.integers(0, 2**32))
-def test_random_matches_end_after_the_rounds_with_scores_never_decreasing(double: int, players: int, seed: int,
-                                                                          choice: int) -> None:
+def test_random_matches_end_with_scores_never_falling(double: int, players: int, seed: int, choice: int) -> None:
     game = new_game("mexican_train", players, {"set": double, "rounds": 3})
     rng = random.Random(choice)
     match = game.new_match(seed)

@@ -51,7 +51,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_arena_variants_json_lists_every_variant_with_options_and_defaults() -> None:
+def test_variants_json_lists_every_option_and_default() -> None:
     out = run_cli("variants", "--json")
     assert out.returncode == 0, out.stderr
     facts = {v["name"]: v for v in json.loads(out.stdout)}

@@ -20,8 +20,7 @@ pytestmark = pytest.mark.fast  # starts no process, no server, no browser
 
 
 @pytest.mark.parametrize("variant, players, options", CONFIGS, ids=IDS)
-def test_a_round_rebuilt_from_a_seats_view_with_the_real_hidden_tiles_is_the_real_round(
-        variant: str, players: int, options: dict) -> None:
+def test_a_view_plus_the_hidden_tiles_is_the_real_round(variant: str, players: int, options: dict) -> None:
     rng = random.Random(1)
     checked = 0
     for game, state in random_states(variant, players, options, seed=3):
@@ -47,7 +46,7 @@ def test_a_round_rebuilt_from_a_seats_view_with_the_real_hidden_tiles_is_the_rea
     assert checked > 10
 
 
-def test_the_public_round_knows_what_is_unseen_and_refuses_a_guess_that_contradicts_it() -> None:
+def test_the_public_round_refuses_a_guess_against_the_unseen() -> None:
     game = new_game("draw", 2)
     state = game.new_round(deal("[6|6] [1|2] [0|0]", "[3|6] [0|1] [2|2]", boneyard="[4|4] [1|1] [5|5] [3|3]"))
     do(state, "lead [6|6]", "draw")  # seat 1 draws [4|4], unseen by seat 0
@@ -66,7 +65,7 @@ def test_the_public_round_knows_what_is_unseen_and_refuses_a_guess_that_contradi
 
 
 @pytest.mark.parametrize("variant, players, options", CONFIGS, ids=IDS)
-def test_a_draw_or_pass_shows_only_what_the_mover_really_lacked(variant: str, players: int, options: dict) -> None:
+def test_a_draw_or_pass_shows_only_what_the_mover_lacked(variant: str, players: int, options: dict) -> None:
     shown = 0
     for game, state in random_states(variant, players, options, seed=5):
         legal = state.legal_actions()
@@ -109,7 +108,7 @@ def test_what_draws_and_passes_show_in_each_variant() -> None:
     assert state.lack_shown_by(PASS) is None
 
 
-def test_all_fives_count_after_a_placement_is_the_count_the_placement_makes() -> None:
+def test_the_all_fives_count_is_the_one_the_placement_makes() -> None:
     checked = 0
     for players in (2, 3, 4):
         for game, state in random_states("all_fives", players, {}, seed=players):
@@ -126,7 +125,7 @@ def test_all_fives_count_after_a_placement_is_the_count_the_placement_makes() ->
 
 
 @pytest.mark.parametrize("variant, players, options", CONFIGS, ids=IDS)
-def test_the_observation_in_a_request_converts_back_to_the_engines(variant: str, players: int, options: dict) -> None:
+def test_a_requests_observation_converts_back(variant: str, players: int, options: dict) -> None:
     for game, state in random_states(variant, players, options, seed=7):
         for seat in range(players):
             observation = state.observation(seat)

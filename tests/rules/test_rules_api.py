@@ -35,7 +35,7 @@ def test_readme_example_runs() -> None:
     assert show(state.legal_actions()) == ["[3|6] on [6|6] line A", "[3|6] on [6|6] line B"]
 
 
-def test_an_illegal_action_raises_a_clear_error_and_changes_nothing() -> None:
+def test_an_illegal_action_errs_and_changes_nothing() -> None:
     state = new_game("block", 2).new_round(deal("[6|6] [1|2]", "[3|6] [0|0]"))
     do(state, "lead [6|6]")
     history = list(state.history)

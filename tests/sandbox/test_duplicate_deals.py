@@ -57,7 +57,7 @@ def protect(monkeypatch: pytest.MonkeyPatch, protection: str) -> None:
 
 @pytest.mark.parametrize("channel", ["flock", "inotify"])
 @pytest.mark.parametrize("protection", PROTECTIONS)
-async def test_an_entrants_processes_learn_nothing_of_a_duplicate_deal_from_each_other(
+async def test_an_entrants_processes_share_no_deal(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, channel: str, protection: str) -> None:
     protect(monkeypatch, protection)
     run = tmp_path / "run"
@@ -84,7 +84,7 @@ async def test_an_entrants_processes_learn_nothing_of_a_duplicate_deal_from_each
 
 
 @pytest.mark.parametrize("channel", ["flock", "inotify"])
-async def test_at_a_ladder_table_a_bots_processes_learn_nothing_of_the_deal_from_each_other(
+async def test_a_bots_ladder_processes_share_no_deal(
         database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, channel: str) -> None:
     """Two versions of the sibling bot at ladder tables (a table is one deal set under both rotations, played at
     once before phases): the filter is taken away, so the phases alone stand between the attack and the hands."""

@@ -32,7 +32,7 @@ def test_limits_are_read_checked_and_layered() -> None:
 
 
 @pytest.mark.fast
-def test_a_tournament_file_sets_limits_for_all_and_for_one_bot() -> None:
+def test_a_tournament_file_sets_limits_for_all_and_one_bot() -> None:
     spec = spec_from_dict({"variant": "draw", "limits": {"memory_mb": 256}, "bots": [
         {"name": "a", "command": "python a.py", "limits": {"pids": 16}},
         {"name": "b", "command": "python b.py", "folder": "bots/b"}]})
@@ -51,8 +51,7 @@ ABOVE_THE_MAXIMA = [("memory_mb", 1073741824, 65536), ("pids", 1_000_000, 4096),
 
 
 @pytest.mark.parametrize("key,value,maximum", ABOVE_THE_MAXIMA, ids=[row[0] for row in ABOVE_THE_MAXIMA])
-def test_a_limit_above_its_maximum_is_refused_in_a_tournament_a_registry_and_on_the_command_line(
-        key: str, value: float, maximum: float, tmp_path: Path) -> None:
+def test_a_limit_over_its_maximum_is_refused(key: str, value: float, maximum: float, tmp_path: Path) -> None:
     """A limit has a maximum (limits.BOUNDS), so a typo cannot turn it into no limit: refused with one line naming the
     key, the value and the maximum, wherever it is set, and the maximum itself is allowed."""
     from arena.sandbox.limits import BOUNDS
@@ -144,8 +143,7 @@ def test_cgroup_v1_files_and_limit_events(tmp_path: Path) -> None:
 
 
 @pytest.mark.fast
-def test_leftovers_of_dead_arenas_removed_by_another_arena_at_the_same_moment_are_skipped(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_leftovers_removed_meanwhile_are_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Arena processes killed with SIGKILL (a Ray actor, every time one is killed) leave their work folder and their
     cgroup; the next arena process removes them. Several start at once (a Ray cluster's actors on one machine), and
     a folder or a group one of them lists may be gone by the time it looks inside: skipped, never an error (it once
@@ -190,7 +188,7 @@ def test_leftovers_of_dead_arenas_removed_by_another_arena_at_the_same_moment_ar
         assert not list(tmp_path.glob("arena-bots-*-*")) and not list(groups.iterdir())
 
 
-def test_a_number_read_from_a_group_that_is_no_longer_a_members_is_never_killed() -> None:
+def test_a_pid_that_left_the_group_is_never_killed() -> None:
     """A bot's group is emptied by SIGKILL to each number read from ``cgroup.procs``; a member that ends between
     the read and the kill frees its number for any process of the machine. Here a decoy holds such a number: it is
     spared while the group no longer lists it, and killed once it does."""
@@ -220,7 +218,7 @@ def test_a_bot_folder_inside_a_secret_is_refused_too(tmp_path: Path) -> None:
         contain([sys.executable, "bots/bot.py"], listen_env="X", cwd=str(run), protected=[run])
 
 
-async def test_a_bot_whose_folder_is_under_tmp_starts_and_plays(tmp_path: Path) -> None:
+async def test_a_bot_under_tmp_starts_and_plays(tmp_path: Path) -> None:
     """The bot's private /tmp is mounted first, so a bot folder under the host's /tmp is bound on top of it."""
     import shutil
 

@@ -119,7 +119,7 @@ async def run_with_attacker(spec: BotSpec, run: Path, token: Path) -> dict:
 
 
 @pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unprotected"])
-async def test_a_bot_cannot_read_the_seed_the_records_the_logs_or_a_token(sandbox: bool, tmp_path: Path) -> None:
+async def test_a_bot_cannot_read_the_seed_records_logs_or_a_token(sandbox: bool, tmp_path: Path) -> None:
     run = tmp_path / "run"
     token = tmp_path / "server.token"
     token.write_text("token-that-no-bot-may-read\n")
@@ -137,8 +137,7 @@ async def test_a_bot_cannot_read_the_seed_the_records_the_logs_or_a_token(sandbo
 
 
 @pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unprotected"])
-async def test_a_bot_sees_nothing_of_the_project_but_its_own_folder_and_the_protocol(sandbox: bool,
-                                                                                    tmp_path: Path) -> None:
+async def test_a_bot_sees_only_its_folder_and_the_protocol(sandbox: bool, tmp_path: Path) -> None:
     """The attacker walks the checkout it comes from (it knows where: two folders above its file), with a run folder
     in the project's runs/: it sees the arena's environment and protocol files (by design) and its own folder
     (tests/bots), and nothing else: no other bot's folder under bots/, no test, no run."""
@@ -191,7 +190,7 @@ async def test_a_bot_cannot_read_the_arenas_environment(tmp_path: Path, monkeypa
     assert record.faults == []
 
 
-def test_a_bot_inherits_no_descriptor_but_its_standard_streams(tmp_path: Path) -> None:
+def test_a_bot_inherits_only_its_standard_streams(tmp_path: Path) -> None:
     """Checked before the bot's own runtime opens anything: a fresh interpreter lists its descriptors at once."""
     from arena.sandbox import contain
 
@@ -234,7 +233,7 @@ async def test_a_bot_reaches_no_port_and_no_other_bots_socket(sandbox: bool, tmp
             assert any(c.endswith("bot.sock") for c in report["connected"])  # the other bots' sockets
 
 
-async def test_a_bot_cannot_make_the_arena_talk_to_another_bot_in_its_place(tmp_path: Path) -> None:
+async def test_a_bot_cannot_redirect_the_arena_to_another_bot(tmp_path: Path) -> None:
     """A sandbox's socket is reached through its first process (/proc/<pid>/root/run/arena/bot.sock), a path easy
     to guess. The attacker is told the victim's (a bot that knows the layout) and puts a symlink to it where the
     arena looks for its own socket: the arena opens the socket itself, never a symlink, and refuses to start it."""
@@ -263,7 +262,7 @@ async def test_a_bot_cannot_make_the_arena_talk_to_another_bot_in_its_place(tmp_
 # --- leaving something behind ------------------------------------------------------------------------------------
 
 
-async def test_a_setsid_grandchild_that_ignores_sigterm_dies_with_the_bot(tmp_path: Path) -> None:
+async def test_a_stubborn_setsid_grandchild_dies_with_the_bot(tmp_path: Path) -> None:
     tag = f"grandchild-{uuid.uuid4().hex}"
     process = BotProcess(attacker("setsid", ATTACK_TAG=tag), tmp_path, startup_s=20)
     try:
@@ -279,7 +278,7 @@ async def test_a_setsid_grandchild_that_ignores_sigterm_dies_with_the_bot(tmp_pa
 
 
 @needs_cgroups
-async def test_without_the_sandbox_stopping_a_bot_still_ends_its_setsid_grandchild(tmp_path: Path) -> None:
+async def test_unsandboxed_a_setsid_grandchild_ends_too(tmp_path: Path) -> None:
     """With ``sandbox = false`` there is no PID namespace to take the grandchild down, and it left the bot's process
     group (setsid) and ignores SIGTERM: the bot's cgroup is what ends it."""
     tag = f"grandchild-{uuid.uuid4().hex}"
@@ -316,7 +315,7 @@ trio.run(main)
 """
 
 
-def test_without_the_sandbox_bots_die_with_an_arena_killed_with_sigkill(tmp_path: Path) -> None:
+def test_unsandboxed_bots_die_with_a_sigkilled_arena(tmp_path: Path) -> None:
     """No exit handler runs in an arena killed with SIGKILL: the kernel ends its bots (``--pdeathsig KILL``)."""
     import signal
     import subprocess
@@ -351,7 +350,7 @@ async def one_match(spec: BotSpec, tmp_path: Path, move_ms: int = 5000):
 
 
 @needs_cgroups
-async def test_a_bot_over_its_memory_limit_is_a_resource_limit_fault(tmp_path: Path) -> None:
+async def test_exceeding_memory_is_a_limit_fault(tmp_path: Path) -> None:
     record, log = await one_match(attacker("memory", limits=Limits(memory_mb=128)), tmp_path, move_ms=20_000)
     assert [(f.kind, f.seat) for f in record.faults] == [(FaultKind.RESOURCE_LIMIT, 0)]
     assert "went over its memory 128 MiB limit" in record.faults[0].message
@@ -360,7 +359,7 @@ async def test_a_bot_over_its_memory_limit_is_a_resource_limit_fault(tmp_path: P
 
 
 @needs_cgroups
-async def test_a_bot_over_its_process_limit_is_a_resource_limit_fault(tmp_path: Path) -> None:
+async def test_exceeding_processes_is_a_limit_fault(tmp_path: Path) -> None:
     record, log = await one_match(attacker("pids", limits=Limits(pids=48)), tmp_path)
     assert [(f.kind, f.seat) for f in record.faults] == [(FaultKind.RESOURCE_LIMIT, 0)]
     assert "went over its processes 48 limit" in record.faults[0].message
@@ -368,7 +367,7 @@ async def test_a_bot_over_its_process_limit_is_a_resource_limit_fault(tmp_path: 
     assert report["started"] < 48 and report["error"]
 
 
-async def test_a_bot_over_its_log_limit_is_cut_and_plays_on(tmp_path: Path) -> None:
+async def test_an_overlong_log_is_cut_and_play_goes_on(tmp_path: Path) -> None:
     record, log = await one_match(attacker("log", limits=Limits(log_mb=1), ATTACK_LOG_MB="20"), tmp_path)
     assert record.faults == []
     assert log.stat().st_size < 1024 * 1024 + 4096
@@ -377,7 +376,7 @@ async def test_a_bot_over_its_log_limit_is_cut_and_plays_on(tmp_path: Path) -> N
     assert "bytes of output dropped" in text
 
 
-async def test_a_bot_fills_only_its_own_small_tmp_and_can_write_nowhere_else(tmp_path: Path) -> None:
+async def test_a_bot_writes_only_to_its_own_small_tmp(tmp_path: Path) -> None:
     record, log = await one_match(attacker("tmp", limits=Limits(tmp_mb=8)), tmp_path)
     assert record.faults == []
     (report,) = reports(log, "tmp")
@@ -392,7 +391,7 @@ def disk_use(folder: Path) -> int:
         folder.stat().st_blocks * 512
 
 
-async def test_a_bot_grows_the_hosts_disk_by_nothing_whatever_it_writes_to(tmp_path: Path) -> None:
+async def test_no_write_of_a_bot_grows_the_hosts_disk(tmp_path: Path) -> None:
     """Every place a bot can write is a capped tmpfs of its sandbox: its /tmp (tmp_mb) and its socket folder (a few
     KiB). The attacker tries to write 200 MiB into its socket folder, its /tmp and every folder of its filesystem
     in which it can create a file; its folder on the host (where its socket folder used to be, and wrote 2,000 MB
@@ -418,7 +417,7 @@ async def test_a_bot_grows_the_hosts_disk_by_nothing_whatever_it_writes_to(tmp_p
     assert record.faults == []
 
 
-async def test_only_the_bots_tmp_and_socket_folder_are_mounted_writable(tmp_path: Path) -> None:
+async def test_only_tmp_and_the_socket_folder_are_writable(tmp_path: Path) -> None:
     """What the bot's kernel says of its mounts, so it holds for an arena that is not root too (where the bot's user
     owns what bubblewrap made, and file modes would not stop it): every mount is read-only but its /tmp and its
     socket folder, each a tmpfs of its stated size. Left writable, as they store nothing: the device files in /dev
@@ -469,7 +468,7 @@ def sandbox_cpu_s(sandbox_pid: int) -> float:
 
 
 @needs_cgroups
-async def test_a_cpu_hog_gets_no_more_than_its_limit_and_its_neighbours_play_in_time(tmp_path: Path) -> None:
+async def test_a_cpu_hog_is_capped_and_neighbours_play_in_time(tmp_path: Path) -> None:
     """A bot that spins 8 processes, started beside a game of two others, never in it (its own decisions would time
     out in its own crowd, and end the game): over the game and at least a window of seconds it gets no more CPU than
     its limit (the kernel's count, summed over its sandbox), and the two others keep their time."""
@@ -498,7 +497,7 @@ async def test_a_cpu_hog_gets_no_more_than_its_limit_and_its_neighbours_play_in_
 # --- duplicate deals and a bot's memory --------------------------------------------------------------------------
 
 
-async def test_no_bot_process_sees_a_deal_twice_in_a_duplicate_tournament(tmp_path: Path) -> None:
+async def test_no_bot_process_sees_a_duplicate_deal_twice(tmp_path: Path) -> None:
     """Each bot process reports the matches it plays; through the records, no process played two games of one
     duplicate deal set (it would know the other seats' hands from the first)."""
     table = {"name": "memory", "variant": "block", "players": 2, "games": 3, "duplicate": True, "seed": "memo",
@@ -571,7 +570,7 @@ async def pass_a_bit(folder: Path, channel: str, logs: Path) -> tuple[dict[str, 
 
 @pytest.mark.parametrize("filtered", [True, False], ids=["filtered", "unfiltered"])
 @pytest.mark.parametrize("channel", LOCK_CHANNELS + WATCH_CHANNELS)
-async def test_two_sandboxes_of_one_bot_pass_no_bit_through_a_file_both_see(
+async def test_two_sandboxes_share_no_bit_through_a_file(
         channel: str, filtered: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The processes playing two rotations of one duplicate deal would tell each other their hands a bit at a time
     through a lock or a watch on a file of their own read-only folder. Under the seccomp filter every such call
@@ -604,7 +603,7 @@ GO_BOT = ROOT / "bots" / "go" / "bin" / "bot"
 
 @pytest.mark.skipif(not GO_BOT.exists(), reason="the Go kit is not built (bash bots/build.sh go)")
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed on this machine")
-async def test_a_compiled_go_bot_and_the_node_bot_play_sandboxed(tmp_path: Path) -> None:
+async def test_go_and_node_bots_play_sandboxed(tmp_path: Path) -> None:
     specs = [BotSpec("go", command=(str(GO_BOT), "--policy", "heaviest")),
              BotSpec("node", command=("node", str(ROOT / "bots" / "node" / "bot.js")))]
     processes = [BotProcess(spec, tmp_path, startup_s=20) for spec in specs]
@@ -632,7 +631,7 @@ def arena_cli(*args: str, path: str, **env: str) -> "subprocess.CompletedProcess
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
-def test_without_bubblewrap_the_arena_refuses_to_start_bots_and_names_the_opt_out(tmp_path: Path) -> None:
+def test_no_bubblewrap_refuses_bots_naming_the_opt_out(tmp_path: Path) -> None:
     bot = f"{sys.executable} {RANDOM_BOT}"
     refused = arena_cli("play", bot, "builtin:random", path=str(tmp_path))  # a PATH without bwrap
     assert refused.returncode == 2
@@ -648,7 +647,7 @@ def test_without_bubblewrap_the_arena_refuses_to_start_bots_and_names_the_opt_ou
     assert "result: " in allowed.stdout
 
 
-def test_without_libseccomp_the_arena_refuses_to_start_bots_and_names_the_opt_out(tmp_path: Path) -> None:
+def test_no_libseccomp_refuses_bots_naming_the_opt_out(tmp_path: Path) -> None:
     """A sandbox without its seccomp filter is refused as one without bubblewrap is. pyseccomp raises this very
     RuntimeError at import on a machine without libseccomp; a module of that name that does only that stands in."""
     (tmp_path / "pyseccomp.py").write_text('raise RuntimeError("Unable to find libseccomp")\n')
@@ -665,7 +664,7 @@ def test_without_libseccomp_the_arena_refuses_to_start_bots_and_names_the_opt_ou
     assert "result: " in allowed.stdout
 
 
-def test_without_bubblewrap_an_arena_server_refuses_to_start(tmp_path: Path) -> None:
+def test_without_bubblewrap_a_server_refuses_to_start(tmp_path: Path) -> None:
     refused = arena_cli("serve", "--data", str(tmp_path / "data"), "--bots", str(ROOT / "bots" / "registry.toml"),
                         "--listen", "127.0.0.1:0", path=str(tmp_path))
     assert refused.returncode == 2
@@ -675,8 +674,7 @@ def test_without_bubblewrap_an_arena_server_refuses_to_start(tmp_path: Path) -> 
         "runs bots only in their sandbox")
 
 
-async def test_where_no_cgroup_can_be_made_rlimits_hold_memory_and_say_so(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_without_a_cgroup_rlimits_hold_memory_and_say_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The fallback: the same memory attack against a data-segment rlimit. The bot's allocation fails inside it (a
     crash of its own, not a kill the arena can name), and bots.json / check-bot say the limits are rlimits."""
     monkeypatch.setattr(host(), "cgroups", None)

@@ -72,7 +72,7 @@ def two_tokens(tmp_path: Path) -> dict[str, tuple[Path, str]]:
 
 
 @pytest.mark.fast
-def test_a_dial_in_entry_has_a_name_and_its_tokens_hash_only() -> None:
+def test_an_entry_keeps_a_name_and_token_hash_only() -> None:
     base = {"variant": "block", "bots": [{"name": "x", "command": "python bot.py"}]}
     good = {"name": "lab-b", "dial_in": True, "token_sha256": "a" * 64}
     spec = spec_from_dict({**base, "bots": [*base["bots"], good]})
@@ -92,7 +92,7 @@ def test_a_dial_in_entry_has_a_name_and_its_tokens_hash_only() -> None:
 
 
 @pytest.mark.fast
-def test_the_relays_latency_is_by_the_nearest_rank() -> None:
+def test_relay_latency_is_by_the_nearest_rank() -> None:
     from arena.players.relay import Latency
 
     latency = Latency()
@@ -105,7 +105,7 @@ def test_the_relays_latency_is_by_the_nearest_rank() -> None:
 
 
 @pytest.mark.fast
-def test_a_late_reply_to_a_request_given_up_on_is_let_through_and_a_second_one_breaks_the_protocol() -> None:
+def test_one_late_reply_passes_a_second_breaks_the_protocol() -> None:
     """A decision that timed out (or was cancelled) is given up on: the bot is sent a Cancel of it, and its reply,
     when it comes, is late, not a protocol error (the fault is recorded already); the same reply again, or a reply
     to an id never sent, is one."""
@@ -132,7 +132,7 @@ def test_a_late_reply_to_a_request_given_up_on_is_let_through_and_a_second_one_b
 
 
 @pytest.mark.fast
-def test_a_request_whose_game_is_cancelled_is_withdrawn_and_one_answered_or_cut_by_the_streams_end_is_not() -> None:
+def test_only_a_request_of_a_cancelled_game_is_withdrawn() -> None:
     """The arena gives up on a request before its deadline when the game waiting for it is cancelled: the bot is
     sent a Cancel saying so. A request answered in time is not withdrawn, and neither is one the stream's end failed
     (there is no stream left to tell)."""
@@ -180,7 +180,7 @@ def test_a_request_whose_game_is_cancelled_is_withdrawn_and_one_answered_or_cut_
     trio.run(main)
 
 
-def test_arena_connect_refuses_plain_text_beyond_loopback(tmp_path: Path) -> None:
+def test_connect_refuses_plain_text_beyond_loopback(tmp_path: Path) -> None:
     token_file, _ = write_token(tmp_path, "lab-b")
     result = subprocess.run([sys.executable, "-m", "arena", "connect", "--server", "192.0.2.1:50500", "--bot",
                              "lab-b", "--token-file", str(token_file), "--", sys.executable, str(RANDOM_BOT)],
@@ -190,7 +190,7 @@ def test_arena_connect_refuses_plain_text_beyond_loopback(tmp_path: Path) -> Non
                              "must travel over TLS; pass --tls-ca CERT (or --tls for the system's roots)\n")
 
 
-def test_arena_run_refuses_a_tournament_with_a_dial_in_bot(tmp_path: Path) -> None:
+def test_run_refuses_a_dial_in_bot(tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
     path.write_text(tournament(bots=f'\n[[bots]]\nname = "a"\ncommand = "python bot.py"\n'
                                     + dial_in_entry("lab-b", "x" * 40)))
@@ -201,7 +201,7 @@ def test_arena_run_refuses_a_tournament_with_a_dial_in_bot(tmp_path: Path) -> No
                              f"an arena server, which they connect to (arena serve, then arena submit {path})\n")
 
 
-def test_arena_new_token_writes_a_private_token_and_prints_its_hash(tmp_path: Path) -> None:
+def test_new_token_is_private_and_prints_its_hash(tmp_path: Path) -> None:
     import hashlib
 
     path = tmp_path / "lab-b.token"
@@ -219,8 +219,7 @@ def test_arena_new_token_writes_a_private_token_and_prints_its_hash(tmp_path: Pa
 # --- the whole way: arena connect over TLS -----------------------------------------------------------------------------
 
 
-def test_a_tournament_with_a_bot_dialed_in_through_arena_connect_over_tls_plays_to_the_end_and_verifies(
-        tmp_path: Path) -> None:
+def test_connect_over_tls_plays_a_verified_tournament(tmp_path: Path) -> None:
     cert, key = self_signed(tmp_path)
     token_file, token = write_token(tmp_path, "lab-b")
     operator_file, operator = write_token(tmp_path, "operator")  # the server's own token: not the bot's business
@@ -264,7 +263,7 @@ def test_a_tournament_with_a_bot_dialed_in_through_arena_connect_over_tls_plays_
         server.stop()
 
 
-def test_a_botkit_bot_dials_in_by_itself_over_tls_and_plays_a_tournament(tmp_path: Path) -> None:
+def test_a_botkit_bot_dials_in_over_tls_and_plays(tmp_path: Path) -> None:
     """``python bots/python/random_bot.py --connect ADDR ...``: no ``arena connect``, the botkit relays itself (with
     the same code), against a sandboxed local bot."""
     from arena.botkit import DIAL_AGAIN
@@ -318,8 +317,7 @@ serve(choose, name="fails-once")
 """
 
 
-def test_a_botkit_bot_that_dials_in_calls_its_policy_itself_and_a_raising_policy_fails_one_decision(
-        tmp_path: Path) -> None:
+def test_a_raising_policy_fails_one_decision(tmp_path: Path) -> None:
     """``--connect`` relays with the policy called in the bot's own process (no socket, no second gRPC call): a
     policy that raises fails that decision only (the arena's clock runs out on it: one recorded timeout), and the
     bot plays on to the end."""
@@ -354,7 +352,7 @@ def test_a_botkit_bot_that_dials_in_calls_its_policy_itself_and_a_raising_policy
         server.stop()
 
 
-def test_a_botkit_bot_refuses_plain_text_beyond_loopback_and_unreadable_files_in_one_line(tmp_path: Path) -> None:
+def test_botkit_refuses_plain_text_and_unreadable_files(tmp_path: Path) -> None:
     token_file, _ = write_token(tmp_path, "lab-b")
     for extra, message in [
         (("--token-file", str(token_file)), "error: refusing to dial in to 192.0.2.1:50500 in plain text: beyond "
@@ -383,7 +381,7 @@ def marks(path: Path) -> list[str]:
     return path.read_text().split() if path.exists() else []
 
 
-def test_the_server_cancels_a_request_it_gave_up_on_and_a_reply_after_the_cancel_is_ignored(tmp_path: Path) -> None:
+def test_the_server_cancels_a_request_it_gave_up_on(tmp_path: Path) -> None:
     """A dial-in client leaves its first request unanswered: past its deadline the server sends a Cancel of that id,
     with the timeout's reason, and records the timeout as before; the reply the client sends anyway, after the
     Cancel, is ignored, not a protocol error, and the same stream plays the next games."""
@@ -413,8 +411,7 @@ def test_the_server_cancels_a_request_it_gave_up_on_and_a_reply_after_the_cancel
 
 
 @pytest.mark.parametrize("by", ["relay", "itself"])
-def test_a_dial_in_bot_stops_thinking_when_the_arena_gives_up_and_its_stream_plays_on(
-        tmp_path: Path, two_tokens, by: str) -> None:
+def test_a_bot_stops_thinking_when_given_up_on_and_plays_on(tmp_path: Path, two_tokens, by: str) -> None:
     """The patient bot (a botkit bot) dialed in through ``arena connect`` (``relay``: its gRPC call cancelled, which
     ``cancelled()`` reports) or by itself (``itself``: the policy's ``cancelled()`` set, its answer dropped). A
     tournament cancelled while the bot thinks, its deadline ten minutes away: only the server's Cancel can stop it
@@ -471,7 +468,7 @@ def test_a_dial_in_bot_stops_thinking_when_the_arena_gives_up_and_its_stream_pla
 
 
 @pytest.mark.fast
-def test_the_relay_takes_back_a_decision_whose_reply_crossed_the_servers_cancel() -> None:
+def test_the_relay_uncounts_a_reply_crossing_the_cancel() -> None:
     """A reply sent just as the server gave up on its request reaches the server too late (ignored there, not in
     the standings' decisions): the server's Cancel of it, coming after, takes it out of the relay's count and
     latency, so the two counts stay equal. A Cancel of a request never seen changes nothing."""
@@ -494,8 +491,7 @@ JUNK = b"\xff\xff\xff\xff"
 NOT_A_HELLO = dial_in_pb2.PlayRequest(request_id=1, act=bot_pb2.ActReply(index=0)).SerializeToString()
 
 
-def test_no_token_a_wrong_one_and_another_bots_are_refused_and_the_tournament_names_who_did_not_come(
-        tmp_path: Path, two_tokens) -> None:
+def test_bad_tokens_are_refused_and_the_absent_are_named(tmp_path: Path, two_tokens) -> None:
     server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-tokens")))
     try:
         stub = server.stub()
@@ -581,7 +577,7 @@ def ended(client: RawDialIn) -> tuple[grpc.StatusCode | None, str, list]:
         client.close()
 
 
-def test_a_stream_that_never_says_hello_is_cancelled_after_the_hello_timeout() -> None:
+def test_a_stream_without_hello_times_out() -> None:
     """It would hold a gRPC thread for nothing. (In process, with a one-second hello timeout; the stream carries the
     token of the bot waited for, so it is let past the check of its credentials and then waits for its hello.)"""
     token = "some-token-of-16-chars"
@@ -589,7 +585,7 @@ def test_a_stream_that_never_says_hello_is_cancelled_after_the_hello_timeout() -
     assert code == grpc.StatusCode.CANCELLED and not received
 
 
-def test_a_stream_without_a_bots_token_is_refused_before_anything_it_sends_is_read() -> None:
+def test_a_tokenless_stream_is_refused_unread() -> None:
     """Whatever such a stream sends (junk, a reply, a hello, nothing) it learns only that it is not let in: the
     token is checked before the first message is read, and a silent one holds no thread until the hello timeout."""
     token = "the-token-of-lab-b"
@@ -609,8 +605,7 @@ def test_a_stream_without_a_bots_token_is_refused_before_anything_it_sends_is_re
 # --- a server that runs no bots ----------------------------------------------------------------------------------
 
 
-def test_a_server_without_bots_or_commands_plays_a_tournament_whose_entrants_all_dial_in_and_refuses_any_other(
-        tmp_path: Path, two_tokens) -> None:
+def test_a_botless_server_plays_only_dial_in_tournaments(tmp_path: Path, two_tokens) -> None:
     """Nothing runs on the server for a dial-in bot, so neither --bots nor --allow-commands is needed for them; a
     bot to run here still is."""
     server = Server(tmp_path / "data")  # no --bots, no --allow-commands
@@ -640,7 +635,7 @@ def test_a_server_without_bots_or_commands_plays_a_tournament_whose_entrants_all
 # --- a connection cut mid-game ---------------------------------------------------------------------------------------
 
 
-def test_a_connection_cut_mid_game_is_a_crash_fault_and_the_bot_reconnects_for_the_next_games(tmp_path: Path) -> None:
+def test_a_cut_connection_faults_and_the_bot_reconnects(tmp_path: Path) -> None:
     _, token = write_token(tmp_path, "lab-b")
     server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-cut")))
     try:
@@ -674,8 +669,7 @@ def test_a_connection_cut_mid_game_is_a_crash_fault_and_the_bot_reconnects_for_t
         server.stop()
 
 
-def test_arena_connect_dials_again_when_the_server_cuts_its_stream_and_plays_the_next_games(
-        tmp_path: Path, two_tokens) -> None:
+def test_connect_dials_again_when_its_stream_is_cut(tmp_path: Path, two_tokens) -> None:
     """The server stops mid-game (every stream ends, UNAVAILABLE) and comes back on the same port, resuming the
     tournament; the same ``arena connect`` process dials again by itself and plays the rest. The game cut short is
     played again, with no fault of either bot's."""
@@ -724,7 +718,7 @@ def test_arena_connect_dials_again_when_the_server_cuts_its_stream_and_plays_the
             second.stop()
 
 
-def test_arena_connect_gives_up_after_its_attempts_in_a_row_when_no_server_answers(tmp_path: Path) -> None:
+def test_connect_gives_up_when_no_server_answers(tmp_path: Path) -> None:
     token_file, _ = write_token(tmp_path, "lab-b")
     with socket.socket() as placeholder:  # a port nobody listens on
         placeholder.bind(("127.0.0.1", 0))
@@ -741,7 +735,7 @@ def test_arena_connect_gives_up_after_its_attempts_in_a_row_when_no_server_answe
         + lines[-1].rsplit("bot log: ", 1)[1]), lines[-1]
 
 
-def test_arena_connect_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+def test_connect_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
     token_file, token = write_token(tmp_path, "lab-b")
     server = Server(tmp_path / "data")
     try:
@@ -759,8 +753,7 @@ def test_arena_connect_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
         server.stop()
 
 
-def test_arena_connect_stops_at_another_bots_token_and_when_a_second_copy_of_the_bot_replaces_it(
-        tmp_path: Path) -> None:
+def test_connect_stops_at_a_foreign_token_or_when_replaced(tmp_path: Path) -> None:
     token_file, token = write_token(tmp_path, "lab-b")
     server = Server(tmp_path / "data")
     copies: list[Lines] = []
@@ -836,8 +829,7 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("behaviour", list(HOSTILE))
-def test_a_hostile_dial_in_client_gets_a_recorded_fault_and_the_server_and_the_other_games_go_on(
-        tmp_path: Path, behaviour: str) -> None:
+def test_a_hostile_client_faults_and_the_rest_goes_on(tmp_path: Path, behaviour: str) -> None:
     answer, kind, fault_text, status_text = HOSTILE[behaviour]
     _, token = write_token(tmp_path, "lab-b")
     server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-hostile")
@@ -870,8 +862,7 @@ def test_a_hostile_dial_in_client_gets_a_recorded_fault_and_the_server_and_the_o
 
 
 @pytest.mark.parametrize("variant", ["draw", "all_fives"])
-def test_the_seat_scanner_finds_no_hidden_tile_in_anything_sent_to_a_dial_in_bot(tmp_path: Path,
-                                                                                 variant: str) -> None:
+def test_nothing_sent_to_the_bot_holds_a_hidden_tile(tmp_path: Path, variant: str) -> None:
     _, token = write_token(tmp_path, "lab-b")
     server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "dial-scan")))
     try:
@@ -902,7 +893,7 @@ def test_the_seat_scanner_finds_no_hidden_tile_in_anything_sent_to_a_dial_in_bot
 
 
 @pytest.mark.parametrize("by", ["relay", "itself"])
-def test_arena_bench_protocol_dial_in_measures_both_paths_of_the_same_bot(by: str) -> None:
+def test_bench_protocol_dial_in_measures_both_paths(by: str) -> None:
     """Numbers only, no speed asserted (the docs quote a real run): the shape of the report, every measurement
     made, and the relay (``arena connect``, or the botkit bot's own ``--connect``) told farewell at the end (the
     command returns)."""

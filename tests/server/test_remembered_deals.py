@@ -67,7 +67,7 @@ def assert_every_game_had_its_own_deal(games: list[dict], log: Path) -> None:
 
 
 @pytest.mark.fast
-def test_a_duplicate_tournament_file_with_a_bot_that_dials_in_gives_every_game_a_fresh_deal() -> None:
+def test_a_dial_in_bot_gets_fresh_deals_in_a_duplicate() -> None:
     entries = [{"name": "alpha", "command": "builtin:random"},
                {"name": "lab-b", "dial_in": True, "token_sha256": "0" * 64}]
     asked = spec_from_dict({"variant": "block", "games": 3, "bots": entries})  # duplicate by default
@@ -89,7 +89,7 @@ def test_a_duplicate_tournament_file_with_a_bot_that_dials_in_gives_every_game_a
 
 @pytest.mark.parametrize("variant, players, seats", [("block", 2, 2), ("block", 3, 3), ("la_plaza_teams", 4, 2)])
 @pytest.mark.fast
-def test_the_leagues_tables_challenges_and_finals_with_a_dial_in_version_play_as_many_games_of_fresh_deals(
+def test_a_dial_in_version_gets_as_many_fresh_league_games(
         tmp_path: Path, variant: str, players: int, seats: int) -> None:
     config = league_from_dict({"name": "test", "variant": variant, "players": players, "dial_in": True})
     started = [BotSpec(name=f"v{n}", command=("builtin:random",)) for n in range(seats + 1)]
@@ -109,7 +109,7 @@ def test_the_leagues_tables_challenges_and_finals_with_a_dial_in_version_play_as
         assert spec.duplicate_off == (NOTICE.format(name="home-v1") if fresh else "")
 
 
-def test_arena_run_says_that_duplicate_deals_are_off_for_a_bot_given_by_address(tmp_path: Path) -> None:
+def test_run_says_duplicates_are_off_for_a_bot_by_address(tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
     path.write_text('variant = "block"\n[[bots]]\nname = "alpha"\ncommand = "builtin:random"\n'
                     '[[bots]]\nname = "remote"\naddress = "127.0.0.1:1"\n[time]\nstartup_ms = 1\n')
@@ -120,8 +120,7 @@ def test_arena_run_says_that_duplicate_deals_are_off_for_a_bot_given_by_address(
                                              "fresh deal")
 
 
-def test_a_bot_that_dials_in_and_remembers_every_hand_recognises_no_deal_of_a_duplicate_tournament(
-        tmp_path: Path) -> None:
+def test_a_remembering_bot_recognises_no_duplicate_deal(tmp_path: Path) -> None:
     token_file, token = write_token(tmp_path, "lab-b")
     server = Server(tmp_path / "data", *registry(tmp_path, random_bot("alpha", "remembered")))
     log = tmp_path / "remembering.log"
@@ -176,8 +175,7 @@ def league(tmp_path: Path):
     league.server.stop()
 
 
-def test_a_bot_that_dials_in_and_remembers_every_hand_recognises_no_deal_at_the_ladders_tables(
-        league: League, tmp_path: Path) -> None:
+def test_a_remembering_bot_recognises_no_ladder_deal(league: League, tmp_path: Path) -> None:
     for author in ("lab-a", "home"):
         league.add_author(author)
     league.upload("home", bot_folder(tmp_path / "random-bot", RANDOM_BOT), "random")

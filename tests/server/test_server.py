@@ -68,7 +68,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):
 # --- submitting and watching ----------------------------------------------------------------------------------------
 
 
-def test_submit_watch_status_games_and_fetch_with_the_cli(server: Server, tmp_path: Path) -> None:
+def test_submit_watch_status_games_and_fetch(server: Server, tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
     # The gated bot answers nothing until the watch (a new process) has printed its first line: the games after
     # the first two are all still to come when it attaches, however slow the machine.
@@ -232,7 +232,7 @@ async def test_a_seats_drawn_tiles_never_reach_the_live_view() -> None:
     assert record.result is not None and len(samples) == 2 * SAMPLES
 
 
-def test_fifty_watchers_and_a_stuck_one_do_not_slow_the_games(server: Server) -> None:
+def test_fifty_watchers_and_a_stuck_one_slow_no_game(server: Server) -> None:
     stub = server.stub()
     text = tournament(games=12, concurrency=2)
 
@@ -269,7 +269,7 @@ def stuck_watch(server: Server, tournament_id: str) -> tuple[grpc.Channel, Any]:
     return channel, apb_grpc.ArenaStub(channel).WatchTournament(apb.WatchTournamentRequest(id=tournament_id, moves=True))
 
 
-def test_a_stuck_watcher_is_cut_off_then_its_stream_cancelled(tmp_path: Path) -> None:
+def test_a_stuck_watcher_is_cut_off_then_cancelled(tmp_path: Path) -> None:
     server = Server(tmp_path / "data", "--watch-buffer", "16", *random_pair(tmp_path, uuid.uuid4().hex))
     channel = None
     try:
@@ -308,7 +308,7 @@ def test_tournaments_share_the_servers_concurrency_limit(server: Server) -> None
     assert listed[first.id].state == listed[second.id].state == FINISHED
 
 
-def test_a_game_is_withheld_while_its_deal_set_plays_and_cancel_stops_the_tournament(server: Server) -> None:
+def test_a_playing_deal_set_is_withheld_and_cancel_stops_play(server: Server) -> None:
     """The gated bot answers in seat 0 only: game 0 (gated in seat 0) is played and recorded, and game 1, the same
     deals with the seats swapped, waits at the gated bot's first decision for as long as the test looks."""
     stub = server.stub()
@@ -342,7 +342,7 @@ def test_a_game_is_withheld_while_its_deal_set_plays_and_cancel_stops_the_tourna
 # --- bad submissions and bad calls ----------------------------------------------------------------------------------
 
 
-def test_bad_submissions_are_refused_with_a_message_naming_the_problem(server: Server, tmp_path: Path) -> None:
+def test_bad_submissions_are_refused_naming_the_problem(server: Server, tmp_path: Path) -> None:
     stub = server.stub()
     good = tournament()
     good_message = message_from_dict(tomllib.loads(good))
@@ -397,7 +397,7 @@ def test_bad_submissions_are_refused_with_a_message_naming_the_problem(server: S
 # --- security -------------------------------------------------------------------------------------------------------
 
 
-def test_a_token_is_required_when_set_and_tls_protects_the_wire(tmp_path: Path) -> None:
+def test_a_set_token_is_required_and_tls_protects_the_wire(tmp_path: Path) -> None:
     refused = subprocess.run([sys.executable, "-m", "arena", "serve", "--listen", "0.0.0.0:0", "--data",
                               str(tmp_path / "d0")], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert refused.returncode == 2
@@ -439,7 +439,7 @@ def test_a_token_is_required_when_set_and_tls_protects_the_wire(tmp_path: Path) 
         server.stop()
 
 
-def test_submit_prints_a_follow_command_that_works_as_printed_on_a_server_with_a_token(tmp_path: Path) -> None:
+def test_the_printed_follow_command_works_with_a_token(tmp_path: Path) -> None:
     """The hint repeats the arena as it was called (here ``python -m arena``, not a bare ``arena`` the PATH may
     lack), the server and the token file: without ``--token-file`` the server refuses the watch."""
     token_file = tmp_path / "token"
@@ -471,7 +471,7 @@ def bot_logs(run: Path, name: str) -> str:
     return "".join(path.read_text(errors="replace") for path in sorted((run / "logs").glob(f"{name}*.log")))
 
 
-def test_sigterm_cancels_games_in_flight_and_stops_the_bots(tmp_path: Path, hang_bot: Path) -> None:
+def test_sigterm_cancels_games_and_stops_the_bots(tmp_path: Path, hang_bot: Path) -> None:
     tag = uuid.uuid4().hex
     bots = random_bot("alpha", tag) + bot_entry("hanger", str(hang_bot), "--tag", tag)
     server = Server(tmp_path / "data", *registry(tmp_path, bots))
@@ -495,7 +495,7 @@ def test_sigterm_cancels_games_in_flight_and_stops_the_bots(tmp_path: Path, hang
         server.stop(signal.SIGKILL)
 
 
-def test_a_restarted_server_resumes_the_tournament_and_plays_every_game_once(tmp_path: Path) -> None:
+def test_a_restart_plays_every_game_once(tmp_path: Path) -> None:
     tag = uuid.uuid4().hex
     data = tmp_path / "data"
     bots = random_pair(tmp_path, tag)
@@ -544,7 +544,7 @@ def moves(n: int) -> list[apb.TournamentEvent]:
 
 
 @pytest.mark.fast
-def test_a_full_buffer_drops_moves_first_and_tells_the_watcher() -> None:
+def test_a_full_buffer_drops_moves_first_and_says_so() -> None:
     watcher = Watcher("t", moves=True, capacity=10)
     watcher.push([event(game_started=apb.GameStarted(index=0))] + moves(20))
     events, ending = watcher.take(0)
@@ -554,7 +554,7 @@ def test_a_full_buffer_drops_moves_first_and_tells_the_watcher() -> None:
 
 
 @pytest.mark.fast
-def test_a_full_buffer_keeps_only_the_newest_standings_then_ends_with_resource_exhausted() -> None:
+def test_a_full_buffer_keeps_the_newest_standings_then_ends() -> None:
     watcher = Watcher("t", moves=False, capacity=4)
     watcher.push(moves(5))  # not asked for: never queued
     watcher.push([event(standings=apb.StandingsUpdated(games_done=i)) for i in range(6)])
@@ -584,7 +584,7 @@ def test_the_spec_message_and_the_file_are_one_schema() -> None:
 
 @pytest.mark.parametrize("grace_ms", [0, 40])
 @pytest.mark.fast
-def test_the_grace_goes_through_the_spec_message_a_set_zero_included(grace_ms: int) -> None:
+def test_the_grace_crosses_the_spec_message_even_zero(grace_ms: int) -> None:
     """``TimeControlSpec.grace_ms`` has presence: a submitted 0 is no grace (not the default 250), and unset is 250."""
     text = tournament(extra=f"[time]\ngrace_ms = {grace_ms}\n", bots=random_bot("alpha", "x") + random_bot("beta", "x"))
     message = message_from_dict(tomllib.loads(text))
@@ -635,7 +635,7 @@ def fail_by_a_file_size_limit(server: Server, limit: int) -> tuple[Any, apb.Tour
     return stub, info, failed
 
 
-def test_a_write_error_fails_resumably_and_a_restart_resumes_with_every_game_once(tmp_path: Path) -> None:
+def test_a_write_error_fails_resumably(tmp_path: Path) -> None:
     """The server's files may not grow past 30,000 bytes (RLIMIT_FSIZE, set on the running server: its writes get
     EFBIG, as on a full disk): the tournament ends FAILED, resumable, saying what is safe. A line then broken by
     hand: GetGame on its game names the line. The restarted server (no limit) logs the broken line, resumes, and
@@ -688,8 +688,7 @@ def test_a_write_error_fails_resumably_and_a_restart_resumes_with_every_game_onc
     assert not bot_processes(tag)
 
 
-def test_a_restarted_server_refuses_a_record_of_one_entrant_on_every_side_and_plays_its_game_again(
-        tmp_path: Path) -> None:
+def test_a_restart_replays_a_one_entrant_record(tmp_path: Path) -> None:
     """A well-formed record whose parts do not fit together (one entrant on both sides: a line edited by hand or
     copied in) passes the store's check; the restarted server's standings refuse it as the runner's resume does,
     and the tournament finishes with that game played again. (The server's standings used to raise on it, which
@@ -714,8 +713,7 @@ def test_a_restarted_server_refuses_a_record_of_one_entrant_on_every_side_and_pl
     assert not bot_processes(tag)
 
 
-def test_a_restarted_server_shows_the_standings_resume_counts_not_a_line_that_misfits_the_schedule(
-        tmp_path: Path) -> None:
+def test_a_restart_leaves_misfits_out_of_the_standings(tmp_path: Path) -> None:
     """A line of another game in a run folder (here a seat renamed to an entrant the tournament does not have) is a
     well-formed record that resume refuses, since it does not fit the schedule, and plays its game again. The
     server's live and final standings are the runner's: no phantom entrant, the game counted once. (The server
@@ -764,7 +762,7 @@ def changed_first_record(path: Path, change: Callable[[dict], Any]) -> dict:
     return record
 
 
-def test_a_tournament_failed_by_a_write_error_can_be_cancelled_and_is_then_not_resumed(tmp_path: Path) -> None:
+def test_a_cancelled_failed_tournament_is_not_resumed(tmp_path: Path) -> None:
     tag, data, bots = alpha_and_beta(tmp_path)
     first = Server(data, *bots)
     try:

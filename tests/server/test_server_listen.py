@@ -27,8 +27,7 @@ def test_a_port_in_use_is_one_line_saying_so(tmp_path: Path) -> None:
     ("127.0.0.1", "expected HOST:PORT with a port from 0 to 65535 (0: any free port), or unix:/path"),
     ("unix:/no/such/folder/arena.sock", "no such file or directory"),
 ])
-def test_an_address_that_cannot_be_listened_on_is_one_line_saying_why(address: str, reason: str,
-                                                                       tmp_path: Path) -> None:
+def test_an_unusable_address_is_one_line(address: str, reason: str, tmp_path: Path) -> None:
     out = arena("serve", "--listen", address, "--data", str(tmp_path / "data"), timeout=60)
     assert out.returncode == 2
     assert out.stderr == f"error: cannot listen on {address}: {reason}\n"

@@ -85,7 +85,7 @@ def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 # --- registered bots ----------------------------------------------------------------------------------------------
 
 
-def test_registered_bots_are_played_by_name_in_their_sandbox_with_lowered_limits(registered: Server) -> None:
+def test_registered_bots_play_by_name_under_lowered_limits(registered: Server) -> None:
     stub = registered.stub()
     text = tournament(bots=named("alpha", "beta") + "limits = { memory_mb = 256 }\n", name="by name")
     info = submit(stub, text)
@@ -101,14 +101,14 @@ def test_registered_bots_are_played_by_name_in_their_sandbox_with_lowered_limits
     assert mode(registered.data) == mode(registered.data / "tournaments") == mode(run) == 0o700
 
 
-def test_a_name_not_in_the_registry_is_refused_with_the_registered_names(registered: Server) -> None:
+def test_an_unknown_name_is_refused_with_the_known_names(registered: Server) -> None:
     error = refusal(registered.stub(), tournament(bots=named("alpha", "gamma")))
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert error.details() == ("key 'bots[2].name': no bot named 'gamma' is registered on this server; registered: "
                                "alpha, beta")
 
 
-def test_commands_addresses_and_sandbox_false_are_refused_without_allow_commands(registered: Server) -> None:
+def test_commands_addresses_and_no_sandbox_need_allow_commands(registered: Server) -> None:
     stub = registered.stub()
     command = named("alpha") + bot_entry("visitor", str(RANDOM_BOT))
     address = named("alpha") + '\n[[bots]]\nname = "remote"\naddress = "127.0.0.1:50051"\n'
@@ -125,7 +125,7 @@ def test_commands_addresses_and_sandbox_false_are_refused_without_allow_commands
                                       "server's registered bots")
 
 
-def test_limits_above_the_registry_are_refused_naming_the_limit(registered: Server) -> None:
+def test_limits_above_the_registry_are_refused_by_name(registered: Server) -> None:
     stub = registered.stub()
     cases = [
         (named("alpha", "beta") + "limits = { pids = 33 }\n",
@@ -159,7 +159,7 @@ def test_names_must_be_short_and_printable(registered: Server, tmp_path: Path) -
 # --- --allow-commands ---------------------------------------------------------------------------------------------
 
 
-def test_allow_commands_runs_a_submitted_command_sandboxed_within_the_servers_limits(open_server: Server) -> None:
+def test_allow_commands_runs_commands_sandboxed(open_server: Server) -> None:
     stub = open_server.stub()
     tag = uuid.uuid4().hex
     info = submit(stub, tournament(bots=named("alpha") + random_bot("visitor", tag)))
@@ -188,7 +188,7 @@ def test_allow_commands_runs_a_submitted_command_sandboxed_within_the_servers_li
         assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and error.details().startswith(message), error
 
 
-def test_without_a_registry_only_an_allow_commands_server_runs_anything(tmp_path: Path) -> None:
+def test_without_a_registry_only_allow_commands_runs_anything(tmp_path: Path) -> None:
     closed = Server(tmp_path / "closed")
     try:
         assert said(closed, r"^arena: no bots \(advice=every submission with a bot to run here is refused: pass "
@@ -215,7 +215,7 @@ def test_without_a_registry_only_an_allow_commands_server_runs_anything(tmp_path
 # --- caps ---------------------------------------------------------------------------------------------------------
 
 
-def test_the_entrants_and_bot_process_caps_refuse_with_the_numbers(tmp_path: Path) -> None:
+def test_the_caps_refuse_with_their_numbers(tmp_path: Path) -> None:
     tag = uuid.uuid4().hex
     bots = (random_bot("alpha", tag) + random_bot("beta", tag) + random_bot("gamma", tag)
             + bot_entry("hanger", str(WATCHED_BOT), "--mode", "hang", "--tag", tag))
@@ -278,7 +278,7 @@ def test_the_data_folder_is_made_private(tmp_path: Path) -> None:
 # --- the registry file --------------------------------------------------------------------------------------------
 
 
-def test_a_bad_registry_file_is_one_error_line_and_exit_status_2(tmp_path: Path) -> None:
+def test_a_bad_registry_file_is_one_line_and_status_2(tmp_path: Path) -> None:
     data = tmp_path / "data"
     good = random_bot("alpha", "x")
     cases = [
@@ -307,7 +307,7 @@ def test_a_bad_registry_file_is_one_error_line_and_exit_status_2(tmp_path: Path)
 
 
 @pytest.mark.fast
-def test_names_from_a_server_are_printed_without_control_characters_or_markup() -> None:
+def test_server_names_print_without_control_codes_or_markup() -> None:
     evil = "evil\x1b]0;owned\x07\x1b[2J\x9b31m[bold red]loud[/]"
     info = apb.TournamentInfo(id="abc", name=evil, variant="block", players=2, state=FINISHED, entrants=[evil, "b"],
                               error=evil, games_total=1, games_done=1)

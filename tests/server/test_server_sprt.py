@@ -111,7 +111,7 @@ def check_consistent(test: apb.SprtState) -> None:
     assert test.llr == pytest.approx(llr(list(test.counts), 0, 40))
 
 
-def test_the_watch_sees_the_test_move_while_the_games_are_played(run: Run) -> None:
+def test_the_watch_sees_the_test_move(run: Run) -> None:
     snapshot = run.events[0].snapshot
     assert snapshot.tournament.sprt is True and snapshot.tournament.games_total == CAP
     live = [e.standings.standings.sprt for e in run.events if e.WhichOneof("kind") == "standings"
@@ -140,7 +140,7 @@ def test_the_watch_sees_the_test_move_while_the_games_are_played(run: Run) -> No
     assert final.tournament.games_done < CAP, "stopped at the bound, not at the cap"
 
 
-def test_the_web_shows_the_live_test_and_says_the_total_is_a_cap(run: Run) -> None:
+def test_the_web_shows_the_live_test_and_the_total_as_a_cap(run: Run) -> None:
     running = [d for d in run.polled if d["tournament"]["state"] == "running" and d["sprt"] is not None
                and d["sprt"]["state"] == "continue" and d["sprt"]["units"] > 0]
     assert running, "the web shows the test before standings.json is written"
@@ -153,7 +153,7 @@ def test_the_web_shows_the_live_test_and_says_the_total_is_a_cap(run: Run) -> No
     assert (listed["sprt"], listed["games_total"]) == (True, CAP)
 
 
-def test_status_prints_the_verdict_line_and_the_cap(run: Run) -> None:
+def test_status_prints_the_verdict_and_the_cap(run: Run) -> None:
     reply = run.server.stub().GetStandings(apb.GetStandingsRequest(id=run.tid), timeout=30)
     info, test = reply.tournament, reply.standings.sprt
     assert info.sprt is True and test.state == H1
@@ -189,7 +189,7 @@ def signed(elo: float) -> str:
 
 
 @needs_chromium
-def test_the_tournament_page_draws_the_verdict_and_the_llr_bar(run: Run, tmp_path: Path) -> None:
+def test_the_page_draws_the_verdict_and_the_llr_bar(run: Run, tmp_path: Path) -> None:
     test = run.saved_test()
     browser = Chromium(tmp_path)
     try:

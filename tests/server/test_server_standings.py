@@ -48,7 +48,7 @@ def test_the_server_standings_print_as_the_local_table(games: list[GameOutcome],
 
 
 @pytest.mark.fast
-def test_fractional_points_reach_the_message_exactly_and_rounded() -> None:
+def test_fractional_points_arrive_exact_and_rounded() -> None:
     standings = Standings()
     for game in SHARED_SEATS:
         standings.add(game)
@@ -71,7 +71,7 @@ def test_the_elo_cell_of_the_message_is_the_local_one() -> None:
 
 
 
-def test_the_watch_standings_rebuilt_from_the_games_are_the_servers(tmp_path: Path) -> None:
+def test_standings_rebuilt_from_the_games_are_the_servers(tmp_path: Path) -> None:
     """The tables `arena watch` prints come from a Standings fed with the server's game summaries (in the order the
     games finished, each entrant's think time from the server's standings): the numbers are the server's own, for
     three sides (OpenSkill, conceded as a mean) as for two."""

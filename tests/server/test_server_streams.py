@@ -43,7 +43,7 @@ def refusal_of(call) -> tuple[grpc.StatusCode, str]:
     return call.code(), call.details()
 
 
-def test_never_reading_watchers_leave_every_quick_call_answered(tmp_path: Path, hang_bot: Path) -> None:
+def test_watchers_that_never_read_block_no_quick_call(tmp_path: Path, hang_bot: Path) -> None:
     """The audit's load: 190 watch streams that never read, then 200 ListTournaments at once. Every quick call is
     answered; the stream beyond --max-streams is refused, saying so."""
     server, tid = hanging_server(tmp_path, hang_bot, "--max-streams", "190", "--max-streams-per-client", "190")
@@ -76,7 +76,7 @@ def test_never_reading_watchers_leave_every_quick_call_answered(tmp_path: Path, 
             channel.close()
 
 
-def test_one_client_gets_its_share_of_streams_and_a_slot_back_when_one_ends(tmp_path: Path, hang_bot: Path) -> None:
+def test_a_client_gets_its_share_of_streams_and_slots_back(tmp_path: Path, hang_bot: Path) -> None:
     """--max-streams-per-client counts every stream of a client (health watches too); the refused stream says
     which limit; an ended stream's slot is free again."""
     server, tid = hanging_server(tmp_path, hang_bot, "--max-streams", "10", "--max-streams-per-client", "3")
@@ -110,7 +110,7 @@ def test_one_client_gets_its_share_of_streams_and_a_slot_back_when_one_ends(tmp_
 
 
 @pytest.mark.fast
-def test_the_command_line_defaults_are_the_limits_of_the_module() -> None:
+def test_the_cli_defaults_are_the_modules_limits() -> None:
     from arena.cli import build_parser
 
     args = build_parser().parse_args(["serve"])
@@ -133,7 +133,7 @@ def test_a_client_is_its_address_without_the_port(peer: str, client: str) -> Non
 
 
 @pytest.mark.fast
-def test_streams_beyond_the_limits_are_refused_and_each_slot_is_released_once() -> None:
+def test_streams_over_the_limits_are_refused_slots_freed_once() -> None:
     limits = streams.StreamLimits(total=3, per_client=2)
     a1, a2 = limits.acquire("a"), limits.acquire("a")
     with pytest.raises(streams.StreamRefused, match="too many streams open from a"):

@@ -29,7 +29,7 @@ from support.tables import rendered
 
 
 
-def test_arena_watch_prints_a_line_per_game_and_the_full_standings_at_the_end(tmp_path: Path) -> None:
+def test_watch_prints_each_game_then_the_standings(tmp_path: Path) -> None:
     from support.servers import Server, bot_entry, named, registry, tournament
 
     tag = uuid.uuid4().hex
@@ -107,7 +107,7 @@ def move_rounds(record: dict) -> list[int]:
     return [r + 1 for r, rnd in enumerate(record["rounds"]) for _ in rnd.get("moves", ())]
 
 
-def test_watch_numbers_moves_per_game_from_1_and_status_prints_the_local_table(server: Server) -> None:
+def test_watch_numbers_moves_from_1_and_status_prints_the_table(server: Server) -> None:
     """Matches of several rounds: every game watched from its start shows moves 1 to N with each move's round, N
     being the record's move count; a game joined late shows the end of that sequence. `arena status ID` then prints
     the table `arena run` would, from the same records."""
@@ -143,7 +143,7 @@ def test_watch_numbers_moves_per_game_from_1_and_status_prints_the_local_table(s
     assert rendered(local.table("standings after 4 games")) in status.stdout, status.stdout
 
 
-def test_the_server_keeps_and_shows_the_entrants_given_up_on(server: Server) -> None:
+def test_the_server_shows_the_given_up_entrants(server: Server) -> None:
     """dying passes the check before the first game; its program is deleted after a game is recorded, so its
     restarts fail until its pool gives up on it: the tournament finishes with forfeits, and the server says so in
     the watch, in status, in server.json and in its log."""

@@ -84,7 +84,7 @@ def test_spreads_stay_within_the_measured_bounds(entrants: int, variant: str, se
 
 
 @pytest.mark.fast
-def test_every_prefix_of_the_tables_keeps_table_counts_within_one() -> None:
+def test_every_prefix_keeps_table_counts_within_one() -> None:
     """A run cut short is as fair as a whole one: after every table, no entrant has two tables more than another."""
     counts = [0] * 13
     for layout in draw_tables(13, 5, 300, "prefix", extra_seats=1):
@@ -95,7 +95,7 @@ def test_every_prefix_of_the_tables_keeps_table_counts_within_one() -> None:
 
 
 @pytest.mark.fast
-def test_with_duplicate_deals_every_entrant_holds_every_seat_equally() -> None:
+def test_duplicates_seat_every_entrant_evenly() -> None:
     """Every deal set is played under every rotation: 60 tables x 1 deal set x 6 rotations, 60 games in each seat."""
     schedule = balanced(20, "mexican_train", 6, 200, duplicate=True)
     assert schedule.total() == 200 * 6
@@ -104,7 +104,7 @@ def test_with_duplicate_deals_every_entrant_holds_every_seat_equally() -> None:
 
 
 @pytest.mark.fast
-def test_much_better_balanced_than_uniformly_random_tables() -> None:
+def test_far_better_balanced_than_random_tables() -> None:
     """The bench's baseline, asserted: uniformly random tables of the same size spread five times wider."""
     from arena.bench.referee import bench_schedule
 
@@ -118,7 +118,7 @@ def test_much_better_balanced_than_uniformly_random_tables() -> None:
 
 
 @pytest.mark.fast
-def test_the_same_seed_draws_the_same_tables_and_another_seed_others() -> None:
+def test_same_seed_same_tables_another_seed_others() -> None:
     one = list(balanced(20, "mexican_train", 6, 200, seed="a").tables())
     assert one == list(balanced(20, "mexican_train", 6, 200, seed="a").tables())
     assert one != list(balanced(20, "mexican_train", 6, 200, seed="b").tables())
@@ -133,7 +133,7 @@ def test_the_drawing_is_pinned() -> None:
 
 
 @pytest.mark.fast
-def test_the_game_at_an_index_is_the_one_a_balanced_schedule_plays_there() -> None:
+def test_each_index_holds_the_game_played_there() -> None:
     """What resume checks a recorded game against is, index by index, what the run plays."""
     for duplicate in (True, False):
         schedule = balanced(9, "mexican_train", 4, 7, duplicate=duplicate, games=3)
@@ -191,7 +191,7 @@ def test_a_bad_balanced_file_gets_one_clear_line(changes: dict, message: str) ->
     assert str(error.value) == message
 
 
-def test_a_team_file_needs_two_bots_and_the_cli_says_so_in_one_line(tmp_path: Path) -> None:
+def test_a_team_file_needs_two_bots(tmp_path: Path) -> None:
     teams = spec_from_dict(file_data(variant="la_plaza_teams", players=None, bots=file_data()["bots"][:2]))
     assert teams.schedule("s").table_count() == 12 and teams.schedule("s").processes_per_entrant() == 2 * 2
     path = tmp_path / "t.toml"
@@ -262,7 +262,7 @@ def records(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
 
 
-def test_a_balanced_tournament_runs_and_its_records_verify(tmp_path: Path) -> None:
+def test_a_balanced_runs_records_verify(tmp_path: Path) -> None:
     """Five bots at three-player Block tables, six tables of two deal sets without duplicate: 12 games, every bot at
     three or four tables (18 seats for 5), and the records verify against the revealed seed."""
     path, tag = write_run(tmp_path, variant="block", players=3, entrants=5, tables=6, games=2, duplicate=False,
@@ -284,7 +284,7 @@ def test_a_balanced_tournament_runs_and_its_records_verify(tmp_path: Path) -> No
     assert not bot_processes(tag)
 
 
-def test_a_balanced_run_killed_mid_way_resumes_with_the_same_tables(tmp_path: Path) -> None:
+def test_a_killed_run_resumes_the_same_tables(tmp_path: Path) -> None:
     path, tag = write_run(tmp_path, variant="block", players=2, entrants=6, tables=20, games=3, duplicate=True,
                           concurrency=3)
     out = tmp_path / "run"
@@ -306,7 +306,7 @@ def test_a_balanced_run_killed_mid_way_resumes_with_the_same_tables(tmp_path: Pa
     assert arena("replay", str(out), "--verify").returncode == 0
 
 
-def test_a_run_drawn_by_another_version_of_the_drawing_is_not_resumed(tmp_path: Path) -> None:
+def test_a_run_drawn_differently_is_not_resumed(tmp_path: Path) -> None:
     path, _ = write_run(tmp_path, variant="block", players=2, entrants=3, tables=2, games=1, duplicate=False,
                           concurrency=1)
     out = tmp_path / "run"

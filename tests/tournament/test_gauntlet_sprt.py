@@ -36,7 +36,7 @@ GREEDY = str(ROOT / "bots" / "python" / "greedy_bot.py")
 
 
 @pytest.mark.fast
-def test_a_two_player_gauntlet_pairs_each_candidate_with_every_other_entrant_once() -> None:
+def test_a_two_player_gauntlet_meets_everyone_once() -> None:
     one = Schedule(4, new_game("draw", 2), games=1, duplicate=True, master_seed="g", candidates=(0,))
     assert list(one.tables()) == [(0, 1), (0, 2), (0, 3)]
     two = Schedule(4, new_game("draw", 2), games=1, duplicate=True, master_seed="g", candidates=(2, 0))
@@ -49,7 +49,7 @@ def test_a_two_player_gauntlet_pairs_each_candidate_with_every_other_entrant_onc
 
 
 @pytest.mark.fast
-def test_a_k_player_gauntlet_has_one_candidate_at_every_table() -> None:
+def test_k_player_tables_each_seat_one_candidate() -> None:
     game = new_game("mexican_train", 4)
     many = Schedule(6, game, games=1, duplicate=False, master_seed="g", candidates=(1, 4))
     tables = list(many.tables())
@@ -119,7 +119,7 @@ def test_an_sprt_needs_one_match_up() -> None:
 
 
 @pytest.mark.fast
-def test_games_wait_for_their_deal_set_and_count_as_one_pentanomial_unit() -> None:
+def test_a_deal_set_counts_as_one_pentanomial_unit() -> None:
     spec = spec_from_dict(table(2, sprt={"elo1": 20}))
     test = MatchupTest.for_tournament(spec, spec.schedule("s"))
     assert test is not None and test.test.kind == "pentanomial"
@@ -133,7 +133,7 @@ def test_games_wait_for_their_deal_set_and_count_as_one_pentanomial_unit() -> No
 
 
 @pytest.mark.fast
-def test_the_verdict_line_says_why_the_standings_count_more_games() -> None:
+def test_the_verdict_says_why_the_standings_count_more_games() -> None:
     """A game whose deal set is left unfinished is in the standings (27 games) but not in the test (26): the verdict
     line printed beside the standings says so, instead of two counts and two Elo figures that seem to disagree."""
     spec = spec_from_dict(table(2, sprt={"elo1": 20}))
@@ -149,7 +149,7 @@ def test_the_verdict_line_says_why_the_standings_count_more_games() -> None:
 
 
 @pytest.mark.fast
-def test_a_four_seat_gauntlet_unit_counts_every_side_of_the_opponent() -> None:
+def test_a_four_seat_unit_counts_every_opponent_side() -> None:
     spec = spec_from_dict({"variant": "mexican_train", "players": 4, "format": "gauntlet", "candidates": ["c"],
                            "sprt": {"elo1": 50}, "bots": [{"name": "c", "command": "x"}, {"name": "g", "command": "x"}]})
     test = MatchupTest.for_tournament(spec, spec.schedule("s"))
@@ -219,7 +219,7 @@ def counts_from_records(games: list[dict], candidate: str) -> list[int]:
     return counts
 
 
-def test_a_stronger_bot_is_accepted_and_the_run_stops_at_the_bound(tmp_path: Path) -> None:
+def test_a_stronger_bot_is_accepted_at_the_bound(tmp_path: Path) -> None:
     out = tmp_path / "run"
     done = run_file(tmp_path, sprt_text(out, [PYTHON, GREEDY], [PYTHON, HASHED, "--salt", "b"], elo1=40))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -251,7 +251,7 @@ def hashed_pair(out: Path, **kw) -> str:
     return sprt_text(out, [PYTHON, HASHED, "--salt", "a"], [PYTHON, HASHED, "--salt", "b"], **kw)
 
 
-def test_equal_bots_are_rejected_and_a_killed_run_resumes_the_same_test(tmp_path: Path) -> None:
+def test_equal_bots_are_rejected_and_a_kill_resumes_the_test(tmp_path: Path) -> None:
     """Two bots of the same strength: H0. The same run killed (kill -9) mid-test and resumed decides at the same
     deal set with the same counts: the test is rebuilt from the records, and the games are the same games."""
     whole = tmp_path / "whole"
@@ -279,7 +279,7 @@ def test_equal_bots_are_rejected_and_a_killed_run_resumes_the_same_test(tmp_path
     assert sorted(int(g.get("index", 0)) for g in records(cut)) == sorted(int(g.get("index", 0)) for g in records(whole))
 
 
-def test_a_test_that_reaches_the_cap_says_undecided(tmp_path: Path) -> None:
+def test_reaching_the_cap_says_undecided(tmp_path: Path) -> None:
     out = tmp_path / "run"
     done = run_file(tmp_path, hashed_pair(out, elo1=10, games=3, duplicate=False))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -288,7 +288,7 @@ def test_a_test_that_reaches_the_cap_says_undecided(tmp_path: Path) -> None:
     assert "SPRT first vs second: undecided: LLR " in done.stdout and ", 3 games" in done.stdout
 
 
-def test_a_gauntlet_plays_only_the_candidates_tables_and_shows_them(tmp_path: Path) -> None:
+def test_a_gauntlet_plays_only_candidate_tables(tmp_path: Path) -> None:
     out = tmp_path / "run"
     text = f'''name = "g"
 variant = "block"
@@ -330,7 +330,7 @@ command = {json.dumps([PYTHON, HASHED, "--salt", "b"])}
 
 
 @pytest.mark.fast
-def test_a_gauntlet_with_an_sprt_goes_to_the_server_as_a_message_and_back() -> None:
+def test_a_gauntlet_sprt_round_trips_the_server() -> None:
     import tomllib
 
     from arena.server.submission import dict_from_message, message_from_dict, parse_submission, toml_text

@@ -77,7 +77,7 @@ def test_two_entrants_match_the_closed_form_with_the_prior() -> None:
     assert result.deal_sets.tolist() == [10, 10]
 
 
-def test_two_entrants_without_the_prior_are_the_elo_of_their_score_with_the_binomial_interval() -> None:
+def test_two_entrants_without_the_prior_are_their_scores_elo() -> None:
     """A vanishing prior leaves the plain maximum likelihood: the Elo of the score fraction 0.8, and the interval
     of the difference ``± Z95 / √(n·s·(1−s))`` log-odds (the inverse of the information n·p·(1−p))."""
     elo, low, high = fitted([WIN] * 7 + [DRAW] * 2 + [LOSS], prior_sd_elo=1e7).difference("a", "b")
@@ -86,7 +86,7 @@ def test_two_entrants_without_the_prior_are_the_elo_of_their_score_with_the_bino
     assert (low, high) == (pytest.approx(elo - half, abs=1e-5), pytest.approx(elo + half, abs=1e-5))
 
 
-def test_a_draw_is_exactly_half_a_win_for_each() -> None:
+def test_a_draw_is_half_a_win_for_each() -> None:
     drawn = tally_of([DRAW, DRAW]).evidence()
     split = tally_of([WIN, LOSS]).evidence()
     assert drawn.linear.tolist() == split.linear.tolist() == [1.0, 1.0]
@@ -124,7 +124,7 @@ def test_the_tie_terms_are_the_mean_over_every_tie_break(places) -> None:
         assert value == pytest.approx(permutation_log_likelihood(places, dict(zip(names, theta))), abs=1e-12)
 
 
-def test_plackett_luce_with_ties_matches_a_brute_force_optimiser() -> None:
+def test_plackett_luce_with_ties_matches_brute_force() -> None:
     """Four- and three-sided deal sets with ties: the fit's maximum is the one scipy's BFGS finds on the
     permutation-average log-likelihood plus the normal prior."""
     results = [(("a",), ("b", "c"), ("d",)), (("b",), ("a",), ("d",), ("c",)), (("c", "d"), ("a", "b")),
@@ -187,7 +187,7 @@ def test_the_fit_recovers_a_known_order_with_four_sides() -> None:
     assert recovered(strengths, [tuple(reversed(r)) for r in results]) < -0.97
 
 
-def test_the_95_percent_intervals_cover_the_true_values_in_most_simulations() -> None:
+def test_95_percent_intervals_mostly_cover_the_truth() -> None:
     """100 seeded leagues of 5 entrants and 200 deal sets each: the intervals of every rating (against the field's
     mean) and of the closest pair's difference cover the truth about 95% of the time."""
     strengths = np.array([-150.0, -50.0, 0.0, 60.0, 140.0])
@@ -206,7 +206,7 @@ def test_the_95_percent_intervals_cover_the_true_values_in_most_simulations() ->
 # --- the edges --------------------------------------------------------------------------------------------------
 
 
-def test_an_entrant_with_only_wins_stays_finite_and_the_prior_bounds_it() -> None:
+def test_the_prior_keeps_an_unbeaten_entrant_finite() -> None:
     results = [WIN] * 20
     narrow, wide = fitted(results, prior_sd_elo=400.0), fitted(results, prior_sd_elo=1000.0)
     for result in (narrow, wide):
@@ -227,7 +227,7 @@ def test_an_entrant_without_results_sits_at_the_prior() -> None:
     assert high - low == pytest.approx(2 * Z95 * PRIOR_SD_ELO * math.sqrt(2 / 3), rel=1e-6)
 
 
-def test_a_disconnected_graph_centres_each_component_and_never_tells_them_apart() -> None:
+def test_a_disconnected_graph_never_tells_components_apart() -> None:
     """a beats b 40 to 10, c beats d 40 to 10, and neither pair ever met the other: each component is centred on
     0 by the prior, a is told apart from b (and c from d), and no one from the other component."""
     results = ([(("a",), ("b",))] * 40 + [(("b",), ("a",))] * 10 + [(("c",), ("d",))] * 40
@@ -260,7 +260,7 @@ def test_a_warm_start_gives_the_cold_answer_in_fewer_steps() -> None:
     assert warm.iterations < cold.iterations
 
 
-def test_a_snapshot_does_not_change_when_the_tally_goes_on() -> None:
+def test_a_snapshot_stays_as_the_tally_goes_on() -> None:
     tally = tally_of([WIN])
     evidence = tally.evidence()
     tally.add(LOSS)
@@ -278,7 +278,7 @@ def test_a_snapshot_does_not_change_when_the_tally_goes_on() -> None:
     ((("a",), ("",)), "entrants are non-empty names"),
     ((tuple(f"e{i}" for i in range(MAX_TIED + 1)),), f"at most {MAX_TIED} entrants can tie in one group, got 13"),
 ])
-def test_a_bad_result_is_refused_in_one_line_and_counts_nothing(places, message) -> None:
+def test_a_bad_result_is_refused_and_counts_nothing(places, message) -> None:
     tally = tally_of([WIN])
     with pytest.raises(FitError) as refused:
         tally.add(places)
@@ -310,7 +310,7 @@ def test_places_of_points_groups_equal_points_best_first() -> None:
 # --- the leaderboard --------------------------------------------------------------------------------------------
 
 
-def test_the_leaderboard_shares_ranks_where_the_intervals_cannot_tell_apart() -> None:
+def test_ranks_are_shared_where_intervals_cannot_tell_apart() -> None:
     """top beats everyone, bottom loses to everyone, mid1 and mid2 split their games: ranks 1, 2–3, 2–3, 4."""
     results = []
     for other in ("mid1", "mid2", "bottom"):
@@ -327,7 +327,7 @@ def test_the_leaderboard_shares_ranks_where_the_intervals_cannot_tell_apart() ->
     assert sum(r.elo for r in rows) == pytest.approx(0.0, abs=1e-6)  # anchored at the field's mean
 
 
-def test_told_apart_means_the_95_percent_interval_of_the_difference_excludes_0_not_only_touches_it() -> None:
+def test_told_apart_means_the_differences_interval_excludes_0() -> None:
     """Two entrants whose difference has a variance of exactly 1 (log-odds): its 95% interval is the difference
     ± 1.96. A difference of 1.96 puts the interval's low end on 0 exactly: not told apart; the next float above
     1.96 is; 1.7 (outside a 90% interval, ± 1.645, but inside the 95% one) is not."""
@@ -346,7 +346,7 @@ def test_told_apart_means_the_95_percent_interval_of_the_difference_excludes_0_n
         [("1–2", "a", ("b",), False), ("1–2", "b", ("a",), None)]]
 
 
-def test_equal_results_are_listed_by_name_whatever_the_rounding_of_the_sums() -> None:
+def test_equal_results_list_by_name_however_sums_round() -> None:
     """b and a each beat c once: equal ratings, listed a first, even when the evidence summed in another order
     leaves b a rounding error ahead (as two databases returning the same rows in other orders did)."""
     exact = fitted([(("b",), ("c",)), (("a",), ("c",))])
@@ -365,7 +365,7 @@ def test_an_empty_tally_fits_and_lists_nothing() -> None:
 # --- the benchmark ----------------------------------------------------------------------------------------------
 
 
-def test_bench_ratings_prints_its_numbers_and_refuses_bad_checkpoints(capsys) -> None:
+def test_bench_ratings_reports_and_refuses_bad_checkpoints(capsys) -> None:
     """A short `arena bench ratings` run: one entry per checkpoint with both fits and the OpenSkill baseline (the
     seeded league makes the counts exact); bad options are refused in one line with exit status 2."""
     from arena import cli

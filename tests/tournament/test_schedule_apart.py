@@ -25,7 +25,7 @@ def shared(tables: list[tuple[int, ...]], groups: tuple[tuple[int, ...], ...]) -
 
 
 @pytest.mark.fast
-def test_a_round_robin_plays_every_table_without_two_of_one_group() -> None:
+def test_a_round_robin_seats_no_two_of_one_group() -> None:
     """Six entrants at three seats, {0, 1} and {2, 3} apart: of the 20 combinations, the 12 with at most one of
     each group (houses of sizes 2, 2, 1, 1: 2x2x1 + 2x2x1 + 2x1x1 + 2x1x1)."""
     schedule = Schedule(6, new_game("all_fives", 3), 1, True, "m", apart=((0, 1), (2, 3)))
@@ -39,7 +39,7 @@ def test_a_round_robin_plays_every_table_without_two_of_one_group() -> None:
 
 
 @pytest.mark.fast
-def test_two_sided_round_robins_and_teams_leave_out_the_pairs_of_one_group() -> None:
+def test_two_sided_round_robins_skip_same_group_pairs() -> None:
     pairs = Schedule(4, new_game("draw", 2), 1, True, "m", apart=((0, 1),))
     assert list(pairs.tables()) == [(0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] and pairs.table_count() == 5
     teams = Schedule(3, new_game("la_plaza_teams", 4), 1, True, "m", apart=((0, 2),))
@@ -48,7 +48,7 @@ def test_two_sided_round_robins_and_teams_leave_out_the_pairs_of_one_group() -> 
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.fast
-def test_a_balanced_schedule_draws_no_table_with_two_of_one_group(seed: str) -> None:
+def test_a_balanced_schedule_seats_no_two_of_one_group(seed: str) -> None:
     """Ten entrants at four seats, a group of three and a group of two: 40 tables, none with two of a group. The
     group of three shares its one seat a table (at most 40 seats: 13 or 14 each, where 16 would be an even share); the
     others play 16 to 18 tables each (measured over the seeds)."""
@@ -64,7 +64,7 @@ def test_a_balanced_schedule_draws_no_table_with_two_of_one_group(seed: str) -> 
 
 
 @pytest.mark.fast
-def test_without_groups_the_drawing_is_the_one_it_always_was() -> None:
+def test_without_groups_the_drawing_is_unchanged() -> None:
     """Every entrant a house of its own draws the pinned tables (runs started before resume with their own)."""
     assert draw_tables(6, 3, 4, "pinned", houses=range(6)) == [(5, 2, 0), (1, 3, 4), (0, 1, 5), (2, 3, 4)]
     assert draw_tables(6, 3, 4, "pinned", houses=[0, 0, 1, 2, 3, 4]) != [(5, 2, 0), (1, 3, 4), (0, 1, 5), (2, 3, 4)]
@@ -95,7 +95,7 @@ def file_data(**changes: object) -> dict:
 
 
 @pytest.mark.fast
-def test_a_file_names_its_groups_and_the_schedule_keeps_them_apart() -> None:
+def test_the_groups_a_file_names_are_kept_apart() -> None:
     spec = spec_from_dict(file_data())
     assert spec.apart == (("b0", "b1"), ("b2", "b3"))
     schedule = spec.schedule("s")

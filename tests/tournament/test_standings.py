@@ -55,7 +55,7 @@ def round_robin() -> Standings:
     return standings
 
 
-def test_two_player_round_robin_counts_results_points_and_scores() -> None:
+def test_two_player_round_robin_counts_points_and_scores() -> None:
     standings = round_robin()
     a, b, c = (standings.entrant(name) for name in "ABC")
     assert (a["games"], a["wins"], a["draws"], a["losses"], a["match_points"]) == (3, 1, 0, 2, 1.0)
@@ -126,7 +126,7 @@ def test_two_player_round_robin_order_table_and_json() -> None:
     assert set(data["entrants"][0]["openskill"]) == {"mu", "sigma", "ordinal"}
 
 
-def test_a_perfect_score_has_an_infinite_elo_reported_as_none() -> None:
+def test_a_perfect_scores_infinite_elo_is_reported_as_none() -> None:
     standings = Standings()
     standings.add(game(0, "A B", (100, 0), winner=0))
     standings.add(game(1, "B A", (0, 100), winner=1))
@@ -137,7 +137,7 @@ def test_a_perfect_score_has_an_infinite_elo_reported_as_none() -> None:
     assert elo_of_score(0.5) == 0.0 and elo_of_score(0.0) is None and elo_of_score(1.0) is None
 
 
-def test_duplicate_deal_sets_narrow_the_interval_for_complementary_results() -> None:
+def test_duplicate_deal_sets_narrow_the_interval() -> None:
     """Four deal sets of two games (seats swapped): A sweeps one set, the other three split by the deal's luck."""
     standings = Standings(group_size=2)
     index = 0
@@ -242,7 +242,7 @@ def test_an_entrant_on_two_sides_counts_once_per_game() -> None:
     assert standings.pairwise("A", "A") == (0, 0, 0)
 
 
-def test_openskill_moves_the_winner_up_the_loser_down_and_ties_share_a_rank() -> None:
+def test_openskill_raises_winners_lowers_losers_ties_share() -> None:
     standings = Standings()
     standings.add(game(0, "A B", (100, 50), winner=0))
     ratings = standings.ratings()
@@ -314,7 +314,7 @@ def row(text: str, name: str) -> list[str]:
     raise AssertionError(f"no row for {name} in\n{text}")
 
 
-def test_three_entrants_at_a_four_seat_table_count_one_game_each() -> None:
+def test_three_at_four_seats_count_one_game_each() -> None:
     """Mexican Train for 4 with 3 entrants (lowest wins): X holds seats 0 and 3 in both games."""
     standings = Standings()
     standings.add(game(0, "X Y Z X", (10, 20, 30, 50), winner=0, ranking=(0, 1, 2, 3)))
@@ -336,7 +336,7 @@ def test_three_entrants_at_a_four_seat_table_count_one_game_each() -> None:
     assert row(text, "Z")[6:9] == ["1", "45", "48.33"]
 
 
-def test_points_print_whole_when_whole_and_with_two_decimals_otherwise() -> None:
+def test_points_print_whole_or_with_two_decimals() -> None:
     assert [points_text(v) for v in (702, Fraction(1404, 2), Fraction(1405, 2), Fraction(2107, 3), 0, -3)] == [
         "702", "702", "702.5", "702.33", "0", "-3"]
     assert exact_mean(1405, 2) == Fraction(1405, 2) and isinstance(exact_mean(1404, 2), int)
@@ -379,7 +379,7 @@ def test_ties_in_points_then_more_wins() -> None:
     assert standings.order() == ["W", "Z", "M"]
 
 
-def test_ties_in_points_head_to_head_decides_before_the_number_of_wins() -> None:
+def test_ties_in_points_head_to_head_before_wins() -> None:
     """B and A end level on 2 points in 3 games each. B beat A, then drew twice with Z (1 win); A won twice against
     W (2 wins). Head-to-head puts B first; the number of wins, and the names, would put A first."""
     standings = Standings()
@@ -392,7 +392,7 @@ def test_ties_in_points_head_to_head_decides_before_the_number_of_wins() -> None
     assert standings.order() == ["B", "A", "Z", "W"]
 
 
-def test_the_elo_column_always_shows_the_by_deal_interval_as_two_bounds() -> None:
+def test_the_elo_column_shows_the_by_deal_interval_as_bounds() -> None:
     standings = Standings(group_size=2)
     # One finished deal set and one with a single game: two by-deal samples, three games.
     standings.add(game(0, "A B", (100, 50), winner=0, deal="d1"))

@@ -83,7 +83,7 @@ def write(tmp_path: Path, text: str) -> Path:
     ],
 )
 @pytest.mark.fast
-def test_a_malformed_file_gets_one_message_naming_key_problem_and_allowed_values(tmp_path, change, message) -> None:
+def test_a_malformed_file_names_key_problem_and_choices(tmp_path, change, message) -> None:
     path = write(tmp_path, change(GOOD))
     with pytest.raises(SpecError) as error:
         load_spec(path)
@@ -93,8 +93,7 @@ def test_a_malformed_file_gets_one_message_naming_key_problem_and_allowed_values
 
 @pytest.mark.parametrize("table, grace_ms", [("", 250), ("[time]\ngrace_ms = 40", 40), ("[time]\ngrace_ms = 0", 0)])
 @pytest.mark.fast
-def test_the_grace_is_the_files_time_grace_ms_and_reaches_the_referees_clock(tmp_path: Path, table: str,
-                                                                              grace_ms: int) -> None:
+def test_the_files_grace_ms_reaches_the_referees_clock(tmp_path: Path, table: str, grace_ms: int) -> None:
     """``[time] grace_ms``: 250 when not given, 0 for none; the runner's clock waits move + bank + exactly that."""
     spec = load_spec(write(tmp_path, GOOD.replace("games = 2", f"games = 2\n{table}")))
     clock = time_control_of(spec)
@@ -109,7 +108,7 @@ def test_a_missing_program_can_be_skipped(tmp_path: Path) -> None:
     assert [b.name for b in spec.bots] == ["a", "b"] and spec.skipped == ("c",)
 
 
-def test_cli_run_with_a_bad_file_is_one_line_and_status_2(tmp_path: Path) -> None:
+def test_run_with_a_bad_file_is_one_line_and_status_2(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace('games = 2', 'games = 0'))
     out = subprocess.run([sys.executable, "-m", "arena", "run", str(path)], capture_output=True, text=True,
                          timeout=60)
@@ -148,13 +147,13 @@ def test_two_player_round_robin_with_duplicate_rotations() -> None:
 
 
 @pytest.mark.fast
-def test_without_duplicate_each_game_has_its_own_deal_and_seats_alternate() -> None:
+def test_without_duplicate_deals_are_fresh_and_seats_alternate() -> None:
     games = list(Schedule(2, new_game("block", 2), games=3, duplicate=False, master_seed="s"))
     assert [(g.seats, g.seed) for g in games] == [((0, 1), "s/0/0"), ((1, 0), "s/0/1"), ((0, 1), "s/0/2")]
 
 
 @pytest.mark.fast
-def test_k_player_tables_are_combinations_rotated_through_every_seat() -> None:
+def test_k_player_tables_rotate_combinations_through_seats() -> None:
     schedule = Schedule(4, new_game("all_fives", 3), games=1, duplicate=True, master_seed="x")
     games = list(schedule)
     assert len(games) == 4 * 3
@@ -183,8 +182,8 @@ def test_team_variants_pair_entrants_as_teams_and_swap_them() -> None:
     ("draw", 2, 4, ()), ("draw", 2, 4, (2,)), ("mexican_train", 4, 3, ()), ("mexican_train", 4, 6, (0,)),
     ("la_plaza_teams", 4, 3, ()), ("all_fives", 3, 5, ())])
 @pytest.mark.fast
-def test_the_game_at_an_index_is_the_one_the_schedule_plays_there(variant: str, players: int, entrants: int,
-                                                                   candidates: tuple[int, ...], order: str) -> None:
+def test_each_index_holds_the_game_played_there(variant: str, players: int, entrants: int,
+                                                candidates: tuple[int, ...], order: str) -> None:
     """What resume checks a recorded game against (``game_at``) is, index by index, what the run plays."""
     for games, duplicate in ((3, True), (3, False)):
         schedule = Schedule(entrants, new_game(variant, players), games=games, duplicate=duplicate, master_seed="m",
@@ -368,7 +367,7 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
 BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
 
 
-def test_a_bot_crashing_under_concurrency_is_a_fault_not_the_end_of_the_tournament(tmp_path: Path) -> None:
+def test_a_crash_under_concurrency_is_only_a_fault(tmp_path: Path) -> None:
     text = tournament_text(uuid.uuid4().hex, games=10, concurrency=8).replace(
         f'"{RANDOM_BOT}", "--tag"', f'"{BAD_BOT}", "--mode", "exit_mid", "--tag"', 1)
     path = write(tmp_path, text)
@@ -383,7 +382,7 @@ def test_a_bot_crashing_under_concurrency_is_a_fault_not_the_end_of_the_tourname
     assert bots[0]["starts"] > 1, "the crashed bot is restarted"
 
 
-def test_resume_replays_a_game_whose_record_is_incomplete(tmp_path: Path) -> None:
+def test_resume_replays_an_incomplete_record(tmp_path: Path) -> None:
     path = write(tmp_path, tournament_text(uuid.uuid4().hex, games=2, concurrency=2))
     out = tmp_path / "run"
     assert arena_run(path, out).returncode == 0
@@ -430,7 +429,7 @@ def test_a_schedule_too_large_to_finish_is_refused(tmp_path: Path) -> None:
         load_spec(path)
 
 
-def test_a_bot_that_times_out_is_restarted_once_its_games_are_done(tmp_path: Path) -> None:
+def test_a_timed_out_bot_restarts_after_its_games(tmp_path: Path) -> None:
     text = tournament_text(uuid.uuid4().hex, games=3, concurrency=2).replace(
         f'"{RANDOM_BOT}", "--tag"', f'"{BAD_BOT}", "--mode", "hang", "--tag"', 1).replace(
         "[options]", "[time]\nmove_ms = 200\n\n[options]")

@@ -37,7 +37,7 @@ BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
 # --- every entrant is checked before the first game -----------------------------------------------------
 
 
-def test_bots_that_cannot_start_stop_the_run_before_the_first_game_with_one_line(tmp_path: Path) -> None:
+def test_unstartable_bots_stop_the_run_before_any_game(tmp_path: Path) -> None:
     """A script path with a typo, a program that is not installed, a bot that does not play the variant: each
     named, with why and its log's last lines, in one `error:` line, exit status 2, and no game played."""
     typo = tmp_path / "gredy_bot.py"
@@ -70,7 +70,7 @@ command = {json.dumps([PYTHON, str(BAD_BOT), "--mode", "block_only"])}
     assert json.loads((out / "standings.json").read_text())["games"] == 0
 
 
-async def test_the_server_gets_an_arena_error_it_marks_failed_with_the_same_line(tmp_path: Path) -> None:
+async def test_the_server_marks_an_arena_error_failed_with_its_line(tmp_path: Path) -> None:
     """run_tournament raises EntrantsCannotPlay, an ArenaError: the server's FAILED state carries its text as is."""
     from arena.server.core import _describe
 
@@ -87,7 +87,7 @@ async def test_the_server_gets_an_arena_error_it_marks_failed_with_the_same_line
     assert str(caught.value).endswith(f"(log: {tmp_path}/run/logs/gone.0.log); no game was played")
 
 
-async def test_an_entrant_is_given_up_after_three_failed_starts_in_a_row_not_three_in_all(tmp_path: Path) -> None:
+async def test_three_failed_starts_in_a_row_give_an_entrant_up(tmp_path: Path) -> None:
     """A real bot whose program is there or not: fail, fail, a good start, fail, fail is not given up (the good
     start ends the row); a third failure in a row is, and the next game is a forfeit without another start."""
     from arena.players.faults import BotFailure
@@ -126,7 +126,7 @@ async def test_an_entrant_is_given_up_after_three_failed_starts_in_a_row_not_thr
         await pool.stop()
 
 
-def test_a_bot_given_up_mid_run_is_named_at_the_end_and_the_exit_status_is_1(tmp_path: Path) -> None:
+def test_a_bot_given_up_mid_run_is_named_at_the_end_status_1(tmp_path: Path) -> None:
     """The bot starts (it passes the check), crashes every few decisions, and its program is deleted after the
     first game: its restarts fail until the pool gives up on it. The run finishes (forfeits), names it, exits 1."""
     folder = tmp_path / "dying"
@@ -171,7 +171,7 @@ def fail_standings_write(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("standings_too", [False, True], ids=["records", "records-and-standings"])
-async def test_a_full_disk_says_what_is_safe_and_resume_finishes_with_nothing_lost(
+async def test_a_full_disk_says_what_is_safe_and_resume_finishes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, standings_too: bool) -> None:
     tag = uuid.uuid4().hex
     spec = load_spec(write(tmp_path, block_text(tag, 4)))
@@ -212,7 +212,7 @@ def with_the_seed_of_another_deal_set(record: dict) -> None:
     (with_seats_swapped, 'its seats ["beta", "alpha"], the schedule\'s ["alpha", "beta"]'),
     (with_the_seed_of_another_deal_set, 'its seed "hardening/0/7", the schedule\'s "hardening/0/0"'),
 ])
-async def test_resume_plays_again_a_well_formed_record_that_does_not_fit_the_schedule(
+async def test_resume_replays_a_record_that_misfits_the_schedule(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change, misfit: str) -> None:
     """Game 0's line is a complete, well-formed record, but not of the game the schedule has at index 0 (its seats
     or its seed changed): resume says so and plays game 0 again; it never counts as done, nor in the standings."""
@@ -237,8 +237,7 @@ async def test_resume_plays_again_a_well_formed_record_that_does_not_fit_the_sch
     assert again["seats"] == ["alpha", "beta"] and again["seed"] == "hardening/0/0"
 
 
-async def test_standings_that_cannot_be_written_at_the_end_keep_the_run_open(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_unwritable_final_standings_keep_the_run_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every game recorded, then standings.json fails: the seed is not revealed (the run is not finished), and the
     resume writes the standings and finishes it without playing again."""
     spec = load_spec(write(tmp_path, block_text(uuid.uuid4().hex, 1)))
@@ -265,8 +264,8 @@ def whole_records(kept: bytes, form: str) -> tuple[int, bytes]:
 
 
 @pytest.mark.parametrize(("form", "limit"), [("jsonl", 30_000), ("compact", 6_000)])
-def test_a_file_size_limit_hit_mid_record_for_real_then_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              form: str, limit: int) -> None:
+def test_a_real_file_size_limit_mid_record_then_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       form: str, limit: int) -> None:
     """The kernel refuses the write (RLIMIT_FSIZE: EFBIG, the record file cut mid-record), as a full disk would,
     without filling the machine's disk: one `error:` line with the resume command, exit 1; then the resume (no
     limit) drops the torn record and finishes with every game exactly once. In both record files: the readable
@@ -303,8 +302,7 @@ def test_a_file_size_limit_hit_mid_record_for_real_then_resume(tmp_path: Path, m
     assert records.read_bytes().startswith(complete)
 
 
-async def test_a_write_error_after_an_entrant_was_given_up_still_names_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_write_error_after_a_give_up_still_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bot passes the check, then its program is gone: every start fails and the pool gives up on it (forfeits)
     long before the disk fills at the 30th record; the failure still carries the line naming it."""
     folder = tmp_path / "dying"

@@ -148,7 +148,7 @@ def attempt(call: Any) -> Any:
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(PATHS), toml_values), min_size=1, max_size=3))
-def test_type_flips_in_a_tournament_give_a_spec_error_or_a_valid_spec(flips: list[tuple[tuple, Any]]) -> None:
+def test_type_flips_give_a_spec_error_or_a_valid_spec(flips: list[tuple[tuple, Any]]) -> None:
     data = BASE_DATA
     for path, value in flips:
         try:
@@ -183,7 +183,7 @@ def mutated_text(draw: st.DrawFn) -> str:
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_text())
-def test_mutated_tournament_files_give_a_spec_error_or_a_valid_spec(text: str) -> None:
+def test_mutated_files_give_a_spec_error_or_a_valid_spec(text: str) -> None:
     path = Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-fuzz-{os.getpid()}.toml"
     try:
         path.write_text(text, encoding="utf-8", errors="surrogatepass")

@@ -18,7 +18,7 @@ from support.tournaments import PYTHON, RANDOM_BOT, fail_on_write
 
 
 @pytest.mark.fast
-def test_deal_sets_are_interleaved_across_tables_and_seeds_do_not_move() -> None:
+def test_deal_sets_interleave_across_tables_and_seeds_stay() -> None:
     game = new_game("draw", 2)
     new = list(Schedule(4, game, games=3, duplicate=True, master_seed="m"))
     old = list(Schedule(4, game, games=3, duplicate=True, master_seed="m", order=BY_TABLE))
@@ -35,8 +35,7 @@ def test_deal_sets_are_interleaved_across_tables_and_seeds_do_not_move() -> None
     assert Schedule(4, game, 3, True, "m").order == INTERLEAVED
 
 
-async def test_a_run_started_before_the_interleaved_order_resumes_in_its_own_order(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_older_run_resumes_in_its_own_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """entrants.json was a bare list of names: such a run keeps the table-by-table order, so its recorded indices
     still mean the games they meant. Stopped by a failed write after 4 games, then resumed."""
     table = {"name": "old", "variant": "block", "games": 2, "seed": "old-run", "concurrency": 1,

@@ -33,7 +33,7 @@ class Lines:
 
 
 @pytest.mark.fast
-def test_the_first_rate_after_resume_counts_only_this_run_and_the_leaders_are_labelled() -> None:
+def test_the_resumed_rate_counts_this_run_and_leaders_are_named() -> None:
     """A run resumed with 120 of 200 games recorded plays one game in 4 s: 0.25 games/s, not 121 over 4 s."""
     now = [130.0]
     console = Lines()
@@ -43,7 +43,7 @@ def test_the_first_rate_after_resume_counts_only_this_run_and_the_leaders_are_la
     assert console.lines == ["games 121/200 (60%), 0.2 games/s, ETA 316s; leaders: alpha 25 pts, beta 12.5 pts"]
 
 
-def test_one_game_is_one_game_in_the_title_and_in_the_standings(tmp_path: Path) -> None:
+def test_one_game_is_singular_in_the_title_and_standings(tmp_path: Path) -> None:
     """Mexican Train for 4 with 3 entrants: one of them holds two seats; the only game counts once for each."""
     tag = uuid.uuid4().hex
     text = f'''name = "trio"
@@ -70,7 +70,7 @@ rounds = 1
 
 
 @pytest.mark.fast
-def test_the_arena_command_in_hints_is_the_one_that_was_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hints_name_the_command_that_was_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     venv = tmp_path / ".venv" / "bin"
     venv.mkdir(parents=True)
     program = venv / "arena"
@@ -87,7 +87,7 @@ def test_the_arena_command_in_hints_is_the_one_that_was_run(tmp_path: Path, monk
     assert arena_command("/opt/with space/arena") == "'/opt/with space/arena'"
 
 
-def test_rerunning_a_finished_or_unfinished_run_says_which_and_where_the_new_run_goes(tmp_path: Path) -> None:
+def test_a_rerun_says_if_finished_and_where_the_new_run_goes(tmp_path: Path) -> None:
     first = tmp_path / "runs" / "t"
     path = write(tmp_path, block_text(uuid.uuid4().hex, 1, output=first))
     assert arena_run(path).returncode == 0

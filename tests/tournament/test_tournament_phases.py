@@ -84,7 +84,7 @@ async def test_no_live_process_has_seen_a_deal_under_another_rotation(
     assert processes.violations == []
 
 
-async def test_the_lanes_alternate_block_by_block_and_each_phase_ends_with_its_lane_stopped() -> None:
+async def test_lanes_alternate_by_block_each_phase_stopping_its_lane() -> None:
     """Draw, 2 entrants, 6 deal sets in blocks of 2: phases (block, rotation) 0..5 on lanes 0, 1, 0, 1, 0, 1, one
     game at a time: rotation 0 of a block, then rotation 1, each ended by stopping its lane."""
     schedule = Schedule(2, new_game("draw", 2), games=6, duplicate=True, master_seed="m")
@@ -93,7 +93,7 @@ async def test_the_lanes_alternate_block_by_block_and_each_phase_ends_with_its_l
     assert processes.stops == [0, 1, 0, 1, 0, 1]
 
 
-async def test_a_resumed_run_plays_only_what_is_missing_and_skips_empty_phases() -> None:
+async def test_a_resume_plays_the_missing_and_skips_empty_phases() -> None:
     schedule = Schedule(2, new_game("draw", 2), games=6, duplicate=True, master_seed="m")
     done = frozenset(range(0, 8))  # blocks 0 and 1 recorded whole
     played, processes = await play_all(schedule, 2, 2, done=done)
@@ -101,7 +101,7 @@ async def test_a_resumed_run_plays_only_what_is_missing_and_skips_empty_phases()
     assert processes.violations == []
 
 
-async def test_a_finished_order_hands_out_nothing_more_and_wakes_every_waiting_worker() -> None:
+async def test_a_finished_order_gives_nothing_and_wakes_all_waiters() -> None:
     """A decided test or a failed write ends the run: workers waiting for the next phase get None, not a hang."""
     schedule = Schedule(2, new_game("draw", 2), games=4, duplicate=True, master_seed="m")
     order = PhasedOrder(schedule, frozenset(), 4, lambda lane: trio.lowlevel.checkpoint())
@@ -120,7 +120,7 @@ async def test_a_finished_order_hands_out_nothing_more_and_wakes_every_waiting_w
     assert results == [None]
 
 
-def test_blocks_are_as_large_as_allowed_and_of_equal_size() -> None:
+def test_blocks_are_as_large_as_allowed_and_equal() -> None:
     """A run: one block up to 1,000 deal sets, then equal blocks. A sequential test: 8 deal sets per game in flight,
     at least 16, cut equally (96 deal sets at 6 in flight: two blocks of 48; at 5 in flight: 40 allowed, three of
     32)."""

@@ -125,7 +125,7 @@ def start_run(path: Path, out: Path, *extra: str) -> subprocess.Popen:
                             start_new_session=True)
 
 
-async def test_two_workers_record_the_games_of_one_process_game_for_game(tmp_path: Path) -> None:
+async def test_two_workers_record_what_one_process_does(tmp_path: Path) -> None:
     text = builtin_text(12)
     spec = spec_from_dict(tomllib.loads(text))
     one = await run_tournament(spec, text, tmp_path / "one")
@@ -143,7 +143,7 @@ async def test_two_workers_record_the_games_of_one_process_game_for_game(tmp_pat
                                                              tmp_path / "two" / "logs" / "worker-1"]
 
 
-def test_a_worker_killed_mid_run_loses_no_game_and_doubles_none(tmp_path: Path) -> None:
+def test_a_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path: Path) -> None:
     tag = f"workers-kill-{uuid.uuid4().hex[:8]}"
     path, out = tmp_path / "t.toml", tmp_path / "run"
     path.write_text(bots_text(tag, 12))
@@ -165,7 +165,7 @@ def test_a_worker_killed_mid_run_loses_no_game_and_doubles_none(tmp_path: Path) 
     wait_for(lambda: not bot_processes(tag), 30, "the killed worker's bots to die with it")
 
 
-def test_ctrl_c_stops_every_worker_and_bot_and_a_resume_finishes(tmp_path: Path) -> None:
+def test_ctrl_c_stops_all_workers_and_resume_finishes(tmp_path: Path) -> None:
     tag = f"workers-int-{uuid.uuid4().hex[:8]}"
     path, out = tmp_path / "t.toml", tmp_path / "run"
     path.write_text(bots_text(tag, 12))
@@ -209,7 +209,7 @@ def test_ctrl_c_stops_every_worker_and_bot_and_a_resume_finishes(tmp_path: Path)
                                              "or the file's 'concurrency'): each worker needs a game at a time"),
     (("--workers", "2", "--address", "127.0.0.1:1"), "error: --address is for --backend ray, got --backend local"),
 ])
-def test_a_worker_count_the_run_cannot_use_is_one_line(tmp_path: Path, extra: tuple[str, ...], error: str) -> None:
+def test_an_unusable_worker_count_is_one_line(tmp_path: Path, extra: tuple[str, ...], error: str) -> None:
     path, out = tmp_path / "t.toml", tmp_path / "run"
     path.write_text(builtin_text(2))
     result = subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), *extra],
@@ -219,7 +219,7 @@ def test_a_worker_count_the_run_cannot_use_is_one_line(tmp_path: Path, extra: tu
     assert not out.exists(), "nothing is written for a run that cannot start"
 
 
-def test_a_bot_that_cannot_start_is_named_once_before_any_game(tmp_path: Path) -> None:
+def test_an_unstartable_bot_is_named_once(tmp_path: Path) -> None:
     path, out = tmp_path / "t.toml", tmp_path / "run"
     path.write_text(builtin_text(2).replace('command = "builtin:greedy"', 'command = ["/bin/false"]'))
     result = subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), "--workers", "2"],
@@ -241,7 +241,7 @@ def test_a_bot_that_cannot_start_is_named_once_before_any_game(tmp_path: Path) -
     (("--bot", "no-such-bot-program"), "error: the bot's program 'no-such-bot-program' is not found (the Go kit's "
                                        "is built by scripts/setup.sh)"),
 ])
-def test_bench_workers_refuses_what_it_cannot_measure_in_one_line(extra: tuple[str, ...], error: str) -> None:
+def test_bench_workers_refuses_the_unmeasurable(extra: tuple[str, ...], error: str) -> None:
     result = subprocess.run([sys.executable, "-m", "arena", "bench", "workers", *extra], capture_output=True,
                             text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2

@@ -157,7 +157,7 @@ def test_every_route_answers_from_the_run_folder(server: WebServer) -> None:
 # --- what a running tournament shows -------------------------------------------------------------------------------
 
 
-def test_a_running_duplicate_tournament_shows_only_what_watch_may(server: WebServer) -> None:
+def test_a_running_duplicate_shows_only_what_watch_may(server: WebServer) -> None:
     """One game at a time, so each deal set's first game is played while its second is still to come (held back,
     its record withheld) and its second can be followed live (move by move, no hand, no seed). The run's phases
     play both deal sets' first rotation (games 0 and 2) before their second (1 and 3)."""
@@ -208,7 +208,7 @@ def test_event_streams_announce_each_change(server: WebServer) -> None:
     assert done == sorted(done) and done[-1] == 2 and len(set(map(json.dumps, seen))) == len(seen)
 
 
-def test_a_deal_set_cut_by_a_write_error_stays_withheld_until_it_is_complete(tmp_path: Path) -> None:
+def test_a_deal_set_cut_by_a_write_error_stays_withheld(tmp_path: Path) -> None:
     """A tournament FAILED by a write error is resumable: its deal sets' other rotations are still to be played, so
     a game whose partner was not recorded stays withheld (GetGame and every route of the web), however the
     tournament ended; once the restarted server has played the partner, the record is given."""
@@ -308,7 +308,7 @@ FOREIGN_HOSTS = ["rebound.example.com", "rebound.example.com:{port}", "127.0.0.1
 """Names a page on another site could make a browser send (DNS rebinding), and malformed or missing ones."""
 
 
-def test_the_dashboard_answers_only_for_its_own_names_on_every_route(server: WebServer) -> None:
+def test_the_dashboard_answers_only_its_own_hosts(server: WebServer) -> None:
     """DNS rebinding: a site the operator visits points its own name at 127.0.0.1 and reads the dashboard with
     the operator's browser, which sends that site's name as Host. Every route refuses a Host that is not one of the
     dashboard's names (421 with a line saying why), event streams and downloads included; its own names are
@@ -340,7 +340,7 @@ def test_the_dashboard_answers_only_for_its_own_names_on_every_route(server: Web
 
 
 @pytest.mark.fast
-def test_the_game_page_allows_only_its_own_inline_script_and_style() -> None:
+def test_the_game_page_runs_only_its_inline_code() -> None:
     """The viewer's inline script and style are allowed by their hashes (so a script injected into the page, which
     has another hash, would not run); nothing else inline."""
     import base64
@@ -374,7 +374,7 @@ def token_file(folder: Path) -> tuple[Path, str]:
     return path, token
 
 
-def test_with_a_token_every_request_needs_it_by_header_or_sign_in_cookie(tmp_path: Path) -> None:
+def test_a_token_is_needed_by_header_or_sign_in_cookie(tmp_path: Path) -> None:
     path, token = token_file(tmp_path)
     server = WebServer(tmp_path / "data", "--token-file", str(path))
     try:
@@ -400,7 +400,7 @@ def test_with_a_token_every_request_needs_it_by_header_or_sign_in_cookie(tmp_pat
         server.stop()
 
 
-def test_the_public_site_shows_finished_and_public_data_only(tmp_path: Path) -> None:
+def test_the_public_site_shows_finished_public_data_only(tmp_path: Path) -> None:
     path, token = token_file(tmp_path)
     tag = uuid.uuid4().hex
     # a slow bot (0.6 s a decision, so a one-round game lasts seconds): the checks below, made while the game is in
@@ -432,8 +432,7 @@ def test_the_public_site_shows_finished_and_public_data_only(tmp_path: Path) -> 
 
 
 @needs_chromium
-def test_a_share_link_shows_neither_a_live_game_nor_the_finished_partner_that_holds_its_deals(
-        tmp_path: Path, browser: Chromium) -> None:
+def test_a_share_link_hides_live_games_and_the_deal_partner(tmp_path: Path, browser: Chromium) -> None:
     """A share link sees what the public site shows: game 1 is being played, and game 0, finished, was dealt the
     same deals (the other rotation of the deal set), so its record would show game 1's hidden hands. Both stay
     closed to the link until game 1 is recorded; then both open. Meanwhile the games list (the operator's too, in
@@ -593,7 +592,7 @@ def history_of(winners: list[int], total: int = 5000) -> RatingHistory:
 
 
 @pytest.mark.fast
-def test_the_rating_chart_thins_as_points_come_and_keeps_the_latest() -> None:
+def test_the_chart_thins_out_and_keeps_the_latest() -> None:
     history = RatingHistory(group_size=1, games_total=5000)
     most = 0
     for index in range(1000):
@@ -606,7 +605,7 @@ def test_the_rating_chart_thins_as_points_come_and_keeps_the_latest() -> None:
 
 
 @pytest.mark.fast
-def test_the_rating_chart_leaves_infinite_elo_out_and_says_so() -> None:
+def test_the_chart_omits_infinite_elo_and_says_so() -> None:
     first = history_of([0, 0]).chart()  # a won both: +inf and -inf, nothing finite to draw
     assert [p["values"] for p in first["points"]] == [{"a": None, "b": None}] * 2
     assert [p["infinite"] for p in first["points"]] == [{"a": "+", "b": "-"}] * 2
@@ -624,8 +623,7 @@ def test_the_rating_chart_leaves_infinite_elo_out_and_says_so() -> None:
 
 
 @needs_chromium
-def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server: WebServer, browser: Chromium
-                                                                           ) -> None:
+def test_chromium_follows_a_game_and_the_standings_live(server: WebServer, browser: Chromium) -> None:
     """The gated bot plays only as far as the test lets it (the file its gate reads), so the game is still being
     played at every step below however busy the machine: the page opens at its latest position, then follows the
     moves the test lets through, each arriving without a reload; the dashboard's own scripts and styles run under
@@ -690,7 +688,7 @@ def test_chromium_follows_a_live_game_and_the_standings_without_reloading(server
 
 
 @pytest.mark.fast
-def test_the_web_keeps_the_caches_of_the_most_recently_viewed_tournaments_only() -> None:
+def test_only_recently_viewed_tournaments_stay_cached() -> None:
     from arena.web import app
 
     cache: Any = app.OrderedDict()

@@ -105,7 +105,7 @@ def site(tmp_path_factory: pytest.TempPathFactory):
         league.server.stop()
 
 
-def test_an_author_signs_in_with_its_token_and_the_cookie_names_it_without_the_token(site: Site) -> None:
+def test_sign_in_by_token_gives_a_cookie_without_the_token(site: Site) -> None:
     code, headers, _ = http(f"{site.web}/signin", form={"token": site.league.token("alice"), "next": "/leagues/test"})
     cookie = headers["set-cookie"]
     assert code == 303 and headers["location"] == "/leagues/test"
@@ -135,7 +135,7 @@ def signed_out(site: Site, cookie: str, origin: str | None = None) -> tuple[int,
         connection.close()
 
 
-def test_signing_out_ends_every_session_of_the_browser_and_only_this_site_may_ask(site: Site) -> None:
+def test_only_this_site_may_sign_out_every_browser_session(site: Site) -> None:
     """The header of a signed-in page has the sign-out button; it clears the operator's, the author's and a share
     link's cookies; another site's page cannot sign a browser out (its Origin)."""
     code, headers, _ = http(f"{site.web}/signin", form={"token": site.league.token("alice"), "next": "/"})
@@ -154,7 +154,7 @@ def test_signing_out_ends_every_session_of_the_browser_and_only_this_site_may_as
     assert all("Max-Age=0" in c and "Path=/" in c for c in cleared.values()), cookies
 
 
-def test_an_author_sees_its_own_build_logs_and_check_reports_only(site: Site) -> None:
+def test_an_author_sees_only_its_own_logs_and_reports(site: Site) -> None:
     db = open_database(sqlite_url(site.league.root / "data"))
     try:
         ra, gb = site.version("alice", "ra"), site.version("bob", "gb")
@@ -187,7 +187,7 @@ def test_an_author_sees_its_own_build_logs_and_check_reports_only(site: Site) ->
         db.close()
 
 
-def test_retire_and_challenge_refuse_other_authors_and_cross_site_forms(site: Site) -> None:
+def test_retire_and_challenge_refuse_others_and_other_sites(site: Site) -> None:
     gb, ra = site.version("bob", "gb"), site.version("alice", "ra")
     retire = f"{site.web}/leagues/test/versions/{gb.id}/retire"
     challenge = f"{site.web}/leagues/test/challenges"
@@ -265,7 +265,7 @@ def test_revoking_an_author_ends_its_web_sessions(site: Site) -> None:
     assert code == 401
 
 
-def test_the_upload_form_refuses_what_the_cli_refuses_with_the_same_line(site: Site) -> None:
+def test_upload_form_refusals_are_the_clis_lines(site: Site) -> None:
     root = site.league.root
     url = f"{site.web}/leagues/test/upload?csrf={site.csrf('bob')}"
 
@@ -325,7 +325,7 @@ def test_the_upload_form_refuses_what_the_cli_refuses_with_the_same_line(site: S
     assert [v.number for v in site.league.versions(site.league.token("alice"), "ra")] == [1]
 
 
-def test_an_author_retires_its_own_version_from_the_web(site: Site) -> None:
+def test_an_author_retires_its_own_version(site: Site) -> None:
     db = open_database(sqlite_url(site.league.root / "data"))
     try:
         ra = site.version("alice", "ra")
@@ -395,8 +395,7 @@ def posted_origins(browser: Chromium) -> list[tuple[str, str | None]]:
 
 
 @needs_chromium
-def test_an_author_signs_in_uploads_challenges_and_retires_through_the_forms_in_chromium(
-        site: Site, browser: Chromium, tmp_path: Path) -> None:
+def test_sign_in_upload_challenge_and_retire_in_chromium(site: Site, browser: Chromium, tmp_path: Path) -> None:
     """Each of the author's forms as Chromium renders and sends it (its action, method, enctype, hidden CSRF field,
     the page's Content-Security-Policy and Referrer-Policy, the cookie the sign-in set), each answer's exact line,
     and what the league then holds: carol, a new author, signs in with her token, uploads a bot's archive, sees it
@@ -462,7 +461,7 @@ def share(site: Site, **fields: str) -> tuple[int, dict]:
     return code, json.loads(body)
 
 
-def test_a_share_link_opens_its_league_read_only_and_nothing_else(site: Site) -> None:
+def test_a_share_link_opens_only_its_league_read_only(site: Site) -> None:
     code, made = share(site, league="test", hours="2")
     assert code == 200 and made["league"] == "test" and made["url"].startswith(f"{site.web}/share/")
     assert int(time.time()) + 2 * 3600 - 60 <= made["expires_at"] <= int(time.time()) + 2 * 3600
@@ -531,11 +530,11 @@ def links_seen_at_once(url: str, viewers: dict[str, dict[str, str]]) -> dict[str
     raise AssertionError(f"{url} changed between every two requests of twenty rounds")
 
 
-def test_each_league_page_offers_its_viewer_only_the_links_it_may_follow(site: Site) -> None:
+def test_league_pages_offer_only_links_the_viewer_may_follow(site: Site) -> None:
     """The operator and a signed-in author see the header's link to the list of tournaments and the league's links
     with "my bots" and "tournaments"; a share link's browser sees the same page without those two, its header's
     link leading to the league, and every link it is shown opens (what it may not open is still refused when
-    typed: :func:`test_a_share_link_opens_its_league_read_only_and_nothing_else`)."""
+    typed: :func:`test_a_share_link_opens_only_its_league_read_only`)."""
     operator, shared = {"Authorization": f"Bearer {site.operator}"}, shared_browser(site, league="test")
     viewers = {"operator": operator, "alice": site.as_author("alice"), "share": shared}
     for path in ("/leagues/test", "/leagues/test/queue", "/leagues/test/finals", "/leagues/test/bots/gb",
@@ -551,7 +550,7 @@ def test_each_league_page_offers_its_viewer_only_the_links_it_may_follow(site: S
             assert http(site.web + link, headers=shared)[0] == 200, (path, link)
 
 
-def test_a_refusal_page_links_its_viewer_only_where_it_may_go(site: Site) -> None:
+def test_a_refusal_page_links_only_where_the_viewer_may_go(site: Site) -> None:
     """A share link's refusals, of a page not its own or of an unknown bot of its league, lead back to its league,
     from the header as from the page; the operator's lead to the list of tournaments, as before."""
     shared = shared_browser(site, league="test")
@@ -606,8 +605,7 @@ def tournaments(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tournament
         server.stop()
 
 
-def test_a_share_link_opens_one_tournament_whose_page_shows_its_standings_without_javascript(
-        tournaments: Tournaments) -> None:
+def test_a_shared_tournament_needs_no_javascript(tournaments: Tournaments) -> None:
     web, full, shared_id, other_id = tournaments.web, tournaments.full, tournaments.shared, tournaments.other
     # the tournament's page, as fetched without running its script: its standings rows are in the HTML
     detail = get_json(f"{web}/api/t/{shared_id}", headers=full)
@@ -646,7 +644,7 @@ def test_a_share_link_opens_one_tournament_whose_page_shows_its_standings_withou
     assert http(f"{web}/t/{shared_id}")[0] == 401
 
 
-def test_each_tournament_page_offers_a_share_link_only_the_links_it_may_follow(tournaments: Tournaments) -> None:
+def test_a_share_link_sees_only_tournament_links_it_may_open(tournaments: Tournaments) -> None:
     """A share link's browser sees the tournament's pages as the operator does, but for the header's link, which
     leads to the shared tournament (the list of tournaments would answer it 403); every link it is shown opens,
     and a refusal (a game the schedule has not) links back to the tournament from the header too."""

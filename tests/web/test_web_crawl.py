@@ -288,8 +288,7 @@ def come_in(browser: Chromium, site: Site, visitor: Visitor) -> None:
 
 
 @needs_chromium
-def test_every_page_and_link_of_the_dashboard_works_in_chromium_for_each_visitor(site: Site,
-                                                                                  browser: Chromium) -> None:
+def test_every_page_and_link_works_for_each_visitor(site: Site, browser: Chromium) -> None:
     """Each visitor's pages and links, in one tab (the cookies cleared between visitors); every problem of every
     page is reported at once. Each visitor followed some links, and none answered it 4xx: not even a share link
     meets a refusal by following what its pages show."""

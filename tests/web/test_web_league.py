@@ -70,8 +70,7 @@ def ladder_played(league: League) -> None:
     wait_for(still, LADDER_S, "the frozen league's last table to end and its board to be refitted")
 
 
-def test_the_leaderboard_queue_and_bot_pages_are_public_exact_and_keep_secrets(
-        tmp_path: Path, database: str | None) -> None:
+def test_public_league_pages_are_exact_and_keep_secrets(tmp_path: Path, database: str | None) -> None:
     league = league_in(tmp_path, LEAGUE, database, web=True)
     web = league.server.web  # type: ignore[attr-defined]
     db = open_database(database or sqlite_url(tmp_path / "data"))

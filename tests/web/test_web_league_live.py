@@ -58,8 +58,7 @@ def frozen_and_still(league: League) -> None:
 
 
 @needs_chromium
-def test_the_leaderboard_and_queue_update_in_chromium_as_tables_end_without_a_reload(
-        tmp_path: Path, browser: Chromium) -> None:
+def test_the_leaderboard_and_queue_update_live_as_tables_end(tmp_path: Path, browser: Chromium) -> None:
     league = league_in(tmp_path, LADDER_LEAGUE, web=True)
     web = league.server.web  # type: ignore[attr-defined]
     try:
@@ -102,8 +101,7 @@ def test_the_leaderboard_and_queue_update_in_chromium_as_tables_end_without_a_re
         league.server.stop()
 
 
-def test_a_bots_page_and_the_finals_page_show_their_history_and_keep_the_seed_until_the_end(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bot_and_finals_pages_show_history_keeping_the_seed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(FORMAT_VARIABLE)  # the pages read the league's default records (compact)
     league = league_in(tmp_path, LADDER_LEAGUE, web=True)
     web = league.server.web  # type: ignore[attr-defined]

@@ -44,7 +44,7 @@ def finished(detail: dict) -> bool:
 HEADS = "(id) => [...document.querySelectorAll(`#${id} thead th`)].map((th) => th.textContent)"
 
 
-def test_a_three_sided_tournament_before_and_after_its_games(server: WebServer, browser: Chromium) -> None:
+def test_a_three_sided_tournament_before_and_after_play(server: WebServer, browser: Chromium) -> None:
     """All Fives at three seats: headed OpenSkill before any game is counted (the standings learn the rating only
     from a game), its "Being played" table has a heading in every column, and once finished the entrant page says
     that its table by opponent counts meetings and that an empty list of variants claims every variant."""
@@ -82,7 +82,7 @@ def test_a_three_sided_tournament_before_and_after_its_games(server: WebServer, 
     browser.screenshot(SHOTS / "three-entrant.png")
 
 
-def test_a_tournament_won_every_time_says_why_its_chart_has_no_line(server: WebServer, browser: Chromium) -> None:
+def test_a_clean_sweep_says_why_its_chart_has_no_line(server: WebServer, browser: Chromium) -> None:
     info = submit(server.stub(), tournament(games=4, duplicate=False, name="sweep",
                                             bots=named("random-alpha", "faulty")))
     web, tid = server.web, info.id
@@ -112,7 +112,7 @@ def test_the_pairwise_table_of_five_stays_inside_its_card(server: WebServer, bro
     browser.screenshot(SHOTS / "five.png")
 
 
-def test_a_gauntlets_pairwise_table_has_its_candidates_as_rows_only(server: WebServer, browser: Chromium) -> None:
+def test_a_gauntlets_pairwise_rows_are_its_candidates_only(server: WebServer, browser: Chromium) -> None:
     """As ``arena run`` prints it: the candidate's row against each other entrant, no column of it against
     itself."""
     info = submit(server.stub(), tournament(games=1, duplicate=False, name="gauntlet",

@@ -144,8 +144,7 @@ def cpp_compiled_only_main(log: str) -> None:
     ("java", ("java", "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
               "-XX:ActiveProcessorCount=1", "-XX:-UsePerfData", "-jar", "bin/bot.jar"), "java-random", None),
 ])
-def test_a_compiled_kit_example_builds_offline_and_passes_the_leagues_check(tmp_path, request, kit, command, name,
-                                                                            log_check):
+def test_compiled_examples_build_offline_and_pass(tmp_path, request, kit, command, name, log_check):
     """A version of its own (the kit's example with a line added to its main source) is built in the sandbox from
     the kit's prepared cache (read-only) with no network; the bot then runs from its built folder, sandboxed, as the
     league runs it. What the build copied in to write on (the warm folder, npm's cache, Maven's repository) stays
@@ -166,7 +165,7 @@ def test_a_compiled_kit_example_builds_offline_and_passes_the_leagues_check(tmp_
     assert (check_problem(report, "block"), report.hello.split()[0]) == (None, name), report
 
 
-def test_a_rust_version_needing_a_crate_the_cache_lacks_fails_offline(tmp_path, rust_cache):
+def test_rust_needing_an_uncached_crate_fails_offline(tmp_path, rust_cache):
     """The author's Cargo.lock names a crate nobody fetched: cargo, offline, says which."""
     source, _ = example("rust", tmp_path)
     toml = source / "Cargo.toml"
@@ -184,7 +183,7 @@ def test_a_rust_version_needing_a_crate_the_cache_lacks_fails_offline(tmp_path, 
     assert "stranger-crate" in log and "offline" in log, log[-3000:]
 
 
-def test_a_java_version_needing_an_artifact_the_cache_lacks_fails_offline(tmp_path, java_cache):
+def test_java_needing_an_uncached_artifact_fails_offline(tmp_path, java_cache):
     source, _ = example("java", tmp_path)
     pom = source / "pom.xml"
     head, _, tail = pom.read_text().rpartition("</dependencies>")  # the project's own, after the managed ones
@@ -196,7 +195,7 @@ def test_a_java_version_needing_an_artifact_the_cache_lacks_fails_offline(tmp_pa
     assert "com.stranger:not-in-the-cache:jar:1.0" in log and "offline" in log, log[-3000:]
 
 
-def test_the_binary_kit_accepts_a_static_executable_and_runs_it(tmp_path):
+def test_the_binary_kit_runs_a_static_executable(tmp_path):
     """bots/go/bin/bot is built with CGO_ENABLED=0: statically linked. The built folder has it executable."""
     static = REPO / "bots" / "go" / "bin" / "bot"
     if not static.is_file():
@@ -212,7 +211,7 @@ def test_the_binary_kit_accepts_a_static_executable_and_runs_it(tmp_path):
 
 
 @pytest.mark.fast
-def test_the_binary_kit_refuses_a_dynamically_linked_executable_in_one_line(tmp_path):
+def test_the_binary_kit_refuses_dynamic_linking(tmp_path):
     source = tmp_path / "source"
     source.mkdir()
     shutil.copyfile(sys.executable, source / "bot")  # the arena's Python needs the dynamic loader
@@ -230,7 +229,7 @@ def test_every_kit_a_manifest_accepts_has_a_recipe():
     assert sorted(RECIPES) == sorted(KITS)
 
 
-def test_node_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, node_cache):
+def test_node_example_builds_offline_and_shakes_hands(tmp_path, node_cache):
     source, manifest = example("node", tmp_path)
     result = trio.run(build_version, source, manifest, tmp_path, node_cache, BuildLimits(), tmp_path / "build.log")
     assert result.ok, (result.why, result.log.read_text()[-2000:])
@@ -239,7 +238,7 @@ def test_node_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path,
     assert trio.run(handshake, result) == "node-random"
 
 
-def test_python_example_builds_and_its_bot_answers_the_handshake(tmp_path):
+def test_python_example_builds_and_shakes_hands(tmp_path):
     source, manifest = example("python", tmp_path)
     before = tree_digest(source)
     result = trio.run(build_version, source, manifest, tmp_path, KitCache(tmp_path / "cache"), BuildLimits(),
@@ -250,7 +249,7 @@ def test_python_example_builds_and_its_bot_answers_the_handshake(tmp_path):
     assert trio.run(handshake, result) == "py-greedy"
 
 
-def test_a_python_entry_that_does_not_parse_fails_its_build_with_the_reason_in_its_log(tmp_path):
+def test_an_unparsable_python_entry_logs_why_it_failed(tmp_path):
     source, manifest = example("python", tmp_path)
     (source / "greedy_bot.py").write_text("def broken(:\n")
     result = trio.run(build_version, source, manifest, tmp_path, KitCache(tmp_path / "cache"), BuildLimits(),
@@ -262,7 +261,7 @@ def test_a_python_entry_that_does_not_parse_fails_its_build_with_the_reason_in_i
     assert not (tmp_path / "bot").exists()
 
 
-def test_go_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, go_cache):
+def test_go_example_builds_offline_and_shakes_hands(tmp_path, go_cache):
     source, manifest = example("go", tmp_path)
     result = trio.run(build_version, source, manifest, tmp_path, go_cache, BuildLimits(), tmp_path / "build.log")
     assert (result.ok, result.command) == (True, ("bin/bot",)), (result.why, result.log.read_text()[-2000:])
@@ -270,7 +269,7 @@ def test_go_example_builds_offline_and_its_bot_answers_the_handshake(tmp_path, g
     assert trio.run(handshake, result) == "go-random"
 
 
-def test_a_go_version_needing_a_module_the_cache_lacks_fails_offline(tmp_path, go_cache):
+def test_go_needing_an_uncached_module_fails_offline(tmp_path, go_cache):
     source, manifest = example("go", tmp_path)
     main = source / "main.go"
     main.write_text(main.read_text().replace("import (", 'import (\n\t_ "github.com/stranger/not-in-the-cache"', 1))
@@ -380,7 +379,7 @@ def test_a_hostile_build_step_is_contained(tmp_path, how):
     assert bot_processes("hostile-build-marker") == []
 
 
-def test_a_build_past_its_time_is_killed_with_every_process_it_started(tmp_path):
+def test_an_overdue_build_is_killed_with_its_processes(tmp_path):
     source = tmp_path / "source"
     source.mkdir()
     sleeper = f"{sys.executable} -c 'import time; time.sleep(1000)' slow-build-marker"
@@ -394,7 +393,7 @@ def test_a_build_past_its_time_is_killed_with_every_process_it_started(tmp_path)
 
 
 @pytest.mark.fast
-def test_a_version_bigger_than_its_build_folder_fails_in_one_line(tmp_path):
+def test_a_version_bigger_than_its_build_folder_fails(tmp_path):
     source, manifest = example("python", tmp_path)
     (source / "ballast.bin").write_bytes(b"\0" * (3 * 1024 * 1024))
     result = trio.run(build_version, source, manifest, tmp_path, KitCache(tmp_path / "cache"),
@@ -406,7 +405,7 @@ def test_a_version_bigger_than_its_build_folder_fails_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("where", ["the cache inside a protected folder", "a protected file inside the cache"])
 @pytest.mark.fast
-def test_a_build_whose_kit_cache_would_show_a_protected_path_is_refused_before_it_starts(tmp_path, where):
+def test_a_cache_showing_a_protected_path_is_refused(tmp_path, where):
     """The kit's cache is bound into the build read-only: it may neither lie inside a folder no build may see (the
     data folder) nor hold a file no build may see (the operator's token), either way round."""
     source, manifest = example("python", tmp_path)

@@ -74,7 +74,7 @@ def refused(league: League, author: str, *args: str) -> str:
     return lines[0]
 
 
-def test_a_challenge_returns_its_sprt_verdict_unrated_and_refusals_are_one_line(tmp_path: Path) -> None:
+def test_an_unrated_sprt_verdict_and_one_line_refusals(tmp_path: Path) -> None:
     league = start(tmp_path)
     try:
         league.add_author("alice")
@@ -159,7 +159,7 @@ def _row(challenge_id: int, author_id: int | None) -> ChallengeRow:
 
 
 @pytest.mark.fast
-def test_a_free_slot_takes_the_oldest_challenge_of_an_author_with_none_playing() -> None:
+def test_a_free_slot_takes_an_idle_authors_oldest_challenge() -> None:
     queued = [_row(2, 7), _row(3, 7), _row(4, 8), _row(5, 9)]
     assert [c.id for c in next_challenges(queued, [_row(1, 7)], 1)] == [4]
     assert [c.id for c in next_challenges(queued, [_row(1, 7)], 3)] == [4, 5, 2]
@@ -171,7 +171,7 @@ RESTART_LEAGUE = LEAGUE.replace("target = 1", "target = 60")
 """Long games (to 60 points), so that the kill falls between a challenge's first game and its last."""
 
 
-def test_a_challenge_cut_by_a_kill_resumes_from_its_folder_and_ends_once(tmp_path: Path) -> None:
+def test_a_killed_challenge_resumes_and_ends_once(tmp_path: Path) -> None:
     league = league_in(tmp_path, RESTART_LEAGUE)
     league.add_author("alice")
     old = ready(league, "alice", "mine", "random_bot.py", "v1")
@@ -222,7 +222,7 @@ def test_a_challenge_cut_by_a_kill_resumes_from_its_folder_and_ends_once(tmp_pat
                    "tournament file's [sprt]), got 'a'"),
 ])
 @pytest.mark.fast
-def test_a_bad_challenges_key_is_one_line_naming_it(tmp_path: Path, table: str, line: str) -> None:
+def test_a_bad_challenges_key_is_named_in_a_line(tmp_path: Path, table: str, line: str) -> None:
     path = tmp_path / "league.toml"
     path.write_text(GAME + "[challenges]\n" + table + "\n")
     with pytest.raises(ConfigError) as refused:

@@ -50,8 +50,7 @@ def one_line(done: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
-def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_frozen_field_is_ranked_and_the_folder_verifies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(FORMAT_VARIABLE)  # the finals' default records (compact), not the suite's readable ones
     league = start(tmp_path)
     try:
@@ -137,7 +136,7 @@ def test_freeze_and_finals_rank_the_frozen_field_and_their_folder_verifies(tmp_p
 
 @pytest.mark.parametrize(("field", "sides", "tables"), [(3, 3, 3), (8, 4, 8), (20, 6, 20), (50, 4, 205)])
 @pytest.mark.fast
-def test_a_balanced_finals_default_meets_every_pair_about_once(field: int, sides: int, tables: int) -> None:
+def test_by_default_every_pair_meets_about_once(field: int, sides: int, tables: int) -> None:
     assert default_tables(field, sides) == tables
     assert tables * sides * (sides - 1) >= field * (field - 1)  # expected meetings of a pair: at least one
 
@@ -151,7 +150,7 @@ def record_of(index: int, seats: list[str], places: list[int]) -> dict:
 
 
 @pytest.mark.fast
-def test_equal_four_player_totals_tie_in_the_finals_ranking_where_float_sums_differ(tmp_path: Path) -> None:
+def test_equal_four_player_totals_tie_where_float_sums_differ(tmp_path: Path) -> None:
     """One deal set of four players (four rotations): 7 scores 0 + 0 + 1/6 (tied last with 8) + 1 = 7/6 and 8
     scores 1/3 + 1/3 + 1/6 + 1/3 = 7/6, which as floats add up to 1.1666666666666667 and 1.1666666666666665. They
     tie, as the ladder ranks the same deal set: the ranking is the fit of 9 first, 10 second, 7 and 8 tied."""
@@ -172,7 +171,7 @@ def test_equal_four_player_totals_tie_in_the_finals_ranking_where_float_sums_dif
 
 
 @pytest.mark.fast
-def test_the_finals_rank_complete_deal_sets_only(tmp_path: Path) -> None:
+def test_only_complete_deal_sets_are_ranked(tmp_path: Path) -> None:
     """a beat b and b beat c in whole deal sets (both rotations); c beat a in the first rotation of a deal set whose
     second was never played (a run cut short): that deal set is no result, so c has one deal set and a only one."""
     games = [won_by("a-v1", "b-v1", "0", 0), won_by("a-v1", "b-v1", "0", 1),
@@ -182,7 +181,7 @@ def test_the_finals_rank_complete_deal_sets_only(tmp_path: Path) -> None:
         ("a-v1", 1, 1), ("b-v1", 2, 2), ("c-v1", 3, 1)]
 
 
-async def test_the_finals_play_the_frozen_field_though_a_newer_version_became_ready(tmp_path: Path) -> None:
+async def test_a_newer_version_does_not_join_the_frozen_field(tmp_path: Path) -> None:
     """rand-v1 and greedy-v1 are frozen; then rand-v2 becomes ready, rand's active version. The finals (in-process,
     real bots in their sandbox) seat rand-v1, not rand-v2, and rank the frozen versions."""
     sync, served, work, ids = setup(sqlite_url(tmp_path), tmp_path, {"rand": EXAMPLES / "random_bot.py",

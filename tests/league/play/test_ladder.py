@@ -33,8 +33,7 @@ from support.ladder import (BLOCK, EXAMPLES, PATIENT, QUICK_SEARCH, STOPPED_BY_T
 from support.league import database_url, rated_with_seats  # noqa: F401 - the fixture, on both databases
 
 
-async def test_tables_are_played_as_runs_rated_once_and_their_records_verify(database_url: str,
-                                                                            tmp_path: Path) -> None:
+async def test_tables_are_verified_runs_rated_once(database_url: str, tmp_path: Path) -> None:
     bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
             "search": QUICK_SEARCH}
     sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=2, coverage=2, placement=1)
@@ -65,8 +64,7 @@ async def test_tables_are_played_as_runs_rated_once_and_their_records_verify(dat
     await database.close()
 
 
-async def test_a_version_whose_bot_cannot_start_is_suspended_after_three_failed_starts(
-        database_url: str, tmp_path: Path) -> None:
+async def test_three_failed_starts_suspend_a_version(database_url: str, tmp_path: Path) -> None:
     bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py",
             "broken": "raise SystemExit('this bot never starts')\n"}
     sync, served, work, ids = setup(database_url, tmp_path, bots, concurrency=1, coverage=4, placement=1)
@@ -87,8 +85,7 @@ async def test_a_version_whose_bot_cannot_start_is_suspended_after_three_failed_
     await database.close()
 
 
-async def test_a_table_left_playing_with_its_run_complete_is_rated_once_at_the_next_start(
-        database_url: str, tmp_path: Path) -> None:
+async def test_a_complete_table_left_playing_is_rated_once_on_restart(database_url: str, tmp_path: Path) -> None:
     """A server killed after a table's last game was recorded, before its results' transaction: the next start only
     reads the run (nothing is played again) and rates it once; rating it again changes nothing."""
     bots = {"rand": EXAMPLES / "random_bot.py", "greedy": EXAMPLES / "greedy_bot.py"}
@@ -124,8 +121,7 @@ async def refitted(ladder: Ladder) -> None:
         await event.wait()
 
 
-async def test_the_leaderboard_of_a_real_ladder_lists_every_version_and_a_restart_rebuilds_it(
-        database_url: str, tmp_path: Path) -> None:
+async def test_a_restart_rebuilds_the_full_board(database_url: str, tmp_path: Path) -> None:
     """Random, greedy and search (real bots in their sandbox) on the ladder: the board, refitted on a worker thread
     as tables end, lists every version with an interval, is exactly the fit of the recorded tables' results, is
     ordered by it; a new ladder on the same database (a restart) rebuilds the very same board before playing."""
@@ -176,8 +172,7 @@ async def test_the_leaderboard_of_a_real_ladder_lists_every_version_and_a_restar
     await database.close()
 
 
-async def test_placement_is_the_league_files_number_of_deal_sets_not_of_games_or_tables(database_url: str,
-                                                                                        tmp_path: Path) -> None:
+async def test_placement_counts_deal_sets_not_games_or_tables(database_url: str, tmp_path: Path) -> None:
     """x and y played two deal sets together (two done tables of two games each: four games), and have a failed
     table and a queued one besides (four tables). With the league file's ``placement = 2`` their placement is
     done; with 3 it is not, and the next table is a placement table (four games and four tables are not three deal
@@ -206,7 +201,7 @@ async def test_placement_is_the_league_files_number_of_deal_sets_not_of_games_or
 
 @pytest.mark.parametrize("variant", ["draw", "block", "la_plaza", "la_plaza_teams", "all_fives", "mexican_train"])
 @pytest.mark.fast
-def test_a_table_is_a_tournament_file_of_exactly_that_table(variant: str, tmp_path: Path) -> None:
+def test_a_table_is_a_tournament_file(variant: str, tmp_path: Path) -> None:
     """Every variant's table (its options, time, limits, bots with awkward names and values) is a valid tournament
     file whose schedule is that one table under every rotation, one deal set."""
     from arena.league.rules.model import LadderTable
@@ -247,7 +242,7 @@ def seatings(folder: Path) -> list[tuple[int, str, str, tuple[str, ...], tuple[i
 
 
 @pytest.mark.parametrize("variant", sorted(MANY_SEATS))
-async def test_a_k_player_or_team_ladder_plays_every_rotation_of_distinct_versions_and_rates_each_side_once(
+async def test_k_player_and_team_ladders_rotate_and_rate_sides_once(
         variant: str, database_url: str, tmp_path: Path) -> None:
     """Five versions (real bots in their sandbox) on a ladder of more than two seats: every table seats distinct
     versions, one per side (a team's two seats are its one version); its run is one deal set (one deal key, one
@@ -302,7 +297,7 @@ async def test_a_k_player_or_team_ladder_plays_every_rotation_of_distinct_versio
 
 
 @pytest.mark.parametrize("leaving", ["retired", "suspended"])
-async def test_a_version_that_leaves_mid_table_forfeits_its_games_and_the_table_is_rated_once(
+async def test_leaving_mid_table_forfeits_and_the_table_rates_once(
         leaving: str, database_url: str, tmp_path: Path) -> None:
     """Greedy against a bot that never answers (ten minutes a move): while the first game of their table waits on it
     (the second rotation waits for the first: the run's phases), its version is retired by the operator, or
@@ -364,8 +359,7 @@ async def test_a_version_that_leaves_mid_table_forfeits_its_games_and_the_table_
     await database.close()
 
 
-async def test_a_version_that_left_before_its_table_started_fails_the_table_and_nothing_is_rated(
-        database_url: str, tmp_path: Path) -> None:
+async def test_leaving_before_the_start_fails_the_table(database_url: str, tmp_path: Path) -> None:
     """A table queued (or left queued by a dead server) whose version was retired before it played a game: it
     fails with why, nothing is played or rated."""
     from arena.league.authors import retire_version
@@ -385,8 +379,7 @@ async def test_a_version_that_left_before_its_table_started_fails_the_table_and_
     await database.close()
 
 
-async def test_a_ladder_without_duplicate_deals_plays_single_games_with_their_own_deals_rated_game_by_game(
-        database_url: str, tmp_path: Path) -> None:
+async def test_without_duplicates_each_game_is_rated_alone(database_url: str, tmp_path: Path) -> None:
     """``duplicate = false``: a table is as many single games as there are rotations (two here), each with a deal
     of its own (its own deal key and match seed), the seats still rotated; read from its run, the table is rated
     game by game (two updates per version, two units of the board's fit), and its records verify."""

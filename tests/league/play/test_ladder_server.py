@@ -80,7 +80,7 @@ def database(request: pytest.FixtureRequest) -> str | None:
     return database_of(request)
 
 
-def test_a_league_plays_every_version_continuously_with_coverage_and_verified_records(
+def test_a_league_covers_every_version_with_verified_records(
         tmp_path: Path, database: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(FORMAT_VARIABLE)  # the league's default records (compact), not the suite's readable ones
     league = start(tmp_path, database, coverage=2)
@@ -158,8 +158,7 @@ def test_a_league_plays_every_version_continuously_with_coverage_and_verified_re
         league.server.stop()
 
 
-def test_a_kill_mid_table_loses_and_doubles_nothing_and_sigterm_stops_cleanly(
-        tmp_path: Path, database: str | None) -> None:
+def test_a_kill_loses_and_doubles_nothing_sigterm_stops(tmp_path: Path, database: str | None) -> None:
     league = start(tmp_path, database, target=60, concurrency=1, coverage=50)
     uploaded(league, ["rand", "greedy"])
     db = open_db(league, database)

@@ -65,8 +65,7 @@ def finish(database: Database, table: LadderTable, games: list[list[tuple[int, f
     return places
 
 
-async def test_the_board_rebuilt_from_known_tables_is_exactly_the_fit_of_their_results(
-        database: Database, league) -> None:
+async def test_the_rebuilt_board_is_the_fit_of_the_tables_results(database: Database, league) -> None:
     v = versions_of(database, league.id, "abcd")
     a, b, c, d = v["a"], v["b"], v["c"], v["d"]
     play(database, league.id, [a, b], [[(a, 1.0), (b, 0.0)], [(b, 0.5), (a, 0.5)]])  # a 1.5, b 0.5
@@ -107,8 +106,7 @@ async def test_the_board_rebuilt_from_known_tables_is_exactly_the_fit_of_their_r
     assert entries[0].version_id == a and entries[0].rank == f"1-{entries[0].worst}"  # a few deal sets: wide
 
 
-async def test_the_watch_counts_the_deal_sets_each_version_was_rated_on_when_tables_are_rated_out_of_order(
-        database: Database, league) -> None:
+async def test_deal_sets_rated_out_of_order_are_counted_per_version(database: Database, league) -> None:
     """Two tables of a and b, the second queued rated first and refitted, then the first rated before the next
     refit: the watch's line for it says each version's online rating and its 2 deal sets (that rating's count, as
     LadderStanding.deal_sets promises), while the leaderboard's columns and their "fit of 1 deal sets" are the
@@ -134,7 +132,7 @@ async def test_the_watch_counts_the_deal_sets_each_version_was_rated_on_when_tab
         f"to {row.rating_high:.0f}; fit of 1 deal sets)" for row in rows]
 
 
-async def test_a_table_of_fresh_deals_is_rated_game_by_game_and_so_again_after_a_restart(database_url: str) -> None:
+async def test_fresh_deals_rate_game_by_game_also_after_a_restart(database_url: str) -> None:
     """A duplicate table (a 1.5, b 0.5: one deal set), then a table of fresh deals, as a dial-in version's is, rated
     as the ladder rates it: b wins its first game and a its second. Summed, that second table would be one tied
     result; rated game by game it is two updates, each exactly a single-game rate call, and after a restart (the
@@ -180,7 +178,7 @@ async def test_a_table_of_fresh_deals_is_rated_game_by_game_and_so_again_after_a
 
 
 @pytest.mark.fast
-def test_a_table_result_is_its_sides_places_by_total_points_ties_as_ties() -> None:
+def test_a_table_result_places_sides_by_points_ties_as_ties() -> None:
     seats = [[Seat(7, 0, 1.0), Seat(8, 0, 0.0), Seat(9, 0, 0.0)], [Seat(8, 0, 0.5), Seat(9, 0, 0.5), Seat(7, 0, 0)]]
     assert places_of_table([7, 8, 9], seats) == (("7",), ("8", "9"))
     assert places_of_table([8, 7], [[Seat(8, 0, 0.5), Seat(7, 0, 0.5)]]) == (("7", "8"),)
@@ -188,7 +186,7 @@ def test_a_table_result_is_its_sides_places_by_total_points_ties_as_ties() -> No
 
 
 @pytest.mark.fast
-def test_equal_totals_of_thirds_tie_exactly_in_the_places_and_the_online_update() -> None:
+def test_thirds_tie_in_places_and_online_updates() -> None:
     """Four sides (Mexican Train's points are thirds): 7 scores 2/3 + 1 + 1/3 and 8 scores 2/3 + 2/3 + 2/3, both 2;
     as floats the first sum is 1.9999999999999998, which would rank 8 above 7. They tie, and rate as a tie."""
     third, two_thirds = 1 / 3, 2 / 3
@@ -210,7 +208,7 @@ SIXTHS = [[(7, 0.0), (8, 1 / 3), (9, 1.0), (10, 2 / 3)], [(7, 0.0), (8, 1 / 3), 
 
 
 @pytest.mark.fast
-def test_equal_totals_of_sixths_tie_even_where_the_floats_exact_sum_rounds_apart() -> None:
+def test_sixths_tie_even_where_float_sums_round_apart() -> None:
     """The stored points are floats: added as floats, 7's 7/6 is 1.1666666666666667 and 8's 1.1666666666666665;
     added as the exact values of those floats they round apart too. Each point is read back as the sixth it
     stands for, so 7 and 8 tie, in the places and in the online update."""
@@ -226,7 +224,7 @@ def test_equal_totals_of_sixths_tie_even_where_the_floats_exact_sum_rounds_apart
 
 
 @pytest.mark.fast
-def test_versions_no_chain_of_games_links_are_never_told_apart_whatever_their_intervals_say() -> None:
+def test_unlinked_versions_are_never_told_apart() -> None:
     """Two groups of six versions that never met: in each, every version beat the next 9 deal sets to 1. The prior
     alone centres each group on 0, so the 95% interval of 1's difference from 16 ([+463, +2985] Elo) excludes 0
     and says nothing: 1 is told apart from every version of its own group and from none of the other."""
@@ -249,7 +247,7 @@ def test_versions_no_chain_of_games_links_are_never_told_apart_whatever_their_in
 
 
 @pytest.mark.fast
-def test_versions_rated_after_the_last_refit_follow_the_fitted_ones_by_their_online_rating() -> None:
+def test_versions_since_the_refit_follow_by_online_rating() -> None:
     tally = Tally()
     for _ in range(3):
         tally.add((("1",), ("2",)))
@@ -265,7 +263,7 @@ def test_versions_rated_after_the_last_refit_follow_the_fitted_ones_by_their_onl
 
 
 @pytest.mark.fast
-async def test_refits_run_on_a_worker_thread_warm_started_and_coalesced() -> None:
+async def test_refits_run_on_a_thread_warm_started_and_coalesced() -> None:
     """The fit is wrapped to see where it runs and with what: held on its thread while three more results come,
     it is followed by exactly one more refit, of all four, started from the first fit."""
     calls: list[tuple[threading.Thread, int, Any, Any]] = []
@@ -309,7 +307,7 @@ async def test_refits_run_on_a_worker_thread_warm_started_and_coalesced() -> Non
 
 
 @pytest.mark.fast
-async def test_a_fit_that_fails_keeps_the_previous_board_and_says_why() -> None:
+async def test_a_failed_fit_keeps_the_previous_board_and_says_why() -> None:
     from arena.tournament.likelihood import FitError
 
     def failing(evidence, previous):
@@ -325,7 +323,7 @@ async def test_a_fit_that_fails_keeps_the_previous_board_and_says_why() -> None:
 
 
 @pytest.mark.fast
-def test_arena_bench_ladder_prints_every_part_in_one_json_and_refuses_bad_checkpoints(capsys, tmp_path) -> None:
+def test_bench_ladder_prints_json_and_refuses_bad_checkpoints(capsys, tmp_path) -> None:
     """A short `arena bench ladder` (its parts are the existing benches; the seeded league makes the counts exact):
     the matchmaker's decisions, the refits per checkpoint, the ladder's own refit path (a worker thread, warm from
     the last checkpoint's fit: the same Newton steps as the ratings bench's warm refit), games recorded in the
@@ -354,7 +352,7 @@ def test_arena_bench_ladder_prints_every_part_in_one_json_and_refuses_bad_checkp
         assert message in capsys.readouterr().err
 
 
-def test_the_standings_rows_take_four_queries_however_long_the_board(database: Database, league) -> None:
+def test_standings_take_four_queries_at_any_size(database: Database, league) -> None:
     """GetLadderStandings' rows (arena.league.core.standing_rows): each version's bot, number, author, games and
     place, the names it is tied with, in four queries for a board of 3 versions as for one of 8."""
     from collections import Counter

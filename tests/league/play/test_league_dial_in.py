@@ -51,7 +51,7 @@ def league(tmp_path: Path):
     league.server.stop()
 
 
-def test_a_dial_in_version_plays_on_the_ladder_only_while_connected(league: League, tmp_path: Path) -> None:
+def test_a_dial_in_version_plays_only_while_connected(league: League, tmp_path: Path) -> None:
     for author in ("lab-a", "home", "lab-c"):
         league.add_author(author)
     league.upload("home", bot_folder(tmp_path / "random-bot", EXAMPLES / "random_bot.py"), "random")
@@ -108,8 +108,7 @@ def test_a_dial_in_version_plays_on_the_ladder_only_while_connected(league: Leag
             relay.communicate()
 
 
-def test_a_stream_without_a_versions_token_is_refused_before_anything_it_sends_is_read(league: League,
-                                                                                        tmp_path: Path) -> None:
+def test_a_tokenless_stream_is_refused_unread(league: League, tmp_path: Path) -> None:
     """The league's server checks its own token and the authors' itself on its other calls; a dial-in stream is let
     in by a version's token only, checked before its first message is read: junk from a caller without that token
     is UNAUTHENTICATED, not a protocol error, and only the version's own token gets as far as the protocol."""
@@ -142,7 +141,7 @@ def versions_of(league: League, author: str) -> int:
     return version.id
 
 
-def test_dial_in_versions_are_refused_where_the_league_does_not_accept_them(tmp_path: Path) -> None:
+def test_dial_in_is_refused_where_not_accepted(tmp_path: Path) -> None:
     league = league_in(tmp_path, LADDER_LEAGUE)
     try:
         league.add_author("lab-a")
@@ -166,7 +165,7 @@ def test_an_existing_token_file_is_never_written_over(league: League, tmp_path: 
     assert league.versions(league.token("lab-a")) == []  # refused before anything was asked of the server
 
 
-def test_only_its_author_adds_a_dial_in_version_of_a_bot_not_the_operator(league: League, tmp_path: Path) -> None:
+def test_only_the_author_adds_a_dial_in_version(league: League, tmp_path: Path) -> None:
     """The operator's token reaches everything else, but a dial-in version's token plays as the bot: only the
     bot's author adds one, to an existing bot or a new one; nothing is created and no token file written."""
     league.add_author("lab-a")

@@ -59,8 +59,7 @@ def counted(database: Database, call) -> tuple[object, int]:
         sa.event.remove(database.engine, "before_cursor_execute", count)
 
 
-def test_a_bots_history_is_the_ladders_ratings_and_results_in_a_fixed_number_of_queries(
-        database: Database, league) -> None:
+def test_a_bots_history_loads_in_fixed_queries(database: Database, league) -> None:
     v = versions_of(database, league.id, "abc")
     a, b, c = v["a"], v["b"], v["c"]
     bot_a = database.bot(league.id, "a").id
@@ -101,8 +100,7 @@ def test_a_tables_game_is_shown_only_once_the_table_is_done(database: Database, 
         finished_table_game(database, tmp_path, league.id, 99, "0")
 
 
-def test_the_finals_seed_is_shown_only_once_they_ended_and_revealed_it(
-        database: Database, league, tmp_path: Path) -> None:
+def test_the_finals_seed_shows_once_revealed(database: Database, league, tmp_path: Path) -> None:
     v = versions_of(database, league.id, "ab")
     folder = tmp_path / "finals"
     assert finals_page(database, league.id, folder).state == "not frozen"
@@ -143,8 +141,7 @@ def served_finals_page(database: Database, league_id: int, folder: Path, duplica
     return trio.run(core.finals_page, "ladder")
 
 
-def test_the_finals_page_lists_the_games_of_complete_deal_sets_only(database: Database, league,
-                                                                     tmp_path: Path) -> None:
+def test_the_finals_page_lists_complete_deal_sets_only(database: Database, league, tmp_path: Path) -> None:
     """Deal set 0's two rotations are recorded, deal set 1's second is not yet: none of deal set 1 is listed (its
     other rotation deals the same tiles), unless the league plays without duplicate deals (each game a deal set)."""
     v = versions_of(database, league.id, "ab")

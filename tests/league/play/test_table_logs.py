@@ -59,8 +59,7 @@ def author_of(sync, version_id: int) -> Caller:
     return Caller(sync.author_by_id(sync.version(version_id).author_id))
 
 
-async def test_a_table_log_is_refused_while_the_table_plays_and_given_to_its_author_once_it_ended(
-        tmp_path: Path) -> None:
+async def test_a_log_goes_to_its_author_only_once_the_table_ended(tmp_path: Path) -> None:
     bots = {"chatty": CHATTY, "stuck": STUCK}
     sync, served, work, ids = setup(sqlite_url(tmp_path / "data"), tmp_path, bots, PATIENT, concurrency=1,
                                     coverage=1, placement=1)
@@ -110,8 +109,7 @@ async def test_a_table_log_is_refused_while_the_table_plays_and_given_to_its_aut
     await database.close()
 
 
-def test_an_author_reads_its_bots_table_log_with_the_cli_and_no_escape_sequence_reaches_the_terminal(
-        tmp_path: Path) -> None:
+def test_an_author_reads_its_log_by_cli_with_no_escape_codes(tmp_path: Path) -> None:
     league = league_in(tmp_path, LADDER_LEAGUE)
     try:
         league.add_author("alice")

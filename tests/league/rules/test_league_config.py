@@ -106,7 +106,7 @@ def test_kits_restrict_what_is_accepted(tmp_path: Path) -> None:
     ('[ladder]\ntables = 3\n', "unknown key 'tables' in [ladder]; valid keys: concurrency, coverage, placement, "
                                "pairing_penalty"),
 ])
-def test_a_bad_key_gets_one_line_naming_the_file_and_key(tmp_path: Path, extra: str, message: str) -> None:
+def test_a_bad_key_is_one_line_naming_file_and_key(tmp_path: Path, extra: str, message: str) -> None:
     path = write(tmp_path, MINIMAL + extra)
     with pytest.raises(ConfigError) as caught:
         load_league(path)
@@ -136,7 +136,7 @@ def test_a_missing_or_unreadable_file_is_one_line(tmp_path: Path) -> None:
         load_league(binary)
 
 
-def test_two_leagues_of_one_server_must_have_different_names(tmp_path: Path) -> None:
+def test_two_leagues_of_a_server_need_different_names(tmp_path: Path) -> None:
     first = write(tmp_path, MINIMAL, "a.toml")
     second = write(tmp_path, 'name = "other"\nvariant = "block"\n', "b.toml")
     assert [league.name for league in load_leagues([first, second])] == ["ladder", "other"]
@@ -145,7 +145,7 @@ def test_two_leagues_of_one_server_must_have_different_names(tmp_path: Path) -> 
         load_leagues([first, again])
 
 
-def test_config_errors_are_the_errors_every_command_prints_as_one_line() -> None:
+def test_config_errors_are_one_line_in_every_command() -> None:
     assert ConfigError is ConfigErrorFromErrors
     assert issubclass(ConfigError, SpecError) and issubclass(ConfigError, ArenaError)
     assert not issubclass(ConfigError, RulesError)
@@ -162,7 +162,7 @@ toml_values = st.recursive(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(KEY_PATHS), toml_values), min_size=1, max_size=3))
-def test_any_value_anywhere_gives_one_config_error_or_a_valid_league(flips: list[tuple[tuple[str, ...], Any]]) -> None:
+def test_any_value_anywhere_is_one_config_error_or_valid(flips: list[tuple[tuple[str, ...], Any]]) -> None:
     data = copy.deepcopy(DEMO)
     for path, value in flips:
         table = data

@@ -139,7 +139,7 @@ def test_a_static_elf_is_accepted_and_static_pie_too():
     (elf(())[:64], "expected ELF program headers inside the file, got 0 of 56 bytes at offset 64"),
     (elf((1, 1))[:100], "expected ELF program headers inside the file, got 2 of 56 bytes at offset 64"),
 ])
-def test_a_binary_that_is_not_static_elf_for_this_machine_is_refused(data, message):
+def test_a_non_static_or_foreign_binary_is_refused(data, message):
     with pytest.raises(ManifestError) as error:
         check(data)
     assert str(error.value) == message

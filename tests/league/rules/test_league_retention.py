@@ -90,8 +90,7 @@ def pipeline_of(database: Database, tmp_path: Path) -> Pipeline:
     return Pipeline(AsyncDatabase(database), Store(tmp_path / "data"), {}, tmp_path / "versions", None, Log())
 
 
-def test_a_deleted_version_keeps_its_row_games_and_ratings_and_loses_its_files(database: Database, league,
-                                                                               tmp_path: Path) -> None:
+def test_a_deleted_version_loses_only_its_files(database: Database, league, tmp_path: Path) -> None:
     pipeline = pipeline_of(database, tmp_path)
     alpha, beta = a_bot(database, league.id, "alice", "alpha"), a_bot(database, league.id, "bob", "beta")
     old, active = made(database, alpha.id, [READY, READY])
@@ -137,8 +136,7 @@ def test_a_built_version_runs_from_its_row_or_says_why_not(database: Database, l
         ("bin/bot",), folder, folder, True, "grpc", 256)
 
 
-def test_three_failed_starts_through_the_pipeline_suspend_with_the_reason(database: Database, league,
-                                                                          tmp_path: Path) -> None:
+def test_three_failed_starts_suspend_with_the_reason(database: Database, league, tmp_path: Path) -> None:
     pipeline = pipeline_of(database, tmp_path)
     version = made(database, a_bot(database, league.id, "alice", "alpha").id, [READY])[0]
 

@@ -18,7 +18,7 @@ def field(n: int, **changes: object) -> list[VersionState]:
 
 
 @pytest.mark.fast
-def test_placement_games_come_first_against_the_middle_of_the_field() -> None:
+def test_placement_games_come_first_against_mid_field() -> None:
     versions = field(9) + [VersionState("new", 25.0, 8.3, placed=False)]
     plan = choose_tables(versions, 2)
     assert plan.tables[0] == Table(("new", "v4"), PLACEMENT)  # v4 (rating 14) is the placed field's median
@@ -26,7 +26,7 @@ def test_placement_games_come_first_against_the_middle_of_the_field() -> None:
 
 
 @pytest.mark.fast
-def test_the_anchor_is_the_version_with_fewest_recent_deal_sets_then_the_widest_sigma() -> None:
+def test_the_anchor_has_fewest_recent_sets_then_widest_sigma() -> None:
     versions = [VersionState("a", 10, 2.0, recent=3), VersionState("b", 11, 1.0, recent=1),
                 VersionState("c", 12, 3.0, recent=1), VersionState("d", 13, 2.0, recent=5)]
     plan = choose_tables(versions, 1, MatchmakingRules(coverage=2))
@@ -37,7 +37,7 @@ def test_the_anchor_is_the_version_with_fewest_recent_deal_sets_then_the_widest_
 
 
 @pytest.mark.fast
-def test_opponents_are_close_in_rating_and_not_the_ones_just_met() -> None:
+def test_opponents_are_close_and_not_just_met() -> None:
     versions = [VersionState("x", 20.0, 2.0, recent=0, recent_opponents={"near": 2}),
                 VersionState("near", 20.5, 2.0, recent=5, recent_opponents={"x": 2}),
                 VersionState("next", 22.0, 2.0, recent=5), VersionState("far", 40.0, 2.0, recent=5)]
@@ -48,7 +48,7 @@ def test_opponents_are_close_in_rating_and_not_the_ones_just_met() -> None:
 
 
 @pytest.mark.fast
-def test_k_player_tables_seat_distinct_versions_and_no_version_takes_more_than_its_share() -> None:
+def test_k_player_tables_seat_distinct_versions_each_its_share() -> None:
     plan = choose_tables(field(10), 5, MatchmakingRules(sides=4))
     assert len(plan.tables) == 5 and plan.note == ""
     assert all(len(set(t.versions)) == 4 for t in plan.tables)
@@ -57,7 +57,7 @@ def test_k_player_tables_seat_distinct_versions_and_no_version_takes_more_than_i
 
 
 @pytest.mark.fast
-def test_one_call_gives_no_version_more_than_its_even_share_of_the_seats_however_far_below_coverage() -> None:
+def test_one_call_gives_no_version_more_than_its_even_share() -> None:
     """a has played nothing and the others 5 deal sets each: a would anchor every table of the call, but 3 free
     tables of two sides are 6 seats for 4 versions, ceil(6 / 4) = 2 each, so a takes two tables and the third goes
     to two others; 4 free tables are 8 seats, 2 each, every version exactly 2."""
@@ -70,7 +70,7 @@ def test_one_call_gives_no_version_more_than_its_even_share_of_the_seats_however
 
 
 @pytest.mark.fast
-def test_a_pair_seated_earlier_in_the_same_call_pays_the_pairing_penalty_at_its_next_table() -> None:
+def test_a_pair_met_earlier_in_a_call_pays_the_penalty() -> None:
     """No meeting in the last hour, but the call's first table seats a with b: at its second table a meets c
     (2.0 away) rather than b again (0.5 away + 3.0 for the meeting a moment ago). At three sides the pair b-c of
     the call's first table costs as much between two opponents of z: z takes b, then d (1.5 away) before a or c
@@ -117,7 +117,7 @@ def test_bad_input_is_refused() -> None:
 
 
 @pytest.mark.fast
-def test_a_simulated_hour_of_fifty_versions_covers_every_one_and_the_top_two_meet() -> None:
+def test_an_hour_covers_fifty_versions_and_the_top_two_meet() -> None:
     """50 versions, 4 tables at once of about a minute each: 243 tables in the hour, 486 seats, an even share of
     9.7 deal sets; every version plays 9 to 11 of them (above the coverage target of 4), the new ones' placement
     first, and the two strongest meet each other."""
@@ -133,7 +133,7 @@ def test_a_simulated_hour_of_fifty_versions_covers_every_one_and_the_top_two_mee
 
 
 @pytest.mark.fast
-def test_with_too_little_concurrency_every_version_gets_its_even_share() -> None:
+def test_with_little_concurrency_each_version_gets_its_share() -> None:
     """One table at a time of about two minutes: 30 tables, 60 seats for 50 versions (1.2 each); the coverage target
     of 4 cannot be met, so every version plays one or two, none starved."""
     rules = MatchmakingRules(sides=2, coverage=4)
@@ -172,7 +172,7 @@ def test_the_simulation_is_the_same_at_every_run() -> None:
     assert set(itertools.chain.from_iterable(t.versions for t in one)) == {f"v{i:03d}" for i in range(20)}
 
 
-def test_arena_bench_matchmaking_prints_its_numbers_and_refuses_a_bad_size() -> None:
+def test_bench_matchmaking_refuses_a_bad_size() -> None:
     import json
     import subprocess
     import sys

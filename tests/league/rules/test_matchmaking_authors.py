@@ -43,8 +43,7 @@ def shared_tables(ladder) -> int:
 @pytest.mark.parametrize(("sides", "deal_sets", "shared_without"), [(3, {"min": 23, "max": 25}, 50),
                                                                      (4, {"min": 32, "max": 34}, 94)])
 @pytest.mark.fast
-def test_a_k_sided_ladder_never_seats_two_versions_of_one_author(sides: int, deal_sets: dict,
-                                                                   shared_without: int) -> None:
+def test_a_k_sided_ladder_never_seats_an_author_twice(sides: int, deal_sets: dict, shared_without: int) -> None:
     """30 versions of 10 authors (three each), 4 tables at once for a simulated hour: 243 tables over 240 calls,
     none with two versions of one author, every version covered as evenly as without the rule; the same hour
     without the rule seats two of one author at 50 tables (3 sides) or 94 (4 sides)."""
@@ -62,8 +61,8 @@ def test_a_k_sided_ladder_never_seats_two_versions_of_one_author(sides: int, dea
     (50, 8, 8, 243, {"min": 34, "max": 43}),
 ])
 @pytest.mark.fast
-def test_as_many_authors_as_seats_still_fill_every_table(versions: int, authors: int, sides: int, tables: int,
-                                                         deal_sets: dict) -> None:
+def test_as_many_authors_as_seats_fill_every_table(versions: int, authors: int, sides: int, tables: int,
+                                                   deal_sets: dict) -> None:
     rules = MatchmakingRules(sides=sides, authors_apart=True)
     ladder = simulate(versions, rules, concurrency=4, deal_set_seconds=60, authors=authors)
     assert (len(ladder.played), shared_tables(ladder)) == (tables, 0)
@@ -71,7 +70,7 @@ def test_as_many_authors_as_seats_still_fill_every_table(versions: int, authors:
 
 
 @pytest.mark.fast
-def test_the_nearest_versions_of_the_anchors_author_and_of_a_chosen_ones_are_passed_over() -> None:
+def test_versions_of_seated_authors_are_passed_over() -> None:
     """x anchors (it has played least); its nearest are x2 (its own author's) and y, y2 (one other author's):
     the table is x, y and the nearest of a third author, z."""
     versions = [VersionState("x", 20.0, 2.0, author="ann"), VersionState("x2", 20.1, 2.0, recent=5, author="ann"),
@@ -112,8 +111,7 @@ def test_a_version_without_an_author_is_an_authors_only_one() -> None:
     ({"variant": "la_plaza_teams"}, {}, False),                   # two teams: two sides
 ])
 @pytest.mark.fast
-def test_the_league_keeps_authors_apart_at_three_or_more_sides_unless_its_file_allows(game: dict, top: dict,
-                                                                                      apart: bool) -> None:
+def test_three_or_more_sides_keep_authors_apart_unless_allowed(game: dict, top: dict, apart: bool) -> None:
     league = config(game, **top)
     assert league.same_author_tables is top.get("same_author_tables", False)
     assert authors_apart(league) is apart
@@ -156,7 +154,7 @@ def finals_tables(league, seed: str) -> list[tuple[str, ...]]:
 
 
 @pytest.mark.fast
-def test_the_finals_tournament_keeps_each_authors_versions_apart() -> None:
+def test_the_finals_keep_authors_apart() -> None:
     assert schedule_lines(config(), FIELD, AUTHORS, 0) == [
         'format = "balanced"', "tables = 6", 'apart = [["ann-a-v1", "ann-b-v2", "ann-c-v1"]]']
     assert schedule_lines(config(same_author_tables=True), FIELD, AUTHORS, 9) == ['format = "balanced"', "tables = 9"]
@@ -165,7 +163,7 @@ def test_the_finals_tournament_keeps_each_authors_versions_apart() -> None:
 
 @pytest.mark.parametrize("seed", [f"finals-{i}" for i in range(6)])
 @pytest.mark.fast
-def test_the_finals_tables_seat_at_most_one_version_of_each_author(seed: str) -> None:
+def test_the_finals_tables_seat_each_author_at_most_once(seed: str) -> None:
     ann = {name for name, author in zip(FIELD, AUTHORS) if author == 1}
     tables = finals_tables(config(), seed)
     assert len(tables) == 6 and all(len(ann & set(table)) == 1 for table in tables)  # ann at every table, once
@@ -174,7 +172,7 @@ def test_the_finals_tables_seat_at_most_one_version_of_each_author(seed: str) ->
 
 
 @pytest.mark.fast
-async def test_the_finals_file_of_a_frozen_field_groups_its_versions_by_author(tmp_path: Path) -> None:
+async def test_the_finals_file_groups_the_versions_by_author(tmp_path: Path) -> None:
     """From the database: the frozen field's versions, with their bots' authors, become the file's ``apart``."""
     bots = {name: EXAMPLES / "random_bot.py" for name in ("ann-a", "bob", "ann-b", "cy", "dee")}
     sync, served, work, ids = setup(sqlite_url(tmp_path / "data"), tmp_path, bots, MEXICAN_TRAIN,
@@ -204,7 +202,7 @@ def test_finals_with_fewer_authors_than_sides_refuse_to_start() -> None:
 THREE_PLAYER_BLOCK = {"variant": "block", "players": 3, "options": {"target": 1}}
 
 
-async def test_a_three_player_ladder_seats_each_author_once_at_every_table(tmp_path: Path) -> None:
+async def test_three_player_tables_seat_authors_once(tmp_path: Path) -> None:
     """ann's two bots, bob's and cy's at three-player Block (SQLite, sandboxed example bots, two tables at once):
     the database's versions reach the matchmaker with their authors, and every table played seats one of ann's
     versions with bob's and cy's."""

@@ -42,7 +42,7 @@ SHA_B = "b" * 64
 
 # --- migrations ---------------------------------------------------------------------------------------------------
 
-def test_migrations_build_the_declared_schema_on_an_empty_database(database_url: str) -> None:
+def test_migrations_build_the_declared_schema(database_url: str) -> None:
     engine = create_engine(database_url)
     assert schema_revision(engine) is None  # empty: nothing migrated yet
     database = open_database(database_url)
@@ -102,7 +102,7 @@ def test_foreign_keys_are_enforced(database: Database, league) -> None:
      r"connection to server on socket \"/nonexistent-arena-socket/.s.PGSQL.5432\" failed"),
 ])
 @pytest.mark.fast
-def test_a_database_that_cannot_open_is_one_line_without_its_password(url: str, message: str) -> None:
+def test_an_unopenable_database_is_one_line_without_password(url: str, message: str) -> None:
     with pytest.raises(DatabaseError, match=message) as caught:
         open_database(url)
     assert "\n" not in str(caught.value) and "secret" not in str(caught.value)
@@ -157,7 +157,7 @@ def test_without_an_operator_token_no_token_is_the_operators(database: Database)
         gate.caller(OPERATOR_TOKEN)
 
 
-def test_a_revoked_token_is_refused_until_a_new_one_is_issued(database: Database) -> None:
+def test_a_revoked_token_stays_refused_until_reissued(database: Database) -> None:
     _, old = create_author(database, "alice")
     gate = Authenticator(database, OPERATOR_TOKEN)
     assert revoke(database, "alice").revoked
@@ -229,7 +229,7 @@ def test_the_same_archive_twice_is_one_version(database: Database, league) -> No
     assert database.uploads_since(first.author_id, league.id, first.created_at) == 2
 
 
-def test_the_database_itself_refuses_a_second_row_for_one_archive(database: Database, league) -> None:
+def test_the_database_refuses_a_second_row_for_an_archive(database: Database, league) -> None:
     bot = a_bot(database, league.id, "alice", "alpha")
     version, _ = database.add_version(bot.id, SHA_A)
     from arena.league.storage.tables import versions as table
@@ -262,7 +262,7 @@ PATHS = {UPLOADED: [], BUILDING: [BUILDING], CHECKING: [BUILDING, CHECKING], REA
 """How a new version reaches each state."""
 
 
-def test_every_state_change_is_allowed_or_refused_as_the_lifecycle_says(database: Database, league) -> None:
+def test_every_state_change_follows_the_lifecycle(database: Database, league) -> None:
     bot = a_bot(database, league.id, "alice", "alpha")
     shas = (f"{n:064x}" for n in itertools.count(1))
     seen = {}
@@ -281,8 +281,7 @@ def test_every_state_change_is_allowed_or_refused_as_the_lifecycle_says(database
     assert not seen[READY, BUILDING] and not seen[RETIRED, READY] and seen[CHECKING, READY]
 
 
-def test_a_state_change_is_refused_when_another_worker_moved_the_version_meanwhile(
-        database: Database, league, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_raced_state_change_is_refused(database: Database, league, monkeypatch: pytest.MonkeyPatch) -> None:
     version, _ = database.add_version(a_bot(database, league.id, "alice", "alpha").id, SHA_A)
     read = database.version
 
@@ -328,7 +327,7 @@ def test_a_version_fails_or_is_suspended_only_with_a_reason(database: Database, 
         FAILED, "the build ran out of time", "logs/1.log", {"passed": False})
 
 
-def test_a_restart_puts_interrupted_builds_and_checks_back_in_the_queue(database: Database, league) -> None:
+def test_a_restart_requeues_interrupted_work(database: Database, league) -> None:
     bot = a_bot(database, league.id, "alice", "alpha")
     building, checking, ready = (database.add_version(bot.id, sha)[0] for sha in (SHA_A, SHA_B, "c" * 64))
     database.transition(building.id, BUILDING)
@@ -433,7 +432,7 @@ async def test_calls_from_trio_run_off_the_loop(database_url: str) -> None:
     await database.close()
 
 
-async def test_concurrent_uploads_from_trio_are_written_one_at_a_time(database_url: str) -> None:
+async def test_concurrent_trio_uploads_are_written_one_at_a_time(database_url: str) -> None:
     """Twenty uploads at once to one bot: one writer numbers them 1..20 (racing writers would collide)."""
     database = await AsyncDatabase.open(database_url)
     league = await database.run(Database.ensure_league, "ladder", "Ladder", "draw")
@@ -453,7 +452,7 @@ async def test_concurrent_uploads_from_trio_are_written_one_at_a_time(database_u
 
 
 
-async def test_a_call_cancelled_from_trio_still_finishes_before_the_caller_moves_on(database_url: str) -> None:
+async def test_a_cancelled_call_finishes_before_its_caller_moves_on(database_url: str) -> None:
     """A cancelled caller does not leave a write running behind its back: the call completes, then the
     cancellation arrives."""
     database = await AsyncDatabase.open(database_url)
