@@ -19,16 +19,20 @@ ARENA_WITH_RAY=1 bash scripts/setup.sh  # with the Ray extra: tests/cluster/test
 .venv/bin/mypy
 # scripts/run_tests.py runs pytest, then reruns each failed test once, alone: one that passes then prints
 # `flaky: <test id>` and does not fail the run; one that fails again does (CONTRIBUTING.md, "The tests").
-# Two test processes (pytest-xdist), each taking whole files (module fixtures such as a league server are set up
-# once): most tests wait on bot processes and servers, so two share 2 cores well. ARENA_TEST_WORKERS=0: one process.
-workers="${ARENA_TEST_WORKERS:-2}"
+# Test processes (pytest-xdist), each taking whole files (module fixtures such as a league server are set up once),
+# in the order tests/conftest.py collects them (the longest files first, so the workers end together): two for the
+# fast tier (pure computation: one per core), three for the rest (most of those tests wait on bot processes and
+# servers, so three keep 2 cores busy). ARENA_TEST_WORKERS=N: N for both; 0: one process.
 pytest_run() {
+  local workers="$1"
+  shift
+  workers="${ARENA_TEST_WORKERS:-$workers}"
   if [ "$workers" = 0 ]; then .venv/bin/python scripts/run_tests.py "$@"
-  else .venv/bin/python scripts/run_tests.py -n "$workers" --dist loadfile "$@"; fi
+  else .venv/bin/python scripts/run_tests.py -n "$workers" --dist loadfile --no-loadscope-reorder "$@"; fi
 }
 if { [ $# -eq 0 ] && [ "$soak" = 0 ]; } || [ "$fast" = 1 ]; then
   echo "== the fast tier: the tests marked fast =="
-  pytest_run -m "fast and not soak" "$@"
+  pytest_run 2 -m "fast and not soak" "$@"
   if [ "$fast" = 1 ]; then exit 0; fi
 fi
 # The compiled bots (starter kits) the tests start, built once per run; their toolchains' downloads are cached
@@ -37,11 +41,11 @@ bash bots/build.sh
 # The Go tools the tests run (buf, grpcurl), pinned, built once into the same cache (scripts/tools.sh).
 bash scripts/tools.sh
 if [ "$soak" = 1 ]; then
-  ARENA_PROOF=full HYPOTHESIS_PROFILE=soak pytest_run -m soak "$@"
-  HYPOTHESIS_PROFILE=soak pytest_run tests/rules/test_properties.py tests/records/test_records_bad_lines.py \
+  ARENA_PROOF=full HYPOTHESIS_PROFILE=soak pytest_run 3 -m soak "$@"
+  HYPOTHESIS_PROFILE=soak pytest_run 2 tests/rules/test_properties.py tests/records/test_records_bad_lines.py \
     tests/tournament/test_tournament_fuzz.py "$@"
   exit 0
 fi
-if [ $# -gt 0 ]; then pytest_run "$@"; exit; fi
+if [ $# -gt 0 ]; then pytest_run 3 "$@"; exit; fi
 echo "== the full tier: every other test, but the soak profile's =="
-pytest_run -m "not fast and not soak"
+pytest_run 3 -m "not fast and not soak"
