@@ -29,13 +29,14 @@ os.environ.setdefault("ARENA_RECORDS", "jsonl")
 
 LONGEST_FIRST = (
     "e2e/test_league_from_ladder_to_verified_finals.py", "cluster/test_ray.py", "league/play/test_ladder.py",
-    "league/play/test_ladder_server.py", "league/intake/test_league_build.py", "players/test_kits.py",
-    "server/test_server.py", "league/test_league_service.py", "web/test_web.py", "server/test_dial_in.py",
-    "players/test_proof_of_strength.py", "rules/test_properties.py", "league/test_league_operator.py",
+    "league/play/test_ladder_server.py", "players/test_kits.py", "server/test_dial_in.py", "server/test_server.py",
+    "league/test_league_service.py", "web/test_web.py", "league/test_league_operator.py",
+    "league/intake/test_league_build.py", "test_test_runner.py", "sandbox/test_security.py",
+    "sandbox/test_duplicate_deals.py", "players/test_bots.py", "e2e/test_league_from_upload_to_ready_bots.py",
 )
-"""The files that take a minute or more of a worker (``--durations``): collected first, so that the two workers of
-``scripts/test.sh`` (each taking whole files) start them first and end together rather than one waiting for the
-other's last long file."""
+"""The files that take most of a worker's time (``--durations``): collected first, so that the workers of
+``scripts/test.sh`` (each taking whole files, in this order: ``--no-loadscope-reorder``) start them first and end
+together, rather than one still playing a long file after the others are done."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
