@@ -4,6 +4,7 @@ all of them together with the Python and Node.js bots in one cross-language tour
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.league.rules.manifest import ManifestError, check_static_elf
 from arena.sandbox.syscalls import refusal_line
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_dict
@@ -97,3 +99,15 @@ def assert_nothing_it_needs_was_refused(log: Path) -> None:
     refused = [line for line in lines if line != refusal_line()
                and any(word in line.lower() for word in ("flock", "inotify", "errno = 1", "not permitted", "eperm"))]
     assert refused == [], f"{log.name}: {refused}"
+
+
+def test_real_binaries_the_go_kit_static_and_a_dynamic_one() -> None:
+    """The league's check of a binary kit's entry (static, for this machine) on real files: the built Go kit's bot
+    passes, a dynamic /bin/sh is refused."""
+    go = ROOT / "bots" / "go" / "bin" / "bot"
+    if not go.is_file():
+        pytest.skip("the Go kit is not built (bash bots/build.sh go)")
+    with open(go, "rb") as stream:
+        check_static_elf(stream, os.path.getsize(go))
+    with open("/bin/sh", "rb") as stream, pytest.raises(ManifestError, match="PT_INTERP"):
+        check_static_elf(stream, os.path.getsize("/bin/sh"))

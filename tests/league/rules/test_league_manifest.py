@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 
 import pytest
 
@@ -143,13 +142,3 @@ def test_a_non_static_or_foreign_binary_is_refused(data, message):
     with pytest.raises(ManifestError) as error:
         check(data)
     assert str(error.value) == message
-
-
-def test_real_binaries_the_go_kit_static_and_a_dynamic_one():
-    go = BOTS / "go" / "bin" / "bot"
-    if not go.is_file():
-        pytest.skip("the Go kit is not built (bash bots/build.sh go)")
-    with open(go, "rb") as stream:
-        check_static_elf(stream, os.path.getsize(go))
-    with open("/bin/sh", "rb") as stream, pytest.raises(ManifestError, match="PT_INTERP"):
-        check_static_elf(stream, os.path.getsize("/bin/sh"))
