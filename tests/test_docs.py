@@ -20,6 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 OUTSIDE_DOCUMENTS = re.compile(r"(?<![\w/.-])(?:RULES|DESIGN|STYLE)\.md\b|(?i:\bseeds? 0\d\d\b)")
 """Names of documents a clone does not hold: the notes the project began with and the numbered rule texts."""
 
+HISTORY = re.compile(r"(?i)\bissues? #?\d+\b|\b(?:part|phase|milestone|sprint) \d+\b|\*\*Changed:?\*\*")
+"""How a text tells the project's own history: an issue's number, a numbered part or phase of the work, a "Changed:"
+note. A reader of the docs, the code or a file cannot follow them; the history is CHANGELOG.md's alone."""
+
 MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 DOCS_ANCHOR = re.compile(r"\bdocs/([\w/-]+)\.md#([\w-]+)")
 
@@ -69,6 +73,13 @@ def test_no_tracked_file_cites_a_document_outside() -> None:
             if OUTSIDE_DOCUMENTS.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}")
     assert not found, "cite a page of the repository instead:\n" + "\n".join(found)
+
+
+def test_no_file_but_the_changelog_tells_history() -> None:
+    found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}" for path in tracked_files()
+             if path.name != "CHANGELOG.md"
+             for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1) if HISTORY.search(line)]
+    assert found == []
 
 
 def test_every_relative_readme_link_resolves(site: Path) -> None:
