@@ -342,8 +342,8 @@ def nodes_asking(run: Path, name: str) -> set[str]:
 
 async def test_a_withdrawal_cuts_games_on_every_node(cluster: Cluster, tmp_path: Path) -> None:
     """A bot that never answers, in two games in flight on two nodes: withdrawing its entrant stops its bots on every
-    node at once, so each game ends with the fault a withdrawal gives on one machine (docs/league.md, "A version that
-    leaves mid-table"), not with a timeout when its clock runs out."""
+    node at once, so each game ends with the fault a withdrawal gives on one machine
+    (docs/explanation/league-ladder.md#leaving-mid-table), not with a timeout when its clock runs out."""
     stuck = tmp_path / "stuck" / "stuck_bot.py"
     stuck.parent.mkdir()
     stuck.write_text(STUCK)

@@ -130,7 +130,7 @@ PATIENT = {**BLOCK, "time": {"move_ms": 600_000, "startup_ms": 30000}}
 STOPPED_BY_THE_ARENA = ("crashed", "the bot is unreachable or crashed: the connection to the bot was closed (the arena "
                                    "stopped it)")
 """The fault (kind, message) of a stuck bot's game in flight when its entrant is withdrawn: its bot was stopped, so
-the game ends at once with this fault (docs/league.md#leaving-mid-table), not by its clock."""
+the game ends at once with this fault (docs/explanation/league-ladder.md#leaving-mid-table), not by its clock."""
 
 
 def asked(folder: Path, count: int) -> Any:
