@@ -1,7 +1,8 @@
 """Write the reference pages of docs/reference/ from the code they describe, so they cannot drift from it.
 
 Each page is generated, never edited by hand: the command line from the ``argparse`` parser ``arena`` itself parses
-with (:func:`arena.cli.build_parser`). A change to the code changes the page when this runs again, and
+with (:func:`arena.cli.build_parser`); the protocol from the .proto files of ``proto/`` as protoc reads them, each
+element with the ``//`` comment above it (protoc's source info, not a parse of the text). A change to the code changes the page when this runs again, and
 ``tests/test_reference.py`` fails until it has.
 
     .venv/bin/python scripts/reference.py           # write every generated page
@@ -15,12 +16,27 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import sys
-from collections.abc import Callable, Iterator
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the arena of this clone, whichever folder the script is run from
+
+# After the import path is set (E402):
+import grpc_tools  # noqa: E402
+from google.protobuf.descriptor_pb2 import (  # noqa: E402
+    DescriptorProto,
+    EnumDescriptorProto,
+    FieldDescriptorProto,
+    FileDescriptorProto,
+    FileDescriptorSet,
+)
+from grpc_tools import protoc  # noqa: E402
+
+from arena.cli import build_parser  # noqa: E402
 
 REGENERATE = ".venv/bin/python scripts/reference.py"
 USAGE_WIDTH = 100
@@ -33,12 +49,28 @@ def generated_notice(source: str) -> str:
             f"     After changing the code, run `{REGENERATE}`. -->\n")
 
 
+def prose(text: str, table: bool = False) -> str:
+    """Text written for a terminal or a .proto comment, fit for Markdown: ``<``, brackets and stars outside code
+    spans escaped (so ``<data>`` is not taken for HTML, nor ``[sprt]`` for a link), and in a table cell on one line
+    with its pipes escaped. Code spans are kept as they are: Markdown shows them literally."""
+    if table:
+        text = " ".join(text.split())
+    parts = re.split(r"(`[^`]*`)", text)
+    for i in range(0, len(parts), 2):
+        part = parts[i].replace("\\", "\\\\").replace("<", "&lt;")
+        for char in "[]*" + ("|" if table else ""):
+            part = part.replace(char, "\\" + char)
+        parts[i] = part
+    return "".join(parts)
+
+
 def cell(text: str) -> str:
-    """Text fit for one cell of a Markdown table: one line, no column separators, no link or HTML brackets."""
-    text = " ".join(text.split())
-    for char in "\\|[]<":
-        text = text.replace(char, "\\" + char if char != "<" else "&lt;")
-    return text
+    return prose(text, table=True)
+
+
+def code(text: str) -> str:
+    """A code span of ``text`` (which holds no backtick), its pipes escaped for a table cell."""
+    return "`" + text.replace("|", "\\|") + "`"
 
 
 # The command line -------------------------------------------------------------------------------------------------
@@ -84,13 +116,11 @@ def argument_rows(parser: argparse.ArgumentParser) -> list[str]:
         choices = ", ".join(f"`{choice}`" for choice in action.choices) if action.choices else ""
         if isinstance(action, argparse._AppendAction) and "repeatable" not in help_text:
             help_text += " (repeatable)"
-        rows.append(f"| `{cell(invocation)}` | {cell(help_text)} | {default_of(action)} | {choices} |")
+        rows.append(f"| {code(invocation)} | {cell(help_text)} | {default_of(action)} | {choices} |")
     return rows
 
 
 def cli_page() -> str:
-    from arena.cli import build_parser
-
     parser = build_parser()
     lines = [
         "# Command line reference",
@@ -107,7 +137,7 @@ def cli_page() -> str:
         lines += [f"## {words}", ""]
         about = summary or sub.description or ""
         if about:
-            lines += [" ".join(about.split()).replace("<", "&lt;"), ""]
+            lines += [cell(about), ""]
         lines += ["```text", usage(sub), "```", ""]
         rows = argument_rows(sub)
         subcommands = [name for p, _, _ in commands(sub) if len(p) == len(path) + 1 for name in p[-1:]]
@@ -119,10 +149,170 @@ def cli_page() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+# The protocol -----------------------------------------------------------------------------------------------------
+
+PROTO_DIR = ROOT / "proto"
+PACKAGE = "dominoes.v1"
+SCALARS = {getattr(FieldDescriptorProto, name): name[len("TYPE_"):].lower()
+           for name in FieldDescriptorProto.Type.keys() if name not in ("TYPE_MESSAGE", "TYPE_ENUM", "TYPE_GROUP")}
+# Field numbers of descriptor.proto: the path of an element in SourceCodeInfo is these numbers and indexes.
+FILE_MESSAGES, FILE_ENUMS, FILE_SERVICES, FILE_SYNTAX = 4, 5, 6, 12
+MESSAGE_FIELDS, MESSAGE_NESTED, MESSAGE_ENUMS = 2, 3, 4
+ENUM_VALUES, SERVICE_METHODS = 2, 2
+
+
+def descriptors() -> FileDescriptorSet:
+    """Every .proto file of proto/, compiled by protoc (from grpcio-tools, as the arena's own code is) with the
+    source info that carries each element's comments."""
+    files = sorted(str(p.relative_to(PROTO_DIR)) for p in PROTO_DIR.rglob("*.proto"))
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "descriptors.pb"
+        well_known = Path(grpc_tools.__file__).parent / "_proto"
+        args = ["grpc_tools.protoc", f"-I{PROTO_DIR}", f"-I{well_known}", "--include_source_info",
+                f"--descriptor_set_out={out}", *files]
+        if protoc.main(args) != 0:
+            raise SystemExit("error: protoc failed on proto/ (see the message above)")
+        return FileDescriptorSet.FromString(out.read_bytes())
+
+
+Notes = dict[tuple[int, ...], str]
+"""The leading comments of one .proto file, by the path of the element each is above."""
+
+
+def comments(file: FileDescriptorProto) -> Notes:
+    """Each element's leading comment (its ``//`` lines just above it), by its path in the file."""
+    found = {}
+    for location in file.source_code_info.location:
+        text = location.leading_comments or ""
+        if tuple(location.path) == (FILE_SYNTAX,):  # the file's own comment is the one above `syntax`
+            text = "\n".join([*location.leading_detached_comments, text])
+        lines = [line[1:] if line.startswith(" ") else line for line in text.strip("\n").split("\n")]
+        found[tuple(location.path)] = "\n".join(lines).strip()
+    return found
+
+
+def paragraphs(text: str) -> list[str]:
+    """A comment as Markdown paragraphs: its blank lines separate them, each followed by an empty line."""
+    out = []
+    for block in re.split(r"\n\s*\n", text):
+        if block.strip():
+            out += [prose(" ".join(block.split())), ""]
+    return out
+
+
+def anchor(full_name: str) -> str:
+    """The id of a message's or enum's heading: its full name without the leading dot, dots as hyphens."""
+    return full_name.lstrip(".").replace(".", "-")
+
+
+def relative(full_name: str) -> str:
+    """A message's or enum's name inside its package (``Outer.Inner`` for a nested one)."""
+    return full_name.lstrip(".").removeprefix(PACKAGE + ".")
+
+
+def type_link(name: str, known: set[str]) -> str:
+    short = name.lstrip(".")
+    return f"[`{short.rsplit('.', 1)[-1]}`](#{anchor(name)})" if name in known else code(short)
+
+
+def field_type(field: FieldDescriptorProto, maps: dict[str, DescriptorProto], known: set[str]) -> str:
+    if field.type in (FieldDescriptorProto.TYPE_MESSAGE, FieldDescriptorProto.TYPE_ENUM):
+        if field.type_name in maps:
+            key, value = maps[field.type_name].field
+            return f"map of {field_type(key, maps, known)} to {field_type(value, maps, known)}"
+        shown = type_link(field.type_name, known)
+    else:
+        shown = code(SCALARS[field.type])
+    if field.label == FieldDescriptorProto.LABEL_REPEATED:
+        return f"repeated {shown}"
+    if field.proto3_optional:
+        return f"optional {shown}"
+    return shown
+
+
+def protocol_page() -> str:
+    files = [f for f in descriptors().file if not f.name.startswith("google/")]
+    known: set[str] = set()
+    maps: dict[str, DescriptorProto] = {}
+
+    def collect(prefix: str, messages: Iterable[DescriptorProto], enums: Iterable[EnumDescriptorProto]) -> None:
+        known.update(f"{prefix}.{e.name}" for e in enums)
+        for message in messages:
+            name = f"{prefix}.{message.name}"
+            if message.options.map_entry:
+                maps[name] = message
+                continue
+            known.add(name)
+            collect(name, message.nested_type, message.enum_type)
+
+    for file in files:
+        collect(f".{file.package}", file.message_type, file.enum_type)
+
+    lines = [
+        "# Protocol reference",
+        "",
+        generated_notice("the .proto files in proto/").rstrip(),
+        "",
+        "Every service, call, message, field and enum of the protocol, with the comment the .proto file gives it. "
+        "How a bot uses them, with examples: [The bot protocol](../protocol.md).",
+        "",
+    ]
+
+    def enum_lines(full: str, enum: EnumDescriptorProto, path: tuple[int, ...], notes: Notes) -> list[str]:
+        out = [f"### enum {relative(full)} {{#{anchor(full)}}}", "", *paragraphs(notes.get(path, ""))]
+        out += ["| value | number | meaning |", "|---|---|---|"]
+        for i, value in enumerate(enum.value):
+            out.append(f"| {code(value.name)} | {value.number} | {cell(notes.get((*path, ENUM_VALUES, i), ''))} |")
+        return [*out, ""]
+
+    def message_lines(full: str, message: DescriptorProto, path: tuple[int, ...], notes: Notes) -> list[str]:
+        if message.options.map_entry:
+            return []
+        out = [f"### message {relative(full)} {{#{anchor(full)}}}", "",
+               *paragraphs(notes.get(path, ""))]
+        if message.field:
+            out += ["| field | type | number | meaning |", "|---|---|---|---|"]
+            for i, field in enumerate(message.field):
+                kind = field_type(field, maps, known)
+                if field.HasField("oneof_index") and not field.proto3_optional:
+                    kind += f" (one of `{message.oneof_decl[field.oneof_index].name}`)"
+                meaning = cell(notes.get((*path, MESSAGE_FIELDS, i), ""))
+                out.append(f"| {code(field.name)} | {kind} | {field.number} | {meaning} |")
+            out.append("")
+        else:
+            out += ["No fields.", ""]
+        for i, nested in enumerate(message.nested_type):
+            out += message_lines(f"{full}.{nested.name}", nested, (*path, MESSAGE_NESTED, i), notes)
+        for i, enum in enumerate(message.enum_type):
+            out += enum_lines(f"{full}.{enum.name}", enum, (*path, MESSAGE_ENUMS, i), notes)
+        return out
+
+    for file in files:
+        notes = comments(file)
+        prefix = f".{file.package}"
+        lines += [f"## {file.name}", "", f"Package `{file.package}`.", "", *paragraphs(notes.get((FILE_SYNTAX,), ""))]
+        for i, service in enumerate(file.service):
+            lines += [f"### service {service.name} {{#{anchor(prefix + '.' + service.name)}}}", "",
+                      *paragraphs(notes.get((FILE_SERVICES, i), ""))]
+            lines += ["| call | request | reply | meaning |", "|---|---|---|---|"]
+            for j, method in enumerate(service.method):
+                request = ("stream " if method.client_streaming else "") + type_link(method.input_type, known)
+                reply = ("stream " if method.server_streaming else "") + type_link(method.output_type, known)
+                meaning = cell(notes.get((FILE_SERVICES, i, SERVICE_METHODS, j), ""))
+                lines.append(f"| {code(method.name)} | {request} | {reply} | {meaning} |")
+            lines.append("")
+        for i, message in enumerate(file.message_type):
+            lines += message_lines(f"{prefix}.{message.name}", message, (FILE_MESSAGES, i), notes)
+        for i, enum in enumerate(file.enum_type):
+            lines += enum_lines(f"{prefix}.{enum.name}", enum, (FILE_ENUMS, i), notes)
+    return "\n".join(lines).rstrip() + "\n"
+
+
 # The pages --------------------------------------------------------------------------------------------------------
 
 PAGES: dict[str, Callable[[], str]] = {
     "docs/reference/cli.md": cli_page,
+    "docs/reference/protocol.md": protocol_page,
 }
 """Each generated page (relative to the repository) and the function that writes its text."""
 
