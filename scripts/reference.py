@@ -2,8 +2,10 @@
 
 Each page is generated, never edited by hand: the command line from the ``argparse`` parser ``arena`` itself parses
 with (:func:`arena.cli.build_parser`); the protocol from the .proto files of ``proto/`` as protoc reads them, each
-element with the ``//`` comment above it (protoc's source info, not a parse of the text). A change to the code changes the page when this runs again, and
-``tests/test_reference.py`` fails until it has.
+element with the ``//`` comment above it (protoc's source info, not a parse of the text); the configuration keys
+from the tuples each file's parser refuses any other key against, with the type and default of the dataclass field
+each key becomes. A change to the code changes the page when this runs again, and ``tests/test_reference.py`` fails
+until it has.
 
     .venv/bin/python scripts/reference.py           # write every generated page
     .venv/bin/python scripts/reference.py --check   # compare only; exit 1 and name the pages that differ
@@ -15,12 +17,14 @@ layer that held it import a higher one.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the arena of this clone, whichever folder the script is run from
@@ -37,6 +41,12 @@ from google.protobuf.descriptor_pb2 import (  # noqa: E402
 from grpc_tools import protoc  # noqa: E402
 
 from arena.cli import build_parser  # noqa: E402
+from arena.league.rules import config as league_config  # noqa: E402
+from arena.league.rules import manifest  # noqa: E402
+from arena.players.process import BotSpec  # noqa: E402
+from arena.sandbox import limits as sandbox_limits  # noqa: E402
+from arena.sandbox.build import BuildLimits  # noqa: E402
+from arena.tournament import spec  # noqa: E402
 
 REGENERATE = ".venv/bin/python scripts/reference.py"
 USAGE_WIDTH = 100
@@ -69,8 +79,8 @@ def cell(text: str) -> str:
 
 
 def code(text: str) -> str:
-    """A code span of ``text`` (which holds no backtick), its pipes escaped for a table cell."""
-    return "`" + text.replace("|", "\\|") + "`"
+    """A code span of ``text`` (which holds no backtick; Markdown's tables take no pipe in one for a column's end)."""
+    return f"`{text}`"
 
 
 # The command line -------------------------------------------------------------------------------------------------
@@ -308,11 +318,120 @@ def protocol_page() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+# Configuration keys -----------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """One table of a configuration file as its parser reads it: the keys it accepts (the parser's own tuple, the one
+    it refuses any other key against), the dataclass the table becomes (for each key's type and default), keys whose
+    field has another name, and each key's bounds where the parser keeps them in a table of its own."""
+
+    heading: str
+    keys: tuple[str, ...]
+    source: str
+    fields_of: type | None = None
+    renamed: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    bounds: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
+
+
+def config_files() -> dict[tuple[str, str], list[Table]]:
+    """Each kind of file and its tables, read from the constants of its parser."""
+    sprt_spec, time_spec = spec.SprtSpec, spec.TimeSpec
+    limits = Table("[limits]", sandbox_limits.LIMIT_KEYS, "arena.sandbox.limits.LIMIT_KEYS", sandbox_limits.Limits,
+                   bounds=sandbox_limits.BOUNDS)
+    return {
+        ("A tournament file", "tournament file"): [
+            Table("top level", spec.TOP_KEYS, "arena.tournament.spec.TOP_KEYS", spec.TournamentSpec),
+            Table("[time]", spec.TIME_KEYS, "arena.tournament.spec.TIME_KEYS", time_spec),
+            Table("[sprt]", spec.SPRT_KEYS, "arena.tournament.spec.SPRT_KEYS", sprt_spec),
+            Table("[[bots]]", spec.BOT_KEYS, "arena.tournament.spec.BOT_KEYS", BotSpec),
+            limits,
+        ],
+        ("A league file", "league file"): [
+            Table("top level", league_config.TOP_KEYS, "arena.league.rules.config.TOP_KEYS",
+                  league_config.LeagueConfig),
+            Table("[time]", spec.TIME_KEYS, "arena.tournament.spec.TIME_KEYS", time_spec),
+            limits,
+            Table("[upload]", league_config.UPLOAD_KEYS, "arena.league.rules.config.UPLOAD_KEYS",
+                  league_config.UploadLimits, bounds=league_config.UPLOAD_BOUNDS),
+            Table("[build]", league_config.BUILD_KEYS, "arena.league.rules.config.BUILD_KEYS", BuildLimits,
+                  renamed={"time_s": "timeout_s"},
+                  bounds={**sandbox_limits.BOUNDS, "time_s": league_config.BUILD_TIME_BOUNDS,
+                          "disk_mb": league_config.BUILD_DISK_BOUNDS}),
+            Table("[authors]", league_config.AUTHOR_KEYS, "arena.league.rules.config.AUTHOR_KEYS",
+                  league_config.AuthorLimits),
+            Table("[ladder]", league_config.LADDER_KEYS, "arena.league.rules.config.LADDER_KEYS",
+                  league_config.LadderSettings,
+                  bounds={**league_config.LADDER_BOUNDS, "pairing_penalty": league_config.PENALTY_BOUNDS}),
+            Table("[challenges]", league_config.CHALLENGE_KEYS, "arena.league.rules.config.CHALLENGE_KEYS",
+                  league_config.ChallengeSettings,
+                  bounds={**league_config.CHALLENGE_BOUNDS, "elo0": league_config.ELO_BOUNDS,
+                          "elo1": league_config.ELO_BOUNDS}),
+        ],
+        ("A bot's bot.toml (league uploads)", "bot.toml"): [
+            Table("top level", manifest.KEYS, "arena.league.rules.manifest.KEYS", manifest.Manifest),
+        ],
+    }
+
+
+def shown_default(value: Any) -> str:
+    if dataclasses.is_dataclass(value):
+        return "see its table"
+    if isinstance(value, bool):
+        return code(str(value).lower())
+    if isinstance(value, tuple):
+        return code(repr(list(value)).replace("'", '"'))
+    if isinstance(value, str):
+        return code(f'"{value}"')
+    return "" if value is None else code(repr(value))
+
+
+def key_row(table: Table, key: str) -> str:
+    field = None
+    if table.fields_of is not None:
+        field = {f.name: f for f in dataclasses.fields(table.fields_of)}.get(table.renamed.get(key, key))
+    kind = code(str(field.type)) if field is not None else ""
+    default = ""
+    if field is not None and field.default is not dataclasses.MISSING:
+        default = shown_default(field.default)
+    elif field is not None and field.default_factory is not dataclasses.MISSING:
+        default = shown_default(field.default_factory())
+    low_high = table.bounds.get(key)
+    limits = f"{low_high[0]:g} to {low_high[1]:g}" if low_high else ""
+    return f"| {code(key)} | {kind} | {default} | {limits} |"
+
+
+def config_page() -> str:
+    lines = [
+        "# Configuration keys",
+        "",
+        generated_notice("the parsers of the configuration files").rstrip(),
+        "",
+        "Every key each table of a configuration file accepts: a key not listed is refused with the list of valid "
+        "ones. The keys come from the tuple the parser checks a table against (named under each table); the type "
+        "is the Python type the parser reads the key into, the default that of the parsed value's field (empty: "
+        "none of its own: the key is required, or the parser derives it from other keys), the limits those the "
+        "parser holds a number to. What the keys mean, with examples: [Tournaments](../tournaments.md), "
+        "[The league](../league.md).",
+        "",
+    ]
+    for (title, short), tables in config_files().items():
+        lines += [f"## {title}", ""]
+        for table in tables:
+            lines += [f"### {prose(table.heading)} ({short})", "",
+                      f"Keys: `{table.source}`.", "", "| key | type | default | limits |", "|---|---|---|---|"]
+            lines += [key_row(table, key) for key in table.keys]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
 # The pages --------------------------------------------------------------------------------------------------------
 
 PAGES: dict[str, Callable[[], str]] = {
     "docs/reference/cli.md": cli_page,
     "docs/reference/protocol.md": protocol_page,
+    "docs/reference/config.md": config_page,
 }
 """Each generated page (relative to the repository) and the function that writes its text."""
 
