@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import functools
 import re
 import sys
 import tempfile
@@ -130,10 +131,29 @@ def argument_rows(parser: argparse.ArgumentParser) -> list[str]:
     return rows
 
 
-def cli_page() -> str:
+CLI_GROUPS = {"league": "docs/reference/cli-league.md", "bench": "docs/reference/cli-bench.md"}
+"""The command groups with a page of their own (each of the others is on ``docs/reference/cli.md``): one page of
+every command would be longer than a page of the docs may be."""
+CLI_MAIN = "docs/reference/cli.md"
+
+
+def cli_page_of(path: tuple[str, ...]) -> str:
+    """The page a command is on: its group's, or the main one."""
+    return CLI_GROUPS.get(path[1], CLI_MAIN) if len(path) > 1 else CLI_MAIN
+
+
+def cli_link(path: tuple[str, ...], here: str) -> str:
+    target = "-".join(path)
+    page = cli_page_of(path)
+    return f"#{target}" if page == here else f"{Path(page).name}#{target}"
+
+
+def cli_page(name: str) -> str:
     parser = build_parser()
+    group = next((word for word, page in CLI_GROUPS.items() if page == name), None)
+    title = f"Command line reference: arena {group}" if group else "Command line reference"
     lines = [
-        "# Command line reference",
+        f"# {title}",
         "",
         generated_notice("the parser in arena/cli/").rstrip(),
         "",
@@ -142,7 +162,12 @@ def cli_page() -> str:
         "given. What the commands are for, with examples: [The arena command](../cli.md).",
         "",
     ]
+    if not group:
+        lines += ["Commands with a page of their own: " + ", ".join(
+            f"[`arena {word}`]({Path(page).name})" for word, page in CLI_GROUPS.items()) + ".", ""]
     for path, summary, sub in commands(parser):
+        if cli_page_of(path) != name:
+            continue
         words = " ".join(path)
         lines += [f"## {words}", ""]
         about = summary or sub.description or ""
@@ -150,12 +175,12 @@ def cli_page() -> str:
             lines += [cell(about), ""]
         lines += ["```text", usage(sub), "```", ""]
         rows = argument_rows(sub)
-        subcommands = [name for p, _, _ in commands(sub) if len(p) == len(path) + 1 for name in p[-1:]]
+        subcommands = [p for p, _, _ in commands(sub) if len(p) == len(path) + 1]
         if rows:
             lines += ["| argument | meaning | default | choices |", "|---|---|---|---|", *rows, ""]
         if subcommands:
-            lines += ["Subcommands: " + ", ".join(f"[`{name}`](#{'-'.join((*path, name))})"
-                                                   for name in subcommands) + ".", ""]
+            lines += ["Subcommands: " + ", ".join(f"[`{p[-1]}`]({cli_link(p, name)})" for p in subcommands)
+                      + ".", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -220,17 +245,25 @@ def relative(full_name: str) -> str:
     return full_name.lstrip(".").removeprefix(PACKAGE + ".")
 
 
-def type_link(name: str, known: set[str]) -> str:
+Layout = Mapping[str, str]
+"""Each message's and enum's full name (``.dominoes.v1.Move``) and the page it is on (``protocol-types.md``)."""
+
+
+def type_link(name: str, layout: Layout, here: str) -> str:
     short = name.lstrip(".")
-    return f"[`{short.rsplit('.', 1)[-1]}`](#{anchor(name)})" if name in known else code(short)
+    if name not in layout:
+        return code(short)
+    page = "" if layout[name] == here else layout[name]
+    return f"[`{short.rsplit('.', 1)[-1]}`]({page}#{anchor(name)})"
 
 
-def field_type(field: FieldDescriptorProto, maps: dict[str, DescriptorProto], known: set[str]) -> str:
+def field_type(field: FieldDescriptorProto, maps: dict[str, DescriptorProto], layout: Layout, here: str) -> str:
     if field.type in (FieldDescriptorProto.TYPE_MESSAGE, FieldDescriptorProto.TYPE_ENUM):
         if field.type_name in maps:
             key, value = maps[field.type_name].field
-            return f"map of {field_type(key, maps, known)} to {field_type(value, maps, known)}"
-        shown = type_link(field.type_name, known)
+            return (f"map of {field_type(key, maps, layout, here)} to "
+                    f"{field_type(value, maps, layout, here)}")
+        shown = type_link(field.type_name, layout, here)
     else:
         shown = code(SCALARS[field.type])
     if field.label == FieldDescriptorProto.LABEL_REPEATED:
@@ -240,50 +273,142 @@ def field_type(field: FieldDescriptorProto, maps: dict[str, DescriptorProto], kn
     return shown
 
 
-def protocol_page() -> str:
-    files = [f for f in descriptors().file if not f.name.startswith("google/")]
-    known: set[str] = set()
-    maps: dict[str, DescriptorProto] = {}
+PROTOCOL_INDEX = "docs/reference/protocol.md"
+PAGE_LIMIT = 28_000
+"""A file's page longer than this (the docs allow 30,000 characters a page) keeps its services and the messages they
+take and answer; its other messages and enums go to a page of their own."""
 
-    def collect(prefix: str, messages: Iterable[DescriptorProto], enums: Iterable[EnumDescriptorProto]) -> None:
-        known.update(f"{prefix}.{e.name}" for e in enums)
+
+@functools.cache
+def protocol_files() -> tuple[FileDescriptorProto, ...]:
+    return tuple(f for f in descriptors().file if not f.name.startswith("google/"))
+
+
+@functools.cache
+def map_entries() -> dict[str, DescriptorProto]:
+    """The generated map-entry messages by full name: a map field is shown as a map, not as its entry type."""
+    found: dict[str, DescriptorProto] = {}
+
+    def walk(prefix: str, messages: Iterable[DescriptorProto]) -> None:
         for message in messages:
             name = f"{prefix}.{message.name}"
             if message.options.map_entry:
-                maps[name] = message
-                continue
-            known.add(name)
-            collect(name, message.nested_type, message.enum_type)
+                found[name] = message
+            walk(name, message.nested_type)
 
-    for file in files:
-        collect(f".{file.package}", file.message_type, file.enum_type)
+    for file in protocol_files():
+        walk(f".{file.package}", file.message_type)
+    return found
 
+
+def names_within(prefix: str, message: DescriptorProto) -> list[str]:
+    """A message's full name and those of everything nested in it (map entries left out)."""
+    name = f"{prefix}.{message.name}"
+    if message.options.map_entry:
+        return []
+    found = [name, *(f"{name}.{enum.name}" for enum in message.enum_type)]
+    for nested in message.nested_type:
+        found += names_within(name, nested)
+    return found
+
+
+def file_page(file: FileDescriptorProto, part: str = "") -> str:
+    stem = Path(file.name).stem
+    return f"protocol-{stem}{part}.md"
+
+
+def placed_on_one_page(file: FileDescriptorProto) -> dict[str, str]:
+    prefix, page = f".{file.package}", file_page(file)
+    layout = {f"{prefix}.{enum.name}": page for enum in file.enum_type}
+    for message in file.message_type:
+        layout.update(dict.fromkeys(names_within(prefix, message), page))
+    return layout
+
+
+@functools.cache
+def protocol_layout() -> dict[str, str]:
+    """Where each message and enum is: its file's page, unless that page would be longer than :data:`PAGE_LIMIT`;
+    then the messages its services take and answer stay, and the rest go to the file's ``-types`` page."""
+    layout: dict[str, str] = {}
+    for file in protocol_files():
+        layout.update(placed_on_one_page(file))
+    for file in protocol_files():
+        if len(render_file_page(file, file_page(file), layout)) <= PAGE_LIMIT:
+            continue
+        prefix = f".{file.package}"
+        calls = {name for service in file.service for method in service.method
+                 for name in (method.input_type, method.output_type)}
+        for message in file.message_type:
+            if f"{prefix}.{message.name}" not in calls:
+                layout.update(dict.fromkeys(names_within(prefix, message), file_page(file, "-types")))
+        layout.update({f"{prefix}.{enum.name}": file_page(file, "-types") for enum in file.enum_type})
+    return layout
+
+
+def protocol_pages() -> list[str]:
+    """Every generated page of the protocol, the index first."""
+    pages = [PROTOCOL_INDEX]
+    for file in protocol_files():
+        pages.append(f"docs/reference/{file_page(file)}")
+        if file_page(file, "-types") in protocol_layout().values():
+            pages.append(f"docs/reference/{file_page(file, '-types')}")
+    return pages
+
+
+def protocol_page(name: str) -> str:
+    if name == PROTOCOL_INDEX:
+        return protocol_index()
+    here = Path(name).name
+    file = next(f for f in protocol_files() if here in (file_page(f), file_page(f, "-types")))
+    return render_file_page(file, here, protocol_layout())
+
+
+def protocol_header(title: str) -> list[str]:
+    return [f"# {title}", "", generated_notice("the .proto files in proto/").rstrip(), ""]
+
+
+def protocol_index() -> str:
     lines = [
-        "# Protocol reference",
+        *protocol_header("Protocol reference"),
+        "Every service, call, message, field and enum of the protocol, with the comment the .proto file gives it, "
+        "a page for each file. How a bot uses them, with examples: [The bot protocol](../protocol.md).",
         "",
-        generated_notice("the .proto files in proto/").rstrip(),
-        "",
-        "Every service, call, message, field and enum of the protocol, with the comment the .proto file gives it. "
-        "How a bot uses them, with examples: [The bot protocol](../protocol.md).",
-        "",
+        "| file | package | services | its page |",
+        "|---|---|---|---|",
     ]
+    for file in protocol_files():
+        services = ", ".join(code(service.name) for service in file.service) or "none"
+        pages = [f"[{file_page(file)}]({file_page(file)})"]
+        if file_page(file, "-types") in protocol_layout().values():
+            pages.append(f"[{file_page(file, '-types')}]({file_page(file, '-types')})")
+        lines.append(f"| {code(file.name)} | {code(file.package)} | {services} | {', '.join(pages)} |")
+    return "\n".join(lines).rstrip() + "\n"
 
-    def enum_lines(full: str, enum: EnumDescriptorProto, path: tuple[int, ...], notes: Notes) -> list[str]:
-        out = [f"### enum {relative(full)} {{#{anchor(full)}}}", "", *paragraphs(notes.get(path, ""))]
+
+def render_file_page(file: FileDescriptorProto, here: str, layout: Layout) -> str:
+    """One file's page (or its ``-types`` page): the services and the messages and enums the layout puts here."""
+    notes = comments(file)
+    prefix = f".{file.package}"
+    maps = map_entries()
+    types_page = here == file_page(file, "-types")
+    title = f"{file.name}: messages and enums" if types_page else file.name
+    lines = [*protocol_header(title), f"Package `{file.package}`. All files: [Protocol reference](protocol.md).", ""]
+
+    def enum_lines(full: str, enum: EnumDescriptorProto, path: tuple[int, ...]) -> list[str]:
+        out = [f"## enum {relative(full)} {{#{anchor(full)}}}", "", *paragraphs(notes.get(path, ""))]
         out += ["| value | number | meaning |", "|---|---|---|"]
         for i, value in enumerate(enum.value):
             out.append(f"| {code(value.name)} | {value.number} | {cell(notes.get((*path, ENUM_VALUES, i), ''))} |")
         return [*out, ""]
 
-    def message_lines(full: str, message: DescriptorProto, path: tuple[int, ...], notes: Notes) -> list[str]:
+    def message_lines(full: str, message: DescriptorProto, path: tuple[int, ...]) -> list[str]:
         if message.options.map_entry:
             return []
-        out = [f"### message {relative(full)} {{#{anchor(full)}}}", "",
-               *paragraphs(notes.get(path, ""))]
+        out = [f"## message {relative(full)} {{#{anchor(full)}}}", "", *paragraphs(notes.get(path, ""))]
         if message.field:
             out += ["| field | type | number | meaning |", "|---|---|---|---|"]
             for i, field in enumerate(message.field):
-                kind = field_type(field, maps, known)
+                kind = field_type(field, maps, layout, here)
                 if field.HasField("oneof_index") and not field.proto3_optional:
                     kind += f" (one of `{message.oneof_decl[field.oneof_index].name}`)"
                 meaning = cell(notes.get((*path, MESSAGE_FIELDS, i), ""))
@@ -292,29 +417,31 @@ def protocol_page() -> str:
         else:
             out += ["No fields.", ""]
         for i, nested in enumerate(message.nested_type):
-            out += message_lines(f"{full}.{nested.name}", nested, (*path, MESSAGE_NESTED, i), notes)
+            out += message_lines(f"{full}.{nested.name}", nested, (*path, MESSAGE_NESTED, i))
         for i, enum in enumerate(message.enum_type):
-            out += enum_lines(f"{full}.{enum.name}", enum, (*path, MESSAGE_ENUMS, i), notes)
+            out += enum_lines(f"{full}.{enum.name}", enum, (*path, MESSAGE_ENUMS, i))
         return out
 
-    for file in files:
-        notes = comments(file)
-        prefix = f".{file.package}"
-        lines += [f"## {file.name}", "", f"Package `{file.package}`.", "", *paragraphs(notes.get((FILE_SYNTAX,), ""))]
+    if not types_page:
+        lines += paragraphs(notes.get((FILE_SYNTAX,), ""))
         for i, service in enumerate(file.service):
-            lines += [f"### service {service.name} {{#{anchor(prefix + '.' + service.name)}}}", "",
+            lines += [f"## service {service.name} {{#{anchor(prefix + '.' + service.name)}}}", "",
                       *paragraphs(notes.get((FILE_SERVICES, i), ""))]
             lines += ["| call | request | reply | meaning |", "|---|---|---|---|"]
             for j, method in enumerate(service.method):
-                request = ("stream " if method.client_streaming else "") + type_link(method.input_type, known)
-                reply = ("stream " if method.server_streaming else "") + type_link(method.output_type, known)
+                request = ("stream " if method.client_streaming else "") + type_link(method.input_type, layout, here)
+                reply = ("stream " if method.server_streaming else "") + type_link(method.output_type, layout, here)
                 meaning = cell(notes.get((FILE_SERVICES, i, SERVICE_METHODS, j), ""))
                 lines.append(f"| {code(method.name)} | {request} | {reply} | {meaning} |")
             lines.append("")
-        for i, message in enumerate(file.message_type):
-            lines += message_lines(f"{prefix}.{message.name}", message, (FILE_MESSAGES, i), notes)
-        for i, enum in enumerate(file.enum_type):
-            lines += enum_lines(f"{prefix}.{enum.name}", enum, (FILE_ENUMS, i), notes)
+    for i, message in enumerate(file.message_type):
+        full = f"{prefix}.{message.name}"
+        if layout.get(full) == here:
+            lines += message_lines(full, message, (FILE_MESSAGES, i))
+    for i, enum in enumerate(file.enum_type):
+        full = f"{prefix}.{enum.name}"
+        if layout.get(full) == here:
+            lines += enum_lines(full, enum, (FILE_ENUMS, i))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -429,8 +556,8 @@ def config_page() -> str:
 # The pages --------------------------------------------------------------------------------------------------------
 
 PAGES: dict[str, Callable[[], str]] = {
-    "docs/reference/cli.md": cli_page,
-    "docs/reference/protocol.md": protocol_page,
+    **{name: functools.partial(cli_page, name) for name in (CLI_MAIN, *CLI_GROUPS.values())},
+    **{name: functools.partial(protocol_page, name) for name in protocol_pages()},
     "docs/reference/config.md": config_page,
 }
 """Each generated page (relative to the repository) and the function that writes its text."""
