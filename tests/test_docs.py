@@ -75,6 +75,17 @@ def test_no_tracked_file_cites_a_document_outside() -> None:
     assert not found, "cite a page of the repository instead:\n" + "\n".join(found)
 
 
+PAGE_LIMIT = 30_000
+"""The most characters a page of docs/ may have: a page longer than this holds more than one reader's question."""
+
+
+@pytest.mark.fast
+def test_no_page_of_the_docs_is_longer_than_the_limit() -> None:
+    long = {str(path.relative_to(ROOT)): size for path in sorted((ROOT / "docs").rglob("*.md"))
+            if (size := len(path.read_text())) > PAGE_LIMIT}
+    assert long == {}
+
+
 def test_no_file_but_the_changelog_tells_history() -> None:
     found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}" for path in tracked_files()
              if path.name != "CHANGELOG.md"
