@@ -129,7 +129,8 @@ def config_from_args(args: Any) -> ServeConfig:
                  "max_streams", "max_streams_per_client"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    data = Path(args.data)
+    # Absolute from the start: the league's versions run from folders under it, in a sandbox with another cwd.
+    data = Path(args.data).absolute()
     mode_was = prepare_data(data)
     protected = tuple(Path(p).resolve() for p in (data, args.token_file, args.tls_key, args.bots) if p)
     registry = load_registry(Path(args.bots), protected=protected) if args.bots else None
