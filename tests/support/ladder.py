@@ -126,7 +126,9 @@ if __name__ == "__main__":
     serve(choose, name="stuck")
 """
 """A bot that never answers its first decision (within a move time of ten minutes: only its leaving ends it)."""
-PATIENT = {**BLOCK, "time": {"move_ms": 600_000, "startup_ms": 30000}}
+PATIENT = {"variant": "draw", "options": {"target": 1}, "time": {"move_ms": 600_000, "startup_ms": 30000}}
+"""A game that waits ten minutes a move, for a stuck bot: Draw, whose every hand asks each seat for a decision
+early (one that cannot play draws until it can), where a hand of Block can end blocked before one seat is asked."""
 STOPPED_BY_THE_ARENA = ("crashed", "the bot is unreachable or crashed: the connection to the bot was closed (the arena "
                                    "stopped it)")
 """The fault (kind, message) of a stuck bot's game in flight when its entrant is withdrawn: its bot was stopped, so
