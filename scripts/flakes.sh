@@ -10,6 +10,6 @@ ARENA_WITH_RAY=1 bash scripts/setup.sh
 bash bots/build.sh
 bash scripts/tools.sh
 if [ $# -eq 0 ]; then set -- -m "not soak"; fi  # the whole suite, both tiers in one run, as CI has them
-workers="${ARENA_TEST_WORKERS:-3}"  # as scripts/test.sh runs the full tier
+workers="${ARENA_TEST_WORKERS:-4}"  # as scripts/test.sh runs the full tier
 if [ "$workers" = 0 ]; then exec .venv/bin/python scripts/run_tests.py --repeat "$times" "$@"; fi
 exec .venv/bin/python scripts/run_tests.py --repeat "$times" -n "$workers" --dist loadfile --no-loadscope-reorder "$@"

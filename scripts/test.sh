@@ -21,8 +21,8 @@ ARENA_WITH_RAY=1 bash scripts/setup.sh  # with the Ray extra: tests/cluster/test
 # `flaky: <test id>` and does not fail the run; one that fails again does (CONTRIBUTING.md, "The tests").
 # Test processes (pytest-xdist), each taking whole files (module fixtures such as a league server are set up once),
 # in the order tests/conftest.py collects them (the longest files first, so the workers end together): two for the
-# fast tier (pure computation: one per core), three for the rest (most of those tests wait on bot processes and
-# servers, so three keep 2 cores busy). ARENA_TEST_WORKERS=N: N for both; 0: one process.
+# fast tier (pure computation: one per core), four for the rest (most of those tests wait on bot processes and
+# servers: four keep 2 cores busy, 785 s where three took 902). ARENA_TEST_WORKERS=N: N for both; 0: one process.
 pytest_run() {
   local workers="$1"
   shift
@@ -41,11 +41,11 @@ bash bots/build.sh
 # The Go tools the tests run (buf, grpcurl), pinned, built once into the same cache (scripts/tools.sh).
 bash scripts/tools.sh
 if [ "$soak" = 1 ]; then
-  ARENA_PROOF=full HYPOTHESIS_PROFILE=soak pytest_run 3 -m soak "$@"
+  ARENA_PROOF=full HYPOTHESIS_PROFILE=soak pytest_run 4 -m soak "$@"
   HYPOTHESIS_PROFILE=soak pytest_run 2 tests/rules/test_properties.py tests/records/test_records_bad_lines.py \
     tests/tournament/test_tournament_fuzz.py "$@"
   exit 0
 fi
-if [ $# -gt 0 ]; then pytest_run 3 "$@"; exit; fi
+if [ $# -gt 0 ]; then pytest_run 4 "$@"; exit; fi
 echo "== the full tier: every other test, but the soak profile's =="
-pytest_run 3 -m "not fast and not soak"
+pytest_run 4 -m "not fast and not soak"
