@@ -17,12 +17,16 @@ layer that held it import a higher one.
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
 import difflib
 import functools
+import inspect
+import itertools
 import re
 import sys
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -48,6 +52,7 @@ from arena.players.process import BotSpec  # noqa: E402
 from arena.sandbox import limits as sandbox_limits  # noqa: E402
 from arena.sandbox.build import BuildLimits  # noqa: E402
 from arena.tournament import spec  # noqa: E402
+from arena.tournament.sprt import ELO_LIMITS, NORMALIZED  # noqa: E402
 
 REGENERATE = ".venv/bin/python scripts/reference.py"
 USAGE_WIDTH = 100
@@ -449,52 +454,122 @@ def render_file_page(file: FileDescriptorProto, here: str, layout: Layout) -> st
 
 
 @dataclasses.dataclass(frozen=True)
+class Bound:
+    """The least and the most a key's number may be, as its parser holds it: ``high`` None when there is no maximum,
+    ``exclusive`` when both ends are refused (the SPRT's error rates), ``note`` what else decides (shown after)."""
+
+    low: float
+    high: float | None = None
+    exclusive: bool = False
+    note: str = ""
+
+    def shown(self) -> str:
+        if self.exclusive:
+            text = f"more than {number(self.low)}, less than {number(self.high)}"
+        elif self.high is None:
+            text = f"{number(self.low)} or more"
+        else:
+            text = f"{number(self.low)} to {number(self.high)}"
+        return f"{text} ({self.note})" if self.note else text
+
+
+def number(value: float | None) -> str:
+    """A bound as a reader writes it: thousands separated (``1,000,000``), no trailing ``.0``."""
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return f"{int(value):,}"
+    return f"{value:g}"
+
+
+def bounds_of(table: Mapping[str, tuple[float, float | None]], **notes: str) -> dict[str, Bound]:
+    """A parser's bounds table (key: ``(least, most)``) as :class:`Bound` values, with a note for some keys."""
+    return {key: Bound(low, high, note=notes.get(key, "")) for key, (low, high) in table.items()}
+
+
+@dataclasses.dataclass(frozen=True)
 class Table:
     """One table of a configuration file as its parser reads it: the keys it accepts (the parser's own tuple, the one
-    it refuses any other key against), the dataclass the table becomes (for each key's type and default), keys whose
-    field has another name, and each key's bounds where the parser keeps them in a table of its own."""
+    it refuses any other key against), the dataclass the table becomes (for each key's type, default and meaning:
+    the docstring under its field), keys whose field has another name, the meaning of keys with no field, and each
+    key's bounds where the parser keeps them in a table of its own."""
 
     heading: str
     keys: tuple[str, ...]
     source: str
     fields_of: type | None = None
     renamed: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    bounds: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
+    bounds: Mapping[str, Bound] = dataclasses.field(default_factory=dict)
+    meanings: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def field_of(self, key: str) -> dataclasses.Field[Any] | None:
+        if self.fields_of is None:
+            return None
+        return {f.name: f for f in dataclasses.fields(self.fields_of)}.get(self.renamed.get(key, key))
+
+    def meaning(self, key: str) -> str:
+        """What the key does: the docstring of its field, else the parser's own words for a key without one."""
+        if key in self.meanings:
+            return self.meanings[key]
+        field = self.field_of(key)
+        return field_docstrings(self.fields_of).get(field.name, "") if field and self.fields_of else ""
+
+
+@functools.cache
+def field_docstrings(cls: type) -> dict[str, str]:
+    """Each field's attribute docstring (the string just under it, as Sphinx and mkdocstrings read it), read from
+    the class's source with ``ast``: a dataclass keeps no such string at run time."""
+    source = textwrap.dedent(inspect.getsource(cls))
+    body = next(node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)).body
+    found = {}
+    for node, after in itertools.pairwise(body):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+            found[node.target.id] = " ".join(after.value.value.split())
+    return found
 
 
 def config_files() -> dict[tuple[str, str], list[Table]]:
     """Each kind of file and its tables, read from the constants of its parser."""
     sprt_spec, time_spec = spec.SprtSpec, spec.TimeSpec
     limits = Table("[limits]", sandbox_limits.LIMIT_KEYS, "arena.sandbox.limits.LIMIT_KEYS", sandbox_limits.Limits,
-                   bounds=sandbox_limits.BOUNDS)
+                   bounds=bounds_of(sandbox_limits.BOUNDS))
+    time = Table("[time]", spec.TIME_KEYS, "arena.tournament.spec.TIME_KEYS", time_spec,
+                 bounds=bounds_of(spec.TIME_BOUNDS))
+    players = Bound(*spec.PLAYER_COUNTS, note="each variant its own counts: `arena variants`")
+    elo_note = f"±{number(ELO_LIMITS[NORMALIZED])} with model = \"{NORMALIZED}\"; elo0 < elo1"
+    sprt_bounds = {**bounds_of({key: spec.SPRT_BOUNDS[key] for key in ("elo0", "elo1")},
+                               elo0=elo_note, elo1=elo_note),
+                   **{key: Bound(*spec.SPRT_BOUNDS[key], exclusive=True) for key in ("alpha", "beta")}}
+    challenge_elo = Bound(*league_config.ELO_BOUNDS, note="elo0 < elo1")
     return {
         ("A tournament file", "tournament file"): [
-            Table("top level", spec.TOP_KEYS, "arena.tournament.spec.TOP_KEYS", spec.TournamentSpec),
-            Table("[time]", spec.TIME_KEYS, "arena.tournament.spec.TIME_KEYS", time_spec),
-            Table("[sprt]", spec.SPRT_KEYS, "arena.tournament.spec.SPRT_KEYS", sprt_spec),
-            Table("[[bots]]", spec.BOT_KEYS, "arena.tournament.spec.BOT_KEYS", BotSpec),
+            Table("top level", spec.TOP_KEYS, "arena.tournament.spec.TOP_KEYS", spec.TournamentSpec,
+                  bounds={**bounds_of(spec.TOP_BOUNDS), "players": players}),
+            time,
+            Table("[sprt]", spec.SPRT_KEYS, "arena.tournament.spec.SPRT_KEYS", sprt_spec, bounds=sprt_bounds),
+            Table("[[bots]]", spec.BOT_KEYS, "arena.tournament.spec.BOT_KEYS", BotSpec,
+                  meanings=spec.KEYS_WITHOUT_FIELD),
             limits,
         ],
         ("A league file", "league file"): [
             Table("top level", league_config.TOP_KEYS, "arena.league.rules.config.TOP_KEYS",
-                  league_config.LeagueConfig),
-            Table("[time]", spec.TIME_KEYS, "arena.tournament.spec.TIME_KEYS", time_spec),
+                  league_config.LeagueConfig, bounds={"players": players}),
+            time,
             limits,
             Table("[upload]", league_config.UPLOAD_KEYS, "arena.league.rules.config.UPLOAD_KEYS",
-                  league_config.UploadLimits, bounds=league_config.UPLOAD_BOUNDS),
+                  league_config.UploadLimits, bounds=bounds_of(league_config.UPLOAD_BOUNDS)),
             Table("[build]", league_config.BUILD_KEYS, "arena.league.rules.config.BUILD_KEYS", BuildLimits,
                   renamed={"time_s": "timeout_s"},
-                  bounds={**sandbox_limits.BOUNDS, "time_s": league_config.BUILD_TIME_BOUNDS,
-                          "disk_mb": league_config.BUILD_DISK_BOUNDS}),
+                  bounds=bounds_of({**sandbox_limits.BOUNDS, "time_s": league_config.BUILD_TIME_BOUNDS,
+                                    "disk_mb": league_config.BUILD_DISK_BOUNDS})),
             Table("[authors]", league_config.AUTHOR_KEYS, "arena.league.rules.config.AUTHOR_KEYS",
-                  league_config.AuthorLimits),
+                  league_config.AuthorLimits, bounds=bounds_of(league_config.AUTHOR_BOUNDS)),
             Table("[ladder]", league_config.LADDER_KEYS, "arena.league.rules.config.LADDER_KEYS",
                   league_config.LadderSettings,
-                  bounds={**league_config.LADDER_BOUNDS, "pairing_penalty": league_config.PENALTY_BOUNDS}),
+                  bounds=bounds_of({**league_config.LADDER_BOUNDS, "pairing_penalty": league_config.PENALTY_BOUNDS})),
             Table("[challenges]", league_config.CHALLENGE_KEYS, "arena.league.rules.config.CHALLENGE_KEYS",
                   league_config.ChallengeSettings,
-                  bounds={**league_config.CHALLENGE_BOUNDS, "elo0": league_config.ELO_BOUNDS,
-                          "elo1": league_config.ELO_BOUNDS}),
+                  bounds={**bounds_of(league_config.CHALLENGE_BOUNDS), "elo0": challenge_elo,
+                          "elo1": challenge_elo}),
         ],
         ("A bot's bot.toml (league uploads)", "bot.toml"): [
             Table("top level", manifest.KEYS, "arena.league.rules.manifest.KEYS", manifest.Manifest),
@@ -515,18 +590,21 @@ def shown_default(value: Any) -> str:
 
 
 def key_row(table: Table, key: str) -> str:
-    field = None
-    if table.fields_of is not None:
-        field = {f.name: f for f in dataclasses.fields(table.fields_of)}.get(table.renamed.get(key, key))
+    field = table.field_of(key)
     kind = code(str(field.type)) if field is not None else ""
     default = ""
     if field is not None and field.default is not dataclasses.MISSING:
         default = shown_default(field.default)
     elif field is not None and field.default_factory is not dataclasses.MISSING:
         default = shown_default(field.default_factory())
-    low_high = table.bounds.get(key)
-    limits = f"{low_high[0]:g} to {low_high[1]:g}" if low_high else ""
-    return f"| {code(key)} | {kind} | {default} | {limits} |"
+    bound = table.bounds.get(key)
+    limits = cell(bound.shown()) if bound else ""
+    return f"| {code(key)} | {cell(rst_to_markdown(table.meaning(key)))} | {kind} | {default} | {limits} |"
+
+
+def rst_to_markdown(text: str) -> str:
+    """A docstring's reStructuredText literals (````x````) as Markdown code spans."""
+    return re.sub(r"``(.+?)``", r"`\1`", text)
 
 
 def config_page() -> str:
@@ -536,18 +614,20 @@ def config_page() -> str:
         generated_notice("the parsers of the configuration files").rstrip(),
         "",
         "Every key each table of a configuration file accepts: a key not listed is refused with the list of valid "
-        "ones. The keys come from the tuple the parser checks a table against (named under each table); the type "
-        "is the Python type the parser reads the key into, the default that of the parsed value's field (empty: "
-        "none of its own: the key is required, or the parser derives it from other keys), the limits those the "
-        "parser holds a number to. What the keys mean, with examples: [Tournaments](../tournaments.md), "
-        "[The league](../league.md).",
+        "ones. The keys come from the tuple the parser checks a table against (named under each table); the "
+        "meaning is the docstring of the field the key becomes; the type is the Python type the parser reads the "
+        "key into, the default that of the parsed value's field (empty: none of its own: the key is required, or "
+        "the parser derives it from other keys), the limits those the parser holds a number to. Sizes are in MiB "
+        "(1,048,576 bytes), times in the unit the key's name ends with. Examples and explanations: "
+        "[Tournament files](tournament-file.md), [League files](league-file.md), "
+        "[A bot's sandbox](sandbox.md).",
         "",
     ]
     for (title, short), tables in config_files().items():
         lines += [f"## {title}", ""]
         for table in tables:
-            lines += [f"### {prose(table.heading)} ({short})", "",
-                      f"Keys: `{table.source}`.", "", "| key | type | default | limits |", "|---|---|---|---|"]
+            lines += [f"### {prose(table.heading)} ({short})", "", f"Keys: `{table.source}`.", "",
+                      "| key | meaning | type | default | limits |", "|---|---|---|---|---|"]
             lines += [key_row(table, key) for key in table.keys]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"

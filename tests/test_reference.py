@@ -5,6 +5,7 @@ disk, so a flag, field or key added to the code and not to its page fails here, 
 from __future__ import annotations
 
 import importlib.util
+import math
 import re
 import sys
 from collections.abc import Callable
@@ -97,3 +98,105 @@ def test_the_parser_accepts_every_documented_key_and_refuses_another(heading: st
     refused = {key: unknown_key_error(parse, key) for key in keys}
     assert not any(refused.values()), f"{heading}: documented keys the parser refuses: {refused}"
     assert unknown_key_error(parse, "not_a_key"), f"{heading}: the parser took a key the page does not list"
+
+
+def every_key() -> list[tuple[str, str]]:
+    """Each (table heading, key) of the configuration page, from the generator's tables."""
+    return [(f"{table.heading} ({short})", key) for (_title, short), tables in reference.config_files().items()
+            for table in tables for key in table.keys]
+
+
+@pytest.mark.parametrize(("heading", "key"), every_key())
+def test_every_key_has_a_meaning(heading: str, key: str) -> None:
+    table = next(t for (_title, short), tables in reference.config_files().items() for t in tables
+                 if f"{t.heading} ({short})" == heading)
+    meaning = table.meaning(key)
+    assert len(meaning.split()) >= 3, (f"{heading}: key {key!r} has no meaning: give its field an attribute "
+                                       f"docstring, or the parser's module a line for a key without a field")
+
+
+# The bounds the page shows, held against the parser ------------------------------------------------------------
+
+TWO_BOTS = [{"name": "a", "command": "builtin:random"}, {"name": "b", "command": "builtin:random"}]
+TOURNAMENT = {"variant": "draw", "bots": TWO_BOTS}
+LEAGUE = {"name": "bounds", "variant": "draw"}
+
+
+def tournament_with(table: str) -> Callable[[dict[str, Any]], object]:
+    """A parser of a whole tournament file with ``keys`` in ``table`` ("" for the top level)."""
+    return lambda keys: spec.spec_from_dict({**TOURNAMENT, **keys} if not table else {**TOURNAMENT, table: keys})
+
+
+def league_with(table: str) -> Callable[[dict[str, Any]], object]:
+    return lambda keys: league_config.league_from_dict({**LEAGUE, **keys} if not table else {**LEAGUE, table: keys})
+
+
+WHOLE_FILE: dict[str, Callable[[dict[str, Any]], object]] = {
+    "top level (tournament file)": tournament_with(""),
+    "[time] (tournament file)": tournament_with("time"),
+    "[sprt] (tournament file)": tournament_with("sprt"),
+    "[limits] (tournament file)": tournament_with("limits"),
+    "top level (league file)": league_with(""),
+    **{f"[{name}] (league file)": league_with(name)
+       for name in ("time", "limits", "upload", "build", "authors", "ladder", "challenges")},
+}
+"""Each table with bounds, parsed as part of a file that is valid but for the key under test."""
+
+COMPANIONS: dict[tuple[str, str, str], dict[str, Any]] = {
+    ("top level (tournament file)", "tables", "low"): {"format": "balanced"},
+    ("top level (tournament file)", "tables", "high"): {"format": "balanced"},
+    ("top level (tournament file)", "players", "high"): {"variant": "mexican_train"},
+    ("top level (league file)", "players", "high"): {"variant": "mexican_train"},
+    ("[upload] (league file)", "unpacked_mb", "low"): {"archive_mb": 1},
+    ("[upload] (league file)", "archive_mb", "high"): {"unpacked_mb": 65536},
+}
+"""Other keys a bound needs to be reached: a balanced schedule for ``tables``, the variant with the most players,
+an archive no bigger than its unpacked size."""
+
+ORDERED = {("elo0", "high"), ("elo1", "low")}
+"""Ends no file can reach, since elo0 < elo1 and both have the same bounds: there the test expects the refusal of
+that rule, not of the bound."""
+
+
+def outcome(heading: str, keys: dict[str, Any]) -> str:
+    """"" when the file parses, else the parser's message."""
+    try:
+        WHOLE_FILE[heading](keys)
+    except Exception as error:  # noqa: BLE001 (each parser has its own error type; only the message matters)
+        return str(error) or type(error).__name__
+    return ""
+
+
+def integral(bound: Any) -> bool:
+    return isinstance(bound.low, int) and (bound.high is None or isinstance(bound.high, int))
+
+
+def step(value: float, toward: float, whole: bool) -> float:
+    """The next value from ``value`` toward ``toward``: one for an integer key, the next float for a number."""
+    if whole:
+        return value + (1 if toward > value else -1)
+    return math.nextafter(value, toward)
+
+
+def bound_cases() -> list[tuple[str, str, str]]:
+    return [(heading, key, side) for (_title, short), tables in reference.config_files().items() for table in tables
+            for key, bound in table.bounds.items() for side in ("low", "high")
+            if (heading := f"{table.heading} ({short})") and not (side == "high" and bound.high is None)]
+
+
+@pytest.mark.parametrize(("heading", "key", "side"), bound_cases())
+def test_the_parser_holds_each_key_to_the_bound_the_page_shows(heading: str, key: str, side: str) -> None:
+    table = next(t for (_title, short), tables in reference.config_files().items() for t in tables
+                 if f"{t.heading} ({short})" == heading)
+    bound = table.bounds[key]
+    edge = bound.low if side == "low" else bound.high
+    outward = -math.inf if side == "low" else math.inf
+    whole = integral(bound)
+    inside, outside = (step(edge, -outward, whole), edge) if bound.exclusive else (edge, step(edge, outward, whole))
+    companions = COMPANIONS.get((heading, key, side), {})
+    accepted = outcome(heading, {**companions, key: inside})
+    if (key, side) in ORDERED:
+        assert "elo0" in accepted and "elo1" in accepted, f"{heading} {key} = {inside}: {accepted!r}"
+    else:
+        assert accepted == "", f"{heading}: {key} = {inside!r} is within the page's bound, refused: {accepted}"
+    assert outcome(heading, {**companions, key: outside}), f"{heading}: {key} = {outside!r} is out of bounds, taken"

@@ -49,22 +49,31 @@ class BotSpec:
     """How to reach a bot: a command to start, or the address of a running server."""
 
     name: str
+    """The entrant's name in the standings; unique in the file."""
     command: tuple[str, ...] = ()
+    """The program and its arguments, a text (split as a shell would) or a list; or ``builtin:KIND`` for a player
+    of the arena's own. Exactly one of ``command`` and ``address``."""
     address: str | None = None
+    """A bot already running (``127.0.0.1:50051``, ``unix:/path``), outside the arena's control."""
     env: dict[str, str] = field(default_factory=dict)
+    """Environment variables for the bot: its only environment besides the arena's few."""
     cwd: str | None = None
+    """The bot's working folder, where its command's relative paths are found (default: the arena's)."""
     folder: str | None = None
     """The bot's own folder, visible read-only in its sandbox (default: the folder of the command's program file)."""
     sandbox: bool = True
     limits: Limits = Limits()
+    """This bot's limits, as a table of [limits]'s keys over the tournament's (default: the tournament's)."""
     transport: str = "unix"
     """Where a started bot listens: ``unix`` (a socket), or ``tcp`` (a loopback port, for runtimes without one)."""
     protocol: str = "grpc"
     """``grpc`` (the Bot service), or ``stdio`` (JSON lines on stdin and stdout: arena/players/stdio.py)."""
     dial_in: bool = False
-    """The bot dials in to the arena server (arena/players/dial_in.py): neither started nor called."""
+    """The bot dials in to the arena server from its owner's machine, neither started nor called: its entry then
+    has only ``name``, ``dial_in`` and ``token_sha256``."""
     token_sha256: str = ""
-    """A dial-in bot's credential: the SHA-256 (hex) of the token it presents; the arena never holds the token."""
+    """A dial-in bot's credential: the SHA-256 of the token it presents, 64 lowercase hex digits (``arena new-token
+    FILE`` prints it); the arena never holds the token. Required with ``dial_in``."""
 
     def __post_init__(self) -> None:
         if bool(self.command) + bool(self.address) + self.dial_in != 1:

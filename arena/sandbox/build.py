@@ -33,13 +33,16 @@ import trio
 
 from arena.sandbox.cgroups import CgroupError
 from arena.sandbox.contain import (
-    LOCALE,
+    DEV_INSIDE,
+    PROC_INSIDE,
+    TMP_INSIDE,
     UID_RANGE,
     SandboxError,
     _arena_package,
     _enter_cgroup,
     _inside_path,
     overlaps,
+    sandbox_environment,
     system_view,
 )
 from arena.sandbox.host import Host, host
@@ -63,16 +66,19 @@ class BuildLimits:
     on a small machine."""
 
     memory_mb: int = 2048
-    """Resident memory of the whole build, its ``/tmp`` and (as root) its build folder's tmpfs included."""
+    """MiB of resident memory of the whole build, its ``/tmp`` and (as root) its build folder's tmpfs included."""
     pids: int = 256
     """Processes and threads alive at once (compilers run a few in parallel)."""
     disk_mb: int = 1024
-    """Size of the build folder (a tmpfs when the arena is root): sources, outputs and build caches together."""
+    """MiB of the build folder (a tmpfs when the arena is root): sources, outputs and build caches together."""
     tmp_mb: int = 256
+    """MiB of the build's private ``/tmp`` (also its ``HOME``), as ``[limits] tmp_mb`` is a bot's."""
     log_mb: int = 4
+    """MiB of the build log; the rest of the build's output is dropped."""
     cpus: float = 1.0
+    """CPU time per wall-clock second (1.0 = one core), as a bot's."""
     timeout_s: float = 600.0
-    """Wall-clock time of the whole build; then every process of it is killed."""
+    """Seconds of wall-clock time for the whole build; then every process of it is killed."""
 
     def as_bot_limits(self) -> Limits:
         """The cgroup's share of these limits, in the form the cgroup code takes."""
@@ -164,7 +170,7 @@ async def _run(machine: Host, job: BuildJob, folder: Path, private: Path, limits
     if machine.setpriv is not None:
         argv = [machine.setpriv, "--pdeathsig", "KILL", "--", *argv]
     argv = _enter_cgroup(machine.shell, cgroup.procs_files) + argv
-    env = {"PATH": _inside_path(), "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": LOCALE, **job.env}
+    env = {**sandbox_environment(), **job.env}
     capped = CappedLog(open(log, "wb"), limits.log_mb * 1024 * 1024)
     try:
         try:
@@ -242,7 +248,7 @@ def _bubblewrap(machine: Host, job: BuildJob, folder: Path, private: Path, limit
             "--die-with-parent", "--new-session", "--hostname", "build"]
     if uid is None:
         args += ["--unshare-user", "--disable-userns"]
-    args += ["--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
+    args += ["--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", TMP_INSIDE]
     view = system_view(args, private, uid)
     for path in job.read_only:
         view.ro_bind(Path(path).resolve())
@@ -250,8 +256,8 @@ def _bubblewrap(machine: Host, job: BuildJob, folder: Path, private: Path, limit
     # /build is /proto (the Rust kit's build.rs, the Java kit's pom.xml), staged with times of their own.
     view.parents_of(Path(PROTO_INSIDE) / "x")
     args += ["--ro-bind", str(_stage_proto(private)), PROTO_INSIDE]
-    args += ["--bind", str(folder), BUILD_DIR_INSIDE, "--proc", "/proc", "--dev", "/dev"]
-    for mount in ("/dev", "/proc", "/"):
+    args += ["--bind", str(folder), BUILD_DIR_INSIDE, "--proc", PROC_INSIDE, "--dev", DEV_INSIDE]
+    for mount in (DEV_INSIDE, PROC_INSIDE, "/"):
         args += ["--remount-ro", mount]
     args += ["--chdir", BUILD_DIR_INSIDE]
     if uid is not None:

@@ -44,6 +44,15 @@ from arena.sandbox.limits import DEFAULT_LIMITS, Limits
 from arena.sandbox.syscalls import FILTER_NAME, program_fd, refusal_line
 
 LISTEN_DIR_INSIDE = "/run/arena"
+SOCKET_INSIDE = f"{LISTEN_DIR_INSIDE}/bot.sock"
+"""Where a sandboxed bot listens (``unix:`` and this, in its ``DOMINOES_BOT_LISTEN``)."""
+TMP_INSIDE = "/tmp"
+"""The sandbox's private tmpfs, capped at ``tmp_mb``: also its ``HOME`` and ``TMPDIR``."""
+PROC_INSIDE = "/proc"
+DEV_INSIDE = "/dev"
+IDENTITY_FILES = ("passwd", "group")
+"""The files of ``/etc`` made for each start, naming only the sandbox's own user (runtimes such as the JVM look it
+up)."""
 SOCKET_DIR_BYTES = 64 * 1024
 """The size of the sandbox's socket folder: room for a socket (which takes none) and not for data."""
 TRANSPORTS = ("unix", "tcp")
@@ -123,7 +132,7 @@ class Containment:
             self._sandbox_fd = os.pidfd_open(pid)
         except OSError:  # gone already (its start fails), or a kernel without pidfds: it is never signalled
             self._sandbox_fd = None
-        self.listen_address = f"unix:/proc/{pid}/root{LISTEN_DIR_INSIDE}/bot.sock"
+        self.listen_address = f"unix:/proc/{pid}/root{SOCKET_INSIDE}"
         return self.listen_address
 
     def pin(self) -> str:
@@ -140,10 +149,10 @@ class Containment:
         except FileNotFoundError:  # it never listened: the handshake says so, as for any bot
             return self.listen_address
         except OSError as error:
-            raise SandboxError(f"cannot open the bot's socket {LISTEN_DIR_INSIDE}/bot.sock: {error.strerror}") from None
+            raise SandboxError(f"cannot open the bot's socket {SOCKET_INSIDE}: {error.strerror}") from None
         if not stat.S_ISSOCK(os.fstat(fd).st_mode):
             os.close(fd)
-            raise SandboxError(f"the bot's {LISTEN_DIR_INSIDE}/bot.sock is not a socket (a symlink is refused)")
+            raise SandboxError(f"the bot's {SOCKET_INSIDE} is not a socket (a symlink is refused)")
         self._pinned.append(fd)
         self.listen_address = f"unix:/proc/self/fd/{fd}"
         return self.listen_address
@@ -218,7 +227,7 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
     work = Path(cwd or os.getcwd()).resolve()
     bot_folder = bot_folder_of(command, work, folder)
     if sandbox:  # the socket lives in the sandbox's own small tmpfs; locate() finds it from outside
-        outside = inside = f"unix:{LISTEN_DIR_INSIDE}/bot.sock"
+        outside = inside = f"unix:{SOCKET_INSIDE}"
     else:
         listen_dir = private / "listen"
         listen_dir.mkdir(mode=0o700)
@@ -244,7 +253,7 @@ def _contain(machine: Host, command: list[str], listen_env: str, extra_env: dict
     argv = resolve_program(command, work, environment["PATH"])
     program = Path(argv[0])
     if transport == "tcp" and sandbox:  # the relay runs the bot and carries the arena's socket to its port
-        argv = [sys.executable, "-m", "arena.sandbox.bridge", "--unix", f"{LISTEN_DIR_INSIDE}/bot.sock", "--tcp",
+        argv = [sys.executable, "-m", "arena.sandbox.bridge", "--unix", SOCKET_INSIDE, "--tcp",
                 inside, "--", *argv]
     problem = exposure_problem(command, work, folder, [*protected, machine.work_base]) if sandbox else None
     if problem:
@@ -326,12 +335,17 @@ def exposure_problem(command: Sequence[str], work: Path, folder: str | None,
 def _environment(sandbox: bool, listen: str, extra: dict[str, str], listen_env: str) -> dict[str, str]:
     """Only what a bot needs: where to listen, a PATH, a HOME and TMPDIR it may write, a locale, and its own env."""
     if sandbox:
-        base = {"PATH": _inside_path(), "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": LOCALE}
+        base = sandbox_environment()
     else:
         path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", SYSTEM_PATH)])
         base = {"PATH": path, "HOME": os.environ.get("HOME", "/tmp"),
                 "TMPDIR": os.environ.get("TMPDIR", "/tmp"), "LANG": os.environ.get("LANG", LOCALE)}
     return {**base, **extra, listen_env: listen}
+
+
+def sandbox_environment() -> dict[str, str]:
+    """What every sandbox's environment holds before its own variables (a bot's ``env``, a kit's build variables)."""
+    return {"PATH": _inside_path(), "HOME": TMP_INSIDE, "TMPDIR": TMP_INSIDE, "LANG": LOCALE}
 
 
 def _inside_path() -> str:
@@ -353,22 +367,22 @@ def _bubblewrap(machine: Host, command: list[str], program: Path, work: Path, bo
     if uid is None:
         args += ["--unshare-user", "--disable-userns"]
     # The private /tmp first: a bot folder under /tmp is then bound on top of it, not hidden under it.
-    args += ["--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
+    args += ["--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", TMP_INSIDE]
     view = system_view(args, private, uid)
     # The program's folder (absolute, from resolve_program): a toolchain under /opt or a home folder is bound.
     for folder in (program.parent, program.resolve().parent):
         view.ro_bind(folder)
     if bot_folder is not None:
         view.ro_bind(bot_folder)
-    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "0755", "--dir", str(Path(LISTEN_DIR_INSIDE).parent),
+    args += ["--proc", PROC_INSIDE, "--dev", DEV_INSIDE, "--perms", "0755", "--dir", str(Path(LISTEN_DIR_INSIDE).parent),
              "--size", str(SOCKET_DIR_BYTES), "--perms", "1777", "--tmpfs", LISTEN_DIR_INSIDE]
     # Everything bubblewrap made read-only (the root, the folders on the way to mount points, /dev, /proc): an
     # arena that is not root makes them as the bot's own user, who could otherwise fill them. Left as they are: the
     # device binds in /dev (/dev/null; a remount would make them unusable) and /dev/pts, which store nothing.
-    for mount in ("/dev", "/proc", "/"):
+    for mount in (DEV_INSIDE, PROC_INSIDE, "/"):
         args += ["--remount-ro", mount]
     inside_cwd = work if any(work == b or work in b.parents or b in work.parents for b in view.bound) else None
-    args += ["--chdir", str(inside_cwd or bot_folder or "/tmp")]
+    args += ["--chdir", str(inside_cwd or bot_folder or TMP_INSIDE)]
     if uid is not None:  # root sets the bot's own user up inside, then keeps nothing
         assert machine.setpriv is not None, "setpriv (util-linux) is needed to run bots as their own user"
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", machine.setpriv, f"--reuid={uid}",
@@ -383,7 +397,7 @@ class MountView:
 
     def __init__(self, args: list[str]) -> None:
         self.args = args
-        self.made: set[Path] = {Path("/"), Path("/tmp")}
+        self.made: set[Path] = {Path("/"), Path(TMP_INSIDE)}
         self.bound: list[Path] = []
 
     def parents_of(self, path: Path) -> None:
@@ -412,7 +426,7 @@ def system_view(args: list[str], private: Path, uid: int | None) -> MountView:
             args.extend(["--symlink", os.readlink(system), name])
         elif system.is_dir():
             view.ro_bind(system)
-    view.parents_of(Path("/etc/passwd"))
+    view.parents_of(Path("/etc") / IDENTITY_FILES[0])
     for name in ETC_FILES:
         args.extend(["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"])
     for pattern in ETC_GLOBS:
@@ -442,9 +456,10 @@ def _identity_files(private: Path, uid: int | None) -> list[str]:
     """A passwd and group naming only the bot's user, so runtimes that look their user up (the JVM) find one."""
     number = uid if uid is not None else os.getuid()
     group = uid if uid is not None else os.getgid()
-    (private / "passwd").write_text(f"bot:x:{number}:{group}:bot:/tmp:/usr/sbin/nologin\n")
-    (private / "group").write_text(f"bot:x:{group}:\n")
-    return ["--ro-bind", str(private / "passwd"), "/etc/passwd", "--ro-bind", str(private / "group"), "/etc/group"]
+    passwd, group_file = IDENTITY_FILES
+    (private / passwd).write_text(f"bot:x:{number}:{group}:bot:{TMP_INSIDE}:/usr/sbin/nologin\n")
+    (private / group_file).write_text(f"bot:x:{group}:\n")
+    return [arg for name in IDENTITY_FILES for arg in ("--ro-bind", str(private / name), f"/etc/{name}")]
 
 
 def _arena_package() -> Path:

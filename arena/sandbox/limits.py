@@ -22,13 +22,14 @@ class Limits:
     """Per bot process. The defaults fit a Python, Node.js or JVM bot with room to spare on a small machine."""
 
     memory_mb: int = 1024
-    """Resident memory of every process in the bot's sandbox together (cgroup), or its data segment (rlimit)."""
+    """MiB of resident memory of every process in the bot's sandbox together (cgroup), or of its data segment
+    (rlimit); its ``/tmp`` counts too. Over it the kernel stops the bot: a ``resource_limit`` fault."""
     pids: int = 128
     """Processes and threads alive at once in the sandbox (a JVM or Go runtime starts a few dozen threads)."""
     log_mb: int = 10
-    """Bytes of stdout and stderr kept in the bot's log; the rest is dropped and the bot keeps running."""
+    """MiB of stdout and stderr kept in the bot's log; the rest is dropped and the bot keeps running."""
     tmp_mb: int = 64
-    """Size of the bot's private, writable ``/tmp`` (its only writable place)."""
+    """MiB of the bot's private, writable ``/tmp`` (also its ``HOME``), held in memory; then "no space left"."""
     cpus: float = 1.0
     """CPU time per wall-clock second (1.0 = one core), on top of an equal share with the other bots."""
 

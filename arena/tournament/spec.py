@@ -76,11 +76,11 @@ from arena.errors import ArenaError
 from arena.players.process import BotSpec
 from arena.players.specs import builtin_kind, is_address
 from arena.referee import GRACE_MS, MAX_GRACE_MS
-from arena.rules import Game, RulesError, new_game
+from arena.rules import VARIANTS, Game, RulesError, new_game
 from arena.sandbox import Limits, LimitsError, limits_from_table
 from arena.sandbox.contain import TRANSPORTS
 from arena.tournament.schedule import BALANCED, FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule, seat_rotations
-from arena.tournament.sprt import LOGISTIC, MODELS, Sprt, SprtError
+from arena.tournament.sprt import ELO_LIMITS, ERROR_RATE_BOUNDS, LOGISTIC, MODELS, Sprt, SprtError
 
 FAULT_POLICIES = ("forfeit",)
 MAX_GAMES = 10_000_000
@@ -90,6 +90,13 @@ MAX_TABLES = 20_000
 is resumed), about 0.3 ms a table for 50 entrants at 8 seats on a loaded 2-core machine."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
             "concurrency", "output", "sandbox", "limits", "format", "candidates", "tables", "sprt", "apart")
+TOP_BOUNDS: dict[str, tuple[int, int | None]] = {"games": (1, None), "concurrency": (1, 256), "tables": (1, MAX_TABLES)}
+"""The least and the most of each number at the top level (None: no maximum of its own; ``games`` is held to
+:data:`MAX_GAMES` in all)."""
+PLAYER_COUNTS = (min(min(v.player_counts) for v in VARIANTS.values()),
+                 max(max(v.player_counts) for v in VARIANTS.values()))
+"""The fewest and the most ``players`` any variant is played by: the rules engine holds each file to its variant's
+own counts (``arena variants``), and this parser only to a positive integer before it."""
 SPRT_NUMBERS: tuple[Literal["elo0", "elo1", "alpha", "beta"], ...] = ("elo0", "elo1", "alpha", "beta")
 """An SPRT's numbers, typed as names of SprtSpec's fields (a protobuf message's HasField takes only those)."""
 SPRT_KEYS = (*SPRT_NUMBERS, "model")
@@ -102,6 +109,20 @@ DIAL_IN_KEYS = ("name", "dial_in", "token_sha256")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 PROTOCOLS = ("grpc", "stdio")
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms", "grace_ms")
+TIME_BOUNDS: dict[str, tuple[int, int | None]] = {"move_ms": (1, None), "bank_ms": (0, None), "startup_ms": (1, None),
+                                                  "first_move_ms": (0, None), "grace_ms": (0, MAX_GRACE_MS)}
+"""The least and the most of each key of ``[time]``, in milliseconds (None: no maximum)."""
+SPRT_BOUNDS: dict[str, tuple[float, float]] = {
+    "elo0": (-ELO_LIMITS[LOGISTIC], ELO_LIMITS[LOGISTIC]), "elo1": (-ELO_LIMITS[LOGISTIC], ELO_LIMITS[LOGISTIC]),
+    "alpha": ERROR_RATE_BOUNDS, "beta": ERROR_RATE_BOUNDS}
+"""``[sprt]``'s numbers as the test holds them (:mod:`arena.tournament.sprt`): the hypotheses within the default
+model's Elo limit (:data:`~arena.tournament.sprt.ELO_LIMITS` gives the other's), the error rates strictly between
+their bounds."""
+KEYS_WITHOUT_FIELD = {
+    "skip_if_missing": "Leave the entrant out, rather than stop the run, when its program is not installed (not on "
+                       "the PATH); the run names it among the skipped.",
+}
+"""The meaning of each key the parser reads but keeps no field for (the field's docstring is every other key's)."""
 
 
 class SpecError(ArenaError, ValueError):
@@ -110,13 +131,18 @@ class SpecError(ArenaError, ValueError):
 
 @dataclass(frozen=True)
 class TimeSpec:
+    """A file's [time] table: the time control of every game, in milliseconds."""
+
     move_ms: int = 2000
+    """Milliseconds a bot has for each decision."""
     bank_ms: int = 0
+    """Milliseconds of extra time per seat per match, spent by decisions that take longer than ``move_ms``."""
     startup_ms: int = 15000
+    """Milliseconds for a bot to start and answer its handshake."""
     first_move_ms: int = 0
-    """Time for each seat's first decision of a match, when more than move_ms (runtimes that warm up)."""
+    """Milliseconds for each seat's first decision of a match, when more than ``move_ms`` (runtimes that warm up)."""
     grace_ms: int = GRACE_MS
-    """Added to every decision's deadline for transport (see :data:`arena.referee.GRACE_MS` for the default)."""
+    """Milliseconds added to every decision's deadline for the reply's way back and a busy machine; 0 for none."""
 
 
 @dataclass(frozen=True)
@@ -124,10 +150,16 @@ class SprtSpec:
     """A file's [sprt] table: the hypotheses and error rates of the sequential test (see arena/tournament/sprt.py)."""
 
     elo0: float = 0.0
+    """H0, in Elo: the candidate is this much stronger than its opponent; less than ``elo1``."""
     elo1: float = 10.0
+    """H1, in Elo: the candidate is this much stronger than its opponent."""
     alpha: float = 0.05
+    """The chance of accepting H1 when H0 holds (a false positive)."""
     beta: float = 0.05
+    """The chance of accepting H0 when H1 holds (a false negative)."""
     model: str = LOGISTIC
+    """The Elo of ``elo0`` and ``elo1``: ``logistic`` (as the standings' Elo) or ``normalized`` (independent of the
+    draw rate; within ±200)."""
 
     def new_test(self, meetings: int) -> Sprt:
         """A fresh test whose unit holds ``meetings`` meetings (a game, or a duplicate deal set)."""
@@ -139,29 +171,49 @@ class TournamentSpec:
     """A validated tournament. ``bots`` holds only the entrants that will play (skipped ones are in ``skipped``)."""
 
     name: str
+    """The tournament's name, in the standings and the records (``"tournament"`` when the file gives none)."""
     variant: str
+    """The variant of the rules every game plays (``arena variants`` lists them); required."""
     players: int
+    """Players at a table (the variant's usual count when the file gives none)."""
     options: dict[str, Any]
+    """The variant's options, every one resolved (the file's ``[options]``, the variant's defaults for the rest)."""
     bots: tuple[BotSpec, ...]
+    """The entrants, one ``[[bots]]`` table each, at least two that can run (skipped ones are in ``skipped``)."""
     games: int = 2
+    """Per pairing: deal sets when ``duplicate`` is on, each played under every seat rotation (10,000 with [sprt]:
+    the test's cap); at most 10,000,000 games in the whole tournament."""
     duplicate: bool = True
+    """Duplicate deals: every deal set is played under every rotation of the seats. Off, with as many games of
+    fresh deals, when a bot dials in or is given by address."""
     seed: str | None = None
+    """The master seed every game's seed derives from, a text or an integer (random when absent, revealed at the
+    end)."""
     time: TimeSpec = TimeSpec()
+    """The time control of every game: see [time]."""
     fault_policy: str = "forfeit"
+    """What a fault (a timeout, an illegal move, a crash) does: ``forfeit``, the faulting side loses the match."""
     concurrency: int = 4
+    """Games played at once."""
     output: str = "runs/tournament"
+    """The run folder, where the records, standings and logs go (``runs/<variant>`` when the file gives none)."""
     skipped: tuple[str, ...] = field(default=())
     sandbox: bool = True
+    """Whether every bot the arena starts runs in a sandbox (docs/security.md)."""
     limits: Limits = Limits()
-    """The tournament's [limits]; each bot's own (with its overrides) is in its BotSpec."""
+    """Every started bot's resource limits, unless its entry's own ``limits`` say otherwise: see [limits]."""
     format: str = ROUND_ROBIN
+    """The schedule: ``round_robin``, ``gauntlet`` (with ``candidates``) or ``balanced`` (with ``tables``)."""
     candidates: tuple[str, ...] = ()
-    """A gauntlet's candidates, by name, in the file's order."""
+    """A gauntlet's candidates, by entrant name: every table has one of them. Refused with the other formats."""
     sprt: SprtSpec | None = None
+    """A sequential test that stops the run as soon as it decides (one match-up only): see [sprt]."""
     tables: int = 0
-    """A balanced schedule's tables; 0 for the other formats."""
+    """A balanced schedule's number of tables, drawn from the seed; required with ``format = "balanced"``, refused
+    with the other formats."""
     apart: tuple[tuple[str, ...], ...] = ()
-    """Groups of bots, by name, of which no table seats two (a league's versions of one author)."""
+    """Groups of two or more bot names of which no table seats two (round robin and balanced; refused with a
+    gauntlet)."""
     duplicate_off: str = ""
     """Why the file's duplicate deals are not played (:func:`duplicate_off_notice`), in the one line ``arena run``
     prints and ``arena serve`` logs; "" when the file's ``duplicate`` is what is played."""
@@ -226,7 +278,7 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         raise SpecError(f"key 'bots' must list at least {minimum_entrants} bots that can run, got {len(bots)}{extra}")
     tournament_format, candidates = _format(data, [b.name for b in bots])
     sprt = _sprt(data.get("sprt"))
-    games = _integer(data, "games", minimum=1, default=SPRT_GAMES if sprt is not None else 2)
+    games = _bounded(data, "games", TOP_BOUNDS, default=SPRT_GAMES if sprt is not None else 2)
     duplicate = _boolean(data, "duplicate", default=True)
     notice = duplicate_off_notice(bots) if duplicate else ""
     if notice:  # as many games, each with its own deal: the deal sets' rotations become games of fresh deals
@@ -255,7 +307,7 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         seed=None if seed is None else str(seed),
         time=time_spec,
         fault_policy=policy,
-        concurrency=_integer(data, "concurrency", minimum=1, maximum=256, default=4),
+        concurrency=_bounded(data, "concurrency", TOP_BOUNDS, default=4),
         output=_system_text(data, "output", default=f"runs/{variant}"),
         skipped=tuple(skipped),
         sandbox=sandbox,
@@ -304,13 +356,9 @@ def time_from_table(time: Any) -> TimeSpec:
     if not isinstance(time, Mapping):
         raise SpecError(f"key 'time' must be a table with {', '.join(TIME_KEYS)}, got {time!r}")
     _no_unknown(time, TIME_KEYS, "in [time]")
-    return TimeSpec(
-        move_ms=_integer(time, "move_ms", minimum=1, default=2000, where="time."),
-        bank_ms=_integer(time, "bank_ms", minimum=0, default=0, where="time."),
-        startup_ms=_integer(time, "startup_ms", minimum=1, default=15000, where="time."),
-        first_move_ms=_integer(time, "first_move_ms", minimum=0, default=0, where="time."),
-        grace_ms=_integer(time, "grace_ms", minimum=0, maximum=MAX_GRACE_MS, default=GRACE_MS, where="time."),
-    )
+    defaults = TimeSpec()
+    return TimeSpec(**{key: _bounded(time, key, TIME_BOUNDS, default=getattr(defaults, key), where="time.")
+                       for key in TIME_KEYS})
 
 
 def _format(data: Mapping[str, Any], names: list[str]) -> tuple[str, tuple[str, ...]]:
@@ -347,7 +395,7 @@ def _tables(data: Mapping[str, Any], tournament_format: str, game: Game, entrant
         return 0
     if "tables" not in data:
         raise SpecError(f"key 'tables' is missing: format = \"{BALANCED}\" plays the number of tables it names")
-    tables = _integer(data, "tables", minimum=1, maximum=MAX_TABLES, default=0)
+    tables = _bounded(data, "tables", TOP_BOUNDS, default=0)
     sides = 2 if game.teams else game.players
     if entrants < sides:
         raise SpecError(f"format = \"{BALANCED}\" seats distinct bots at every table: {sides} seats need at least "
@@ -536,6 +584,13 @@ def _integer(table: Mapping[str, Any], key: str, *, minimum: int, default: int, 
             maximum is not None and value > maximum):
         raise SpecError(f"key '{where}{key}' must be an integer {bounds}, got {value!r}")
     return value
+
+
+def _bounded(table: Mapping[str, Any], key: str, bounds: Mapping[str, tuple[int, int | None]], *, default: int,
+             where: str = "") -> int:
+    """An integer key held to its entry of a bounds table (the reference shows the same table: it cannot drift)."""
+    low, high = bounds[key]
+    return _integer(table, key, minimum=low, maximum=high, default=default, where=where)
 
 
 def _boolean(table: Mapping[str, Any], key: str, *, default: bool, where: str = "") -> bool:

@@ -74,6 +74,12 @@ NORMALIZED = "normalized"
 MODELS = (LOGISTIC, NORMALIZED)
 """The Elo models of ``elo0`` and ``elo1``: logistic (the expected score, as the standings' Elo) or normalized (the
 t-value of the score, independent of the draw rate)."""
+ELO_LIMITS = {LOGISTIC: 4000.0, NORMALIZED: 200.0}
+"""The largest ``elo0`` or ``elo1`` either way, in each model's Elo: beyond them the expected score is 0 or 1 to
+within rounding (logistic), or the fixed point of the LLR fails (normalized)."""
+ERROR_RATE_BOUNDS = (0.0, 0.5)
+"""``alpha`` and ``beta`` lie strictly between these: a rate of 0 needs endless games, one of 0.5 or more decides
+by coin toss."""
 TRINOMIAL = "trinomial"
 PENTANOMIAL = "pentanomial"
 KINDS = {TRINOMIAL: 1, PENTANOMIAL: 2}
@@ -543,12 +549,11 @@ def _check_model(model: str) -> None:
 def _check_elo(name: str, elo: float, model: str) -> None:
     if isinstance(elo, bool) or not isinstance(elo, (int, float)) or not math.isfinite(elo):
         raise SprtError(f"expected a number for {name}, got {elo!r}")
-    if model == LOGISTIC and abs(elo) > 4000:
-        raise SprtError(f"expected {name} within ±4000 logistic Elo, got {elo}")
-    if model == NORMALIZED and abs(elo) > 200:
-        raise SprtError(f"expected {name} within ±200 normalized Elo, got {elo}")
+    if abs(elo) > ELO_LIMITS[model]:
+        raise SprtError(f"expected {name} within ±{ELO_LIMITS[model]:g} {model} Elo, got {elo}")
 
 
 def _check_error_rate(name: str, value: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 0.5:
-        raise SprtError(f"expected {name} between 0 and 0.5 (exclusive), got {value!r}")
+    low, high = ERROR_RATE_BOUNDS
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value < high:
+        raise SprtError(f"expected {name} between {low:g} and {high:g} (exclusive), got {value!r}")

@@ -118,8 +118,11 @@ class UploadLimits:
     """What one uploaded archive may hold; an archive over any of them is refused before anything is stored."""
 
     archive_mb: int = 16
+    """MiB of the uploaded archive itself, counted while its chunks arrive."""
     unpacked_mb: int = 64
+    """MiB of all its files unpacked (a decompression bomb stops here); at least ``archive_mb``."""
     files: int = 2000
+    """Files kept in the version (left-out build output does not count)."""
 
     @property
     def archive_bytes(self) -> int:
@@ -149,10 +152,14 @@ class AuthorLimits:
     """What each author may do: the upload rate (against a flood of builds) and the versions kept per bot."""
 
     uploads_per_day: int = 20
+    """New versions per author in this league in any 24 hours (each costs a sandboxed build); the operator has no
+    quota."""
     versions_kept: int = 10
+    """Versions kept per bot; the oldest retired ones go first."""
 
 
-AUTHOR_KEYS = ("uploads_per_day", "versions_kept")
+AUTHOR_BOUNDS = {"uploads_per_day": (1, 100_000), "versions_kept": (1, 10_000)}
+AUTHOR_KEYS = tuple(AUTHOR_BOUNDS)
 
 
 @dataclass(frozen=True)
@@ -161,9 +168,15 @@ class LadderSettings:
     version, and how much a repeated pairing is avoided (the matchmaker's rules, arena/league/rules/matchmaking.py)."""
 
     concurrency: int = 2
+    """Ladder tables played at once, each one deal set under every seat rotation."""
     coverage: int = 4
+    """Deal sets per hour every active version should play, the top ones included; with too little concurrency,
+    every version gets an even share."""
     placement: int = 3
+    """A new version's first deal sets, its placement: it anchors tables against the middle of the field before
+    placed versions do."""
     pairing_penalty: float = 3.0
+    """Rating points (OpenSkill's scale, where a new version's sigma is 8.3) one recent meeting costs a pairing."""
 
 
 LADDER_BOUNDS = {"concurrency": (1, 256), "coverage": (0, 10_000), "placement": (0, 1000)}
@@ -177,10 +190,15 @@ class ChallengeSettings:
     their own slots beside the ladder's, and the SPRT's hypotheses (Elo, as a tournament file's ``[sprt]``)."""
 
     per_day: int = 5
+    """Challenges per author in any 24 hours."""
     max_deal_sets: int = 200
+    """The most deal sets one challenge may ask for: its SPRT's cap."""
     concurrency: int = 1
+    """Challenges played at once, beside the ladder's tables."""
     elo0: float = 0.0
+    """The SPRT's H0 in Elo, as a tournament file's ``[sprt] elo0``; less than ``elo1``."""
     elo1: float = 10.0
+    """The SPRT's H1 in Elo, as a tournament file's ``[sprt] elo1``."""
 
 
 CHALLENGE_BOUNDS = {"per_day": (1, 100_000), "max_deal_sets": (1, 10_000), "concurrency": (1, 64)}
@@ -193,13 +211,21 @@ class LeagueConfig:
     """A validated league file."""
 
     name: str
+    """The league's identifier: 1 to 64 lowercase letters, digits, ``-`` and ``_``. It keys the database, so
+    renaming a league starts a new one; required."""
     title: str
+    """The league's name shown to people (default: ``name``); changing it later is fine."""
     variant: str
+    """The variant every table plays (``arena variants``); required, and fixed once the league has a database."""
     players: int
+    """Seats per table, also at a version's check (the variant's usual count when the file gives none)."""
     options: Mapping[str, Any]
-    """The variant's options, every one resolved (read-only)."""
+    """The variant's options, every one resolved (the file's ``[options]``, the variant's defaults for the rest)."""
     duplicate: bool = True
+    """Each table plays one deal set under every rotation of the seats, rated as one result; off (or at a table
+    with a dial-in version), as many games of fresh deals, rated as single games."""
     kits: tuple[str, ...] = KITS
+    """The kits whose uploads the league accepts, each named once."""
     dial_in: bool = False
     """Whether authors may add dial-in versions (bots played from their own machines, outside the arena's sandbox,
     the network's latency on their clock): the operator's choice, off unless the file says so."""
@@ -208,12 +234,19 @@ class LeagueConfig:
     they see against the others: off unless the file says so (the ladder's matchmaker and the finals keep them
     apart). Two-sided tables are not concerned."""
     time: TimeSpec = TimeSpec()
+    """The time control of every game, also of a version's check: see [time]."""
     limits: Limits = Limits()
+    """Each bot process's resource limits while it plays and while it is checked: see [limits]."""
     upload: UploadLimits = UploadLimits()
+    """What one uploaded archive may hold: see [upload]."""
     build: BuildLimits = BuildLimits()
+    """What one version's build may use, in its sandbox: see [build]."""
     authors: AuthorLimits = AuthorLimits()
+    """What each author may do: see [authors]."""
     ladder: LadderSettings = LadderSettings()
+    """How the league plays its ladder: see [ladder]."""
     challenges: ChallengeSettings = ChallengeSettings()
+    """What an author's challenges may ask for: see [challenges]."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, dict(self.options))
@@ -325,11 +358,8 @@ def _build(table: Mapping[str, Any]) -> BuildLimits:
 def _authors(table: Mapping[str, Any]) -> AuthorLimits:
     defaults = AuthorLimits()
     return AuthorLimits(
-        uploads_per_day=_integer(table, "uploads_per_day", minimum=1, maximum=100_000,
-                                 default=defaults.uploads_per_day, where="authors."),
-        versions_kept=_integer(table, "versions_kept", minimum=1, maximum=10_000, default=defaults.versions_kept,
-                               where="authors."),
-    )
+        **{key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key), where="authors.")
+           for key, (low, high) in AUTHOR_BOUNDS.items()})
 
 
 def _ladder(table: Mapping[str, Any]) -> LadderSettings:

@@ -79,12 +79,17 @@ class Manifest:
     """A bot's ``bot.toml``, checked."""
 
     kit: str
+    """The starter kit that builds and runs the bot (its recipe), or ``binary`` for a prebuilt static Linux
+    binary; required."""
     entry: str
-    """A path inside the bot's folder, relative, with '/' between folders (e.g. ``src/main.py``)."""
+    """The file the kit starts the bot from: a path inside the bot's folder, relative, with '/' between folders
+    (e.g. ``src/main.py``), a file of the upload; what it must be depends on the kit. Required."""
     variants: tuple[str, ...]
-    """The variants the bot plays, names of arena.rules's registry, in the manifest's order."""
+    """The variants the bot plays, each once, from ``arena variants``, in the manifest's order; required."""
     name: str | None = None
+    """The bot's name: 1 to 64 letters, digits, ``.``, ``_`` or ``-`` (not first)."""
     description: str | None = None
+    """A text of at most 1,000 characters about the bot, no control characters (newline and tab allowed)."""
 
 
 def parse_manifest(data: bytes) -> Manifest:
