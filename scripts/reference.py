@@ -49,8 +49,24 @@ from arena.cli import build_parser  # noqa: E402
 from arena.league.rules import config as league_config  # noqa: E402
 from arena.league.rules import manifest  # noqa: E402
 from arena.players.process import BotSpec  # noqa: E402
+from arena.protocol import LISTEN_ENV  # noqa: E402
 from arena.sandbox import limits as sandbox_limits  # noqa: E402
-from arena.sandbox.build import BuildLimits  # noqa: E402
+from arena.sandbox.build import BUILD_DIR_INSIDE, PROTO_INSIDE, BuildLimits  # noqa: E402
+from arena.sandbox.contain import (  # noqa: E402
+    BRIDGE_PORT,
+    DEV_INSIDE,
+    ETC_FILES,
+    ETC_GLOBS,
+    IDENTITY_FILES,
+    LISTEN_DIR_INSIDE,
+    PROC_INSIDE,
+    SOCKET_DIR_BYTES,
+    SOCKET_INSIDE,
+    SYSTEM_DIRS,
+    SYSTEM_PATH,
+    TMP_INSIDE,
+    sandbox_environment,
+)
 from arena.tournament import spec  # noqa: E402
 from arena.tournament.sprt import ELO_LIMITS, NORMALIZED  # noqa: E402
 
@@ -633,12 +649,165 @@ def config_page() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+# What a sandbox contains -----------------------------------------------------------------------------------------
+
+SANDBOX_CONTENTS = "docs/reference/sandbox-contents.md"
+ENVIRONMENT = "<the arena's Python environment>"
+BASE_PYTHON = "<the Python installation it was made from>"
+CLONE = "<the arena's clone>"
+"""Folders that depend on the machine, shown by what they are: the page is the same wherever the arena is cloned."""
+
+Row = tuple[str, str, str, str, str]
+"""One mount of a sandbox: its path inside, what it is, read-only or writable, its cap, what a bot may rely on."""
+
+
+def paths(names: Iterable[str]) -> str:
+    return ", ".join(code(name) for name in names)
+
+
+def mib(value: float) -> str:
+    return f"{number(value)} MiB"
+
+
+def limit_cap(key: str, default: float) -> str:
+    low, high = sandbox_limits.BOUNDS[key]
+    return f"`{key}`: {mib(default)} by default, {mib(low)} to {mib(high)}"
+
+
+def system_rows() -> list[Row]:
+    """What every sandbox sees read-only, bot or build: :func:`arena.sandbox.contain.system_view`."""
+    etc = [f"/etc/{name}" for name in ETC_FILES]
+    identity = [f"/etc/{name}" for name in IDENTITY_FILES]
+    return [
+        (code("/"), "a root bubblewrap makes, holding only the mounts below and the folders on the way to them",
+         "read-only", "", "nothing else of the host is there"),
+        (paths(SYSTEM_DIRS), "the host's system program folders, each bound at its own path where the host "
+         "has it, or made the same symbolic link (`/bin` to `usr/bin`)", "read-only", "",
+         "the interpreters and tools under `/usr/bin` of the host: which ones depends on the host; a league says "
+         "which kits it offers"),
+        (paths(etc), "the host's files programs need to start, each where the host has it", "read-only", "",
+         "what the host has of them (the loader's cache is always there)"),
+        (paths(f"/etc/{glob}" for glob in ETC_GLOBS), "the JVM's settings (`/etc/java-<version>-openjdk`)",
+         "read-only", "", "a JVM of the host starts"),
+        (paths(identity), "made for each start, naming only the sandbox's user, `bot`, whose home is "
+         f"`{TMP_INSIDE}`", "read-only", "", "its user has a name (the JVM looks it up); no other account"),
+        (f"`{ENVIRONMENT}`, `{BASE_PYTHON}`", "the Python that runs the arena, with its packages (`grpcio`, "
+         "`protobuf`), at their own paths", "read-only", "",
+         "`python` on the `PATH` is the arena's, and `import arena.botkit` works"),
+        (f"`{CLONE}/arena`", "the arena's own package, at its own path (an editable install lives in the clone)",
+         "read-only", "", "`arena.botkit` and the generated protocol code"),
+        (f"`{CLONE}/proto`", "the protocol's `.proto` files", "read-only", "",
+         "a bot that compiles the protocol at run time finds it"),
+    ]
+
+
+def bot_rows() -> list[Row]:
+    """What a started bot's sandbox holds besides the system: :func:`arena.sandbox.contain._bubblewrap`."""
+    defaults = sandbox_limits.DEFAULT_LIMITS
+    return [
+        ("`<the bot's folder>`", "the entry's `folder`, else the folder of its program file, at its own path",
+         "read-only", "", "its own files; also its working folder when its `cwd` (default: the arena's) is not "
+         "visible in the sandbox (when neither is, `/tmp` is)"),
+        ("`<its program's folder>`", "the folder of the command's program when it is elsewhere (a toolchain under "
+         "a home folder), at its own path", "read-only", "", "the program it was started with"),
+        (code(TMP_INSIDE), "a tmpfs of its own, empty at each start; also its `HOME` and `TMPDIR`",
+         "writable", limit_cap("tmp_mb", defaults.tmp_mb) + "; it counts against `memory_mb` too",
+         "scratch space for this start only: nothing is kept after the bot ends, nor shared with another bot"),
+        (code(LISTEN_DIR_INSIDE), f"a tmpfs of its own holding its socket, `{SOCKET_INSIDE}`",
+         "writable", f"{number(SOCKET_DIR_BYTES // 1024)} KiB: room for a socket, not for data",
+         f"`{LISTEN_ENV}` names the socket to listen on"),
+        (code(PROC_INSIDE), "a `/proc` of its own PID namespace", "read-only", "",
+         "its own processes only (and bubblewrap's init)"),
+        (code(DEV_INSIDE), "a minimal `/dev` bubblewrap makes: `null`, `zero`, `full`, `random`, `urandom`, "
+         "`tty`, `pts`", "read-only (writing to a device stores nothing)", "", "the usual devices; no disk, no GPU"),
+    ]
+
+
+def build_rows() -> list[Row]:
+    """What a league build's sandbox holds besides the system: :func:`arena.sandbox.build._bubblewrap`."""
+    defaults = BuildLimits()
+    low, high = league_config.BUILD_DISK_BOUNDS
+    return [
+        ("`<each toolchain and cache of the kit>`", "the kit recipe's toolchains and pre-fetched dependency caches, "
+         "at their own paths", "read-only", "",
+         "what the kit's recipe lists; no network to fetch more"),
+        (code(PROTO_INSIDE), "a copy of the protocol's `.proto` files, every one dated 2000-01-01", "read-only", "",
+         "a kit's example finds them at `../../proto` from the build folder"),
+        (code(BUILD_DIR_INSIDE), "the version's files; the build's working folder", "writable",
+         f"`[build] disk_mb`: {mib(defaults.disk_mb)} by default, {mib(low)} to {mib(high)}, when the arena is "
+         "root (a tmpfs, counted in the build's memory); otherwise a folder of the host's, not capped",
+         "what the build leaves here (files, folders, symbolic links) is the built version"),
+        (code(TMP_INSIDE), "a tmpfs of its own; also its `HOME` and `TMPDIR`", "writable",
+         "`[build] " + limit_cap("tmp_mb", defaults.tmp_mb)[1:], "scratch space, gone after the build"),
+        (paths([PROC_INSIDE, DEV_INSIDE]), "as a bot's", "read-only", "", "as a bot's"),
+    ]
+
+
+def environment_rows(own: str) -> list[str]:
+    """The variables every sandbox starts with (:func:`arena.sandbox.contain.sandbox_environment`), the machine's
+    folders in ``PATH`` shown by what they are."""
+    found = sandbox_environment()
+    system = SYSTEM_PATH.split(":")
+    rows = []
+    for name, value in found.items():
+        if name == "PATH":
+            value = ":".join([f"{ENVIRONMENT}/bin", f"{BASE_PYTHON}/bin", *system])
+        rows.append(f"| `{name}` | `{value}` |")
+    return [*rows, f"| {own} | |"]
+
+
+def table(rows: list[Row], who: str = "a bot") -> list[str]:
+    return [f"| path inside | what it is | access | cap | what {who} may rely on |", "|---|---|---|---|---|",
+            *(f"| {' | '.join(cell(part) for part in row)} |" for row in rows), ""]
+
+
+def sandbox_contents_page() -> str:
+    return "\n".join([
+        "# What a sandbox contains",
+        "",
+        generated_notice("arena/sandbox/contain.py and arena/sandbox/build.py").rstrip(),
+        "",
+        "Every path a sandboxed bot can see, and every path a league build can see, with what it is, whether it "
+        "may be written, its cap, and what a bot may rely on finding there. Nothing else of the host is visible. "
+        "Folders that depend on the machine are shown by what they are (`<the arena's clone>`): each is at its "
+        "own path on the host. Why the sandbox is made so, and its limits: [A bot's sandbox and its "
+        "limits](sandbox.md).",
+        "",
+        "## A bot's sandbox",
+        "",
+        "The system, as every sandbox sees it (`arena.sandbox.contain.system_view`). Which interpreters and tools a "
+        "host has is the host's; which kits a league offers, and what each needs: [The league's kits](league-kits.md).",
+        "",
+        *table(system_rows()),
+        "The bot's own (`arena.sandbox.contain`):",
+        "",
+        *table(bot_rows()),
+        "Its environment, and nothing of the arena's (`PATH` lists the arena's Python first, once when the "
+        "environment is the installation itself):",
+        "",
+        "| variable | value |",
+        "|---|---|",
+        *environment_rows("the entry's `env`"),
+        f"| `{LISTEN_ENV}` | `unix:{SOCKET_INSIDE}` (a `tcp` bot: `127.0.0.1:{BRIDGE_PORT}`) |",
+        "| `PWD` | its working folder (set by bubblewrap) |",
+        "",
+        "## A league build's sandbox",
+        "",
+        "The system as above, and (`arena.sandbox.build`):",
+        "",
+        *table(build_rows(), "a build"),
+        "Its environment: the same four variables, then the kit recipe's own.",
+        "",
+    ]).rstrip() + "\n"
+
+
 # The pages --------------------------------------------------------------------------------------------------------
 
 PAGES: dict[str, Callable[[], str]] = {
     **{name: functools.partial(cli_page, name) for name in (CLI_MAIN, *CLI_GROUPS.values())},
     **{name: functools.partial(protocol_page, name) for name in protocol_pages()},
     "docs/reference/config.md": config_page,
+    SANDBOX_CONTENTS: sandbox_contents_page,
 }
 """Each generated page (relative to the repository) and the function that writes its text."""
 

@@ -200,3 +200,13 @@ def test_the_parser_holds_each_key_to_the_bound_the_page_shows(heading: str, key
     else:
         assert accepted == "", f"{heading}: {key} = {inside!r} is within the page's bound, refused: {accepted}"
     assert outcome(heading, {**companions, key: outside}), f"{heading}: {key} = {outside!r} is out of bounds, taken"
+
+
+def test_the_sandbox_page_names_no_folder_of_this_machine() -> None:
+    """The page is the same wherever the arena is cloned (CI clones elsewhere): the clone's folder and the Python
+    environment's are shown by what they are."""
+    page = reference.sandbox_contents_page()
+    machine = {str(ROOT), sys.prefix, sys.base_prefix, str(Path(sys.executable).parent)}
+    for folder in {f for f in machine if not any(f == d or f.startswith(d + "/") for d in ("/usr", "/bin"))}:
+        assert folder not in page, f"{reference.SANDBOX_CONTENTS} names {folder}, a folder of this machine"
+    assert reference.CLONE in page and reference.ENVIRONMENT in page
