@@ -100,9 +100,16 @@ def rows_of(url: str) -> dict[str, list[tuple]]:
     try:
         with engine.connect() as connection:
             return {table.name: [tuple(in_utc(value) for value in row) for row in connection.execute(
-                sa.select(table).order_by(*table.primary_key.columns))] for table in METADATA.sorted_tables}
+                sa.select(table, *sql_nulls(table)).order_by(*table.primary_key.columns))]
+                for table in METADATA.sorted_tables}
     finally:
         engine.dispose()
+
+
+def sql_nulls(table: sa.Table) -> list:
+    """Whether each JSON column holds SQL NULL (the JSON ``null`` reads back as ``None`` too, so only SQL tells)."""
+    return [column.is_(None).label(f"{column.name}_is_null") for column in table.columns
+            if isinstance(column.type, sa.JSON)]
 
 
 def in_utc(value):

@@ -10,8 +10,9 @@ PostgreSQL's sequences are set past the copied ids (explicit ids do not move the
 take id 1 and collide), and each table's rows are counted on both sides; any difference rolls everything back.
 
 Values keep their meaning across the two databases: moments are written as aware UTC datetimes (SQLite hands them
-back naive, and PostgreSQL would read a naive one in its session's time zone), and a JSON column's SQL NULL stays NULL
-(SQLAlchemy's JSON writes ``None`` as the JSON ``null`` unless told otherwise; the league reads both as ``None``).
+back naive, and PostgreSQL would read a naive one in its session's time zone), and a JSON value is copied as its text,
+so that SQL NULL stays NULL and the JSON ``null`` stays ``null`` (decoded, both would be ``None``, and written back,
+both the one SQLAlchemy writes for ``None``).
 """
 
 from __future__ import annotations
@@ -50,10 +51,10 @@ def copy_database(source_url: str, target_url: str, batch_rows: int = BATCH_ROWS
     order copied. A refusal or a failure is one :class:`DatabaseError` line, and leaves the target without a row."""
     source = source_engine(source_url)
     try:
+        with speaking_of("the source database", source_url):
+            check_source_revision(source, source_url)
         target = create_engine(target_url)
         try:
-            with speaking_of("the source database", source_url):
-                check_source_revision(source, source_url)
             with speaking_of("the target database", target_url):
                 check_target_empty(target, target_url)
                 migrate(target)
@@ -127,17 +128,24 @@ def snapshot(reading: Connection) -> None:
 
 def copy_table(reading: Connection, writing: Connection, table: sa.Table, batch_rows: int) -> None:
     """Every row of ``table``, in primary-key order, ``batch_rows`` at a time."""
-    insert = table.insert().values({column.name: sa.bindparam(BIND_PREFIX + column.name, type_=bind_type(column))
-                                    for column in table.columns})
+    insert = table.insert().values({column.name: written(column, writing.dialect.name) for column in table.columns})
     rows = reading.execution_options(yield_per=batch_rows).execute(
-        sa.select(table).order_by(*table.primary_key.columns))
+        sa.select(*(read(column) for column in table.columns)).order_by(*table.primary_key.columns))
     for batch in rows.mappings().partitions():
         writing.execute(insert, [copied_row(row) for row in batch])
 
 
-def bind_type(column: sa.Column[Any]) -> sa.types.TypeEngine[Any]:
-    """How a value is written: a JSON column's ``None`` as SQL NULL, as it was read; any other as its column's."""
-    return sa.JSON(none_as_null=True) if isinstance(column.type, sa.JSON) else column.type
+def read(column: sa.Column[Any]) -> sa.ColumnElement[Any]:
+    """A column as read for the copy: a JSON one as its text, where SQL NULL and the JSON ``null`` differ (decoded,
+    both are ``None``)."""
+    return sa.cast(column, sa.Text).label(column.name) if isinstance(column.type, sa.JSON) else column
+
+
+def written(column: sa.Column[Any], dialect: str) -> sa.ColumnElement[Any]:
+    """A column's value in the insert: a JSON one's text as it was read, made JSON again by PostgreSQL (SQLite keeps
+    JSON as text)."""
+    value = sa.bindparam(BIND_PREFIX + column.name, type_=sa.Text if isinstance(column.type, sa.JSON) else column.type)
+    return sa.cast(value, column.type) if isinstance(column.type, sa.JSON) and dialect == "postgresql" else value
 
 
 def copied_row(row: sa.RowMapping) -> dict[str, Any]:
