@@ -407,8 +407,9 @@ def cmd_copy_database(args: argparse.Namespace) -> int:
     copied = copy_database(source, args.to)
     print(f"copied {shown_url(source)}\n  into {shown_url(args.to)}:")
     width = max(len(table.name) for table in copied)
+    print(f"  {'table':<{width}} {'rows':>9}")
     for table in copied:
-        print(f"  {table.name:<{width}} {table.rows:>9,} rows")
+        print(f"  {table.name:<{width}} {table.rows:>9,}")
     print(f"{total_rows(copied):,} rows in {len(copied)} tables, each table's rows counted alike in both databases "
           f"before the commit")
     print(f"the data folder {data} (uploads, builds, records, logs) stays where it is: start the server with the "

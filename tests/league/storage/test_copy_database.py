@@ -117,7 +117,9 @@ def test_the_copy_serves_the_same_standings(filled: str, postgres_database: str,
     assert done.returncode == 0 and done.stderr == "", done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == f"copied {filled}"
-    assert "  versions            7 rows" in lines and "  game_seats         24 rows" in lines
+    assert lines[1:4] == [f"  into {shown_url(postgres_database)}:", "  table            rows",
+                          "  authors             3"]
+    assert "  versions            7" in lines and "  game_seats         24" in lines
     assert lines[-2] == "71 rows in 11 tables, each table's rows counted alike in both databases before the commit"
     assert lines[-1].startswith(f"the data folder {tmp_path / 'data'} (uploads, builds, records, logs) stays where")
 
