@@ -10,6 +10,9 @@ its line breaks (:func:`arena.display.safe_text`): a bot's log and a build's are
 ``upload`` of a folder checks and packs it here first (:func:`arena.league.intake.archive.pack`, the server's own check,
 so a mistake is told before anything is sent) and sends the canonical archive; an archive file (tar, tar.gz, zip)
 is sent as it is, and the server checks it.
+
+``copy-database`` and ``prepare-kits`` are no clients: they run on the server's machine, the first on the leagues'
+database itself (:mod:`arena.league.storage.copy`), with the server stopped.
 """
 
 from __future__ import annotations
@@ -42,8 +45,11 @@ from arena.league.intake.build import KitCache, KitCacheError, prepare_kits
 from arena.league.intake.kits import RECIPES
 from arena.league.intake.pipeline import default_kit_cache
 from arena.league.rules.config import WIDEST_UPLOAD, upload_archive_limits
+from arena.league.storage.copy import copy_database, total_rows
+from arena.league.storage.db import shown_url, sqlite_url
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
+from arena.serve import DEFAULT_DATA
 from arena.server.client import describe
 
 CHUNK_BYTES = 256 * 1024
@@ -124,6 +130,19 @@ def add_league_commands(sub: Any) -> None:
                                                   "~/.cache/dominoes-arena/league-kits; serve's --kit-cache)")
     p.add_argument("--kits", metavar="K1,K2", help="only these kits (default: every kit with a build recipe)")
     p.set_defaults(func=cmd_prepare_kits)
+
+    p = verbs.add_parser("copy-database", help="copy the leagues' database into a new, empty one (SQLite to "
+                                               "PostgreSQL, or back), the server stopped; the data folder stays")
+    p.add_argument("--to", required=True, metavar="URL",
+                   help="the empty target: postgresql+psycopg://USER:PASSWORD@HOST/DATABASE or sqlite:///PATH "
+                        "(migrated to the newest schema first)")
+    p.add_argument("--data", default=DEFAULT_DATA,
+                   help=f"the server's data folder (arena serve --data; default {DEFAULT_DATA}): its league.db is "
+                        f"the source unless --database")
+    p.add_argument("--database", metavar="URL",
+                   help="the source, as arena serve --database gives it (default: SQLite, league.db in the data "
+                        "folder)")
+    p.set_defaults(func=cmd_copy_database)
     p = verbs.add_parser("standings", help="the leaderboard: rank range, version, rating and interval, games, online "
                                              "rating, the versions it cannot yet be told apart from")
     _league_argument(p)
@@ -379,6 +398,24 @@ def cmd_prepare_kits(args: argparse.Namespace) -> int:
             return _refused(str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__)
         print(f"{kit}: prepared in {KitCache(cache).of(kit)} ({time.perf_counter() - started:.1f} s)")
     return 0
+
+def cmd_copy_database(args: argparse.Namespace) -> int:
+    """The copy (:func:`arena.league.storage.copy.copy_database`), then each table's rows and what stays where it
+    is; a refusal is its ``DatabaseError`` line, exit status 2."""
+    data = Path(args.data).absolute()
+    source = args.database or sqlite_url(data)
+    copied = copy_database(source, args.to)
+    print(f"copied {shown_url(source)}\n  into {shown_url(args.to)}:")
+    width = max(len(table.name) for table in copied)
+    print(f"  {'table':<{width}} {'rows':>9}")
+    for table in copied:
+        print(f"  {table.name:<{width}} {table.rows:>9,}")
+    print(f"{total_rows(copied):,} rows in {len(copied)} tables, each table's rows counted alike in both databases "
+          f"before the commit")
+    print(f"the data folder {data} (uploads, builds, records, logs) stays where it is: start the server with the "
+          f"same --data, and --database set to the URL given to --to")
+    return 0
+
 
 def cmd_standings(args: argparse.Namespace) -> int:
     def body(client: Any) -> int:

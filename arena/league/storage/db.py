@@ -37,6 +37,7 @@ import trio
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
@@ -107,13 +108,24 @@ def _sqlite_settings(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest migration, with an Alembic configuration built here (no ``alembic.ini``)."""
+def alembic_config() -> Config:
+    """The migrations' Alembic configuration, built here: an operator needs no ``alembic.ini``."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest migration."""
+    config = alembic_config()
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+def newest_revision() -> str | None:
+    """The newest migration's revision: where :func:`migrate` brings a database."""
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 def schema_revision(engine: Engine) -> str | None:
