@@ -180,7 +180,7 @@ def cli_page(name: str) -> str:
         "",
         "Every `arena` command and subcommand with every option and argument, as `arena ... --help` lists them "
         "(every command also takes `-h`/`--help`). An empty default column means the option is unset unless "
-        "given. What the commands are for, with examples: [The arena command](../cli.md).",
+        "given. What each command does, its output and exit status: [Commands](commands.md).",
         "",
     ]
     if not group:
@@ -392,7 +392,7 @@ def protocol_index() -> str:
     lines = [
         *protocol_header("Protocol reference"),
         "Every service, call, message, field and enum of the protocol, with the comment the .proto file gives it, "
-        "a page for each file. How a bot uses them, with examples: [The bot protocol](../protocol.md).",
+        "a page for each file. The calls, faults, deadlines and transports: [The bot protocol's rules](protocol-rules.md).",
         "",
         "| file | package | services | its page |",
         "|---|---|---|---|",

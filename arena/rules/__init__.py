@@ -1,6 +1,6 @@
 """The pure rules of every variant: no I/O, no clock, no randomness but the seeded shuffle.
 
-Public API (see docs/engine.md)::
+Public API (see docs/reference/engine.md)::
 
     from arena.rules import new_game, Deal, parse_tile
     game = new_game("draw", players=2)

@@ -1,9 +1,9 @@
 """The proof of strength: each of the four SPRT files in tournaments/ runs as it is, the search bot
 against the greedy bot on duplicate deals, and accepts H1 (the search bot is stronger). These are the longest tests
-of the suite; the numbers in docs/bots.md come from the same files.
+of the suite; the numbers in docs/explanation/search-bot.md come from the same files.
 
 CI's short setting: where the search bot is far stronger than the test's H1 (Draw, La Plaza partnership, Mexican
-Train: +300 Elo and more, docs/bots.md), the run's H1 is raised to ``CI_ELO1`` so the test decides in a third of the
+Train: +300 Elo and more, docs/explanation/search-bot.md), the run's H1 is raised to ``CI_ELO1`` so the test decides in a third of the
 games, which still requires the search bot to be accepted as stronger, now against a stricter alternative.
 ``ARENA_PROOF=full`` runs every file exactly as it is (about seven minutes here), as the docs' numbers were.
 

@@ -176,7 +176,7 @@ def checkout_of(ref: str, folder: Path) -> Path:
 
 
 def test_no_breaking_change_against_main(buf: str) -> None:
-    """buf's own git input, as one runs it by hand (docs/protocol.md): the working tree against the branch main."""
+    """buf's own git input, as one runs it by hand (docs/reference/protocol-rules.md): the working tree against the branch main."""
     if git("rev-parse", "--verify", "--quiet", "refs/heads/main").returncode != 0:
         pytest.skip("this clone has no branch main to compare against")
     # The repository's git folder (in a git worktree, .git is a file; the common folder holds the branches).

@@ -3,6 +3,7 @@ gRPC, the kit bot passing check-bot, and a late answer never taken for the next 
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from arena.players.base import LocalPlayer
 from arena.players.faults import BotFailure, FaultKind
 from arena.players.process import BotProcess, BotSpec
 from arena.referee import TimeControl, play_match
-from arena.rules import new_game
+from arena.rules import VARIANTS, new_game
 from support.paths import ROOT
 
 BAD = str(ROOT / "tests" / "bots" / "stdio_bad_bot.py")
@@ -112,6 +113,26 @@ def test_the_kit_passes_check_bot_sandboxed() -> None:
     assert "handshake: stdio-heaviest 1.0.0" in out.stdout and "sandbox bubblewrap" in out.stdout
 
 
+PERL_BOT = str(ROOT / "tests" / "bots" / "perl_stdio_bot.pl")
+AWK_BOT = ('/^\\{"hello"/ { print "{\\"name\\":\\"awk-first\\",\\"protocolVersion\\":1}"; fflush() }\n'
+           '/^\\{"act"/ { print "{\\"index\\":0}"; fflush() }')
+"""The awk bot of docs/how-to/bot-without-a-kit.md, as the shell passes it to awk."""
+
+
+@pytest.mark.parametrize("command", [["perl", PERL_BOT], ["awk", "-W", "interactive", AWK_BOT]], ids=["perl", "awk"])
+def test_a_bot_without_a_kit_passes_check_bot_sandboxed(command: list[str]) -> None:
+    """The bots of docs/how-to/bot-without-a-kit.md: a language with no kit, over the stdio protocol, in every
+    variant, in the sandbox (which shows it the system's interpreters and its own folder)."""
+    if shutil.which(command[0]) is None:
+        pytest.skip(f"{command[0]} is not installed")
+    out = subprocess.run([sys.executable, "-m", "arena", "check-bot", "--matches", "1", "--protocol", "stdio", "--",
+                          *command], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    name = "perl-heaviest 1.0.0 by me" if command[0] == "perl" else "awk-first"
+    assert f"handshake: {name}" in out.stdout and "sandbox bubblewrap" in out.stdout
+    assert out.stdout.count("PASS") == len(VARIANTS) + 1 and "FAIL" not in out.stdout
+
+
 @pytest.mark.fast
 def test_the_example_requests_are_current_and_parse() -> None:
     """proto/examples/ holds what the arena writes now (regenerate: python -m arena.examples)."""
@@ -119,7 +140,6 @@ def test_the_example_requests_are_current_and_parse() -> None:
 
     from arena.protocol import bot_pb2
     from arena.examples import FOLDER, example_json
-    from arena.rules import VARIANTS
 
     for variant in VARIANTS:
         path = FOLDER / f"{variant}.act.json"

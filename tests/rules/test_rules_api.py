@@ -1,4 +1,4 @@
-"""The public API of the rules engine: what docs/engine.md promises, explicitly exported, and the state contract."""
+"""The public API of the rules engine: what docs/reference/engine.md promises, explicitly exported, and the state contract."""
 
 from __future__ import annotations
 
