@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 times="${1:?usage: bash scripts/flakes.sh N [pytest arguments]}"
 shift
-ARENA_WITH_RAY=1 bash scripts/setup.sh
+ARENA_WITH_RAY=1 ARENA_WITH_STUDY=1 bash scripts/setup.sh
 bash bots/build.sh
 bash scripts/tools.sh
 if [ $# -eq 0 ]; then set -- -m "not soak"; fi  # the whole suite, both tiers in one run, as CI has them

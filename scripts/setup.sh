@@ -30,13 +30,17 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 
-# The Ray backend (`--backend ray`) is an optional extra of about 70 MB: installed when ARENA_WITH_RAY=1 (test.sh sets
-# it, so CI runs the Ray tests) and kept once installed, so a later plain set-up does not flip the install back.
-# pyarrow (`arena export --parquet`) is the parquet extra, always installed here so a clean clone has it; a plain
-# `pip install dominoes-arena` goes without it and the export says how to add it.
+# Two optional extras are installed when asked for and kept once installed, so a later plain set-up does not flip the
+# install back: the Ray backend (`--backend ray`, about 70 MB) when ARENA_WITH_RAY=1, and the study extra (DuckDB and
+# matplotlib, about 50 MB: docs/tutorials/study-games.md) when ARENA_WITH_STUDY=1. test.sh sets both, so CI runs the
+# Ray tests and the tutorial's. pyarrow (`arena export --parquet`) is the parquet extra, always installed here so a
+# clean clone has it; a plain `pip install dominoes-arena` goes without it and the export says how to add it.
 extras=test,parquet
 if [ "${ARENA_WITH_RAY:-0}" = 1 ] || [ -d .venv/lib/python3.11/site-packages/ray ]; then
-  extras=test,parquet,ray
+  extras=$extras,ray
+fi
+if [ "${ARENA_WITH_STUDY:-0}" = 1 ] || [ -d .venv/lib/python3.11/site-packages/duckdb ]; then
+  extras=$extras,study
 fi
 stamp=.venv/.arena-installed
 want="$(sha256sum pyproject.toml | cut -d' ' -f1) $extras"

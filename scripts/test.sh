@@ -12,7 +12,9 @@ fast=0
 soak=0
 if [ "${1:-}" = "--fast" ]; then fast=1; shift; fi
 if [ "${1:-}" = "--soak" ]; then soak=1; shift; fi
-ARENA_WITH_RAY=1 bash scripts/setup.sh  # with the Ray extra: tests/cluster/test_ray.py runs a local Ray cluster
+# With the Ray extra (tests/cluster/test_ray.py runs a local Ray cluster) and the study extra (DuckDB and matplotlib:
+# tests/e2e/test_tutorial_study_games.py runs the tutorial's analysis).
+ARENA_WITH_RAY=1 ARENA_WITH_STUDY=1 bash scripts/setup.sh
 # The static checks first, in seconds: ruff (lint, the rules chosen in pyproject.toml) and mypy (types) over the
 # arena package, both with zero findings.
 .venv/bin/ruff check arena

@@ -1,19 +1,12 @@
 """The tutorial docs/tutorials/first-bot.md, followed as a reader follows it: every shell block it marks is run, in
-its order, by one bash in a fresh folder, with the repository's ``.venv/bin`` first on the PATH; then what the page
+its order, by one bash in a fresh folder (tests/support/tutorial.py: the convention, the runner); then what the page
 says you should see is asserted (the bot passes ``check-bot``, its upload becomes ready, the ladder plays tables, the
 standings list both bots).
 
-**The convention.** A block the test runs is a fenced ```` ```sh ```` block right after the line
-``<!-- tutorial: first-bot -->``. The one block after ``<!-- tutorial: first-bot setup -->`` (installing the arena,
-the PATH, the working folder) is what this test does itself, so it is not run, only checked to say so. The other
-fenced blocks of the page (```` ```text ````) are excerpts of the output.
-
-The blocks run as one script under ``set -e`` (a failing command stops it there), each preceded by a marker line, so
-each block's output can be told apart. The tutorial's server is started in the background by a block that writes
-its pid to ``server.pid``; its last block stops it, and this test stops it too whatever happens (``finally``). The
-waits are the page's own bounded loops on the CLI's answers, never sleeps in place of a fact. The server listens at
-the default address, 127.0.0.1:50500, as a reader's would: the test fails at once, saying so, when that port is
-taken.
+The tutorial's server is started in the background by a block that writes its pid to ``server.pid``; its last block
+stops it, and this test stops it too whatever happens (``finally``). The waits are the page's own bounded loops on
+the CLI's answers, never sleeps in place of a fact. The server listens at the default address, 127.0.0.1:50500, as a
+reader's would: the test fails at once, saying so, when that port is taken.
 """
 
 from __future__ import annotations
@@ -22,36 +15,21 @@ import os
 import re
 import signal
 import socket
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from support.paths import ROOT
+from support.tutorial import Tutorial
 
 from arena.sandbox import host
 
 pytestmark = pytest.mark.skipif(host().bwrap_problem is not None or host().cgroups is None,
                                 reason="a league builds and checks its versions in the sandbox")
 
-PAGE = ROOT / "docs" / "tutorials" / "first-bot.md"
-MARK = "<!-- tutorial: first-bot -->"
-SETUP_MARK = "<!-- tutorial: first-bot setup -->"
-BLOCK = re.compile(r"^(<!-- tutorial: first-bot(?: setup)? -->)\n```sh\n(.*?)^```$", re.M | re.S)
+TUTORIAL = Tutorial("first-bot")
 ADDRESS = ("127.0.0.1", 50500)
 SCRIPT_S = 600
 """A bound for the whole page; it takes well under a minute on a quiet machine."""
-
-
-def blocks(marker: str) -> list[str]:
-    return [text for mark, text in BLOCK.findall(PAGE.read_text()) if mark == marker]
-
-
-def outputs(said: str, count: int) -> list[str]:
-    """The script's output cut at its markers: one text per block."""
-    parts = re.split(r"^@@block \d+$\n", said, flags=re.M)[1:]
-    assert len(parts) == count, said[-4000:]
-    return parts
 
 
 def stop(pid_file: Path) -> None:
@@ -78,36 +56,23 @@ def stop(pid_file: Path) -> None:
 
 
 def test_the_setup_block_is_what_this_test_does() -> None:
-    (setup,) = blocks(SETUP_MARK)
+    setup = TUTORIAL.setup()
     assert "bash scripts/setup.sh" in setup and 'PATH="$PWD/.venv/bin:$PATH"' in setup
 
 
 def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
-    steps = blocks(MARK)
-    assert len(steps) >= 10, "the page's blocks were not found: see this test's docstring for the convention"
+    assert len(TUTORIAL.blocks()) >= 10, "the page's blocks were not found: see tests/support/tutorial.py"
     with socket.socket() as probe:
         taken = probe.connect_ex(ADDRESS) == 0
     assert not taken, "127.0.0.1:50500 is taken: the tutorial's server listens there, as a reader's would"
-    script = "set -e\n" + "".join(f"echo '@@block {n}'\n{text}" for n, text in enumerate(steps)) + "echo '@@end'\n"
-    env = dict(os.environ, PATH=f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
-    started = time.monotonic()
     try:
-        done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=SCRIPT_S)
+        ran = TUTORIAL.run(tmp_path, timeout=SCRIPT_S)
     finally:
         stop(tmp_path / "server.pid")
-    took = time.monotonic() - started
-    said = done.stdout
     server_log = (tmp_path / "server.log").read_text() if (tmp_path / "server.log").exists() else ""
-    assert done.returncode == 0 and said.rstrip().endswith("@@end"), (
-        f"{said[-4000:]}\n--- server.log ---\n{server_log[-4000:]}")
-    cut = outputs(said.rsplit("@@end", 1)[0], len(steps))
-    out = {text.split("\n", 1)[0]: output for text, output in zip(steps, cut, strict=True)}
-    print(f"the tutorial took {took:.1f} s")
-
-    def of(start: str) -> str:
-        (found,) = [said for first, said in out.items() if first.startswith(start)]
-        return found
+    ran.check(more=f"--- server.log ---\n{server_log[-4000:]}")
+    print(f"the tutorial took {ran.seconds:.1f} s")
+    of = ran.of
 
     assert "a python bot named 'my-bot'" in of("arena new-bot python my-bot")
     assert 'entry = "bot.py"' in of("cat > my-bot/bot.py")
@@ -116,7 +81,8 @@ def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
     assert re.search(r"^result: seat \d \(\S+\) wins", of("arena play"), re.M)
     assert "listening on 127.0.0.1:50500" in of("python -c 'import secrets")
     assert "uploaded: version 1 of bot 'my-bot'" in of("arena league add-author you")
-    assert re.search(r"│ my-bot │ 1\s+│ ready \(active\)", of("for i in $(seq 60)")), of("for i in $(seq 60)")
+    versions = of("arena league versions my-bot")
+    assert re.search(r"│ my-bot │ 1\s+│ ready \(active\)", versions), versions
     assert re.search(r"│ rival\s+│ 1\s+│ ready \(active\)", of("arena league add-author rival"))
     tables = re.findall(r"^table \d+: (?:my-bot-v1 vs rival-v1|rival-v1 vs my-bot-v1) \(done",
                         of("arena league watch"), re.M)
