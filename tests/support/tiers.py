@@ -84,6 +84,15 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         yield
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Probe the machine's sandbox once, before any test: ``arena.sandbox.host()`` runs ``bwrap --version`` and
+    caches what it learns. A fast test that asks what the machine can do (to refuse a bot before starting it) then
+    starts nothing, whichever module ran first; without this it passed only when an earlier module had asked."""
+    from arena.sandbox import host  # here, not at the top: loading the plugin must not probe the machine
+
+    host()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{SOAK}: a long run of a promise the full tier checks in a shorter form; only the soak profile "
