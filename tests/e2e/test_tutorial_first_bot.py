@@ -6,20 +6,17 @@ standings list both bots).
 The tutorial's server is started in the background by a block that writes its pid to ``server.pid``; its last block
 stops it, and this test stops it too whatever happens (``finally``). The waits are the page's own bounded loops on
 the CLI's answers, never sleeps in place of a fact. The server listens at the default address, 127.0.0.1:50500, as a
-reader's would: the test fails at once, saying so, when that port is taken.
+reader's would: the test waits for any other tutorial's test to be done with it, and fails at once, saying so, when
+something else holds it.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
-import time
 from pathlib import Path
 
 import pytest
-from support.tutorial import Tutorial
+from support.tutorial import Tutorial, reader_addresses, stop_server
 
 from arena.sandbox import host
 
@@ -27,32 +24,8 @@ pytestmark = pytest.mark.skipif(host().bwrap_problem is not None or host().cgrou
                                 reason="a league builds and checks its versions in the sandbox")
 
 TUTORIAL = Tutorial("first-bot")
-ADDRESS = ("127.0.0.1", 50500)
 SCRIPT_S = 600
 """A bound for the whole page; it takes well under a minute on a quiet machine."""
-
-
-def stop(pid_file: Path) -> None:
-    """Stop the tutorial's server, if it is still running (SIGTERM, then SIGKILL), and wait until it is gone."""
-    if not pid_file.exists():
-        return
-    pid = int(pid_file.read_text().split()[0])
-
-    def alive() -> bool:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, IndexError):
-            return False
-        return state != "Z"
-
-    for sig, seconds in ((signal.SIGTERM, 30), (signal.SIGKILL, 10)):
-        if not alive():
-            return
-        os.kill(pid, sig)
-        deadline = time.monotonic() + seconds
-        while alive() and time.monotonic() < deadline:
-            time.sleep(0.1)
-    assert not alive(), f"the tutorial's server (pid {pid}) did not stop"
 
 
 def test_the_setup_block_is_what_this_test_does() -> None:
@@ -62,13 +35,11 @@ def test_the_setup_block_is_what_this_test_does() -> None:
 
 def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
     assert len(TUTORIAL.blocks()) >= 10, "the page's blocks were not found: see tests/support/tutorial.py"
-    with socket.socket() as probe:
-        taken = probe.connect_ex(ADDRESS) == 0
-    assert not taken, "127.0.0.1:50500 is taken: the tutorial's server listens there, as a reader's would"
-    try:
-        ran = TUTORIAL.run(tmp_path, timeout=SCRIPT_S)
-    finally:
-        stop(tmp_path / "server.pid")
+    with reader_addresses():
+        try:
+            ran = TUTORIAL.run(tmp_path, timeout=SCRIPT_S)
+        finally:
+            stop_server(tmp_path / "server.pid")
     server_log = (tmp_path / "server.log").read_text() if (tmp_path / "server.log").exists() else ""
     ran.check(more=f"--- server.log ---\n{server_log[-4000:]}")
     print(f"the tutorial took {ran.seconds:.1f} s")

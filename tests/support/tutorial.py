@@ -14,10 +14,16 @@ for itself (``ARENA_RECORDS``: a reader's run writes the default compact records
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
+import signal
+import socket
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +31,8 @@ import pytest
 from support.paths import ROOT
 
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
+READER_ADDRESSES = (("127.0.0.1", 50500), ("127.0.0.1", 8080))
+"""The addresses a reader's server listens at by default (gRPC, the web dashboard), which the tutorials keep."""
 SUITE_ONLY = ("ARENA_RECORDS",)
 """Variables tests/conftest.py sets for the suite's own runs, which a reader does not have."""
 
@@ -121,3 +129,40 @@ def lines_missing(excerpt: str, said: str) -> list[str]:
         if not any(pattern.fullmatch(have) for have in lines):
             missing.append(line)
     return missing
+
+
+@contextlib.contextmanager
+def reader_addresses() -> Iterator[None]:
+    """The reader's default addresses, for one tutorial at a time: a lock file that every tutorial test holds while
+    its server runs (so two tutorials in two test processes take turns, waiting on the lock, not on the clock), and
+    a failure saying so when something else holds one of them."""
+    with open(Path(tempfile.gettempdir()) / "arena-tutorial-addresses.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for address in READER_ADDRESSES:
+            with socket.socket() as probe:
+                taken = probe.connect_ex(address) == 0
+            assert not taken, f"{address[0]}:{address[1]} is taken: a tutorial's server listens there, as a reader's would"
+        yield
+
+
+def stop_server(pid_file: Path) -> None:
+    """Stop a tutorial's server, if it is still running (SIGTERM, then SIGKILL), and wait until it is gone."""
+    if not pid_file.exists():
+        return
+    pid = int(pid_file.read_text().split()[0])
+
+    def alive() -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, IndexError):
+            return False
+        return state != "Z"
+
+    for sig, seconds in ((signal.SIGTERM, 30), (signal.SIGKILL, 10)):
+        if not alive():
+            return
+        os.kill(pid, sig)
+        deadline = time.monotonic() + seconds
+        while alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert not alive(), f"the tutorial's server (pid {pid}) did not stop"
