@@ -1,5 +1,5 @@
 """Await a thread-world future (grpcio's call futures, Ray's ``ObjectRef.future()``) from trio, with cancellation
-that reaches the other side (docs/architecture.md#the-layers, "trio owns concurrency").
+that reaches the other side (docs/explanation/architecture.md#the-layers, "trio owns concurrency").
 
 A done-callback (run on the library's own thread) wakes a trio Event through the trio token; no thread is parked per
 call. If the trio task is cancelled while waiting, ``cancel`` is called (a gRPC call is then cancelled on the wire, so

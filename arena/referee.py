@@ -5,7 +5,7 @@ deadline, checks the answer against the legal actions, and applies it. Faults (t
 crash, failed start) are recorded with their kind, seat and move number; the fault policy then decides the result
 (default: the faulting seat's side forfeits, the others are ranked by score at that moment). A decision with a
 single legal action (a forced draw or pass, or a sole placement) is applied without asking, as the computer
-game's guide says of draws and passes ("there is never a choice"; docs/rules.md#common-ground); every seat still
+game's guide says of draws and passes ("there is never a choice"; docs/reference/rules.md#common-ground); every seat still
 sees it in the public history.
 """
 

@@ -14,7 +14,7 @@ install_or_warn() {
       || echo "setup: warning: could not install $1; bots cannot be sandboxed until it is installed"
   else
     echo "setup: warning: $1 is not installed, so bots cannot be sandboxed; install the package" \
-         "$1 (sudo apt-get install $1), or run without a sandbox (see docs/security.md)"
+         "$1 (sudo apt-get install $1), or run without a sandbox (see docs/explanation/security.md)"
   fi
 }
 

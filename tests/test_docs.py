@@ -61,7 +61,7 @@ def page_ids(site: Path, page: str) -> set[str]:
 
 def test_docs_build_strictly_with_every_page_in_nav(site: Path) -> None:
     pages = sorted(p.relative_to(ROOT / "docs").with_suffix("").as_posix() for p in (ROOT / "docs").rglob("*.md"))
-    assert "rules" in pages and "index" in pages
+    assert "reference/rules" in pages and "index" in pages
     for page in pages:
         assert page_ids(site, page), f"docs/{page}.md was not built"
 
@@ -116,5 +116,5 @@ def test_every_cited_docs_anchor_exists(site: Path) -> None:
             cited += 1
             if not (ROOT / "docs" / f"{page}.md").exists() or anchor not in page_ids(site, page):
                 missing.append(f"{path.relative_to(ROOT)}: docs/{page}.md#{anchor}")
-    assert cited, "the rule tests cite docs/rules.md anchors: none found"
+    assert cited, "the rule tests cite docs/reference/rules.md anchors: none found"
     assert not missing, "anchors that are not there:\n" + "\n".join(missing)

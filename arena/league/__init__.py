@@ -1,6 +1,6 @@
 """The league: authors submit their own bots, and every version is stored, built in the sandbox, checked and played.
 
-A layer above tournaments (docs/architecture.md): nothing below it (rules, referee, tournaments, sandbox) knows
+A layer above tournaments (docs/explanation/architecture.md): nothing below it (rules, referee, tournaments, sandbox) knows
 about leagues. Inside, its wings, each importing only those before it:
 
 - :mod:`arena.league.rules`: pure, no I/O: the league file (:mod:`~arena.league.rules.config`), the bot's manifest,

@@ -1,4 +1,4 @@
-"""Await grpcio futures from trio, with cancellation that reaches the bot (docs/architecture.md#the-layers,
+"""Await grpcio futures from trio, with cancellation that reaches the bot (docs/explanation/architecture.md#the-layers,
 "trio owns concurrency").
 
 A unary call is started with the sync stub's ``.future()`` and awaited with :func:`arena.futures.await_future` (shared

@@ -212,7 +212,7 @@ def _chars(values: list[int]) -> str:
 
 def _line(view: LineView) -> dict[str, Any]:
     """The line from its left end to its right end as a chain of values: tile i shows chain[i] on its left and
-    chain[i + 1] on its right. The lead shows its low half on the left (the lead's ends in docs/rules.md#the-line)."""
+    chain[i + 1] on its right. The lead shows its low half on the left (the lead's ends in docs/reference/rules.md#the-line)."""
     line = view.line
     if not line:
         return {"line": "", "lead": -1}

@@ -10,7 +10,7 @@ written as plain lines of text, coloured by rich when the output is a terminal a
 Text conventions:
 
 - **Tiles in hands, deals and actions** carry their names, low half first and separated by spaces:
-  ``[1|4] [3|5] [6|6]``. Actions print as docs/rules.md#the-line writes them (``[3|4] on [4|4] line B``).
+  ``[1|4] [3|5] [6|6]``. Actions print as docs/reference/rules.md#the-line writes them (``[3|4] on [4|4] line B``).
 - **Tiles in the layout touch and are turned the way they lie**, so touching halves show the same value and the
   two outer values are the open ends: ``[1‖1][1|4][4‖4][4|3]``. A **double lies crosswise** and is drawn with a
   double bar: ``[4‖4]``. The lead non-double shows its low half on the left.

@@ -1,7 +1,7 @@
 """Actions: one representation of a move everywhere (engine, protocol, records, replay).
 
 A placement names the tile played and the attachment point it joins: a tile already in the layout and one of its
-named sides (docs/rules.md#the-line): a non-double's **high end** / **low end**, a double's **line A** /
+named sides (docs/reference/rules.md#the-line): a non-double's **high end** / **low end**, a double's **line A** /
 **line B**, the All Fives spinner's **side C** / **side D**. In Mexican Train the point also names the train. A lead
 joins nothing. Drawing and passing are actions too.
 
@@ -38,7 +38,7 @@ class Point(IntEnum):
 
     @property
     def label(self) -> str:
-        """The name docs/rules.md uses: ``high end``, ``line A``, ..."""
+        """The name docs/reference/rules.md uses: ``high end``, ``line A``, ..."""
         return _POINT_LABELS[self]
 
 

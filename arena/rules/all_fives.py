@@ -1,5 +1,5 @@
 """All Fives (variant ``all_fives``): a computer game's All Fives, completed from Pagat's All Fives
-(docs/rules.md#all-fives).
+(docs/reference/rules.md#all-fives).
 
 Double-6, 2 to 4 players each for themselves, 7 tiles each with 2 players, 5 with 3 or 4 (boneyard 14, 13, 8).
 Must place if able; otherwise draw one tile at a time until a tile fits, and pass only when the boneyard is empty;

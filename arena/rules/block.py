@@ -1,5 +1,5 @@
 """Block (variant ``block``): no drawing, pass when unable. A computer game's guide names it; scoring follows
-Pagat's Block (docs/rules.md#block).
+Pagat's Block (docs/reference/rules.md#block).
 
 Double-6, 2 to 4 players, 7 tiles each with 2 players, 5 with 3 or 4; the rest is out of play. Must place if able,
 else pass; blocked when every player in turn has passed. Scoring and match end as in Draw. The first leader is

@@ -1,4 +1,4 @@
-"""Draw (variant ``draw``): Pagat's individual Draw game (docs/rules.md#draw).
+"""Draw (variant ``draw``): Pagat's individual Draw game (docs/reference/rules.md#draw).
 
 Double-6, 2 to 4 players each for themselves, 7 tiles each (6 with 4 players). A player may draw while the
 boneyard holds more than the two protected tiles, even holding a playable tile, and must draw when unable to

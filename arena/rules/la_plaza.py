@@ -1,4 +1,4 @@
-"""La Plaza, Puerto Rico style (docs/rules.md#la-plaza): ``la_plaza`` (1 v 1 with a boneyard) and ``la_plaza_teams``.
+"""La Plaza, Puerto Rico style (docs/reference/rules.md#la-plaza): ``la_plaza`` (1 v 1 with a boneyard) and ``la_plaza_teams``.
 
 Double-6, 7 tiles each. 1 v 1: 14 tiles in the boneyard; a player who cannot place draws one tile at a time until
 one fits, and passes only when the boneyard is empty; no voluntary drawing. Partnership: 4 players, seats 0+2

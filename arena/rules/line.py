@@ -1,7 +1,7 @@
 """The two-ended line of Draw, Block and La Plaza.
 
 Doubles lie crosswise and stay in the line; no tile opens a branch. Each of the two open ends is an attachment
-point named after the tile that shows it (docs/rules.md#the-line): a non-double's high end or low end, a
+point named after the tile that shows it (docs/reference/rules.md#the-line): a non-double's high end or low end, a
 double's line A or line B, where line A is the side a double joins by and line B the side it leaves open. A lead
 non-double opens its low end and its high end; a lead double opens line A and line B.
 """

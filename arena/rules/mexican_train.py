@@ -1,5 +1,5 @@
 """Mexican Train (variant ``mexican_train``): a Mexican Train rules guide, completed from Pagat and
-common tournament rules (docs/rules.md#mexican-train).
+common tournament rules (docs/reference/rules.md#mexican-train).
 
 Sets double-9 (2-4 players), double-12 (2-8) and double-15 or double-18 (9-12); option ``set``, default double-12
 with 2-8 players and double-15 with 9-12. Hands (option ``hand_size``): double-12 2->16, 3->16, 4->15, 5->14,
@@ -66,7 +66,7 @@ from arena.rules.trains import Trains
 # --- the variant's facts ----------------------------------------------------------------------------------------
 
 SET_PLAYERS: dict[int, range] = {9: range(2, 5), 12: range(2, 9), 15: range(9, 13), 18: range(9, 13)}
-"""The player counts each set serves (docs/rules.md#mexican-train)."""
+"""The player counts each set serves (docs/reference/rules.md#mexican-train)."""
 HAND_SIZES: dict[int, dict[int, int]] = {
     9: {2: 15, 3: 13, 4: 10},
     12: {2: 16, 3: 16, 4: 15, 5: 14, 6: 12, 7: 10, 8: 9},

@@ -1,6 +1,6 @@
 """The All Fives layout: a line whose first double becomes the spinner, which can open two more arms.
 
-The rules (docs/rules.md#all-fives-spinner): the first double played (the lead or later) is the only spinner, laid
+The rules (docs/reference/rules.md#all-fives-spinner): the first double played (the lead or later) is the only spinner, laid
 crosswise. Its long sides are line A and line B (a spinner played mid-line joins by line A and leaves line B open).
 Once tiles touch both long sides, its short sides **side C** and **side D** open too, and the layout grows in four
 directions.

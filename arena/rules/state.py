@@ -29,7 +29,7 @@ History = tuple[tuple[int, Action], ...]
 
 @dataclass(frozen=True)
 class Observation:
-    """Everything one seat may know, and nothing more (docs/rules.md#common-ground)."""
+    """Everything one seat may know, and nothing more (docs/reference/rules.md#common-ground)."""
 
     variant: str
     players: int

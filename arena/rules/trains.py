@@ -5,7 +5,7 @@ hub; every train is a single row of tiles with one open end. Trains are indexed 
 own trains) and ``players`` (the Mexican train); outside this module a train is named as in actions: its seat
 number, or :data:`~arena.rules.actions.MEXICAN_TRAIN`.
 
-Attachment points name the train and the tile at its end (docs/rules.md#mexican-train-notation): an empty
+Attachment points name the train and the tile at its end (docs/reference/rules.md#mexican-train-notation): an empty
 train ends at the engine (point ``NONE``: the hub has no named side), a non-double at the half it left open (its high
 end or low end, as in :func:`~arena.rules.line.joining_points`), a double, laid across its train's end, at its
 line B. A placement is ``placement(tile, end tile, end point, train)``.

@@ -1,7 +1,7 @@
 """Containing untrusted bots: a bubblewrap sandbox, cgroup (or rlimit) limits, an allow-listed environment, and a
 capped log. Everything that makes a bot contained is decided here and applied to every bot the arena starts
 (:mod:`arena.players.process` is the only caller); the referee and the tournament never know whether a bot is
-contained. See docs/security.md.
+contained. See docs/explanation/security.md.
 """
 
 from arena.sandbox.contain import Containment, SandboxError, bot_folder_of, contain, exposure_problem, overlaps

@@ -27,7 +27,7 @@ the control API shares. A malformed file gets one message naming the key, the pr
     beta = 0.05                 # false negative rate
     model = "logistic"          # or "normalized"
 
-    sandbox = true              # every started bot in a sandbox (docs/security.md)
+    sandbox = true              # every started bot in a sandbox (docs/explanation/security.md)
 
     [time]
     move_ms = 2000
@@ -199,7 +199,7 @@ class TournamentSpec:
     """The run folder, where the records, standings and logs go (``runs/<variant>`` when the file gives none)."""
     skipped: tuple[str, ...] = field(default=())
     sandbox: bool = True
-    """Whether every bot the arena starts runs in a sandbox (docs/security.md)."""
+    """Whether every bot the arena starts runs in a sandbox (docs/explanation/security.md)."""
     limits: Limits = Limits()
     """Every started bot's resource limits, unless its entry's own ``limits`` say otherwise: see [limits]."""
     format: str = ROUND_ROBIN
@@ -325,7 +325,7 @@ def duplicate_off_notice(bots: list[BotSpec]) -> str:
     """Why duplicate deals cannot be played with these bots, in one line ("" when they can).
 
     Duplicate deals deal each deal set again under every seat rotation. The arena keeps a bot it starts from
-    carrying a deal from one rotation to the next (docs/security.md), but a bot that runs outside it (dials in, or
+    carrying a deal from one rotation to the next (docs/explanation/security.md), but a bot that runs outside it (dials in, or
     is given by address) keeps whatever its author's machine keeps: at a duplicate table it would hold, in rotation
     1, the hand its opponent held in rotation 0. So every game gets a fresh deal instead, the seats still rotating
     from game to game; the tournament plays as many games as it would have (``games`` deal sets times the

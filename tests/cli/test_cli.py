@@ -69,7 +69,7 @@ def test_bench_engine_prints_json_numbers() -> None:
 
 
 def test_bench_protocol_rates_alternating_windows() -> None:
-    """Numbers only, no speed asserted (docs/performance.md quotes real runs): with ``--repeats`` the report keeps
+    """Numbers only, no speed asserted (docs/explanation/performance.md quotes real runs): with ``--repeats`` the report keeps
     every pair's ratio, and the headline ratio is that of the rates over all the windows."""
     out = subprocess.run([sys.executable, "-m", "arena", "bench", "protocol", "--seconds", "0.3", "--concurrency",
                           "1,3", "--repeats", "2", "--sandbox", "off"], capture_output=True, text=True, timeout=300)

@@ -1,4 +1,4 @@
-"""All Fives (docs/rules.md#all-fives): the spinner layout, the count, points in play, hand end, next leader, match end.
+"""All Fives (docs/reference/rules.md#all-fives): the spinner layout, the count, points in play, hand end, next leader, match end.
 
 Each test is an exact scenario from an explicit deal and fails if the rule it names were dropped.
 """
@@ -74,7 +74,7 @@ def test_the_leader_leads_any_tile_and_may_not_draw() -> None:
     [("[4|6]", 10), ("[2|3]", 5), ("[5|5]", 10), ("[0|5]", 5), ("[6|6]", 0), ("[1|2]", 0), ("[0|0]", 0)],
 )
 def test_the_lead_alone_counts_both_halves(lead: str, points: int) -> None:
-    """docs/rules.md#all-fives-lead-examples."""
+    """docs/reference/rules.md#all-fives-lead-examples."""
     state = fives().new_round(deal(f"{lead} [1|1]", "[3|3]"))
     do(state, f"lead {lead}")
     assert count(state) == PIPS[t(lead)]
@@ -86,7 +86,7 @@ def test_the_lead_alone_counts_both_halves(lead: str, points: int) -> None:
 
 
 def test_a_lead_spinner_counts_in_full_then_opens_c_and_d() -> None:
-    """docs/rules.md#all-fives-spinner-example: [5|5] 10; [5|0] on line A 10; [5|3] on line B count 3; [5|2] on
+    """docs/reference/rules.md#all-fives-spinner-example: [5|5] 10; [5|0] on line A 10; [5|3] on line B count 3; [5|2] on
     side C 5."""
     state = fives().new_round(deal("[5|5] [3|5] [1|6] [4|6]", "[0|5] [2|5] [1|1] [6|6]", boneyard="[0|0]"))
     do(state, "lead [5|5]")
@@ -259,7 +259,7 @@ def test_pass_only_with_an_empty_boneyard_and_no_play() -> None:
     ],
 )
 def test_domino_scores_the_other_hands_rounded_to_five(seat1: str, seat2: str, bonus: int) -> None:
-    """docs/rules.md#all-fives-rounding-examples."""
+    """docs/reference/rules.md#all-fives-rounding-examples."""
     state = fives(3).new_round(deal("[0|1]", seat1, seat2))
     do(state, "lead [0|1]")
     result = state.result()

@@ -1,4 +1,4 @@
-"""Block (docs/rules.md#block, examples in docs/rules.md#block-examples): no drawing, pass when unable, Draw's
+"""Block (docs/reference/rules.md#block, examples in docs/reference/rules.md#block-examples): no drawing, pass when unable, Draw's
 scoring, the winner leads next."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Draw (docs/rules.md#draw, examples in docs/rules.md#draw-examples): one test per rule sentence, each failing if
+"""Draw (docs/reference/rules.md#draw, examples in docs/reference/rules.md#draw-examples): one test per rule sentence, each failing if
 the rule were dropped."""
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def test_block_needs_every_player_to_pass_in_turn() -> None:
 
 
 def test_block_sole_lowest_scores_opponents_minus_own() -> None:
-    """docs/rules.md#draw-examples: 3, 8, 10 -> 8 + 10 - 3 = 15; the protected boneyard tiles count for nobody."""
+    """docs/reference/rules.md#draw-examples: 3, 8, 10 -> 8 + 10 - 3 = 15; the protected boneyard tiles count for nobody."""
     state = draw_game(3).new_round(block_deal("[6|6] [0|3]", "[1|2] [0|5]", "[4|5] [0|1]"))
     do(state, "lead [6|6]", "pass", "pass", "pass")
     result = state.result()

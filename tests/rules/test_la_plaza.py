@@ -1,4 +1,4 @@
-"""La Plaza 1 v 1 and partnership (docs/rules.md#la-plaza, examples in docs/rules.md#la-plaza-examples)."""
+"""La Plaza 1 v 1 and partnership (docs/reference/rules.md#la-plaza, examples in docs/reference/rules.md#la-plaza-examples)."""
 
 from __future__ import annotations
 

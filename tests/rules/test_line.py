@@ -1,4 +1,4 @@
-"""The seven worked examples of docs/rules.md#line-examples (the line and its attachment points), each a
+"""The seven worked examples of docs/reference/rules.md#line-examples (the line and its attachment points), each a
 test vector.
 
 Each checks the tiles, the connections and the exact set of legal attachment points with their values.

@@ -1,6 +1,6 @@
 """Mexican Train: the hub-and-trains layout, every double rule from explicit deals, options, and property tests.
 
-Scenario tests write tiles and actions as docs/rules.md#mexican-train-notation and ``str(action)`` do:
+Scenario tests write tiles and actions as docs/reference/rules.md#mexican-train-notation and ``str(action)`` do:
 ``"[5|12] on [12|12] on train 0"`` (a train's first tile joins the engine), ``"[3|5] on [5|5] line B on the Mexican
 train"``.
 """
@@ -217,7 +217,7 @@ def test_a_placed_drawn_double_allows_another_draw() -> None:
 
 
 def test_chained_doubles_are_satisfied_in_the_order_placed() -> None:
-    """docs/rules.md#mexican-train-doubles-example."""
+    """docs/reference/rules.md#mexican-train-doubles-example."""
     hands = ("[5|12] [9|12] [5|5] [9|9] [3|5] [4|9] [1|1]", "[7|12] [7|8] [6|9] [5|6] [8|10] [0|2]")
     state = new_round(*hands, boneyard="[0|0] [1|3]")
     play(state, "[5|12] on [12|12] on train 0", "[7|12] on [12|12] on train 1")
@@ -233,7 +233,7 @@ def test_chained_doubles_are_satisfied_in_the_order_placed() -> None:
 
 
 def test_chained_doubles_in_reverse_with_the_option() -> None:
-    """docs/rules.md#mexican-train-doubles-example, with ``satisfy_order = "reverse"``."""
+    """docs/reference/rules.md#mexican-train-doubles-example, with ``satisfy_order = "reverse"``."""
     hands = ("[5|12] [9|12] [5|5] [9|9] [3|5] [4|9] [1|1]", "[7|12] [7|8] [6|9] [5|6] [8|10] [0|2]")
     state = new_round(*hands, boneyard="[0|0] [1|3]", satisfy_order="reverse")
     play(state, "[5|12] on [12|12] on train 0", "[7|12] on [12|12] on train 1")
@@ -537,7 +537,7 @@ CONFIGS = [(double, players) for double, counts in SET_PLAYERS.items() for playe
 
 
 def reference_legal(game, state) -> set:
-    """The legal actions worked out from the rules (docs/rules.md#mexican-train), the public view and the current
+    """The legal actions worked out from the rules (docs/reference/rules.md#mexican-train), the public view and the current
     turn's history alone."""
     seat, n = state.turn, game.players
     view = state.layout.view()

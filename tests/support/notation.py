@@ -1,4 +1,4 @@
-"""Tiles, deals and actions written as text, the way docs/rules.md writes them."""
+"""Tiles, deals and actions written as text, the way docs/reference/rules.md writes them."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def names(ids) -> list[str]:
 
 
 def show(actions) -> list[str]:
-    """Actions as the strings docs/rules.md writes (docs/rules.md#the-line)."""
+    """Actions as the strings docs/reference/rules.md writes (docs/reference/rules.md#the-line)."""
     return [str(a) for a in actions]
 
 
