@@ -118,3 +118,27 @@ def test_every_cited_docs_anchor_exists(site: Path) -> None:
                 missing.append(f"{path.relative_to(ROOT)}: docs/{page}.md#{anchor}")
     assert cited, "the rule tests cite docs/reference/rules.md anchors: none found"
     assert not missing, "anchors that are not there:\n" + "\n".join(missing)
+
+
+ORGANISER_TUTORIAL = ROOT / "docs" / "tutorials" / "run-a-competition.md"
+ORGANISER_READING = 40_000
+"""What an organiser reads for a first competition: the tutorial and the pages it sends them to on the way."""
+
+
+def pages_for_the_first_run(tutorial: Path) -> set[Path]:
+    """The docs pages a tutorial links to before its closing "Where next" (links there are for after the first run)."""
+    body = tutorial.read_text().split("\n## Where next", 1)[0]
+    pages = set()
+    for target in MARKDOWN_LINK.findall(body):
+        path = target.split("#", 1)[0]
+        if path.endswith(".md") and "://" not in path:
+            pages.add((tutorial.parent / path).resolve())
+    return pages
+
+
+@pytest.mark.fast
+def test_the_organisers_first_reading_is_short() -> None:
+    pages = pages_for_the_first_run(ORGANISER_TUTORIAL)
+    assert pages, "the tutorial links to no page: the count below would measure only itself"
+    sizes = {page.relative_to(ROOT).as_posix(): len(page.read_text()) for page in {ORGANISER_TUTORIAL, *pages}}
+    assert sum(sizes.values()) < ORGANISER_READING, sizes
