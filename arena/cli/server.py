@@ -64,7 +64,7 @@ def add_server_commands(sub: Any) -> None:
                    help="the data folder: one run folder per tournament (default runs/server)")
     p.add_argument("--token-file", help="a file holding the token every call must carry")
     p.add_argument("--tls-cert", help="TLS certificate chain (PEM); with --tls-key")
-    p.add_argument("--tls-key", help="TLS private key (PEM); with --tls-cert")
+    p.add_argument("--tls-key", help="TLS private key (PEM; refused when other users can read it); with --tls-cert")
     p.add_argument("--concurrency", type=int, default=4,
                    help="games in flight at once, over all tournaments (default 4)")
     p.add_argument("--max-tournaments", type=int, default=4,

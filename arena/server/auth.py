@@ -66,6 +66,7 @@ def server_credentials(cert: str | None, key: str | None) -> grpc.ServerCredenti
         raise ConfigError("expected both --tls-cert and --tls-key (or neither)")
     if cert is None or key is None:
         return None
+    check_private(key, "TLS key")  # whoever reads it can pose as this server
     return grpc.ssl_server_credentials([(read_file(key, "TLS key"), read_file(cert, "TLS certificate"))])
 
 

@@ -151,7 +151,7 @@ class Arena:
                 continue
             t.state = apb.TOURNAMENT_STATE_QUEUED
             t.save()
-            self.log.info("tournament_resuming", id=t.id, name=t.name, games_done=t.games_done)
+            self.log.info("tournament_resuming", id=t.id, name=t.name)  # its games are counted when it runs
             self._start(t)
 
     async def shutdown(self) -> None:
@@ -202,7 +202,7 @@ class Arena:
                     t.state = apb.TOURNAMENT_STATE_RUNNING
                     t.started_at = time.time()
                     t.save()
-                    self.log.info("tournament_running", id=t.id, name=t.name)
+                    self.log.info("tournament_running", id=t.id, name=t.name, games_recorded=t.games_done)
                     self._queue(t, event(standings=self._standings_event(t)))
                     summary = await run_tournament(
                         t.spec, t.spec_text, t.folder, resume=RunFolder(t.folder).keeps_secret(),

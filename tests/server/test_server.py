@@ -519,6 +519,9 @@ def test_a_restart_plays_every_game_once(tmp_path: Path) -> None:
 
     again = Server(data, *bots)  # the tournament names alpha and beta: resuming resolves them again
     try:
+        running = rf"tournament running \(id={info.id} name=t games_recorded={done}\)$"
+        if not any(re.search(running, line) for line in again.output):  # else it came after "listening on"
+            again.wait_line(running, 60)
         stub = again.stub()
         events = watch(stub, info.id)
         assert events[0].snapshot.tournament.games_done >= done

@@ -26,7 +26,7 @@ from arena.protocol import arena_pb2 as apb
 from arena.cli import server as server_cli
 from support.paths import ROOT
 from support.servers import (
-    FINISHED, RANDOM_BOT, Server, WATCHED_BOT, bot_entry, named, random_bot, registry, submit, tournament, watch,
+    FINISHED, RANDOM_BOT, Server, WATCHED_BOT, bot_entry, named, random_bot, registry, self_signed, submit, tournament, watch,
 )
 
 CANCELLED = apb.TOURNAMENT_STATE_CANCELLED
@@ -257,6 +257,15 @@ def test_a_token_file_others_can_read_is_refused(tmp_path: Path) -> None:
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert refused.stderr == (f"error: {token}: the token file is open to other users (mode 0644); make it private "
                               f"with `chmod 600 {token}`\n")
+
+
+def test_a_tls_key_others_can_read_is_refused(tmp_path: Path) -> None:
+    cert, key = self_signed(tmp_path)
+    key.chmod(0o640)
+    refused = serve_fails("--data", str(tmp_path / "data"), "--tls-cert", str(cert), "--tls-key", str(key))
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert refused.stderr == (f"error: {key}: the TLS key is open to other users (mode 0640); make it private "
+                              f"with `chmod 600 {key}`\n")
 
 
 def test_the_data_folder_is_made_private(tmp_path: Path) -> None:
