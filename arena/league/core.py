@@ -148,6 +148,9 @@ class LeagueCore:
         if not config.accepts_kit(manifest.kit):
             raise LeagueError(f"league {config.name!r} does not accept the {manifest.kit} kit (it accepts "
                               f"{', '.join(config.kits)})")
+        refusal = config.interpreter_refusal(manifest)
+        if refusal is not None:
+            raise LeagueError(refusal)
         if config.variant not in manifest.variants:
             raise LeagueError(f"bot.toml's variants ({', '.join(manifest.variants)}) do not include the league's "
                               f"variant {config.variant!r}")
