@@ -55,10 +55,10 @@ the key, the problem and the allowed values::
 
     [challenges]                # an author's unrated test of a version against another (arena/league/play/challenges.py)
     per_day = 5                 # challenges per author in any 24 hours
-    max_deal_sets = 200         # the most deal sets one challenge may ask for (its SPRT's cap)
+    max_deal_sets = 300         # the most deal sets one challenge may ask for (its SPRT's cap)
     concurrency = 1             # challenges played at once, beside the ladder's tables
     elo0 = 0.0                  # the SPRT's hypotheses, as a tournament file's [sprt]
-    elo1 = 10.0
+    elo1 = 40.0
 """
 
 from __future__ import annotations
@@ -195,13 +195,13 @@ class ChallengeSettings:
 
     per_day: int = 5
     """Challenges per author in any 24 hours."""
-    max_deal_sets: int = 200
+    max_deal_sets: int = 300
     """The most deal sets one challenge may ask for: its SPRT's cap."""
     concurrency: int = 1
     """Challenges played at once, beside the ladder's tables."""
     elo0: float = 0.0
     """The SPRT's H0 in Elo, as a tournament file's ``[sprt] elo0``; less than ``elo1``."""
-    elo1: float = 10.0
+    elo1: float = 40.0
     """The SPRT's H1 in Elo, as a tournament file's ``[sprt] elo1``."""
 
 
