@@ -50,7 +50,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.league.authors import hash_token
+from arena.league.authors import caller_of, hash_token
 from arena.league.core import LeagueCore
 from arena.league.rules.config import archive_limits
 from arena.league.rules.errors import LeagueError, NotFound, Unauthenticated
@@ -77,6 +77,8 @@ from arena.web.access import (
     Signer,
     Viewer,
     same_origin,
+    session_member,
+    session_name,
 )
 from arena.web.data import GameCatalog, NotShown, RatingHistory
 from arena.web.live import LiveGames, public_view
@@ -139,8 +141,9 @@ class Web:
         return Signer(self.rules.token) if self.rules.token is not None else None
 
     async def author_caller(self, request: Request) -> Caller | None:
-        """The author the request's author cookie names, when its HMAC matches the author's current token hash and
-        it has not expired; else None (a forged, expired, revoked or re-issued one is nobody)."""
+        """The member of a team the request's author cookie names, when its HMAC matches the member's current token
+        hash and it has not expired; else None (a forged, expired, revoked, removed or re-issued one is nobody, and
+        so is a member of a team awaiting approval or rejected)."""
         value = request.cookies.get(AUTHOR_COOKIE)
         if value is None or self.league is None or self.signer is None:
             return None
@@ -148,12 +151,16 @@ class Web:
         if session is None:
             return None
         try:
-            author, token_hash = await self.league.database.run(Database.author_with_hash, session.name)
+            author, member, token_hash = await self.league.database.run(Database.member_with_hash,
+                                                                        *session_member(session.name))
         except NotFound:
             return None
-        if author.revoked or not self.signer.author_matches(session, token_hash):
+        if not self.signer.author_matches(session, token_hash):
             return None
-        return Caller(author)
+        try:
+            return caller_of(author, member)
+        except LeagueError:
+            return None
 
     async def league_caller(self, request: Request) -> tuple[Caller, str | None]:
         """Who acts on the league: the operator (its token or session) or a signed-in author, with the session
@@ -514,24 +521,29 @@ async def signin(web: Web, request: Request) -> Response:
         response.set_cookie(COOKIE, web.rules.session_cookie(), httponly=True, samesite="strict", path="/",
                             secure=secure)
         return response
-    author, problem = await _author_of_token(web, token)
-    if author is None:
+    who, problem = await _member_of_token(web, token)
+    if who is None:
         return HTMLResponse(_signin_page(web, request, next_path, problem), status_code=401)
     assert web.signer is not None
-    response.set_cookie(AUTHOR_COOKIE, web.signer.author_cookie(author, hash_token(token), time.time()),
+    response.set_cookie(AUTHOR_COOKIE, web.signer.author_cookie(who, hash_token(token), time.time()),
                         max_age=AUTHOR_SESSION_S, httponly=True, samesite="strict", path="/", secure=secure)
     return response
 
 
-async def _author_of_token(web: Web, token: str) -> tuple[str | None, str]:
-    """The league author whose token this is, or None and why not ("wrong token", or its revocation)."""
+async def _member_of_token(web: Web, token: str) -> tuple[str | None, str]:
+    """Who the author cookie of this member's token names (:func:`session_name`), or None and why not ("wrong
+    token", its revocation, its team awaiting approval or rejected)."""
     if web.league is None or not token:
         return None, "wrong token"
     try:
         caller = await web.league.caller(token)
     except Unauthenticated as error:
         return None, "wrong token" if str(error).startswith("wrong token") else str(error)
-    return (caller.author.name, "") if caller.author is not None else (None, "wrong token")
+    except LeagueError as error:
+        return None, str(error)
+    if caller.author is None or caller.member is None:
+        return None, "wrong token"
+    return session_name(caller.author.name, caller.member.name, caller.member.captain), ""
 
 
 async def signout(web: Web, request: Request) -> Response:
