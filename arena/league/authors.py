@@ -145,8 +145,8 @@ def revoke_member(database: Database, caller: Caller, team_name: str, name: str,
     require_captain_of(caller, team, "remove a member of" if remove else "revoke a member of")
     member = database.member(team.id, name)
     if member.captain:
-        raise PermissionDenied(f"member {name!r} is team {team.name!r}'s captain, who stays: the operator revokes "
-                               f"the whole team (arena league revoke {team.name})")
+        raise PermissionDenied(f"member {name!r} is the captain of team {team.name!r}, who stays: the operator "
+                               f"revokes the whole team (arena league revoke {team.name})")
     if remove:
         database.remove_member(member.id)
         return team, member

@@ -55,7 +55,7 @@ def require_rate(settings: SignupSettings, league: str, from_address: int, to_le
     ``per_league_per_hour`` (sign-ups to the league in the last hour)."""
     if from_address >= settings.per_address_per_hour:
         raise SignupRefused(f"sign-up refused: {from_address} teams signed up from your address in the last hour, "
-                            f"league {league!r}'s limit (signup.per_address_per_hour = "
+                            f"the limit of league {league!r} (signup.per_address_per_hour = "
                             f"{settings.per_address_per_hour}); try later")
     if to_league >= settings.per_league_per_hour:
         raise SignupRefused(f"sign-up refused: {to_league} teams signed up to league {league!r} in the last hour, "
@@ -79,7 +79,7 @@ def require_invite(settings: SignupSettings, league: str, invite: Invite | None,
         raise SignupRefused(f"sign-up refused: league {league!r} asks for an invite code (--invite CODE, from its "
                             f"operator)")
     if invite is None:
-        raise SignupRefused(f"sign-up refused: that invite code is none of league {league!r}'s")
+        raise SignupRefused(f"sign-up refused: that invite code is not one of league {league!r}")
     if invite.expires_at <= now:
         raise SignupRefused(f"sign-up refused: that invite code expired at {utc_text(invite.expires_at)}")
     if invite.used >= invite.uses:

@@ -117,11 +117,27 @@ def alembic_config() -> Config:
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest migration."""
+    """Bring the schema to the newest migration. On SQLite, with foreign keys off while the migrations run (as
+    SQLite asks of a schema change: a migration that alters a table copies it, and dropping the old copy would
+    otherwise break the rows of other tables that refer to it), then every reference checked before the commit."""
     config = alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:  # a no-op inside a transaction: set before it begins
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        try:
+            with connection.begin():
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+                broken = connection.exec_driver_sql("PRAGMA foreign_key_check").first() if sqlite else None
+                if broken is not None:
+                    raise DatabaseError(f"the migration left a row of table {broken[0]!r} (rowid {broken[1]}) "
+                                        f"referring to no row of {broken[2]!r}; nothing was changed")
+        finally:
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                connection.commit()
 
 
 def newest_revision() -> str | None:
