@@ -170,7 +170,8 @@ class LeagueCore:
         caller = await self.caller(token)
         served = self.league(league)
         invite, code = await self.database.run(new_invite, caller, served.league_id, uses, hours)
-        await self._audit(caller, served.league_id, "invite", f"invite {invite.id}: {uses} uses, {hours} hours")
+        await self._audit(caller, served.league_id, "invite", f"invite {invite.id}: {uses} {'use' if uses == 1 else 'uses'}, "
+                                                              f"{hours} {'hour' if hours == 1 else 'hours'}")
         return InviteMade(code, served.config.name, invite.uses, invite.expires_at.timestamp())
 
     async def decide_team(self, token: Credential, team: str, approve: bool) -> TeamView:

@@ -155,6 +155,10 @@ AUTHOR_LABEL = b"dominoes-arena web author session v1"
 AUTHOR_SESSION_S = 7 * 24 * 3600
 """How long an author's sign-in lasts (a new token or a revoke ends it sooner)."""
 CSRF_LABEL = b"dominoes-arena web form v1"
+SIGNUP_COOKIE = "arena_signup"
+"""A random value the sign-up page sets (HttpOnly, SameSite=Strict): a visitor signing up has no session, so the
+sign-up form's CSRF token is made from this (a double-submit: a page of another site can neither read the form's
+token nor make the browser send this cookie with its post)."""
 SHARE_COOKIE = "arena_share"
 SHARE_LABEL = b"dominoes-arena share link v1"
 SHARE_KINDS = {"t": "tournament", "l": "league"}

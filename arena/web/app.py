@@ -8,7 +8,8 @@ game page is the records' own viewer (:mod:`arena.records.html`) fed from the se
 updates move by move while the game is played. What each route may show is decided in :mod:`arena.web.data` and
 :mod:`arena.web.access`.
 
-Routes that change something: the sign-in (its cookies); a league author's (or the operator's) upload, retire and
+Routes that change something: the sign-in (its cookies); a team's sign-up to a league (open to anyone the league's
+``[signup]`` lets in, its form's CSRF token made from a random cookie of its page); a league author's (or the operator's) upload, retire and
 challenge forms, which call the league's own service (:class:`arena.league.core.LeagueCore`, the gRPC calls'
 code path, so the same checks, limits and one-line refusals) as the signed-in caller, each POST refused from
 another site's page (``Origin:``) and without its session's CSRF token; and the operator's ``POST /api/share``,
@@ -24,6 +25,7 @@ import html
 import io
 import json
 import re
+import secrets
 import socket
 import time
 import urllib.parse
@@ -55,6 +57,7 @@ from arena.league.core import LeagueCore
 from arena.league.rules.config import archive_limits
 from arena.league.rules.errors import LeagueError, NotFound, Unauthenticated
 from arena.league.rules.permissions import OPERATOR, Caller
+from arena.league.rules.teams import require_open
 from arena.league.storage.db import Database
 from arena.records.export import GameRow, write_csv
 from arena.records.html import page_html, viewer_data
@@ -70,6 +73,7 @@ from arena.web.access import (
     MAX_SHARE_HOURS,
     SHARE_COOKIE,
     SHARE_KINDS,
+    SIGNUP_COOKIE,
     Access,
     AccessRules,
     HostNames,
@@ -273,6 +277,8 @@ def create_app(arena: Arena, rules: AccessRules, league: LeagueCore | None = Non
         route("/api/leagues/{league}/finals", league_api(league_web.finals), api=True),
         route("/api/leagues/{league}/events", api_league_events, api=True),
         route("/leagues/{league}/mine", author_page, api=False, shared=False),
+        route("/leagues/{league}/signup", signup_form, api=False, needs=Access.NONE),
+        route("/leagues/{league}/signup", signup, api=False, methods=("POST",), needs=Access.NONE),
         route("/leagues/{league}/versions/{vid:int}/log", version_log_page, api=False, shared=False),
         route("/api/leagues/{league}/versions/{vid:int}/log", api_version_log, api=True, shared=False),
         route("/leagues/{league}/upload", upload, api=False, methods=("POST",), shared=False),
@@ -382,9 +388,9 @@ OPTIONAL_VALUES = {"events": ""}
 """The value slots a page may leave out, and what they are then. A league's page without an event stream of its own
 (an author's page, a build log, a form's answer) names none, so static/league.js opens none: left as the literal
 ``__EVENTS__``, it opened that address relative to the page, which answered 404, and the page said "reconnecting"."""
-RAW_SLOTS = ("leagues", "content", "signout")
+RAW_SLOTS = ("leagues", "content", "signout", "signup")
 """The templates' slots filled with HTML: the header's links to the leagues, a server-rendered page's content, the
-header's sign-out button (:func:`_page`)."""
+header's sign-out button (:func:`_page`), the sign-in page's links to the leagues' sign-up pages."""
 SIGNOUT_FORM = ('<form class="signout" method="post" action="/signout"><button type="submit" id="signout">sign out'
                 '</button></form>')
 """Ends the browser's sessions (``POST /signout``: the operator's, the author's and a share link's cookies). It needs
@@ -500,7 +506,10 @@ def _game_bar(t: Tournament, index: int, live: bool) -> str:
 
 
 def _signin_page(web: Web, request: Request, next_path: str, problem: str) -> str:
-    return _page(web, request, "signin.html", next=next_path, problem=problem)
+    open_leagues = [(name, served.config.signup.mode) for name, served in web.league.leagues.items()] if (
+        web.league is not None and web.signer is not None) else []
+    return _page(web, request, "signin.html", {"signup": league_web.signup_links(open_leagues)}, next=next_path,
+                 problem=problem)
 
 
 async def signin_form(web: Web, request: Request) -> Response:
@@ -733,6 +742,58 @@ async def upload(web: Web, request: Request) -> Response:
     v = reply.version
     what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
     return _done(web, request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), {v.state}")
+
+
+# --- a team's sign-up -------------------------------------------------------------------------------------------
+
+
+def _signup_league(web: Web, request: Request) -> tuple[Signer, Any]:
+    """The league a sign-up page is of, open to sign-ups, and the signer of its form's CSRF token."""
+    if web.signer is None:
+        raise NotShown(404, "this server has no token (arena serve --token-file), so no sign-ins and no sign-up "
+                            "page: sign up with arena league sign-up")
+    try:
+        served = web.league_core().league(request.path_params["league"])
+        require_open(served.config.signup, served.config.name)
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    return web.signer, served
+
+
+async def signup_form(web: Web, request: Request) -> Response:
+    """The sign-up form, open to anyone (no token: the league's ``[signup]`` decides), with its CSRF token made from
+    a random cookie this page sets (:data:`SIGNUP_COOKIE`)."""
+    signer, served = _signup_league(web, request)
+    seed = request.cookies.get(SIGNUP_COOKIE) or secrets.token_urlsafe(32)
+    league = served.config.name
+    content = league_web.signup_html(league, served.config.signup.mode, signer.csrf(f"signup\0{seed}"),
+                                     web.viewer(request))
+    response = HTMLResponse(_page(web, request, "league.html", {"content": content}, title=f"{league} · sign up"))
+    response.set_cookie(SIGNUP_COOKIE, seed, httponly=True, samesite="strict", path="/",
+                        secure=request.url.scheme == "https")
+    return response
+
+
+async def signup(web: Web, request: Request) -> Response:
+    """A team's sign-up from the form, through the league's own (:meth:`LeagueCore.sign_up`, the gRPC SignUp's
+    path: the same rules and one-line refusals), counted against the client's address; the captain's token shown
+    once, on a page no cache keeps."""
+    signer, served = _signup_league(web, request)
+    form = await _form(request)
+    seed = request.cookies.get(SIGNUP_COOKIE, "")
+    given = form.get("csrf", "")
+    if not seed or not given or not signer.csrf_matches(f"signup\0{seed}", given):
+        raise NotShown(403, "refused: the form's CSRF token is missing or wrong (reload the page and send it again)")
+    address = request.client.host if request.client is not None else "unknown"
+    league = served.config.name
+    try:
+        signed = await web.league_core().sign_up(league, form.get("team", "").strip(), form.get("invite", "").strip(),
+                                                 address, form.get("captain", "").strip())
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    content = league_web.signed_up_html(league, signed.team, signed.token, web.viewer(request))
+    return HTMLResponse(_page(web, request, "league.html", {"content": content}, title=f"{league} · signed up"),
+                        headers={"Cache-Control": "no-store"})
 
 
 # --- share links ------------------------------------------------------------------------------------------------
