@@ -586,6 +586,9 @@ def config_files() -> dict[tuple[str, str], list[Table]]:
                   league_config.ChallengeSettings,
                   bounds={**bounds_of(league_config.CHALLENGE_BOUNDS), "elo0": challenge_elo,
                           "elo1": challenge_elo}),
+            Table("[signup]", league_config.SIGNUP_KEYS, "arena.league.rules.config.SIGNUP_KEYS",
+                  league_config.SignupSettings,
+                  bounds=bounds_of(league_config.SIGNUP_BOUNDS, max_teams="0: no cap")),
         ],
         ("A bot's bot.toml (league uploads)", "bot.toml"): [
             Table("top level", manifest.KEYS, "arena.league.rules.manifest.KEYS", manifest.Manifest),
