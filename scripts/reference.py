@@ -589,6 +589,9 @@ def config_files() -> dict[tuple[str, str], list[Table]]:
                   league_config.ChallengeSettings,
                   bounds={**bounds_of(league_config.CHALLENGE_BOUNDS), "elo0": challenge_elo,
                           "elo1": challenge_elo}),
+            Table("[signup]", league_config.SIGNUP_KEYS, "arena.league.rules.config.SIGNUP_KEYS",
+                  league_config.SignupSettings,
+                  bounds=bounds_of(league_config.SIGNUP_BOUNDS, max_teams="0: no cap")),
         ],
         ("A bot's bot.toml (league uploads)", "bot.toml"): [
             Table("top level", manifest.KEYS, "arena.league.rules.manifest.KEYS", manifest.Manifest),
@@ -628,29 +631,42 @@ def rst_to_markdown(text: str) -> str:
     return re.sub(r"``(.+?)``", r"`\1`", text)
 
 
+CONFIG_PAGES = {"tournament file": "config-tournament.md", "league file": "config-league.md",
+                "bot.toml": "config-bot-toml.md"}
+"""Each kind of configuration file's generated page, under docs/reference/ (one page each, so a reader of one kind
+of file reads only its keys)."""
+CONFIG_INTRO = (
+    "Every key each table of the file accepts: a key not listed is refused with the list of valid ones. The keys "
+    "come from the tuple the parser checks a table against (named under each table); the meaning is the docstring "
+    "of the field the key becomes; the type is the Python type the parser reads the key into, the default that of "
+    "the parsed value's field (empty: none of its own: the key is required, or the parser derives it from other "
+    "keys), the limits those the parser holds a number to. Sizes are in MiB (1,048,576 bytes), times in the unit "
+    "the key's name ends with.")
+
+
 def config_page() -> str:
-    lines = [
-        "# Configuration keys",
-        "",
-        generated_notice("the parsers of the configuration files").rstrip(),
-        "",
-        "Every key each table of a configuration file accepts: a key not listed is refused with the list of valid "
-        "ones. The keys come from the tuple the parser checks a table against (named under each table); the "
-        "meaning is the docstring of the field the key becomes; the type is the Python type the parser reads the "
-        "key into, the default that of the parsed value's field (empty: none of its own: the key is required, or "
-        "the parser derives it from other keys), the limits those the parser holds a number to. Sizes are in MiB "
-        "(1,048,576 bytes), times in the unit the key's name ends with. Examples and explanations: "
-        "[Tournament files](tournament-file.md), [League files](league-file.md), "
-        "[A bot's sandbox](sandbox.md).",
-        "",
-    ]
-    for (title, short), tables in config_files().items():
-        lines += [f"## {title}", ""]
-        for table in tables:
-            lines += [f"### {prose(table.heading)} ({short})", "", f"Keys: `{table.source}`.", "",
-                      "| key | meaning | type | default | limits |", "|---|---|---|---|---|"]
-            lines += [key_row(table, key) for key in table.keys]
-            lines.append("")
+    """The index of the configuration pages."""
+    lines = ["# Configuration keys", "", generated_notice("the parsers of the configuration files").rstrip(), "",
+             "Every key of every configuration file, with its meaning, type, default and limits, one page per kind "
+             "of file:", ""]
+    for (title, short), _tables in config_files().items():
+        lines.append(f"- [{title}]({CONFIG_PAGES[short]})")
+    lines += ["", "Examples and explanations: [Tournament files](tournament-file.md), [League files](league-file.md), "
+              "[A bot's sandbox](sandbox.md).", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def config_file_page(short: str) -> str:
+    """The keys of one kind of configuration file, table by table."""
+    (title, tables), = [(title, tables) for (title, kind), tables in config_files().items() if kind == short]
+    lines = [f"# Configuration keys: {prose(title[0].lower() + title[1:])}", "",
+             generated_notice("the parsers of the configuration files").rstrip(), "", CONFIG_INTRO,
+             "The other files: [Configuration keys](config.md).", ""]
+    for table in tables:
+        lines += [f"## {prose(table.heading)} ({short})", "", f"Keys: `{table.source}`.", "",
+                  "| key | meaning | type | default | limits |", "|---|---|---|---|---|"]
+        lines += [key_row(table, key) for key in table.keys]
+        lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -815,6 +831,7 @@ PAGES: dict[str, Callable[[], str]] = {
     **{name: functools.partial(cli_page, name) for name in (CLI_MAIN, *CLI_GROUPS.values())},
     **{name: functools.partial(protocol_page, name) for name in protocol_pages()},
     "docs/reference/config.md": config_page,
+    **{f"docs/reference/{page}": functools.partial(config_file_page, short) for short, page in CONFIG_PAGES.items()},
     SANDBOX_CONTENTS: sandbox_contents_page,
 }
 """Each generated page (relative to the repository) and the function that writes its text."""

@@ -48,12 +48,15 @@ def test_generated_page_matches_the_code(name: str) -> None:
 
 
 def documented_keys() -> dict[str, set[str]]:
-    """The keys docs/reference/config.md lists under each table heading, read back from the page on disk."""
+    """The keys the configuration pages (docs/reference/config-*.md) list under each table heading, read back from
+    the pages on disk."""
     found: dict[str, set[str]] = {}
     heading = ""
-    for line in (ROOT / "docs" / "reference" / "config.md").read_text().splitlines():
-        if line.startswith("### "):
-            heading = line[4:].replace("\\", "")
+    lines = [line for page in reference.CONFIG_PAGES.values()
+             for line in (ROOT / "docs" / "reference" / page).read_text().splitlines()]
+    for line in lines:
+        if line.startswith("## "):
+            heading = line[3:].replace("\\", "")
             found[heading] = set()
         elif heading and (key := re.match(r"\| `([a-z0-9_]+)` \|", line)):
             found[heading].add(key.group(1))
@@ -138,7 +141,7 @@ WHOLE_FILE: dict[str, Callable[[dict[str, Any]], object]] = {
     "[limits] (tournament file)": tournament_with("limits"),
     "top level (league file)": league_with(""),
     **{f"[{name}] (league file)": league_with(name)
-       for name in ("time", "limits", "upload", "build", "authors", "ladder", "challenges")},
+       for name in ("time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup")},
 }
 """Each table with bounds, parsed as part of a file that is valid but for the key under test."""
 

@@ -2,7 +2,9 @@
 
 ``add-author NAME``, ``revoke NAME`` and ``reinstate VERSION`` are the operator's (``--token-file`` the server's
 token); ``upload``, ``bots``, ``versions``, ``log``, ``table-log`` and ``retire`` are an author's (``--token-file``
-the author's token, given once by ``add-author``) or the operator's. Each takes the connection options of the other
+the token of a member of the author's team: its captain's, given once by ``add-author`` or ``sign-up``, or another
+member's, given once by ``add-member``) or the operator's. The teams' own verbs (``sign-up``, ``invite``,
+``add-member``, ...) are in :mod:`arena.cli.teams`. Each takes the connection options of the other
 client commands (``--server``, ``--tls-ca``, ...). A call the server refuses prints one ``error:`` line and exits
 with status 1. What a bot or its build wrote (``table-log``, ``log``) is printed without its control characters but
 its line breaks (:func:`arena.display.safe_text`): a bot's log and a build's are a stranger's text.
@@ -38,6 +40,7 @@ from arena.cli.server import (
     client_command,
     new_private_file,
 )
+from arena.cli.teams import add_team_commands
 from arena.display import make_console, safe_markup, safe_name, safe_text
 from arena.errors import UsageError
 from arena.league.intake.archive import ArchiveError, pack
@@ -64,12 +67,13 @@ def add_league_commands(sub: Any) -> None:
     league = sub.add_parser("league", help="a server's leagues: authors, uploads, versions (arena serve --league)")
     verbs = league.add_subparsers(dest="verb", required=True, metavar="VERB")
 
-    p = verbs.add_parser("add-author", help="create an author (the operator); prints its token once")
+    p = verbs.add_parser("add-author", help="create an author, a team (the operator); prints its captain's token "
+                                            "once")
     p.add_argument("name", help="the author's name")
     add_client_arguments(p)
     p.set_defaults(func=cmd_add_author)
 
-    p = verbs.add_parser("revoke", help="revoke an author's token (the operator)")
+    p = verbs.add_parser("revoke", help="revoke an author, a team: every member's token (the operator)")
     p.add_argument("name", help="the author's name")
     add_client_arguments(p)
     p.set_defaults(func=cmd_revoke)
@@ -160,6 +164,7 @@ def add_league_commands(sub: Any) -> None:
     add_client_arguments(p)
     p.set_defaults(func=cmd_watch)
     add_challenge_commands(verbs)
+    add_team_commands(verbs)
 
 
 def add_challenge_commands(verbs: Any) -> None:

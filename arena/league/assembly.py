@@ -110,7 +110,7 @@ async def open_league(leagues: Sequence[LeagueConfig], database_url: str, folder
 
     pipeline = Pipeline(database, store, served, folder / VERSIONS, builder, log, on_ready=wake_ladders)
     core = LeagueCore(database, Authenticator(database.database, operator_token), store, served, pipeline, ladders,
-                      challenges, finals)
+                      challenges, finals, log=log)
     log.info("leagues", leagues=", ".join(sorted(served)), database=shown_url(database_url),
              kit_cache=str(cache.root))
     for kit in sorted({kit for league in leagues for kit in league.kits}):

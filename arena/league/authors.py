@@ -1,13 +1,17 @@
-"""Authors and their tokens: who a call's token is, and the calls that check a caller against the database.
+"""Authors (teams of members) and their tokens: who a call's token is, and the calls that check a caller against
+the database.
 
-The operator creates an author, which gives back a random token **once** (``secrets.token_urlsafe``, 256 bits); the
-database keeps only its SHA-256, so a copy of the database lets no one act as an author. A token is looked up by
+The operator creates an author, or a team signs up by itself (the league's ``[signup]``: with an operator's invite
+code, or awaiting the operator's approval); either way its first member, the captain, gets a random token **once**
+(``secrets.token_urlsafe``, 256 bits), and so does each member the captain adds. The database keeps only a token's
+SHA-256, so a copy of the database lets no one act as an author. A token is looked up by
 its hash and the stored hash is compared again with :func:`hmac.compare_digest`: the lookup's timing can only tell
 about hashes of guesses, which says nothing of a token. (A fast hash is enough for tokens this random; passwords
-would need a slow one.) A revoked token is refused; the operator may issue a new one.
+would need a slow one.) A revoked token is refused (a member's alone, or the whole team's); the operator may issue
+the captain a new one. A team awaiting approval, or rejected, can do nothing.
 
-The operator's token (given at the server's start, as ``--token-file``) does everything. An author's token resolves
-to that author only. Who may do what is ruled in :mod:`arena.league.rules.permissions` (pure); here are the calls
+The operator's token (given at the server's start, as ``--token-file``) does everything. A member's token resolves
+to its team, through that member (what the audit log names: :func:`audit`). Who may do what is ruled in :mod:`arena.league.rules.permissions` (pure); here are the calls
 that read what they check from the database, e.g. :func:`owned_version`, the one way a version is fetched on a
 caller's behalf.
 """
@@ -21,23 +25,37 @@ import secrets
 from datetime import datetime
 
 from arena.league.clock import utc_now
-from arena.league.rules.config import AuthorLimits
-from arena.league.rules.errors import LeagueError, Unauthenticated
+from arena.league.rules.config import AuthorLimits, SignupSettings
+from arena.league.rules.errors import LeagueError, PermissionDenied, Unauthenticated
 from arena.league.rules.lifecycle import READY, RETIRED, check_reinstatable
-from arena.league.rules.model import Author, Version
+from arena.league.rules.model import (
+    ACTIVE,
+    CAPTAIN,
+    PENDING,
+    REJECTED,
+    AuditEntry,
+    Author,
+    Invite,
+    Member,
+    Version,
+)
 from arena.league.rules.permissions import (
     OPERATOR,
     UPLOAD_WINDOW,
     Caller,
+    require_captain_of,
     require_operator,
     require_owner,
     require_quota_left,
     retire_reason,
 )
+from arena.league.rules.teams import check_name, require_pending
 from arena.league.storage.db import Database
 
 TOKEN_BYTES = 32
 AUTHOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+INVITE_BYTES = 16
+"""An invite code's randomness (128 bits): too many to guess, short enough to paste."""
 
 
 def new_token() -> str:
@@ -67,9 +85,82 @@ def issue_token(database: Database, name: str) -> str:
 
 
 def revoke(database: Database, name: str) -> Author:
-    """Revoke an author's token: every later call with it is refused (its bots and versions stay)."""
+    """Revoke an author (a team): every later call with any of its members' tokens is refused (its bots and versions
+    stay)."""
     database.revoke_author(database.author(name).id)
     return database.author(name)
+
+
+def sign_up(database: Database, league_id: int, league: str, settings: SignupSettings, name: str, captain: str,
+            address: str, invite: str | None) -> tuple[Author, str]:
+    """A team signed up by itself through a league (its ``[signup]`` rules, :mod:`arena.league.rules.teams`), and
+    its captain's token: the only time it is seen. A refusal is one line and writes nothing."""
+    check_name(name, "a team's name")
+    check_name(captain or CAPTAIN, "a member's name")
+    token = new_token()
+    author = database.sign_up(league_id, league, settings, name, captain or CAPTAIN, hash_token(token), address,
+                              hash_token(invite) if invite else None)
+    return author, token
+
+
+def new_invite(database: Database, caller: Caller, league_id: int, uses: int, hours: int) -> tuple[Invite, str]:
+    """The operator's invite code to sign up to a league (``uses`` sign-ups, for ``hours``): shown once, only its
+    hash stored."""
+    require_operator(caller, "make an invite code")
+    code = secrets.token_urlsafe(INVITE_BYTES)
+    return database.add_invite(league_id, hash_token(code), uses, hours), code
+
+
+def decide_team(database: Database, caller: Caller, name: str, approve: bool) -> Author:
+    """The operator approves a team awaiting approval (it may act from now on) or rejects it (it never may; its
+    name stays taken)."""
+    require_operator(caller, "approve or reject a team")
+    team = database.author(name)
+    require_pending(team)
+    return database.set_team_state(team.id, ACTIVE if approve else REJECTED, PENDING)
+
+
+def team_of(database: Database, caller: Caller, name: str) -> Author:
+    """The team a call names (``name``), or the caller's own when it names none (the operator must name one)."""
+    if name:
+        return database.author(name)
+    if caller.author is None:
+        raise LeagueError("name the team (--team NAME): the operator's calls on members say whose")
+    return caller.author
+
+
+def add_member(database: Database, caller: Caller, team_name: str, name: str) -> tuple[Author, Member, str]:
+    """A new member of a team, added by its captain (or the operator), and its token: the only time it is seen."""
+    team = team_of(database, caller, team_name)
+    require_captain_of(caller, team, "add a member to")
+    check_name(name, "a member's name")
+    token = new_token()
+    return team, database.add_member(team.id, name, hash_token(token)), token
+
+
+def revoke_member(database: Database, caller: Caller, team_name: str, name: str, remove: bool) -> tuple[Author, Member]:
+    """Revoke one member's token (``remove``: and remove the member), by its team's captain or the operator; the
+    captain's own is refused (the operator revokes the whole team, or issues the captain a new token)."""
+    team = team_of(database, caller, team_name)
+    require_captain_of(caller, team, "remove a member of" if remove else "revoke a member of")
+    member = database.member(team.id, name)
+    if member.captain:
+        raise PermissionDenied(f"member {name!r} is the captain of team {team.name!r}, who stays: the operator "
+                               f"revokes the whole team (arena league revoke {team.name})")
+    if remove:
+        database.remove_member(member.id)
+        return team, member
+    return team, database.revoke_member(member.id)
+
+
+def audit(database: Database, caller: Caller, league_id: int | None, action: str, detail: str,
+          team: Author | None = None) -> AuditEntry:
+    """Record who did what (the caller, through which member) in the audit log. ``team``: the team acted on, when
+    it is not the caller's own."""
+    author = team or caller.author
+    member_id = caller.member.id if caller.member is not None else None
+    return database.record_audit(league_id, author.id if author else None, member_id, caller.actor(), action,
+                                 detail)
 
 
 class Authenticator:
@@ -88,12 +179,26 @@ class Authenticator:
         if self._operator_hash is not None and hmac.compare_digest(given, self._operator_hash):
             return OPERATOR
         holder = self._database.token_holder(given)
-        if holder is None or not hmac.compare_digest(given, holder[1]):
+        if holder is None or not hmac.compare_digest(given, holder[2]):
             raise Unauthenticated("wrong token: it is no author's (ask the operator for yours)")
-        author = holder[0]
-        if author.revoked:
-            raise Unauthenticated(f"the token of author {author.name!r} was revoked (ask the operator for a new one)")
-        return Caller(author)
+        author, member, _ = holder
+        return caller_of(author, member)
+
+
+def caller_of(author: Author, member: Member) -> Caller:
+    """The caller a member's valid credential is (its token, or the web's session of it), or the one line that
+    refuses it: a revoked team or member, a team awaiting approval or rejected."""
+    if author.revoked:
+        raise Unauthenticated(f"the token of author {author.name!r} was revoked (ask the operator for a new one)")
+    if member.revoked:
+        raise Unauthenticated(f"the token of member {member.name!r} of team {author.name!r} was revoked (ask its "
+                              f"captain to add you again)")
+    if author.state == PENDING:
+        raise PermissionDenied(f"team {author.name!r} is awaiting the operator's approval: it can do nothing until "
+                               f"then")
+    if author.state == REJECTED:
+        raise PermissionDenied(f"team {author.name!r} was rejected by the operator: it can do nothing")
+    return Caller(author, member)
 
 
 def owned_version(database: Database, caller: Caller, version_id: int, action: str) -> Version:

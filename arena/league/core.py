@@ -1,4 +1,4 @@
-"""The league's use cases: authors, uploads, bots, versions, logs, the ladder, challenges, the freeze and the finals.
+"""The league's use cases: authors (teams of members, their sign-ups and the audit log), uploads, bots, versions, logs, the ladder, challenges, the freeze and the finals.
 
 :class:`LeagueCore` lives on the trio thread and does each call's work through
 :class:`~arena.league.storage.db.AsyncDatabase` (database calls never block the loop). Every call that acts for
@@ -14,19 +14,25 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import trio
 
 from arena.league.authors import (
     Authenticator,
+    add_member,
+    audit,
     create_author,
+    decide_team,
+    new_invite,
     new_token,
     owned_version,
     reinstate_version,
     require_upload_quota,
     retire_version,
     revoke,
+    revoke_member,
+    sign_up,
 )
 from arena.league.intake.archive import Packed
 from arena.league.intake.pipeline import Pipeline, Served
@@ -42,7 +48,7 @@ from arena.league.play.table_run import RECORD, TABLES, entrant_name, rotations
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError
 from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
 from arena.league.rules.manifest import NAME_PATTERN as BOT_NAME
-from arena.league.rules.model import ONLINE, Author, Bot, ChallengeRow, LadderTable, Version
+from arena.league.rules.model import ONLINE, AuditEntry, Author, Bot, ChallengeRow, LadderTable, Member, Version
 from arena.league.rules.permissions import Caller, require_bot_owner, require_operator
 from arena.league.rules.rating import deal_set_totals
 from arena.league.rules.retention import versions_to_delete
@@ -50,6 +56,7 @@ from arena.league.rules.verdict import verdict_of
 from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.views import (
     AddedAuthor,
+    AuditView,
     AuthorView,
     BotPage,
     BotSummary,
@@ -59,12 +66,18 @@ from arena.league.views import (
     FinalsRank,
     FinalsState,
     Frozen,
+    InviteMade,
     LadderQueue,
     Leaderboard,
+    MemberAdded,
+    MemberRevoked,
+    MemberView,
+    SignedUp,
     Standing,
     TableLogView,
     TableRated,
     TableView,
+    TeamView,
     Uploaded,
     VersionView,
 )
@@ -78,6 +91,14 @@ RECENT_SHOWN = 10
 
 Credential = str | Caller | None
 """What a call starts from: a token (gRPC's metadata, or None), or a caller the web has already resolved."""
+AUDIT_MOST = 200
+"""The newest audit entries one call gives at most."""
+
+
+class AuditLog(Protocol):
+    """The server's structured log, where each audit entry is written too."""
+
+    def info(self, event: str, **values: Any) -> None: ...
 
 
 class LeagueCore:
@@ -85,10 +106,12 @@ class LeagueCore:
 
     def __init__(self, database: AsyncDatabase, authenticator: Authenticator, store: Store,
                  leagues: dict[str, Served], pipeline: Pipeline, ladders: Mapping[str, Ladder] = {},
-                 challenges: Mapping[str, Challenges] = {}, finals: Mapping[str, Finals] = {}) -> None:
+                 challenges: Mapping[str, Challenges] = {}, finals: Mapping[str, Finals] = {},
+                 log: AuditLog | None = None) -> None:
         """``ladders``: each league's ladder, by name (the standings, queue and watch calls read them);
         ``challenges``: each league's challenge slots, woken when one is asked for; ``finals``: each league's
-        finals."""
+        finals; ``log``: the server's log, where each audit entry is written too."""
+        self.log = log
         self.ladders = dict(ladders)
         self.finals_of = dict(finals)
         self.challenges = dict(challenges)
@@ -117,13 +140,94 @@ class LeagueCore:
             raise NotFound(f"no league {name!r} on this server (it runs {', '.join(sorted(self.leagues))})") from None
 
     async def add_author(self, token: Credential, name: str) -> AddedAuthor:
-        require_operator(await self.caller(token), "create an author")
+        caller = await self.caller(token)
+        require_operator(caller, "create an author")
         author, secret = await self.database.run(create_author, name)
+        await self._audit(caller, None, "add-author", f"team {author.name!r}", author)
         return AddedAuthor(author_view(author), secret)
 
     async def revoke_token(self, token: Credential, name: str) -> AuthorView:
-        require_operator(await self.caller(token), "revoke a token")
-        return author_view(await self.database.run(revoke, name))
+        caller = await self.caller(token)
+        require_operator(caller, "revoke a token")
+        author = await self.database.run(revoke, name)
+        await self._audit(caller, None, "revoke", f"team {author.name!r}", author)
+        return author_view(author)
+
+    # teams: sign-ups, members and the audit log
+
+    async def sign_up(self, league: str, team: str, invite: str, address: str, captain: str = "") -> SignedUp:
+        """A team signs up by itself through a league (no token: the league's ``[signup]`` decides), from the
+        client's ``address``; its captain's token, shown once. A refusal is one line and changes nothing."""
+        served = self.league(league)
+        config = served.config
+        author, secret = await self.database.run(sign_up, served.league_id, config.name, config.signup, team,
+                                                 captain, address, invite or None)
+        member = (await self.database.run(Database.members, author.id))[0]
+        await self._audit(Caller(author, member), served.league_id, "sign-up",
+                          f"team {author.name!r} from {address} ({author.state})")
+        return SignedUp(await self._team_view(author), secret)
+
+    async def create_invite(self, token: Credential, league: str, uses: int, hours: int) -> InviteMade:
+        caller = await self.caller(token)
+        served = self.league(league)
+        invite, code = await self.database.run(new_invite, caller, served.league_id, uses, hours)
+        await self._audit(caller, served.league_id, "invite", f"invite {invite.id}: {uses} {'use' if uses == 1 else 'uses'}, "
+                                                              f"{hours} {'hour' if hours == 1 else 'hours'}")
+        return InviteMade(code, served.config.name, invite.uses, invite.expires_at.timestamp())
+
+    async def decide_team(self, token: Credential, team: str, approve: bool) -> TeamView:
+        caller = await self.caller(token)
+        author = await self.database.run(decide_team, caller, team, approve)
+        await self._audit(caller, author.league_id, "approve" if approve else "reject", f"team {author.name!r}",
+                          author)
+        return await self._team_view(author)
+
+    async def list_teams(self, token: Credential, league: str) -> list[TeamView]:
+        caller = await self.caller(token)
+        if caller.author is not None:
+            return [await self._team_view(caller.author)]
+        league_id = self.league(league).league_id if league else None
+        teams = await self.database.run(Database.teams_of, league_id)
+        return [await self._team_view(team) for team in teams]
+
+    async def add_member(self, token: Credential, team: str, name: str) -> MemberAdded:
+        caller = await self.caller(token)
+        author, member, secret = await self.database.run(add_member, caller, team, name)
+        await self._audit(caller, None, "add-member", f"member {member.name!r}", author)
+        return MemberAdded(author.name, member_view(member), secret)
+
+    async def revoke_member(self, token: Credential, team: str, name: str, remove: bool) -> MemberRevoked:
+        caller = await self.caller(token)
+        author, member = await self.database.run(revoke_member, caller, team, name, remove)
+        await self._audit(caller, None, "remove-member" if remove else "revoke-member", f"member {member.name!r}",
+                          author)
+        return MemberRevoked(author.name, member_view(member), remove)
+
+    async def audit(self, token: Credential, team: str, limit: int) -> list[AuditView]:
+        """The newest entries, oldest first: a member's own team's; the operator's, every one or one team's."""
+        caller = await self.caller(token)
+        author = caller.author
+        if author is None and team:
+            author = await self.database.run(Database.author, team)
+        limit = AUDIT_MOST if limit <= 0 else min(limit, AUDIT_MOST)
+        entries = await self.database.run(Database.audit, None, author.id if author else None, limit)
+        names = await self.database.run(Database.authors_by_id, [e.author_id for e in entries if e.author_id])
+        return [AuditView(at=e.at.timestamp(), actor=e.actor, action=e.action, detail=e.detail,
+                          team=names[e.author_id].name if e.author_id in names else "") for e in entries]
+
+    async def _audit(self, caller: Caller, league_id: int | None, action: str, detail: str,
+                     team: Author | None = None) -> AuditEntry:
+        entry = await self.database.run(audit, caller, league_id, action, detail, team)
+        if self.log is not None:
+            self.log.info("league_audit", actor=entry.actor, action=action, detail=detail)
+        return entry
+
+    async def _team_view(self, author: Author) -> TeamView:
+        members = await self.database.run(Database.members, author.id)
+        league = next((s.config.name for s in self.leagues.values() if s.league_id == author.league_id), "")
+        return TeamView(name=author.name, state=author.state, created_at=author.created_at.timestamp(),
+                        revoked_at=_seconds(author.revoked_at), league=league,
+                        members=tuple(member_view(m) for m in members))
 
     async def start_upload(self, token: Credential, league: str, bot: str) -> tuple[Caller, Served]:
         """Before a byte is received: who uploads, to which league, and whether that bot is theirs to upload to."""
@@ -179,6 +283,8 @@ class LeagueCore:
             bot = await self.database.run(Database.add_bot, served.league_id, caller.author.id, bot_name)
         version, created = await self.database.run(Database.add_version, bot.id, packed.sha256)
         if created:
+            await self._audit(caller, served.league_id, "upload", f"bot {bot.name!r} version {version.id} "
+                                                                  f"(number {version.number})", await self._team(bot))
             await self.pipeline.delete_versions(doomed, f"deleted to keep bot {bot.name!r} within "
                                                         f"authors.versions_kept = {config.authors.versions_kept}")
             self.pipeline.wake()
@@ -205,6 +311,8 @@ class LeagueCore:
             doomed = room_for_one_more(bot, versions, config.authors.versions_kept)
         secret = new_token()
         version = await self.database.run(Database.add_dial_in_version, bot.id, token_digest(secret))
+        await self._audit(caller, served.league_id, "dial-in", f"bot {bot.name!r} version {version.id} "
+                                                               f"(number {version.number})")
         await self.pipeline.delete_versions(doomed, f"deleted to keep bot {bot.name!r} within "
                                                     f"authors.versions_kept = {config.authors.versions_kept}")
         for ladder in self.ladders.values():
@@ -275,13 +383,16 @@ class LeagueCore:
     async def retire(self, token: Credential, version_id: int) -> VersionView:
         caller = await self.caller(token)
         version = await self.database.run(retire_version, caller, version_id)
+        await self._audit_version(caller, version, "retire")
         for ladder in self.ladders.values():  # a table of it being played goes on without it: its games forfeit
             ladder.withdraw(version.id, left_because(version))
         return await self._view(version)
 
     async def reinstate(self, token: Credential, version_id: int) -> VersionView:
         """The operator's: a suspended version ready again; the ladders look again now, not at their next idle look."""
-        version = await self.database.run(reinstate_version, await self.caller(token), version_id)
+        caller = await self.caller(token)
+        version = await self.database.run(reinstate_version, caller, version_id)
+        await self._audit_version(caller, version, "reinstate")
         for ladder in self.ladders.values():
             ladder.wake()
         return await self._view(version)
@@ -413,6 +524,8 @@ class LeagueCore:
         served = self.league(league)
         row = await self.database.run(request_challenge, caller, served.league_id, served.config, version_id,
                                       opponent_id, deal_sets)
+        await self._audit(caller, served.league_id, "challenge", f"challenge {row.id}: version {version_id} against "
+                                                                 f"version {opponent_id}")
         if served.config.name in self.challenges:
             self.challenges[served.config.name].wake()
         return await self._challenge(served, row)
@@ -521,6 +634,16 @@ class LeagueCore:
                     return bot, served.config.name
         raise NotFound(f"version {version.id} is of no league this server runs")
 
+    async def _team(self, bot: Bot) -> Author:
+        return await self.database.run(Database.author_by_id, bot.author_id)
+
+    async def _audit_version(self, caller: Caller, version: Version, action: str) -> None:
+        """An action on a version, recorded for the version's team (the operator's too)."""
+        bot, league = await self._bot_of(version)
+        await self._audit(caller, self.leagues[league].league_id,
+                          action, f"bot {bot.name!r} version {version.id} (number {version.number})",
+                          await self._team(bot))
+
     async def _author(self, bot: Bot) -> str:
         return (await self.database.run(Database.author_by_id, bot.author_id)).name
 
@@ -590,6 +713,11 @@ def room_for_one_more(bot: Bot, versions: list[Version], kept: int) -> list[Vers
 
 def _seconds(moment: Any) -> float:
     return moment.timestamp() if moment is not None else 0.0
+
+
+def member_view(member: Member) -> MemberView:
+    return MemberView(name=member.name, captain=member.captain, created_at=member.created_at.timestamp(),
+                      revoked_at=_seconds(member.revoked_at))
 
 
 def author_view(author: Author) -> AuthorView:

@@ -32,6 +32,77 @@ class AddedAuthor:
 
 
 @dataclass(frozen=True)
+class MemberView:
+    """A member of a team (never its token): its name, whether it is the captain, when added and revoked (0.0
+    before)."""
+
+    name: str
+    captain: bool
+    created_at: float
+    revoked_at: float
+
+
+@dataclass(frozen=True)
+class TeamView:
+    """A team: its name, state (active, pending, rejected), times, the league it signed up through ("" for the
+    operator's) and its members, captain first."""
+
+    name: str
+    state: str
+    created_at: float
+    revoked_at: float
+    league: str
+    members: tuple[MemberView, ...]
+
+
+@dataclass(frozen=True)
+class SignedUp:
+    """A team that signed up, and its captain's token (shown once)."""
+
+    team: TeamView
+    token: str
+
+
+@dataclass(frozen=True)
+class InviteMade:
+    """An invite code (shown once), its league, uses and expiry."""
+
+    code: str
+    league: str
+    uses: int
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class MemberAdded:
+    """A new member of a team, and its token (shown once)."""
+
+    team: str
+    member: MemberView
+    token: str
+
+
+@dataclass(frozen=True)
+class MemberRevoked:
+    """A member whose token was revoked, or who was removed."""
+
+    team: str
+    member: MemberView
+    removed: bool
+
+
+@dataclass(frozen=True)
+class AuditView:
+    """One audit entry: when, who (``the operator``, ``team/member``), what, on what, and the team ("" for none)."""
+
+    at: float
+    actor: str
+    action: str
+    detail: str
+    team: str
+
+
+@dataclass(frozen=True)
 class VersionView:
     """A version as the league lists it, with its bot, league and author, and whether it is its bot's active one."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from arena.league.play.table_logs import BotLog
 from arena.league.views import (
     AddedAuthor,
+    AuditView,
     AuthorView,
     BotSummary,
     BuildLog,
@@ -16,12 +17,18 @@ from arena.league.views import (
     FinalsRank,
     FinalsState,
     Frozen,
+    InviteMade,
     LadderQueue,
     Leaderboard,
+    MemberAdded,
+    MemberRevoked,
+    MemberView,
+    SignedUp,
     Standing,
     TableLogView,
     TableRated,
     TableView,
+    TeamView,
     Uploaded,
     VersionView,
 )
@@ -45,6 +52,45 @@ def added_author_pb(added: AddedAuthor) -> lpb.AddAuthorResponse:
 
 def revoked_pb(author: AuthorView) -> lpb.RevokeTokenResponse:
     return lpb.RevokeTokenResponse(author=author_pb(author))
+
+
+def member_pb(member: MemberView) -> lpb.TeamMember:
+    return lpb.TeamMember(name=member.name, captain=member.captain, created_at=member.created_at,
+                          revoked_at=member.revoked_at)
+
+
+def team_pb(team: TeamView) -> lpb.LeagueTeam:
+    return lpb.LeagueTeam(name=team.name, state=team.state, created_at=team.created_at, revoked_at=team.revoked_at,
+                          league=team.league, members=[member_pb(m) for m in team.members])
+
+
+def signed_up_pb(signed: SignedUp) -> lpb.SignUpResponse:
+    return lpb.SignUpResponse(team=team_pb(signed.team), token=signed.token)
+
+
+def invite_pb(made: InviteMade) -> lpb.CreateInviteResponse:
+    return lpb.CreateInviteResponse(code=made.code, league=made.league, uses=made.uses, expires_at=made.expires_at)
+
+
+def decided_pb(team: TeamView) -> lpb.DecideTeamResponse:
+    return lpb.DecideTeamResponse(team=team_pb(team))
+
+
+def teams_pb(teams: list[TeamView]) -> lpb.ListTeamsResponse:
+    return lpb.ListTeamsResponse(teams=[team_pb(t) for t in teams])
+
+
+def member_added_pb(added: MemberAdded) -> lpb.AddMemberResponse:
+    return lpb.AddMemberResponse(team=added.team, member=member_pb(added.member), token=added.token)
+
+
+def member_revoked_pb(revoked: MemberRevoked) -> lpb.RevokeMemberResponse:
+    return lpb.RevokeMemberResponse(team=revoked.team, member=member_pb(revoked.member), removed=revoked.removed)
+
+
+def audit_pb(entries: list[AuditView]) -> lpb.GetAuditResponse:
+    return lpb.GetAuditResponse(entries=[lpb.AuditEntry(at=e.at, actor=e.actor, action=e.action, detail=e.detail,
+                                                        team=e.team) for e in entries])
 
 
 def version_pb(version: VersionView) -> lpb.BotVersion:

@@ -13,6 +13,7 @@ author's token is not the server's, and the league resolves tokens itself. The o
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar, TypeVarTuple
@@ -27,21 +28,28 @@ from arena.server.auth import AUTH_HEADER, SCHEME
 from arena.server.core import ApiError, Refusal
 from arena.server.league_messages import (
     added_author_pb,
+    audit_pb,
     bots_pb,
     build_log_pb,
     challenged_pb,
     challenges_pb,
+    decided_pb,
     dial_in_pb,
     finals_pb,
     frozen_pb,
     got_challenge_pb,
+    invite_pb,
     leaderboard_pb,
+    member_added_pb,
+    member_revoked_pb,
     queue_pb,
     reinstated_pb,
     retired_pb,
     revoked_pb,
+    signed_up_pb,
     table_log_pb,
     table_rated_pb,
+    teams_pb,
     uploaded_pb,
     versions_pb,
 )
@@ -61,6 +69,18 @@ def token_of(context: grpc.ServicerContext) -> str | None:
             text = value.decode() if isinstance(value, bytes) else value
             return text[len(SCHEME):].strip() if text.startswith(SCHEME) else None
     return None
+
+
+def client_address(peer: str) -> str:
+    """The client's address of a call's peer (``ipv4:10.0.0.1:5000``, ``ipv6:[::1]:5000``, ``unix:PATH``),
+    without its port: what the sign-up's rate limit per address counts."""
+    kind, _, rest = urllib.parse.unquote(peer).partition(":")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0] or rest
+    if kind == "ipv6":
+        host = rest.rpartition(":")[0] or rest
+        return host.strip("[]")
+    return kind or "unknown"
 
 
 def _chunks(requests: Iterator[lpb.UploadRequest]) -> Iterator[bytes]:
@@ -90,6 +110,37 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @handled
     def RevokeToken(self, request: lpb.RevokeTokenRequest, context: grpc.ServicerContext) -> Any:
         return revoked_pb(self._trio(self.core.revoke_token, token_of(context), request.author))
+
+    @handled
+    def SignUp(self, request: lpb.SignUpRequest, context: grpc.ServicerContext) -> Any:
+        return signed_up_pb(self._trio(self.core.sign_up, request.league, request.team, request.invite,
+                                       client_address(context.peer()), request.captain))
+
+    @handled
+    def CreateInvite(self, request: lpb.CreateInviteRequest, context: grpc.ServicerContext) -> Any:
+        return invite_pb(self._trio(self.core.create_invite, token_of(context), request.league, request.uses,
+                                    request.hours))
+
+    @handled
+    def DecideTeam(self, request: lpb.DecideTeamRequest, context: grpc.ServicerContext) -> Any:
+        return decided_pb(self._trio(self.core.decide_team, token_of(context), request.team, request.approve))
+
+    @handled
+    def ListTeams(self, request: lpb.ListTeamsRequest, context: grpc.ServicerContext) -> Any:
+        return teams_pb(self._trio(self.core.list_teams, token_of(context), request.league))
+
+    @handled
+    def AddMember(self, request: lpb.AddMemberRequest, context: grpc.ServicerContext) -> Any:
+        return member_added_pb(self._trio(self.core.add_member, token_of(context), request.team, request.name))
+
+    @handled
+    def RevokeMember(self, request: lpb.RevokeMemberRequest, context: grpc.ServicerContext) -> Any:
+        return member_revoked_pb(self._trio(self.core.revoke_member, token_of(context), request.team, request.name,
+                                            request.remove))
+
+    @handled
+    def GetAudit(self, request: lpb.GetAuditRequest, context: grpc.ServicerContext) -> Any:
+        return audit_pb(self._trio(self.core.audit, token_of(context), request.team, request.limit))
 
     @handled
     def Upload(self, requests: Iterator[lpb.UploadRequest], context: grpc.ServicerContext) -> Any:

@@ -155,6 +155,10 @@ AUTHOR_LABEL = b"dominoes-arena web author session v1"
 AUTHOR_SESSION_S = 7 * 24 * 3600
 """How long an author's sign-in lasts (a new token or a revoke ends it sooner)."""
 CSRF_LABEL = b"dominoes-arena web form v1"
+SIGNUP_COOKIE = "arena_signup"
+"""A random value the sign-up page sets (HttpOnly, SameSite=Strict): a visitor signing up has no session, so the
+sign-up form's CSRF token is made from this (a double-submit: a page of another site can neither read the form's
+token nor make the browser send this cookie with its post)."""
 SHARE_COOKIE = "arena_share"
 SHARE_LABEL = b"dominoes-arena share link v1"
 SHARE_KINDS = {"t": "tournament", "l": "league"}
@@ -172,8 +176,9 @@ def _same(a: str, b: str) -> bool:
 
 @dataclass(frozen=True)
 class AuthorSession:
-    """What an author's cookie says: the author's name and until when; its HMAC covers the stored hash of the
-    author's token too, so a new token or a revoke ends every session of the old one."""
+    """What an author's cookie says: who (the team's name for its captain, ``team/member`` for another member, see
+    :func:`session_name`) and until when; its HMAC covers the stored hash of the member's token too, so a new token,
+    a revoke or a removal ends every session of the old one."""
 
     name: str
     expires: int
@@ -278,6 +283,17 @@ class Signer:
             raise ShareRefused(410, f"this share link of {SHARE_KINDS[kind]} {name} expired at "
                                     f"{_utc(int(expires))}; ask its operator for a new one")
         return Share(kind, name, int(expires))
+
+
+def session_name(team: str, member: str, captain: bool) -> str:
+    """Who an author's cookie names: the team (its captain), or ``team/member`` (no name holds ``/`` or ``:``)."""
+    return team if captain else f"{team}/{member}"
+
+
+def session_member(name: str) -> tuple[str, str | None]:
+    """The team and member a cookie's name says (None: the team's captain)."""
+    team, slash, member = name.partition("/")
+    return team, member if slash else None
 
 
 def _utc(seconds: int) -> str:

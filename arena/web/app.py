@@ -8,7 +8,8 @@ game page is the records' own viewer (:mod:`arena.records.html`) fed from the se
 updates move by move while the game is played. What each route may show is decided in :mod:`arena.web.data` and
 :mod:`arena.web.access`.
 
-Routes that change something: the sign-in (its cookies); a league author's (or the operator's) upload, retire and
+Routes that change something: the sign-in (its cookies); a team's sign-up to a league (open to anyone the league's
+``[signup]`` lets in, its form's CSRF token made from a random cookie of its page); a league author's (or the operator's) upload, retire and
 challenge forms, which call the league's own service (:class:`arena.league.core.LeagueCore`, the gRPC calls'
 code path, so the same checks, limits and one-line refusals) as the signed-in caller, each POST refused from
 another site's page (``Origin:``) and without its session's CSRF token; and the operator's ``POST /api/share``,
@@ -24,6 +25,7 @@ import html
 import io
 import json
 import re
+import secrets
 import socket
 import time
 import urllib.parse
@@ -50,11 +52,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.league.authors import hash_token
+from arena.league.authors import caller_of, hash_token
 from arena.league.core import LeagueCore
 from arena.league.rules.config import archive_limits
 from arena.league.rules.errors import LeagueError, NotFound, Unauthenticated
 from arena.league.rules.permissions import OPERATOR, Caller
+from arena.league.rules.teams import require_open
 from arena.league.storage.db import Database
 from arena.records.export import GameRow, write_csv
 from arena.records.html import page_html, viewer_data
@@ -70,6 +73,7 @@ from arena.web.access import (
     MAX_SHARE_HOURS,
     SHARE_COOKIE,
     SHARE_KINDS,
+    SIGNUP_COOKIE,
     Access,
     AccessRules,
     HostNames,
@@ -77,6 +81,8 @@ from arena.web.access import (
     Signer,
     Viewer,
     same_origin,
+    session_member,
+    session_name,
 )
 from arena.web.data import GameCatalog, NotShown, RatingHistory
 from arena.web.live import LiveGames, public_view
@@ -139,8 +145,9 @@ class Web:
         return Signer(self.rules.token) if self.rules.token is not None else None
 
     async def author_caller(self, request: Request) -> Caller | None:
-        """The author the request's author cookie names, when its HMAC matches the author's current token hash and
-        it has not expired; else None (a forged, expired, revoked or re-issued one is nobody)."""
+        """The member of a team the request's author cookie names, when its HMAC matches the member's current token
+        hash and it has not expired; else None (a forged, expired, revoked, removed or re-issued one is nobody, and
+        so is a member of a team awaiting approval or rejected)."""
         value = request.cookies.get(AUTHOR_COOKIE)
         if value is None or self.league is None or self.signer is None:
             return None
@@ -148,12 +155,16 @@ class Web:
         if session is None:
             return None
         try:
-            author, token_hash = await self.league.database.run(Database.author_with_hash, session.name)
+            author, member, token_hash = await self.league.database.run(Database.member_with_hash,
+                                                                        *session_member(session.name))
         except NotFound:
             return None
-        if author.revoked or not self.signer.author_matches(session, token_hash):
+        if not self.signer.author_matches(session, token_hash):
             return None
-        return Caller(author)
+        try:
+            return caller_of(author, member)
+        except LeagueError:
+            return None
 
     async def league_caller(self, request: Request) -> tuple[Caller, str | None]:
         """Who acts on the league: the operator (its token or session) or a signed-in author, with the session
@@ -266,6 +277,8 @@ def create_app(arena: Arena, rules: AccessRules, league: LeagueCore | None = Non
         route("/api/leagues/{league}/finals", league_api(league_web.finals), api=True),
         route("/api/leagues/{league}/events", api_league_events, api=True),
         route("/leagues/{league}/mine", author_page, api=False, shared=False),
+        route("/leagues/{league}/signup", signup_form, api=False, needs=Access.NONE),
+        route("/leagues/{league}/signup", signup, api=False, methods=("POST",), needs=Access.NONE),
         route("/leagues/{league}/versions/{vid:int}/log", version_log_page, api=False, shared=False),
         route("/api/leagues/{league}/versions/{vid:int}/log", api_version_log, api=True, shared=False),
         route("/leagues/{league}/upload", upload, api=False, methods=("POST",), shared=False),
@@ -375,9 +388,9 @@ OPTIONAL_VALUES = {"events": ""}
 """The value slots a page may leave out, and what they are then. A league's page without an event stream of its own
 (an author's page, a build log, a form's answer) names none, so static/league.js opens none: left as the literal
 ``__EVENTS__``, it opened that address relative to the page, which answered 404, and the page said "reconnecting"."""
-RAW_SLOTS = ("leagues", "content", "signout")
+RAW_SLOTS = ("leagues", "content", "signout", "signup")
 """The templates' slots filled with HTML: the header's links to the leagues, a server-rendered page's content, the
-header's sign-out button (:func:`_page`)."""
+header's sign-out button (:func:`_page`), the sign-in page's links to the leagues' sign-up pages."""
 SIGNOUT_FORM = ('<form class="signout" method="post" action="/signout"><button type="submit" id="signout">sign out'
                 '</button></form>')
 """Ends the browser's sessions (``POST /signout``: the operator's, the author's and a share link's cookies). It needs
@@ -493,7 +506,10 @@ def _game_bar(t: Tournament, index: int, live: bool) -> str:
 
 
 def _signin_page(web: Web, request: Request, next_path: str, problem: str) -> str:
-    return _page(web, request, "signin.html", next=next_path, problem=problem)
+    open_leagues = [(name, served.config.signup.mode) for name, served in web.league.leagues.items()] if (
+        web.league is not None and web.signer is not None) else []
+    return _page(web, request, "signin.html", {"signup": league_web.signup_links(open_leagues)}, next=next_path,
+                 problem=problem)
 
 
 async def signin_form(web: Web, request: Request) -> Response:
@@ -514,24 +530,29 @@ async def signin(web: Web, request: Request) -> Response:
         response.set_cookie(COOKIE, web.rules.session_cookie(), httponly=True, samesite="strict", path="/",
                             secure=secure)
         return response
-    author, problem = await _author_of_token(web, token)
-    if author is None:
+    who, problem = await _member_of_token(web, token)
+    if who is None:
         return HTMLResponse(_signin_page(web, request, next_path, problem), status_code=401)
     assert web.signer is not None
-    response.set_cookie(AUTHOR_COOKIE, web.signer.author_cookie(author, hash_token(token), time.time()),
+    response.set_cookie(AUTHOR_COOKIE, web.signer.author_cookie(who, hash_token(token), time.time()),
                         max_age=AUTHOR_SESSION_S, httponly=True, samesite="strict", path="/", secure=secure)
     return response
 
 
-async def _author_of_token(web: Web, token: str) -> tuple[str | None, str]:
-    """The league author whose token this is, or None and why not ("wrong token", or its revocation)."""
+async def _member_of_token(web: Web, token: str) -> tuple[str | None, str]:
+    """Who the author cookie of this member's token names (:func:`session_name`), or None and why not ("wrong
+    token", its revocation, its team awaiting approval or rejected)."""
     if web.league is None or not token:
         return None, "wrong token"
     try:
         caller = await web.league.caller(token)
     except Unauthenticated as error:
         return None, "wrong token" if str(error).startswith("wrong token") else str(error)
-    return (caller.author.name, "") if caller.author is not None else (None, "wrong token")
+    except LeagueError as error:
+        return None, str(error)
+    if caller.author is None or caller.member is None:
+        return None, "wrong token"
+    return session_name(caller.author.name, caller.member.name, caller.member.captain), ""
 
 
 async def signout(web: Web, request: Request) -> Response:
@@ -721,6 +742,58 @@ async def upload(web: Web, request: Request) -> Response:
     v = reply.version
     what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
     return _done(web, request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), {v.state}")
+
+
+# --- a team's sign-up -------------------------------------------------------------------------------------------
+
+
+def _signup_league(web: Web, request: Request) -> tuple[Signer, Any]:
+    """The league a sign-up page is of, open to sign-ups, and the signer of its form's CSRF token."""
+    if web.signer is None:
+        raise NotShown(404, "this server has no token (arena serve --token-file), so no sign-ins and no sign-up "
+                            "page: sign up with arena league sign-up")
+    try:
+        served = web.league_core().league(request.path_params["league"])
+        require_open(served.config.signup, served.config.name)
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    return web.signer, served
+
+
+async def signup_form(web: Web, request: Request) -> Response:
+    """The sign-up form, open to anyone (no token: the league's ``[signup]`` decides), with its CSRF token made from
+    a random cookie this page sets (:data:`SIGNUP_COOKIE`)."""
+    signer, served = _signup_league(web, request)
+    seed = request.cookies.get(SIGNUP_COOKIE) or secrets.token_urlsafe(32)
+    league = served.config.name
+    content = league_web.signup_html(league, served.config.signup.mode, signer.csrf(f"signup\0{seed}"),
+                                     web.viewer(request))
+    response = HTMLResponse(_page(web, request, "league.html", {"content": content}, title=f"{league} · sign up"))
+    response.set_cookie(SIGNUP_COOKIE, seed, httponly=True, samesite="strict", path="/",
+                        secure=request.url.scheme == "https")
+    return response
+
+
+async def signup(web: Web, request: Request) -> Response:
+    """A team's sign-up from the form, through the league's own (:meth:`LeagueCore.sign_up`, the gRPC SignUp's
+    path: the same rules and one-line refusals), counted against the client's address; the captain's token shown
+    once, on a page no cache keeps."""
+    signer, served = _signup_league(web, request)
+    form = await _form(request)
+    seed = request.cookies.get(SIGNUP_COOKIE, "")
+    given = form.get("csrf", "")
+    if not seed or not given or not signer.csrf_matches(f"signup\0{seed}", given):
+        raise NotShown(403, "refused: the form's CSRF token is missing or wrong (reload the page and send it again)")
+    address = request.client.host if request.client is not None else "unknown"
+    league = served.config.name
+    try:
+        signed = await web.league_core().sign_up(league, form.get("team", "").strip(), form.get("invite", "").strip(),
+                                                 address, form.get("captain", "").strip())
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    content = league_web.signed_up_html(league, signed.team, signed.token, web.viewer(request))
+    return HTMLResponse(_page(web, request, "league.html", {"content": content}, title=f"{league} · signed up"),
+                        headers={"Cache-Control": "no-store"})
 
 
 # --- share links ------------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from arena.league.views import (
     Leaderboard,
     Standing,
     TableView,
+    TeamView,
     VersionView,
 )
 from arena.web.access import Viewer
@@ -287,6 +288,52 @@ def author_html(league: str, who: str, versions: list[VersionView], challenges: 
                                                                      ("state", True), ("outcome", True),
                                                                      ("SPRT", True)],
                                                     made, "None yet."))
+
+
+# --- a team's sign-up: its form, and its captain's token shown once ------------------------------------------------
+
+
+def signup_html(league: str, mode: str, csrf: str, viewer: Viewer) -> str:
+    """The sign-up form of a league open to sign-ups: the team's name, the captain's, and the invite code in
+    ``invite`` mode; it carries the form's CSRF token (:func:`arena.web.app.signup_form`)."""
+    q = _q(league)
+    how = ("with the invite code its operator gave you" if mode == "invite" else
+           "then the operator approves your team: until then it can do nothing")
+    invite = ('<label>invite code <input name="invite" required autocomplete="off"></label> '
+              if mode == "invite" else "")
+    return (f'<h1>{_e(league)} · sign up</h1>{_league_nav(league, viewer)}'
+            f'<p class="meta">Sign a team up to this league, {how}. Its captain gets a token, shown once: keep it, '
+            f'it is how your team uploads, challenges and signs in; the captain adds the other members.</p>'
+            f'<form id="signup" method="post" action="/leagues/{q}/signup">{_hidden(csrf)}'
+            f'<label>team <input name="team" required maxlength="64" autocomplete="off"></label> '
+            f'<label>captain <input name="captain" maxlength="64" placeholder="captain" autocomplete="off"></label> '
+            f'{invite}<button type="submit">sign up</button></form>')
+
+
+def signed_up_html(league: str, team: TeamView, token: str, viewer: Viewer) -> str:
+    """A team's sign-up done: its captain's token, shown this once, and how to keep and use it."""
+    q = _q(league)
+    captain = team.members[0].name if team.members else "captain"
+    waiting = ('<p class="message" id="pending">Your team awaits the operator\'s approval: it can do nothing, and '
+               'cannot sign in, until then.</p>' if team.state == "pending" else "")
+    return (f'<h1>{_e(league)} · signed up</h1>{_league_nav(league, viewer)}'
+            f'<p class="message" id="outcome">team {_e(team.name)} signed up; the token of its captain '
+            f'{_e(captain)}:</p>{waiting}'
+            f'<section class="card"><pre id="token">{_e(token)}</pre></section>'
+            '<p>Copy it now: it is shown this once, and the server keeps only its hash (nobody can show it again). '
+            'Save it in a private file, e.g. <code>umask 077; cat &gt; team.token</code>, then paste it and press '
+            'Ctrl-D; give that file to the command line (<code>arena league upload DIR --bot NAME --token-file '
+            'team.token</code>), and sign in here with it. The captain adds members with <code>arena league '
+            'add-member NAME --token-file team.token</code>.</p>'
+            f'<p><a href="/signin?next={_q(f"/leagues/{league}/mine")}">sign in with it</a> · '
+            f'<a href="/leagues/{q}">← the league</a></p>')
+
+
+def signup_links(leagues: Sequence[tuple[str, str]]) -> str:
+    """The sign-in page's links to the sign-up of each league open to sign-ups (name, mode)."""
+    links = "".join(f'<a href="/leagues/{_q(name)}/signup">sign a team up to {_e(name)}</a>'
+                    for name, mode in sorted(leagues) if mode != "operator")
+    return f'<p class="downloads" id="signup-links">No token yet? {links}</p>' if links else ""
 
 
 # --- a bot's history, the finals, a done table's game: the league layer's pages (arena/league/play/pages.py) ------------

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 
 from arena.league.authors import create_author
+from arena.league.rules.config import SignupSettings
 from arena.league.play.ladder import RECORD
 from arena.league.rules.lifecycle import BUILDING, CHECKING, FAILED, READY
 from arena.league.rules.model import Rating, Runnable, Seat
@@ -52,6 +53,13 @@ def fill_league(database: Database) -> dict[str, int]:
     bob, _ = create_author(database, "bob")
     gone, _ = create_author(database, "gone")
     database.revoke_author(gone.id)
+    database.add_invite(league.id, "c" * 64, 3, 24)
+    signed = database.sign_up(league.id, LEAGUE, SignupSettings(mode="invite"), "Signed", "lead", "d" * 64,
+                              "10.0.0.1", "c" * 64)
+    helper = database.add_member(signed.id, "helper", "e" * 64)
+    database.revoke_member(helper.id)
+    database.record_audit(league.id, signed.id, helper.id, "Signed/helper", "upload", "bot 'x' version 1")
+    database.record_audit(None, None, None, "the operator", "add-author", "team 'ann'")
     rand = database.add_bot(league.id, ann.id, "rand")
     greedy = database.add_bot(league.id, bob.id, "greedy")
     search = database.add_bot(league.id, ann.id, "search")

@@ -59,6 +59,13 @@ the key, the problem and the allowed values::
     concurrency = 1             # challenges played at once, beside the ladder's tables
     elo0 = 0.0                  # the SPRT's hypotheses, as a tournament file's [sprt]
     elo1 = 40.0
+
+    [signup]                    # how teams (authors) join (arena/league/teams.py)
+    mode = "invite"             # "operator" (the default: arena league add-author only), "invite" (with a code of
+                                # arena league invite) or "approval" (anyone; the operator approves each team)
+    max_teams = 50              # teams that may sign up through this league (0: no cap)
+    per_address_per_hour = 3    # sign-ups from one client address in any hour
+    per_league_per_hour = 20    # sign-ups to this league in any hour
 """
 
 from __future__ import annotations
@@ -112,7 +119,7 @@ KITS = tuple(KIT_RECIPES)
 prebuilt static Linux binary."""
 TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "interpreters", "dial_in",
             "same_author_tables",
-            "time", "limits", "upload", "build", "authors", "ladder", "challenges")
+            "time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup")
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A league's name appears in URLs, folder names and the database: a short identifier."""
 
@@ -205,6 +212,35 @@ class ChallengeSettings:
     """The SPRT's H1 in Elo, as a tournament file's ``[sprt] elo1``."""
 
 
+SIGNUP_MODES = ("operator", "invite", "approval")
+"""How teams join a league: the operator adds each one; a team signs up with an operator's invite code; anyone
+signs up and the operator approves each team before it can do anything."""
+
+
+@dataclass(frozen=True)
+class SignupSettings:
+    """How teams join the league by themselves (``arena league sign-up``, the web's sign-up page): whether they may,
+    how many, and how fast. A team is an author of one or more members, each with a token of its own."""
+
+    mode: str = "operator"
+    """``"operator"``: no sign-up, the operator adds each team (``arena league add-author``); ``"invite"``: a team
+    signs up with an invite code the operator made (``arena league invite``), which expires and has a number of
+    uses; ``"approval"``: anyone signs up, and the team can do nothing until the operator approves it (``arena
+    league approve TEAM``, or ``reject TEAM``)."""
+    max_teams: int = 0
+    """Teams that may sign up through this league, those awaiting approval and rejected ones included; 0: no cap.
+    Teams the operator adds do not count."""
+    per_address_per_hour: int = 3
+    """Sign-ups to this league from one client address in any hour."""
+    per_league_per_hour: int = 20
+    """Sign-ups to this league, from every address, in any hour."""
+
+
+SIGNUP_BOUNDS = {"max_teams": (0, 1_000_000), "per_address_per_hour": (1, 100_000),
+                 "per_league_per_hour": (1, 1_000_000)}
+SIGNUP_KEYS = ("mode", *SIGNUP_BOUNDS)
+
+
 CHALLENGE_BOUNDS = {"per_day": (1, 100_000), "max_deal_sets": (1, 10_000), "concurrency": (1, 64)}
 CHALLENGE_KEYS = (*CHALLENGE_BOUNDS, "elo0", "elo1")
 ELO_BOUNDS = (-1000.0, 1000.0)
@@ -259,6 +295,8 @@ class LeagueConfig:
     """How the league plays its ladder: see [ladder]."""
     challenges: ChallengeSettings = ChallengeSettings()
     """What an author's challenges may ask for: see [challenges]."""
+    signup: SignupSettings = SignupSettings()
+    """How teams join the league by themselves: see [signup]."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, dict(self.options))
@@ -327,6 +365,7 @@ def _league(data: Mapping[str, Any], machine_interpreters: tuple[str, ...]) -> L
         authors=_authors(_table(data, "authors", AUTHOR_KEYS)),
         ladder=_ladder(_table(data, "ladder", LADDER_KEYS)),
         challenges=_challenges(_table(data, "challenges", CHALLENGE_KEYS)),
+        signup=_signup(_table(data, "signup", SIGNUP_KEYS)),
     )
 
 
@@ -424,6 +463,17 @@ def _challenges(table: Mapping[str, Any]) -> ChallengeSettings:
         raise ConfigError(f"key 'challenges.elo1' must be greater than challenges.elo0 ({values['elo0']:g}), got "
                           f"{values['elo1']:g}")
     return ChallengeSettings(**values)
+
+
+def _signup(table: Mapping[str, Any]) -> SignupSettings:
+    defaults = SignupSettings()
+    mode = table.get("mode", defaults.mode)
+    if mode not in SIGNUP_MODES:
+        raise ConfigError(f"key 'signup.mode' must be one of {', '.join(repr(m) for m in SIGNUP_MODES)}, got "
+                          f"{mode!r}")
+    values: dict[str, Any] = {key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key),
+                                            where="signup.") for key, (low, high) in SIGNUP_BOUNDS.items()}
+    return SignupSettings(mode=mode, **values)
 
 
 def archive_limits(config: LeagueConfig) -> ArchiveLimits:

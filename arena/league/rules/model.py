@@ -1,6 +1,6 @@
 """The league's domain values: what the league passes around, as plain frozen values.
 
-A league, its authors, bots and versions, the seats of a recorded game, a version's rating, a ladder table, a
+A league, its authors (teams of members), bots and versions, the seats of a recorded game, a version's rating, a ladder table, a
 challenge and a freeze. The database reads its rows into these and writes them from these
 (:mod:`arena.league.storage`), but nothing here knows of a database: the rules, the intake and the play read and
 compare them without any I/O, and a test makes one by hand.
@@ -22,16 +22,75 @@ class League:
     variant: str
 
 
+ACTIVE, PENDING, REJECTED = "active", "pending", "rejected"
+TEAM_STATES = (ACTIVE, PENDING, REJECTED)
+"""Where a team is: active (it may act), pending (signed up, awaiting the operator's approval: it can do nothing)
+or rejected by the operator (it can do nothing, its name stays taken)."""
+
+
 @dataclass(frozen=True)
 class Author:
+    """An author: a team of one or more members (:class:`Member`), each with a token of its own."""
+
     id: int
     name: str
+    created_at: datetime
+    revoked_at: datetime | None
+    state: str = ACTIVE
+    league_id: int | None = None
+    """The league it signed up through; None for a team the operator added."""
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+CAPTAIN = "captain"
+"""The name of a team's first member, its captain, unless it chose another."""
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of a team: its own token (only its hash is stored), revocable alone; the captain (the first
+    member) adds and removes the others."""
+
+    id: int
+    author_id: int
+    name: str
+    captain: bool
     created_at: datetime
     revoked_at: datetime | None
 
     @property
     def revoked(self) -> bool:
         return self.revoked_at is not None
+
+
+@dataclass(frozen=True)
+class Invite:
+    """An operator's invite code to sign up to a league (only its hash is stored): ``uses`` sign-ups at most, until
+    ``expires_at``."""
+
+    id: int
+    league_id: int
+    uses: int
+    used: int
+    created_at: datetime
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One recorded action: when, in which league (None for a team's own business), which team (None for the
+    operator's own), who (``"the operator"``, or ``team/member``), what and on what."""
+
+    id: int
+    at: datetime
+    league_id: int | None
+    author_id: int | None
+    actor: str
+    action: str
+    detail: str
 
 
 @dataclass(frozen=True)

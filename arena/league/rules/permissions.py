@@ -1,34 +1,47 @@
 """Who may do what in the league, pure: the caller of a call, and the checks every call makes before it reads or
 changes anything.
 
-The operator does everything. An author acts on its own bots and versions only: one author cannot list, read or
-retire another's, and its uploads are counted against the league's daily limit. Which caller a token is, is found
+The operator does everything. An author is a team of members: each member acts on its team's bots and versions
+only (one team cannot list, read or retire another's), and the team's uploads are counted against the league's
+daily limit; the team's captain also adds and removes its members. Which caller a token is, is found
 by :class:`arena.league.authors.Authenticator` (it reads the database); the rules here need only the caller and
 what it touches.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from arena.league.rules.config import AuthorLimits
 from arena.league.rules.errors import PermissionDenied
-from arena.league.rules.model import Author, Bot, Version
+from arena.league.rules.model import Author, Bot, Member, Version
 
 
 @dataclass(frozen=True)
 class Caller:
-    """Who is calling: the operator, or one author."""
+    """Who is calling: the operator, or one author (a team) through one of its members. What a caller may do is
+    its team's: two members of a team are the same caller to every permission (``member`` is not compared)."""
 
     author: Author | None
+    member: Member | None = field(default=None, compare=False)
 
     @property
     def is_operator(self) -> bool:
         return self.author is None
 
+    @property
+    def is_captain(self) -> bool:
+        return self.member is not None and self.member.captain
+
     def describe(self) -> str:
         return "the operator" if self.author is None else f"author {self.author.name!r}"
+
+    def actor(self) -> str:
+        """Who did it, as the audit log says: ``the operator``, or ``team/member``."""
+        if self.author is None:
+            return "the operator"
+        return f"{self.author.name}/{self.member.name}" if self.member is not None else self.author.name
 
 
 OPERATOR = Caller(author=None)
@@ -44,6 +57,19 @@ def require_operator(caller: Caller, action: str) -> None:
     """Refuse ``action`` (e.g. "create an author") to anyone but the operator."""
     if not caller.is_operator:
         raise PermissionDenied(f"{caller.describe()} may not {action}: only the operator may")
+
+
+def require_captain_of(caller: Caller, author: Author, action: str) -> None:
+    """Refuse ``action`` (e.g. "add a member to") on a team to anyone but the operator and that team's captain."""
+    if caller.is_operator:
+        return
+    assert caller.author is not None
+    if caller.author.id != author.id:
+        raise PermissionDenied(f"{caller.describe()} may not {action} team {author.name!r}: it is another team")
+    if not caller.is_captain:
+        member = caller.member.name if caller.member is not None else "?"
+        raise PermissionDenied(f"member {member!r} of team {author.name!r} may not {action} its team: only its "
+                               f"captain may")
 
 
 def require_bot_owner(caller: Caller, bot: Bot, action: str) -> None:

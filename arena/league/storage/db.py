@@ -22,7 +22,7 @@ caller is cancelled: a write either commits or rolls back, never half-way.
 This module opens the database and puts the gateway together: :class:`Database` is every aggregate's calls on one
 engine, each aggregate's statements in a module of its own name in this package (``leagues.py``, ``authors.py``,
 ``bots.py``, ``versions.py``, ``games.py`` with the ratings, ``ladder.py``, ``challenges.py``, ``finals.py`` with the
-freeze), over the schema of ``tables.py``.
+freeze, ``teams.py`` with sign-ups, invites and the audit log), over the schema of ``tables.py``.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from arena.league.storage.games import GamesGateway
 from arena.league.storage.gateway import first_line
 from arena.league.storage.ladder import LadderGateway
 from arena.league.storage.leagues import LeaguesGateway
+from arena.league.storage.teams import TeamsGateway
 from arena.league.storage.versions import VersionsGateway
 
 # --- opening ------------------------------------------------------------------------------------------------------
@@ -116,11 +117,27 @@ def alembic_config() -> Config:
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest migration."""
+    """Bring the schema to the newest migration. On SQLite, with foreign keys off while the migrations run (as
+    SQLite asks of a schema change: a migration that alters a table copies it, and dropping the old copy would
+    otherwise break the rows of other tables that refer to it), then every reference checked before the commit."""
     config = alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:  # a no-op inside a transaction: set before it begins
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        try:
+            with connection.begin():
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+                broken = connection.exec_driver_sql("PRAGMA foreign_key_check").first() if sqlite else None
+                if broken is not None:
+                    raise DatabaseError(f"the migration left a row of table {broken[0]!r} (rowid {broken[1]}) "
+                                        f"referring to no row of {broken[2]!r}; nothing was changed")
+        finally:
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                connection.commit()
 
 
 def newest_revision() -> str | None:
@@ -151,8 +168,8 @@ def sqlite_file(url: str) -> Path | None:
 
 # --- the calls ----------------------------------------------------------------------------------------------------
 
-class Database(LeaguesGateway, AuthorsGateway, VersionsGateway, GamesGateway, LadderGateway, ChallengesGateway,
-               FinalsGateway):
+class Database(LeaguesGateway, AuthorsGateway, TeamsGateway, VersionsGateway, GamesGateway, LadderGateway,
+               ChallengesGateway, FinalsGateway):
     """The league's database through sync calls, each its own transaction: every aggregate's calls (one module of
     this package each) on one engine. Not for the trio loop: see :class:`AsyncDatabase`."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from arena.league.rules.lifecycle import STATES, TABLE_STATES
+from arena.league.rules.model import ACTIVE, TEAM_STATES
 
 METADATA = sa.MetaData(naming_convention={
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -34,12 +35,61 @@ authors = sa.Table(
     "authors", METADATA,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("name", sa.String(NAME_LENGTH), nullable=False, unique=True),
-    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("name_key", sa.String(NAME_LENGTH), nullable=True, unique=True),
+    sa.Column("state", sa.String(16), nullable=False, server_default=ACTIVE),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=True),
+    sa.Column("signup_address", sa.String(64), nullable=True),
+    sa.CheckConstraint(sa.column("state").in_(TEAM_STATES), name="state"),
+    sa.Index(None, "league_id", "created_at"),
 )
-"""Only a token's SHA-256 is stored (see :mod:`arena.league.authors`): the database alone lets no one act as an
-author."""
+"""An author is a team of members (``members``). ``name_key`` is the name's lower case: no two teams have names that
+differ only in case (it is NULL for an author named before that rule whose name was taken in another case).
+``state``: active, pending (signed up, awaiting the operator's approval) or rejected. ``league_id`` and
+``signup_address``: the league a team signed up through and the client's address (what the cap and the rate limits
+count); NULL for a team the operator added."""
+members = sa.Table(
+    "members", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), nullable=False),
+    sa.Column("name", sa.String(NAME_LENGTH), nullable=False),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("captain", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+    sa.UniqueConstraint("author_id", "name"),
+)
+"""A team's members, each with its own token: only the token's SHA-256 is stored (see :mod:`arena.league.authors`),
+so the database alone lets no one act as an author. The first member is the team's captain."""
+invites = sa.Table(
+    "invites", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("code_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("uses", sa.Integer, nullable=False),
+    sa.Column("used", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
+"""The operator's invite codes to sign up to a league (its ``[signup] mode = "invite"``): only a code's SHA-256 is
+stored; ``used`` of its ``uses`` sign-ups taken, until ``expires_at``."""
+audit = sa.Table(
+    "audit", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=True),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), nullable=True),
+    sa.Column("member_id", sa.Integer, nullable=True),
+    sa.Column("actor", sa.String(2 * NAME_LENGTH + 1), nullable=False),
+    sa.Column("action", sa.String(32), nullable=False),
+    sa.Column("detail", sa.Text, nullable=False),
+    sa.Index(None, "author_id", "at"),
+    sa.Index(None, "league_id", "at"),
+)
+"""The audit log: who did what, and when. ``actor`` is ``the operator`` or ``team/member`` as it was named then
+(a removed member's rows stay; ``member_id`` keeps its id, no reference); ``author_id`` is the team acted for or
+on."""
 bots = sa.Table(
     "bots", METADATA,
     sa.Column("id", sa.Integer, primary_key=True),

@@ -20,6 +20,7 @@ from arena.league.rules.config import (
     ConfigError,
     LadderSettings,
     LeagueConfig,
+    SignupSettings,
     league_from_dict,
     league_from_text,
 )
@@ -67,6 +68,13 @@ def test_a_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
                                   options=league.options, interpreters=installed_interpreters())
     assert league.kits == KITS and league.duplicate is True
     assert league.build == BuildLimits() and league.limits == Limits()
+
+
+def test_signup_is_the_operators_unless_the_file_opens_it(tmp_path: Path) -> None:
+    assert load_league(write(tmp_path, MINIMAL)).signup == SignupSettings(
+        mode="operator", max_teams=0, per_address_per_hour=3, per_league_per_hour=20)
+    opened = load_league(write(tmp_path, MINIMAL + '[signup]\nmode = "approval"\nmax_teams = 40\n'))
+    assert opened.signup == SignupSettings(mode="approval", max_teams=40)
 
 
 def test_a_config_is_frozen(tmp_path: Path) -> None:
@@ -157,6 +165,12 @@ def test_the_default_interpreters_are_python3_and_the_candidates_in_usr_bin(tmp_
     ('[ladder]\npairing_penalty = true\n', "key 'ladder.pairing_penalty' must be a number from 0 to 1000"),
     ('[ladder]\ntables = 3\n', "unknown key 'tables' in [ladder]; valid keys: concurrency, coverage, placement, "
                                "pairing_penalty"),
+    ('[signup]\nmode = "open"\n', "key 'signup.mode' must be one of 'operator', 'invite', 'approval', got 'open'"),
+    ('[signup]\nmax_teams = -1\n', "key 'signup.max_teams' must be an integer >= 0 and <= 1000000, got -1"),
+    ('[signup]\nper_address_per_hour = 0\n', "key 'signup.per_address_per_hour' must be an integer >= 1"),
+    ('[signup]\nper_league_per_hour = "many"\n', "key 'signup.per_league_per_hour' must be an integer"),
+    ('[signup]\ncaptcha = true\n', "unknown key 'captcha' in [signup]; valid keys: mode, max_teams, "
+                                    "per_address_per_hour, per_league_per_hour"),
 ])
 def test_a_bad_key_is_one_line_naming_file_and_key(tmp_path: Path, extra: str, message: str) -> None:
     path = write(tmp_path, MINIMAL + extra)

@@ -96,7 +96,7 @@ def test_a_copy_goes_back_to_sqlite(filled: str, postgres_database: str, tmp_pat
     assert rows_of(back) == rows_of(filled)
     database = open_database(back)
     try:
-        assert create_author(database, "carol")[0].id == 4
+        assert create_author(database, "carol")[0].id == 5
     finally:
         database.close()
 
@@ -118,9 +118,9 @@ def test_the_copy_serves_the_same_standings(filled: str, postgres_database: str,
     lines = done.stdout.splitlines()
     assert lines[0] == f"copied {filled}"
     assert lines[1:4] == [f"  into {shown_url(postgres_database)}:", "  table            rows",
-                          "  authors             3"]
+                          "  leagues             2"]
     assert "  versions            7" in lines and "  game_seats         24" in lines
-    assert lines[-2] == "71 rows in 11 tables, each table's rows counted alike in both databases before the commit"
+    assert lines[-2] == "80 rows in 14 tables, each table's rows counted alike in both databases before the commit"
     assert lines[-1].startswith(f"the data folder {tmp_path / 'data'} (uploads, builds, records, logs) stays where")
 
     league = restarted(league, postgres_database)
@@ -139,9 +139,9 @@ def test_a_target_holding_league_data_is_refused_as_it_is(filled: str, postgres_
     done = arena("league", "copy-database", "--data", str(tmp_path / "data"), "--to", postgres_database)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines() == [
-        f"error: {shown_url(postgres_database)} already holds league data (rows: authors 3, leagues 2, bots 4, freezes 1, "
-        f"games 12, tables 4, versions 7, challenges 2, game_seats 24, ratings 4, table_sides 8): copy into a new, "
-        f"empty database"]
+        f"error: {shown_url(postgres_database)} already holds league data (rows: leagues 2, authors 4, freezes 1, games 12, "
+        f"invites 1, tables 4, audit 2, bots 4, members 5, versions 7, challenges 2, game_seats 24, ratings 4, "
+        f"table_sides 8): copy into a new, empty database"]
     assert rows_of(postgres_database) == held
 
 

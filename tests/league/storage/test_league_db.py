@@ -34,7 +34,7 @@ from arena.league.rules.errors import DatabaseError, LeagueError, NotFound, Perm
 
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 
-HEAD = "0006"
+HEAD = "0008"
 OPERATOR_TOKEN = "operator-token-0123456789abcdef"
 SHA_A = "a" * 64
 SHA_B = "b" * 64
@@ -50,7 +50,7 @@ def test_migrations_build_the_declared_schema(database_url: str) -> None:
         assert schema_revision(database.engine) == HEAD
         tables = set(sa.inspect(database.engine).get_table_names())
         assert tables == {"alembic_version", "leagues", "authors", "bots", "versions", "games", "game_seats",
-                          "ratings", "tables", "table_sides", "challenges", "freezes"}
+                          "ratings", "tables", "table_sides", "challenges", "freezes", "members", "invites", "audit"}
         with database.engine.connect() as connection:  # the migrations and db.py's tables say the same
             assert compare_metadata(MigrationContext.configure(connection), METADATA) == []
     finally:
@@ -131,7 +131,7 @@ def test_an_authors_token_resolves_to_that_author_only(database: Database) -> No
 def test_only_the_tokens_hash_is_stored(database_url: str, database: Database) -> None:
     _, token = create_author(database, "alice")
     with database.engine.connect() as connection:
-        stored = [tuple(row) for row in connection.execute(sa.select(sa.text("*")).select_from(sa.table("authors")))]
+        stored = [tuple(row) for row in connection.execute(sa.select(sa.text("*")).select_from(sa.table("members")))]
     assert hash_token(token) in stored[0]
     assert not any(token in str(value) for value in stored[0])
     if database_url.startswith("sqlite"):

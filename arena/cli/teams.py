@@ -1,0 +1,202 @@
+"""``arena league ...`` for teams: ``sign-up`` (no token needed: the league file's ``[signup]`` decides), the
+operator's ``invite``, ``approve`` and ``reject``, a captain's ``add-member``, ``revoke-member`` and
+``remove-member``, and ``teams`` and ``audit``, which any member reads for its own team and the operator for every
+team. A token the server gives (a captain's, a member's, an invite code) is printed once on stdout, what it is on
+stderr, so that ``> FILE`` keeps the token alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from typing import Any
+
+from arena.cli.server import _client, _refused, _with_client, add_client_arguments, client_command
+from arena.display import safe_name
+from arena.protocol import league_pb2 as lpb
+from arena.protocol import league_pb2_grpc as lpb_grpc
+
+SAVE_HINT = ("save it in a private file (umask 077; cat > FILE), and give the file to --token-file; sign in on the "
+             "web dashboard with it at /signin")
+
+
+def add_team_commands(verbs: Any) -> None:
+    """The teams' verbs of ``arena league``."""
+    p = verbs.add_parser("sign-up", help="sign a team up to a league by itself (no token needed; the league's "
+                                         "[signup] mode says whether and how); prints its captain's token once")
+    p.add_argument("team", help="the team's name (unique regardless of case)")
+    p.add_argument("--invite", default="", metavar="CODE", help="the operator's invite code (a league in invite "
+                                                                "mode)")
+    p.add_argument("--captain", default="", metavar="NAME", help="the first member's name (default: captain)")
+    _league_argument(p)
+    add_client_arguments(p, token_help="not needed: a sign-up carries no token")
+    p.set_defaults(func=cmd_sign_up)
+
+    p = verbs.add_parser("invite", help="make an invite code to sign up to a league (the operator); prints it once")
+    p.add_argument("--uses", type=int, default=1, metavar="N", help="sign-ups it allows (default 1)")
+    p.add_argument("--hours", type=int, default=72, metavar="H", help="hours until it expires (default 72)")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_invite)
+
+    for verb, approve in (("approve", True), ("reject", False)):
+        p = verbs.add_parser(verb, help=f"{verb} a team awaiting approval (the operator)"
+                                        + (": it may act from now on" if approve else ": it never may, its name "
+                                                                                      "stays taken"))
+        p.add_argument("team", help="the team's name")
+        add_client_arguments(p)
+        p.set_defaults(func=cmd_decide, approve=approve)
+
+    p = verbs.add_parser("teams", help="your team and its members (every team, for the operator)")
+    _league_argument(p, "only the teams signed up through this league (the operator; default: every team)")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_teams)
+
+    p = verbs.add_parser("add-member", help="add a member to your team (its captain, or the operator with --team); "
+                                            "prints the member's token once")
+    p.add_argument("name", help="the member's name in the team")
+    _team_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_add_member)
+
+    for verb, remove in (("revoke-member", False), ("remove-member", True)):
+        p = verbs.add_parser(verb, help=("revoke a member's token (its team's captain, or the operator with "
+                                         "--team); the team's other members go on" if not remove else
+                                         "remove a member of your team (its captain, or the operator with --team): "
+                                         "its token stops working, its name is free again"))
+        p.add_argument("name", help="the member's name in the team")
+        _team_argument(p)
+        add_client_arguments(p)
+        p.set_defaults(func=cmd_revoke_member, remove=remove)
+
+    p = verbs.add_parser("audit", help="who did what: your team's entries (every entry, or --team's, for the "
+                                       "operator)")
+    p.add_argument("--team", default="", help="one team's entries (the operator)")
+    p.add_argument("--limit", type=int, default=0, metavar="N", help="the newest N entries (default and most: 200)")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_audit)
+
+
+def _league_argument(p: argparse.ArgumentParser,
+                     text: str = "the league's name (default: the server's only league)") -> None:
+    p.add_argument("--league", default="", help=text)
+
+
+def _team_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--team", default="", help="the team's name (default: your own; the operator names one)")
+
+
+def _run(args: argparse.Namespace, body: Any) -> int:
+    def connect(args: argparse.Namespace) -> Any:
+        client = _client(args)
+        return dataclasses.replace(client, stub=lpb_grpc.LeagueServiceStub(client.channel))
+    return _with_client(args, body, connect=connect)
+
+
+def cmd_sign_up(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("SignUp", lpb.SignUpRequest(league=args.league, team=args.team, invite=args.invite,
+                                                        captain=args.captain))
+        team = reply.team
+        captain = team.members[0].name if team.members else "captain"
+        if team.state == "pending":
+            what = ("signed up; it can do nothing until the operator approves it (arena league approve "
+                    f"{safe_name(team.name)})")
+        else:
+            what = "signed up"
+        print(f"team {safe_name(team.name)!r} {what}. The token of its captain {safe_name(captain)!r} (shown this "
+              f"once, the server keeps only its hash; {SAVE_HINT}):", file=sys.stderr)
+        print(reply.token)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_invite(args: argparse.Namespace) -> int:
+    for flag, value in (("--uses", args.uses), ("--hours", args.hours)):
+        if value < 1:
+            return _refused(f"{flag} must be 1 or more, got {value}")
+
+    def body(client: Any) -> int:
+        reply = client.call("CreateInvite", lpb.CreateInviteRequest(league=args.league, uses=args.uses,
+                                                                    hours=args.hours))
+        expires = time.strftime("%Y-%m-%d %H:%M", time.gmtime(reply.expires_at))
+        print(f"invite code to league {safe_name(reply.league)!r}: {reply.uses} "
+              f"{'sign-up' if reply.uses == 1 else 'sign-ups'} until {expires} UTC (shown this once, the server "
+              f"keeps only its hash); a team signs up with: arena league sign-up TEAM --invite CODE",
+              file=sys.stderr)
+        print(reply.code)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("DecideTeam", lpb.DecideTeamRequest(team=args.team, approve=args.approve))
+        print(f"team {safe_name(reply.team.name)!r} is {'approved' if args.approve else 'rejected'} "
+              f"({reply.team.state})")
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_teams(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        teams = client.call("ListTeams", lpb.ListTeamsRequest(league=args.league)).teams
+        if not teams:
+            print("no teams")
+        for team in teams:
+            state = team.state + (", revoked" if team.revoked_at else "")
+            where = f", signed up through {safe_name(team.league)}" if team.league else ""
+            print(f"team {safe_name(team.name)} ({state}{where})")
+            for member in team.members:
+                marks = [m for m, on in (("captain", member.captain), ("revoked", member.revoked_at > 0)) if on]
+                print(f"  {safe_name(member.name)}" + (f" ({', '.join(marks)})" if marks else ""))
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_add_member(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("AddMember", lpb.AddMemberRequest(team=args.team, name=args.name))
+        print(f"member {safe_name(reply.member.name)!r} added to team {safe_name(reply.team)!r}; its token (shown "
+              f"this once, the server keeps only its hash; give it to the member, who should {SAVE_HINT}):",
+              file=sys.stderr)
+        print(reply.token)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_revoke_member(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("RevokeMember", lpb.RevokeMemberRequest(team=args.team, name=args.name,
+                                                                    remove=args.remove))
+        done = "removed (its token stops working)" if reply.removed else "revoked: its token stops working"
+        print(f"member {safe_name(reply.member.name)!r} of team {safe_name(reply.team)!r} {done}")
+        if not reply.removed:
+            print(f"its name stays listed; to free it: "
+                  f"{client_command(args, 'league', 'remove-member', args.name)}")
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    if args.limit < 0:
+        return _refused(f"--limit must be 1 or more, got {args.limit}")
+
+    def body(client: Any) -> int:
+        entries = client.call("GetAudit", lpb.GetAuditRequest(team=args.team, limit=args.limit)).entries
+        if not entries:
+            print("no entries")
+        for e in entries:
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(e.at))
+            print(f"{when} {safe_name(e.actor)}: {e.action} {safe_name(e.detail, 500)}")
+        return 0
+
+    return _run(args, body)
