@@ -57,6 +57,16 @@ the key, the problem and the allowed values::
     concurrency = 1             # challenges played at once, beside the ladder's tables
     elo0 = 0.0                  # the SPRT's hypotheses, as a tournament file's [sprt]
     elo1 = 10.0
+
+    [timeline]                  # optional: the league moves through its phases by itself (UTC times)
+    opens = 2026-11-01T12:00:00Z        # before it: uploads are built and checked, nothing is played
+    freeze = 2026-12-05T18:00:00Z       # the field is frozen, the ladder and the challenges stop
+    finals = 2026-12-06T09:00:00Z       # the finals start, with [finals]
+    results = "2026-12-07T12:00:00Z"    # the finals' ranking is published (a string ending in Z also works)
+
+    [finals]                    # the finals the timeline starts (and the defaults of `arena league finals --start`)
+    deal_sets = 10              # deal sets per table
+    tables = 0                  # a balanced schedule's tables, k-player tables only (0: every pair meets about once)
 """
 
 from __future__ import annotations
@@ -66,6 +76,8 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from datetime import time as time_of_day
 from types import MappingProxyType
 from typing import Any
 
@@ -108,7 +120,7 @@ KITS = tuple(KIT_RECIPES)
 """The kits an uploaded bot may name in its ``bot.toml``: every starter kit the project ships (``bots/``) and a
 prebuilt static Linux binary."""
 TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "dial_in", "same_author_tables",
-            "time", "limits", "upload", "build", "authors", "ladder", "challenges")
+            "time", "limits", "upload", "build", "authors", "ladder", "challenges", "timeline", "finals")
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A league's name appears in URLs, folder names and the database: a short identifier."""
 
@@ -206,6 +218,56 @@ CHALLENGE_KEYS = (*CHALLENGE_BOUNDS, "elo0", "elo1")
 ELO_BOUNDS = (-1000.0, 1000.0)
 
 
+TIMELINE_KEYS = ("opens", "freeze", "finals", "results")
+"""``[timeline]``'s keys, in the order their times must come."""
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """When the league moves from one phase to the next by itself (arena/league/rules/timeline.py), each moment an
+    aware UTC datetime, each optional; those given come in this order. A step left out is the operator's
+    (``arena league freeze``, ``arena league finals --start``); a league file without ``[timeline]`` leaves every
+    step to the operator."""
+
+    opens: datetime | None = None
+    """When the ladder starts playing (UTC). Before it the league is upcoming: authors upload and their versions are
+    built and checked, but no table is played and no challenge is taken. Left out: open from the start."""
+    freeze: datetime | None = None
+    """When the league freezes by itself for its finals (UTC): the field is each bot's active version then, the
+    ladder and the challenges stop, and ``arena league freeze`` is refused. Left out: the operator freezes it."""
+    finals: datetime | None = None
+    """When the finals start by themselves (UTC), with ``[finals]`` (a league nobody froze yet is frozen first); a
+    server down at that moment starts them when it starts again, and ``arena league finals --start`` is refused.
+    Left out: the operator starts them."""
+    results: datetime | None = None
+    """When the finals' results are published (UTC): before it the finals' ranking and game scores are shown to the
+    operator only (``arena league finals`` with its token); from it to everyone. Left out: as soon as the finals
+    end."""
+
+    def given(self) -> list[tuple[str, datetime]]:
+        """The steps the timeline gives, in order, with their moments."""
+        return [(key, moment) for key in TIMELINE_KEYS if (moment := getattr(self, key)) is not None]
+
+
+DEAL_SETS = 10
+"""Deal sets per table of the finals when neither the league file's ``[finals]`` nor the operator says."""
+MAX_DEAL_SETS = 10_000
+FINALS_BOUNDS = {"deal_sets": (1, MAX_DEAL_SETS), "tables": (0, 1_000_000)}
+FINALS_KEYS = tuple(FINALS_BOUNDS)
+
+
+@dataclass(frozen=True)
+class FinalsSettings:
+    """How the finals are played when the timeline starts them (and the defaults of ``arena league finals
+    --start`` without its flags)."""
+
+    deal_sets: int = DEAL_SETS
+    """Deal sets per table of the finals."""
+    tables: int = 0
+    """Tables of the finals' balanced schedule, for k-player tables only (two sides always play a round robin);
+    0: enough tables that every pair meets about once, at least one per version."""
+
+
 @dataclass(frozen=True)
 class LeagueConfig:
     """A validated league file."""
@@ -247,6 +309,11 @@ class LeagueConfig:
     """How the league plays its ladder: see [ladder]."""
     challenges: ChallengeSettings = ChallengeSettings()
     """What an author's challenges may ask for: see [challenges]."""
+    timeline: Timeline = Timeline()
+    """When the league opens, freezes, starts its finals and publishes their results, by itself: see [timeline]
+    (none: the operator's commands move it)."""
+    finals: FinalsSettings = FinalsSettings()
+    """How the finals the timeline starts are played: see [finals]."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, dict(self.options))
@@ -305,6 +372,8 @@ def _league(data: Mapping[str, Any]) -> LeagueConfig:
         authors=_authors(_table(data, "authors", AUTHOR_KEYS)),
         ladder=_ladder(_table(data, "ladder", LADDER_KEYS)),
         challenges=_challenges(_table(data, "challenges", CHALLENGE_KEYS)),
+        timeline=_timeline(_table(data, "timeline", TIMELINE_KEYS)),
+        finals=_finals(_table(data, "finals", FINALS_KEYS), game.num_sides),
     )
 
 
@@ -389,6 +458,59 @@ def _challenges(table: Mapping[str, Any]) -> ChallengeSettings:
         raise ConfigError(f"key 'challenges.elo1' must be greater than challenges.elo0 ({values['elo0']:g}), got "
                           f"{values['elo1']:g}")
     return ChallengeSettings(**values)
+
+
+def _timeline(table: Mapping[str, Any]) -> Timeline:
+    """``[timeline]``: each key a UTC moment, those given in the order of :data:`TIMELINE_KEYS`."""
+    timeline = Timeline(**{key: _moment(key, table[key]) for key in TIMELINE_KEYS if key in table})
+    given = timeline.given()
+    for (before, earlier), (key, later) in zip(given, given[1:], strict=False):
+        if later <= earlier:
+            raise ConfigError(f"key 'timeline.{key}' ({shown_moment(later)}) must come after timeline.{before} "
+                              f"({shown_moment(earlier)}): the steps are opens, freeze, finals, results, in that "
+                              f"order")
+    return timeline
+
+
+def _moment(key: str, value: Any) -> datetime:
+    """A TOML datetime with an offset, or an ISO 8601 string ending in Z, as an aware UTC datetime; a time without
+    its offset is refused (whose midnight would it be?)."""
+    example = "2026-12-05T18:00:00Z"
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            moment = datetime.fromisoformat(text) if text.endswith(("Z", "z")) else None
+        except ValueError:
+            moment = None
+        if moment is None or moment.tzinfo is None:
+            raise ConfigError(f"key 'timeline.{key}' must be a UTC time, a TOML datetime with its offset or an ISO "
+                              f"8601 string ending in Z ({example}), got {value!r}")
+        return moment.astimezone(UTC)
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ConfigError(f"key 'timeline.{key}' must say its offset (UTC: {example}), got {value.isoformat()} "
+                              f"without one: a time without an offset is no one moment")
+        return value.astimezone(UTC)
+    if isinstance(value, (date, time_of_day)):
+        raise ConfigError(f"key 'timeline.{key}' must be a date and a time with its offset ({example}), got "
+                          f"{value.isoformat()}")
+    raise ConfigError(f"key 'timeline.{key}' must be a UTC time ({example}), got {value!r}")
+
+
+def shown_moment(moment: datetime) -> str:
+    """A moment as every message of the league writes it: ``2026-12-05 18:00 UTC`` (seconds when it has any)."""
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%d %H:%M:%S UTC" if utc.second else "%Y-%m-%d %H:%M UTC")
+
+
+def _finals(table: Mapping[str, Any], sides: int) -> FinalsSettings:
+    defaults = FinalsSettings()
+    values = {key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key), where="finals.")
+              for key, (low, high) in FINALS_BOUNDS.items()}
+    if sides == 2 and values["tables"]:
+        raise ConfigError(f"key 'finals.tables' is for k-player tables: the finals of two sides are a round robin "
+                          f"(every pair meets), got {values['tables']}")
+    return FinalsSettings(**values)
 
 
 def archive_limits(config: LeagueConfig) -> ArchiveLimits:
