@@ -586,6 +586,10 @@ def config_files() -> dict[tuple[str, str], list[Table]]:
                   league_config.ChallengeSettings,
                   bounds={**bounds_of(league_config.CHALLENGE_BOUNDS), "elo0": challenge_elo,
                           "elo1": challenge_elo}),
+            Table("[timeline]", league_config.TIMELINE_KEYS, "arena.league.rules.config.TIMELINE_KEYS",
+                  league_config.Timeline),
+            Table("[finals]", league_config.FINALS_KEYS, "arena.league.rules.config.FINALS_KEYS",
+                  league_config.FinalsSettings, bounds=bounds_of(league_config.FINALS_BOUNDS)),
         ],
         ("A bot's bot.toml (league uploads)", "bot.toml"): [
             Table("top level", manifest.KEYS, "arena.league.rules.manifest.KEYS", manifest.Manifest),

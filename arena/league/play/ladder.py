@@ -1,5 +1,6 @@
 """The ladder: a league plays its active versions against each other without end, one table at a time per free
-slot, up to its ``[ladder] concurrency`` tables at once.
+slot, up to its ``[ladder] concurrency`` tables at once, while the league is open (:mod:`arena.league.rules.timeline`:
+nothing before its timeline's ``opens``, no new table once it is frozen).
 
 Each round: the active ready versions' state is read from the database (online rating, deal sets in the last hour
 and in all, recent opponents, tables being played included), the matchmaker (:mod:`.matchmaking`) chooses the

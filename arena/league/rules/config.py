@@ -230,19 +230,14 @@ class Timeline:
     step to the operator."""
 
     opens: datetime | None = None
-    """When the ladder starts playing (UTC). Before it the league is upcoming: authors upload and their versions are
-    built and checked, but no table is played and no challenge is taken. Left out: open from the start."""
+    """When the ladder starts (UTC); before it versions are built and checked, nothing is played. Default: at once."""
     freeze: datetime | None = None
-    """When the league freezes by itself for its finals (UTC): the field is each bot's active version then, the
-    ladder and the challenges stop, and ``arena league freeze`` is refused. Left out: the operator freezes it."""
+    """When the league freezes itself (UTC; ``arena league freeze`` is then refused). Default: the operator's."""
     finals: datetime | None = None
-    """When the finals start by themselves (UTC), with ``[finals]`` (a league nobody froze yet is frozen first); a
-    server down at that moment starts them when it starts again, and ``arena league finals --start`` is refused.
-    Left out: the operator starts them."""
+    """When the finals start with ``[finals]`` (UTC; frozen first if need be; ``arena league finals --start`` is
+    then refused). Default: the operator's."""
     results: datetime | None = None
-    """When the finals' results are published (UTC): before it the finals' ranking and game scores are shown to the
-    operator only (``arena league finals`` with its token); from it to everyone. Left out: as soon as the finals
-    end."""
+    """When everyone may see the finals' ranking (UTC); before it, the operator only. Default: when they end."""
 
     def given(self) -> list[tuple[str, datetime]]:
         """The steps the timeline gives, in order, with their moments."""
@@ -264,8 +259,7 @@ class FinalsSettings:
     deal_sets: int = DEAL_SETS
     """Deal sets per table of the finals."""
     tables: int = 0
-    """Tables of the finals' balanced schedule, for k-player tables only (two sides always play a round robin);
-    0: enough tables that every pair meets about once, at least one per version."""
+    """A k-player balanced schedule's tables (0: every pair meets about once)."""
 
 
 @dataclass(frozen=True)
@@ -310,10 +304,9 @@ class LeagueConfig:
     challenges: ChallengeSettings = ChallengeSettings()
     """What an author's challenges may ask for: see [challenges]."""
     timeline: Timeline = Timeline()
-    """When the league opens, freezes, starts its finals and publishes their results, by itself: see [timeline]
-    (none: the operator's commands move it)."""
+    """When the league moves to its next phase by itself: see [timeline]."""
     finals: FinalsSettings = FinalsSettings()
-    """How the finals the timeline starts are played: see [finals]."""
+    """The finals the timeline starts: see [finals]."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, dict(self.options))
