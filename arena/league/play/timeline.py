@@ -25,6 +25,7 @@ import trio
 from arena.league.clock import utc_now
 from arena.league.intake.pipeline import Served
 from arena.league.play.finals import Finals, freeze_now
+from arena.league.rules.errors import LeagueError
 from arena.league.rules.timeline import (
     FINALS_STEP,
     FREEZE_STEP,
@@ -39,6 +40,8 @@ from arena.league.storage.db import AsyncDatabase, Database
 
 LOOK_S = 60.0
 """The longest the task waits without looking at the clock again (a clock set forward, a machine that slept)."""
+RETRY_S = 5.0
+"""How soon a step the database refused is taken again."""
 
 
 async def league_status(database: AsyncDatabase, served: Served) -> Status:
@@ -70,6 +73,7 @@ class Timekeeper:
         self.changes = 0
         """Times the phase moved since the server started (the web's pages redraw when it moves)."""
         self._wake = trio.Event()
+        self._retry = False
 
     @property
     def config(self) -> Any:
@@ -87,12 +91,24 @@ class Timekeeper:
             self._wake = trio.Event()
             boundary = next_boundary(self.config.timeline, utc_now())
             wait = LOOK_S if boundary is None else min(LOOK_S, (boundary - utc_now()).total_seconds())
+            if self._retry:
+                wait = min(wait, RETRY_S)
             with trio.move_on_after(max(wait, 0.0)):
                 await self._wake.wait()
             await self.look()
 
     async def look(self) -> None:
-        """Take every step due now, in order, then note the phase (and wake those that act on it when it moved)."""
+        """Take every step due now, in order, then note the phase (and wake those that act on it when it moved). A
+        step the database refused (it could not be reached) is logged and taken again at the next look, which comes
+        within :data:`RETRY_S`."""
+        try:
+            await self._look()
+        except LeagueError as error:
+            self.log.error("timeline_step_failed", league=self.config.name, error=str(error))
+            self._retry = True
+
+    async def _look(self) -> None:
+        self._retry = False
         league_id = self.served.league_id
         timeline = self.config.timeline
         steps = due_steps(timeline, utc_now(), recorded_of(await self.database.run(Database.frozen, league_id)))
