@@ -515,6 +515,8 @@ class Table:
     renamed: Mapping[str, str] = dataclasses.field(default_factory=dict)
     bounds: Mapping[str, Bound] = dataclasses.field(default_factory=dict)
     meanings: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    defaults: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """The default column of keys whose default depends on the machine that reads the file (said in words)."""
 
     def field_of(self, key: str) -> dataclasses.Field[Any] | None:
         if self.fields_of is None:
@@ -568,7 +570,8 @@ def config_files() -> dict[tuple[str, str], list[Table]]:
         ],
         ("A league file", "league file"): [
             Table("top level", league_config.TOP_KEYS, "arena.league.rules.config.TOP_KEYS",
-                  league_config.LeagueConfig, bounds={"players": players}),
+                  league_config.LeagueConfig, bounds={"players": players},
+                  defaults={"interpreters": "`python3` and the candidates in `/usr/bin` (see its meaning)"}),
             time,
             limits,
             Table("[upload]", league_config.UPLOAD_KEYS, "arena.league.rules.config.UPLOAD_KEYS",
@@ -613,7 +616,9 @@ def key_row(table: Table, key: str) -> str:
     field = table.field_of(key)
     kind = code(str(field.type)) if field is not None else ""
     default = ""
-    if field is not None and field.default is not dataclasses.MISSING:
+    if key in table.defaults:
+        default = cell(table.defaults[key])
+    elif field is not None and field.default is not dataclasses.MISSING:
         default = shown_default(field.default)
     elif field is not None and field.default_factory is not dataclasses.MISSING:
         default = shown_default(field.default_factory())
@@ -713,7 +718,10 @@ def bot_rows() -> list[Row]:
          "read-only", "", "its own files; also its working folder when its `cwd` (default: the arena's) is not "
          "visible in the sandbox (when neither is, `/tmp` is)"),
         ("`<its program's folder>`", "the folder of the command's program when it is elsewhere (a toolchain under "
-         "a home folder), at its own path", "read-only", "", "the program it was started with"),
+         "a home folder), at its own path; never for a league's version, whose program is in its built folder or "
+         "is a program of the system or the arena's Python (a stdio version's interpreter outside them is refused: "
+         "[The league's kits](league-kits.md#stdio-interpreters))", "read-only", "",
+         "the program it was started with"),
         (code(TMP_INSIDE), "a tmpfs of its own, empty at each start; also its `HOME` and `TMPDIR`",
          "writable", limit_cap("tmp_mb", defaults.tmp_mb) + "; it counts against `memory_mb` too",
          "scratch space for this start only: nothing is kept after the bot ends, nor shared with another bot"),

@@ -595,8 +595,10 @@ def challenge_line(c: Any) -> str:
     state = lpb.TableState.Name(c.state).removeprefix("TABLE_STATE_").lower()
     line = (f"challenge {c.id}: {safe_name(c.version)} ({c.version_id}) vs {safe_name(c.opponent)} "
             f"({c.opponent_id}), up to {c.deal_sets} deal sets: {state}")
+    if c.outcome:
+        line += f": {safe_name(c.outcome, 200)} ({safe_name(c.outcome_why, 500)})"
     if c.verdict:
-        line += f": {safe_name(c.verdict, 500)}"
+        line += f"; {safe_name(c.verdict, 500)}" if c.outcome else f": {safe_name(c.verdict, 500)}"
     if c.error:
         line += f": {safe_name(c.error, 500)}"
     return line

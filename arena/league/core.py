@@ -50,6 +50,7 @@ from arena.league.rules.permissions import Caller, require_bot_owner, require_op
 from arena.league.rules.rating import deal_set_totals
 from arena.league.rules.retention import versions_to_delete
 from arena.league.rules.timeline import FREEZE_STEP, OPEN, UPCOMING, Status, require_manual
+from arena.league.rules.verdict import verdict_of
 from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.views import (
     AddedAuthor,
@@ -155,6 +156,9 @@ class LeagueCore:
         if not config.accepts_kit(manifest.kit):
             raise LeagueError(f"league {config.name!r} does not accept the {manifest.kit} kit (it accepts "
                               f"{', '.join(config.kits)})")
+        refusal = config.interpreter_refusal(manifest)
+        if refusal is not None:
+            raise LeagueError(refusal)
         if config.variant not in manifest.variants:
             raise LeagueError(f"bot.toml's variants ({', '.join(manifest.variants)}) do not include the league's "
                               f"variant {config.variant!r}")
@@ -456,9 +460,10 @@ class LeagueCore:
             sprt = row.result["sprt"]
             estimate = sprt.get("estimate") or {}
             low, high = estimate.get("elo_interval") or (0.0, 0.0)
+            said = verdict_of(sprt)
             decided = {"verdict": row.result["verdict"], "sprt_state": str(sprt["state"]),
                        "elo": estimate.get("elo") or 0.0, "elo_low": low, "elo_high": high,
-                       "units": int(sprt["units"])}
+                       "units": int(sprt["units"]), "outcome": said.outcome, "outcome_why": said.why}
         return ChallengeView(
             id=row.id, league=served.config.name, author=author, version_id=row.version_id, version=names[0],
             opponent_id=row.opponent_id, opponent=names[1], deal_sets=row.deal_sets, state=row.state,

@@ -8,10 +8,12 @@ from pathlib import Path
 
 from arena.league.rules.config import LeagueConfig, league_from_text
 from arena.league.rules.errors import ConfigError
+from arena.sandbox.contain import installed_interpreters
 
 
 def load_league(path: str | Path) -> LeagueConfig:
-    """Read and validate a league file, or raise one :class:`ConfigError` naming the file."""
+    """Read and validate a league file, or raise one :class:`ConfigError` naming the file. Its ``interpreters``, when
+    it gives none, are this machine's (:func:`arena.sandbox.contain.installed_interpreters`)."""
     path = Path(path)
     try:
         text = path.read_text()
@@ -20,7 +22,7 @@ def load_league(path: str | Path) -> LeagueConfig:
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read the league file: {error}") from None
     try:
-        return league_from_text(text)
+        return league_from_text(text, installed_interpreters())
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
 

@@ -210,6 +210,11 @@ class ChallengeView:
     elo_low: float = 0.0
     elo_high: float = 0.0
     units: int = 0
+    outcome: str = ""
+    """Once done, what the data say (:mod:`arena.league.rules.verdict`): ``better``, ``worse``, ``not better by N
+    Elo`` or ``not told apart after N deal sets``."""
+    outcome_why: str = ""
+    """Which numbers say so: the SPRT's decision, or the Elo difference's 95% interval when it did not stop."""
 
 
 @dataclass(frozen=True)

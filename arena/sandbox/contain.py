@@ -64,6 +64,11 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl",
 ETC_GLOBS = ("java-*",)
 """The JVM reads its settings from /etc/java-<version>-openjdk."""
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+INTERPRETER_CANDIDATES = ("python3", "perl", "ruby", "lua", "bash", "node", "php", "tclsh", "guile", "Rscript")
+"""The interpreters a league allows its stdio kit by default when this machine has them
+(:func:`installed_interpreters`)."""
+INTERPRETERS_FOLDER = "/usr/bin"
+"""Where :func:`installed_interpreters` looks for them: a system folder every sandbox mounts read-only."""
 LOCALE = "C.UTF-8"
 UID_RANGE = (1_000_000, 1_900_000_000)
 """Bots' users when the arena is root: far above any real account, a fresh one per start."""
@@ -348,6 +353,34 @@ def sandbox_environment() -> dict[str, str]:
     return {"PATH": _inside_path(), "HOME": TMP_INSIDE, "TMPDIR": TMP_INSIDE, "LANG": LOCALE}
 
 
+def installed_interpreters(folder: str = INTERPRETERS_FOLDER) -> tuple[str, ...]:
+    """The default of a league's ``interpreters``: ``python3`` (the arena's own Python, which every sandbox holds and
+    whose ``python3`` comes first on its ``PATH``), then each other name of :data:`INTERPRETER_CANDIDATES`, in that
+    order, that is an executable file at ``/usr/bin/<name>`` on this machine (a symbolic link followed)."""
+    present = [name for name in INTERPRETER_CANDIDATES[1:]
+               if os.path.isfile(Path(folder) / name) and os.access(Path(folder) / name, os.X_OK)]
+    return (INTERPRETER_CANDIDATES[0], *present)
+
+
+def system_program_problem(program: str) -> str | None:
+    """Why ``program`` (a name, found as a bot's sandbox finds it: on its ``PATH``; or an absolute path) is not a
+    program the sandbox's own read-only system view holds, or None. The path found and the file it leads to (every
+    link followed) must both lie in the system folders (:data:`SYSTEM_DIRS`) or the arena's Python installation:
+    anything else would have its folder bound into the sandbox to run it (see :func:`_bubblewrap`), so a
+    league's stdio bot could show its sandbox a folder of the host that no sandbox otherwise shows."""
+    found = program if program.startswith("/") else shutil.which(program, path=_inside_path())
+    if found is None:
+        return f"{program!r} is not on the bot sandbox's PATH ({_inside_path()})"
+    path = Path(found)
+    if not path.is_file() or not os.access(path, os.X_OK):
+        return f"{program!r} is not an executable file"
+    for shown in dict.fromkeys([path, path.resolve()]):
+        if not _in_system_or_python(shown.parent, with_package=False):
+            return (f"{program!r} is {shown}, outside the folders every bot's sandbox mounts read-only (the system's "
+                    f"{', '.join(d for d in SYSTEM_DIRS if Path(d).exists())} and the arena's Python)")
+    return None
+
+
 def _inside_path() -> str:
     """The arena's Python first, so a bot command saying ``python`` gets the interpreter that has ``arena``."""
     return os.pathsep.join(dict.fromkeys([str(Path(sys.executable).parent), str(Path(sys.base_prefix) / "bin"),
@@ -446,9 +479,13 @@ def _free_port() -> int:
         return port
 
 
-def _in_system_or_python(folder: Path) -> bool:
-    """Folders every sandbox sees anyway (the system's programs, the arena's Python): never a bot's secret."""
-    shared = [Path(d) for d in SYSTEM_DIRS] + [Path(sys.base_prefix), Path(sys.prefix), _arena_package()]
+def _in_system_or_python(folder: Path, with_package: bool = True) -> bool:
+    """Folders every sandbox sees anyway (the system's programs, the arena's Python and, ``with_package``, its
+    package): never a bot's secret."""
+    shared = [Path(d) for d in SYSTEM_DIRS] + [Path(sys.base_prefix), Path(sys.prefix)]
+    shared += [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()]
+    if with_package:
+        shared.append(_arena_package())
     return any(folder == d or d in folder.parents for d in shared)
 
 

@@ -137,7 +137,8 @@ def challenge_pb(challenge: ChallengeView) -> lpb.LeagueChallenge:
         deal_sets=challenge.deal_sets, state=TABLE_STATES[challenge.state], verdict=challenge.verdict,
         sprt_state=challenge.sprt_state, elo=challenge.elo, elo_low=challenge.elo_low, elo_high=challenge.elo_high,
         units=challenge.units, error=challenge.error, created_at=challenge.created_at,
-        started_at=challenge.started_at, ended_at=challenge.ended_at)
+        started_at=challenge.started_at, ended_at=challenge.ended_at, outcome=challenge.outcome,
+        outcome_why=challenge.outcome_why)
 
 
 def challenged_pb(challenge: ChallengeView) -> lpb.ChallengeResponse:

@@ -278,7 +278,8 @@ def author_html(league: str, who: str, versions: list[VersionView], challenges: 
                    if v.state == "ready")
     others = "".join(f'<option value="{vid}">{_e(name)}</option>' for vid, name in opponents)
     made = [[(_e(c.id), False), (_e(c.version), True), (_e(c.opponent), True), (_e(c.deal_sets), False),
-             (_e(c.state), True), (_e(c.verdict or c.error or "-"), True)] for c in challenges]
+             (_e(c.state), True), (f"<strong>{_e(c.outcome)}</strong> ({_e(c.outcome_why)})" if c.outcome else "-",
+                                   True), (_e(c.verdict or c.error or "-"), True)] for c in challenges]
     return (f'<h1>{_e(league)} · my bots</h1>{_league_nav(league, viewer)}<p class="meta">signed in as {_e(who)}</p>'
             '<h2>Versions</h2>' + html_table("my-versions", headers, rows, "No version yet: upload one below.")
             + f'<h2>Upload a version</h2><form id="upload" method="post" enctype="multipart/form-data" '
@@ -292,7 +293,8 @@ def author_html(league: str, who: str, versions: list[VersionView], challenges: 
               f'<button type="submit">challenge</button></form>'
             + '<h2>My challenges</h2>' + html_table("my-challenges", [("id", False), ("version", True),
                                                                      ("against", True), ("deal sets", False),
-                                                                     ("state", True), ("verdict", True)],
+                                                                     ("state", True), ("outcome", True),
+                                                                     ("SPRT", True)],
                                                     made, "None yet."))
 
 

@@ -206,6 +206,8 @@ def test_six_known_strengths_survive_a_kill_and_reach_finals(tmp_path: Path) -> 
         challenge = stub.GetChallenge(lpb.GetChallengeRequest(id=1), timeout=30, metadata=greedy).challenge
         assert challenge.sprt_state == "H1", challenge
         assert challenge.verdict.startswith("SPRT greedy-v1 vs rand-v1: H1 accepted: LLR "), challenge
+        assert (challenge.outcome, challenge.outcome_why) == (
+            "better", f"the SPRT accepted H1, +150.0 Elo rather than +0.0, after {challenge.units} deal sets")
         assert 1 <= challenge.units < 40 and challenge.elo_low <= challenge.elo <= challenge.elo_high
 
         # the finals of the frozen field: a ranking that matches the true strengths, from a folder that verifies

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from support.tutorial import Tutorial, lines_missing, reader_addresses, stop_server
+from support.tutorial import Tutorial, lines_missing
 
 from arena.sandbox import host
 
@@ -38,16 +38,10 @@ def test_the_tutorial_runs_as_written(tmp_path: Path, postgres_database: str,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(TUTORIAL.blocks()) >= 10, "the page's blocks were not found: see tests/support/tutorial.py"
     monkeypatch.setenv("ARENA_DB", postgres_database)
-    with reader_addresses():
-        try:
-            ran = TUTORIAL.run(tmp_path, timeout=SCRIPT_S)
-        finally:
-            stop_server(tmp_path / "server.pid")
-    server_log = (tmp_path / "server.log").read_text() if (tmp_path / "server.log").exists() else ""
-    ran.check(more=f"--- server.log ---\n{server_log[-4000:]}")
-    print(f"the tutorial took {ran.seconds:.1f} s")
+    ran = TUTORIAL.run_with_server(tmp_path, timeout=SCRIPT_S)
     of = ran.of
 
+    server_log = (tmp_path / "server.log").read_text()
     assert "database=postgresql+psycopg://arena@/" in server_log, server_log[:2000]
     for key in ("arena serve", "add-author", "arena league upload", "curl -s http://127.0.0.1:8080/leagues/cup |",
                 "arena league freeze"):

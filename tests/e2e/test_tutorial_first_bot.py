@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from support.tutorial import Tutorial, reader_addresses, stop_server
+from support.tutorial import Tutorial
 
 from arena.sandbox import host
 
@@ -35,14 +35,7 @@ def test_the_setup_block_is_what_this_test_does() -> None:
 
 def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
     assert len(TUTORIAL.blocks()) >= 10, "the page's blocks were not found: see tests/support/tutorial.py"
-    with reader_addresses():
-        try:
-            ran = TUTORIAL.run(tmp_path, timeout=SCRIPT_S)
-        finally:
-            stop_server(tmp_path / "server.pid")
-    server_log = (tmp_path / "server.log").read_text() if (tmp_path / "server.log").exists() else ""
-    ran.check(more=f"--- server.log ---\n{server_log[-4000:]}")
-    print(f"the tutorial took {ran.seconds:.1f} s")
+    ran = TUTORIAL.run_with_server(tmp_path, timeout=SCRIPT_S)
     of = ran.of
 
     assert "a python bot named 'my-bot'" in of("arena new-bot python my-bot")

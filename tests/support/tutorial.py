@@ -94,6 +94,20 @@ class Tutorial:
                               stderr=subprocess.STDOUT, text=True, timeout=timeout)
         return Ran(steps, done.stdout, done.returncode, time.monotonic() - started)
 
+    def run_with_server(self, folder: Path, timeout: float) -> Ran:
+        """Every block run in ``folder`` by a page that starts a server at the reader's default addresses (its pid in
+        ``server.pid``, its log in ``server.log``): the addresses held while it runs, the server stopped whatever
+        happens, and the run checked, with the server's log shown when a block failed."""
+        with reader_addresses():
+            try:
+                ran = self.run(folder, timeout)
+            finally:
+                stop_server(folder / "server.pid")
+        log = folder / "server.log"
+        ran.check(more=f"--- server.log ---\n{log.read_text()[-4000:] if log.exists() else ''}")
+        print(f"the tutorial took {ran.seconds:.1f} s")
+        return ran
+
 
 @dataclass(frozen=True)
 class Ran:

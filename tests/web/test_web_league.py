@@ -15,7 +15,10 @@ import pytest
 from arena.league.rules.lifecycle import DONE, UNFINISHED
 from arena.league.storage.db import open_database, sqlite_url
 from arena.league.play.ladder import FROZEN
+from arena.league.views import ChallengeView
 from arena.protocol import league_pb2 as lpb
+from arena.web.access import Access, Viewer
+from arena.web.league import author_html
 from support.league import GAME, League, bearer, bot_folder, database_of, league_in
 from support.paths import ROOT
 from support.waiting import wait_for
@@ -171,3 +174,22 @@ def test_a_server_without_a_league_says_so(tmp_path: Path) -> None:
         assert code == 200 and b"/leagues/" not in body
     finally:
         server.stop()
+
+
+@pytest.mark.fast
+def test_the_author_page_shows_a_challenges_outcome_beside_the_sprt_line() -> None:
+    """A done challenge's row: its outcome in words, why, and the SPRT's own line, every text escaped."""
+    done = ChallengeView(
+        id=3, league="test", author="alice", version_id=12, version="mine-v2", opponent_id=7, opponent="<b>-v1",
+        deal_sets=300, state="done", error="", created_at=0.0, started_at=0.0, ended_at=0.0,
+        verdict="SPRT mine-v2 vs <b>-v1: undecided: LLR -0.61 [-2.94, 2.94], Elo -70.4 [-141.4, -4.9] (95%), "
+                "300 deal sets (600 games)", sprt_state="continue", elo=-70.4, elo_low=-141.4, elo_high=-4.9,
+        units=300, outcome="worse",
+        outcome_why="the SPRT did not stop within 300 deal sets; the Elo difference's 95% interval [-141.4, -4.9] "
+                    "lies below 0")
+    page = author_html("test", "author 'alice'", [], [done], {"standings": []}, "csrf", Viewer(Access.FULL))
+    table = page[page.index('id="my-challenges"'):]
+    assert ("<strong>worse</strong> (the SPRT did not stop within 300 deal sets; the Elo difference&#x27;s 95% "
+            "interval [-141.4, -4.9] lies below 0)") in table
+    assert "SPRT mine-v2 vs &lt;b&gt;-v1: undecided: LLR -0.61" in table
+    assert ">outcome<" in table and ">SPRT<" in table

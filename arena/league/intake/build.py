@@ -24,7 +24,14 @@ import trio
 
 from arena.league.intake.kits import RECIPES, REPO, Recipe, rust_host, rust_toolchain
 from arena.league.rules.errors import LeagueError
-from arena.league.rules.manifest import Manifest, ManifestError, check_static_elf, parse_manifest
+from arena.league.rules.manifest import (
+    DEFAULT_INTERPRETER,
+    STDIO,
+    Manifest,
+    ManifestError,
+    check_static_elf,
+    parse_manifest,
+)
 from arena.sandbox.build import (
     DEFAULT_BUILD_LIMITS,
     PROTO_INSIDE,
@@ -34,7 +41,7 @@ from arena.sandbox.build import (
     proto_digest,
     run_build,
 )
-from arena.sandbox.contain import SandboxError
+from arena.sandbox.contain import SandboxError, system_program_problem
 from arena.sandbox.host import SandboxUnavailable
 
 PREPARE_FORMAT = 3
@@ -100,7 +107,7 @@ async def build_version(source: Path, manifest: Manifest, work: Path, cache: Kit
                             f"{', '.join(RECIPES)})", recipe)
     if not (Path(source) / manifest.entry).is_file():
         return _failed(log, f"the entry {manifest.entry} is not a file of the version", recipe)
-    problem = _entry_check(recipe, Path(source) / manifest.entry)
+    problem = _entry_check(recipe, Path(source) / manifest.entry, manifest)
     if problem:
         return _failed(log, problem, recipe)
     kit_cache = cache.of(manifest.kit)
@@ -119,8 +126,11 @@ async def build_version(source: Path, manifest: Manifest, work: Path, cache: Kit
     return BuildResult(True, outcome.why, command, out, recipe.protocol, log, outcome.seconds)
 
 
-def _entry_check(recipe: Recipe, entry: Path) -> str | None:
-    """Why the entry cannot be built by ``recipe`` before anything runs (the binary kit's static ELF), or None."""
+def _entry_check(recipe: Recipe, entry: Path, manifest: Manifest) -> str | None:
+    """Why the entry cannot be built by ``recipe`` before anything runs (the binary kit's static ELF, the stdio kit's
+    interpreter), or None."""
+    if recipe.check == "interpreter":
+        return interpreter_check(manifest.interpreter or DEFAULT_INTERPRETER, manifest.kit)
     if recipe.check != "static-elf":
         return None
     try:
@@ -129,6 +139,16 @@ def _entry_check(recipe: Recipe, entry: Path) -> str | None:
     except ManifestError as error:
         return f"the entry {entry.name}: {error}"
     return None
+
+
+def interpreter_check(interpreter: str, kit: str = STDIO) -> str | None:
+    """Why a stdio version's interpreter cannot run it in its sandbox (it is not a program of the sandbox's read-only
+    system view: :func:`arena.sandbox.contain.system_program_problem`), in one line, or None. Checked at the build
+    and again before every start of the built bot (:func:`arena.league.intake.pipeline.runnable_spec`)."""
+    problem = system_program_problem(interpreter)
+    if problem is None:
+        return None
+    return f"the {kit} kit's interpreter cannot run in the bot's sandbox: {problem}"
 
 
 def _job(recipe: Recipe, manifest: Manifest, kit_cache: Path, script: str | None = None) -> BuildJob:
@@ -152,7 +172,9 @@ def _fill(text: str, manifest: Manifest, kit_cache: Path, quote: bool = True, pr
     shell = shlex.quote if quote else str
     if "{rust}" in text:
         text = text.replace("{rust}", rust_toolchain())
+    interpreter = manifest.interpreter or DEFAULT_INTERPRETER
     return (text.replace("{entry_dir}", shell(entry_dir)).replace("{entry}", shell(manifest.entry))
+            .replace("{interpreter}", shell(interpreter))
             .replace("{warm}", str(warm_folder(kit_cache))).replace("{cache}", str(kit_cache)).replace("{proto}", proto or str(REPO / "proto"))
             .replace("{path}", inside_path()))
 

@@ -44,7 +44,8 @@ class Recipe:
     leaves at ``/build/.warm`` becomes ``{warm}`` (a build folder built at /build, the path every version's
     build has, so the compilers' caches in it stay valid), which the script copies in."""
     check: str = ""
-    """What the entry must be before any build: ``static-elf`` (the binary kit)."""
+    """What is checked before any build: ``static-elf``, the entry (the binary kit); ``interpreter``, the manifest's
+    interpreter, which must be a program of the bot sandbox's read-only system view (the stdio kit)."""
 
     @property
     def needs_cache(self) -> bool:
@@ -54,6 +55,23 @@ class Recipe:
 
 PYTHON_CHECK = "python -c 'import ast,sys; ast.parse(open(sys.argv[1], \"rb\").read(), sys.argv[1])' {entry}\n"
 """The Python kits have nothing to build: the entry must parse (a syntax error is an upload's mistake, said early)."""
+
+SYNTAX_CHECKS = {
+    "python3 | python3.*": "{interpreter} -c 'import ast,sys; ast.parse(open(sys.argv[1], \"rb\").read(), sys.argv[1])' {entry}",
+    "perl | perl5*": "{interpreter} -c {entry}",
+    "ruby | ruby3*": "{interpreter} -c {entry}",
+    "bash | sh | dash": "{interpreter} -n {entry}",
+    "node | nodejs": "{interpreter} --check {entry}",
+    "php | php8*": "{interpreter} -l {entry}",
+}
+"""The stdio kit's build: the entry checked by its interpreter's own syntax check, when the interpreter (by its file
+name, a shell ``case`` pattern) has one; the others have nothing to build. (``perl -c`` runs the script's ``BEGIN`` blocks: in the build
+sandbox, offline, as any build step.)"""
+STDIO_CHECK = (
+    'case "$(basename {interpreter})" in\n'
+    + "".join(f"  {name}) {command} ;;\n" for name, command in SYNTAX_CHECKS.items())
+    + "  *) echo 'no syntax check for this interpreter: the check-bot matches try the script' ;;\n"
+    "esac\n")
 
 GO_PROTOS = ("dominoes/v1/types.proto", "dominoes/v1/bot.proto")
 GO_PACKAGE = "dominoes-arena/bots/go/gen/dominoes/v1;dominoesv1"
@@ -135,7 +153,7 @@ MAVEN_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 RECIPES: dict[str, Recipe] = {r.kit: r for r in (
     Recipe("python", PYTHON_CHECK, ("python", "{entry}")),
-    Recipe("stdio", PYTHON_CHECK, ("python", "{entry}"), protocol="stdio"),
+    Recipe("stdio", STDIO_CHECK, ("{interpreter}", "{entry}"), protocol="stdio", check="interpreter"),
     Recipe(
         "go",
         GO_GENERATE

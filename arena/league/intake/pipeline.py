@@ -40,7 +40,7 @@ from typing import Any, Protocol
 import trio
 
 from arena.check_bot import CheckReport, check_bot
-from arena.league.intake.build import BuildResult, KitCache, build_version
+from arena.league.intake.build import BuildResult, KitCache, build_version, interpreter_check
 from arena.league.intake.kits import RECIPES
 from arena.league.intake.store import Store
 from arena.league.rules.config import LeagueConfig
@@ -231,8 +231,14 @@ class Pipeline:
             return parse_manifest((source / MANIFEST_NAME).read_bytes())
 
         manifest = await trio.to_thread.run_sync(prepare)
+        refusal = config.interpreter_refusal(manifest)  # the league file may have changed since the upload
         try:
-            built = await self.builder.build(source, manifest, work, config.build)
+            if refusal is not None:
+                log = work / "build.log"
+                await trio.to_thread.run_sync(log.write_text, f"--- the build failed: {refusal} ---\n")
+                built = BuildResult(False, refusal, (), None, "stdio", log)
+            else:
+                built = await self.builder.build(source, manifest, work, config.build)
         finally:
             await trio.to_thread.run_sync(lambda: shutil.rmtree(source, ignore_errors=True))
         return built, await trio.to_thread.run_sync(read_log_end, built.log)
@@ -283,6 +289,10 @@ def runnable_spec(work: Path, version: Version, bot_name: str, limits: Limits) -
     folder = work / version.runnable.folder
     if not folder.is_dir():
         raise LeagueError(f"the built folder of version {version.id} is missing ({folder})")
+    if version.runnable.protocol == "stdio":  # the stdio kit's interpreter: still a program of the sandbox's own
+        problem = interpreter_check(version.runnable.command[0])
+        if problem is not None:
+            raise LeagueError(f"version {version.id}: {problem}")
     return BotSpec(name=bot_name, command=version.runnable.command, cwd=str(folder), folder=str(folder),
                    sandbox=True, limits=limits, protocol=version.runnable.protocol)
 

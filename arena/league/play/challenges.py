@@ -1,5 +1,6 @@
-"""Challenges: an author asks for deal sets of one of its versions against a named version, unrated, and gets the
-arena's SPRT verdict (or, undecided at the cap, the Elo difference with its interval).
+"""Challenges: an author asks for deal sets of one of its versions against a named version, unrated, and gets a
+verdict (:mod:`arena.league.rules.verdict`): the arena's SPRT's when it stops, else, undecided at the cap, what the
+Elo difference's 95% interval says (better, worse, or not told apart).
 
 **Who may ask for what** (:func:`request_challenge`, one database call, so the checks and the insert see one
 state): the challenger is one of the caller's own versions (the operator may use any), ready; the opponent is any
@@ -50,6 +51,7 @@ from arena.league.rules.lifecycle import PLAYING, QUEUED, READY, active_version
 from arena.league.rules.model import ChallengeRow, Version
 from arena.league.rules.permissions import Caller, owns, require_owner
 from arena.league.rules.timeline import OPEN, UPCOMING, not_open_yet, phase_of, recorded_of
+from arena.league.rules.verdict import verdict_of
 from arena.league.storage.db import AsyncDatabase, Database
 from arena.records.run_folder import RunFolder
 from arena.tournament.errors import EntrantsCannotPlay, RunError
@@ -213,7 +215,8 @@ class Challenges(LeagueRuns):
             self.log.warning("challenge_failed", league=self.config.name, challenge=challenge.id, error=str(error))
             return
         await self.database.run(Database.end_challenge, challenge.id, result)
-        self.log.info("challenge_done", league=self.config.name, challenge=challenge.id, verdict=result["verdict"])
+        self.log.info("challenge_done", league=self.config.name, challenge=challenge.id,
+                      outcome=verdict_of(result["sprt"]).line, verdict=result["verdict"])
 
     async def run_challenge(self, challenge: ChallengeRow, folder: Path) -> None:
         """The 2-entrant tournament with its [sprt]: the challenger first, the candidate."""

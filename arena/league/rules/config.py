@@ -12,6 +12,8 @@ the key, the problem and the allowed values::
     players = 2                 # optional: the variant's usual count
     duplicate = true            # each table plays one deal set under every rotation of the seats
     kits = ["python", "go"]     # optional: the kits whose uploads it accepts (default: all of KITS)
+    interpreters = ["python3", "perl"]  # optional: what the stdio kit's bot.toml may name as its interpreter
+                                # (default: python3 and the other candidates this machine has in /usr/bin)
     dial_in = true              # optional: authors may add dial-in versions, played from their own machines
                                 # while connected (`arena league dial-in`); default false
     same_author_tables = false  # optional: whether two versions of one author may sit at one table of three or
@@ -53,10 +55,10 @@ the key, the problem and the allowed values::
 
     [challenges]                # an author's unrated test of a version against another (arena/league/play/challenges.py)
     per_day = 5                 # challenges per author in any 24 hours
-    max_deal_sets = 200         # the most deal sets one challenge may ask for (its SPRT's cap)
+    max_deal_sets = 300         # the most deal sets one challenge may ask for (its SPRT's cap)
     concurrency = 1             # challenges played at once, beside the ladder's tables
     elo0 = 0.0                  # the SPRT's hypotheses, as a tournament file's [sprt]
-    elo1 = 10.0
+    elo1 = 40.0
 
     [timeline]                  # optional: the league moves through its phases by itself (UTC times)
     opens = 2026-11-01T12:00:00Z        # before it: uploads are built and checked, nothing is played
@@ -74,7 +76,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from datetime import time as time_of_day
@@ -82,6 +84,7 @@ from types import MappingProxyType
 from typing import Any
 
 from arena.league.rules.errors import ConfigError
+from arena.league.rules.manifest import DEFAULT_INTERPRETER, Manifest, interpreter_problem
 from arena.league.rules.manifest import KITS as KIT_RECIPES
 from arena.rules import Game, new_game
 from arena.sandbox import LIMIT_KEYS, Limits, LimitsError, limits_from_table
@@ -119,7 +122,8 @@ KITS = tuple(KIT_RECIPES)
 """The kits a league may accept: every kit a manifest may name (:data:`arena.league.rules.manifest.KITS`)."""
 """The kits an uploaded bot may name in its ``bot.toml``: every starter kit the project ships (``bots/``) and a
 prebuilt static Linux binary."""
-TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "dial_in", "same_author_tables",
+TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "interpreters", "dial_in",
+            "same_author_tables",
             "time", "limits", "upload", "build", "authors", "ladder", "challenges", "timeline", "finals")
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A league's name appears in URLs, folder names and the database: a short identifier."""
@@ -203,13 +207,13 @@ class ChallengeSettings:
 
     per_day: int = 5
     """Challenges per author in any 24 hours."""
-    max_deal_sets: int = 200
+    max_deal_sets: int = 300
     """The most deal sets one challenge may ask for: its SPRT's cap."""
     concurrency: int = 1
     """Challenges played at once, beside the ladder's tables."""
     elo0: float = 0.0
     """The SPRT's H0 in Elo, as a tournament file's ``[sprt] elo0``; less than ``elo1``."""
-    elo1: float = 10.0
+    elo1: float = 40.0
     """The SPRT's H1 in Elo, as a tournament file's ``[sprt] elo1``."""
 
 
@@ -230,14 +234,13 @@ class Timeline:
     step to the operator."""
 
     opens: datetime | None = None
-    """When the ladder starts (UTC); before it versions are built and checked, nothing is played. Default: at once."""
+    """When the ladder starts (UTC); before it nothing is played."""
     freeze: datetime | None = None
-    """When the league freezes itself (UTC; ``arena league freeze`` is then refused). Default: the operator's."""
+    """When the league freezes itself (UTC)."""
     finals: datetime | None = None
-    """When the finals start with ``[finals]`` (UTC; frozen first if need be; ``arena league finals --start`` is
-    then refused). Default: the operator's."""
+    """When the finals start, with ``[finals]`` (UTC)."""
     results: datetime | None = None
-    """When everyone may see the finals' ranking (UTC); before it, the operator only. Default: when they end."""
+    """When all may see the finals' ranking (UTC)."""
 
     def given(self) -> list[tuple[str, datetime]]:
         """The steps the timeline gives, in order, with their moments."""
@@ -257,9 +260,9 @@ class FinalsSettings:
     --start`` without its flags)."""
 
     deal_sets: int = DEAL_SETS
-    """Deal sets per table of the finals."""
+    """Deal sets per finals table."""
     tables: int = 0
-    """A k-player balanced schedule's tables (0: every pair meets about once)."""
+    """k-player finals' tables (0: each pair meets about once)."""
 
 
 @dataclass(frozen=True)
@@ -282,6 +285,14 @@ class LeagueConfig:
     with a dial-in version), as many games of fresh deals, rated as single games."""
     kits: tuple[str, ...] = KITS
     """The kits whose uploads the league accepts, each named once."""
+    interpreters: tuple[str, ...] = (DEFAULT_INTERPRETER,)
+    """The interpreters a stdio kit's ``bot.toml`` may name (its key ``interpreter``), each once: a program's name,
+    found on the bot sandbox's ``PATH`` (``perl``), or an absolute path (``/usr/bin/perl``). When the file gives
+    none: ``python3`` (the arena's own Python, in every sandbox), then each of ``perl``, ``ruby``, ``lua``,
+    ``bash``, ``node``, ``php``, ``tclsh``, ``guile``, ``Rscript`` (``arena.sandbox.contain.INTERPRETER_CANDIDATES``)
+    that is an executable file in ``/usr/bin`` of the machine that reads the league file, in that order. A version's
+    build refuses an interpreter that its sandbox does not hold read-only (one outside the system folders and the
+    arena's Python), whatever this list says."""
     dial_in: bool = False
     """Whether authors may add dial-in versions (bots played from their own machines, outside the arena's sandbox,
     the network's latency on their clock): the operator's choice, off unless the file says so."""
@@ -304,9 +315,9 @@ class LeagueConfig:
     challenges: ChallengeSettings = ChallengeSettings()
     """What an author's challenges may ask for: see [challenges]."""
     timeline: Timeline = Timeline()
-    """When the league moves to its next phase by itself: see [timeline]."""
+    """Its phases' moments: see [timeline]."""
     finals: FinalsSettings = FinalsSettings()
-    """The finals the timeline starts: see [finals]."""
+    """The timeline's finals: see [finals]."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, dict(self.options))
@@ -314,30 +325,39 @@ class LeagueConfig:
     def accepts_kit(self, kit: str) -> bool:
         return kit in self.kits
 
+    def interpreter_refusal(self, manifest: Manifest) -> str | None:
+        """Why an upload's ``bot.toml`` names an interpreter this league does not allow, in one line, or None."""
+        if manifest.interpreter is None or manifest.interpreter in self.interpreters:
+            return None
+        return (f"the {manifest.kit} kit's interpreter {manifest.interpreter!r} is not one this league allows: "
+                f"{', '.join(self.interpreters)}")
 
 
-def league_from_text(text: str) -> LeagueConfig:
+
+def league_from_text(text: str, interpreters: Sequence[str] = (DEFAULT_INTERPRETER,)) -> LeagueConfig:
     """Validate a league file's text, or raise one :class:`ConfigError` (reading the file is the caller's:
-    :mod:`arena.league.files`)."""
+    :mod:`arena.league.files`). ``interpreters``: what the file's ``interpreters`` is when it gives none; the
+    machine's (:func:`arena.sandbox.contain.installed_interpreters`) for a league file read from disk
+    (:func:`arena.league.files.load_league`), ``python3`` alone otherwise (the rules look at no machine)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"not valid TOML: {error}") from None
-    return league_from_dict(data)
+    return league_from_dict(data, interpreters)
 
 
-def league_from_dict(data: Mapping[str, Any]) -> LeagueConfig:
+def league_from_dict(data: Mapping[str, Any], interpreters: Sequence[str] = (DEFAULT_INTERPRETER,)) -> LeagueConfig:
     """Validate a parsed league file, or raise one :class:`ConfigError` (the checks it shares with tournament files
-    raise their :class:`SpecError`, turned into one here)."""
+    raise their :class:`SpecError`, turned into one here). ``interpreters`` as for :func:`league_from_text`."""
     try:
-        return _league(data)
+        return _league(data, tuple(interpreters))
     except ConfigError:
         raise
     except SpecError as error:
         raise ConfigError(str(error)) from None
 
 
-def _league(data: Mapping[str, Any]) -> LeagueConfig:
+def _league(data: Mapping[str, Any], machine_interpreters: tuple[str, ...]) -> LeagueConfig:
     _no_unknown(data, TOP_KEYS, "at the top level")
     name = _text(data, "name", required=True)
     if not NAME_PATTERN.fullmatch(name):
@@ -356,6 +376,7 @@ def _league(data: Mapping[str, Any]) -> LeagueConfig:
         options=MappingProxyType(dict(game.options)),
         duplicate=_boolean(data, "duplicate", default=True),
         kits=_kits(data.get("kits", list(KITS))),
+        interpreters=_interpreters(data.get("interpreters", list(machine_interpreters))),
         dial_in=_boolean(data, "dial_in", default=False),
         same_author_tables=_boolean(data, "same_author_tables", default=False),
         time=time_from_table(data.get("time", {})),
@@ -388,6 +409,19 @@ def _kits(value: Any) -> tuple[str, ...]:
             raise ConfigError(f"key 'kits' names an unknown kit {kit!r}; valid kits: {', '.join(KITS)}")
     if len(set(value)) != len(value):
         raise ConfigError(f"key 'kits' must name each kit once, got {value!r}")
+    return tuple(value)
+
+
+def _interpreters(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"key 'interpreters' must list at least one interpreter like [\"python3\", \"perl\"], "
+                          f"got {value!r}")
+    for name in value:
+        problem = interpreter_problem(name)
+        if problem:
+            raise ConfigError(f"key 'interpreters': each {problem}, got {name!r}")
+    if len(set(value)) != len(value):
+        raise ConfigError(f"key 'interpreters' must name each interpreter once, got {value!r}")
     return tuple(value)
 
 

@@ -54,6 +54,12 @@ class Kit:
 
 
 BINARY = "binary"
+STDIO = "stdio"
+DEFAULT_INTERPRETER = "python3"
+"""The stdio kit's interpreter when ``bot.toml`` names none: the stdio kit's scripts were Python first."""
+INTERPRETER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}|/[A-Za-z0-9._+/-]{1,255}")
+"""An interpreter is a program's name, found on the sandbox's ``PATH`` (``perl``, ``python3.11``), or its absolute
+path (``/usr/bin/perl``); no space, quote or ``..`` (checked apart)."""
 KITS: dict[str, Kit] = {
     kit.name: kit
     for kit in (
@@ -66,12 +72,12 @@ KITS: dict[str, Kit] = {
             file_names=("Cargo.toml",)),
         Kit("java", "the project's pom.xml (the build runs mvn package)", file_names=("pom.xml",)),
         Kit("cpp", "the project's CMakeLists.txt (the build runs cmake)", file_names=("CMakeLists.txt",)),
-        Kit("stdio", "a Python 3 script (.py), standard library only, speaking the stdio protocol",
-            suffixes=(".py",)),
+        Kit(STDIO, "a script its interpreter runs (key 'interpreter', python3 by default: then a .py file, "
+            "standard library only), speaking the stdio protocol"),
         Kit(BINARY, "a statically linked Linux ELF executable for this machine"),
     )
 }
-KEYS = ("kit", "entry", "variants", "name", "description")
+KEYS = ("kit", "entry", "interpreter", "variants", "name", "description")
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,10 @@ class Manifest:
     (e.g. ``src/main.py``), a file of the upload; what it must be depends on the kit. Required."""
     variants: tuple[str, ...]
     """The variants the bot plays, each once, from ``arena variants``, in the manifest's order; required."""
+    interpreter: str | None = None
+    """The stdio kit only: the program that runs the entry, ``INTERPRETER ENTRY`` (``perl``, ``ruby``, ``bash``,
+    ...: a name found on the bot sandbox's ``PATH``, or an absolute path), one of the league's ``interpreters``;
+    ``python3`` when not given. Refused for the other kits."""
     name: str | None = None
     """The bot's name: 1 to 64 letters, digits, ``.``, ``_`` or ``-`` (not first)."""
     description: str | None = None
@@ -111,8 +121,9 @@ def manifest_from_table(table: Mapping[str, Any]) -> Manifest:
     if unknown:
         raise ManifestError(f"key {unknown[0]!r} is not a manifest key; expected one of {', '.join(KEYS)}")
     kit = _kit(table.get("kit"))
-    entry = _entry(table.get("entry"), KITS[kit])
-    return Manifest(kit=kit, entry=entry, variants=_variants(table.get("variants")),
+    interpreter = _interpreter(table.get("interpreter"), kit)
+    entry = _entry(table.get("entry"), KITS[kit], interpreter)
+    return Manifest(kit=kit, entry=entry, variants=_variants(table.get("variants")), interpreter=interpreter,
                     name=_name(table.get("name")), description=_description(table.get("description")))
 
 
@@ -124,7 +135,29 @@ def _kit(value: Any) -> str:
     return value
 
 
-def _entry(value: Any, kit: Kit) -> str:
+def _interpreter(value: Any, kit: str) -> str | None:
+    if kit != STDIO:
+        if value is not None:
+            raise ManifestError(f"key 'interpreter' is for the {STDIO} kit only (the {kit} kit's recipe says what "
+                                f"runs the bot), got {value!r}")
+        return None
+    if value is None:
+        return DEFAULT_INTERPRETER
+    problem = interpreter_problem(value)
+    if problem:
+        raise ManifestError(f"key 'interpreter' {problem}, got {value!r}")
+    return str(value)
+
+
+def interpreter_problem(value: Any) -> str | None:
+    """Why ``value`` cannot name an interpreter (in a ``bot.toml`` or a league's ``interpreters``), or None."""
+    if not isinstance(value, str) or not INTERPRETER_PATTERN.fullmatch(value) or ".." in value.split("/"):
+        return ("must be a program's name like 'perl' (letters, digits, '.', '_', '+' or '-') or an absolute path "
+                "like '/usr/bin/perl'")
+    return None
+
+
+def _entry(value: Any, kit: Kit, interpreter: str | None = None) -> str:
     if value is None:
         raise ManifestError(f"key 'entry' is missing; expected {kit.entry}, as a path inside the bot's folder")
     if not isinstance(value, str):
@@ -134,6 +167,8 @@ def _entry(value: Any, kit: Kit) -> str:
         raise ManifestError(f"key 'entry' must be a path inside the bot's folder like 'src/bot.py' ({problem}), "
                             f"got {value!r}")
     problem = kit.entry_problem(value)
+    if problem is None and interpreter == DEFAULT_INTERPRETER and not value.endswith(".py"):
+        problem = f"the {STDIO} kit's entry run by {DEFAULT_INTERPRETER} must be a Python 3 script (.py)"
     if problem:
         raise ManifestError(f"key 'entry': {problem}, got {value!r}")
     return value

@@ -48,6 +48,25 @@ FIRST_CAP = 8
 the deal decides most games, and 40 deal sets took minutes)."""
 
 
+def expected_verdict(challenge: lpb.LeagueChallenge) -> tuple[str, str]:
+    """A done challenge's verdict in the league's words (elo0 = 0, elo1 = 150), from the test's own numbers: each
+    state's wording exactly, whichever the fresh deals made it."""
+    units = f"{challenge.units} deal sets"
+    if challenge.sprt_state == "H1":
+        return "better", f"the SPRT accepted H1, +150.0 Elo rather than +0.0, after {units}"
+    if challenge.sprt_state == "H0":
+        return "not better by 150 Elo", f"the SPRT accepted H0, +0.0 Elo rather than +150.0, after {units}"
+    undecided = f"the SPRT did not stop within {units}"
+    if challenge.elo_low == challenge.elo_high == 0.0:  # no interval: an infinite Elo
+        return f"not told apart after {units}", f"{undecided}, and the Elo difference has no 95% interval"
+    shown = f"[{challenge.elo_low:+.1f}, {challenge.elo_high:+.1f}]"
+    if challenge.elo_low > 0:
+        return "better", f"{undecided}; the Elo difference's 95% interval {shown} lies above 0"
+    if challenge.elo_high < 0:
+        return "worse", f"{undecided}; the Elo difference's 95% interval {shown} lies below 0"
+    return f"not told apart after {units}", f"{undecided}; the Elo difference's 95% interval {shown} holds 0"
+
+
 def start(root: Path) -> League:
     return league_in(root, LEAGUE)
 
@@ -123,8 +142,10 @@ def test_an_unrated_sprt_verdict_and_one_line_refusals(tmp_path: Path) -> None:
         else:
             assert (first.sprt_state, first.units) == ("continue", FIRST_CAP), first
         assert first.elo_low <= first.elo <= first.elo_high, first
+        assert (first.outcome, first.outcome_why) == expected_verdict(first), first
         capped = stub.GetChallenge(lpb.GetChallengeRequest(id=2), timeout=30, metadata=alice).challenge
         assert capped.units == 2 and capped.verdict.startswith("SPRT mine-v2 vs bobs-v1: ")
+        assert (capped.outcome, capped.outcome_why) == expected_verdict(capped), capped
         with pytest.raises(grpc.RpcError) as other:
             stub.GetChallenge(lpb.GetChallengeRequest(id=1), timeout=30, metadata=bearer(league.token("bob")))
         assert other.value.code() == grpc.StatusCode.PERMISSION_DENIED
@@ -132,7 +153,8 @@ def test_an_unrated_sprt_verdict_and_one_line_refusals(tmp_path: Path) -> None:
                                    metadata=bearer(league.token("bob"))).challenges == []
         shown = league.league("challenges", "1", token=league.tokens["alice"])
         assert shown.returncode == 0, shown.stderr
-        assert ": done: " + " ".join(first.verdict.split()) in " ".join(shown.stdout.split()), shown.stdout
+        assert f": done: {first.outcome} ({first.outcome_why}); " + " ".join(first.verdict.split()) in " ".join(
+            shown.stdout.split()), shown.stdout
 
         # unrated: the league's games and ratings are the ladder's tables' only
         database = open_database(sqlite_url(league.root / "data"))
@@ -232,4 +254,4 @@ def test_a_bad_challenges_key_is_named_in_a_line(tmp_path: Path, table: str, lin
 
 @pytest.mark.fast
 def test_the_challenges_defaults() -> None:
-    assert league_from_dict({"name": "x", "variant": "block"}).challenges == ChallengeSettings(5, 200, 1, 0.0, 10.0)
+    assert league_from_dict({"name": "x", "variant": "block"}).challenges == ChallengeSettings(5, 300, 1, 0.0, 40.0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import tomllib
 from dataclasses import FrozenInstanceError
 from pathlib import Path
@@ -14,7 +15,16 @@ from arena.errors import ArenaError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.league.rules.config import KITS, ConfigError, LadderSettings, LeagueConfig, league_from_dict
+from arena.league.rules.config import (
+    KITS,
+    ConfigError,
+    LadderSettings,
+    LeagueConfig,
+    league_from_dict,
+    league_from_text,
+)
+from arena.league.rules.manifest import Manifest, parse_manifest
+from arena.sandbox.contain import INTERPRETER_CANDIDATES, installed_interpreters
 from arena.league.files import load_league, load_leagues
 from arena.league.rules.errors import ConfigError as ConfigErrorFromErrors
 from arena.rules.errors import RulesError
@@ -54,7 +64,7 @@ def test_the_sample_league_loads_with_every_table() -> None:
 def test_a_minimal_file_gets_the_defaults(tmp_path: Path) -> None:
     league = load_league(write(tmp_path, MINIMAL))
     assert league == LeagueConfig(name="ladder", title="ladder", variant="draw", players=2,
-                                  options=league.options)
+                                  options=league.options, interpreters=installed_interpreters())
     assert league.kits == KITS and league.duplicate is True
     assert league.build == BuildLimits() and league.limits == Limits()
 
@@ -73,7 +83,49 @@ def test_kits_restrict_what_is_accepted(tmp_path: Path) -> None:
     assert league.accepts_kit("go") and not league.accepts_kit("python")
 
 
+def stdio_manifest(interpreter: str) -> Manifest:
+    return parse_manifest(f'kit = "stdio"\nentry = "bot.x"\ninterpreter = "{interpreter}"\nvariants = ["draw"]\n'
+                          .encode())
+
+
+def test_interpreters_say_what_the_stdio_kit_may_run(tmp_path: Path) -> None:
+    league = load_league(write(tmp_path, MINIMAL + 'interpreters = ["python3", "perl", "/usr/bin/bash"]\n'))
+    assert league.interpreters == ("python3", "perl", "/usr/bin/bash")
+    assert league.interpreter_refusal(stdio_manifest("perl")) is None
+    assert league.interpreter_refusal(stdio_manifest("/usr/bin/bash")) is None
+    assert league.interpreter_refusal(stdio_manifest("cobol")) == (
+        "the stdio kit's interpreter 'cobol' is not one this league allows: python3, perl, /usr/bin/bash")
+    assert league.interpreter_refusal(stdio_manifest("bash")) == (  # the very word the league file says
+        "the stdio kit's interpreter 'bash' is not one this league allows: python3, perl, /usr/bin/bash")
+    assert league.interpreter_refusal(parse_manifest(b'kit = "go"\nentry = "m.go"\nvariants = ["draw"]\n')) is None
+
+
+def test_the_default_interpreters_are_python3_and_the_candidates_in_usr_bin(tmp_path: Path) -> None:
+    """python3 always (the arena's Python), then each candidate that is an executable in /usr/bin, in the
+    candidates' order; a league file read by the rules alone (no machine) gets python3."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for name, mode in (("perl", 0o755), ("ruby", 0o644), ("bash", 0o755), ("cobol", 0o755)):
+        (folder / name).write_text("#!/bin/sh\n")
+        (folder / name).chmod(mode)
+    (folder / "node").symlink_to(folder / "bash")
+    assert installed_interpreters(str(folder)) == ("python3", "perl", "bash", "node")
+    expected = tuple(["python3"] + [name for name in INTERPRETER_CANDIDATES[1:]
+                                    if os.access(Path("/usr/bin") / name, os.X_OK)
+                                    and (Path("/usr/bin") / name).is_file()])
+    assert load_league(write(tmp_path, MINIMAL)).interpreters == expected
+    assert league_from_text(MINIMAL).interpreters == ("python3",)
+
+
 @pytest.mark.parametrize(("extra", "message"), [
+    ('interpreters = []\n', "key 'interpreters' must list at least one interpreter like [\"python3\", \"perl\"], "
+                            "got []"),
+    ('interpreters = "perl"\n', "key 'interpreters' must list at least one interpreter like"),
+    ('interpreters = ["perl", "perl"]\n', "key 'interpreters' must name each interpreter once, got ['perl', 'perl']"),
+    ('interpreters = ["perl -w"]\n', "key 'interpreters': each must be a program's name like 'perl' (letters, "
+                                     "digits, '.', '_', '+' or '-') or an absolute path like '/usr/bin/perl', got "
+                                     "'perl -w'"),
+    ('interpreters = [3]\n', "key 'interpreters': each must be a program's name like 'perl'"),
     ('colour = "red"\n', "unknown key 'colour' at the top level; valid keys: name, title, variant"),
     ('players = 9\n', "key 'players': variant 'draw' is played by"),
     ('[options]\ntarget = -3\n', "key 'options': "),

@@ -41,6 +41,16 @@ def test_a_minimal_manifest():
         "python", "bot.py", ("draw",), None, None)
 
 
+def test_the_stdio_kit_names_its_interpreter_and_python3_by_default():
+    perl = parse_manifest(b'kit = "stdio"\nentry = "src/bot.pl"\ninterpreter = "perl"\nvariants = ["draw"]\n')
+    assert (perl.kit, perl.entry, perl.interpreter) == ("stdio", "src/bot.pl", "perl")
+    path = parse_manifest(b'kit = "stdio"\nentry = "bot.rb"\ninterpreter = "/usr/bin/ruby3.1"\nvariants = ["draw"]\n')
+    assert path.interpreter == "/usr/bin/ruby3.1"
+    python = parse_manifest(b'kit = "stdio"\nentry = "bot.py"\nvariants = ["draw"]\n')
+    assert python.interpreter == "python3"
+    assert parse_manifest(GOOD.encode()).interpreter is None  # the other kits' recipes say what runs them
+
+
 def test_the_manifest_is_frozen():
     manifest = parse_manifest(GOOD.encode())
     with pytest.raises(AttributeError):
@@ -86,7 +96,20 @@ BAD = [
     (GOOD + 'description = "a\\u001bb"',
      "key 'description' must be a text of at most 1000 characters without control characters, got 'a\\x1bb'"),
     (GOOD + 'varients = ["draw"]',
-     "key 'varients' is not a manifest key; expected one of kit, entry, variants, name, description"),
+     "key 'varients' is not a manifest key; expected one of kit, entry, interpreter, variants, name, description"),
+    ('kit = "python"\nentry = "bot.py"\ninterpreter = "perl"\nvariants = ["draw"]',
+     "key 'interpreter' is for the stdio kit only (the python kit's recipe says what runs the bot), got 'perl'"),
+    ('kit = "stdio"\nentry = "bot.pl"\ninterpreter = "perl -w"\nvariants = ["draw"]',
+     "key 'interpreter' must be a program's name like 'perl' (letters, digits, '.', '_', '+' or '-') or an absolute "
+     "path like '/usr/bin/perl', got 'perl -w'"),
+    ('kit = "stdio"\nentry = "bot.pl"\ninterpreter = "/usr/../tmp/perl"\nvariants = ["draw"]',
+     "key 'interpreter' must be a program's name like 'perl' (letters, digits, '.', '_', '+' or '-') or an absolute "
+     "path like '/usr/bin/perl', got '/usr/../tmp/perl'"),
+    ('kit = "stdio"\nentry = "bot.pl"\ninterpreter = ["perl"]\nvariants = ["draw"]',
+     "key 'interpreter' must be a program's name like 'perl' (letters, digits, '.', '_', '+' or '-') or an absolute "
+     "path like '/usr/bin/perl', got ['perl']"),
+    ('kit = "stdio"\nentry = "bot.pl"\nvariants = ["draw"]',
+     "key 'entry': the stdio kit's entry run by python3 must be a Python 3 script (.py), got 'bot.pl'"),
     ('kit = "python', "not valid TOML: Unterminated string (at end of document)"),
 ]
 
