@@ -349,20 +349,22 @@ def placed_on_one_page(file: FileDescriptorProto) -> dict[str, str]:
 @functools.cache
 def protocol_layout() -> dict[str, str]:
     """Where each message and enum is: its file's page, unless that page would be longer than :data:`PAGE_LIMIT`;
-    then the messages its services take and answer stay, and the rest go to the file's ``-types`` page."""
+    then the messages its services take and answer stay, and the rest go to the file's ``-types`` page; if it is
+    still too long, the answers go there too (the calls and what they take stay together)."""
     layout: dict[str, str] = {}
     for file in protocol_files():
         layout.update(placed_on_one_page(file))
     for file in protocol_files():
-        if len(render_file_page(file, file_page(file), layout)) <= PAGE_LIMIT:
-            continue
-        prefix = f".{file.package}"
-        calls = {name for service in file.service for method in service.method
-                 for name in (method.input_type, method.output_type)}
-        for message in file.message_type:
-            if f"{prefix}.{message.name}" not in calls:
-                layout.update(dict.fromkeys(names_within(prefix, message), file_page(file, "-types")))
-        layout.update({f"{prefix}.{enum.name}": file_page(file, "-types") for enum in file.enum_type})
+        prefix, types = f".{file.package}", file_page(file, "-types")
+        methods = [method for service in file.service for method in service.method]
+        taken = {method.input_type for method in methods}
+        for kept in (taken | {method.output_type for method in methods}, taken):
+            if len(render_file_page(file, file_page(file), layout)) <= PAGE_LIMIT:
+                break
+            for message in file.message_type:
+                if f"{prefix}.{message.name}" not in kept:
+                    layout.update(dict.fromkeys(names_within(prefix, message), types))
+            layout.update({f"{prefix}.{enum.name}": types for enum in file.enum_type})
     return layout
 
 
@@ -592,6 +594,10 @@ def config_files() -> dict[tuple[str, str], list[Table]]:
             Table("[signup]", league_config.SIGNUP_KEYS, "arena.league.rules.config.SIGNUP_KEYS",
                   league_config.SignupSettings,
                   bounds=bounds_of(league_config.SIGNUP_BOUNDS, max_teams="0: no cap")),
+            Table("[timeline]", league_config.TIMELINE_KEYS, "arena.league.rules.config.TIMELINE_KEYS",
+                  league_config.Timeline),
+            Table("[finals]", league_config.FINALS_KEYS, "arena.league.rules.config.FINALS_KEYS",
+                  league_config.FinalsSettings, bounds=bounds_of(league_config.FINALS_BOUNDS)),
         ],
         ("A bot's bot.toml (league uploads)", "bot.toml"): [
             Table("top level", manifest.KEYS, "arena.league.rules.manifest.KEYS", manifest.Manifest),

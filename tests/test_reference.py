@@ -142,8 +142,10 @@ WHOLE_FILE: dict[str, Callable[[dict[str, Any]], object]] = {
     "top level (league file)": league_with(""),
     **{f"[{name}] (league file)": league_with(name)
        for name in ("time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup")},
+    "[finals] (league file)": lambda keys: league_config.league_from_dict({**LEAGUE, "players": 3, "finals": keys}),
 }
-"""Each table with bounds, parsed as part of a file that is valid but for the key under test."""
+"""Each table with bounds, parsed as part of a file that is valid but for the key under test (the finals' in a league of
+three sides: two sides take no ``tables``)."""
 
 COMPANIONS: dict[tuple[str, str, str], dict[str, Any]] = {
     ("top level (tournament file)", "tables", "low"): {"format": "balanced"},

@@ -1,10 +1,11 @@
 """``arena league ...``: the clients of a server's leagues (``arena serve --league FILE``).
 
 ``add-author NAME``, ``revoke NAME`` and ``reinstate VERSION`` are the operator's (``--token-file`` the server's
-token); ``upload``, ``bots``, ``versions``, ``log``, ``table-log`` and ``retire`` are an author's (``--token-file``
-the token of a member of the author's team: its captain's, given once by ``add-author`` or ``sign-up``, or another
-member's, given once by ``add-member``) or the operator's. The teams' own verbs (``sign-up``, ``invite``,
-``add-member``, ...) are in :mod:`arena.cli.teams`. Each takes the connection options of the other
+token); ``status``, ``standings``, ``queue`` and ``watch`` anyone's with a token; ``upload``, ``bots``, ``versions``,
+``log``, ``table-log`` and ``retire`` are an author's (``--token-file`` the token of a member of the author's team: its
+captain's, given once by ``add-author`` or ``sign-up``, or another member's, given once by ``add-member``) or the
+operator's. The teams' own verbs (``sign-up``, ``invite``, ``add-member``, ...) are in :mod:`arena.cli.teams`. Each
+takes the connection options of the other
 client commands (``--server``, ``--tls-ca``, ...). A call the server refuses prints one ``error:`` line and exits
 with status 1. What a bot or its build wrote (``table-log``, ``log``) is printed without its control characters but
 its line breaks (:func:`arena.display.safe_text`): a bot's log and a build's are a stranger's text.
@@ -25,6 +26,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +49,7 @@ from arena.league.intake.archive import ArchiveError, pack
 from arena.league.intake.build import KitCache, KitCacheError, prepare_kits
 from arena.league.intake.kits import RECIPES
 from arena.league.intake.pipeline import default_kit_cache
-from arena.league.rules.config import WIDEST_UPLOAD, upload_archive_limits
+from arena.league.rules.config import WIDEST_UPLOAD, shown_moment, upload_archive_limits
 from arena.league.storage.copy import copy_database, total_rows
 from arena.league.storage.db import shown_url, sqlite_url
 from arena.protocol import league_pb2 as lpb
@@ -163,6 +165,12 @@ def add_league_commands(sub: Any) -> None:
     _league_argument(p)
     add_client_arguments(p)
     p.set_defaults(func=cmd_watch)
+
+    p = verbs.add_parser("status", help="where the league is: its title, variant, phase (upcoming, open, frozen, "
+                                        "finals, done) and the time to the next one")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_status)
     add_challenge_commands(verbs)
     add_team_commands(verbs)
 
@@ -542,6 +550,22 @@ def _when(moment: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(moment)) if moment else ""
 
 
+def _when_minute(moment: float) -> str:
+    """A moment of the league's timeline as its messages write it: ``2026-12-05 18:00 UTC`` (with seconds when it
+    has any)."""
+    return shown_moment(datetime.fromtimestamp(moment, UTC))
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("GetStatus", lpb.GetStatusRequest(league=args.league))
+        print(f"{safe_name(reply.title)} ({safe_name(reply.league)}): {safe_name(reply.variant)}, {reply.phase}"
+              + (f"; {safe_name(reply.next, 500)}" if reply.next else ""))
+        return 0
+
+    return _run(args, body)
+
+
 def cmd_challenge(args: argparse.Namespace) -> int:
     if args.deal_sets < 0:
         return _refused(f"--deal-sets must be 1 or more, got {args.deal_sets}")
@@ -608,6 +632,8 @@ def cmd_finals(args: argparse.Namespace) -> int:
         if reply.scheduled:
             head += f", {reply.games} of {reply.scheduled} games recorded in {reply.folder}"
         print(head + (f": {safe_name(reply.error, 500)}" if reply.error else ""))
+        if reply.results_at:
+            print(f"results are published at {_when_minute(reply.results_at)}")
         if reply.ranking:
             table = Table(title="ranked by the maximum-likelihood fit (Elo, 95% interval)")
             for column in ("rank", "version", "rating", "interval", "deal sets", "cannot be told apart from"):

@@ -1,4 +1,5 @@
-"""The league's use cases: authors (teams of members, their sign-ups and the audit log), uploads, bots, versions, logs, the ladder, challenges, the freeze and the finals.
+"""The league's use cases: authors (teams of members, their sign-ups and the audit log), uploads, bots, versions,
+logs, the ladder, challenges, the freeze, the finals and where the league is in its timeline.
 
 :class:`LeagueCore` lives on the trio thread and does each call's work through
 :class:`~arena.league.storage.db.AsyncDatabase` (database calls never block the loop). Every call that acts for
@@ -34,24 +35,27 @@ from arena.league.authors import (
     revoke_member,
     sign_up,
 )
+from arena.league.clock import utc_now
 from arena.league.intake.archive import Packed
 from arena.league.intake.pipeline import Pipeline, Served
 from arena.league.intake.store import Store
 from arena.league.intake.upload import checked_upload
 from arena.league.play.challenges import Challenges, request_challenge, version_name
 from arena.league.play.finals import Finals, freeze_league, games_recorded
-from arena.league.play.ladder import FROZEN, Ladder, left_because
+from arena.league.play.ladder import FROZEN, Ladder, left_because, upcoming_note
 from arena.league.play.leaderboard import SYSTEM, BoardEntry
 from arena.league.play.pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game, games_written
 from arena.league.play.table_logs import table_log
 from arena.league.play.table_run import RECORD, TABLES, entrant_name, rotations
+from arena.league.play.timeline import Timekeeper, league_status
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError
 from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
 from arena.league.rules.manifest import NAME_PATTERN as BOT_NAME
 from arena.league.rules.model import ONLINE, AuditEntry, Author, Bot, ChallengeRow, LadderTable, Member, Version
-from arena.league.rules.permissions import Caller, require_bot_owner, require_operator
+from arena.league.rules.permissions import Caller, require_bot_owner, require_operator, sees_finals_results
 from arena.league.rules.rating import deal_set_totals
 from arena.league.rules.retention import versions_to_delete
+from arena.league.rules.timeline import FREEZE_STEP, OPEN, UPCOMING, Status, require_manual
 from arena.league.rules.verdict import verdict_of
 from arena.league.storage.db import AsyncDatabase, Database
 from arena.league.views import (
@@ -69,6 +73,7 @@ from arena.league.views import (
     InviteMade,
     LadderQueue,
     Leaderboard,
+    LeagueStatus,
     MemberAdded,
     MemberRevoked,
     MemberView,
@@ -107,12 +112,14 @@ class LeagueCore:
     def __init__(self, database: AsyncDatabase, authenticator: Authenticator, store: Store,
                  leagues: dict[str, Served], pipeline: Pipeline, ladders: Mapping[str, Ladder] = {},
                  challenges: Mapping[str, Challenges] = {}, finals: Mapping[str, Finals] = {},
-                 log: AuditLog | None = None) -> None:
+                 timekeepers: Mapping[str, Timekeeper] = {}, log: AuditLog | None = None) -> None:
         """``ladders``: each league's ladder, by name (the standings, queue and watch calls read them);
         ``challenges``: each league's challenge slots, woken when one is asked for; ``finals``: each league's
-        finals; ``log``: the server's log, where each audit entry is written too."""
+        finals; ``timekeepers``: each league's timeline at work, woken when the operator moves its phase; ``log``: the
+        server's log, where each audit entry is written too."""
         self.log = log
         self.ladders = dict(ladders)
+        self.timekeepers = dict(timekeepers)
         self.finals_of = dict(finals)
         self.challenges = dict(challenges)
         self.database = database
@@ -441,7 +448,10 @@ class LeagueCore:
                               version_ids=tuple(int(v) for v in t.versions), reason=t.reason, state=QUEUED)
                     for t in plan.tables]
         note = ladder.note if len(playing) < ladder.config.ladder.concurrency else plan.note
-        if await self.database.run(Database.frozen, league_id) is not None:  # nothing comes next
+        phase = (await league_status(self.database, ladder.served)).phase
+        if phase == UPCOMING:  # nothing is played yet
+            proposed, note = [], upcoming_note(ladder.config)
+        elif phase != OPEN:  # frozen: nothing comes next
             proposed, note = [], FROZEN
         return LadderQueue(league=ladder.config.name, concurrency=ladder.config.ladder.concurrency,
                            playing=tuple([await self._table(t) for t in playing]), next=tuple(proposed),
@@ -483,7 +493,11 @@ class LeagueCore:
         runner = self.finals_of.get(served.config.name)
         folder = runner.run_folder if runner is not None else None
         older = rotations(served.config) if served.config.duplicate else 1  # finals that wrote no group_size
-        return await self.database.run(finals_page, served.league_id, folder, older)
+        page = await self.database.run(finals_page, served.league_id, folder, older)
+        page.results_at = self._withheld_until(served, None)
+        if page.results_at:  # neither the ranking nor the games' scores before the results are published
+            page.ranking, page.results = [], []
+        return page
 
     def live_state(self, league: str) -> list[Any]:
         """What changes as the ladder plays, read from memory (no query): tables ended since the start, the
@@ -492,7 +506,9 @@ class LeagueCore:
         ladder = self.ladder(league)
         runner = self.finals_of.get(ladder.config.name)
         finals = [runner.changes, games_written(runner.run_folder)] if runner is not None else []
-        return [ladder.serial, sorted(ladder.playing), ladder.leaderboard.fitted_results, *finals]
+        keeper = self.timekeepers.get(ladder.config.name)
+        phase = [keeper.changes] if keeper is not None else []
+        return [ladder.serial, sorted(ladder.playing), ladder.leaderboard.fitted_results, *finals, *phase]
 
     async def watch_ladder(self, token: Credential, league: str, after: int | None, wait_s: float
                            ) -> tuple[int, list[TableRated]]:
@@ -569,12 +585,32 @@ class LeagueCore:
 
     # the freeze and the finals: the operator's to start, anyone's to read
 
+    async def status(self, token: Credential, league: str) -> LeagueStatus:
+        """Where the league is in its timeline: any caller with a valid token (:meth:`league_status`)."""
+        await self.caller(token)
+        return await self.league_status(league)
+
+    async def league_status(self, league: str) -> LeagueStatus:
+        """The league's title, variant, phase and the next one (:mod:`arena.league.rules.timeline`). Public (no
+        token): the gRPC call checks its caller first, and every league page shows it in its header."""
+        served = self.league(league)
+        status: Status = await league_status(self.database, served)
+        timeline = served.config.timeline
+        return LeagueStatus(
+            league=served.config.name, title=served.config.title, variant=served.config.variant, phase=status.phase,
+            next_phase=status.next_phase, next_at=_seconds(status.next_at), next=status.next,
+            results_published=status.published, opens=_seconds(timeline.opens), freeze=_seconds(timeline.freeze),
+            finals=_seconds(timeline.finals), results=_seconds(timeline.results), now=utc_now().timestamp())
+
     async def freeze(self, token: Credential, league: str) -> Frozen:
         caller = await self.caller(token)
         served = self.league(league)
+        require_operator(caller, "freeze a league")
+        require_manual(served.config, FREEZE_STEP)
         frozen = await self.database.run(freeze_league, caller, served.league_id)
         if served.config.name in self.ladders:  # it stops choosing tables now, not at its next idle look
             self.ladders[served.config.name].wake()
+        self._phase_moved(served)
         names = [await self._entrant(v) for v in frozen.field]
         return Frozen(league=served.config.name, frozen_at=frozen.frozen_at.timestamp(), field=tuple(names),
                       field_ids=tuple(frozen.field))
@@ -589,6 +625,7 @@ class LeagueCore:
             except KeyError:
                 raise NotFound(f"league {served.config.name!r} has no finals on this server") from None
             await runner.begin(caller, deal_sets, tables)
+            self._phase_moved(served)
         frozen = await self.database.run(Database.frozen, served.league_id)
         if frozen is None:
             return FinalsState(league=served.config.name, state="not frozen")
@@ -597,13 +634,27 @@ class LeagueCore:
         finals = frozen.finals
         folder = self.finals_of[served.config.name].run_folder if served.config.name in self.finals_of else None
         games = await trio.to_thread.run_sync(games_recorded, folder) if folder is not None else 0
+        withheld = self._withheld_until(served, caller)
         ranking = tuple(FinalsRank(rank=row["rank"], version=row["version"], version_id=row["version_id"],
                                    rating=row["rating"], rating_low=row["low"], rating_high=row["high"],
                                    deal_sets=row["deal_sets"], tied_with=tuple(row["tied_with"]))
-                        for row in finals.get("ranking", ()))
+                        for row in finals.get("ranking", ()) if not withheld)
         return FinalsState(league=served.config.name, state=finals["state"], folder=str(folder or ""),
                            games=games, scheduled=finals["scheduled"], ranking=ranking,
-                           error=finals.get("error", ""))
+                           error=finals.get("error", ""), results_at=withheld)
+
+    def _withheld_until(self, served: Served, caller: Caller | None) -> float:
+        """When the finals' results are published, while they are withheld from ``caller`` (None: a spectator of
+        the web's pages); 0.0 when the caller sees them (:func:`~arena.league.rules.permissions.sees_finals_results`)."""
+        results = served.config.timeline.results
+        if results is None or sees_finals_results(caller, utc_now() >= results):
+            return 0.0
+        return results.timestamp()
+
+    def _phase_moved(self, served: Served) -> None:
+        """The operator froze the league or started its finals: its timeline's task notes the new phase now."""
+        if served.config.name in self.timekeepers:
+            self.timekeepers[served.config.name].wake()
 
     async def _entrant(self, version_id: int) -> str:
         version = await self.database.run(Database.version, version_id)

@@ -325,3 +325,28 @@ class FinalsState:
     scheduled: int = 0
     ranking: tuple[FinalsRank, ...] = ()
     error: str = ""
+    results_at: float = 0.0
+    """When the ranking is published, while it is withheld from this caller (the timeline's ``results`` not come,
+    the caller not the operator); 0.0 when it is shown."""
+
+
+@dataclass(frozen=True)
+class LeagueStatus:
+    """Where a league is: its title and variant, its phase (:data:`arena.league.rules.timeline.PHASES`), the next
+    phase and when it comes (0.0: when the operator moves it, or never), that in one line (``freezes in 2 h 14 min
+    (at 2026-12-05 18:00 UTC)``), whether the finals' results are published, the moments its timeline gives (0.0:
+    not given) and the server's clock."""
+
+    league: str
+    title: str
+    variant: str
+    phase: str
+    next_phase: str
+    next_at: float
+    next: str
+    results_published: bool
+    opens: float = 0.0
+    freeze: float = 0.0
+    finals: float = 0.0
+    results: float = 0.0
+    now: float = 0.0

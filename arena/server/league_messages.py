@@ -20,6 +20,7 @@ from arena.league.views import (
     InviteMade,
     LadderQueue,
     Leaderboard,
+    LeagueStatus,
     MemberAdded,
     MemberRevoked,
     MemberView,
@@ -212,4 +213,11 @@ def finals_rank_pb(row: FinalsRank) -> lpb.FinalsRank:
 def finals_pb(finals: FinalsState) -> lpb.FinalsResponse:
     return lpb.FinalsResponse(league=finals.league, state=finals.state, folder=finals.folder, games=finals.games,
                               scheduled=finals.scheduled, ranking=[finals_rank_pb(row) for row in finals.ranking],
-                              error=finals.error)
+                              error=finals.error, results_at=finals.results_at)
+
+
+def status_pb(status: LeagueStatus) -> lpb.GetStatusResponse:
+    return lpb.GetStatusResponse(league=status.league, title=status.title, variant=status.variant,
+                                 phase=status.phase, next_phase=status.next_phase, next_at=status.next_at,
+                                 next=status.next, results_published=status.results_published, opens=status.opens,
+                                 freeze=status.freeze, finals=status.finals, results=status.results, now=status.now)

@@ -47,6 +47,7 @@ from arena.server.league_messages import (
     retired_pb,
     revoked_pb,
     signed_up_pb,
+    status_pb,
     table_log_pb,
     table_rated_pb,
     teams_pb,
@@ -209,6 +210,10 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     def Finals(self, request: lpb.FinalsRequest, context: grpc.ServicerContext) -> Any:
         return finals_pb(self._trio(self.core.finals, token_of(context), request.league, request.start,
                                     request.deal_sets, request.tables))
+
+    @handled
+    def GetStatus(self, request: lpb.GetStatusRequest, context: grpc.ServicerContext) -> Any:
+        return status_pb(self._trio(self.core.status, token_of(context), request.league))
 
     def WatchLadder(self, request: lpb.WatchLadderRequest, context: grpc.ServicerContext) -> Iterator[lpb.WatchLadderResponse]:
         """Each table that ends from now on, while the client listens (refusals as the other calls': the first

@@ -388,9 +388,10 @@ OPTIONAL_VALUES = {"events": ""}
 """The value slots a page may leave out, and what they are then. A league's page without an event stream of its own
 (an author's page, a build log, a form's answer) names none, so static/league.js opens none: left as the literal
 ``__EVENTS__``, it opened that address relative to the page, which answered 404, and the page said "reconnecting"."""
-RAW_SLOTS = ("leagues", "content", "signout", "signup")
+RAW_SLOTS = ("leagues", "content", "signout", "signup", "phase")
 """The templates' slots filled with HTML: the header's links to the leagues, a server-rendered page's content, the
-header's sign-out button (:func:`_page`), the sign-in page's links to the leagues' sign-up pages."""
+header's sign-out button (:func:`_page`), the sign-in page's links to the leagues' sign-up pages, a league page's
+phase (:func:`_league_html`)."""
 SIGNOUT_FORM = ('<form class="signout" method="post" action="/signout"><button type="submit" id="signout">sign out'
                 '</button></form>')
 """Ends the browser's sessions (``POST /signout``: the operator's, the author's and a share link's cookies). It needs
@@ -406,6 +407,21 @@ def _page(web: Web, request: Request, name: str, raw: dict[str, str] | None = No
     if COOKIE in request.cookies or AUTHOR_COOKIE in request.cookies:
         raw["signout"] = SIGNOUT_FORM
     return _template(name, raw, home=web.viewer(request).front()[0], **values)
+
+
+async def _league_phase(web: Web, league: str) -> str:
+    """The header's phase of a league's page (empty for a league this server does not run: its page is a 404)."""
+    try:
+        return league_web.phase_html(await web.league_core().league_status(league))
+    except LeagueError:
+        return ""
+
+
+async def _league_html(web: Web, request: Request, league: str, content: str, **values: str) -> Response:
+    """A league's page: ``content`` in the league's frame, its header saying the league's phase and the time to the
+    next one."""
+    raw = {"content": content, "phase": await _league_phase(web, league)}
+    return HTMLResponse(_page(web, request, "league.html", raw, **values))
 
 
 def shell(page: str) -> Handler:
@@ -453,7 +469,7 @@ def league_page(fetch: LeagueData, render: Callable[[dict[str, Any], Viewer], st
         content = render(await _league_data(web, request, fetch), web.viewer(request))
         title = " · ".join(request.path_params[k] for k in ("bot", "league") if k in request.path_params)
         events = f"/api/leagues/{urllib.parse.quote(request.path_params['league'], safe='')}/events"
-        return HTMLResponse(_page(web, request, "league.html", {"content": content}, title=title, events=events))
+        return await _league_html(web, request, request.path_params["league"], content, title=title, events=events)
     return handler
 
 
@@ -467,7 +483,8 @@ async def league_game_page(web: Web, request: Request) -> Response:
     league = html.escape(urllib.parse.quote(params["league"], safe=""))
     bar = (f'<nav id="arena-bar" style="padding:6px 16px;background:#1f4d36;color:#fff;font:14px system-ui,sans-serif">'
            f'<a style="color:#fff" href="/leagues/{league}">&larr; {html.escape(params["league"])}</a> · '
-           f'table {params["table"]} · game {html.escape(params["game"])}</nav>')
+           f'table {params["table"]} · game {html.escape(params["game"])} · '
+           f'{await _league_phase(web, params["league"])}</nav>')
     page = page_html(view).replace("<body>", "<body>\n" + bar, 1)
     csp = content_security_policy(INLINE_SCRIPT.findall(page), INLINE_STYLE.findall(page))
     return HTMLResponse(page, headers={"Content-Security-Policy": csp})
@@ -628,7 +645,7 @@ async def author_page(web: Web, request: Request) -> Response:
         board = {"standings": []}
     content = league_web.author_html(league, caller.describe(), versions, challenges, board, _csrf_of(web, session),
                                      web.viewer(request))
-    return HTMLResponse(_page(web, request, "league.html", {"content": content}, title=f"{league} · mine"))
+    return await _league_html(web, request, league, content, title=f"{league} · mine")
 
 
 async def _log(web: Web, request: Request) -> dict[str, Any]:
@@ -643,19 +660,19 @@ async def _log(web: Web, request: Request) -> dict[str, Any]:
 async def version_log_page(web: Web, request: Request) -> Response:
     log = await _log(web, request)
     content = league_web.log_html(request.path_params["league"], log, web.viewer(request))
-    return HTMLResponse(_page(web, request, "league.html", {"content": content},
-                              title=f'{log["version"]["version"]} · build log'))
+    return await _league_html(web, request, request.path_params["league"], content,
+                              title=f'{log["version"]["version"]} · build log')
 
 
 async def api_version_log(web: Web, request: Request) -> Response:
     return JSONResponse(await _log(web, request))
 
 
-def _done(web: Web, request: Request, league: str, message: str) -> Response:
+async def _done(web: Web, request: Request, league: str, message: str) -> Response:
     """A form's outcome: its one line and the way back to the author's page (and, as on every signed-in page, the
     sign-out button)."""
     content = league_web.done_html(league, message, web.viewer(request))
-    return HTMLResponse(_page(web, request, "league.html", {"content": content}, title=league))
+    return await _league_html(web, request, league, content, title=league)
 
 
 async def _form(request: Request) -> dict[str, str]:
@@ -696,7 +713,7 @@ async def retire(web: Web, request: Request) -> Response:
         version = await web.league_core().retire(caller, request.path_params["vid"])
     except LeagueError as error:
         raise league_web.shown_error(error) from None
-    return _done(web, request, league, f"retired: version {version.id} ({version.bot}-v{version.number})")
+    return await _done(web, request, league, f"retired: version {version.id} ({version.bot}-v{version.number})")
 
 
 async def challenge(web: Web, request: Request) -> Response:
@@ -709,7 +726,7 @@ async def challenge(web: Web, request: Request) -> Response:
         made = await web.league_core().challenge(caller, league, version, opponent, deal_sets)
     except LeagueError as error:
         raise league_web.shown_error(error) from None
-    return _done(web, request, league, f"challenge {made.id} queued: {made.version} against {made.opponent}, "
+    return await _done(web, request, league, f"challenge {made.id} queued: {made.version} against {made.opponent}, "
                                   f"{made.deal_sets} deal sets")
 
 
@@ -741,7 +758,7 @@ async def upload(web: Web, request: Request) -> Response:
         raise league_web.shown_error(error) from None
     v = reply.version
     what = "uploaded" if reply.created else "already uploaded (the same archive is one version)"
-    return _done(web, request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), {v.state}")
+    return await _done(web, request, league, f"{what}: version {v.id} of bot {v.bot!r} (number {v.number}), {v.state}")
 
 
 # --- a team's sign-up -------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 
 from arena.league.core import LeagueCore
 from arena.league.play.pages import BotHistory, FinalsPage, Tally
+from arena.league.rules.config import shown_moment
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from arena.league.views import (
     BotPage,
@@ -27,6 +28,7 @@ from arena.league.views import (
     ChallengeView,
     LadderQueue,
     Leaderboard,
+    LeagueStatus,
     Standing,
     TableView,
     TeamView,
@@ -217,6 +219,13 @@ def _league_nav(league: str, viewer: Viewer) -> str:
     return '<p class="downloads">' + "".join(f'<a href="{href}">{text}</a>' for href, text in links) + "</p>"
 
 
+def phase_html(status: LeagueStatus) -> str:
+    """A league page's header: the league's title, its phase and the next step (``open · freezes in 2 h 14 min (at
+    2026-12-05 18:00 UTC)``)."""
+    return (f'<span id="league-phase" data-phase="{_e(status.phase)}">{_e(status.title)} · '
+            f'<b>{_e(status.phase)}</b>{" · " + _e(status.next) if status.next else ""}</span>')
+
+
 def leagues_nav(names: Sequence[str]) -> str:
     """The front page's links to each league served (empty when none)."""
     return "".join(f'<a href="/leagues/{_q(name)}">league {_e(name)}</a>' for name in sorted(names))
@@ -373,8 +382,10 @@ async def bot_full(core: LeagueCore, league: str, name: str) -> dict[str, Any]:
 
 
 def finals_json(page: FinalsPage) -> dict[str, Any]:
-    """The finals as anyone sees them; ``seed`` and ``nonce`` are empty until the finals ended."""
+    """The finals as anyone sees them; ``seed`` and ``nonce`` are empty until the finals ended, ``ranking`` and
+    ``results`` until the league's timeline publishes them (``results_at``, null once published)."""
     return {"state": page.state, "field": page.field, "frozen_at": _when(page.frozen_at),
+            "results_at": _when(page.results_at),
             "deal_sets": page.deal_sets, "scheduled": page.scheduled, "games": len(page.results),
             "started_at": _when(page.started_at), "ended_at": _when(page.ended_at), "error": page.error,
             "ranking": page.ranking, "results": page.results, "commitment": page.commitment, "seed": page.seed,
@@ -480,6 +491,10 @@ def finals_html(page: dict[str, Any], viewer: Viewer) -> str:
              ("seed commitment", page["commitment"] or "published when the finals start"),
              ("seed", f'{page["seed"]} (nonce {page["nonce"]})' if page["seed"]
               else "revealed when the finals end")]
+    withheld = (f'Results are published at {shown_moment(datetime.fromisoformat(page["results_at"]))}.'
+                if page["results_at"] else "")
+    if withheld:
+        facts.append(("results", withheld))
     if page["error"]:
         facts.append(("error", page["error"]))
     kv = "".join(f'<dt>{_e(k)}</dt><dd id="finals-{_e(k.replace(" ", "-"))}">{_e(v)}</dd>' for k, v in facts)
@@ -493,7 +508,7 @@ def finals_html(page: dict[str, Any], viewer: Viewer) -> str:
             + html_table("finals-ranking", [("rank", False), ("version", True),
                                             ("Elo [95%]", False), ("deal sets", False),
                                             ("not yet told apart from", True)], ranking,
-                         "Ranked once the finals end.")
+                         withheld or "Ranked once the finals end.")
             + '<h2>Games</h2>'
             + html_table("finals-games", [("game", False), ("deal set", True), ("seats", True), ("scores", False)],
-                         results, "No game recorded yet."))
+                         results, withheld or "No game recorded yet."))

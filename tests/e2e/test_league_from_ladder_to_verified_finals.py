@@ -2,7 +2,7 @@
 --league`` and the CLI: six ready versions of known strengths by six authors (the stdio kit's random example, three
 Python bots that play the greedy example's move with probability 1/4, 1/2 and 3/4 and a random legal action
 otherwise, the Python kit's greedy example, and a search bot) play the ladder for a set time
-(``ARENA_STORY_LADDER_S``, 90 s by default); the server is killed (``kill -9``) mid-table and started again; an author's
+(``ARENA_STORY_LADDER_S``, 90 s by default) and on until its ratings tell the search bot from random; the server is killed (``kill -9``) mid-table and started again; an author's
 challenge returns its SPRT verdict; then the operator freezes the league and plays its finals. Asserted: every
 version played, the two strongest met at a table, no game lost or doubled and every rating update applied once,
 the leaderboard's and the finals' orders match the true strengths within their intervals, and the finals' folder
@@ -160,10 +160,18 @@ def test_six_known_strengths_survive_a_kill_and_reach_finals(tmp_path: Path) -> 
         assert asked.returncode == 0, asked.stderr
         assert asked.stdout.startswith("challenge 1: greedy-v1 ") and "vs rand-v1 " in asked.stdout
 
-        # the ladder plays its set time; by then the cut tables are done and the challenge has ended
+        # the ladder plays its set time, and on until its evidence tells the strongest version from the weakest (a
+        # busy machine plays fewer tables in the set time: the count of deal sets, not the clock, decides)
         wait_for(lambda: time.monotonic() >= ladder_ends, LADDER_S + SETTLE_S, "the ladder's set time")
         greedy = bearer(league.token("author-greedy"))
         stub = league.stub()
+
+        def search_told_from_random() -> bool:
+            rows = stub.GetLadderStandings(lpb.GetLadderStandingsRequest(), timeout=30, metadata=greedy).standings
+            tied = {f"{row.bot}-v{row.number}": list(row.tied_with) for row in rows}
+            return "search-v1" in tied and "rand-v1" not in tied["search-v1"]
+
+        wait_for(search_told_from_random, SETTLE_S, "the ladder to tell the search bot from the random one")
 
         def challenge_done() -> bool:
             listed = stub.ListChallenges(lpb.ListChallengesRequest(), timeout=30, metadata=greedy).challenges

@@ -2,7 +2,8 @@
 two real bots in their sandbox over real gRPC:
 
 - in a real headless Chromium, the leaderboard's games count and the queue's recent tables change in the DOM as
-  tables end, without a reload (the page's marker survives; the DOM is polled through the driver with a deadline);
+  tables end, and the header's phase once the league is frozen, without a reload (the page's marker survives; the DOM
+  is polled through the driver with a deadline);
 - a bot's page: each version's rating chart ending at the database's online rating, its results by opponent and by
   seat counting the done tables' games, its recent games each opening in the viewer;
 - the finals' page: the field, the seed's commitment, never the secret seed while the finals are played, and the
@@ -57,6 +58,11 @@ def frozen_and_still(league: League) -> None:
     wait_for(still, LADDER_S, "the frozen league's last table to end and its board to be refitted")
 
 
+PHASE_SHOWN = "document.getElementById('league-phase').textContent"
+"""The league's phase as a league page's header shows it."""
+FROZEN_PHASE = "test · frozen · the operator starts the finals (arena league finals --start)"
+
+
 @needs_chromium
 def test_the_leaderboard_and_queue_update_live_as_tables_end(tmp_path: Path, browser: Chromium) -> None:
     league = league_in(tmp_path, LADDER_LEAGUE, web=True)
@@ -76,6 +82,7 @@ def test_the_leaderboard_and_queue_update_live_as_tables_end(tmp_path: Path, bro
         browser.goto(f"{web}/leagues/test/queue")
         newest = browser.js(NEWEST_ENDED)
         assert newest.isdigit()
+        assert browser.js(PHASE_SHOWN) == "test · open · the operator freezes it for its finals (arena league freeze)"
         browser.js("window.arenaMarker = 'the same queue'")
         browser.wait_js(f"({NEWEST_ENDED}) !== {json.dumps(newest)} && window.arenaMarker === 'the same queue'",
                         LADDER_S, "the queue's newest ended table to change without a reload")
@@ -85,6 +92,8 @@ def test_the_leaderboard_and_queue_update_live_as_tables_end(tmp_path: Path, bro
                         f"({NEWEST_ENDED}) === {json.dumps(newest_ended(web))} && "
                         f"window.arenaMarker === 'the same queue'", LADDER_S,
                         "the queue to show the freeze and the last table without a reload")
+        browser.wait_js(f"({PHASE_SHOWN}) === {json.dumps(FROZEN_PHASE)} && window.arenaMarker === 'the same queue'",
+                        LADDER_S, "the header to show the frozen phase without a reload")
         browser.goto(f"{web}/leagues/test")
         assert browser.js(GAMES_SHOWN) == games_on_board(web)
         # one tab through more live pages than a browser opens connections to one site (six), then a game: each
@@ -95,7 +104,7 @@ def test_the_leaderboard_and_queue_update_live_as_tables_end(tmp_path: Path, bro
         game = get_json(f"{web}/api/leagues/test/bots/greedy")["history"]["recent"][0]["url"]
         browser.goto(f"{web}{game}")
         assert browser.js("document.getElementById('arena-bar').textContent").endswith(
-            f"table {game.split('/')[4]} · game {game.split('/')[6]}")
+            f"table {game.split('/')[4]} · game {game.split('/')[6]} · {FROZEN_PHASE}")
         assert browser.exceptions() == []
     finally:
         league.server.stop()

@@ -5,8 +5,9 @@ Elo difference's 95% interval says (better, worse, or not told apart).
 **Who may ask for what** (:func:`request_challenge`, one database call, so the checks and the insert see one
 state): the challenger is one of the caller's own versions (the operator may use any), ready; the opponent is any
 bot's *active* version, or one of the caller's own that still has its built bot (an older one, say); never itself.
-An author asks for at most ``[challenges] per_day`` in any 24 hours and ``max_deal_sets`` deal sets each. A frozen
-league takes no more.
+An author asks for at most ``[challenges] per_day`` in any 24 hours and ``max_deal_sets`` deal sets each. A league
+takes them while it is open (:mod:`arena.league.rules.timeline`): none before its timeline's ``opens``, none once
+frozen.
 
 **How it is played**: as the ladder's tables are, an ordinary tournament run in its own folder,
 ``<league folder>/challenges/<id>/``: a 2-entrant tournament file of the league's game (the challenger first, so it
@@ -49,6 +50,7 @@ from arena.league.rules.errors import LeagueError, PermissionDenied, StateError
 from arena.league.rules.lifecycle import PLAYING, QUEUED, READY, active_version
 from arena.league.rules.model import ChallengeRow, Version
 from arena.league.rules.permissions import Caller, owns, require_owner
+from arena.league.rules.timeline import OPEN, UPCOMING, not_open_yet, phase_of, recorded_of
 from arena.league.rules.verdict import verdict_of
 from arena.league.storage.db import AsyncDatabase, Database
 from arena.records.run_folder import RunFolder
@@ -74,7 +76,10 @@ def request_challenge(database: Database, caller: Caller, league_id: int, config
     if not 1 <= deal_sets <= settings.max_deal_sets:
         raise LeagueError(f"a challenge asks for 1 to {settings.max_deal_sets} deal sets (challenges.max_deal_sets), "
                           f"got {deal_sets}")
-    if database.frozen(league_id) is not None:
+    phase = phase_of(config.timeline, utc_now(), recorded_of(database.frozen(league_id)))
+    if phase == UPCOMING:
+        raise StateError(f"{not_open_yet(config)}: it takes no challenges before")
+    if phase != OPEN:
         raise StateError(f"league {config.name!r} is frozen for its finals: it takes no more challenges")
     version = _in_league(database, league_id, version_id, config.name)
     require_owner(caller, version, "challenge with")
@@ -159,8 +164,8 @@ class Challenges(LeagueRuns):
         self._wake.set()
 
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-        """Play the challenges a dead server left playing, then start queued ones in the free slots (none while
-        the league is frozen)."""
+        """Play the challenges a dead server left playing, then start queued ones in the free slots (only while
+        the league is open: none once it is frozen)."""
         (self.folder / CHALLENGES).mkdir(mode=0o700, parents=True, exist_ok=True)
         league_id = self.served.league_id
         async with trio.open_nursery() as nursery:
@@ -172,7 +177,8 @@ class Challenges(LeagueRuns):
             while True:
                 self._wake = trio.Event()
                 free = self.config.challenges.concurrency - len(self.playing)
-                if free > 0 and await self.database.run(Database.frozen, league_id) is None:
+                frozen = await self.database.run(Database.frozen, league_id)
+                if free > 0 and phase_of(self.config.timeline, utc_now(), recorded_of(frozen)) == OPEN:
                     queued = await self.database.run(Database.challenges_of, league_id, None, (QUEUED,))
                     for challenge in next_challenges(queued, list(self.playing.values()), free):
                         self._start(challenge)

@@ -1,7 +1,7 @@
-"""The freeze and the finals: the operator freezes a league at its deadline, then plays a final tournament over the
-frozen field and ranks it by the maximum-likelihood fit.
+"""The freeze and the finals: the operator (or the league's timeline, :mod:`.timeline`) freezes a league at its
+deadline, then plays a final tournament over the frozen field and ranks it by the maximum-likelihood fit.
 
-- **Freeze** (:func:`freeze_league`): the moment and the field, each bot's active version then, go into the
+- **Freeze** (:func:`freeze_league`, the timeline's :func:`freeze_now`): the moment and the field, each bot's active version then, go into the
   database (``freezes``); from then on the ladder chooses no table and no challenge starts (the ones being played
   finish), and no challenge is taken. A freeze is once: the field never changes.
 - **Finals** (:class:`Finals`): an ordinary tournament run in its own folder, ``<league folder>/finals/``, over the
@@ -13,7 +13,8 @@ frozen field and ranks it by the maximum-likelihood fit.
   version; :func:`default_tables`). Unless the league file allows it (``same_author_tables``), a k-player table
   of the finals seats at most one version of each author, as the ladder's do: the tournament file keeps each
   author's versions apart (``apart``), and a field of fewer authors than a table has sides cannot be played (the
-  finals refuse to start, saying so). A server stopped mid-finals resumes the run at its next start.
+  finals refuse to start, saying so; started by the timeline, they are recorded as failed with that line). A server
+  stopped mid-finals resumes the run at its next start.
 - **Ranking** (:func:`finals_ranking`): each deal set's places (its entrants by their match points over its
   rotations, added exactly as the ladder adds them (:func:`~arena.league.rules.rating.deal_set_totals`), equal points
   tied) go into :class:`~arena.tournament.likelihood.Tally`; the fit
@@ -48,11 +49,12 @@ from arena.league.play.table_run import (
     table_spec,
     toml_value,
 )
-from arena.league.rules.config import LeagueConfig
+from arena.league.rules.config import MAX_DEAL_SETS, LeagueConfig
 from arena.league.rules.errors import LeagueError, StateError
 from arena.league.rules.model import Freeze
 from arena.league.rules.permissions import Caller, require_operator
 from arena.league.rules.rating import deal_set_totals, seats_of
+from arena.league.rules.timeline import FINALS_STEP, require_manual
 from arena.league.storage.db import Database
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
@@ -62,9 +64,6 @@ from arena.tournament.runner import run_tournament
 from arena.tournament.spec import SpecError, TournamentSpec
 
 PLAYING, DONE, FAILED = "playing", "done", "failed"
-DEAL_SETS = 10
-"""Deal sets per table when the operator does not say."""
-MAX_DEAL_SETS = 10_000
 IDLE_S = 5.0
 """How often the finals' task looks whether the operator started them."""
 
@@ -76,6 +75,18 @@ def freeze_league(database: Database, caller: Caller, league_id: int) -> Freeze:
     if not field:
         raise StateError("the league has no active version: there is no field to freeze")
     return database.freeze(league_id, field)
+
+
+def freeze_now(database: Database, league_id: int) -> Freeze | None:
+    """The timeline's freeze: the field is each bot's active version now (none at all: an empty field, whose finals
+    fail saying so); None when the league was frozen already (by the operator, or before a restart)."""
+    if database.frozen(league_id) is not None:
+        return None
+    field = [version.id for _bot, version in database.active_versions(league_id)]
+    try:
+        return database.freeze(league_id, field)
+    except StateError:  # frozen meanwhile: the step is done
+        return None
 
 
 def default_tables(field: int, sides: int) -> int:
@@ -158,24 +169,50 @@ class Finals(LeagueRuns):
         self._wake = trio.Event()
 
     async def begin(self, caller: Caller, deal_sets: int, tables: int) -> Freeze:
-        """The operator starts the finals: checked (frozen, not started, a tournament file the runner accepts),
-        recorded as playing, and the finals' task woken."""
+        """The operator starts the finals: checked (not owned by the league's timeline, frozen, not started, a
+        tournament file the runner accepts), recorded as playing, and the finals' task woken. ``deal_sets`` and
+        ``tables`` 0: the league file's ``[finals]``."""
         require_operator(caller, "start the finals")
+        require_manual(self.config, FINALS_STEP)
         frozen = await self.database.run(Database.frozen, self.served.league_id)
         if frozen is None:
             raise StateError("the league is not frozen: freeze it first (arena league freeze)")
         if frozen.finals is not None:
             raise StateError(f"the finals were started already ({frozen.finals['state']}): see arena league finals")
-        deal_sets = deal_sets or DEAL_SETS
+        deal_sets = deal_sets or self.config.finals.deal_sets
         if not 1 <= deal_sets <= MAX_DEAL_SETS:
             raise LeagueError(f"the finals play 1 to {MAX_DEAL_SETS} deal sets per table, got {deal_sets}")
-        spec, _text, _names = await self.tournament(frozen, deal_sets, tables)
+        spec, _text, _names = await self.tournament(frozen, deal_sets, tables or self.config.finals.tables)
+        return await self._started(spec, deal_sets, tables or self.config.finals.tables, "the operator")
+
+    async def start_by_timeline(self) -> Freeze | None:
+        """The timeline starts the finals of the frozen league with its ``[finals]``: recorded as playing, or, when
+        they cannot be played (a field too small, one author's versions that must be kept apart), as failed with
+        why; nothing when they were started already (before a restart) or the league is not frozen."""
+        frozen = await self.database.run(Database.frozen, self.served.league_id)
+        if frozen is None or frozen.finals is not None:
+            return None
+        settings = self.config.finals
+        try:
+            spec, _text, _names = await self.tournament(frozen, settings.deal_sets, settings.tables)
+        except LeagueError as error:
+            finals = {"state": FAILED, "deal_sets": settings.deal_sets, "tables": settings.tables, "scheduled": 0,
+                      "started_at": utc_now().timestamp(), "ended_at": utc_now().timestamp(), "error": str(error)}
+            frozen = await self.database.run(Database.set_finals, self.served.league_id, finals)
+            self.changes += 1
+            self.log.warning("finals_cannot_start", league=self.config.name, by="the timeline", error=str(error))
+            return frozen
+        return await self._started(spec, settings.deal_sets, settings.tables, "the timeline")
+
+    async def _started(self, spec: TournamentSpec, deal_sets: int, tables: int, by: str) -> Freeze:
+        """The finals recorded as playing, and their task woken."""
         finals = {"state": PLAYING, "deal_sets": deal_sets, "tables": tables,
                   "scheduled": spec.schedule().total(), "group_size": spec.schedule().group_size,
                   "started_at": utc_now().timestamp()}
         frozen = await self.database.run(Database.set_finals, self.served.league_id, finals)
         self.changes += 1
-        self.log.info("finals_started", league=self.config.name, deal_sets=deal_sets, games=finals["scheduled"])
+        self.log.info("finals_started", league=self.config.name, deal_sets=deal_sets, games=finals["scheduled"],
+                      by=by)
         self._wake.set()
         return frozen
 

@@ -1,5 +1,6 @@
 """The ladder: a league plays its active versions against each other without end, one table at a time per free
-slot, up to its ``[ladder] concurrency`` tables at once.
+slot, up to its ``[ladder] concurrency`` tables at once, while the league is open (:mod:`arena.league.rules.timeline`:
+nothing before its timeline's ``opens``, no new table once it is frozen).
 
 Each round: the active ready versions' state is read from the database (online rating, deal sets in the last hour
 and in all, recent opponents, tables being played included), the matchmaker (:mod:`.matchmaking`) chooses the
@@ -65,6 +66,7 @@ from arena.league.rules.lifecycle import READY, SUSPENDED, UNFINISHED
 from arena.league.rules.matchmaking import MatchmakingRules, Plan, VersionState, choose_tables
 from arena.league.rules.model import ONLINE, LadderTable, Rating, Version
 from arena.league.rules.rating import MODEL, deal_set_totals, rate_deal_set, table_updates
+from arena.league.rules.timeline import OPEN, UPCOMING, not_open_yet, phase_of, recorded_of
 from arena.league.storage.db import AsyncDatabase, Database
 from arena.records.run_folder import RunFolder
 from arena.tournament.backend import BackendFactory, BackendSetup, GameBackend
@@ -80,6 +82,11 @@ IDLE_S = 5.0
 HISTORY = 256
 """Ended tables a watcher can catch up on (one that falls further behind skips to the newest)."""
 FROZEN = "the league is frozen for its finals: the ladder chooses no more tables"
+
+
+def upcoming_note(config: Any) -> str:
+    """The queue's note before the league opens."""
+    return f"{not_open_yet(config)}: the ladder plays nothing before"
 
 
 class Ladder(LeagueRuns):
@@ -146,7 +153,10 @@ class Ladder(LeagueRuns):
                 self._wake = trio.Event()
                 await self.sync_dial_ins()  # every round, so that a new dial-in version may connect at once
                 free = self.config.ladder.concurrency - len(self.playing)
-                if free > 0 and await self.database.run(Database.frozen, league_id) is not None:
+                phase = await self.phase()
+                if free > 0 and phase == UPCOMING:
+                    self.note = upcoming_note(self.config)
+                elif free > 0 and phase != OPEN:
                     self.note = FROZEN
                 elif free > 0:
                     plan = await self.plan(free)
@@ -158,6 +168,11 @@ class Ladder(LeagueRuns):
                         continue
                 with trio.move_on_after(IDLE_S):
                     await self._wake.wait()
+
+    async def phase(self) -> str:
+        """The league's phase now (:mod:`arena.league.rules.timeline`): the ladder plays only while it is open."""
+        frozen = await self.database.run(Database.frozen, self.served.league_id)
+        return phase_of(self.config.timeline, utc_now(), recorded_of(frozen))
 
     async def plan(self, free: int) -> Plan:
         """The matchmaker's tables for ``free`` slots, from the database's state now (nothing is stored)."""

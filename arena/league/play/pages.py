@@ -180,6 +180,9 @@ class FinalsPage:
     commitment: str = ""
     seed: str = ""
     nonce: str = ""
+    results_at: float = 0.0
+    """When the ranking and the games' scores are published, while they are withheld (the league's timeline's
+    ``results`` not come: :meth:`arena.league.core.LeagueCore.finals_page` empties both); 0.0 when shown."""
 
 
 def finals_page(database: Database, league_id: int, folder: Path | None, league_group: int = 1) -> FinalsPage:

@@ -66,6 +66,16 @@ the key, the problem and the allowed values::
     max_teams = 50              # teams that may sign up through this league (0: no cap)
     per_address_per_hour = 3    # sign-ups from one client address in any hour
     per_league_per_hour = 20    # sign-ups to this league in any hour
+
+    [timeline]                  # optional: the league moves through its phases by itself (UTC times)
+    opens = 2026-11-01T12:00:00Z        # before it: uploads are built and checked, nothing is played
+    freeze = 2026-12-05T18:00:00Z       # the field is frozen, the ladder and the challenges stop
+    finals = 2026-12-06T09:00:00Z       # the finals start, with [finals]
+    results = "2026-12-07T12:00:00Z"    # the finals' ranking is published (a string ending in Z also works)
+
+    [finals]                    # the finals the timeline starts (and the defaults of `arena league finals --start`)
+    deal_sets = 10              # deal sets per table
+    tables = 0                  # a balanced schedule's tables, k-player tables only (0: every pair meets about once)
 """
 
 from __future__ import annotations
@@ -75,6 +85,8 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from datetime import time as time_of_day
 from types import MappingProxyType
 from typing import Any
 
@@ -119,7 +131,7 @@ KITS = tuple(KIT_RECIPES)
 prebuilt static Linux binary."""
 TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "interpreters", "dial_in",
             "same_author_tables",
-            "time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup")
+            "time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup", "timeline", "finals")
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A league's name appears in URLs, folder names and the database: a short identifier."""
 
@@ -246,6 +258,49 @@ CHALLENGE_KEYS = (*CHALLENGE_BOUNDS, "elo0", "elo1")
 ELO_BOUNDS = (-1000.0, 1000.0)
 
 
+TIMELINE_KEYS = ("opens", "freeze", "finals", "results")
+"""``[timeline]``'s keys, in the order their times must come."""
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """When the league moves from one phase to the next by itself (arena/league/rules/timeline.py), each moment an
+    aware UTC datetime, each optional; those given come in this order. A step left out is the operator's
+    (``arena league freeze``, ``arena league finals --start``); a league file without ``[timeline]`` leaves every
+    step to the operator."""
+
+    opens: datetime | None = None
+    """When the ladder starts (UTC); before it nothing is played."""
+    freeze: datetime | None = None
+    """When the league freezes itself (UTC)."""
+    finals: datetime | None = None
+    """When the finals start, with ``[finals]`` (UTC)."""
+    results: datetime | None = None
+    """When all may see the finals' ranking (UTC)."""
+
+    def given(self) -> list[tuple[str, datetime]]:
+        """The steps the timeline gives, in order, with their moments."""
+        return [(key, moment) for key in TIMELINE_KEYS if (moment := getattr(self, key)) is not None]
+
+
+DEAL_SETS = 10
+"""Deal sets per table of the finals when neither the league file's ``[finals]`` nor the operator says."""
+MAX_DEAL_SETS = 10_000
+FINALS_BOUNDS = {"deal_sets": (1, MAX_DEAL_SETS), "tables": (0, 1_000_000)}
+FINALS_KEYS = tuple(FINALS_BOUNDS)
+
+
+@dataclass(frozen=True)
+class FinalsSettings:
+    """How the finals are played when the timeline starts them (and the defaults of ``arena league finals
+    --start`` without its flags)."""
+
+    deal_sets: int = DEAL_SETS
+    """Deal sets per finals table."""
+    tables: int = 0
+    """k-player finals' tables (0: each pair meets about once)."""
+
+
 @dataclass(frozen=True)
 class LeagueConfig:
     """A validated league file."""
@@ -297,6 +352,10 @@ class LeagueConfig:
     """What an author's challenges may ask for: see [challenges]."""
     signup: SignupSettings = SignupSettings()
     """How teams join the league by themselves: see [signup]."""
+    timeline: Timeline = Timeline()
+    """Its phases' moments: see [timeline]."""
+    finals: FinalsSettings = FinalsSettings()
+    """The timeline's finals: see [finals]."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, dict(self.options))
@@ -366,6 +425,8 @@ def _league(data: Mapping[str, Any], machine_interpreters: tuple[str, ...]) -> L
         ladder=_ladder(_table(data, "ladder", LADDER_KEYS)),
         challenges=_challenges(_table(data, "challenges", CHALLENGE_KEYS)),
         signup=_signup(_table(data, "signup", SIGNUP_KEYS)),
+        timeline=_timeline(_table(data, "timeline", TIMELINE_KEYS)),
+        finals=_finals(_table(data, "finals", FINALS_KEYS), game.num_sides),
     )
 
 
@@ -474,6 +535,59 @@ def _signup(table: Mapping[str, Any]) -> SignupSettings:
     values: dict[str, Any] = {key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key),
                                             where="signup.") for key, (low, high) in SIGNUP_BOUNDS.items()}
     return SignupSettings(mode=mode, **values)
+
+
+def _timeline(table: Mapping[str, Any]) -> Timeline:
+    """``[timeline]``: each key a UTC moment, those given in the order of :data:`TIMELINE_KEYS`."""
+    timeline = Timeline(**{key: _moment(key, table[key]) for key in TIMELINE_KEYS if key in table})
+    given = timeline.given()
+    for (before, earlier), (key, later) in zip(given, given[1:], strict=False):
+        if later <= earlier:
+            raise ConfigError(f"key 'timeline.{key}' ({shown_moment(later)}) must come after timeline.{before} "
+                              f"({shown_moment(earlier)}): the steps are opens, freeze, finals, results, in that "
+                              f"order")
+    return timeline
+
+
+def _moment(key: str, value: Any) -> datetime:
+    """A TOML datetime with an offset, or an ISO 8601 string ending in Z, as an aware UTC datetime; a time without
+    its offset is refused (whose midnight would it be?)."""
+    example = "2026-12-05T18:00:00Z"
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            moment = datetime.fromisoformat(text) if text.endswith(("Z", "z")) else None
+        except ValueError:
+            moment = None
+        if moment is None or moment.tzinfo is None:
+            raise ConfigError(f"key 'timeline.{key}' must be a UTC time, a TOML datetime with its offset or an ISO "
+                              f"8601 string ending in Z ({example}), got {value!r}")
+        return moment.astimezone(UTC)
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ConfigError(f"key 'timeline.{key}' must say its offset (UTC: {example}), got {value.isoformat()} "
+                              f"without one: a time without an offset is no one moment")
+        return value.astimezone(UTC)
+    if isinstance(value, (date, time_of_day)):
+        raise ConfigError(f"key 'timeline.{key}' must be a date and a time with its offset ({example}), got "
+                          f"{value.isoformat()}")
+    raise ConfigError(f"key 'timeline.{key}' must be a UTC time ({example}), got {value!r}")
+
+
+def shown_moment(moment: datetime) -> str:
+    """A moment as every message of the league writes it: ``2026-12-05 18:00 UTC`` (seconds when it has any)."""
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%d %H:%M:%S UTC" if utc.second else "%Y-%m-%d %H:%M UTC")
+
+
+def _finals(table: Mapping[str, Any], sides: int) -> FinalsSettings:
+    defaults = FinalsSettings()
+    values = {key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key), where="finals.")
+              for key, (low, high) in FINALS_BOUNDS.items()}
+    if sides == 2 and values["tables"]:
+        raise ConfigError(f"key 'finals.tables' is for k-player tables: the finals of two sides are a round robin "
+                          f"(every pair meets), got {values['tables']}")
+    return FinalsSettings(**values)
 
 
 def archive_limits(config: LeagueConfig) -> ArchiveLimits:

@@ -98,6 +98,14 @@ def require_quota_left(caller: Caller, uploaded: int, limits: AuthorLimits) -> N
                                f"league's limit (authors.uploads_per_day = {limits.uploads_per_day}); try later")
 
 
+def sees_finals_results(caller: Caller | None, published: bool) -> bool:
+    """Whether the caller (None: a spectator of the web's pages, who gave no token) sees the finals' ranking and
+    game scores: everyone once the league's timeline published them (``timeline.results``,
+    :func:`arena.league.rules.timeline.published`), the operator alone before. Reading the league's status,
+    standings, queue and the finals' progress needs only a valid token."""
+    return published or (caller is not None and caller.is_operator)
+
+
 def retire_reason(caller: Caller) -> str:
     """The reason a retired version shows: who retired it."""
     return "retired by its author" if caller.author else "retired by the operator"

@@ -1,7 +1,8 @@
 // A league's page (arena/web/league.py) is rendered on the server; this keeps it current without a reload: the
 // league's event stream (the body's data-events) sends "change" when a ladder table starts or ends or the board is
-// refitted, and the page fetches its own address again and swaps in the new main content. One fetch at a time; a
-// change during a fetch is fetched once more after it, so the last change is always drawn.
+// refitted, or the league's phase moves, and the page fetches its own address again and swaps in the new main content
+// and the header's phase. One fetch at a time; a change during a fetch is fetched once more after it, so the last
+// change is always drawn.
 (() => {
   'use strict';
   const stream = document.body.dataset.events;
@@ -17,6 +18,8 @@
         const page = new DOMParser().parseFromString(await reply.text(), 'text/html');
         const main = page.getElementById('main');
         if (main) document.getElementById('main').innerHTML = main.innerHTML;
+        const phase = page.getElementById('league-phase'), shown = document.getElementById('league-phase');
+        if (phase && shown) shown.innerHTML = phase.innerHTML;
         document.body.dataset.redrawn = String(Number(document.body.dataset.redrawn || 0) + 1);
       }
     } catch (error) {

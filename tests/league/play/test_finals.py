@@ -8,6 +8,7 @@ deal sets only."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -88,7 +89,8 @@ def test_the_frozen_field_is_ranked_and_the_folder_verifies(tmp_path: Path, monk
         assert started.returncode == 0, started.stderr
         assert started.stdout.startswith("finals of 'test': playing, ")
         assert " of 24 games recorded in " in started.stdout
-        assert "were started already (playing)" in one_line(league.league("finals", "--start", token=operator))
+        again = one_line(league.league("finals", "--start", token=operator))  # playing, or done on a fast machine
+        assert re.search(r"the finals were started already \((playing|done)\)", again), again
 
         stub = league.stub()
         ann = bearer(league.token("ann"))

@@ -1,17 +1,20 @@
 """The league's page data (arena/league/play/pages.py) on known tables, on SQLite and PostgreSQL: a bot's rating history
 ends exactly at the ratings the database holds and is read in the same number of queries however many tables there
 are; its results by opponent and by seat count what was played; a table's game is shown only once the table is
-done; the finals' page lists the games of complete deal sets only; the finals' seed is never read before the
-finals ended and their run folder revealed it."""
+done; the finals' page lists the games of complete deal sets only, and neither their ranking nor their scores before
+the league's timeline publishes them; the finals' seed is never read before the finals ended and their run folder
+revealed it."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 import trio
 
+from arena.league.clock import utc_now
 from arena.league.rules.config import league_from_dict
 from arena.league.rules.model import ONLINE, Seat
 from arena.league.storage.db import AsyncDatabase, Database
@@ -131,10 +134,12 @@ def test_the_finals_seed_shows_once_revealed(database: Database, league, tmp_pat
     assert commitment_of(page.seed, page.nonce) == page.commitment
 
 
-def served_finals_page(database: Database, league_id: int, folder: Path, duplicate: bool) -> FinalsPage:
+def served_finals_page(database: Database, league_id: int, folder: Path, duplicate: bool, **keys: object
+                       ) -> FinalsPage:
     """The finals' page as the server's league core gives it (its finals' run folder ``folder``), for a league of
-    two players with or without duplicate deals."""
-    served = Served(league_from_dict({"name": "ladder", "variant": "block", "duplicate": duplicate}), league_id)
+    two players with or without duplicate deals (and the league file's other ``keys``)."""
+    served = Served(league_from_dict({"name": "ladder", "variant": "block", "duplicate": duplicate, **keys}),
+                    league_id)
     finals = Finals(AsyncDatabase(database), served, folder.parent, lambda version: None, None)
     assert finals.run_folder == folder
     core = LeagueCore(AsyncDatabase(database), None, None, {"ladder": served}, None, finals={"ladder": finals})
@@ -155,3 +160,26 @@ def test_the_finals_page_lists_complete_deal_sets_only(database: Database, leagu
     assert shown == [(0, "0", games[0]["seats"]), (1, "0", games[1]["seats"])]
     without = served_finals_page(database, league.id, folder, duplicate=False).results
     assert [game["index"] for game in without] == [0, 1, 2]
+
+
+def test_the_finals_page_withholds_ranking_and_scores_until_the_timeline_publishes_them(
+        database: Database, league, tmp_path: Path) -> None:
+    """Ended finals: before the timeline's ``results`` a spectator sees neither their ranking nor a game's scores,
+    only when they are published; from that moment, both."""
+    v = versions_of(database, league.id, "ab")
+    database.freeze(league.id, [v["a"], v["b"]])
+    ranking = [{"rank": "1", "version": "a-v1", "version_id": v["a"], "rating": 10.0, "low": 0.0, "high": 20.0,
+                "deal_sets": 1, "tied_with": []}]
+    database.set_finals(league.id, {"state": "done", "deal_sets": 1, "tables": 0, "scheduled": 2, "group_size": 2,
+                                    "started_at": 1.0, "ended_at": 2.0, "ranking": ranking})
+    folder = run_of(tmp_path / FINALS, [won_by("a-v1", "b-v1", "0", 0), won_by("a-v1", "b-v1", "0", 1)])
+    later = utc_now() + timedelta(hours=1)
+    withheld = served_finals_page(database, league.id, folder, True, timeline={"results": later})
+    assert (withheld.state, withheld.ranking, withheld.results) == ("done", [], [])
+    assert withheld.results_at == later.timestamp()
+    published = served_finals_page(database, league.id, folder, True,
+                                   timeline={"results": utc_now() - timedelta(seconds=1)})
+    assert published.ranking == ranking and [game["index"] for game in published.results] == [0, 1]
+    assert published.results_at == 0.0
+    without = served_finals_page(database, league.id, folder, True)  # no timeline: shown as soon as they end
+    assert without.ranking == ranking and len(without.results) == 2
