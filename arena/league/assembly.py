@@ -2,7 +2,7 @@
 
 ``arena serve --league FILE`` calls :func:`open_league` once, inside its trio loop, and gets an :class:`OpenLeague`:
 the database (migrated, each league registered), the content-addressed store, the pipeline that builds and checks
-uploads, each league's ladder, challenge slots and finals, and the :class:`~arena.league.core.LeagueCore` whose
+uploads, each league's ladder, challenge slots, finals and webhooks' deliveries, and the :class:`~arena.league.core.LeagueCore` whose
 calls the gRPC service and the web pages answer. The parts are wired here and nowhere else, in the league's own
 order (rules, storage, intake, play, the core), so a reader finds what runs a league in one function, and the
 server only starts what it is handed (:meth:`OpenLeague.start`) and serves the core.
@@ -26,6 +26,7 @@ from arena.league.play.challenges import Challenges
 from arena.league.play.finals import Finals
 from arena.league.play.ladder import Ladder
 from arena.league.play.table_run import LeagueRuns, league_folder
+from arena.league.play.webhooks import Webhooks
 from arena.league.rules.config import LeagueConfig
 from arena.league.storage.db import AsyncDatabase, Database, shown_url
 from arena.tournament.backend import BackendFactory
@@ -62,13 +63,16 @@ class OpenLeague:
     """Each league's challenge slots (arena/league/play/challenges.py), by league name."""
     finals: dict[str, Finals]
     """Each league's finals (arena/league/play/finals.py), by league name."""
+    webhooks: dict[str, Webhooks]
+    """Each league's deliveries to the teams' webhooks (arena/league/play/webhooks.py), by league name."""
 
     async def start(self, nursery: trio.Nursery) -> None:
         """Start every working part in ``nursery``, each once it has started (its restart work done): the pipeline
-        first (it requeues what a dead server left half-built), then each ladder, challenge slot and finals."""
+        first (it requeues what a dead server left half-built), then each ladder, challenge slot, finals and
+        webhooks' deliveries."""
         await nursery.start(self.pipeline.run)
-        parts: list[Ladder | Challenges | Finals] = [*self.ladders.values(), *self.challenges.values(),
-                                                     *self.finals.values()]
+        parts: list[Ladder | Challenges | Finals | Webhooks] = [
+            *self.ladders.values(), *self.challenges.values(), *self.finals.values(), *self.webhooks.values()]
         for part in parts:
             await nursery.start(part.run)
 
@@ -109,8 +113,9 @@ async def open_league(leagues: Sequence[LeagueConfig], database_url: str, folder
             ladder.wake()
 
     pipeline = Pipeline(database, store, served, folder / VERSIONS, builder, log, on_ready=wake_ladders)
+    webhooks = {name: Webhooks(database, league, log) for name, league in served.items()}
     core = LeagueCore(database, Authenticator(database.database, operator_token), store, served, pipeline, ladders,
-                      challenges, finals, log=log)
+                      challenges, finals, log=log, webhooks=webhooks)
     log.info("leagues", leagues=", ".join(sorted(served)), database=shown_url(database_url),
              kit_cache=str(cache.root))
     for kit in sorted({kit for league in leagues for kit in league.kits}):
@@ -118,4 +123,4 @@ async def open_league(leagues: Sequence[LeagueConfig], database_url: str, folder
         if problem is not None:  # its uploads are refused, with the problem, until the operator prepares it
             log.warning("league_kit_not_prepared", kit=kit, cache=str(cache.of(kit)),
                         run=f"arena league prepare-kits --cache {cache.of(kit).parent} --kits {kit}")
-    return OpenLeague(database, core, store, pipeline, ladders, challenges, finals)
+    return OpenLeague(database, core, store, pipeline, ladders, challenges, finals, webhooks)

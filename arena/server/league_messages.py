@@ -14,6 +14,7 @@ from arena.league.views import (
     BuildLog,
     ChallengeView,
     DialInAdded,
+    FeedAddress,
     FinalsRank,
     FinalsState,
     Frozen,
@@ -31,6 +32,7 @@ from arena.league.views import (
     TeamView,
     Uploaded,
     VersionView,
+    WebhookView,
 )
 from arena.protocol import league_pb2 as lpb
 
@@ -213,3 +215,11 @@ def finals_pb(finals: FinalsState) -> lpb.FinalsResponse:
     return lpb.FinalsResponse(league=finals.league, state=finals.state, folder=finals.folder, games=finals.games,
                               scheduled=finals.scheduled, ranking=[finals_rank_pb(row) for row in finals.ranking],
                               error=finals.error)
+
+
+def feed_pb(feed: FeedAddress) -> lpb.GetFeedUrlResponse:
+    return lpb.GetFeedUrlResponse(league=feed.league, team=feed.team, path=feed.path)
+
+
+def webhook_pb(webhook: WebhookView) -> lpb.SetWebhookResponse:
+    return lpb.SetWebhookResponse(league=webhook.league, team=webhook.team, url=webhook.url, secret=webhook.secret)

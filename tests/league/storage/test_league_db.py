@@ -34,7 +34,7 @@ from arena.league.rules.errors import DatabaseError, LeagueError, NotFound, Perm
 
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 
-HEAD = "0008"
+HEAD = "0010"
 OPERATOR_TOKEN = "operator-token-0123456789abcdef"
 SHA_A = "a" * 64
 SHA_B = "b" * 64
