@@ -118,12 +118,13 @@ def challenge_notices(league: str, challenge_id: int, challenger_team: int | Non
                                  f"Challenge {challenge_id} of league {league} ({version} against {opponent}) "
                                  f"failed: {error or 'no result'}.", league_path(league, "mine")))
         return drafts
-    said = verdict_of(result["sprt"])
+    said = verdict_of(result["sprt"]) if isinstance(result.get("sprt"), Mapping) else None
+    outcome, line = (said.outcome, said.line) if said is not None else ("ended", "no verdict")
     if challenger_team is not None:
-        drafts.append(_draft(challenger_team, CHALLENGE_KIND, f"challenge {challenge_id}: {version} {said.outcome}",
+        drafts.append(_draft(challenger_team, CHALLENGE_KIND, f"challenge {challenge_id}: {version} {outcome}",
                              f"Challenge {challenge_id} of league {league}, {version} against {opponent}: "
-                             f"{said.line}. {result.get('verdict', '')}".rstrip(), league_path(league, "mine")))
-    if said.outcome == BETTER and opponent_team != challenger_team:
+                             f"{line}. {result.get('verdict', '')}".rstrip(), league_path(league, "mine")))
+    if said is not None and said.outcome == BETTER and opponent_team != challenger_team:
         drafts.append(_draft(opponent_team, BEATEN_KIND, f"{opponent} was beaten in a challenge",
                              f"Your version {opponent} of league {league} was beaten in a challenge: the "
                              f"challenger was {said.line}.", league_path(league, "mine")))
