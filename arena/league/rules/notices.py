@@ -141,7 +141,8 @@ def finals_notice(league: str, finals: Mapping[str, Any], names: Mapping[int, st
     ranking: Sequence[Mapping[str, Any]] = finals.get("ranking") or ()
     top = [f"{row['rank']}. {row['version']}" for row in ranking[:3]]
     text = f"The finals of league {league} are over and their ranking is published"
-    text += (": " + ", ".join(top) + ("…" if len(ranking) > 3 else "") + ".") if top else "."
+    more = f" and {len(ranking) - 3} more" if len(ranking) > 3 else ""
+    text += (": " + ", ".join(top) + more + ".") if top else "."
     return _draft(None, FINALS_KIND, f"the finals of {league} are published", text, link)
 
 
