@@ -156,10 +156,18 @@ CLI_GROUPS = {"league": "docs/reference/cli-league.md", "bench": "docs/reference
 """The command groups with a page of their own (each of the others is on ``docs/reference/cli.md``): one page of
 every command would be longer than a page of the docs may be."""
 CLI_MAIN = "docs/reference/cli.md"
+CLI_TEAMS = "docs/reference/cli-league-teams.md"
+CLI_PARTS = {("league", verb): CLI_TEAMS for verb in (
+    "sign-up", "invite", "approve", "reject", "teams", "add-member", "revoke-member", "remove-member", "audit",
+    "feed-url", "webhook")}
+"""The verbs of a group on a page of their own (``arena league``'s teams' and notices' verbs: arena/cli/teams.py and
+arena/cli/notices.py), as the group's page would be longer than a page may be."""
 
 
 def cli_page_of(path: tuple[str, ...]) -> str:
-    """The page a command is on: its group's, or the main one."""
+    """The page a command is on: its verb's, its group's, or the main one."""
+    if len(path) > 2 and path[1:3] in CLI_PARTS:
+        return CLI_PARTS[path[1:3]]
     return CLI_GROUPS.get(path[1], CLI_MAIN) if len(path) > 1 else CLI_MAIN
 
 
@@ -173,6 +181,9 @@ def cli_page(name: str) -> str:
     parser = build_parser()
     group = next((word for word, page in CLI_GROUPS.items() if page == name), None)
     title = f"Command line reference: arena {group}" if group else "Command line reference"
+    if name in CLI_PARTS.values():
+        group = next(path[0] for path, page in CLI_PARTS.items() if page == name)
+        title = f"Command line reference: arena {group}'s teams and notices"
     lines = [
         f"# {title}",
         "",
@@ -196,7 +207,7 @@ def cli_page(name: str) -> str:
             lines += [cell(about), ""]
         lines += ["```text", usage(sub), "```", ""]
         rows = argument_rows(sub)
-        subcommands = [p for p, _, _ in commands(sub) if len(p) == len(path) + 1]
+        subcommands = [p for p, _, _ in commands(sub, path) if len(p) == len(path) + 1]
         if rows:
             lines += ["| argument | meaning | default | choices |", "|---|---|---|---|", *rows, ""]
         if subcommands:
@@ -349,7 +360,8 @@ def placed_on_one_page(file: FileDescriptorProto) -> dict[str, str]:
 @functools.cache
 def protocol_layout() -> dict[str, str]:
     """Where each message and enum is: its file's page, unless that page would be longer than :data:`PAGE_LIMIT`;
-    then the messages its services take and answer stay, and the rest go to the file's ``-types`` page."""
+    then the messages its services take and answer stay, and the rest go to the file's ``-types`` page (and the
+    answers too, when the page is still too long)."""
     layout: dict[str, str] = {}
     for file in protocol_files():
         layout.update(placed_on_one_page(file))
@@ -363,6 +375,12 @@ def protocol_layout() -> dict[str, str]:
             if f"{prefix}.{message.name}" not in calls:
                 layout.update(dict.fromkeys(names_within(prefix, message), file_page(file, "-types")))
         layout.update({f"{prefix}.{enum.name}": file_page(file, "-types") for enum in file.enum_type})
+        if len(render_file_page(file, file_page(file), layout)) <= PAGE_LIMIT:
+            continue
+        answers = {method.output_type for service in file.service for method in service.method}
+        for message in file.message_type:  # still too long: the answers go too, the requests stay with the calls
+            if f"{prefix}.{message.name}" in answers:
+                layout.update(dict.fromkeys(names_within(prefix, message), file_page(file, "-types")))
     return layout
 
 
@@ -592,6 +610,9 @@ def config_files() -> dict[tuple[str, str], list[Table]]:
             Table("[signup]", league_config.SIGNUP_KEYS, "arena.league.rules.config.SIGNUP_KEYS",
                   league_config.SignupSettings,
                   bounds=bounds_of(league_config.SIGNUP_BOUNDS, max_teams="0: no cap")),
+            Table("[notices]", league_config.NOTICE_KEYS, "arena.league.rules.config.NOTICE_KEYS",
+                  league_config.NoticeSettings,
+                  bounds=bounds_of({**league_config.NOTICE_BOUNDS, **league_config.NOTICE_SECONDS})),
         ],
         ("A bot's bot.toml (league uploads)", "bot.toml"): [
             Table("top level", manifest.KEYS, "arena.league.rules.manifest.KEYS", manifest.Manifest),
@@ -828,7 +849,7 @@ def sandbox_contents_page() -> str:
 # The pages --------------------------------------------------------------------------------------------------------
 
 PAGES: dict[str, Callable[[], str]] = {
-    **{name: functools.partial(cli_page, name) for name in (CLI_MAIN, *CLI_GROUPS.values())},
+    **{name: functools.partial(cli_page, name) for name in (CLI_MAIN, *CLI_GROUPS.values(), *set(CLI_PARTS.values()))},
     **{name: functools.partial(protocol_page, name) for name in protocol_pages()},
     "docs/reference/config.md": config_page,
     **{f"docs/reference/{page}": functools.partial(config_file_page, short) for short, page in CONFIG_PAGES.items()},

@@ -141,7 +141,7 @@ WHOLE_FILE: dict[str, Callable[[dict[str, Any]], object]] = {
     "[limits] (tournament file)": tournament_with("limits"),
     "top level (league file)": league_with(""),
     **{f"[{name}] (league file)": league_with(name)
-       for name in ("time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup")},
+       for name in ("time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup", "notices")},
 }
 """Each table with bounds, parsed as part of a file that is valid but for the key under test."""
 
