@@ -26,7 +26,8 @@ from arena.league.storage.db import open_database, sqlite_url
 from support.league import GAME, League, bot_folder, league_in
 from support.paths import ROOT
 from support.waiting import wait_for
-from support.web import http
+from arena.web.access import AUTHOR_COOKIE
+from support.web import http, set_cookie
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 NOTICES = "[notices]\nallow_private_webhooks = true\nretry_s = 0.2\nattempts = 5\ntimeout_s = 5\n"
@@ -255,6 +256,28 @@ def test_a_wrong_or_replaced_feed_token_is_not_found(served: League) -> None:
         assert code == 404, (url, body[:200])
         assert b"test: frozen" not in body
     assert titles(web + new.strip()) == ["test: frozen"]
+
+
+def test_a_members_page_shows_its_feed_and_replaces_it(served: League) -> None:
+    league = served
+    web = league.server.web  # type: ignore[attr-defined]
+    code, headers, _ = http(f"{web}/signin", form={"token": league.token("beta"), "next": "/"})
+    assert code == 303
+    cookie = {"Cookie": f"{AUTHOR_COOKIE}={set_cookie(headers, AUTHOR_COOKIE)}"}
+    code, _, page = http(f"{web}/leagues/test/mine", headers=cookie)
+    shown = re.search(r'<a id="team-feed" href="([^"]+)"', page.decode())
+    assert code == 200 and shown is not None
+    assert shown.group(1) == web + cli(league, "beta", "feed-url")[1].strip()
+    csrf = re.search(r'<form id="feed-token" [^>]*><input type="hidden" name="csrf" value="([^"]+)"',
+                     page.decode()).group(1)
+    code, _, body = http(f"{web}/leagues/test/feed-token", headers={**cookie, "Origin": web}, form={"csrf": csrf})
+    assert code == 200 and b"your team&#x27;s new feed address: " in body
+    assert http(shown.group(1))[0] == 404  # the old address is gone
+    new = web + cli(league, "beta", "feed-url")[1].strip()
+    assert new != shown.group(1) and new.encode() in body
+    code, _, _ = http(f"{web}/leagues/test/feed-token", headers={**cookie, "Origin": web}, form={"csrf": "forged"})
+    assert code == 403
+    assert http(new)[0] == 200  # a forged form replaced nothing
 
 
 def test_clearing_a_webhook(served: League) -> None:
