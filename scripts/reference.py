@@ -156,10 +156,18 @@ CLI_GROUPS = {"league": "docs/reference/cli-league.md", "bench": "docs/reference
 """The command groups with a page of their own (each of the others is on ``docs/reference/cli.md``): one page of
 every command would be longer than a page of the docs may be."""
 CLI_MAIN = "docs/reference/cli.md"
+CLI_TEAMS = "docs/reference/cli-league-teams.md"
+CLI_PARTS = {("league", verb): CLI_TEAMS for verb in (
+    "sign-up", "invite", "approve", "reject", "teams", "add-member", "revoke-member", "remove-member", "audit",
+    "feed-url", "webhook")}
+"""The verbs of a group on a page of their own (``arena league``'s teams' and notices' verbs: arena/cli/teams.py and
+arena/cli/notices.py), as the group's page would be longer than a page may be."""
 
 
 def cli_page_of(path: tuple[str, ...]) -> str:
-    """The page a command is on: its group's, or the main one."""
+    """The page a command is on: its verb's, its group's, or the main one."""
+    if len(path) > 2 and path[1:3] in CLI_PARTS:
+        return CLI_PARTS[path[1:3]]
     return CLI_GROUPS.get(path[1], CLI_MAIN) if len(path) > 1 else CLI_MAIN
 
 
@@ -173,6 +181,9 @@ def cli_page(name: str) -> str:
     parser = build_parser()
     group = next((word for word, page in CLI_GROUPS.items() if page == name), None)
     title = f"Command line reference: arena {group}" if group else "Command line reference"
+    if name in CLI_PARTS.values():
+        group = next(path[0] for path, page in CLI_PARTS.items() if page == name)
+        title = f"Command line reference: arena {group}'s teams and notices"
     lines = [
         f"# {title}",
         "",
@@ -196,7 +207,7 @@ def cli_page(name: str) -> str:
             lines += [cell(about), ""]
         lines += ["```text", usage(sub), "```", ""]
         rows = argument_rows(sub)
-        subcommands = [p for p, _, _ in commands(sub) if len(p) == len(path) + 1]
+        subcommands = [p for p, _, _ in commands(sub, path) if len(p) == len(path) + 1]
         if rows:
             lines += ["| argument | meaning | default | choices |", "|---|---|---|---|", *rows, ""]
         if subcommands:
@@ -598,6 +609,9 @@ def config_files() -> dict[tuple[str, str], list[Table]]:
                   league_config.Timeline),
             Table("[finals]", league_config.FINALS_KEYS, "arena.league.rules.config.FINALS_KEYS",
                   league_config.FinalsSettings, bounds=bounds_of(league_config.FINALS_BOUNDS)),
+            Table("[notices]", league_config.NOTICE_KEYS, "arena.league.rules.config.NOTICE_KEYS",
+                  league_config.NoticeSettings,
+                  bounds=bounds_of({**league_config.NOTICE_BOUNDS, **league_config.NOTICE_SECONDS})),
         ],
         ("A bot's bot.toml (league uploads)", "bot.toml"): [
             Table("top level", manifest.KEYS, "arena.league.rules.manifest.KEYS", manifest.Manifest),
@@ -834,7 +848,7 @@ def sandbox_contents_page() -> str:
 # The pages --------------------------------------------------------------------------------------------------------
 
 PAGES: dict[str, Callable[[], str]] = {
-    **{name: functools.partial(cli_page, name) for name in (CLI_MAIN, *CLI_GROUPS.values())},
+    **{name: functools.partial(cli_page, name) for name in (CLI_MAIN, *CLI_GROUPS.values(), *set(CLI_PARTS.values()))},
     **{name: functools.partial(protocol_page, name) for name in protocol_pages()},
     "docs/reference/config.md": config_page,
     **{f"docs/reference/{page}": functools.partial(config_file_page, short) for short, page in CONFIG_PAGES.items()},

@@ -141,7 +141,7 @@ WHOLE_FILE: dict[str, Callable[[dict[str, Any]], object]] = {
     "[limits] (tournament file)": tournament_with("limits"),
     "top level (league file)": league_with(""),
     **{f"[{name}] (league file)": league_with(name)
-       for name in ("time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup")},
+       for name in ("time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup", "notices")},
     "[finals] (league file)": lambda keys: league_config.league_from_dict({**LEAGUE, "players": 3, "finals": keys}),
 }
 """Each table with bounds, parsed as part of a file that is valid but for the key under test (the finals' in a league of

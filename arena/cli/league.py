@@ -4,8 +4,8 @@
 token); ``status``, ``standings``, ``queue`` and ``watch`` anyone's with a token; ``upload``, ``bots``, ``versions``,
 ``log``, ``table-log`` and ``retire`` are an author's (``--token-file`` the token of a member of the author's team: its
 captain's, given once by ``add-author`` or ``sign-up``, or another member's, given once by ``add-member``) or the
-operator's. The teams' own verbs (``sign-up``, ``invite``, ``add-member``, ...) are in :mod:`arena.cli.teams`. Each
-takes the connection options of the other
+operator's. The teams' own verbs (``sign-up``, ``invite``, ``add-member``, ...) are in :mod:`arena.cli.teams`, a
+team's notices (``feed-url``, ``webhook``) in :mod:`arena.cli.notices`. Each takes the connection options of the other
 client commands (``--server``, ``--tls-ca``, ...). A call the server refuses prints one ``error:`` line and exits
 with status 1. What a bot or its build wrote (``table-log``, ``log``) is printed without its control characters but
 its line breaks (:func:`arena.display.safe_text`): a bot's log and a build's are a stranger's text.
@@ -33,6 +33,7 @@ from typing import Any
 import grpc
 from rich.table import Table
 
+from arena.cli.notices import add_notice_commands
 from arena.cli.server import (
     CLIENT_FLAGS,
     _client,
@@ -173,6 +174,7 @@ def add_league_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_status)
     add_challenge_commands(verbs)
     add_team_commands(verbs)
+    add_notice_commands(verbs)
 
 
 def add_challenge_commands(verbs: Any) -> None:

@@ -2,7 +2,8 @@
 
 ``arena serve --league FILE`` calls :func:`open_league` once, inside its trio loop, and gets an :class:`OpenLeague`:
 the database (migrated, each league registered), the content-addressed store, the pipeline that builds and checks
-uploads, each league's ladder, challenge slots, finals and timeline, and the :class:`~arena.league.core.LeagueCore` whose
+uploads, each league's ladder, challenge slots, finals, timeline and webhooks' deliveries, and the
+:class:`~arena.league.core.LeagueCore` whose
 calls the gRPC service and the web pages answer. The parts are wired here and nowhere else, in the league's own
 order (rules, storage, intake, play, the core), so a reader finds what runs a league in one function, and the
 server only starts what it is handed (:meth:`OpenLeague.start`) and serves the core.
@@ -27,6 +28,7 @@ from arena.league.play.finals import Finals
 from arena.league.play.ladder import Ladder
 from arena.league.play.table_run import LeagueRuns, league_folder
 from arena.league.play.timeline import Timekeeper
+from arena.league.play.webhooks import Webhooks
 from arena.league.rules.config import LeagueConfig
 from arena.league.storage.db import AsyncDatabase, Database, shown_url
 from arena.tournament.backend import BackendFactory
@@ -65,14 +67,18 @@ class OpenLeague:
     """Each league's finals (arena/league/play/finals.py), by league name."""
     timekeepers: dict[str, Timekeeper]
     """Each league's timeline at work (arena/league/play/timeline.py), by league name."""
+    webhooks: dict[str, Webhooks]
+    """Each league's deliveries to the teams' webhooks (arena/league/play/webhooks.py), by league name."""
 
     async def start(self, nursery: trio.Nursery) -> None:
         """Start every working part in ``nursery``, each once it has started (its restart work done): the pipeline
-        first (it requeues what a dead server left half-built), then each ladder, challenge slot and finals, and
-        last each timeline (it takes the steps whose moment passed while the server was down)."""
+        first (it requeues what a dead server left half-built), then each ladder, challenge slot, finals and
+        webhooks' deliveries, and last each timeline (it takes the steps whose moment passed while the server was
+        down)."""
         await nursery.start(self.pipeline.run)
-        parts: list[Ladder | Challenges | Finals | Timekeeper] = [
-            *self.ladders.values(), *self.challenges.values(), *self.finals.values(), *self.timekeepers.values()]
+        parts: list[Ladder | Challenges | Finals | Webhooks | Timekeeper] = [
+            *self.ladders.values(), *self.challenges.values(), *self.finals.values(), *self.webhooks.values(),
+            *self.timekeepers.values()]
         for part in parts:
             await nursery.start(part.run)
 
@@ -116,8 +122,9 @@ async def open_league(leagues: Sequence[LeagueConfig], database_url: str, folder
             ladder.wake()
 
     pipeline = Pipeline(database, store, served, folder / VERSIONS, builder, log, on_ready=wake_ladders)
+    webhooks = {name: Webhooks(database, league, log) for name, league in served.items()}
     core = LeagueCore(database, Authenticator(database.database, operator_token), store, served, pipeline, ladders,
-                      challenges, finals, timekeepers, log=log)
+                      challenges, finals, timekeepers, log=log, webhooks=webhooks)
     log.info("leagues", leagues=", ".join(sorted(served)), database=shown_url(database_url),
              kit_cache=str(cache.root))
     for kit in sorted({kit for league in leagues for kit in league.kits}):
@@ -125,4 +132,4 @@ async def open_league(leagues: Sequence[LeagueConfig], database_url: str, folder
         if problem is not None:  # its uploads are refused, with the problem, until the operator prepares it
             log.warning("league_kit_not_prepared", kit=kit, cache=str(cache.of(kit)),
                         run=f"arena league prepare-kits --cache {cache.of(kit).parent} --kits {kit}")
-    return OpenLeague(database, core, store, pipeline, ladders, challenges, finals, timekeepers)
+    return OpenLeague(database, core, store, pipeline, ladders, challenges, finals, timekeepers, webhooks)

@@ -48,11 +48,30 @@ from arena.league.play.pages import BotHistory, FinalsPage, bot_history, finals_
 from arena.league.play.table_logs import table_log
 from arena.league.play.table_run import RECORD, TABLES, entrant_name, rotations
 from arena.league.play.timeline import Timekeeper, league_status
+from arena.league.play.webhooks import Webhooks, checked_url
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError
 from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
 from arena.league.rules.manifest import NAME_PATTERN as BOT_NAME
-from arena.league.rules.model import ONLINE, AuditEntry, Author, Bot, ChallengeRow, LadderTable, Member, Version
-from arena.league.rules.permissions import Caller, require_bot_owner, require_operator, sees_finals_results
+from arena.league.rules.model import (
+    ACTIVE,
+    ONLINE,
+    AuditEntry,
+    Author,
+    Bot,
+    ChallengeRow,
+    LadderTable,
+    Member,
+    Notice,
+    Version,
+)
+from arena.league.rules.notices import league_path
+from arena.league.rules.permissions import (
+    Caller,
+    require_bot_owner,
+    require_member,
+    require_operator,
+    sees_finals_results,
+)
 from arena.league.rules.rating import deal_set_totals
 from arena.league.rules.retention import versions_to_delete
 from arena.league.rules.timeline import FREEZE_STEP, OPEN, UPCOMING, Status, require_manual
@@ -67,6 +86,7 @@ from arena.league.views import (
     BuildLog,
     ChallengeView,
     DialInAdded,
+    FeedAddress,
     FinalsRank,
     FinalsState,
     Frozen,
@@ -85,6 +105,7 @@ from arena.league.views import (
     TeamView,
     Uploaded,
     VersionView,
+    WebhookView,
 )
 from arena.players.dial_in import token_digest
 from arena.tournament.likelihood import TIE_RULE
@@ -112,12 +133,15 @@ class LeagueCore:
     def __init__(self, database: AsyncDatabase, authenticator: Authenticator, store: Store,
                  leagues: dict[str, Served], pipeline: Pipeline, ladders: Mapping[str, Ladder] = {},
                  challenges: Mapping[str, Challenges] = {}, finals: Mapping[str, Finals] = {},
-                 timekeepers: Mapping[str, Timekeeper] = {}, log: AuditLog | None = None) -> None:
+                 timekeepers: Mapping[str, Timekeeper] = {}, log: AuditLog | None = None,
+                 webhooks: Mapping[str, Webhooks] = {}) -> None:
         """``ladders``: each league's ladder, by name (the standings, queue and watch calls read them);
         ``challenges``: each league's challenge slots, woken when one is asked for; ``finals``: each league's
         finals; ``timekeepers``: each league's timeline at work, woken when the operator moves its phase; ``log``: the
-        server's log, where each audit entry is written too."""
+        server's log, where each audit entry is written too; ``webhooks``: each league's deliveries, woken when a
+        notice may have been queued."""
         self.log = log
+        self.webhooks = dict(webhooks)
         self.ladders = dict(ladders)
         self.timekeepers = dict(timekeepers)
         self.finals_of = dict(finals)
@@ -235,6 +259,64 @@ class LeagueCore:
         return TeamView(name=author.name, state=author.state, created_at=author.created_at.timestamp(),
                         revoked_at=_seconds(author.revoked_at), league=league,
                         members=tuple(member_view(m) for m in members))
+
+    # notices: a team's private feed and its webhook
+
+    async def feed_address(self, token: Credential, league: str, regenerate: bool = False) -> FeedAddress:
+        """The caller's team's private feed of the league (members only): its address holds the team's secret feed
+        token, made at the first call; ``regenerate`` replaces it (the old address stops working)."""
+        caller = await self.caller(token)
+        served = self.league(league)
+        team = require_member(caller, "have a team's feed")
+        secret = None
+        if not regenerate:
+            try:
+                secret = await self.database.run(Database.feed_token, team.id)
+            except NotFound:
+                pass
+        if secret is None:
+            secret = await self.database.run(Database.feed_token, team.id, new_token())
+            await self._audit(caller, served.league_id, "feed-token", "a new feed token" if regenerate else
+                              "the first feed token")
+        return FeedAddress(served.config.name, team.name, league_path(served.config.name, "feed", secret) + ".atom")
+
+    async def team_feed(self, league: str, secret: str) -> tuple[Author, list[Notice]]:
+        """The notices a private feed shows (its team's and the public ones, newest first) and its team; a
+        wrong token, or one of a team that may not act (revoked, pending, rejected), is NotFound."""
+        served = self.league(league)
+        author_id = await self.database.run(Database.feed_holder, secret) if secret else None
+        team = await self.database.run(Database.author_by_id, author_id) if author_id is not None else None
+        if team is None or team.revoked or team.state != ACTIVE:
+            raise NotFound("no such feed (its address may have been replaced: arena league feed-url)")
+        return team, await self.database.run(Database.notices_of, served.league_id, team.id)
+
+    async def public_feed(self, league: str) -> list[Notice]:
+        """The league's public notices, newest first."""
+        return await self.database.run(Database.notices_of, self.league(league).league_id)
+
+    async def set_webhook(self, token: Credential, league: str, url: str) -> WebhookView:
+        """The caller's team's webhook in the league (members only), its address checked and its host resolved now
+        (:func:`.play.webhooks.checked_url`); the reply carries its signing secret, shown this once. An empty
+        ``url`` clears it. A refusal stores nothing."""
+        caller = await self.caller(token)
+        served = self.league(league)
+        team = require_member(caller, "set a webhook")
+        if not url:
+            had = await self.database.run(Database.clear_webhook, served.league_id, team.id)
+            if had:
+                await self._audit(caller, served.league_id, "webhook-clear", "the webhook")
+            return WebhookView(served.config.name, team.name, "")
+        await checked_url(url, served.config.notices)
+        secret = new_token()
+        await self.database.run(Database.set_webhook, served.league_id, team.id, url, secret)
+        await self._audit(caller, served.league_id, "webhook-set", f"webhook {url[:200]!r}")
+        self.wake_webhooks(served.config.name)
+        return WebhookView(served.config.name, team.name, url, secret)
+
+    def wake_webhooks(self, league: str) -> None:
+        """A notice may have been queued: the league's deliveries look now rather than at their next poll."""
+        if league in self.webhooks:
+            self.webhooks[league].wake()
 
     async def start_upload(self, token: Credential, league: str, bot: str) -> tuple[Caller, Served]:
         """Before a byte is received: who uploads, to which league, and whether that bot is theirs to upload to."""
@@ -608,6 +690,7 @@ class LeagueCore:
         require_operator(caller, "freeze a league")
         require_manual(served.config, FREEZE_STEP)
         frozen = await self.database.run(freeze_league, caller, served.league_id)
+        self.wake_webhooks(served.config.name)
         if served.config.name in self.ladders:  # it stops choosing tables now, not at its next idle look
             self.ladders[served.config.name].wake()
         self._phase_moved(served)

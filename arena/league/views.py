@@ -83,6 +83,25 @@ class MemberAdded:
 
 
 @dataclass(frozen=True)
+class FeedAddress:
+    """A team's private feed of a league: its path on the server's dashboard (with the team's secret feed token)."""
+
+    league: str
+    team: str
+    path: str
+
+
+@dataclass(frozen=True)
+class WebhookView:
+    """A team's webhook in a league after it was set (its secret shown this once) or cleared (``url`` empty)."""
+
+    league: str
+    team: str
+    url: str
+    secret: str = ""
+
+
+@dataclass(frozen=True)
 class MemberRevoked:
     """A member whose token was revoked, or who was removed."""
 

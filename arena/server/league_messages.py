@@ -14,6 +14,7 @@ from arena.league.views import (
     BuildLog,
     ChallengeView,
     DialInAdded,
+    FeedAddress,
     FinalsRank,
     FinalsState,
     Frozen,
@@ -32,6 +33,7 @@ from arena.league.views import (
     TeamView,
     Uploaded,
     VersionView,
+    WebhookView,
 )
 from arena.protocol import league_pb2 as lpb
 
@@ -221,3 +223,11 @@ def status_pb(status: LeagueStatus) -> lpb.GetStatusResponse:
                                  phase=status.phase, next_phase=status.next_phase, next_at=status.next_at,
                                  next=status.next, results_published=status.results_published, opens=status.opens,
                                  freeze=status.freeze, finals=status.finals, results=status.results, now=status.now)
+
+
+def feed_pb(feed: FeedAddress) -> lpb.GetFeedUrlResponse:
+    return lpb.GetFeedUrlResponse(league=feed.league, team=feed.team, path=feed.path)
+
+
+def webhook_pb(webhook: WebhookView) -> lpb.SetWebhookResponse:
+    return lpb.SetWebhookResponse(league=webhook.league, team=webhook.team, url=webhook.url, secret=webhook.secret)

@@ -35,6 +35,7 @@ from arena.server.league_messages import (
     challenges_pb,
     decided_pb,
     dial_in_pb,
+    feed_pb,
     finals_pb,
     frozen_pb,
     got_challenge_pb,
@@ -53,6 +54,7 @@ from arena.server.league_messages import (
     teams_pb,
     uploaded_pb,
     versions_pb,
+    webhook_pb,
 )
 from arena.server.status import handled
 
@@ -142,6 +144,14 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @handled
     def GetAudit(self, request: lpb.GetAuditRequest, context: grpc.ServicerContext) -> Any:
         return audit_pb(self._trio(self.core.audit, token_of(context), request.team, request.limit))
+
+    @handled
+    def GetFeedUrl(self, request: lpb.GetFeedUrlRequest, context: grpc.ServicerContext) -> Any:
+        return feed_pb(self._trio(self.core.feed_address, token_of(context), request.league, request.regenerate))
+
+    @handled
+    def SetWebhook(self, request: lpb.SetWebhookRequest, context: grpc.ServicerContext) -> Any:
+        return webhook_pb(self._trio(self.core.set_webhook, token_of(context), request.league, request.url))
 
     @handled
     def Upload(self, requests: Iterator[lpb.UploadRequest], context: grpc.ServicerContext) -> Any:

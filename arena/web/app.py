@@ -32,6 +32,7 @@ import urllib.parse
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from importlib import resources
 from typing import Any, TypeVar
 
@@ -63,7 +64,7 @@ from arena.records.export import GameRow, write_csv
 from arena.records.html import page_html, viewer_data
 from arena.server.core import ApiError, Arena
 from arena.server.tournaments import Tournament
-from arena.web import data, forms, tournament_page
+from arena.web import data, feeds, forms, tournament_page
 from arena.web import league as league_web
 from arena.web.access import (
     AUTHOR_COOKIE,
@@ -276,6 +277,9 @@ def create_app(arena: Arena, rules: AccessRules, league: LeagueCore | None = Non
         route("/api/leagues/{league}/bots/{bot}", league_api(league_web.bot_full), api=True),
         route("/api/leagues/{league}/finals", league_api(league_web.finals), api=True),
         route("/api/leagues/{league}/events", api_league_events, api=True),
+        route("/leagues/{league}/feed.atom", public_feed, api=True),
+        route("/leagues/{league}/feed/{token}.atom", team_feed, api=True, needs=Access.NONE, shared=False),
+        route("/leagues/{league}/feed-token", new_feed_token, api=False, methods=("POST",), shared=False),
         route("/leagues/{league}/mine", author_page, api=False, shared=False),
         route("/leagues/{league}/signup", signup_form, api=False, needs=Access.NONE),
         route("/leagues/{league}/signup", signup, api=False, methods=("POST",), needs=Access.NONE),
@@ -643,9 +647,64 @@ async def author_page(web: Web, request: Request) -> Response:
         board = await league_web.leaderboard(core, league)
     except NotShown:  # a league without a ladder on this server: its challenges name versions of its own only
         board = {"standings": []}
+    feed = ""
+    if caller.author is not None:  # the operator has no team, so no team feed
+        try:
+            feed = _base(request) + (await core.feed_address(caller, league)).path
+        except LeagueError as error:
+            raise league_web.shown_error(error) from None
     content = league_web.author_html(league, caller.describe(), versions, challenges, board, _csrf_of(web, session),
-                                     web.viewer(request))
+                                     web.viewer(request), feed)
     return await _league_html(web, request, league, content, title=f"{league} · mine")
+
+
+def _base(request: Request) -> str:
+    """The dashboard's address as the request reached it (no trailing slash): the feeds' links start with it."""
+    return str(request.base_url).rstrip("/")
+
+
+async def public_feed(web: Web, request: Request) -> Response:
+    """The league's public notices as an Atom feed (what a spectator of the dashboard may see)."""
+    league = request.path_params["league"]
+    core = web.league_core()
+    try:
+        name = core.league(league).config.name
+        notices = await core.public_feed(name)
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    body = feeds.atom(id_=feeds.feed_id(name), title=f"{name}: the league's notices", author=name,
+                      self_url=str(request.url), base=_base(request), notices=notices, now=datetime.now(UTC))
+    return Response(body, media_type=feeds.CONTENT_TYPE)
+
+
+async def team_feed(web: Web, request: Request) -> Response:
+    """A team's private feed, its secret token in its address (a feed reader sends no cookie): the team's notices
+    and the league's public ones; 404 for a wrong token, the same as for a league that is not there."""
+    league, token = request.path_params["league"], request.path_params["token"]
+    core = web.league_core()
+    try:
+        name = core.league(league).config.name
+        team, notices = await core.team_feed(name, token)
+    except LeagueError:
+        raise NotShown(404, "no such feed (its address may have been replaced: arena league feed-url)") from None
+    body = feeds.atom(id_=feeds.feed_id(name, team.id), title=f"{name}: team {team.name}'s notices", author=name,
+                      self_url=str(request.url), base=_base(request), notices=notices, now=datetime.now(UTC))
+    return Response(body, media_type=feeds.CONTENT_TYPE, headers={"Cache-Control": "private, no-store",
+                                                                   "X-Robots-Tag": "noindex"})
+
+
+async def new_feed_token(web: Web, request: Request) -> Response:
+    """A member replaces its team's feed token (the old address stops working) from its page."""
+    caller, session = await web.league_caller(request)
+    form = await _form(request)
+    _check_csrf(web, session, form.get("csrf", ""))
+    league = request.path_params["league"]
+    try:
+        feed = await web.league_core().feed_address(caller, league, regenerate=True)
+    except LeagueError as error:
+        raise league_web.shown_error(error) from None
+    return await _done(web, request, league, f"your team's new feed address: {_base(request)}{feed.path} (the old "
+                                             f"one no longer works)")
 
 
 async def _log(web: Web, request: Request) -> dict[str, Any]:

@@ -260,10 +260,11 @@ def _hidden(csrf: str) -> str:
 
 
 def author_html(league: str, who: str, versions: list[VersionView], challenges: list[ChallengeView],
-                board: dict[str, Any], csrf: str, viewer: Viewer) -> str:
+                board: dict[str, Any], csrf: str, viewer: Viewer, feed: str = "") -> str:
     """The author's page: each version with its log's link and a retire button, the upload form (the archive
     last, after the bot's name), the challenge form (a version of its own against a leaderboard entry or another
-    of its own) and its challenges. Every form carries the session's CSRF token."""
+    of its own), its challenges, and its team's private feed (``feed``, its address) with the form that replaces
+    it. Every form carries the session's CSRF token."""
     q = _q(league)
     rows = [[(_e(f"{v.bot}-v{v.number}"), True), (_e(v.id), False), (_e(v.state), True),
              ("yes" if v.active else "", True), (_e(v.reason), True),
@@ -296,7 +297,12 @@ def author_html(league: str, who: str, versions: list[VersionView], challenges: 
                                                                      ("against", True), ("deal sets", False),
                                                                      ("state", True), ("outcome", True),
                                                                      ("SPRT", True)],
-                                                    made, "None yet."))
+                                                    made, "None yet.")
+            + (f'<h2>Notices</h2><p>Your team\'s private feed (keep it secret: it reads your team\'s notices): '
+               f'<a id="team-feed" href="{_e(feed)}">{_e(feed)}</a></p><form id="feed-token" method="post" '
+               f'action="/leagues/{q}/feed-token">{_hidden(csrf)}<button type="submit">replace its address</button>'
+               f'</form><p>The league\'s public feed: <a href="/leagues/{q}/feed.atom">feed.atom</a></p>'
+               if feed else ""))
 
 
 # --- a team's sign-up: its form, and its captain's token shown once ------------------------------------------------

@@ -1,7 +1,8 @@
 """A league database with something in every table, written through the storage API as a server writes it: authors
 (one revoked), bots, versions in several states (ready with how they run, failed with a reason, deleted, dial-in),
 ladder tables rated with their games, seats and online ratings (one table failed), challenges (done with the SPRT's
-verdict, failed), a board rating, and the league frozen with its finals failed (a frozen league's server plays
+verdict, failed), a board rating, a team's webhook and feed token, the notices of it all and their deliveries
+(one delivered after a retry), and the league frozen with its finals failed (a frozen league's server plays
 nothing: its rows stay as copied); a second league beside it. What ``arena league copy-database`` is tested on."""
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def fill_league(database: Database) -> dict[str, int]:
     database.revoke_member(helper.id)
     database.record_audit(league.id, signed.id, helper.id, "Signed/helper", "upload", "bot 'x' version 1")
     database.record_audit(None, None, None, "the operator", "add-author", "team 'ann'")
+    database.set_webhook(league.id, ann.id, "https://hooks.example.org/arena", "f" * 43)
+    database.feed_token(bob.id, "b" * 43)
     rand = database.add_bot(league.id, ann.id, "rand")
     greedy = database.add_bot(league.id, bob.id, "greedy")
     search = database.add_bot(league.id, ann.id, "search")
@@ -98,6 +101,9 @@ def fill_league(database: Database) -> dict[str, int]:
     database.set_finals(league.id, {"state": "failed", "deal_sets": 2, "tables": 0, "scheduled": 0,
                                     "group_size": 2, "started_at": 1700000000.0,
                                     "error": "rand-v1 cannot play: its folder is gone"})
+    first = database.deliveries_of(ann.id)[0]
+    database.delivery_tried(first.id, "answered 500 Internal Server Error", datetime(2030, 1, 1, tzinfo=UTC))
+    database.delivery_tried(first.id, None, None)
     return ids
 
 

@@ -49,7 +49,7 @@ from arena.league.play.table_run import (
     table_spec,
     toml_value,
 )
-from arena.league.rules.config import MAX_DEAL_SETS, LeagueConfig
+from arena.league.rules.config import MAX_DEAL_SETS, LeagueConfig, shown_moment
 from arena.league.rules.errors import LeagueError, StateError
 from arena.league.rules.model import Freeze
 from arena.league.rules.permissions import Caller, require_operator
@@ -216,6 +216,12 @@ class Finals(LeagueRuns):
         self._wake.set()
         return frozen
 
+    def withheld_until(self) -> str | None:
+        """When the timeline publishes the finals' ranking, if that is still to come (None: it is public when the
+        finals end)."""
+        results = self.config.timeline.results
+        return shown_moment(results) if results is not None and utc_now() < results else None
+
     async def tournament(self, frozen: Freeze, deal_sets: int, tables: int
                          ) -> tuple[TournamentSpec, str, dict[str, int]]:
         """The finals' tournament file over the field, its spec, and each entrant's version by name."""
@@ -260,6 +266,6 @@ class Finals(LeagueRuns):
             finals.update(state=FAILED, error="; ".join(f"{n} cannot play: {why}" for n, why in error.problems))
         except (LeagueError, RunError, OSError) as error:
             finals.update(state=FAILED, error=str(error))
-        await self.database.run(Database.set_finals, self.served.league_id, finals)
+        await self.database.run(Database.set_finals, self.served.league_id, finals, self.withheld_until())
         self.changes += 1
         self.log.info("finals_ended", league=self.config.name, state=finals["state"], error=finals.get("error", ""))

@@ -26,9 +26,12 @@ from arena.league.clock import utc_now
 from arena.league.intake.pipeline import Served
 from arena.league.play.finals import Finals, freeze_now
 from arena.league.rules.errors import LeagueError
+from arena.league.rules.notices import OPEN_PHASE
 from arena.league.rules.timeline import (
+    DONE,
     FINALS_STEP,
     FREEZE_STEP,
+    OPEN,
     Status,
     due_steps,
     next_boundary,
@@ -107,6 +110,15 @@ class Timekeeper:
             self.log.error("timeline_step_failed", league=self.config.name, error=str(error))
             self._retry = True
 
+    async def _tell(self, phase: str) -> None:
+        """The notices of the timeline's own moments, once each (a restarted server looks again): the opening, and
+        the finals' ranking at ``results``. The freeze and the finals tell their own, with their rows."""
+        league_id, timeline = self.served.league_id, self.config.timeline
+        if phase == OPEN and timeline.opens is not None:
+            await self.database.run(Database.phase_changed_once, league_id, OPEN_PHASE)
+        elif phase == DONE and timeline.results is not None:
+            await self.database.run(Database.publish_finals, league_id)
+
     async def _look(self) -> None:
         self._retry = False
         league_id = self.served.league_id
@@ -121,6 +133,7 @@ class Timekeeper:
             elif step == FINALS_STEP and self.finals is not None:
                 await self.finals.start_by_timeline()
         phase = phase_of(timeline, utc_now(), recorded_of(await self.database.run(Database.frozen, league_id)))
+        await self._tell(phase)
         if phase != self.phase:
             self.log.info("league_phase", league=self.config.name, phase=phase,
                           was=self.phase or "(the server started)")

@@ -76,6 +76,12 @@ the key, the problem and the allowed values::
     [finals]                    # the finals the timeline starts (and the defaults of `arena league finals --start`)
     deal_sets = 10              # deal sets per table
     tables = 0                  # a balanced schedule's tables, k-player tables only (0: every pair meets about once)
+
+    [notices]                   # the teams' notices: feeds and webhooks (arena/league/rules/notices.py)
+    allow_private_webhooks = false  # webhooks to loopback or private addresses, and plain http (tests, a lab)
+    retry_s = 30.0              # the first retry of a failed delivery; each next one waits twice as long
+    attempts = 8                # tries of one delivery before it is given up
+    timeout_s = 10.0            # one try's time to connect, send and be answered
 """
 
 from __future__ import annotations
@@ -131,7 +137,8 @@ KITS = tuple(KIT_RECIPES)
 prebuilt static Linux binary."""
 TOP_KEYS = ("name", "title", "variant", "players", "options", "duplicate", "kits", "interpreters", "dial_in",
             "same_author_tables",
-            "time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup", "timeline", "finals")
+            "time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup", "timeline",
+            "finals", "notices")
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A league's name appears in URLs, folder names and the database: a short identifier."""
 
@@ -253,6 +260,28 @@ SIGNUP_BOUNDS = {"max_teams": (0, 1_000_000), "per_address_per_hour": (1, 100_00
 SIGNUP_KEYS = ("mode", *SIGNUP_BOUNDS)
 
 
+@dataclass(frozen=True)
+class NoticeSettings:
+    """How the league tells teams what happened (``arena league feed-url``, ``arena league webhook``): which
+    webhook addresses it posts to, and how it retries a delivery that failed."""
+
+    allow_private_webhooks: bool = False
+    """Whether a webhook may reach a loopback, private, link-local or otherwise non-public address, and use plain
+    ``http://``: off, so that a team's webhook cannot make the server post into its own network; a test's local
+    receiver, or a league inside a lab, turns it on."""
+    retry_s: float = 30.0
+    """Seconds before a failed delivery is tried again; each next retry waits twice as long (at most an hour)."""
+    attempts: int = 8
+    """Tries of one delivery before it is given up (each team's feed still shows the notice)."""
+    timeout_s: float = 10.0
+    """Seconds one try may take to connect, send and be answered."""
+
+
+NOTICE_BOUNDS = {"attempts": (1, 100)}
+NOTICE_SECONDS = {"retry_s": (0.01, 3600.0), "timeout_s": (0.5, 60.0)}
+NOTICE_KEYS = ("allow_private_webhooks", *NOTICE_BOUNDS, *NOTICE_SECONDS)
+
+
 CHALLENGE_BOUNDS = {"per_day": (1, 100_000), "max_deal_sets": (1, 10_000), "concurrency": (1, 64)}
 CHALLENGE_KEYS = (*CHALLENGE_BOUNDS, "elo0", "elo1")
 ELO_BOUNDS = (-1000.0, 1000.0)
@@ -356,6 +385,8 @@ class LeagueConfig:
     """Its phases' moments: see [timeline]."""
     finals: FinalsSettings = FinalsSettings()
     """The timeline's finals: see [finals]."""
+    notices: NoticeSettings = NoticeSettings()
+    """How teams are told what happened, by feeds and webhooks: see [notices]."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, dict(self.options))
@@ -427,6 +458,7 @@ def _league(data: Mapping[str, Any], machine_interpreters: tuple[str, ...]) -> L
         signup=_signup(_table(data, "signup", SIGNUP_KEYS)),
         timeline=_timeline(_table(data, "timeline", TIMELINE_KEYS)),
         finals=_finals(_table(data, "finals", FINALS_KEYS), game.num_sides),
+        notices=_notices(_table(data, "notices", NOTICE_KEYS)),
     )
 
 
@@ -588,6 +620,20 @@ def _finals(table: Mapping[str, Any], sides: int) -> FinalsSettings:
         raise ConfigError(f"key 'finals.tables' is for k-player tables: the finals of two sides are a round robin "
                           f"(every pair meets), got {values['tables']}")
     return FinalsSettings(**values)
+
+
+def _notices(table: Mapping[str, Any]) -> NoticeSettings:
+    defaults = NoticeSettings()
+    values: dict[str, Any] = {key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key),
+                                            where="notices.") for key, (low, high) in NOTICE_BOUNDS.items()}
+    for key, (low, high) in NOTICE_SECONDS.items():
+        value = table.get(key, getattr(defaults, key))
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise ConfigError(f"key 'notices.{key}' must be a number of seconds from {low:g} to {high:g}, got "
+                              f"{value!r}")
+        values[key] = float(value)
+    allow = _boolean(table, "allow_private_webhooks", default=defaults.allow_private_webhooks, where="notices.")
+    return NoticeSettings(allow_private_webhooks=allow, **values)
 
 
 def archive_limits(config: LeagueConfig) -> ArchiveLimits:

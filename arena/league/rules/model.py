@@ -214,3 +214,50 @@ class Freeze:
     frozen_at: datetime
     field: tuple[int, ...]
     finals: Any
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A recorded notice (:mod:`arena.league.rules.notices`): for one team (``author_id``) or everyone (None), of
+    one league, with its stable ``uid`` (a feed's entry id, a webhook's delivery)."""
+
+    id: int
+    uid: str
+    league_id: int
+    author_id: int | None
+    kind: str
+    title: str
+    text: str
+    link: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """A team's webhook in one league: the HTTPS address its notices are posted to, and the secret they are signed
+    with."""
+
+    league_id: int
+    author_id: int
+    url: str
+    secret: str
+    created_at: datetime
+
+
+PENDING_DELIVERY, DELIVERED, DELIVERY_FAILED, DROPPED = "pending", "delivered", "failed", "dropped"
+DELIVERY_STATES = (PENDING_DELIVERY, DELIVERED, DELIVERY_FAILED, DROPPED)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One notice to post to one team's webhook: pending (tried ``attempts`` times, next at ``next_at``),
+    delivered, failed (given up) or dropped (past the team's queue)."""
+
+    id: int
+    notice_id: int
+    league_id: int
+    author_id: int
+    state: str
+    attempts: int
+    next_at: datetime
+    error: str | None

@@ -72,6 +72,14 @@ def require_captain_of(caller: Caller, author: Author, action: str) -> None:
                                f"captain may")
 
 
+def require_member(caller: Caller, action: str) -> Author:
+    """The caller's team, for ``action`` (e.g. "set a webhook") that only a team's member may take: the operator
+    has no team."""
+    if caller.author is None:
+        raise PermissionDenied(f"the operator may not {action}: only a member of a team may (for its own team)")
+    return caller.author
+
+
 def require_bot_owner(caller: Caller, bot: Bot, action: str) -> None:
     """Refuse ``action`` (e.g. "upload to") on another author's bot."""
     if not owns(caller, bot.author_id):

@@ -12,8 +12,10 @@ from arena.league.clock import utc_now
 from arena.league.rules.errors import NotFound
 from arena.league.rules.lifecycle import DONE, PLAYING, QUEUED, TABLE_FAILED, TABLE_STATES, UNFINISHED
 from arena.league.rules.model import ChallengeRow
+from arena.league.rules.notices import challenge_notices
 from arena.league.storage.gateway import Gateway, aware_utc
-from arena.league.storage.tables import challenges
+from arena.league.storage.notices import league_name, record_notice
+from arena.league.storage.tables import bots, challenges, versions
 
 
 class ChallengesGateway(Gateway):
@@ -55,9 +57,25 @@ class ChallengesGateway(Gateway):
 
     def end_challenge(self, challenge_id: int, result: Any, error: str | None = None) -> ChallengeRow:
         """An unfinished challenge ends: done with its result, or failed with why (``error``); an ended one stays
-        as it is (a result is written once)."""
-        return self._update_challenge(challenge_id, UNFINISHED, state=DONE if error is None else TABLE_FAILED,
-                                      result=result, error=error, ended_at=utc_now())
+        as it is (a result is written once). Its notices (:func:`arena.league.rules.notices.challenge_notices`)
+        are recorded in the same transaction."""
+        now = utc_now()
+        with self.engine.begin() as connection:
+            done = connection.execute(sa.update(challenges).where(
+                challenges.c.id == challenge_id, challenges.c.state.in_(UNFINISHED)).values(
+                state=DONE if error is None else TABLE_FAILED, result=result, error=error, ended_at=now)).rowcount
+            if done:
+                row = connection.execute(sa.select(challenges).where(challenges.c.id == challenge_id)).one()
+                sides = {side.id: side for side in connection.execute(
+                    sa.select(versions.c.id, versions.c.number, bots.c.name, bots.c.author_id)
+                    .select_from(versions.join(bots)).where(versions.c.id.in_([row.version_id, row.opponent_id])))}
+                version, opponent = sides[row.version_id], sides[row.opponent_id]
+                league = league_name(connection, row.league_id)
+                for draft in challenge_notices(league, row.id, row.author_id, opponent.author_id,
+                                               f"{version.name}-v{version.number}",
+                                               f"{opponent.name}-v{opponent.number}", result, error):
+                    record_notice(connection, row.league_id, draft, now)
+        return self.challenge(challenge_id)
 
     def _update_challenge(self, challenge_id: int, states: Sequence[str], **values: Any) -> ChallengeRow:
         with self.engine.begin() as connection:

@@ -22,7 +22,8 @@ caller is cancelled: a write either commits or rolls back, never half-way.
 This module opens the database and puts the gateway together: :class:`Database` is every aggregate's calls on one
 engine, each aggregate's statements in a module of its own name in this package (``leagues.py``, ``authors.py``,
 ``bots.py``, ``versions.py``, ``games.py`` with the ratings, ``ladder.py``, ``challenges.py``, ``finals.py`` with the
-freeze, ``teams.py`` with sign-ups, invites and the audit log), over the schema of ``tables.py``.
+freeze, ``teams.py`` with sign-ups, invites and the audit log, ``notices.py`` with the teams' feeds and webhooks), over the
+schema of ``tables.py``.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from arena.league.storage.games import GamesGateway
 from arena.league.storage.gateway import first_line
 from arena.league.storage.ladder import LadderGateway
 from arena.league.storage.leagues import LeaguesGateway
+from arena.league.storage.notices import NoticesGateway
 from arena.league.storage.teams import TeamsGateway
 from arena.league.storage.versions import VersionsGateway
 
@@ -169,7 +171,7 @@ def sqlite_file(url: str) -> Path | None:
 # --- the calls ----------------------------------------------------------------------------------------------------
 
 class Database(LeaguesGateway, AuthorsGateway, TeamsGateway, VersionsGateway, GamesGateway, LadderGateway,
-               ChallengesGateway, FinalsGateway):
+               ChallengesGateway, FinalsGateway, NoticesGateway):
     """The league's database through sync calls, each its own transaction: every aggregate's calls (one module of
     this package each) on one engine. Not for the trio loop: see :class:`AsyncDatabase`."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from arena.league.rules.lifecycle import STATES, TABLE_STATES
-from arena.league.rules.model import ACTIVE, TEAM_STATES
+from arena.league.rules.model import ACTIVE, DELIVERY_STATES, TEAM_STATES
 
 METADATA = sa.MetaData(naming_convention={
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -220,3 +220,54 @@ freezes = sa.Table(
 )
 """A frozen league (no more ladder tables or challenges): when, its field (the version ids active then) and its
 finals (their settings, state and ranking, once started)."""
+notices = sa.Table(
+    "notices", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("uid", sa.String(36), nullable=False, unique=True),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), nullable=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("title", sa.String(200), nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("link", sa.String(400), nullable=False),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index(None, "league_id", "author_id", "id"),
+)
+"""What the league told (:mod:`arena.league.rules.notices`): each notice for one team (``author_id``) or everyone
+(NULL), recorded in the transaction of the change it tells; ``uid`` is its stable id in feeds and webhooks."""
+feed_tokens = sa.Table(
+    "feed_tokens", METADATA,
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), primary_key=True),
+    sa.Column("token", sa.String(64), nullable=False, unique=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+"""Each team's secret feed token, the key of its private feed's address: it reads the team's notices and nothing
+else, and is kept as it is (the team's members are shown it again); a new one replaces it."""
+webhooks = sa.Table(
+    "webhooks", METADATA,
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), primary_key=True),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), primary_key=True),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("secret", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+"""A team's webhook in a league: where its notices (and the league's public ones) are posted, and the secret they
+are signed with (the server signs with it, so it is kept as it is)."""
+deliveries = sa.Table(
+    "deliveries", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("notice_id", sa.Integer, sa.ForeignKey("notices.id"), nullable=False),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("next_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
+    sa.CheckConstraint(sa.column("state").in_(DELIVERY_STATES), name="state"),
+    sa.Index(None, "league_id", "state", "next_at"),
+    sa.Index(None, "author_id", "state"),
+)
+"""Each notice to post to a team's webhook, queued with the notice (same transaction), so a restart resumes the
+pending ones: pending (tried ``attempts`` times, next at ``next_at``), delivered, failed (given up, ``error`` the last
+try's) or dropped (past the team's queue, or its webhook cleared)."""

@@ -30,9 +30,11 @@ from arena.league.rules.lifecycle import (
     suspension,
 )
 from arena.league.rules.model import Bot, Runnable, Version
+from arena.league.rules.notices import version_notice
 from arena.league.rules.retention import DELETABLE
 from arena.league.storage.bots import BotsGateway
 from arena.league.storage.gateway import aware_utc, first_line
+from arena.league.storage.notices import league_name, record_notice
 from arena.league.storage.tables import bots, versions
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -182,8 +184,14 @@ class VersionsGateway(BotsGateway):
             done = connection.execute(sa.update(versions)
                                       .where(versions.c.id == version_id, versions.c.state == current.state)
                                       .values(**values))
-        if done.rowcount != 1:
-            raise StateError(f"version {current.number} of its bot changed state meanwhile (it was {current.state})")
+            if done.rowcount != 1:
+                raise StateError(f"version {current.number} of its bot changed state meanwhile (it was "
+                                 f"{current.state})")
+            bot = connection.execute(sa.select(bots.c.name, bots.c.league_id).where(bots.c.id == current.bot_id)).one()
+            draft = version_notice(league_name(connection, bot.league_id), current.author_id, bot.name,
+                                   current.number, current.id, current.state, to, reason, build_log)
+            if draft is not None:  # told in the transaction of the change: both are there, or neither
+                record_notice(connection, bot.league_id, draft, values["updated_at"])
         return self.version(version_id)
 
     def record_start(self, version_id: int, failure: str | None, limit: int = START_FAILURES) -> Version:

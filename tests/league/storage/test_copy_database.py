@@ -120,7 +120,7 @@ def test_the_copy_serves_the_same_standings(filled: str, postgres_database: str,
     assert lines[1:4] == [f"  into {shown_url(postgres_database)}:", "  table            rows",
                           "  leagues             2"]
     assert "  versions            7" in lines and "  game_seats         24" in lines
-    assert lines[-2] == "80 rows in 14 tables, each table's rows counted alike in both databases before the commit"
+    assert lines[-2] == "97 rows in 18 tables, each table's rows counted alike in both databases before the commit"
     assert lines[-1].startswith(f"the data folder {tmp_path / 'data'} (uploads, builds, records, logs) stays where")
 
     league = restarted(league, postgres_database)
@@ -140,8 +140,8 @@ def test_a_target_holding_league_data_is_refused_as_it_is(filled: str, postgres_
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines() == [
         f"error: {shown_url(postgres_database)} already holds league data (rows: leagues 2, authors 4, freezes 1, games 12, "
-        f"invites 1, tables 4, audit 2, bots 4, members 5, versions 7, challenges 2, game_seats 24, ratings 4, "
-        f"table_sides 8): copy into a new, empty database"]
+        f"invites 1, tables 4, audit 2, bots 4, feed_tokens 1, members 5, notices 9, webhooks 1, deliveries 6, "
+        f"versions 7, challenges 2, game_seats 24, ratings 4, table_sides 8): copy into a new, empty database"]
     assert rows_of(postgres_database) == held
 
 

@@ -1,0 +1,73 @@
+"""``arena league ...`` for a team's notices: ``feed-url`` (its private Atom feed's address, ``--regenerate`` for a
+new one) and ``webhook set URL`` / ``webhook clear``, a member's own team's (the operator has no team). A secret the
+server gives (the feed's address, a webhook's signing secret) is printed alone on stdout, what it is on stderr, so
+that ``> FILE`` keeps it alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from arena.cli.server import _refused, add_client_arguments
+from arena.cli.teams import _league_argument, _run
+from arena.display import safe_name
+from arena.protocol import league_pb2 as lpb
+
+
+def add_notice_commands(verbs: Any) -> None:
+    """The notices' verbs of ``arena league``."""
+    p = verbs.add_parser("feed-url", help="your team's private Atom feed of the league: its address (secret: it "
+                                          "reads your team's notices)")
+    p.add_argument("--regenerate", action="store_true", help="replace it: the old address stops working")
+    p.add_argument("--web", default="", metavar="URL", help="the dashboard's address (e.g. https://arena.example.org)"
+                                                            ", to print the whole URL rather than its path")
+    _league_argument(p)
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_feed_url)
+
+    p = verbs.add_parser("webhook", help="your team's webhook: the server posts its notices there, signed")
+    hooks = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    q = hooks.add_parser("set", help="post your team's notices (and the league's public ones) to URL; prints its "
+                                     "signing secret once")
+    q.add_argument("url", help="an https:// URL whose host resolves to public addresses")
+    _league_argument(q)
+    add_client_arguments(q)
+    q.set_defaults(func=cmd_webhook)
+    q = hooks.add_parser("clear", help="stop posting (the deliveries waiting are dropped)")
+    _league_argument(q)
+    add_client_arguments(q)
+    q.set_defaults(func=cmd_webhook, url="")
+
+
+def cmd_feed_url(args: argparse.Namespace) -> int:
+    web = args.web.rstrip("/")
+    if web and not web.startswith(("https://", "http://")):
+        return _refused(f"--web must be the dashboard's address, https://HOST[:PORT], got {args.web!r}")
+
+    def body(client: Any) -> int:
+        reply = client.call("GetFeedUrl", lpb.GetFeedUrlRequest(league=args.league, regenerate=args.regenerate))
+        where = "" if web else " (its path on the server's web dashboard)"
+        print(f"the private feed of team {safe_name(reply.team)!r} in league {safe_name(reply.league)!r}{where}; "
+              f"keep it secret, it reads your team's notices"
+              + ("; the old address no longer works" if args.regenerate else "") + ":", file=sys.stderr)
+        print(web + reply.path)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_webhook(args: argparse.Namespace) -> int:
+    def body(client: Any) -> int:
+        reply = client.call("SetWebhook", lpb.SetWebhookRequest(league=args.league, url=args.url))
+        if not reply.url:
+            print(f"team {safe_name(reply.team)!r} has no webhook in league {safe_name(reply.league)!r}")
+            return 0
+        print(f"team {safe_name(reply.team)!r}'s notices in league {safe_name(reply.league)!r} go to "
+              f"{safe_name(reply.url, 300)}; their signing secret (shown this once: check each delivery's "
+              f"X-Arena-Signature with it):", file=sys.stderr)
+        print(reply.secret)
+        return 0
+
+    return _run(args, body)
