@@ -38,8 +38,11 @@ class Verdict:
 def verdict(state: str, elo0: float, elo1: float, interval: tuple[float, float] | None, units: int,
             unit: str = "deal sets") -> Verdict:
     """The verdict of a test in ``state`` (H0, H1 or continue) after ``units`` units (``unit``: what they are), whose
-    Elo difference has the 95% ``interval`` (None when it has none)."""
+    Elo difference has the 95% ``interval`` (None when it has none; one of no width, as every deal set drawn gives,
+    is none either: no spread was seen, so it bounds nothing)."""
     counted = f"{units} {unit}"
+    if interval is not None and interval[0] == interval[1]:
+        interval = None
     if state == H1:
         return Verdict(BETTER, f"the SPRT accepted H1, {_elo(elo1)} Elo rather than {_elo(elo0)}, after {counted}")
     if state == H0:

@@ -32,6 +32,9 @@ pytestmark = pytest.mark.fast  # starts no process, no server, no browser
                                               "interval [+0.0, +35.5] holds 0")),
     ("continue", None, 1, Verdict("not told apart after 1 deal sets", "the SPRT did not stop within 1 deal sets, and "
                                                                       "the Elo difference has no 95% interval")),
+    ("continue", (-0.0, -0.0), 3, Verdict(  # every deal set drawn: an interval of no width bounds nothing
+        "not told apart after 3 deal sets", "the SPRT did not stop within 3 deal sets, and the Elo difference has no "
+                                            "95% interval")),
 ])
 def test_every_case_of_the_verdict(state, interval, units, expected):
     said = verdict(state, 0.0, 40.0, interval, units)
