@@ -54,7 +54,8 @@ def test_the_tutorial_runs_as_written(tmp_path: Path, postgres_database: str,
         assert re.search(rf"│ {bot}\s+│ {team}\s+│\s+-?\d+ │", board), board
     assert re.search(r"^opens = \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", of("tail -2 cup.toml"), re.M)
     status = of("arena league status --token-file alice.token\n")  # open already when the uploads took a minute
-    assert re.fullmatch(r"The Block Cup \(cup\): block, (upcoming; opens in .+ \(at .+ UTC\)|open)\n", status), status
+    assert re.fullmatch(r"The Block Cup \(cup\): block, (upcoming; opens in .+ \(at .+ UTC\)|open; the operator "
+                        r"freezes it for its finals \(arena league freeze\))\n", status), status
     assert "its field: " + ", ".join(FIELD) in of("arena league freeze")
     finals = of("arena league finals --deal-sets 4")
     assert "playing, 0 of 24 games recorded in" in finals and "done, 24 of 24 games recorded" in finals, finals
