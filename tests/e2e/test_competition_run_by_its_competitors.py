@@ -11,6 +11,7 @@ versions."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -117,8 +118,12 @@ def test_a_competition_run_by_its_competitors(tmp_path: Path) -> None:
 
         # each receiver: its own team's events and the public ones, each signed with its team's secret
         for team, version in (("Alpha", "camel-v1 is ready"), ("beta", "snake-v1 is ready")):
-            wait_for(lambda got=receivers[team].got: len(got()) >= len(public) + 1, DELIVERY_S,
-                     f"{team}'s deliveries")
+            try:
+                wait_for(lambda got=receivers[team].got: len(got()) >= len(public) + 1, DELIVERY_S,
+                         f"{team}'s deliveries")
+            except AssertionError as missing:  # say what did arrive
+                raise AssertionError(f"{team} got {[json.loads(body)['title'] for _, body in receivers[team].got()]}"
+                                     f", the public feed shows {public}") from missing
             events = [checked(secrets[team], headers, body) for headers, body in receivers[team].got()]
             assert [e["title"] for e in events if e["team"] is not None] == [version]
             assert {e["team"] for e in events} == {team, None}
