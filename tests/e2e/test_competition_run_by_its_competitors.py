@@ -68,6 +68,14 @@ def test_a_competition_run_by_its_competitors(tmp_path: Path) -> None:
         assert code == 200 and shown is not None, page[:500]
         beta = saved(league, "beta", shown.group(1))
 
+        # each team's webhook to a receiver of its own, and its private feed, before anything is told to it
+        secrets, feeds = {}, {}
+        for team, token in (("Alpha", alpha), ("beta", beta)):
+            done = league.league("webhook", "set", receivers[team].url, token=token)
+            assert done.returncode == 0, done.stderr
+            secrets[team] = done.stdout.strip()
+            feeds[team] = feed_path(league, token)
+
         # Alpha's captain adds bob, who uploads a Perl bot; beta's captain uploads a Python bot
         done = league.league("add-member", "bob", token=alpha)
         assert done.returncode == 0, done.stderr
@@ -75,14 +83,6 @@ def test_a_competition_run_by_its_competitors(tmp_path: Path) -> None:
         done = league.league("upload", str(perl_folder(tmp_path / "camel")), "--bot", "camel", token=bob)
         assert done.returncode == 0, done.stderr
         league.upload("beta", bot_folder(tmp_path / "snake", ROOT / "bots" / "python" / "random_bot.py"), "snake")
-
-        # each team's webhook to a receiver of its own, and its private feed
-        secrets, feeds = {}, {}
-        for team, token in (("Alpha", alpha), ("beta", beta)):
-            done = league.league("webhook", "set", receivers[team].url, token=token)
-            assert done.returncode == 0, done.stderr
-            secrets[team] = done.stdout.strip()
-            feeds[team] = feed_path(league, token)
 
         camel = league.settled(league.token("Alpha-bob"), "camel")
         snake = league.settled(league.token("beta"), "snake")
