@@ -20,7 +20,7 @@ from arena.league.clock import utc_now
 from arena.league.storage.db import open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
 from arena.web.access import AUTHOR_COOKIE, SIGNUP_COOKIE
-from support.league import GAME, League, bearer, bot_folder, league_in, private_file
+from support.league import GAME, TOKEN_LINE, League, bearer, bot_folder, invite, league_in, saved, web_form
 from support.paths import ROOT
 from support.web import http, set_cookie
 
@@ -34,8 +34,6 @@ LEAGUES = {
     "busy": '[signup]\nmode = "approval"\nper_address_per_hour = 10\nper_league_per_hour = 1\n',
 }
 """Each league's ``[signup]`` (the game is the test league's): ``closed`` keeps the default, the operator's mode."""
-TOKEN_LINE = re.compile(r'<pre id="token">([^<]+)</pre>')
-CSRF_FIELD = re.compile(r'name="csrf" value="([^"]+)"')
 
 
 def league_text(name: str) -> str:
@@ -82,29 +80,9 @@ def sign_up(league: League, team: str, *more: str) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
-def invite(league: League, name: str, uses: int = 1, hours: int = 2) -> str:
-    done = league.league("invite", "--league", name, "--uses", str(uses), "--hours", str(hours),
-                         token=league.operator)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
-
-
-def saved(league: League, name: str, stdout: str) -> Path:
-    """A token printed once, saved as its holder would."""
-    league.tokens[name] = private_file(league.root / f"{name}.token", stdout)
-    return league.tokens[name]
-
-
 def versions(league: League, token: str, bot: str = "") -> list[lpb.BotVersion]:
     return list(league.stub().ListVersions(lpb.ListVersionsRequest(league="test", bot=bot), timeout=30,
                                            metadata=bearer(token)).versions)
-
-
-def web_form(league: League, name: str) -> tuple[str, str]:
-    """The sign-up page of a league: its cookie and its form's CSRF token."""
-    code, headers, page = http(f"{league.server.web}/leagues/{name}/signup")  # type: ignore[attr-defined]
-    assert code == 200, page[:300]
-    return set_cookie(headers, SIGNUP_COOKIE), CSRF_FIELD.search(page.decode()).group(1)
 
 
 def refused(league: League, args: tuple[str, ...], line: str, token: Path | None = None) -> None:

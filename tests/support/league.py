@@ -8,11 +8,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -31,7 +34,8 @@ from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.records.run_folder import RunFolder
 from support.paths import ROOT
 from support.servers import Server
-from support.web import WebServer, get_json
+from arena.web.access import SIGNUP_COOKIE
+from support.web import WebServer, get_json, http, set_cookie
 from support.waiting import wait_for
 
 PIPELINE_S = 240
@@ -145,9 +149,10 @@ def start_league(data: Path, operator: Path, league_file: Path, database: str | 
     return WebServer(data, *(("--http-public",) if public else ()), *args) if web else Server(data, *args)
 
 
-def restarted(league: League, database: str | None) -> League:
-    """The same league's server started again on its data folder and database (after a kill or a stop)."""
-    server = start_league(league.root / "data", league.operator, league.root / "league.toml", database)
+def restarted(league: League, database: str | None, *, web: bool = False) -> League:
+    """The same league's server started again on its data folder and database (after a kill or a stop); with
+    ``web``, its public dashboard too (on another port: its address is the new server's ``web``)."""
+    server = start_league(league.root / "data", league.operator, league.root / "league.toml", database, web=web)
     return League(server, league.root, league.operator, league.tokens)
 
 
@@ -288,4 +293,67 @@ def hostile_node_package(folder: Path, attack: str, variant: str) -> Path:
     (folder / "package-lock.json").write_text(json.dumps(
         {"name": "hostile", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
          "packages": {"": {"name": "hostile", "version": "1.0.0", "hasInstallScript": True}}}))
+    return folder
+
+
+# --- a league's timeline, its teams' sign-up, a Perl bot ---
+
+PHASE_S = 60
+"""Generous: a phase moves within a second of its moment; a server's start and the ladder's first table take
+longer on a busy 2-core machine."""
+
+
+def whole_seconds(offset: float) -> datetime:
+    """Now plus ``offset`` seconds, rounded up to a whole second (the file's times have no fraction)."""
+    return datetime.fromtimestamp(int(time.time() + offset) + 1, UTC)
+
+
+def status(league: League, token: str) -> lpb.GetStatusResponse:
+    return league.stub().GetStatus(lpb.GetStatusRequest(), timeout=30, metadata=bearer(token))
+
+
+def wait_phase(league: League, token: str, phase: str, seconds: float = PHASE_S) -> lpb.GetStatusResponse:
+    found: list[lpb.GetStatusResponse] = []
+
+    def reached() -> bool:
+        found[:] = [status(league, token)]
+        return found[0].phase == phase
+
+    wait_for(reached, seconds, f"the phase {phase}")
+    return found[0]
+
+
+TOKEN_LINE = re.compile(r'<pre id="token">([^<]+)</pre>')
+CSRF_FIELD = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+def invite(league: League, name: str, uses: int = 1, hours: int = 2) -> str:
+    done = league.league("invite", "--league", name, "--uses", str(uses), "--hours", str(hours),
+                         token=league.operator)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def saved(league: League, name: str, stdout: str) -> Path:
+    """A token printed once, saved as its holder would."""
+    league.tokens[name] = private_file(league.root / f"{name}.token", stdout)
+    return league.tokens[name]
+
+
+def web_form(league: League, name: str) -> tuple[str, str]:
+    """The sign-up page of a league: its cookie and its form's CSRF token."""
+    code, headers, page = http(f"{league.server.web}/leagues/{name}/signup")  # type: ignore[attr-defined]
+    assert code == 200, page[:300]
+    return set_cookie(headers, SIGNUP_COOKIE), CSRF_FIELD.search(page.decode()).group(1)
+
+
+PERL_BOT = ROOT / "tests" / "bots" / "perl_stdio_bot.pl"
+
+
+def perl_folder(folder: Path, interpreter: str = "perl", entry: str = "bot.pl") -> Path:
+    """An author's Perl bot: tests/bots/perl_stdio_bot.pl as bot.pl, and its bot.toml naming ``interpreter``."""
+    folder.mkdir(parents=True)
+    shutil.copy(PERL_BOT, folder / "bot.pl")
+    (folder / "bot.toml").write_text(f'kit = "stdio"\ninterpreter = "{interpreter}"\nentry = "{entry}"\n'
+                                     'variants = ["block"]\n')
     return folder

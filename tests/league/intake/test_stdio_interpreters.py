@@ -24,7 +24,7 @@ from arena.protocol import league_pb2 as lpb
 from arena.sandbox import host
 from arena.sandbox.contain import SYSTEM_DIRS
 from arena.league.storage.db import open_database, sqlite_url
-from support.league import FAILED, GAME, READY, League, league_in
+from support.league import FAILED, GAME, READY, League, league_in, perl_folder
 from support.paths import ROOT
 from support.waiting import wait_for
 
@@ -32,7 +32,6 @@ pytestmark = pytest.mark.skipif(host().bwrap_problem is not None or host().cgrou
                                 shutil.which("perl", path="/usr/bin") is None,
                                 reason="needs bubblewrap, cgroups and /usr/bin/perl")
 
-PERL_BOT = ROOT / "tests" / "bots" / "perl_stdio_bot.pl"
 LADDER_S = 600
 """Generous: each table starts two bots in their sandbox and plays a deal set, on a busy 2-core machine."""
 LADDER = GAME + """[ladder]
@@ -40,15 +39,6 @@ concurrency = 1
 coverage = 2
 placement = 1
 """
-
-
-def perl_folder(folder: Path, interpreter: str = "perl", entry: str = "bot.pl") -> Path:
-    """An author's Perl bot: tests/bots/perl_stdio_bot.pl as bot.pl, and its bot.toml naming ``interpreter``."""
-    folder.mkdir(parents=True)
-    shutil.copy(PERL_BOT, folder / "bot.pl")
-    (folder / "bot.toml").write_text(f'kit = "stdio"\ninterpreter = "{interpreter}"\nentry = "{entry}"\n'
-                                     'variants = ["block"]\n')
-    return folder
 
 
 def test_a_perl_bot_is_built_checked_and_plays_the_ladder_beside_a_python_stdio_bot(tmp_path: Path) -> None:

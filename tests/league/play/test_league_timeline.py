@@ -20,14 +20,12 @@ import pytest
 from arena.league.rules.config import shown_moment
 from arena.league.storage.db import open_database, sqlite_url
 from arena.protocol import league_pb2 as lpb
-from support.league import LADDER_LEAGUE, League, bearer, ladder_uploaded, league_in, start_league
+from support.league import (LADDER_LEAGUE, PHASE_S, League, bearer, ladder_uploaded, league_in, start_league, status,
+                            wait_phase, whole_seconds)
 from support.paths import ROOT
 from support.waiting import wait_for
 from support.web import get_json, http
 
-PHASE_S = 60
-"""Generous: a phase moves within a second of its moment; a server's start and the ladder's first table take
-longer on a busy 2-core machine."""
 FINALS_S = 120
 """Generous: the finals are two games of Block to 1 point between two sandboxed Python bots."""
 TITLE = "Timeline cup"
@@ -43,31 +41,11 @@ def league_text(opens: datetime, freeze: datetime, finals: datetime, results: da
             f'finals = {toml(finals)}\nresults = "{toml(results)}"\n[finals]\ndeal_sets = 1\n')
 
 
-def whole_seconds(offset: float) -> datetime:
-    """Now plus ``offset`` seconds, rounded up to a whole second (the file's times have no fraction)."""
-    return datetime.fromtimestamp(int(time.time() + offset) + 1, UTC)
-
-
 def one_line(done: subprocess.CompletedProcess) -> str:
     assert done.returncode == 1 and done.stdout == "", done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     return lines[0]
-
-
-def status(league: League, token: str) -> lpb.GetStatusResponse:
-    return league.stub().GetStatus(lpb.GetStatusRequest(), timeout=30, metadata=bearer(token))
-
-
-def wait_phase(league: League, token: str, phase: str, seconds: float = PHASE_S) -> lpb.GetStatusResponse:
-    found: list[lpb.GetStatusResponse] = []
-
-    def reached() -> bool:
-        found[:] = [status(league, token)]
-        return found[0].phase == phase
-
-    wait_for(reached, seconds, f"the phase {phase}")
-    return found[0]
 
 
 def finals_of(league: League, token: str) -> lpb.FinalsResponse:
