@@ -42,6 +42,7 @@ from arena.cli.server import (
     add_client_arguments,
     client_command,
     new_private_file,
+    shown_once,
 )
 from arena.cli.teams import add_team_commands
 from arena.display import make_console, safe_markup, safe_name, safe_text
@@ -231,11 +232,9 @@ def _run(args: argparse.Namespace, body: Any) -> int:
 def cmd_add_author(args: argparse.Namespace) -> int:
     def body(client: Any) -> int:
         reply = client.call("AddAuthor", lpb.AddAuthorRequest(name=args.name))
-        print(f"author {safe_name(reply.author.name)!r} created; its token (shown this once, the server keeps only "
-              f"its hash; give it to the author, who saves it in a private file for --token-file):",
-              file=sys.stderr)
-        print(reply.token)
-        return 0
+        return shown_once(f"author {safe_name(reply.author.name)!r} created; its token (shown this once, the server "
+                          f"keeps only its hash; give it to the author, who saves it in a private file for "
+                          f"--token-file):", reply.token)
 
     return _run(args, body)
 

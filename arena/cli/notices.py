@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from arena.cli.server import _refused, add_client_arguments
+from arena.cli.server import _refused, add_client_arguments, shown_once
 from arena.cli.teams import _league_argument, _run
 from arena.display import safe_name
 from arena.protocol import league_pb2 as lpb
@@ -64,10 +64,8 @@ def cmd_webhook(args: argparse.Namespace) -> int:
         if not reply.url:
             print(f"team {safe_name(reply.team)!r} has no webhook in league {safe_name(reply.league)!r}")
             return 0
-        print(f"team {safe_name(reply.team)!r}'s notices in league {safe_name(reply.league)!r} go to "
-              f"{safe_name(reply.url, 300)}; their signing secret (shown this once: check each delivery's "
-              f"X-Arena-Signature with it):", file=sys.stderr)
-        print(reply.secret)
-        return 0
+        return shown_once(f"team {safe_name(reply.team)!r}'s notices in league {safe_name(reply.league)!r} go to "
+                          f"{safe_name(reply.url, 300)}; their signing secret (shown this once: check each delivery's "
+                          f"X-Arena-Signature with it):", reply.secret)
 
     return _run(args, body)

@@ -260,6 +260,14 @@ def _client(args: argparse.Namespace) -> Any:
     return connect(args.server, args.token_file, args.tls_ca, args.tls, args.tls_server_name)
 
 
+def shown_once(what: str, secret: str) -> int:
+    """A secret the server shows only this once: what it is on stderr, the secret alone on stdout (so ``> FILE``
+    keeps exactly the secret). The exit status of a command that got one: 0."""
+    print(what, file=sys.stderr)
+    print(secret)
+    return 0
+
+
 def _refused(message: str) -> int:
     print(f"error: {safe_name(message, 4000)}", file=sys.stderr)
     return EXIT_REFUSED

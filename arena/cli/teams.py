@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 import time
 from typing import Any
 
-from arena.cli.server import _client, _refused, _with_client, add_client_arguments, client_command
+from arena.cli.server import _client, _refused, _with_client, add_client_arguments, client_command, shown_once
 from arena.display import safe_name
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
@@ -106,10 +105,8 @@ def cmd_sign_up(args: argparse.Namespace) -> int:
                     f"{safe_name(team.name)})")
         else:
             what = "signed up"
-        print(f"team {safe_name(team.name)!r} {what}. The token of its captain {safe_name(captain)!r} (shown this "
-              f"once, the server keeps only its hash; {SAVE_HINT}):", file=sys.stderr)
-        print(reply.token)
-        return 0
+        return shown_once(f"team {safe_name(team.name)!r} {what}. The token of its captain {safe_name(captain)!r} "
+                          f"(shown this once, the server keeps only its hash; {SAVE_HINT}):", reply.token)
 
     return _run(args, body)
 
@@ -123,12 +120,10 @@ def cmd_invite(args: argparse.Namespace) -> int:
         reply = client.call("CreateInvite", lpb.CreateInviteRequest(league=args.league, uses=args.uses,
                                                                     hours=args.hours))
         expires = time.strftime("%Y-%m-%d %H:%M", time.gmtime(reply.expires_at))
-        print(f"invite code to league {safe_name(reply.league)!r}: {reply.uses} "
-              f"{'sign-up' if reply.uses == 1 else 'sign-ups'} until {expires} UTC (shown this once, the server "
-              f"keeps only its hash); a team signs up with: arena league sign-up TEAM --invite CODE",
-              file=sys.stderr)
-        print(reply.code)
-        return 0
+        return shown_once(f"invite code to league {safe_name(reply.league)!r}: {reply.uses} "
+                          f"{'sign-up' if reply.uses == 1 else 'sign-ups'} until {expires} UTC (shown this once, the "
+                          f"server keeps only its hash); a team signs up with: arena league sign-up TEAM --invite CODE",
+                          reply.code)
 
     return _run(args, body)
 
@@ -163,11 +158,9 @@ def cmd_teams(args: argparse.Namespace) -> int:
 def cmd_add_member(args: argparse.Namespace) -> int:
     def body(client: Any) -> int:
         reply = client.call("AddMember", lpb.AddMemberRequest(team=args.team, name=args.name))
-        print(f"member {safe_name(reply.member.name)!r} added to team {safe_name(reply.team)!r}; its token (shown "
-              f"this once, the server keeps only its hash; give it to the member, who should {SAVE_HINT}):",
-              file=sys.stderr)
-        print(reply.token)
-        return 0
+        return shown_once(f"member {safe_name(reply.member.name)!r} added to team {safe_name(reply.team)!r}; its token "
+                          f"(shown this once, the server keeps only its hash; give it to the member, who should "
+                          f"{SAVE_HINT}):", reply.token)
 
     return _run(args, body)
 
