@@ -22,6 +22,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import string
 from datetime import datetime
 
 from arena.league.clock import utc_now
@@ -54,7 +55,7 @@ from arena.league.storage.db import Database
 
 TOKEN_BYTES = 32
 AUTHOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-INVITE_BYTES = 16
+INVITE_CHARS = 22
 """An invite code's randomness (128 bits): too many to guess, short enough to paste."""
 
 
@@ -103,11 +104,21 @@ def sign_up(database: Database, league_id: int, league: str, settings: SignupSet
     return author, token
 
 
+INVITE_ALPHABET = string.ascii_letters + string.digits
+"""An invite code's letters: no '-' or '_', so a code is never read as a command line's option (a URL-safe token
+may start with '-', and `arena league sign-up TEAM --invite -xyz` then fails)."""
+
+
+def invite_code() -> str:
+    """A fresh invite code of about 130 random bits."""
+    return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_CHARS))
+
+
 def new_invite(database: Database, caller: Caller, league_id: int, uses: int, hours: int) -> tuple[Invite, str]:
     """The operator's invite code to sign up to a league (``uses`` sign-ups, for ``hours``): shown once, only its
     hash stored."""
     require_operator(caller, "make an invite code")
-    code = secrets.token_urlsafe(INVITE_BYTES)
+    code = invite_code()
     return database.add_invite(league_id, hash_token(code), uses, hours), code
 
 
