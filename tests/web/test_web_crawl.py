@@ -50,9 +50,10 @@ SETTLED = f"""(() => {{
 """Whether the page is done loading: drawn (a dashboard page's shell replaced), and its event stream, if it has
 one, open or failed."""
 NOT_SHOWN = f"""(() => {{
-    if (document.contentType === 'application/atom+xml')  // a feed: data for a reader, not a page
-        return document.documentElement.localName === 'feed' && document.querySelector('feed > id')
-            ? '' : 'not an Atom feed: ' + document.documentElement.outerHTML.slice(0, 300);
+    const text = document.body ? document.body.innerText.trimStart() : '';  // a feed: data for a reader, not a page
+    if (document.documentElement.localName === 'feed' || text.startsWith('<?xml'))  // shown as XML, or as its text
+        return document.documentElement.localName === 'feed' || /<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom"><id>/.test(text)
+            ? '' : 'not an Atom feed: ' + text.slice(0, 300);
     const page = document.body.dataset.page;
     if (page === 'error' || page === 'signin') return `the ${{page}} page: ${{document.body.innerText.slice(0, 300)}}`;
     const main = document.getElementById('main') || document.querySelector('main');
