@@ -28,11 +28,14 @@ os.environ.setdefault("ARENA_RECORDS", "jsonl")
 
 
 LONGEST_FIRST = (
-    "e2e/test_league_from_ladder_to_verified_finals.py", "cluster/test_ray.py", "league/play/test_ladder.py",
+    "e2e/test_league_from_ladder_to_verified_finals.py", "e2e/test_competition_run_by_its_competitors.py",
+    "e2e/test_tutorial_competition.py", "cluster/test_ray.py", "league/play/test_ladder.py",
+    "league/play/test_league_timeline.py",
     "league/play/test_ladder_server.py", "players/test_kits.py", "server/test_dial_in.py", "server/test_server.py",
     "league/test_league_service.py", "web/test_web.py", "league/test_league_operator.py",
     "league/intake/test_league_build.py", "test_test_runner.py", "sandbox/test_security.py",
     "sandbox/test_duplicate_deals.py", "players/test_bots.py", "e2e/test_league_from_upload_to_ready_bots.py",
+    "league/test_league_teams.py", "league/test_league_notices.py",
 )
 """The files that take most of a worker's time (``--durations``): collected first, so that the workers of
 ``scripts/test.sh`` (each taking whole files, in this order: ``--no-loadscope-reorder``) start them first and end
