@@ -21,6 +21,9 @@ The families that refuse a bad *value* are also ``ValueError``s, as they always 
 such (a damaged folder read with ``json``, a field parsed with ``int``); the others are not.
 """
 
+from os import PathLike
+from pathlib import Path
+
 
 class ArenaError(Exception):
     """Anything the arena refuses or cannot do, with a one-line message for people."""
@@ -28,3 +31,16 @@ class ArenaError(Exception):
 
 class UsageError(ArenaError, ValueError):
     """A command line whose options cannot work together, or an option's value out of range (exit status 2)."""
+
+
+def read_named_file(path: str | PathLike[str], what: str, error: type[ArenaError]) -> str:
+    """The text of a file a person named (``what``: "tournament file", "league file", ...), or ``error`` with one
+    line: no such file, or why it cannot be read (a folder, no permission, not UTF-8). Every file the arena is told
+    to read is refused the same way, so a typo in any path reads the same."""
+    try:
+        return Path(path).read_text()
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except (OSError, UnicodeDecodeError) as error_read:
+        raise error(f"{path}: cannot read the {what}: {error_read}") from None
+

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from arena.errors import read_named_file
 from arena.league.rules.config import LeagueConfig, league_from_text
 from arena.league.rules.errors import ConfigError
 from arena.sandbox.contain import installed_interpreters
@@ -15,12 +16,7 @@ def load_league(path: str | Path) -> LeagueConfig:
     """Read and validate a league file, or raise one :class:`ConfigError` naming the file. Its ``interpreters``, when
     it gives none, are this machine's (:func:`arena.sandbox.contain.installed_interpreters`)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such league file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read the league file: {error}") from None
+    text = read_named_file(path, "league file", ConfigError)
     try:
         return league_from_text(text, installed_interpreters())
     except ConfigError as error:

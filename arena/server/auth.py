@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, read_named_file
 from arena.protocol.addresses import is_loopback as is_loopback  # re-exported: also where the server's modules find it
 
 AUTH_HEADER = "authorization"
@@ -29,12 +29,7 @@ class ConfigError(ArenaError, ValueError):
 def read_token(path: str | Path) -> str:
     """The token in a file (surrounding whitespace ignored); at least 16 characters, printable, no spaces."""
     path = Path(path)
-    try:
-        token = path.read_text().strip()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such token file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read the token file: {error}") from None
+    token = read_named_file(path, "token file", ConfigError).strip()
     if len(token) < 16 or not token.isprintable() or any(c.isspace() for c in token):
         raise ConfigError(f"{path}: expected a token of at least 16 printable characters without spaces "
                           f"(e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))' > {path}`)")

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.display import escaped
+from arena.errors import read_named_file
 from arena.players.client import MAX_NAME
 from arena.players.process import BotSpec
 from arena.sandbox import Limits, exposure_problem
@@ -108,12 +109,7 @@ def check_exposure(bots: Sequence[BotSpec], protected: Sequence[Path], cwd: Path
 def load_registry(path: Path, *, protected: Sequence[Path] = (), cwd: Path | None = None) -> Registry:
     """Read, validate and check a registry file; ConfigError (one line, exit status 2) names any problem."""
     cwd = cwd or Path.cwd()
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such registry file (--bots)") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read the registry file: {error}") from None
+    text = read_named_file(path, "registry file (--bots)", ConfigError)
     try:
         registry = registry_from_dict(tomllib.loads(text), path)
         bots = list(registry.bots.values())

@@ -72,7 +72,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from arena.display import escaped
-from arena.errors import ArenaError
+from arena.errors import ArenaError, read_named_file
 from arena.players.process import BotSpec
 from arena.players.specs import builtin_kind, is_address
 from arena.referee import GRACE_MS, MAX_GRACE_MS
@@ -231,13 +231,7 @@ class TournamentSpec:
 
 def read_spec_text(path: str | Path) -> str:
     """A tournament file's text, or one clear error."""
-    path = Path(path)
-    try:
-        return path.read_text()
-    except FileNotFoundError:
-        raise SpecError(f"{path}: no such tournament file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise SpecError(f"{path}: cannot read the tournament file: {error}") from None
+    return read_named_file(path, "tournament file", SpecError)
 
 
 def load_spec(path: str | Path) -> TournamentSpec:
