@@ -98,10 +98,17 @@ class Chromium:
                                  browser=True)["sessionId"]
         for domain in ("Page", "Runtime", "Network"):
             self.call(f"{domain}.enable")
-        self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
-                                                         "mobile": False})
+        self.emulate(width, height)
         self.call("Page.navigate", {"url": url})
         self.wait_event("Page.loadEventFired")
+
+    def emulate(self, width: int, height: int, *, scale: float = 1, mobile: bool = False) -> None:
+        """The tab's screen from now on: ``width`` by ``height`` CSS pixels, ``scale`` device pixels to one (a
+        phone's 3), and with ``mobile`` a phone's browser (the page's ``<meta name="viewport">`` obeyed, no
+        scroll bars taking room): what a page laid out for a phone is drawn on. Pages loaded next get it."""
+        self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
+                                                         "deviceScaleFactor": scale, "mobile": mobile})
+        self.call("Emulation.setTouchEmulationEnabled", {"enabled": mobile})
 
     def js(self, expression: str) -> Any:
         result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
@@ -200,9 +207,12 @@ class Chromium:
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
 
-    def screenshot(self, path: Path) -> None:
+    def screenshot(self, path: Path, max_height: int | None = None) -> None:
+        """The whole page as a PNG (its full width, and its full height or at most ``max_height`` CSS pixels from
+        the top), in device pixels."""
         self.js("window.scrollTo(0, 0)")
         height = self.js("document.documentElement.scrollHeight")
+        height = min(height, max_height) if max_height else height
         width = self.js("document.documentElement.scrollWidth")
         shot = self.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
                                                     "clip": {"x": 0, "y": 0, "width": width, "height": height,

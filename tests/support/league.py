@@ -118,8 +118,10 @@ class League:
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    def versions(self, token: str, bot: str = "") -> list[lpb.BotVersion]:
-        return list(self.stub().ListVersions(lpb.ListVersionsRequest(bot=bot), timeout=30,
+    def versions(self, token: str, bot: str = "", league: str = "") -> list[lpb.BotVersion]:
+        """The versions the token's holder may see, of one bot or every one (of ``league``, when the server runs
+        several)."""
+        return list(self.stub().ListVersions(lpb.ListVersionsRequest(league=league, bot=bot), timeout=30,
                                              metadata=bearer(token)).versions)
 
     def settled(self, token: str, bot: str) -> lpb.BotVersion:

@@ -9,9 +9,12 @@ import time
 import uuid
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from support.servers import Server
+
+if TYPE_CHECKING:
+    from support.chromium import Chromium
 
 SHOTS = Path("/tmp/arena-web-shots")
 
@@ -62,6 +65,15 @@ def wait_state(web: str, tid: str, condition: Any, seconds: float, what: str,
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}: {json.dumps(detail)[:600]}")
         time.sleep(0.05)
+
+
+def sign_in(browser: Chromium, web: str, token: str) -> None:
+    """The browser signed in to the dashboard at ``web`` as a person does it: the sign-in form, the token typed in,
+    its button clicked (AssertionError unless the answer is a page with the sign-out button)."""
+    browser.goto(f"{web}/signin?next=/")
+    browser.type_into("form.signin input[name=token]", token)
+    browser.submit("form.signin button[type=submit]")
+    assert browser.js("!!document.getElementById('signout')"), browser.js("document.body.innerText")
 
 
 def multipart(fields: dict[str, str], file_field: str, file_name: str, content: bytes) -> tuple[bytes, str]:

@@ -10,6 +10,9 @@ site shows. On each page: no Content-Security-Policy refusal, no uncaught script
 dashboard answered 4xx or 5xx, its event stream open, and its main content drawn (not empty, not an error page, not
 the sign-in form). No visitor is shown a link it may not follow: a share link's pages link to its own tournament or
 league only (what it may not open is refused when typed by hand: tests/web/test_web_authors.py).
+
+The same visitors' pages on a phone's screen (390 CSS pixels, a phone's browser): none wider than the screen, and
+every link on them (all of them, not one of each kind) answered below 400 when the page fetches it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from support.chromium import Chromium, needs_chromium
 from support.league import LADDER_LEAGUE, League, bearer, games_on_board, ladder_uploaded, league_in
 from support.servers import gated_bot, named, open_gate, random_bot, registry, submit, tournament
 from support.waiting import wait_for
-from support.web import get_json, http, wait_state
+from support.web import get_json, http, sign_in, wait_state
 
 LADDER_S = 600
 """Generous: the bots are built and checked in their sandbox, then a table is played, on a busy 2-core machine."""
@@ -49,7 +52,7 @@ SETTLED = f"""(() => {{
 }})()"""
 """Whether the page is done loading: drawn (a dashboard page's shell replaced), and its event stream, if it has
 one, open or failed."""
-NOT_SHOWN = f"""(() => {{
+NOT_SHOWN = rf"""(() => {{
     const text = document.body ? document.body.innerText.trimStart() : '';  // a feed: data for a reader, not a page
     if (document.documentElement.localName === 'feed' || text.startsWith('<?xml'))  // shown as XML, or as its text
         return document.documentElement.localName === 'feed' || /<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom"><id>/.test(text)
@@ -73,6 +76,29 @@ FETCHED = """Promise.all(%s.map((href) => fetch(href, {credentials: 'same-origin
     .then((reply) => reply.arrayBuffer())))"""
 """The downloads fetched whole by the page itself, with its cookies, as a click would (their answers are the page's
 network events, checked with its others)."""
+PHONE = {"width": 390, "height": 844, "scale": 3, "mobile": True}
+"""A phone's screen: 390 CSS pixels wide (an iPhone's 12 to 15), three device pixels to one, a phone's browser."""
+WIDER = """(() => {
+    const width = document.documentElement.clientWidth, wide = document.documentElement.scrollWidth;
+    if (wide <= width) return '';
+    const scrolls = (el) => ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(el).overflowX);
+    const inside = (el) => { for (let up = el.parentElement; up; up = up.parentElement) if (scrolls(up)) return true;
+                             return false; };
+    const name = (el) => el.localName + (el.id ? '#' + el.id : '') + [...el.classList].map((c) => '.' + c).join('');
+    const out = [...document.body.querySelectorAll('*')].filter((el) => el.getBoundingClientRect().right > width + 1
+        && !inside(el) && !(el.parentElement.getBoundingClientRect().right > width + 1));
+    return `${wide} CSS pixels wide on a screen of ${width}: ` +
+        out.slice(0, 4).map((el) => `${name(el)} ends at ${Math.round(el.getBoundingClientRect().right)}`).join(', ');
+})()"""
+"""What makes the page wider than its screen (empty when nothing does): the outermost elements that end past its
+right edge, outside any box that scrolls or clips them, each with where it ends. The screen's width is the root's
+``clientWidth``: a phone's browser widens ``window.innerWidth`` to the page's when the page is wider (it zooms out to
+show it all), so that a page that pans sideways would never be seen to."""
+ANSWERS = """Promise.all([...new Set([...document.querySelectorAll('a[href]')].filter((a) => a.origin === location.origin)
+    .map((a) => a.pathname + a.search))].map((href) => fetch(href, {credentials: 'same-origin'})
+    .then((reply) => [href, reply.status], (error) => [href, String(error)])))"""
+"""Every link of the page to the dashboard, fetched by the page itself with its cookies, as a click would follow
+it: each one's path and query, and its answer's status (or why it got none)."""
 
 
 @dataclass(frozen=True)
@@ -285,10 +311,43 @@ def come_in(browser: Chromium, site: Site, visitor: Visitor) -> None:
     if visitor.entry.startswith(site.web + "/share/"):
         browser.goto(visitor.entry)
         return
-    browser.goto(f"{site.web}/signin?next=/")
-    browser.type_into("form.signin input[name=token]", visitor.entry)
-    browser.submit("form.signin button[type=submit]")
-    assert browser.js("!!document.getElementById('signout')"), browser.js("document.body.innerText")
+    sign_in(browser, site.web, visitor.entry)
+
+
+def phone_problems(browser: Chromium, origin: str, path: str, links: bool = True) -> list[str]:
+    """The page at ``path`` on the phone's screen: what makes it wider than the screen, and (with ``links``) its
+    links to the dashboard that answer 400 or more (all of them, not one of each kind: a dead link hides among its
+    kind)."""
+    browser.goto(origin + path)
+    waited = settle(browser, origin)
+    if waited:
+        return [waited]
+    wider = browser.js(WIDER)
+    if not links:
+        return [wider] if wider else []
+    answers = browser.call("Runtime.evaluate", {"expression": ANSWERS, "awaitPromise": True,
+                                                "returnByValue": True})["result"]["value"]
+    return ([wider] if wider else []) + [f"its link {href} answered {status}" for href, status in answers
+                                         if not isinstance(status, int) or status >= 400]
+
+
+@needs_chromium
+def test_no_page_is_wider_than_a_phone_nor_links_nowhere(site: Site, browser: Chromium) -> None:
+    """Each visitor's pages on a phone (:data:`PHONE`), and the sign-in form and a refusal's page: none is wider
+    than the screen (a wide table scrolls inside its card, a long word breaks), so the page never pans sideways;
+    and every link on them to the dashboard answers below 400."""
+    browser.open_page("about:blank")
+    browser.emulate(PHONE["width"], PHONE["height"], scale=PHONE["scale"], mobile=PHONE["mobile"])
+    browser.call("Network.clearBrowserCookies")
+    # its one link, the brand's to the front page, answers a visitor not signed in the sign-in form itself (401)
+    problems = [f"nobody signed in, /signin on a phone: {p}" for p in phone_problems(browser, site.web, "/signin",
+                                                                                     links=False)]
+    for visitor in visitors(site):
+        come_in(browser, site, visitor)
+        refused = [f"{LEAGUE_PATH}/bots/nobody"] if visitor.entry == site.operator else []
+        for path in [page.path for page in visitor.pages] + refused:
+            problems += [f"{visitor.name}, {path} on a phone: {p}" for p in phone_problems(browser, site.web, path)]
+    assert problems == [], "\n".join(problems)
 
 
 @needs_chromium
