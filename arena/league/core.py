@@ -511,7 +511,8 @@ class LeagueCore:
         rows = await self.database.run(bot_standing_rows, league_id, board, ladder.leaderboard.form)
         return Leaderboard(league=ladder.config.name, rating=SYSTEM, standings=tuple(rows),
                            deal_sets_fitted=ladder.leaderboard.fitted_results,
-                           deal_sets_rated=ladder.leaderboard.tally.results, rank_rule=TIE_RULE)
+                           deal_sets_rated=ladder.leaderboard.tally.results, rank_rule=TIE_RULE,
+                           title=ladder.config.title)
 
     async def _board(self, ladder: Ladder) -> list[BoardEntry]:
         return ladder.leaderboard.board(await self.database.run(Database.ratings, ladder.served.league_id, ONLINE))

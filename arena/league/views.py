@@ -244,6 +244,8 @@ class Leaderboard:
     deal_sets_fitted: int
     deal_sets_rated: int
     rank_rule: str
+    title: str = ""
+    """The league's title, as shown to people."""
 
 
 @dataclass(frozen=True)

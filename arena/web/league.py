@@ -78,7 +78,8 @@ def standing_json(row: Standing, bot_of: dict[str, str]) -> dict[str, Any]:
 def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
     """The leaderboard: one row per bot (its active version), best first."""
     bot_of = {f"{row.bot}-v{row.number}": row.bot for row in board.standings}
-    return {"league": board.league, "rating": board.rating, "rank_rule": board.rank_rule,
+    return {"league": board.league, "title": board.title or board.league, "rating": board.rating,
+            "rank_rule": board.rank_rule,
             "deal_sets_fitted": board.deal_sets_fitted, "deal_sets_rated": board.deal_sets_rated,
             "standings": [standing_json(row, bot_of) for row in board.standings]}
 
@@ -245,7 +246,7 @@ def leaderboard_html(board: dict[str, Any], viewer: Viewer) -> str:
              + (f' ({board["deal_sets_fitted"]} of them in the ratings so far).'
                 if board["deal_sets_fitted"] != board["deal_sets_rated"] else ".")
              + " A replaced version keeps its rating on its bot's page.")
-    return (f'<h1>{_e(league)} · leaderboard</h1>{_league_nav(league, viewer)}<p class="meta" id="board-intro">'
+    return (f'<h1>{_e(board["title"])} · leaderboard</h1>{_league_nav(league, viewer)}<p class="meta" id="board-intro">'
             f'{_e(intro)}</p>' + html_table("leaderboard", headers, cells, "No bot rated yet."))
 
 
@@ -299,7 +300,7 @@ def phase_html(status: LeagueStatus) -> str:
     """A league page's header: the league's title, what its tables play (variant, players, time control), its
     phase and the next step (``open · freezes in 2 h 14 min (at 2026-12-05 18:00 UTC)``)."""
     return (f'<span id="league-phase" data-phase="{_e(status.phase)}"><b id="league-title">{_e(status.title)}</b> · '
-            f'<span id="league-game">{_e(game_text(status))}</span> · '
+            f'{_e(game_text(status))} · '
             f'<b>{_e(status.phase)}</b>{" · " + _e(status.next) if status.next else ""}</span>')
 
 
