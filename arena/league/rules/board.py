@@ -99,7 +99,7 @@ def _placed(entry: BoardEntry, position: int, best: int, worst: int, tied_with: 
                       tied_with, entry.online)
 
 
-def scores_of(places: Places) -> dict[int, float]:
+def scores_of(places: Places) -> dict[str, float]:
     """Each side's score in one result: the share of the other sides it placed above, a tie counting half (1.0 won
     outright, 0.0 lost to every other side; two sides tied: 0.5 each)."""
     sides = sum(len(group) for group in places)
@@ -107,21 +107,21 @@ def scores_of(places: Places) -> dict[int, float]:
     for group in places:
         below -= len(group)
         for name in group:
-            scores[int(name)] = (below + (len(group) - 1) / 2) / (sides - 1)
+            scores[name] = (below + (len(group) - 1) / 2) / (sides - 1)
     return scores
 
 
 class Form:
-    """Each version's scores (:func:`scores_of`) in its last ``kept`` rated deal sets, oldest first, as results
-    are added in rating order."""
+    """Each entrant's scores (:func:`scores_of`) in its last ``kept`` rated deal sets, oldest first, as results
+    are added in rating order (entrants by the fit's names: a version's id as text)."""
 
     def __init__(self, kept: int = FORM_SHOWN) -> None:
         self.kept = kept
-        self._scores: dict[int, deque[float]] = {}
+        self._scores: dict[str, deque[float]] = {}
 
     def add(self, places: Places) -> None:
-        for version_id, score in scores_of(places).items():
-            self._scores.setdefault(version_id, deque(maxlen=self.kept)).append(score)
+        for name, score in scores_of(places).items():
+            self._scores.setdefault(name, deque(maxlen=self.kept)).append(score)
 
     def extend(self, results: Iterable[Places]) -> None:
         for places in results:
@@ -129,7 +129,7 @@ class Form:
 
     def of(self, version_id: int) -> tuple[float, ...]:
         """The version's scores, oldest first (none before its first rated deal set)."""
-        return tuple(self._scores.get(version_id, ()))
+        return tuple(self._scores.get(str(version_id), ()))
 
 
 TIED_NAMED = 5

@@ -57,9 +57,9 @@ def test_a_whole_board_shown_is_the_fits_own_board() -> None:
 
 
 def test_scores_and_form_keep_the_last_deal_sets() -> None:
-    assert scores_of(((("7",), ("8",)))) == {7: 1.0, 8: 0.0}
-    assert scores_of((("7", "8"),)) == {7: 0.5, 8: 0.5}
-    assert scores_of((("1",), ("2", "3"), ("4",))) == {1: 1.0, 2: 0.5, 3: 0.5, 4: 0.0}
+    assert scores_of(((("7",), ("8",)))) == {"7": 1.0, "8": 0.0}
+    assert scores_of((("7", "8"),)) == {"7": 0.5, "8": 0.5}
+    assert scores_of((("1",), ("2", "3"), ("4",))) == {"1": 1.0, "2": 0.5, "3": 0.5, "4": 0.0}
     form = Form(kept=3)
     form.extend([(("1",), ("2",)), (("2",), ("1",)), (("1", "2"),), (("1",), ("3",))])
     assert (form.of(1), form.of(2), form.of(3), form.of(9)) == ((0.0, 0.5, 1.0), (0.0, 1.0, 0.5), (0.0,), ())
