@@ -235,7 +235,7 @@ def leaderboard_html(board: dict[str, Any], viewer: Viewer) -> str:
               (f'{rating_bar(r, scale)} <span class="rating-text">{_e(_interval(r))}</span>', True),
               (_e(f'{r["games"]} ({count_text(r["deal_sets"], "deal set")})'), False),
               (f'{form_chart(r["form"])} <span class="form-text">{_e(r["form_text"])}</span>', True),
-              (_e(r["place"]), True)]
+              (f'<span class="place">{_e(r["place"])}</span>', True)]
              for r in rows]
     headers = [("#", False), ("team", True), ("bot", True), ("version", True), ("rating (95% interval)", True),
                ("games (deal sets)", False), ("form", True), ("place", True)]
