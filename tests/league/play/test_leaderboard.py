@@ -433,3 +433,39 @@ async def test_the_board_shows_each_bots_active_version_and_history_keeps_the_re
         ("alpha", 1), ("beta", 1)]
     database.transition(old, "retired")  # alpha has no active version: no row
     assert [r.bot for r in bot_standing_rows(database, league.id, whole, board.form)] == ["beta"]
+
+
+def test_bot_rows_take_six_queries_at_any_size(database: Database, league) -> None:
+    """The board's rows of each bot's active version (arena.league.core.bot_standing_rows): the bots and all their
+    versions, then the four of standing_rows, for 3 bots as for 8 (never a query per bot)."""
+    import sqlalchemy as sa
+
+    from arena.league.core import bot_standing_rows
+    from arena.league.rules.board import Form
+    from support.filled_league import ready
+
+    queries, made = [], 0
+    for count in (3, 8):
+        ids = []
+        for _ in range(count):
+            made += 1
+            ids.append(ready(database, a_bot(database, league.id, f"author-{made}", f"bot{made}").id, made))
+        for x, y in zip(ids, ids[1:]):
+            play(database, league.id, [x, y], [[(x, 1.0), (y, 0.0)], [(y, 0.0), (x, 1.0)]])
+        tally = Tally()
+        for places in rated_results(database, league.id):
+            tally.add(places)
+        board = board_of(fit(tally.evidence()), database.ratings(league.id, ONLINE))
+        statements: list[str] = []
+
+        def count_it(_connection, _cursor, statement, *_rest) -> None:
+            statements.append(statement)
+
+        sa.event.listen(database.engine, "before_cursor_execute", count_it)
+        try:
+            rows = bot_standing_rows(database, league.id, board, Form())
+        finally:
+            sa.event.remove(database.engine, "before_cursor_execute", count_it)
+        queries.append(len(statements))
+        assert len(rows) == made
+    assert queries == [6, 6]
