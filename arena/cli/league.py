@@ -151,8 +151,9 @@ def add_league_commands(sub: Any) -> None:
                    help="the source, as arena serve --database gives it (default: SQLite, league.db in the data "
                         "folder)")
     p.set_defaults(func=cmd_copy_database)
-    p = verbs.add_parser("standings", help="the leaderboard: rank range, version, rating and interval, games, online "
-                                             "rating, the versions it cannot yet be told apart from")
+    p = verbs.add_parser("standings", help="the leaderboard, one row per bot (its active version): rank range, "
+                                             "version, author (its team), rating and interval, games, online "
+                                             "rating, the bots it cannot yet be told apart from")
     _league_argument(p)
     add_client_arguments(p)
     p.set_defaults(func=cmd_standings)
@@ -435,11 +436,12 @@ def cmd_standings(args: argparse.Namespace) -> int:
     def body(client: Any) -> int:
         reply = client.call("GetLadderStandings", lpb.GetLadderStandingsRequest(league=args.league))
         if not reply.standings:
-            print("no rated versions yet (the ladder rates a version after its first table)")
+            print("no bot rated yet (the ladder rates a bot's active version after its first table)")
             return 0
         console = make_console()
-        console.print(f"ladder of {safe_markup(reply.league)}: {safe_markup(reply.rating)}, 95% intervals; fit of "
-                      f"{reply.deal_sets_fitted} of {reply.deal_sets_rated} deal sets", highlight=False)
+        console.print(f"ladder of {safe_markup(reply.league)}, one row per bot (its active version): "
+                      f"{safe_markup(reply.rating)}, 95% intervals; fit of {reply.deal_sets_fitted} of "
+                      f"{reply.deal_sets_rated} deal sets", highlight=False)
         table = Table()
         for column in STANDINGS_COLUMNS:
             table.add_column(column, justify="left" if column in TEXT_COLUMNS else "right")

@@ -43,12 +43,13 @@ from arena.league.intake.upload import checked_upload
 from arena.league.play.challenges import Challenges, request_challenge, version_name
 from arena.league.play.finals import Finals, freeze_league, games_recorded
 from arena.league.play.ladder import FROZEN, Ladder, left_because, upcoming_note
-from arena.league.play.leaderboard import SYSTEM, BoardEntry
+from arena.league.play.leaderboard import SYSTEM
 from arena.league.play.pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game, games_written
 from arena.league.play.table_logs import table_log
 from arena.league.play.table_run import RECORD, TABLES, entrant_name, rotations
 from arena.league.play.timeline import Timekeeper, league_status
 from arena.league.play.webhooks import Webhooks, checked_url
+from arena.league.rules.board import BoardEntry, Form, bots_board
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError
 from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
 from arena.league.rules.manifest import NAME_PATTERN as BOT_NAME
@@ -500,15 +501,18 @@ class LeagueCore:
         return await self.standings(league)
 
     async def standings(self, league: str) -> Leaderboard:
-        """The leaderboard (the last refit's rows, then the versions rated since), each with its online rating.
-        Public (no token): the gRPC call checks its caller first, and the web's spectators see it as it is."""
+        """The leaderboard, one row per bot: its active version's (the last refit's rows, then the versions rated
+        since), each with its online rating and form, placed among the shown rows (:func:`bots_board`; a replaced
+        version's rating stays in its bot's history). Public (no token): the gRPC call checks its caller first, and
+        the web's spectators see it as it is."""
         ladder = self.ladder(league)
         league_id = ladder.served.league_id
         board = await self._board(ladder)
-        rows = await self.database.run(standing_rows, league_id, board)
+        rows = await self.database.run(bot_standing_rows, league_id, board, ladder.leaderboard.form)
         return Leaderboard(league=ladder.config.name, rating=SYSTEM, standings=tuple(rows),
                            deal_sets_fitted=ladder.leaderboard.fitted_results,
-                           deal_sets_rated=ladder.leaderboard.tally.results, rank_rule=TIE_RULE)
+                           deal_sets_rated=ladder.leaderboard.tally.results, rank_rule=TIE_RULE,
+                           title=ladder.config.title)
 
     async def _board(self, ladder: Ladder) -> list[BoardEntry]:
         return ladder.leaderboard.board(await self.database.run(Database.ratings, ladder.served.league_id, ONLINE))
@@ -538,11 +542,6 @@ class LeagueCore:
         return LadderQueue(league=ladder.config.name, concurrency=ladder.config.ladder.concurrency,
                            playing=tuple([await self._table(t) for t in playing]), next=tuple(proposed),
                            recent=tuple([await self._table(t) for t in recent]), note=note)
-
-    async def active_ids(self, league: str) -> set[int]:
-        """The ids of the league's active versions (each bot's newest ready one: who plays on the ladder)."""
-        served = self.league(league)
-        return {version.id for _, version in await self.database.run(Database.active_versions, served.league_id)}
 
     async def bot_page(self, league: str, bot_name: str) -> BotPage:
         """What anyone may see of a bot: its author's name, its versions (as the service lists them) and its
@@ -682,7 +681,9 @@ class LeagueCore:
             league=served.config.name, title=served.config.title, variant=served.config.variant, phase=status.phase,
             next_phase=status.next_phase, next_at=_seconds(status.next_at), next=status.next,
             results_published=status.published, opens=_seconds(timeline.opens), freeze=_seconds(timeline.freeze),
-            finals=_seconds(timeline.finals), results=_seconds(timeline.results), now=utc_now().timestamp())
+            finals=_seconds(timeline.finals), results=_seconds(timeline.results), now=utc_now().timestamp(),
+            variant_title=served.config.game().title, players=served.config.players,
+            time_control=served.config.time.describe())
 
     async def freeze(self, token: Credential, league: str) -> Frozen:
         caller = await self.caller(token)
@@ -793,11 +794,25 @@ class LeagueCore:
                            active=active is not None and active.id == version.id, dial_in=version.dial_in)
 
 
-def standing_rows(database: Database, league_id: int, board: Sequence[BoardEntry], *, games: bool = True
-                  ) -> list[Standing]:
+def bot_standing_rows(database: Database, league_id: int, board: Sequence[BoardEntry], form: Form
+                      ) -> list[Standing]:
+    """The board's rows of each bot's active version, placed among themselves (:func:`bots_board`), with their
+    form, on the database's thread: six queries whatever their number (the league's bots and all their versions,
+    to know the active ones; then :func:`standing_rows`'s four)."""
+    bot_ids = [bot.id for bot in database.bots(league_id)]
+    by_bot: dict[int, list[Version]] = {}
+    for version in database.versions_of_bots(bot_ids):
+        by_bot.setdefault(version.bot_id, []).append(version)
+    active = {found.id for versions in by_bot.values() if (found := active_version(versions)) is not None}
+    return standing_rows(database, league_id, bots_board(board, active), form=form)
+
+
+def standing_rows(database: Database, league_id: int, board: Sequence[BoardEntry], *, games: bool = True,
+                  form: Form | None = None) -> list[Standing]:
     """These rows of the leaderboard, on the database's thread: four queries whatever their number (the
     versions, with those they are tied with; the league's bots; their authors; the games per version, unless
-    ``games`` is False, when every row says 0), never a few per row."""
+    ``games`` is False, when every row says 0), never a few per row; each with its form when ``form`` is
+    given."""
     wanted = {entry.version_id for entry in board} | {v for entry in board for v in entry.tied_with}
     found = database.versions_by_id(wanted)
     missing = sorted(wanted - set(found))
@@ -822,7 +837,8 @@ def standing_rows(database: Database, league_id: int, board: Sequence[BoardEntry
             online_mu=online.mu if online else 0.0, deal_sets=rated_deal_sets(entry),
             games=played.get(version.id, 0),
             state=version.state, rank_best=entry.best, rank_worst=entry.worst, fitted=entry.fitted,
-            tied_with=tuple(names[v] for v in entry.tied_with)))
+            tied_with=tuple(names[v] for v in entry.tied_with),
+            form=form.of(version.id) if form is not None else ()))
     return rows
 
 

@@ -205,9 +205,10 @@ class TableLogView:
 
 @dataclass(frozen=True)
 class Standing:
-    """One row of the leaderboard: its place and rank range, the fit's Elo and 95% interval (0.0 until ``fitted``),
-    its online rating (mu and sigma, 0.0 without one), the deal sets it was rated on, its games, its version's
-    state, and the versions it cannot yet be told apart from (``bot-vN``)."""
+    """One row of the leaderboard (a bot's active version on the board, any rated version in a watch's rows): its
+    place and rank range, the fit's Elo and 95% interval (0.0 until ``fitted``), its online rating (mu and sigma,
+    0.0 without one), the deal sets it was rated on, its games, its version's state, the rows it cannot yet be told
+    apart from (``bot-vN``), and its form (:class:`arena.league.rules.board.Form`)."""
 
     rank: int
     version_id: int
@@ -226,12 +227,16 @@ class Standing:
     rank_worst: int
     fitted: bool
     tied_with: tuple[str, ...]
+    form: tuple[float, ...] = ()
+    """Its score in each of its last rated deal sets, oldest first (1.0 won outright, 0.0 lost to every other
+    side)."""
 
 
 @dataclass(frozen=True)
 class Leaderboard:
-    """A league's leaderboard: the rating system, the rows, the deal sets the fit holds of those rated, and the
-    rule by which ranks are told apart."""
+    """A league's leaderboard: the rating system, the rows (one per bot: its active version, placed among the
+    shown rows by the fit over every version, :func:`arena.league.rules.board.bots_board`), the deal sets the fit
+    holds of those rated, and the rule by which ranks are told apart."""
 
     league: str
     rating: str
@@ -239,6 +244,8 @@ class Leaderboard:
     deal_sets_fitted: int
     deal_sets_rated: int
     rank_rule: str
+    title: str = ""
+    """The league's title, as shown to people."""
 
 
 @dataclass(frozen=True)
@@ -369,3 +376,9 @@ class LeagueStatus:
     finals: float = 0.0
     results: float = 0.0
     now: float = 0.0
+    variant_title: str = ""
+    """The variant's title as people read it (``Draw (Pagat's individual Draw game)``)."""
+    players: int = 0
+    """Seats at each table."""
+    time_control: str = ""
+    """The time control in words (``2 s a move, a 30 s bank per seat per match``)."""

@@ -156,7 +156,8 @@ def standing_pb(row: Standing) -> lpb.LadderStanding:
         rank=row.rank, version_id=row.version_id, bot=row.bot, number=row.number, author=row.author,
         rating=row.rating, rating_low=row.rating_low, rating_high=row.rating_high, sigma=row.sigma,
         online_mu=row.online_mu, deal_sets=row.deal_sets, games=row.games, state=VERSION_STATES[row.state],
-        rank_best=row.rank_best, rank_worst=row.rank_worst, fitted=row.fitted, tied_with=row.tied_with)
+        rank_best=row.rank_best, rank_worst=row.rank_worst, fitted=row.fitted, tied_with=row.tied_with,
+        form=row.form)
 
 
 def leaderboard_pb(board: Leaderboard) -> lpb.GetLadderStandingsResponse:
@@ -222,7 +223,9 @@ def status_pb(status: LeagueStatus) -> lpb.GetStatusResponse:
     return lpb.GetStatusResponse(league=status.league, title=status.title, variant=status.variant,
                                  phase=status.phase, next_phase=status.next_phase, next_at=status.next_at,
                                  next=status.next, results_published=status.results_published, opens=status.opens,
-                                 freeze=status.freeze, finals=status.finals, results=status.results, now=status.now)
+                                 freeze=status.freeze, finals=status.finals, results=status.results, now=status.now,
+                                 variant_title=status.variant_title, players=status.players,
+                                 time_control=status.time_control)
 
 
 def feed_pb(feed: FeedAddress) -> lpb.GetFeedUrlResponse:

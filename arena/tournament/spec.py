@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from arena.display import escaped
+from arena.display import escaped, seconds_label
 from arena.errors import ArenaError, read_named_file
 from arena.players.process import BotSpec
 from arena.players.specs import builtin_kind, is_address
@@ -143,6 +143,16 @@ class TimeSpec:
     """Milliseconds for each seat's first decision of a match, when more than ``move_ms`` (runtimes that warm up)."""
     grace_ms: int = GRACE_MS
     """Milliseconds added to every decision's deadline for the reply's way back and a busy machine; 0 for none."""
+
+    def describe(self) -> str:
+        """The time control in the words a spectator reads (``2 s a move, a 30 s bank per seat per match``); the
+        start-up time and the grace, which no move spends, are left out."""
+        parts = [f"{seconds_label(self.move_ms / 1000)} a move"]
+        if self.first_move_ms > self.move_ms:
+            parts.append(f"{seconds_label(self.first_move_ms / 1000)} for a seat's first move")
+        if self.bank_ms:
+            parts.append(f"a {seconds_label(self.bank_ms / 1000)} bank per seat per match")
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True)

@@ -844,7 +844,8 @@ async def signup_form(web: Web, request: Request) -> Response:
     league = served.config.name
     content = league_web.signup_html(league, served.config.signup.mode, signer.csrf(f"signup\0{seed}"),
                                      web.viewer(request))
-    response = HTMLResponse(_page(web, request, "league.html", {"content": content}, title=f"{league} · sign up"))
+    response = HTMLResponse(_page(web, request, "league.html", {"content": content, "phase": await _league_phase(web, league)},
+                                  title=f"{league} · sign up"))
     response.set_cookie(SIGNUP_COOKIE, seed, httponly=True, samesite="strict", path="/",
                         secure=request.url.scheme == "https")
     return response
@@ -868,7 +869,8 @@ async def signup(web: Web, request: Request) -> Response:
     except LeagueError as error:
         raise league_web.shown_error(error) from None
     content = league_web.signed_up_html(league, signed.team, signed.token, web.viewer(request))
-    return HTMLResponse(_page(web, request, "league.html", {"content": content}, title=f"{league} · signed up"),
+    return HTMLResponse(_page(web, request, "league.html", {"content": content, "phase": await _league_phase(web, league)},
+                              title=f"{league} · signed up"),
                         headers={"Cache-Control": "no-store"})
 
 

@@ -18,8 +18,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from arena.display import count_text
 from arena.league.core import LeagueCore
 from arena.league.play.pages import BotHistory, FinalsPage, Tally
+from arena.league.rules.board import form_text, place_text
 from arena.league.rules.config import shown_moment
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from arena.league.views import (
@@ -55,24 +57,31 @@ def _when(seconds: float) -> str | None:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds") if seconds else None
 
 
-def standing_json(row: Standing, active: set[int]) -> dict[str, Any]:
-    """One leaderboard row: its rank and rank range, rating and 95% interval (None before the version is fitted),
-    deal sets and games, whether it is its bot's active version, and the neighbours it cannot yet be told apart
-    from."""
+def standing_json(row: Standing, bot_of: dict[str, str]) -> dict[str, Any]:
+    """One leaderboard row, a bot's active version: its rank and rank range among the rows shown, rating and 95%
+    interval (None before the version is fitted), deal sets and games, its team (``author``, as before), the rows
+    it cannot yet be told apart from (as ``bot-vN``, and as bots), its form and its place in words. ``active`` is
+    always true (every row is its bot's active version); ``bot_of``: each shown row's ``bot-vN`` to its bot."""
     fitted = row.fitted
+    tied_bots = [bot_of.get(name, name) for name in row.tied_with]
     return {"rank": row.rank, "rank_best": row.rank_best, "rank_worst": row.rank_worst,
             "version": f"{row.bot}-v{row.number}", "version_id": row.version_id, "bot": row.bot,
-            "number": row.number, "author": row.author,
+            "number": row.number, "author": row.author, "team": row.author,
             "rating": row.rating if fitted else None, "rating_low": row.rating_low if fitted else None,
             "rating_high": row.rating_high if fitted else None, "fitted": fitted,
             "deal_sets": row.deal_sets, "games": row.games, "state": row.state,
-            "active": row.version_id in active, "tied_with": list(row.tied_with)}
+            "active": True, "tied_with": list(row.tied_with), "tied_with_bots": tied_bots,
+            "form": list(row.form), "form_text": form_text(row.form),
+            "place": place_text(row.rank_best, row.rank_worst, fitted, tied_bots)}
 
 
-def leaderboard_json(board: Leaderboard, active: set[int]) -> dict[str, Any]:
-    return {"league": board.league, "rating": board.rating, "rank_rule": board.rank_rule,
+def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
+    """The leaderboard: one row per bot (its active version), best first."""
+    bot_of = {f"{row.bot}-v{row.number}": row.bot for row in board.standings}
+    return {"league": board.league, "title": board.title or board.league, "rating": board.rating,
+            "rank_rule": board.rank_rule,
             "deal_sets_fitted": board.deal_sets_fitted, "deal_sets_rated": board.deal_sets_rated,
-            "standings": [standing_json(row, active) for row in board.standings]}
+            "standings": [standing_json(row, bot_of) for row in board.standings]}
 
 
 def table_json(table: TableView) -> dict[str, Any]:
@@ -103,7 +112,7 @@ def bot_json(page: BotPage) -> dict[str, Any]:
 
 async def leaderboard(core: LeagueCore, league: str) -> dict[str, Any]:
     try:
-        return leaderboard_json(await core.standings(league), await core.active_ids(league))
+        return leaderboard_json(await core.standings(league))
     except LeagueError as error:
         raise shown_error(error) from None
 
@@ -163,19 +172,82 @@ def _bot_link(league: str, name: str) -> str:
     return f'<a href="/leagues/{_q(league)}/bots/{_q(name)}">{_e(name)}</a>'
 
 
+BAR = (150, 14, 5)
+"""A rating bar's width, height and side margin, in SVG units."""
+FORM_BAR = (6, 2, 16)
+"""A form bar's width, the gap after it, and the form chart's height."""
+
+
+def rating_scale(rows: Sequence[dict[str, Any]]) -> tuple[float, float]:
+    """The Elo span every row's bar is drawn on: the fitted rows' lowest and highest interval ends, with the
+    field's mean (0) in it; (−1, 1) when no row is fitted."""
+    ends = [end for r in rows if r["fitted"] for end in (r["rating_low"], r["rating_high"])]
+    low, high = min([0.0, *ends]), max([0.0, *ends])
+    return (low, high) if high > low else (-1.0, 1.0)
+
+
+def rating_bar(row: dict[str, Any], scale: tuple[float, float]) -> str:
+    """A row's rating as an inline SVG on the board's common scale: its 95% interval a bar, its rating a dot, the
+    field's mean (0) a thin line; every x proportional to the Elo it marks (:func:`rating_scale`)."""
+    width, height, margin = BAR
+    low, high = scale
+
+    def x(elo: float) -> float:
+        return margin + (width - 2 * margin) * (elo - low) / (high - low)
+
+    mid = height / 2
+    label = (f'{_elo(row["rating"])}, 95% interval {_elo(row["rating_low"])} to {_elo(row["rating_high"])}'
+             if row["fitted"] else "not rated by the fit yet")
+    svg = f'<line class="mean" x1="{x(0.0):.1f}" x2="{x(0.0):.1f}" y1="0" y2="{height}"/>'
+    if row["fitted"]:
+        left, right = x(row["rating_low"]), x(row["rating_high"])
+        svg += (f'<rect class="interval" x="{left:.1f}" y="{mid - 3:.1f}" width="{right - left:.1f}" height="6" '
+                f'rx="3"/><circle class="rating" cx="{x(row["rating"]):.1f}" cy="{mid:.1f}" r="3.5"/>')
+    return (f'<svg class="rating-bar" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
+            f'aria-label="{_e(label)}">{svg}</svg>')
+
+
+def form_chart(form: Sequence[float]) -> str:
+    """A row's form as a tiny inline SVG, one bar per deal set, oldest first: up for a deal set won (its full
+    height won outright), down for one lost, a flat mark for an even one."""
+    bar, gap, height = FORM_BAR
+    mid = height / 2
+    marks = ""
+    for index, score in enumerate(form):
+        reach = max(abs(score - 0.5) * 2 * (mid - 1), 1.0)
+        top = mid - reach if score > 0.5 else mid if score < 0.5 else mid - 0.5
+        kind = "won" if score > 0.5 else "lost" if score < 0.5 else "even"
+        marks += (f'<rect class="{kind}" x="{index * (bar + gap)}" y="{top:.1f}" width="{bar}" '
+                  f'height="{reach if score != 0.5 else 1.0:.1f}"/>')
+    width = max(len(form) * (bar + gap) - gap, bar)
+    return (f'<svg class="form" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+            f'aria-hidden="true">{marks}</svg>')
+
+
 def leaderboard_html(board: dict[str, Any], viewer: Viewer) -> str:
+    """The leaderboard: one row per bot (its active version), with its team, its rating drawn as a bar on the
+    board's common scale, its games, its form and its place in words."""
     league = board["league"]
-    rows = [[(_e(r["rank"]), False), (_e(f'{r["rank_best"]}–{r["rank_worst"]}'), False),
-             (_bot_link(league, r["bot"]) + _e(f' v{r["number"]}'), True), (_e(r["author"]), True),
-             (_e(_interval(r)), False), (_e(r["deal_sets"]), False), (_e(r["games"]), False),
-             ("active" if r["active"] else _e(r["state"]), True), (_e(", ".join(r["tied_with"]) or "-"), True)]
-            for r in board["standings"]]
-    headers = [("rank", False), ("range", False), ("version", True), ("author", True), ("Elo [95%]", False),
-               ("deal sets", False), ("games", False), ("state", True), ("not yet told apart from", True)]
-    return (f'<h1>{_e(league)} · leaderboard</h1>{_league_nav(league, viewer)}'
-            f'<p class="meta">{_e(board["rating"])}; {_e(board["deal_sets_fitted"])} of '
-            f'{_e(board["deal_sets_rated"])} deal sets fitted. {_e(board["rank_rule"])}</p>'
-            + html_table("leaderboard", headers, rows, "No version rated yet."))
+    rows = board["standings"]
+    scale = rating_scale(rows)
+    cells = [[(_e(r["rank"]), False), (_e(r["team"]), True), (_bot_link(league, r["bot"]), True),
+              (_e(f'v{r["number"]}'), True),
+              (f'{rating_bar(r, scale)} <span class="rating-text">{_e(_interval(r))}</span>', True),
+              (_e(f'{r["games"]} ({count_text(r["deal_sets"], "deal set")})'), False),
+              (f'{form_chart(r["form"])} <span class="form-text">{_e(r["form_text"])}</span>', True),
+              (f'<span class="place">{_e(r["place"])}</span>', True)]
+             for r in rows]
+    headers = [("#", False), ("team", True), ("bot", True), ("version", True), ("rating (95% interval)", True),
+               ("games (deal sets)", False), ("form", True), ("place", True)]
+    intro = (f'One row per bot, the version it plays now, ranked by rating (0 is the field\'s average). The bar '
+             f'spans where the rating lies with 95% confidence and the dot marks it; a bot whose bar still overlaps '
+             f'its neighbours\' could be any of several places until more games tell them apart. Rated on '
+             f'{count_text(board["deal_sets_rated"], "deal set")}'
+             + (f' ({board["deal_sets_fitted"]} of them in the ratings so far).'
+                if board["deal_sets_fitted"] != board["deal_sets_rated"] else ".")
+             + " A replaced version keeps its rating on its bot's page.")
+    return (f'<h1>{_e(board["title"])} · leaderboard</h1>{_league_nav(league, viewer)}<p class="meta" id="board-intro">'
+            f'{_e(intro)}</p>' + html_table("leaderboard", headers, cells, "No bot rated yet."))
 
 
 def _tables_html(table_id: str, tables: list[dict[str, Any]], empty: str, when: str) -> str:
@@ -219,10 +291,16 @@ def _league_nav(league: str, viewer: Viewer) -> str:
     return '<p class="downloads">' + "".join(f'<a href="{href}">{text}</a>' for href, text in links) + "</p>"
 
 
+def game_text(status: LeagueStatus) -> str:
+    """What a league's tables play, in words: ``Draw (Pagat's individual Draw game), 2 players · 2 s a move``."""
+    return f'{status.variant_title or status.variant}, {count_text(status.players, "player")} · {status.time_control}'
+
+
 def phase_html(status: LeagueStatus) -> str:
-    """A league page's header: the league's title, its phase and the next step (``open · freezes in 2 h 14 min (at
-    2026-12-05 18:00 UTC)``)."""
-    return (f'<span id="league-phase" data-phase="{_e(status.phase)}">{_e(status.title)} · '
+    """A league page's header: the league's title, what its tables play (variant, players, time control), its
+    phase and the next step (``open · freezes in 2 h 14 min (at 2026-12-05 18:00 UTC)``)."""
+    return (f'<span id="league-phase" data-phase="{_e(status.phase)}"><b id="league-title">{_e(status.title)}</b> · '
+            f'{_e(game_text(status))} · '
             f'<b>{_e(status.phase)}</b>{" · " + _e(status.next) if status.next else ""}</span>')
 
 

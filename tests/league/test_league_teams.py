@@ -111,6 +111,8 @@ def test_teams_sign_up_by_cli_and_web_and_a_members_upload_is_audited(served: Le
     text = page.decode()
     assert code == 200 and headers["cache-control"] == "no-store", text[:500]
     assert '<p class="message" id="outcome">team beta signed up; the token of its captain bea:</p>' in text
+    header = '<b id="league-title">test</b> · Block (no drawing), 2 players · 2 s a move · <b>open</b>'
+    assert header in text and header in http(f"{web}/leagues/test/signup")[2].decode()  # the form's page too
     beta_token = TOKEN_LINE.search(text).group(1)
     code, headers, _ = http(f"{web}/signin", form={"token": beta_token, "next": "/leagues/test/mine"})
     assert code == 303 and headers["location"] == "/leagues/test/mine"

@@ -163,10 +163,11 @@ def test_an_author_sees_only_its_own_logs_and_reports(site: Site) -> None:
         assert log["build_log"] == (stored.build_log or "") and log["version"]["state"] == "ready"
         assert stored.check_report and log["check_report"] == json.dumps(stored.check_report, indent=2)
         code, _, page = http(f"{site.web}/leagues/test/versions/{ra.id}/log", headers=site.as_author("alice"))
-        assert code == 200 and '<pre id="check-report">' in page.decode()
+        header = '<b id="league-title">test</b> · Block (no drawing), 2 players · 2 s a move · <b>open</b>'
+        assert code == 200 and '<pre id="check-report">' in page.decode() and header in page.decode()
         code, _, page = http(f"{site.web}/leagues/test/mine", headers=site.as_author("alice"))
         text = page.decode()
-        assert code == 200 and f'/leagues/test/versions/{ra.id}/log' in text
+        assert code == 200 and f'/leagues/test/versions/{ra.id}/log' in text and header in text
         assert f'/leagues/test/versions/{gb.id}/log' not in text and f"/versions/{gb.id}/retire" not in text
 
         # another author's cookie: 403 with the league's line; no cookie, a forged or an expired one: 401

@@ -8,17 +8,20 @@ answer.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from arena.league.rules.board import form_text, place_text
 from arena.league.rules.lifecycle import DONE, UNFINISHED
 from arena.league.storage.db import open_database, sqlite_url
 from arena.league.play.ladder import FROZEN
-from arena.league.views import ChallengeView
+from arena.league.views import ChallengeView, Leaderboard, LeagueStatus, Standing
 from arena.protocol import league_pb2 as lpb
 from arena.web.access import Access, Viewer
-from arena.web.league import author_html
+from arena.tournament.spec import TimeSpec
+from arena.web.league import BAR, author_html, leaderboard_html, leaderboard_json, phase_html
 from support.league import GAME, League, bearer, bot_folder, database_of, league_in
 from support.paths import ROOT
 from support.waiting import wait_for
@@ -89,18 +92,23 @@ def test_public_league_pages_are_exact_and_keep_secrets(tmp_path: Path, database
 
         # the leaderboard: the gRPC call's rows, field by field, each version active, two games per deal set
         board = get_json(f"{web}/api/leagues/test/standings")
-        assert board["league"] == "test" and board["rating"] == grpc_board.rating
+        assert board["league"] == board["title"] == "test" and board["rating"] == grpc_board.rating
         assert board["deal_sets_fitted"] == board["deal_sets_rated"] == len(done)
+        bots_of = {f"{bot}-v1": bot for bot in BOTS}
         expected = [{"rank": row.rank, "rank_best": row.rank_best, "rank_worst": row.rank_worst,
                      "version": f"{row.bot}-v1", "version_id": versions[row.bot].id, "bot": row.bot, "number": 1,
-                     "author": f"author-{row.bot}", "rating": row.rating, "rating_low": row.rating_low,
-                     "rating_high": row.rating_high, "fitted": True, "deal_sets": len(done),
-                     "games": 2 * len(done), "state": "ready", "active": True, "tied_with": list(row.tied_with)}
+                     "author": f"author-{row.bot}", "team": f"author-{row.bot}", "rating": row.rating,
+                     "rating_low": row.rating_low, "rating_high": row.rating_high, "fitted": True,
+                     "deal_sets": len(done), "games": 2 * len(done), "state": "ready", "active": True,
+                     "tied_with": list(row.tied_with), "tied_with_bots": [bots_of[n] for n in row.tied_with],
+                     "form": list(row.form), "form_text": form_text(row.form),
+                     "place": place_text(row.rank_best, row.rank_worst, True, [bots_of[n] for n in row.tied_with])}
                     for row in grpc_board.standings]
         assert board["standings"] == expected
         assert [row["rank"] for row in board["standings"]] == [1, 2]
         assert {row["bot"] for row in board["standings"]} == set(BOTS)
         assert all(row["rating_low"] < row["rating"] < row["rating_high"] for row in board["standings"])
+        assert all(len(row["form"]) == len(done) for row in board["standings"])  # every table: both bots
 
         # the queue: nothing played or next (frozen), the done tables newest first with their reasons and points
         queue = get_json(f"{web}/api/leagues/test/queue")
@@ -128,7 +136,7 @@ def test_public_league_pages_are_exact_and_keep_secrets(tmp_path: Path, database
         assert '<table id="leaderboard">' in text  # in the page itself; its one script only keeps it live
         assert text.count("<script") == 1 and '<script src="/static/league.js" defer></script>' in text
         for row in board["standings"]:
-            assert f'<a href="/leagues/test/bots/{row["bot"]}">{row["bot"]}</a> v1' in text
+            assert f'<a href="/leagues/test/bots/{row["bot"]}">{row["bot"]}</a></td><td class="l">v1</td>' in text
             assert f'{elo(row["rating"])} [{elo(row["rating_low"])}, {elo(row["rating_high"])}]' in text
         code, _, body = http(f"{web}/leagues/test/queue")
         assert code == 200 and '<table id="recent">' in body.decode()
@@ -138,6 +146,10 @@ def test_public_league_pages_are_exact_and_keep_secrets(tmp_path: Path, database
         assert code == 200 and '<table id="versions">' in body.decode() and "by author-greedy" in body.decode()
         code, _, body = http(f"{web}/")
         assert code == 200 and '<a href="/leagues/test">league test</a>' in body.decode()
+        header = '<b id="league-title">test</b> · Block (no drawing), 2 players · 2 s a move · <b>frozen</b>'
+        for path in ("", "/queue", "/bots/rand", "/finals"):  # every public page's header
+            code, _, body = http(f"{web}/leagues/test{path}")
+            assert code == 200 and header in body.decode(), path
 
         # unknown bot or league: 404 with its one line
         for url, line in ((f"{web}/api/leagues/test/bots/nobody", "no bot 'nobody' in this league"),
@@ -193,3 +205,58 @@ def test_the_author_page_shows_a_challenges_outcome_beside_the_sprt_line() -> No
             "interval [-141.4, -4.9] lies below 0)") in table
     assert "SPRT mine-v2 vs &lt;b&gt;-v1: undecided: LLR -0.61" in table
     assert ">outcome<" in table and ">SPRT<" in table
+
+
+def standing(rank: int, bot: str, rating: float, low: float, high: float, best: int, worst: int,
+             tied: tuple[str, ...], form: tuple[float, ...]) -> Standing:
+    return Standing(rank=rank, version_id=rank * 10, bot=bot, number=2, author="Team <1>", rating=rating,
+                    rating_low=low, rating_high=high, sigma=1.0, online_mu=25.0, deal_sets=3, games=6,
+                    state="ready", rank_best=best, rank_worst=worst, fitted=True, tied_with=tied, form=form)
+
+
+@pytest.mark.fast
+def test_the_leaderboard_draws_each_interval_to_scale_and_says_the_place_in_words() -> None:
+    """Three bots' rows: each rating's 95% interval a bar whose ends sit at x proportional to their Elo on the
+    board's common scale (its lowest and highest interval ends), the rating a dot inside it, 0 a line; the place
+    and the form in words, no jargon; names escaped."""
+    board = Leaderboard(league="test", rating="ml", deal_sets_fitted=9, deal_sets_rated=9, rank_rule="rule",
+                        standings=(standing(1, "foo", 150.0, 50.0, 250.0, 1, 2, ("bar-v2",), (1.0, 1.0, 0.0)),
+                                   standing(2, "bar", 40.0, -60.0, 140.0, 1, 3, ("foo-v2", "baz-v2"), (0.5,)),
+                                   standing(3, "baz", -190.0, -250.0, -130.0, 2, 3, ("bar-v2",), ())))
+    shown = leaderboard_json(board)
+    assert [(r["team"], r["active"], r["tied_with_bots"], r["place"]) for r in shown["standings"]] == [
+        ("Team <1>", True, ["bar"], "could be 1st to 2nd; not yet told apart from bar"),
+        ("Team <1>", True, ["foo", "baz"], "could be 1st to 3rd; not yet told apart from foo and baz"),
+        ("Team <1>", True, ["bar"], "could be 2nd to 3rd; not yet told apart from bar")]
+    page = leaderboard_html(shown, Viewer(Access.PUBLIC))
+    width, _, margin = BAR
+    low, high = -250.0, 250.0  # the board's scale
+
+    def x(elo: float) -> float:
+        return margin + (width - 2 * margin) * (elo - low) / (high - low)
+
+    bars = re.findall(r'<rect class="interval" x="([-\d.]+)" y="[-\d.]+" width="([-\d.]+)"', page)
+    dots = re.findall(r'<circle class="rating" cx="([-\d.]+)"', page)
+    means = set(re.findall(r'<line class="mean" x1="([-\d.]+)"', page))
+    rows = board.standings
+    assert [(float(left), float(span)) for left, span in bars] == [
+        (round(x(r.rating_low), 1), round(x(r.rating_high) - x(r.rating_low), 1)) for r in rows]
+    assert [float(cx) for cx in dots] == [round(x(r.rating), 1) for r in rows]
+    assert means == {f"{x(0.0):.1f}"} and float(bars[2][1]) / float(bars[0][1]) == pytest.approx(120 / 200, abs=0.01)
+    assert "rank a" not in page and "One row per bot, the version it plays now, ranked by rating" in page
+    assert "could be 1st to 3rd; not yet told apart from foo and baz" in page
+    assert "won 2, lost 1 of its last 3 deal sets" in page and "Team &lt;1&gt;" in page
+    assert page.count('<rect class="won"') == 2 and page.count('<rect class="lost"') == 1
+    assert '<a href="/leagues/test/bots/foo">foo</a>' in page and "6 (3 deal sets)" in page
+
+
+@pytest.mark.fast
+def test_the_league_header_names_title_game_time_control_and_phase() -> None:
+    status = LeagueStatus(league="nc", title="Night <cup>", variant="draw", phase="open", next_phase="frozen",
+                          next_at=0.0, next="", results_published=False,
+                          variant_title="Draw (Pagat's individual Draw game)", players=2,
+                          time_control=TimeSpec(move_ms=1000, bank_ms=30000).describe())
+    assert phase_html(status) == (
+        '<span id="league-phase" data-phase="open"><b id="league-title">Night &lt;cup&gt;</b> · Draw (Pagat&#x27;s '
+        'individual Draw game), 2 players · 1 s a move, a 30 s bank per seat per match · <b>open</b></span>')
+    assert TimeSpec(move_ms=500, first_move_ms=5000).describe() == "0.5 s a move, 5 s for a seat's first move"

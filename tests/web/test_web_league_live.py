@@ -31,8 +31,8 @@ from support.web import get_json, http
 LADDER_S = 600
 """Generous: every table starts two bots in their sandbox and plays two games, on a busy 2-core machine."""
 GAMES_SHOWN = ("Array.from(document.querySelectorAll('#leaderboard tbody tr'))"
-               ".reduce((n, tr) => n + Number(tr.children[6].textContent), 0)")
-"""The leaderboard's games column summed, as the page shows it now."""
+               ".reduce((n, tr) => n + parseInt(tr.children[5].textContent, 10), 0)")
+"""The leaderboard's games column summed, as the page shows it now (each cell: games, then its deal sets)."""
 NEWEST_ENDED = "(document.querySelector('#recent tbody tr td') || {}).textContent || ''"
 """The queue page's newest ended table, as the page shows it now."""
 
@@ -60,7 +60,9 @@ def frozen_and_still(league: League) -> None:
 
 PHASE_SHOWN = "document.getElementById('league-phase').textContent"
 """The league's phase as a league page's header shows it."""
-FROZEN_PHASE = "test · frozen · the operator starts the finals (arena league finals --start)"
+GAME_SHOWN = "test · Block (no drawing), 2 players · 2 s a move"
+"""The header's title and what the league's tables play."""
+FROZEN_PHASE = f"{GAME_SHOWN} · frozen · the operator starts the finals (arena league finals --start)"
 
 
 @needs_chromium
@@ -82,7 +84,8 @@ def test_the_leaderboard_and_queue_update_live_as_tables_end(tmp_path: Path, bro
         browser.goto(f"{web}/leagues/test/queue")
         newest = browser.js(NEWEST_ENDED)
         assert newest.isdigit()
-        assert browser.js(PHASE_SHOWN) == "test · open · the operator freezes it for its finals (arena league freeze)"
+        assert browser.js(PHASE_SHOWN) == (f"{GAME_SHOWN} · open · the operator freezes it for its finals (arena league "
+                                           f"freeze)")
         browser.js("window.arenaMarker = 'the same queue'")
         browser.wait_js(f"({NEWEST_ENDED}) !== {json.dumps(newest)} && window.arenaMarker === 'the same queue'",
                         LADDER_S, "the queue's newest ended table to change without a reload")

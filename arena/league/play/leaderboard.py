@@ -23,16 +23,16 @@ set of a league, refitted on a worker thread as tables end, with the online rati
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import trio
 
 from arena.league.play.table_run import RECORD
+from arena.league.rules.board import BoardEntry, Form, board_of
 from arena.league.rules.model import LadderTable, Rating, Seat
 from arena.league.rules.rating import deal_set_totals, units_of
 from arena.league.storage.db import AsyncDatabase, Database
-from arena.tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, leaderboard, places_of_points
+from arena.tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, places_of_points
 
 SYSTEM = "maximum likelihood (Plackett-Luce), Elo against the field's mean"
 """The leaderboard's rating system, as the standings name it."""
@@ -67,55 +67,14 @@ def rated_results(database: Database, league_id: int) -> list[Places]:
     return found
 
 
-def rated_tally(database: Database, league_id: int) -> Tally:
-    """A tally of every done table's result (on the database's thread: a large league's are many)."""
-    tally = Tally()
+def rated_tally(database: Database, league_id: int) -> tuple[Tally, Form]:
+    """A tally of every done table's result, and each version's form over them (on the database's thread: a large
+    league's are many)."""
+    tally, form = Tally(), Form()
     for places in rated_results(database, league_id):
         tally.add(places)
-    return tally
-
-
-@dataclass(frozen=True)
-class BoardEntry:
-    """One version's row: its place (``position``, 1 first) and rank range, the fit's Elo and 95% interval (None
-    while it was rated after the last refit), its deal sets, the versions it cannot be told apart from (board
-    order), and its online rating (None for a version the fit has that no longer has one)."""
-
-    version_id: int
-    position: int
-    best: int
-    worst: int
-    elo: float | None
-    low: float | None
-    high: float | None
-    deal_sets: int
-    tied_with: tuple[int, ...]
-    online: Rating | None
-
-    @property
-    def fitted(self) -> bool:
-        return self.elo is not None
-
-    @property
-    def rank(self) -> str:
-        """``"3"``, or ``"2-4"`` when the intervals leave it anywhere from second to fourth."""
-        return str(self.best) if self.best == self.worst else f"{self.best}-{self.worst}"
-
-
-def board_of(result: Fit | None, online: Sequence[Rating]) -> list[BoardEntry]:
-    """The board: the fit's rows by rating (rank ranges by :data:`~arena.tournament.likelihood.TIE_RULE`), then
-    the versions rated online that the fit does not hold yet, by their online rating (their rank: after the
-    fitted ones)."""
-    by_version = {rating.version_id: rating for rating in online}
-    rows = leaderboard(result) if result is not None else ()
-    entries = [BoardEntry(int(row.entrant), position, row.best, row.worst, row.elo, row.low, row.high, row.deal_sets,
-                          tuple(int(name) for name in row.tied_with), by_version.get(int(row.entrant)))
-               for position, row in enumerate(rows, 1)]
-    fitted = {entry.version_id for entry in entries}
-    waiting = [rating for rating in online if rating.version_id not in fitted]
-    first, last = len(entries) + 1, len(entries) + len(waiting)
-    return entries + [BoardEntry(rating.version_id, position, first, last, None, None, None, rating.games, (), rating)
-                      for position, rating in enumerate(waiting, first)]
+        form.add(places)
+    return tally, form
 
 
 class Leaderboard:
@@ -127,6 +86,8 @@ class Leaderboard:
         self.log = log
         self.fitter = fitter
         self.tally = Tally()
+        self.form = Form()
+        """Each version's scores in its last rated deal sets (:class:`~arena.league.rules.board.Form`)."""
         self.fitted: Fit | None = None
         """The last finished fit (None before the first)."""
         self.fitted_results = 0
@@ -138,13 +99,14 @@ class Leaderboard:
     async def rebuild(self, database: AsyncDatabase, league_id: int) -> None:
         """The tally from every done table in the database (what was counted before is dropped), built off the trio
         thread; a refit is due."""
-        self.tally = await database.run(rated_tally, league_id)
+        self.tally, self.form = await database.run(rated_tally, league_id)
         self._changed.set()
 
     def add(self, places: Places) -> None:
         """One more rated deal set, or single game (on the trio thread, after its table's transaction): a refit is
         due."""
         self.tally.add(places)
+        self.form.add(places)
         self._changed.set()
 
     @property

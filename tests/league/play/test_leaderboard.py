@@ -389,3 +389,83 @@ def test_standings_take_four_queries_at_any_size(database: Database, league) -> 
             (e.version_id, name_of[e.version_id], 1, f"author-{name_of[e.version_id]}", games[e.version_id],
              e.position, [f"{name_of[t]}-v1" for t in e.tied_with]) for e in board]
     assert queries == [4, 4]
+
+
+async def test_the_board_shows_each_bots_active_version_and_history_keeps_the_replaced(database: Database,
+                                                                                         league) -> None:
+    """One team, two bots: alpha-v1 beats beta three deal sets to none and is replaced by alpha-v2, which loses to
+    beta once. The whole board ranks alpha-v1 first; the standings show exactly two rows, beta then alpha-v2
+    (ranks counted among them, their form from their own deal sets), and alpha's page keeps alpha-v1's rating."""
+    from arena.league.core import bot_standing_rows
+    from support.filled_league import ready
+
+    alpha = a_bot(database, league.id, "team", "alpha")
+    beta = a_bot(database, league.id, "team", "beta")
+    old, b = ready(database, alpha.id, 1), ready(database, beta.id, 2)
+    for _ in range(3):
+        play(database, league.id, [old, b], [[(old, 1.0), (b, 0.0)], [(b, 0.0), (old, 1.0)]])
+    new = ready(database, alpha.id, 3)  # alpha's newest ready version: its active one
+    play(database, league.id, [new, b], [[(new, 0.0), (b, 1.0)], [(b, 1.0), (new, 0.0)]])
+    board = Leaderboard(Log())
+    await board.rebuild(AsyncDatabase(database), league.id)
+    await board.refit()
+    whole = board.board(database.ratings(league.id, ONLINE))
+    assert [e.version_id for e in whole] == [old, b, new]
+
+    rows = bot_standing_rows(database, league.id, whole, board.form)
+    assert [(r.rank, r.bot, r.number, r.author, r.version_id, r.deal_sets, r.games, r.state, r.form)
+            for r in rows] == [(1, "beta", 1, "team", b, 4, 8, "ready", (0.0, 0.0, 0.0, 1.0)),
+                               (2, "alpha", 2, "team", new, 1, 2, "ready", (0.0,))]
+    by_id = {e.version_id: e for e in whole}
+    assert [(r.rating, r.rating_low, r.rating_high) for r in rows] == [
+        (by_id[v].elo, by_id[v].low, by_id[v].high) for v in (b, new)]  # the fit over every version
+    apart = not by_id[new].tied_with or b not in by_id[new].tied_with
+    assert [(r.rank_best, r.rank_worst, r.tied_with) for r in rows] == (
+        [(1, 1, ()), (2, 2, ())] if apart else [(1, 2, ("alpha-v2",)), (1, 2, ("beta-v1",))])
+
+    history = bot_history(database, league.id, alpha.id)
+    online = {r.version_id: r for r in database.ratings(league.id, ONLINE)}
+    assert [(p.mu, p.sigma) for p in history.ratings["alpha-v1"]][-1] == (online[old].mu, online[old].sigma)
+    assert len(history.ratings["alpha-v1"]) == 3 and len(history.ratings["alpha-v2"]) == 1
+
+    database.transition(new, "retired")  # alpha-v1, its newest ready version, is active again
+    assert [(r.bot, r.number) for r in bot_standing_rows(database, league.id, whole, board.form)] == [
+        ("alpha", 1), ("beta", 1)]
+    database.transition(old, "retired")  # alpha has no active version: no row
+    assert [r.bot for r in bot_standing_rows(database, league.id, whole, board.form)] == ["beta"]
+
+
+def test_bot_rows_take_six_queries_at_any_size(database: Database, league) -> None:
+    """The board's rows of each bot's active version (arena.league.core.bot_standing_rows): the bots and all their
+    versions, then the four of standing_rows, for 3 bots as for 8 (never a query per bot)."""
+    import sqlalchemy as sa
+
+    from arena.league.core import bot_standing_rows
+    from arena.league.rules.board import Form
+    from support.filled_league import ready
+
+    queries, made = [], 0
+    for count in (3, 8):
+        ids = []
+        for _ in range(count):
+            made += 1
+            ids.append(ready(database, a_bot(database, league.id, f"author-{made}", f"bot{made}").id, made))
+        for x, y in zip(ids, ids[1:]):
+            play(database, league.id, [x, y], [[(x, 1.0), (y, 0.0)], [(y, 0.0), (x, 1.0)]])
+        tally = Tally()
+        for places in rated_results(database, league.id):
+            tally.add(places)
+        board = board_of(fit(tally.evidence()), database.ratings(league.id, ONLINE))
+        statements: list[str] = []
+
+        def count_it(_connection, _cursor, statement, *_rest) -> None:
+            statements.append(statement)
+
+        sa.event.listen(database.engine, "before_cursor_execute", count_it)
+        try:
+            rows = bot_standing_rows(database, league.id, board, Form())
+        finally:
+            sa.event.remove(database.engine, "before_cursor_execute", count_it)
+        queries.append(len(statements))
+        assert len(rows) == made
+    assert queries == [6, 6]

@@ -29,6 +29,8 @@ from support.web import get_json, http
 FINALS_S = 120
 """Generous: the finals are two games of Block to 1 point between two sandboxed Python bots."""
 TITLE = "Timeline cup"
+GAME_SHOWN = "Block (no drawing), 2 players · 2 s a move"
+"""What the league's tables play, as its pages' header says it."""
 
 
 def league_text(opens: datetime, freeze: datetime, finals: datetime, results: datetime) -> str:
@@ -108,7 +110,8 @@ def test_a_league_moves_through_its_phases_by_itself_and_a_restart_picks_up(tmp_
             f"league 'test' starts its finals by its timeline at {shown_moment(far + 2 * hour)} (timeline.finals, "
             f"with its [finals]): the operator does not start them")
         assert league_header(league, "/leagues/test/queue").startswith(
-            '<span id="league-phase" data-phase="upcoming">Timeline cup · <b>upcoming</b> · opens in ')
+            '<span id="league-phase" data-phase="upcoming"><b id="league-title">Timeline cup</b> · '
+            f'{GAME_SHOWN} · <b>upcoming</b> · opens in ')
         league.server.stop()
 
         # the operator moves the timeline to seconds from now (the results an hour away, for now)
@@ -128,7 +131,8 @@ def test_a_league_moves_through_its_phases_by_itself_and_a_restart_picks_up(tmp_
         assert re.fullmatch(rf"the finals start in \d+ s \(at {re.escape(shown_moment(finals))}\)", frozen.next)
         assert frozen.next_at == finals.timestamp()
         assert league_header(league, "/leagues/test").startswith(
-            '<span id="league-phase" data-phase="frozen">Timeline cup · <b>frozen</b> · the finals start in ')
+            '<span id="league-phase" data-phase="frozen"><b id="league-title">Timeline cup</b> · '
+            f'{GAME_SHOWN} · <b>frozen</b> · the finals start in ')
         league.server.stop()  # stopped while frozen, started again once the finals' moment has passed
         wait_for(lambda: time.time() > finals.timestamp() + 0.5, PHASE_S, "the finals' moment")
         league = restart(league)
@@ -155,7 +159,8 @@ def test_a_league_moves_through_its_phases_by_itself_and_a_restart_picks_up(tmp_
         code, _, html = http(f"{league.server.web}/leagues/test/finals")
         assert code == 200 and html.decode().count(f"Results are published at {shown_moment(results)}.") == 3
         assert league_header(league, "/leagues/test/finals").startswith(
-            '<span id="league-phase" data-phase="finals">Timeline cup · <b>finals</b> · results are published in ')
+            '<span id="league-phase" data-phase="finals"><b id="league-title">Timeline cup</b> · '
+            f'{GAME_SHOWN} · <b>finals</b> · results are published in ')
         league.server.stop()
 
         # the operator brings the results forward to seconds from now
