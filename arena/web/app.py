@@ -747,9 +747,11 @@ FORM_SLACK = 64 * 1024
 
 async def _bounded_body(request: Request, limit: int) -> bytes:
     body = b""
-    async for chunk in request.stream():
+    stream = request.stream()
+    async for chunk in stream:
         body += chunk
         if len(body) > limit:
+            await forms.drained(stream)
             raise NotShown(413, f"refused: a form of more than {limit:,} bytes")
     return body
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -22,26 +22,46 @@ from starlette.requests import Request
 from arena.league.intake.upload import over_limit
 from arena.league.rules.errors import LeagueError
 
+DRAINED_BYTES = 64 * 1024 * 1024
+"""How much of a refused body is still read (and thrown away) so that its sender gets the refusal."""
+DRAIN_S = 10.0
+"""How long a refused body is read at most, for the same reason."""
+
 
 async def spooled_body(request: Request, folder: Path, limit: int, limit_mb: int) -> Path:
     """The request's body in a private temporary file, refused (the league's one line) past ``limit`` bytes."""
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > limit:
+        await drained(request.stream())
         raise over_limit(limit_mb)
     fd, name = tempfile.mkstemp(dir=folder, prefix=".form-")
     path = Path(name)
     try:
         with os.fdopen(fd, "wb") as out:
             size = 0
-            async for chunk in request.stream():
+            stream = request.stream()
+            async for chunk in stream:
                 size += len(chunk)
                 if size > limit:
+                    await drained(stream)
                     raise over_limit(limit_mb)
                 await trio.to_thread.run_sync(out.write, chunk)
     except BaseException:
         path.unlink(missing_ok=True)
         raise
     return path
+
+
+async def drained(stream: AsyncIterator[bytes]) -> None:
+    """Read what is left of a refused body, up to :data:`DRAINED_BYTES` and :data:`DRAIN_S`, and throw it away: a
+    server that answers and closes while its client is still sending resets the connection, and the client (urllib,
+    curl, a browser on a slow link) then reports a broken pipe instead of the refusal's line (as nginx lingers)."""
+    read = 0
+    with trio.move_on_after(DRAIN_S):
+        async for chunk in stream:
+            read += len(chunk)
+            if read > DRAINED_BYTES:
+                return
 
 
 class FormError(LeagueError):
