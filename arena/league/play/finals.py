@@ -40,6 +40,7 @@ import trio
 
 from arena.league.clock import utc_now
 from arena.league.play.leaderboard import board_order
+from arena.league.play.pages import finals_event
 from arena.league.play.table_run import (
     FINALS,
     LeagueRuns,
@@ -185,8 +186,8 @@ def finals_ranking(folder: Path, version_of: Mapping[str, int], group_size: int)
 
 def scheduled_games(spec: TournamentSpec) -> int:
     """The finals' games: a round robin's and a Swiss's all (every pairing of a Swiss plays its deal sets), a
-    knockout's most (tie-breaks played and, double elimination, the grand final's second match)."""
-    return spec.schedule().total()
+    knockout's most (every tie-break played and, double elimination, the grand final's second match)."""
+    return spec.expected_games()
 
 
 def settings_json(settings: FinalsSettings) -> dict[str, Any]:
@@ -200,6 +201,39 @@ def settings_of(finals: Mapping[str, Any]) -> FinalsSettings:
     defaults = FinalsSettings()
     return FinalsSettings(**{key: finals.get(key, getattr(defaults, key))
                              for key in (f.name for f in dataclasses.fields(FinalsSettings))})
+
+
+def event_matches(event: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every match of a Swiss's rounds or a knockout's bracket, in order."""
+    if "bracket" in event:
+        return [match for column in event["bracket"] for match in column["matches"]]
+    return [match for matches in event.get("rounds", ()) for match in matches]
+
+
+def event_ranking(event: Mapping[str, Any], version_of: Mapping[str, int]) -> list[dict[str, Any]]:
+    """A Swiss's or a knockout's ranking as the finals' JSON keeps it, best first: the event's order (the Swiss
+    table's, with its points and tie-breaks; the bracket's placements, versions placed equal tied and sharing a
+    rank range "5–8"), each version with its deal sets played."""
+    table = {row["entrant"]: row for row in event.get("table", ())}
+    played: dict[str, int] = defaultdict(int)
+    for match in event_matches(event):
+        for name in match["entrants"]:
+            played[name] += match["deal_sets"]
+    rows: list[dict[str, Any]] = []
+    best = 1
+    for group in event["ranking"]:
+        worst = best + len(group) - 1
+        for name in group:
+            row = {"rank": str(best) if best == worst else f"{best}–{worst}", "best": best, "worst": worst,
+                   "version": name, "version_id": version_of[name], "deal_sets": played[name],
+                   "tied_with": [other for other in group if other != name]}
+            swiss = table.get(name)
+            if swiss is not None:
+                row.update({key: swiss[key] for key in ("points", "buchholz", "sonneborn_berger", "wins", "draws",
+                                                         "losses", "byes")})
+            rows.append(row)
+        best = worst + 1
+    return rows
 
 
 def games_recorded(folder: Path) -> int:
@@ -268,11 +302,10 @@ class Finals(LeagueRuns):
 
     async def _started(self, spec: TournamentSpec, settings: FinalsSettings, seeds: list[int], by: str) -> Freeze:
         """The finals recorded as playing, with their settings and seeds, and their task woken."""
-        schedule = spec.schedule()
         if settings.format == SWISS and not settings.rounds:  # recorded as played
             settings = dataclasses.replace(settings, rounds=swiss_rounds(len(seeds)))
         finals = {"state": PLAYING, **settings_json(settings), "seeds": seeds, "scheduled": scheduled_games(spec),
-                  "group_size": schedule.group_size, "started_at": utc_now().timestamp()}
+                  "group_size": spec.schedule().group_size, "started_at": utc_now().timestamp()}
         frozen = await self.database.run(Database.set_finals, self.served.league_id, finals)
         self.changes += 1
         self.log.info("finals_started", league=self.config.name, format=settings.format,
@@ -325,8 +358,14 @@ class Finals(LeagueRuns):
                 self.run_folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 await run_tournament(spec, text, self.run_folder, resume=RunFolder(self.run_folder).keeps_secret(),
                                      limiter=self.limiter, protected=self.protected, backend=self.backend)
-            group = spec.schedule().group_size  # 1 when a dial-in version made every deal fresh
-            ranking = await trio.to_thread.run_sync(finals_ranking, self.run_folder, version_of, group)
+            if spec.event:
+                event = await trio.to_thread.run_sync(finals_event, RunFolder(self.run_folder), spec)
+                if event is None or not event["finished"]:
+                    raise LeagueError("the finals' run ended before its event was decided")
+                ranking = event_ranking(event, version_of)
+            else:
+                group = spec.schedule().group_size  # 1 when a dial-in version made every deal fresh
+                ranking = await trio.to_thread.run_sync(finals_ranking, self.run_folder, version_of, group)
             finals.update(state=DONE, ranking=ranking, ended_at=utc_now().timestamp())
         except EntrantsCannotPlay as error:
             finals.update(state=FAILED, error="; ".join(f"{n} cannot play: {why}" for n, why in error.problems))

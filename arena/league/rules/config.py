@@ -80,7 +80,7 @@ the key, the problem and the allowed values::
     tables = 0                  # a balanced schedule's tables, k-player tables only (0: every pair meets about once)
     rounds = 0                  # Swiss only: its rounds (0: enough to find a winner, ceil(log2(field)))
     elimination = "single"      # knockout only: "single" or "double" (a losers' bracket and a grand final)
-    tiebreak_deal_sets = 1      # knockout only: the deal sets a match tied on points plays again
+    tiebreak_deal_sets = 2      # knockout only: a tied match's sudden-death deal sets (then the better seed)
 
     [notices]                   # the teams' notices: feeds and webhooks (arena/league/rules/notices.py)
     allow_private_webhooks = false  # webhooks to loopback or private addresses, and plain http (tests, a lab)
@@ -321,7 +321,7 @@ DEAL_SETS = 10
 """Deal sets per table of the finals when neither the league file's ``[finals]`` nor the operator says."""
 MAX_DEAL_SETS = 10_000
 FINALS_BOUNDS = {"deal_sets": (1, MAX_DEAL_SETS), "tables": (0, 1_000_000), "rounds": (0, 1000),
-                 "tiebreak_deal_sets": (0, MAX_DEAL_SETS)}
+                 "tiebreak_deal_sets": (0, 50)}
 ROUND_ROBIN, SWISS, KNOCKOUT = "round_robin", "swiss", "knockout"
 FINALS_FORMATS = (ROUND_ROBIN, SWISS, KNOCKOUT)
 """The finals' formats: the first for any league, the others for two sides only (two players or two teams)."""
@@ -349,9 +349,9 @@ class FinalsSettings:
     """k-player finals' tables (0: each pair meets about once)."""
     rounds: int = 0
     """Swiss finals' rounds (0: ``ceil(log2(field))``, the rounds that can leave one version alone on top)."""
-    tiebreak_deal_sets: int = 1
-    """Knockout finals: the deal sets a match tied on match points plays again (0: none, the better seed goes
-    through); still tied after them, the better seed goes through."""
+    tiebreak_deal_sets: int = 2
+    """Knockout finals: a match tied on match points over its ``deal_sets`` plays up to this many more deal sets,
+    one at a time, the first not tied deciding it; still tied (or 0), the better seed goes through."""
     elimination: str = "single"
     """Knockout finals: ``"single"`` (a match lost is out) or ``"double"`` (a first loss drops to the losers'
     bracket, a second is out; the winners' and the losers' bracket winners meet in a grand final)."""

@@ -121,9 +121,9 @@ def test_each_key_is_optional_and_those_given_keep_their_order() -> None:
     ('[finals]\nformat = "swiss"\nrounds = 1001\n',
      "key 'finals.rounds' must be an integer >= 0 and <= 1000, got 1001"),
     ('[finals]\nformat = "knockout"\ntiebreak_deal_sets = -1\n',
-     "key 'finals.tiebreak_deal_sets' must be an integer >= 0 and <= 10000, got -1"),
-    ('[finals]\nformat = "knockout"\ntiebreak_deal_sets = 10001\n',
-     "key 'finals.tiebreak_deal_sets' must be an integer >= 0 and <= 10000, got 10001"),
+     "key 'finals.tiebreak_deal_sets' must be an integer >= 0 and <= 50, got -1"),
+    ('[finals]\nformat = "knockout"\ntiebreak_deal_sets = 51\n',
+     "key 'finals.tiebreak_deal_sets' must be an integer >= 0 and <= 50, got 51"),
     ('[finals]\ndeal_sets = 10001\n', "key 'finals.deal_sets' must be an integer >= 1 and <= 10000, got 10001"),
 ])
 def test_a_bad_timeline_is_one_line_naming_file_and_keys(tmp_path: Path, extra: str, message: str) -> None:
@@ -157,8 +157,8 @@ def test_k_player_finals_are_a_round_robin(tmp_path: Path, extra: str) -> None:
 def test_two_sided_finals_take_a_swiss_or_a_knockout() -> None:
     swiss = league('[finals]\nformat = "swiss"\nrounds = 1000\ndeal_sets = 2\n')
     assert swiss.finals == FinalsSettings(format="swiss", deal_sets=2, rounds=1000)
-    knockout = league('[finals]\nformat = "knockout"\nelimination = "double"\ntiebreak_deal_sets = 10000\n')
-    assert knockout.finals == FinalsSettings(format="knockout", elimination="double", tiebreak_deal_sets=10000)
+    knockout = league('[finals]\nformat = "knockout"\nelimination = "double"\ntiebreak_deal_sets = 50\n')
+    assert knockout.finals == FinalsSettings(format="knockout", elimination="double", tiebreak_deal_sets=50)
     lowest = league('[finals]\nformat = "knockout"\ntiebreak_deal_sets = 0\ndeal_sets = 1\n')
     assert lowest.finals == FinalsSettings(format="knockout", tiebreak_deal_sets=0, deal_sets=1)
     assert league('[finals]\nformat = "swiss"\nrounds = 0\n').finals.rounds == 0  # ceil(log2(field))
