@@ -46,7 +46,7 @@ from arena.tournament.console import Progress
 from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten, RunError, WriteFailed, writing
 from arena.tournament.local_backend import LocalBackend
 from arena.tournament.phases import PhasedOrder, block_size
-from arena.tournament.schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
+from arena.tournament.schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame, schedule_misfit
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.standings import NOT_AN_OUTCOME, Standings, outcome_of
@@ -385,7 +385,7 @@ def _recorded_games(records_path: Path, summary: RunSummary, schedule: Schedule,
         index = index_of(record)
         if index in done or index >= summary.total:
             continue
-        misfit = _schedule_misfit(record, schedule.game_at(index), names)
+        misfit = schedule_misfit(record, schedule.game_at(index), names)
         if misfit:
             report.bad_lines.append((-1, f"game {index} does not fit the schedule ({misfit}); it is played again"))
             continue
@@ -400,26 +400,6 @@ def _recorded_games(records_path: Path, summary: RunSummary, schedule: Schedule,
         done.add(index)
     summary.bad_lines = report.bad_lines
     return done
-
-
-def _schedule_misfit(record: Record, scheduled: ScheduledGame, names: Sequence[str]) -> str | None:
-    """How a well-formed record differs from the game the schedule has at its index (its seats, seed, deal set or
-    rotation), or None. Such a line was not written by this run for this game (copied in, edited, or from a run of
-    another file), so counting it would put another game's result in the standings in place of this one."""
-    seats = [names[e] for e in scheduled.seats]
-    facts = [("seats", record.get("seats", []), seats), ("seed", record.get("seed", ""), scheduled.seed),
-             ("deal set", record.get("dealKey", ""), scheduled.deal_key),
-             ("rotation", record.get("rotation", 0), scheduled.rotation)]
-    for what, recorded, expected in facts:
-        if recorded != expected:
-            return f"its {what} {_brief(recorded)}, the schedule's {_brief(expected)}"
-    return None
-
-
-def _brief(value: Any) -> str:
-    """A recorded value in a warning: as JSON (control characters escaped), cut at 80 characters."""
-    text = json.dumps(value)
-    return text if len(text) <= 80 else text[:80] + "…"
 
 
 __all__ = ["run_tournament", "prepare_run"]
