@@ -662,12 +662,20 @@ def bracket_html(league: str, event: dict[str, Any], entrants: dict[str, Any],
                    if column["matches"] and _bracket_of(column["matches"][0]["id"]) == prefix]
         if not columns:
             continue
-        cols = "".join(f'<div class="bracket-round"><h4>{_e(column["round"])}</h4>'
+        cols = "".join(f'<div class="bracket-round"><h4>{_e(round_title(column["round"]))}</h4>'
                        + "".join(_match_box(league, m, entrants, games) for m in column["matches"]) + '</div>'
                        for column in columns)
         label = title if event.get("elimination") == "double" else "Bracket"
         out += f'<h3>{_e(label)}</h3><section class="card bracket" id="bracket-{prefix.lower()}">{cols}</section>'
     return out
+
+
+def round_title(name: str) -> str:
+    """A bracket's round in words: ``W2`` and ``L2`` "round 2" (under their bracket's title), ``GF`` "grand
+    final", ``GF2`` "bracket reset"."""
+    if name.startswith("GF"):
+        return "bracket reset" if name == "GF2" else "grand final"
+    return f"round {name[1:]}"
 
 
 def _bracket_of(match_id: str) -> str:
