@@ -622,7 +622,8 @@ def _score(match: dict[str, Any]) -> str:
     return " – ".join(f"{points:g}" for points in match["score"])
 
 
-HOW_DECIDED = {"score": "", "tiebreak": " (after a tie-break)", "seed": " (tied: the better seed)", "bye": ""}
+HOW_DECIDED = {"score": "", "tiebreak": " (after a tie-break)", "seed": " (tied: the better seed)",
+               "bye": " · a bye"}
 
 
 def _match_games(match: dict[str, Any], games: dict[int, dict[str, Any]]) -> str:
@@ -688,9 +689,7 @@ def _match_box(league: str, match: dict[str, Any], entrants: dict[str, Any], gam
     for k, name in enumerate(match["entrants"]):
         mark = ' class="won"' if match["winner"] == name and len(match["entrants"]) > 1 else ""
         points = f'<b class="points">{score[k]:g}</b>' if score else ""
-        lines += f'<li{mark}>{_who(league, entrants.get(name), name)} {points}</li>'
-    if len(match["entrants"]) == 1:
-        lines += '<li class="meta">bye</li>'
-    how = HOW_DECIDED.get(match["decided_by"], "") if match["score"] is not None else " · to play"
+        lines += f'<li{mark}><span>{_who(league, entrants.get(name), name)}</span>{points}</li>'
+    how = HOW_DECIDED.get(match["decided_by"], "") if match["decided_by"] else " · to play"
     return (f'<div class="match" id="match-{_e(match["id"])}"><p class="meta">{_e(match["id"])}{_e(how)}</p>'
             f'<ul>{lines}</ul><p class="games">{_match_games(match, games)}</p></div>')
