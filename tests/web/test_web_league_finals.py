@@ -73,6 +73,8 @@ def test_the_finals_event_is_played_verified_and_every_game_a_click_away(
         names = [line.split('"')[1] for line in folder.spec_copy.read_text().splitlines() if line.startswith("name =")]
         assert names[1:] == seeded  # the tournament's name, then its bots in seed order
         ranking = finals["ranking"]
+        printed = " ".join(league.league("finals", token=league.operator).stdout.split())
+        assert "ranked by the event (a Swiss's table, a knockout's placements)" in printed and "interval" not in printed
         assert sorted(row["version"] for row in ranking) == sorted(seeded) and ranking[0]["rank"] == "1"
 
         text = http(f"{web}/leagues/test/finals")[2].decode()

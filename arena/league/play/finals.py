@@ -15,16 +15,26 @@ deadline, then plays a final tournament over the frozen field and ranks it by th
   author's versions apart (``apart``), and a field of fewer authors than a table has sides cannot be played (the
   finals refuse to start, saying so; started by the timeline, they are recorded as failed with that line). A server
   stopped mid-finals resumes the run at its next start.
-- **Ranking** (:func:`finals_ranking`): each deal set's places (its entrants by their match points over its
+- **Formats** (``[finals] format``): for two sides, a round robin (the default), a Swiss or a knockout
+  (:func:`format_lines`: the tournament file's own ``format = "swiss"``/``"knockout"``, played wave by wave by the
+  runner). The field is seeded by the leaderboard as it stood at the freeze (:meth:`Finals.seeds`, the fit of the
+  tables that had ended by then); the seeds go into the finals' state, so a resumed run lists the entrants, and
+  therefore pairs and brackets them, as the first did.
+- **Ranking** of a Swiss or a knockout (:func:`event_ranking`): the event's own order, rebuilt from the records
+  (:func:`arena.tournament.rounds.event_from_records`): the Swiss table (points, Buchholz, Sonneborn-Berger,
+  seed), the bracket's placements (versions out in the same round tied).
+- **Ranking** of a round robin (:func:`finals_ranking`): each deal set's places (its entrants by their match points over its
   rotations, added exactly as the ladder adds them (:func:`~arena.league.rules.rating.deal_set_totals`), equal points
   tied) go into :class:`~arena.tournament.likelihood.Tally`; the fit
   (:func:`~arena.tournament.likelihood.fit`, Bradley–Terry for two sides, Plackett–Luce for more) and its
   :func:`~arena.tournament.likelihood.leaderboard` give each version's rating, 95% interval, rank range and the
   versions it cannot be told apart from: a tie is declared exactly where the intervals say so.
 
-The finals' state lives in the freeze's ``finals`` JSON: ``{"state": "playing" | "done" | "failed", "deal_sets",
-"tables", "scheduled", "group_size" (games a result: a deal set's rotations, or 1), "started_at", ...}``, with
-``ranking`` once done and ``error`` once failed.
+The finals' state lives in the freeze's ``finals`` JSON: ``{"state": "playing" | "done" | "failed", "format",
+"deal_sets", "tables", "rounds", "elimination", "tiebreak_deal_sets" (the ``[finals]`` they play), "seeds" (the
+field's version ids, seed 1 first), "scheduled" (a knockout's: at most), "group_size" (games a result: a deal set's
+rotations, or 1), "started_at", ...}``, with ``ranking`` once done and ``error`` once failed. Finals started before
+it recorded a format or seeds are a round robin over the field in its frozen order.
 """
 
 from __future__ import annotations
