@@ -5,12 +5,13 @@ format listing every game as a link to its replay (rendered from the events the 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from arena.league.play.finals import event_ranking, schedule_lines, swiss_rounds
+from arena.league.play.finals import event_ranking, schedule_lines, settings_json, settings_of, swiss_rounds
 from arena.league.play.table_run import league_tournament_file, table_spec
 from arena.league.rules.config import FinalsSettings, league_from_text
 from arena.league.rules.errors import LeagueError
@@ -180,3 +181,13 @@ def test_the_knockout_page_draws_its_brackets_and_links_every_game() -> None:
     for index in range(games):
         assert text.count(f'href="/leagues/x/finals/games/{index}"') == 2
     assert text.count('class="match"') == len([m for m in event.matches()])
+
+
+def test_the_finals_state_keeps_what_a_resumed_run_plays_again() -> None:
+    """The settings go into the finals' JSON when they start and come back from it unchanged (a server restarted
+    mid-finals plays the same event whatever its league file says now); finals started before the state held a
+    format are a round robin."""
+    for settings in (SWISS, DOUBLE, FinalsSettings(tables=7)):
+        assert settings_of(json.loads(json.dumps(settings_json(settings)))) == settings
+    assert settings_of({"state": "playing", "deal_sets": 4, "tables": 0, "scheduled": 24}) == FinalsSettings(
+        deal_sets=4)
