@@ -283,3 +283,16 @@ def test_a_drawn_knockout_match_plays_sudden_death_deal_sets_then_goes_to_the_hi
         ("W1-2", 3, SEED, 3), ("W2-1", 3, SEED, 0), ("W2-2", 3, SEED, 1), ("W3-1", 3, SEED, 0)]
     assert len(event.done) == 4 * 3 * 2 == spec.expected_games()  # every match to its last tie-break
     assert event.ranking() == [(0,), (1,), (2, 3), (4,)]
+
+
+def test_a_swiss_event_whose_next_round_cannot_be_paired_ends_there_and_says_so() -> None:
+    """Six bots, every game drawn: after three rounds the bots that have not met are two triangles, so round 4
+    cannot pair everyone without a repeat; the event ends after round 3 (a run of it can finish and reveal its seed)
+    and says why."""
+    bots = [{"name": n, "command": "builtin:random"} for n in "abcdef"]
+    spec = spec_from_dict({"variant": "draw", "bots": bots, "format": "swiss", "rounds": 5, "games": 1})
+    event = event_from_records(spec, "m", play_event(spec, lambda seats: None))
+    assert event.finished and event.pending is None and len(event.rounds) == 3
+    assert event.stopped == ("round 4 of 6 entrants cannot be paired without two entrants meeting again; play fewer "
+                             "rounds")
+    assert event.to_json()["stopped"] == event.stopped

@@ -21,8 +21,8 @@ from support.processes import bot_processes
 from support.tournaments import kill_run_after
 
 GREEDY_BOT = ROOT / "bots" / "python" / "greedy_bot.py"
-PICK_BOT = '''"""A bot that always plays the legal action at one place of the list: deterministic, so two runs of one file play
-the same games."""
+PICK_BOT = '''"""A bot that always plays the legal action at one place of the list: deterministic, so two runs of
+one file play the same games."""
 import sys
 
 from arena.botkit import serve
