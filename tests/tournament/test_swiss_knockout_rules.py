@@ -286,13 +286,29 @@ def test_a_drawn_knockout_match_plays_sudden_death_deal_sets_then_goes_to_the_hi
 
 
 def test_a_swiss_event_whose_next_round_cannot_be_paired_ends_there_and_says_so() -> None:
-    """Six bots, every game drawn: after three rounds the bots that have not met are two triangles, so round 4
-    cannot pair everyone without a repeat; the event ends after round 3 (a run of it can finish and reveal its seed)
-    and says why."""
+    """Ten bots, nine rounds, every game drawn: each round is paired so that the next one can be, but after seven
+    rounds the bots that have not met leave no way to pair round 8 without a repeat; the event ends after round 7
+    (a run of it can finish and reveal its seed) and says why."""
+    bots = [{"name": f"b{i}", "command": "builtin:random"} for i in range(10)]
+    spec = spec_from_dict({"variant": "draw", "bots": bots, "format": "swiss", "rounds": 9, "games": 1})
+    event = event_from_records(spec, "m", play_event(spec, lambda seats: None))
+    assert event.finished and event.pending is None and len(event.rounds) == 7
+    assert event.stopped == ("round 8 of 10 entrants cannot be paired without two entrants meeting again; play fewer "
+                             "rounds")
+    assert event.to_json()["stopped"] == event.stopped
+
+
+def test_a_round_is_paired_so_that_the_next_can_be() -> None:
+    """Six bots, every game drawn: the first pairing in order of preference for round 3 would leave the bots that
+    have not met as two triangles (no round 4); the one taken leaves a cycle, and all five rounds are played."""
     bots = [{"name": n, "command": "builtin:random"} for n in "abcdef"]
     spec = spec_from_dict({"variant": "draw", "bots": bots, "format": "swiss", "rounds": 5, "games": 1})
     event = event_from_records(spec, "m", play_event(spec, lambda seats: None))
-    assert event.finished and event.pending is None and len(event.rounds) == 3
-    assert event.stopped == ("round 4 of 6 entrants cannot be paired without two entrants meeting again; play fewer "
-                             "rounds")
-    assert event.to_json()["stopped"] == event.stopped
+    assert event.finished and event.stopped == "" and len(event.rounds) == 5
+    met = [frozenset(m.entrants) for m in event.matches()]
+    assert len(met) == len(set(met)) == 15  # a whole round robin, no pairing twice
+    drawn = [tuple(decide(m, 2) for m in pair_round(6, [], 0))]
+    for _ in range(2):
+        drawn.append(tuple(decide(m, 2) for m in pair_round(6, drawn)))
+    with pytest.raises(PairingError, match="round 4 of 6"):  # without looking ahead
+        pair_round(6, drawn)
