@@ -152,6 +152,9 @@ COMPANIONS: dict[tuple[str, str, str], dict[str, Any]] = {
     ("top level (tournament file)", "tables", "low"): {"format": "balanced"},
     ("top level (tournament file)", "tables", "high"): {"format": "balanced"},
     ("top level (tournament file)", "players", "high"): {"variant": "mexican_train"},
+    ("top level (tournament file)", "rounds", "low"): {"format": "swiss"},
+    ("top level (tournament file)", "tiebreak_games", "low"): {"format": "knockout"},
+    ("top level (tournament file)", "tiebreak_games", "high"): {"format": "knockout"},
     ("top level (league file)", "players", "high"): {"variant": "mexican_train"},
     ("[upload] (league file)", "unpacked_mb", "low"): {"archive_mb": 1},
     ("[upload] (league file)", "archive_mb", "high"): {"unpacked_mb": 65536},
@@ -159,8 +162,9 @@ COMPANIONS: dict[tuple[str, str, str], dict[str, Any]] = {
                                                                              ("tiebreak_deal_sets", "knockout"))
        for side in ("low", "high")},
 }
-"""Other keys a bound needs to be reached: a balanced schedule for ``tables``, the variant with the most players,
-an archive no bigger than its unpacked size, the finals' format a key belongs to."""
+"""Other keys a bound needs to be reached: a balanced schedule for ``tables``, a Swiss event for ``rounds``, a knockout
+for ``tiebreak_games``, the variant with the most players, an archive no bigger than its unpacked size, the finals'
+format a key belongs to."""
 
 ORDERED = {("elo0", "high"), ("elo1", "low")}
 """Ends no file can reach, since elo0 < elo1 and both have the same bounds: there the test expects the refusal of

@@ -122,8 +122,8 @@ class Event:
     """The games the whole event plays (Swiss), or at most (knockout)."""
     stopped: str = ""
     """Why a Swiss event ended before its last round ("" when it did not): a round that cannot be paired without
-    two entrants meeting again (the pairings of earlier rounds can leave no way; the event ends there, rather than
-    leave a run that can never finish)."""
+    two entrants meeting again (each round is paired so that the next can be, but over many rounds the pairings can
+    still leave no way; the event ends there, rather than leave a run that can never finish)."""
 
     def ranking(self) -> list[tuple[int, ...]]:
         """Entrant groups best first: the Swiss table's order (one entrant each), or the bracket's placements."""
@@ -259,7 +259,7 @@ class _Rebuild:
         rounds: list[tuple[Match, ...]] = []
         for _ in range(self.spec.rounds):
             try:
-                pairings = pair_round(entrants, rounds)
+                pairings = pair_round(entrants, rounds, self.spec.rounds - len(rounds) - 1)
             except PairingError as error:  # ended early: no run of this file could play the round
                 self.stopped = str(error)
                 break

@@ -233,8 +233,8 @@ class TournamentSpec:
     """A balanced schedule's number of tables, drawn from the seed; required with ``format = "balanced"``, refused
     with the other formats."""
     apart: tuple[tuple[str, ...], ...] = ()
-    """Groups of two or more bot names of which no table seats two (round robin and balanced; refused with a
-    gauntlet)."""
+    """Groups of two or more bot names of which no table seats two (round robin and balanced; refused with the other
+    formats)."""
     rounds: int = 0
     """A Swiss event's rounds, required with ``format = "swiss"``: 1 to the number of bots less one (no two bots
     meet twice); each round pairs every bot once (one bye with an odd number), each pairing ``games`` deal sets."""

@@ -12,7 +12,9 @@ Pairing (:func:`pair_round`):
   meets, in its score group, the entrant half the group below it (top half against bottom half); with an odd group
   its lowest entrant floats down to the next group. No two entrants ever meet twice: when the preferred pairing
   leaves the rest of the round impossible, the next candidate is tried (a search over the whole round, lower
-  groups included), and a round that cannot be paired at all is refused with :class:`PairingError`.
+  groups included), and a round that cannot be paired at all is refused with :class:`PairingError`. With rounds
+  still to play after it, the first pairing in that order that leaves the next round pairable is taken (the
+  pairings of one round can leave none for the next: six entrants that have not met may be two triangles).
 - **Odd number of entrants**: the bye goes to the lowest-ranked entrant that has not had one (and, if the rest then
   cannot be paired, to the next one up). With at most ``entrants - 1`` rounds every entrant has one bye at most.
 - **Seats**: with duplicate deals every pairing plays each deal set under both rotations, so seats are even; the
@@ -26,7 +28,7 @@ opponents it drew), then seed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from arena.errors import ArenaError
@@ -119,9 +121,15 @@ def swiss_table(entrants: int, rounds: Sequence[Sequence[Match]]) -> SwissTable:
                                      opponents=tuple(opponents[e])) for rank, e in enumerate(order, 1)))
 
 
-def pair_round(entrants: int, rounds: Sequence[Sequence[Match]]) -> tuple[Match, ...]:
+LOOKAHEAD = 200
+"""The most pairings of a round (in order of preference) tried for one that leaves the next round pairable."""
+
+
+def pair_round(entrants: int, rounds: Sequence[Sequence[Match]], rounds_left: int = 0) -> tuple[Match, ...]:
     """The pairings of the round after ``rounds`` (every pairing of which must be decided), a bye last; raises
-    :class:`PairingError` when no pairing of the round avoids a repeat (or every entrant has had a bye)."""
+    :class:`PairingError` when no pairing of the round avoids a repeat (or every entrant has had a bye).
+    ``rounds_left``: the rounds still to play after this one; when there are some, the first pairing in order of
+    preference that leaves the next round pairable is taken (among the first :data:`LOOKAHEAD`), else the first."""
     number = len(rounds) + 1
     if any(not m.decided for matches in rounds for m in matches):
         raise PairingError(f"round {number} cannot be paired before every pairing of the rounds before is decided")
@@ -132,18 +140,45 @@ def pair_round(entrants: int, rounds: Sequence[Sequence[Match]]) -> tuple[Match,
     byes: list[int | None] = [None]
     if entrants % 2:
         byes = [e for e in reversed(ranked) if e not in had_bye]
+    fallback: tuple[int | None, list[tuple[int, int]]] | None = None
     for bye in byes:
         players = [e for e in ranked if e != bye]
-        pairs = _first_round(players) if number == 1 else _PairSearch(players, points, met).pairs()
-        if pairs is not None:
-            firsts = _times_first(entrants, rounds)
-            matches = [Match(f"R{number}-{k}", number, _oriented(pair, firsts, ranked))
-                       for k, pair in enumerate(pairs, 1)]
-            if bye is not None:
-                matches.append(bye_match(f"R{number}-{len(matches) + 1}", number, bye))
-            return tuple(matches)
+        if number == 1:
+            fallback = fallback or (bye, _first_round(players))
+            break
+        after = had_bye | ({bye} if bye is not None else set())
+
+        def leaves_a_next_round(pairs: list[tuple[int, int]], after: set[int] = after) -> bool:
+            return _pairable(entrants, met | {frozenset(pair) for pair in pairs}, after)
+
+        pairs, viable = _PairSearch(players, points, met).pairs(leaves_a_next_round if rounds_left else None)
+        if pairs is not None and viable:
+            return _matches(number, bye, pairs, rounds, ranked)
+        if pairs is not None and fallback is None:
+            fallback = (bye, pairs)
+    if fallback is not None:
+        return _matches(number, fallback[0], fallback[1], rounds, ranked)
     raise PairingError(f"round {number} of {entrants} entrants cannot be paired without two entrants meeting again"
                        f"{' or a second bye' if entrants % 2 else ''}; play fewer rounds")
+
+
+def _matches(number: int, bye: int | None, pairs: list[tuple[int, int]], rounds: Sequence[Sequence[Match]],
+             ranked: list[int]) -> tuple[Match, ...]:
+    """The round's pairings with their ids, each oriented (see the module docstring), the bye last."""
+    firsts = _times_first(len(ranked), rounds)
+    matches = [Match(f"R{number}-{k}", number, _oriented(pair, firsts, ranked)) for k, pair in enumerate(pairs, 1)]
+    if bye is not None:
+        matches.append(bye_match(f"R{number}-{len(matches) + 1}", number, bye))
+    return tuple(matches)
+
+
+def _pairable(entrants: int, met: set[frozenset[int]], had_bye: set[int]) -> bool:
+    """Whether a round can pair every entrant (one bye, to an entrant without one, when they are odd) with no
+    repeat, whatever the scores."""
+    level = [0.0] * entrants
+    byes: list[int | None] = [e for e in range(entrants) if e not in had_bye] if entrants % 2 else [None]
+    return any(next(_PairSearch([e for e in range(entrants) if e != bye], level, met).every(), None) is not None
+               for bye in byes)
 
 
 def _first_round(players: list[int]) -> list[tuple[int, int]]:
@@ -160,23 +195,39 @@ class _PairSearch:
         self.players, self.points, self.met = players, points, met
         self.dead: set[frozenset[int]] = set()
 
-    def pairs(self) -> list[tuple[int, int]] | None:
+    def pairs(self, accept: Callable[[list[tuple[int, int]]], bool] | None = None
+              ) -> tuple[list[tuple[int, int]] | None, bool]:
+        """The first pairing ``accept`` takes among the first :data:`LOOKAHEAD` (and True), else the first pairing
+        (and whether it was accepted: True without ``accept``); None when there is none."""
+        first: list[tuple[int, int]] | None = None
+        for tried, pairs in enumerate(self.every()):
+            if accept is None or accept(pairs):
+                return pairs, True
+            first = first or pairs
+            if tried + 1 >= LOOKAHEAD:
+                break
+        return first, False
+
+    def every(self) -> Iterator[list[tuple[int, int]]]:
+        """Every pairing of the players with no repeat, in order of preference."""
         return self._pair(tuple(self.players))
 
-    def _pair(self, left: tuple[int, ...]) -> list[tuple[int, int]] | None:
+    def _pair(self, left: tuple[int, ...]) -> Iterator[list[tuple[int, int]]]:
         if not left:
-            return []
+            yield []
+            return
         if frozenset(left) in self.dead:
-            return None
+            return
+        found = False
         top = left[0]
         for other in self._candidates(left):
             if frozenset((top, other)) in self.met:
                 continue
-            rest = self._pair(tuple(e for e in left[1:] if e != other))
-            if rest is not None:
-                return [(top, other), *rest]
-        self.dead.add(frozenset(left))
-        return None
+            for rest in self._pair(tuple(e for e in left[1:] if e != other)):
+                found = True
+                yield [(top, other), *rest]
+        if not found:
+            self.dead.add(frozenset(left))
 
     def _candidates(self, left: tuple[int, ...]) -> list[int]:
         """The opponents of ``left[0]`` in order of preference: the one half its score group below it (the group

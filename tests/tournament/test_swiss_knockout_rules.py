@@ -5,6 +5,7 @@ one-line refusals."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -13,7 +14,9 @@ from hypothesis import strategies as st
 
 from arena.tournament.knockout import build_bracket, match_count, seed_order, settle
 from arena.tournament.matches import BYE, SCORE, SEED, TIEBREAK, Match
-from arena.tournament.spec import SpecError, spec_from_dict
+from arena.tournament.rounds import event_from_records, wave_schedule
+from arena.tournament.schedule import ScheduledGame
+from arena.tournament.spec import SpecError, TournamentSpec, spec_from_dict
 from arena.tournament.swiss import PairingError, pair_round, swiss_table
 
 pytestmark = pytest.mark.fast
@@ -219,3 +222,93 @@ def test_the_expected_games_of_a_swiss_and_a_knockout() -> None:
     knockout = spec_from_dict({"variant": "draw", "bots": bots, "format": "knockout", "elimination": "double",
                                "games": 1, "tiebreak_games": 1})
     assert knockout.expected_games() == 9 * 2 * 2  # matches at most x (games + tie-break) x rotations
+
+
+def spec_of(**keys: object) -> TournamentSpec:
+    bots = [{"name": n, "command": "builtin:random"} for n in ("a", "b", "c", "d", "e")]
+    return spec_from_dict({"variant": "draw", "bots": bots, **keys})
+
+
+def record_of(scheduled: ScheduledGame, names: list[str], winner: str | None) -> dict[str, object]:
+    """A record of a two-player game won by ``winner`` (None: drawn), as the record file holds it."""
+    seats = [names[e] for e in scheduled.seats]
+    side = seats.index(winner) if winner is not None else 0
+    result: dict[str, object] = {"scores": [2, 0] if side == 0 else [0, 2], "ranking": [side, 1 - side]}
+    if winner is not None:
+        result["winner"] = side
+    else:
+        result["scores"] = [1, 1]
+    return {"index": scheduled.index, "seats": seats, "sideOfSeat": [0, 1], "seed": scheduled.seed,
+            "dealKey": scheduled.deal_key, "rotation": scheduled.rotation, "result": result}
+
+
+def play_event(spec: TournamentSpec, pick: Callable[[tuple[str, ...]], str | None]) -> list[dict[str, object]]:
+    """Every record of an event whose games ``pick`` decides (the winner among a game's seats), wave by wave."""
+    names = [b.name for b in spec.bots]
+    records: list[dict[str, object]] = []
+    while not (event := event_from_records(spec, "m", records)).finished:
+        assert event.pending is not None
+        for scheduled in wave_schedule(spec, "m", event.pending):
+            records.append(record_of(scheduled, names, pick(tuple(names[e] for e in scheduled.seats))))
+    return records
+
+
+def test_an_event_is_rebuilt_from_its_records_in_any_order_and_a_misfit_record_is_played_again() -> None:
+    """A Swiss of five bots, 2 rounds of 1 deal set (2 games a pairing), the bot earliest in the alphabet winning
+    every game: its game indices follow wave by wave, its seeds name the match and deal set, and the records
+    shuffled rebuild the same event; a record whose seed is not its game's is not counted."""
+    spec = spec_of(format="swiss", rounds=2, games=1)
+    records = play_event(spec, min)
+    event = event_from_records(spec, "m", records)
+    assert event.finished and len(event.waves) == 2 and event.done == frozenset(range(8))
+    assert [(w.number, w.first_index) for w in event.waves] == [(1, 0), (2, 4)]
+    assert records[0]["seed"] == "m/R1-1/0" and records[1]["seed"] == "m/R1-1/0" and records[4]["seed"] == "m/R2-1/0"
+    assert event.table is not None and event.table.ranking()[0] == 0
+    assert event.to_json()["ranking"][0] == ["a"]
+    assert event_from_records(spec, "m", list(reversed(records))) == event
+    tampered = [*records[:5], {**records[5], "seed": "m/R2-9/0"}, *records[6:]]
+    again = event_from_records(spec, "m", tampered)
+    assert not again.finished and again.pending == event.waves[1] and 5 not in again.done
+    assert again.rejected[0][0] == 5 and "does not fit the event" in again.rejected[0][1]
+
+
+def test_a_drawn_knockout_match_plays_sudden_death_deal_sets_then_goes_to_the_higher_seed() -> None:
+    """Every game drawn: each match plays its 1 deal set and 2 sudden-death ones (3 waves a round), then the higher
+    seed advances; five bots, single elimination: 4 matches of 3 deal sets of 2 games."""
+    spec = spec_of(format="knockout", games=1, tiebreak_games=2)
+    event = event_from_records(spec, "m", play_event(spec, lambda seats: None))
+    assert event.finished and event.bracket is not None
+    played = [m for m in event.matches() if not m.bye]
+    assert [(m.id, m.deal_sets, m.decided_by, m.winner) for m in played] == [
+        ("W1-2", 3, SEED, 3), ("W2-1", 3, SEED, 0), ("W2-2", 3, SEED, 1), ("W3-1", 3, SEED, 0)]
+    assert len(event.done) == 4 * 3 * 2 == spec.expected_games()  # every match to its last tie-break
+    assert event.ranking() == [(0,), (1,), (2, 3), (4,)]
+
+
+def test_a_swiss_event_whose_next_round_cannot_be_paired_ends_there_and_says_so() -> None:
+    """Ten bots, nine rounds, every game drawn: each round is paired so that the next one can be, but after seven
+    rounds the bots that have not met leave no way to pair round 8 without a repeat; the event ends after round 7
+    (a run of it can finish and reveal its seed) and says why."""
+    bots = [{"name": f"b{i}", "command": "builtin:random"} for i in range(10)]
+    spec = spec_from_dict({"variant": "draw", "bots": bots, "format": "swiss", "rounds": 9, "games": 1})
+    event = event_from_records(spec, "m", play_event(spec, lambda seats: None))
+    assert event.finished and event.pending is None and len(event.rounds) == 7
+    assert event.stopped == ("round 8 of 10 entrants cannot be paired without two entrants meeting again; play fewer "
+                             "rounds")
+    assert event.to_json()["stopped"] == event.stopped
+
+
+def test_a_round_is_paired_so_that_the_next_can_be() -> None:
+    """Six bots, every game drawn: the first pairing in order of preference for round 3 would leave the bots that
+    have not met as two triangles (no round 4); the one taken leaves a cycle, and all five rounds are played."""
+    bots = [{"name": n, "command": "builtin:random"} for n in "abcdef"]
+    spec = spec_from_dict({"variant": "draw", "bots": bots, "format": "swiss", "rounds": 5, "games": 1})
+    event = event_from_records(spec, "m", play_event(spec, lambda seats: None))
+    assert event.finished and event.stopped == "" and len(event.rounds) == 5
+    met = [frozenset(m.entrants) for m in event.matches()]
+    assert len(met) == len(set(met)) == 15  # a whole round robin, no pairing twice
+    drawn = [tuple(decide(m, 2) for m in pair_round(6, [], 0))]
+    for _ in range(2):
+        drawn.append(tuple(decide(m, 2) for m in pair_round(6, drawn)))
+    with pytest.raises(PairingError, match="round 4 of 6"):  # without looking ahead
+        pair_round(6, drawn)

@@ -21,8 +21,8 @@ from support.processes import bot_processes
 from support.tournaments import kill_run_after
 
 GREEDY_BOT = ROOT / "bots" / "python" / "greedy_bot.py"
-PICK_BOT = '''"""A bot that always plays the legal action at one place of the list: deterministic, so two runs of one file play
-the same games."""
+PICK_BOT = '''"""A bot that always plays the legal action at one place of the list: deterministic, so two runs of
+one file play the same games."""
 import sys
 
 from arena.botkit import serve
@@ -84,9 +84,12 @@ def matches_of(event: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_a_swiss_run_plays_every_round_pairs_by_score_and_verifies(tmp_path: Path) -> None:
+    """Five bots, three rounds on two referee processes (``--workers 2``): round 1 by seed with a bye to seed 5, no
+    pairing twice, a bye each to three bots, the games indexed round after round."""
     tag = uuid.uuid4().hex
     out = tmp_path / "run"
-    printed = run(event_file(tmp_path, tag, 'format = "swiss"\nrounds = 3\ngames = 1', entrants=5), out)
+    printed = run(event_file(tmp_path, tag, 'format = "swiss"\nrounds = 3\ngames = 1', entrants=5), out,
+                  "--workers", "2")  # on two referee processes, as any run
     event = event_of(out)
     assert event["finished"] and event["format"] == "swiss" and event["stopped"] == ""
     rounds = event["rounds"]
