@@ -142,21 +142,29 @@ WHOLE_FILE: dict[str, Callable[[dict[str, Any]], object]] = {
     "top level (league file)": league_with(""),
     **{f"[{name}] (league file)": league_with(name)
        for name in ("time", "limits", "upload", "build", "authors", "ladder", "challenges", "signup", "notices")},
-    "[finals] (league file)": lambda keys: league_config.league_from_dict({**LEAGUE, "players": 3, "finals": keys}),
+    "[finals] (league file)": lambda keys: league_config.league_from_dict(
+        {**LEAGUE, "players": 3 if keys.get("format", "round_robin") == "round_robin" else 2, "finals": keys}),
 }
 """Each table with bounds, parsed as part of a file that is valid but for the key under test (the finals' in a league of
-three sides: two sides take no ``tables``)."""
+three sides: two sides take no ``tables``; of two for a Swiss's or a knockout's keys)."""
 
 COMPANIONS: dict[tuple[str, str, str], dict[str, Any]] = {
     ("top level (tournament file)", "tables", "low"): {"format": "balanced"},
     ("top level (tournament file)", "tables", "high"): {"format": "balanced"},
     ("top level (tournament file)", "players", "high"): {"variant": "mexican_train"},
+    ("top level (tournament file)", "rounds", "low"): {"format": "swiss"},
+    ("top level (tournament file)", "tiebreak_games", "low"): {"format": "knockout"},
+    ("top level (tournament file)", "tiebreak_games", "high"): {"format": "knockout"},
     ("top level (league file)", "players", "high"): {"variant": "mexican_train"},
     ("[upload] (league file)", "unpacked_mb", "low"): {"archive_mb": 1},
     ("[upload] (league file)", "archive_mb", "high"): {"unpacked_mb": 65536},
+    **{("[finals] (league file)", key, side): {"format": fmt} for key, fmt in (("rounds", "swiss"),
+                                                                             ("tiebreak_deal_sets", "knockout"))
+       for side in ("low", "high")},
 }
-"""Other keys a bound needs to be reached: a balanced schedule for ``tables``, the variant with the most players,
-an archive no bigger than its unpacked size."""
+"""Other keys a bound needs to be reached: a balanced schedule for ``tables``, a Swiss event for ``rounds``, a knockout
+for ``tiebreak_games``, the variant with the most players, an archive no bigger than its unpacked size, the finals'
+format a key belongs to."""
 
 ORDERED = {("elo0", "high"), ("elo1", "low")}
 """Ends no file can reach, since elo0 < elo1 and both have the same bounds: there the test expects the refusal of

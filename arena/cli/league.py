@@ -622,6 +622,12 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     return _run(args, body)
 
 
+def ranked_by_fit(ranking: Sequence[Any]) -> bool:
+    """Whether the finals' ranking is a round robin's fit: its rows have intervals (a fit's 95% interval is never a
+    point); a Swiss's or a knockout's rows have none (the event's order, no rating)."""
+    return any(row.rating_low < row.rating_high for row in ranking)
+
+
 def cmd_finals(args: argparse.Namespace) -> int:
     for flag, value in (("--deal-sets", args.deal_sets), ("--tables", args.tables)):
         if value is not None and value < 1:
@@ -637,7 +643,15 @@ def cmd_finals(args: argparse.Namespace) -> int:
         print(head + (f": {safe_name(reply.error, 500)}" if reply.error else ""))
         if reply.results_at:
             print(f"results are published at {_when_minute(reply.results_at)}")
-        if reply.ranking:
+        if reply.ranking and not ranked_by_fit(reply.ranking):
+            table = Table(title="ranked by the event (a Swiss's table, a knockout's placements)")
+            for column in ("rank", "version", "deal sets", "placed equal with"):
+                table.add_column(column, justify="right" if column == "deal sets" else "left")
+            for row in reply.ranking:
+                table.add_row(row.rank, f"{safe_markup(row.version)} ({row.version_id})", str(row.deal_sets),
+                              ", ".join(safe_markup(name) for name in row.tied_with) or "-")
+            make_console().print(table)
+        elif reply.ranking:
             table = Table(title="ranked by the maximum-likelihood fit (Elo, 95% interval)")
             for column in ("rank", "version", "rating", "interval", "deal sets", "cannot be told apart from"):
                 table.add_column(column, justify="right" if column in ("rating", "deal sets") else "left")

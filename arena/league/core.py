@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -41,15 +42,24 @@ from arena.league.intake.pipeline import Pipeline, Served
 from arena.league.intake.store import Store
 from arena.league.intake.upload import checked_upload
 from arena.league.play.challenges import Challenges, request_challenge, version_name
-from arena.league.play.finals import Finals, freeze_league, games_recorded
+from arena.league.play.finals import Finals, freeze_league, games_recorded, settings_json
 from arena.league.play.ladder import FROZEN, Ladder, left_because, upcoming_note
 from arena.league.play.leaderboard import SYSTEM
-from arena.league.play.pages import BotHistory, FinalsPage, bot_history, finals_page, finished_table_game, games_written
+from arena.league.play.pages import (
+    BotHistory,
+    FinalsPage,
+    bot_history,
+    finals_page,
+    finished_finals_game,
+    finished_table_game,
+    games_written,
+)
 from arena.league.play.table_logs import table_log
 from arena.league.play.table_run import RECORD, TABLES, entrant_name, rotations
 from arena.league.play.timeline import Timekeeper, league_status
 from arena.league.play.webhooks import Webhooks, checked_url
 from arena.league.rules.board import BoardEntry, Form, bots_board
+from arena.league.rules.config import shown_moment
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError
 from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
 from arena.league.rules.manifest import NAME_PATTERN as BOT_NAME
@@ -568,16 +578,31 @@ class LeagueCore:
         folder = ladder.folder / TABLES
         return await self.database.run(finished_table_game, folder, ladder.served.league_id, table_id, game_key)
 
+    async def finals_game(self, league: str, index: int) -> dict[str, Any]:
+        """One game's record of the finals, for the viewer. Public as the finals' page is: nothing before the
+        finals' results are published, and no game of a deal set still being played."""
+        served = self.league(league)
+        runner = self.finals_of.get(served.config.name)
+        if runner is None:
+            raise NotFound(f"league {served.config.name!r} has no finals on this server")
+        withheld = self._withheld_until(served, None)
+        if withheld:
+            raise StateError(f"the finals' games are shown when their results are published, at "
+                             f"{shown_moment(datetime.fromtimestamp(withheld, UTC))}")
+        older = rotations(served.config) if served.config.duplicate else 1  # finals that wrote no group_size
+        return await self.database.run(finished_finals_game, runner.run_folder, served.league_id, index, older)
+
     async def finals_page(self, league: str) -> FinalsPage:
         """The finals as a spectator sees them (:func:`.pages.finals_page`: the seed only once they ended)."""
         served = self.league(league)
         runner = self.finals_of.get(served.config.name)
         folder = runner.run_folder if runner is not None else None
         older = rotations(served.config) if served.config.duplicate else 1  # finals that wrote no group_size
-        page = await self.database.run(finals_page, served.league_id, folder, older)
+        page = await self.database.run(finals_page, served.league_id, folder, older,
+                                       settings_json(served.config.finals))
         page.results_at = self._withheld_until(served, None)
         if page.results_at:  # neither the ranking nor the games' scores before the results are published
-            page.ranking, page.results = [], []
+            page.ranking, page.results, page.event = [], [], None
         return page
 
     def live_state(self, league: str) -> list[Any]:
@@ -720,8 +745,9 @@ class LeagueCore:
         games = await trio.to_thread.run_sync(games_recorded, folder) if folder is not None else 0
         withheld = self._withheld_until(served, caller)
         ranking = tuple(FinalsRank(rank=row["rank"], version=row["version"], version_id=row["version_id"],
-                                   rating=row["rating"], rating_low=row["low"], rating_high=row["high"],
-                                   deal_sets=row["deal_sets"], tied_with=tuple(row["tied_with"]))
+                                   rating=row.get("rating", 0.0), rating_low=row.get("low", 0.0),
+                                   rating_high=row.get("high", 0.0), deal_sets=row["deal_sets"],
+                                   tied_with=tuple(row["tied_with"]))
                         for row in finals.get("ranking", ()) if not withheld)
         return FinalsState(league=served.config.name, state=finals["state"], folder=str(folder or ""),
                            games=games, scheduled=finals["scheduled"], ranking=ranking,

@@ -326,7 +326,8 @@ class Frozen:
 
 @dataclass(frozen=True)
 class FinalsRank:
-    """One version's place in the finals' ranking."""
+    """One version's place in the finals' ranking: a round robin's fit (rating and interval), or a Swiss's or a
+    knockout's order (no rating: 0.0 for all three)."""
 
     rank: str
     """A place ("3"), or a range ("2–3") when the intervals leave it anywhere in it."""

@@ -430,7 +430,7 @@ class Arena:
         folder = self.root / tournament_id
         make_private_folder(folder)
         t = Tournament(id=tournament_id, folder=folder, name=spec.name, variant=spec.variant, players=spec.players,
-                       entrants=[b.name for b in spec.bots], games_total=len(schedule),
+                       entrants=[b.name for b in spec.bots], games_total=spec.expected_games(),
                        group_size=schedule.group_size, spec=spec, spec_text=spec_text, processes=processes,
                        has_sprt=spec.sprt is not None)
         RunFolder(folder).spec_copy.write_text(spec_text)

@@ -97,7 +97,7 @@ class PhasedOrder:
         block, rotation = divmod(number, self.rotations)
         last = min((block + 1) * self.block, self.schedule.deal_sets())
         for deal_set in range(block * self.block, last):
-            index = deal_set * self.rotations + rotation
+            index = self.schedule.first_index + deal_set * self.rotations + rotation
             if index not in self.done:
                 yield index
 
@@ -152,7 +152,7 @@ class PhasedOrder:
             await self._close(phase)
 
     def _phase_number(self, scheduled: ScheduledGame) -> int:
-        deal_set, rotation = divmod(scheduled.index, self.rotations)
+        deal_set, rotation = divmod(scheduled.index - self.schedule.first_index, self.rotations)
         return deal_set // self.block * self.rotations + rotation
 
     async def _close(self, phase: _Phase) -> None:

@@ -46,7 +46,16 @@ from arena.tournament.console import Progress
 from arena.tournament.errors import EntrantsCannotPlay, RecordsNotWritten, RunError, WriteFailed, writing
 from arena.tournament.local_backend import LocalBackend
 from arena.tournament.phases import PhasedOrder, block_size
-from arena.tournament.schedule import BY_TABLE, INTERLEAVED, ORDERS, Schedule, ScheduledGame
+from arena.tournament.rounds import Event, Wave, event_from_records, wave_schedule
+from arena.tournament.schedule import (
+    BY_TABLE,
+    INTERLEAVED,
+    KNOCKOUT,
+    ORDERS,
+    Schedule,
+    ScheduledGame,
+    schedule_misfit,
+)
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.standings import NOT_AN_OUTCOME, Standings, outcome_of
@@ -194,14 +203,19 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise SpecError(f"{run}: cannot use the run folder: {error}") from None
     schedule = spec.schedule(seed.seed, order)
-    summary = RunSummary(run=run, total=schedule.total(), seed=seed, skipped_bots=spec.skipped,
+    summary = RunSummary(run=run, total=spec.expected_games(), seed=seed, skipped_bots=spec.skipped,
                          standings=Standings(group_size=schedule.group_size),
                          sprt=MatchupTest.for_tournament(spec, schedule), candidates=spec.candidates)
     run_games = _RunGames(spec, game, schedule, summary, log, on_game, limiter, on_game_start)
     folder = RunFolder(run)
+    waves = _EventWaves(spec, seed.seed, summary) if spec.event else None
     try:
         with writing(folder.records):
-            done = _recorded_games(folder.records, summary, schedule, [b.name for b in spec.bots])
+            if waves is not None:  # a Swiss or knockout event: the games of its first wave not yet complete
+                done = waves.first()
+                run_games.schedule = waves.schedule()
+            else:
+                done = _recorded_games(folder.records, summary, schedule, [b.name for b in spec.bots])
         summary.resumed_from = len(done)
         if on_resumed is not None:
             on_resumed(frozenset(done), summary)
@@ -209,7 +223,8 @@ async def run_tournament(spec: TournamentSpec, spec_text: str, run: Path, *, res
             log.info("tournament_started", name=spec.name, variant=spec.variant, games=summary.total,
                      already_recorded=len(done), commitment=seed.commitment, resume=resume,
                      skipped_bots=list(spec.skipped), schedule=order)
-        await run_games.play(done, concurrency or spec.concurrency, console, protected, backend or LocalBackend)
+        await run_games.play(done, concurrency or spec.concurrency, console, protected, backend or LocalBackend,
+                             waves.next if waves is not None else None)
         if summary.finished and not run_games.failures:
             with writing(folder.revealed_file):
                 folder.reveal(seed)
@@ -263,11 +278,42 @@ class _RunGames:
         self.games.cancel()
 
     async def play(self, done: set[int], concurrency: int, console: Any, protected: Sequence[Path],
-                   make_backend: BackendFactory) -> None:
+                   make_backend: BackendFactory, next_wave: Callable[[], tuple[Schedule, set[int]] | None] | None = None
+                   ) -> None:
         """Check every entrant, then play the games not in ``done`` on ``concurrency`` workers; always stop the bots
-        and write ``bots.json`` and ``standings.json`` at the end, whatever ended the games."""
+        and write ``bots.json`` and ``standings.json`` at the end, whatever ended the games. ``next_wave``, for a
+        Swiss or knockout event, gives the next wave's schedule and its games already recorded once a wave is played
+        (None when the event is over): its games are played the same way, by the same entrants' processes."""
         run, spec = self.run, self.spec
         backend = make_backend(BackendSetup(spec, self.schedule, run, tuple(protected)))
+        try:
+            with writing(self.folder.records):
+                self.writer = RecordWriter(self.folder.records)
+            problems = await backend.check(self.log)
+            if problems:
+                raise EntrantsCannotPlay(problems)
+            with writing(self.folder.bots):
+                write_json(self.folder.bots, backend.info())
+            if console is not None:  # from here: the rate counts the games of this run over their own time
+                self.progress = Progress(self.summary.total, len(done), console, console.is_terminal,
+                                         eta=self.summary.sprt is None and spec.format != KNOCKOUT)
+            with self.games:
+                await self.play_schedule(backend, done, concurrency)
+                while next_wave is not None and not self.failures and self.backend_error is None:
+                    wave = next_wave()
+                    if wave is None:
+                        break
+                    self.schedule, done = wave
+                    await self.play_schedule(backend, done, concurrency)
+            if self.backend_error is not None:
+                raise self.backend_error
+        except WriteFailed as failure:
+            self.stop(failure)
+        finally:
+            await self.wrap_up(backend)
+
+    async def play_schedule(self, backend: GameBackend, done: set[int], concurrency: int) -> None:
+        """Play the games of ``self.schedule`` not in ``done``, phase by phase (:class:`PhasedOrder`)."""
         test = self.summary.sprt
         block = block_size(self.schedule, concurrency, sequential=test is not None)
         order = PhasedOrder(self.schedule, done, block, backend.stop_lane)
@@ -282,27 +328,9 @@ class _RunGames:
                 finally:
                     await order.ended(scheduled)
 
-        try:
-            with writing(self.folder.records):
-                self.writer = RecordWriter(self.folder.records)
-            problems = await backend.check(self.log)
-            if problems:
-                raise EntrantsCannotPlay(problems)
-            with writing(self.folder.bots):
-                write_json(self.folder.bots, backend.info())
-            if console is not None:  # from here: the rate counts the games of this run over their own time
-                self.progress = Progress(self.summary.total, len(done), console, console.is_terminal,
-                                         eta=self.summary.sprt is None)
-            with self.games:
-                async with trio.open_nursery() as nursery:
-                    for _ in range(concurrency):
-                        nursery.start_soon(worker)
-            if self.backend_error is not None:
-                raise self.backend_error
-        except WriteFailed as failure:
-            self.stop(failure)
-        finally:
-            await self.wrap_up(backend)
+        async with trio.open_nursery() as nursery:
+            for _ in range(concurrency):
+                nursery.start_soon(worker)
 
     async def play_one(self, backend: GameBackend, scheduled: ScheduledGame) -> None:
         """Play one game, then record it (fsynced) before it counts anywhere: standings, log, callers."""
@@ -370,6 +398,52 @@ class _RunGames:
                 self.failures.append(WriteFailed(path, error))
 
 
+class _EventWaves:
+    """A Swiss or knockout event's waves as the run plays them, each rebuilt from the record file
+    (:func:`~arena.tournament.rounds.event_from_records`): the file is what a resume reads, so the run plays what a
+    resume would."""
+
+    def __init__(self, spec: TournamentSpec, master_seed: str, summary: RunSummary) -> None:
+        self.spec, self.master_seed, self.summary = spec, master_seed, summary
+        self.records = RunFolder(summary.run).records
+        self.counted = 0
+
+    def first(self) -> set[int]:
+        """The games already recorded (a torn last line dropped) counted in the standings; every line that is not a
+        usable record of its game goes to ``summary.bad_lines`` (its game is played again)."""
+        self.summary.dropped_bytes = drop_torn_tail(self.records)
+        event, report = self._rebuild()
+        assert self.summary.standings is not None
+        for outcome in event.outcomes:
+            self.summary.standings.add(outcome)
+        self.summary.bad_lines = [*report.bad_lines, *((-1, why) for _, why in event.rejected)]
+        return set(event.done)
+
+    def _rebuild(self) -> tuple[Event, ReadReport]:
+        report = ReadReport()
+        records = iter_records(self.records, report) if self.records.exists() else iter(())
+        event = event_from_records(self.spec, self.master_seed, records)
+        self.summary.event = event
+        self.counted = len(event.done)
+        return event, report
+
+    def schedule(self) -> Schedule:
+        """The schedule of the wave to play (no game once the event is over)."""
+        event = self.summary.event
+        assert event is not None
+        wave = event.pending or Wave(len(event.waves) + 1, len(event.done), ())
+        return wave_schedule(self.spec, self.master_seed, wave)
+
+    def next(self) -> tuple[Schedule, set[int]] | None:
+        """Once a wave is played: the next wave's schedule and its games recorded, or None when the event is over
+        (or the wave just played is not complete: its games were stopped, and a resume plays them)."""
+        before = self.counted
+        event, _ = self._rebuild()
+        if event.finished or self.counted == before:
+            return None
+        return self.schedule(), set(event.done)
+
+
 def _recorded_games(records_path: Path, summary: RunSummary, schedule: Schedule, names: Sequence[str]) -> set[int]:
     """The indices of the games the record file already holds (a torn last line dropped), counted in the
     standings; every line that is not a usable record of its scheduled game goes to ``summary.bad_lines`` (its game
@@ -385,7 +459,7 @@ def _recorded_games(records_path: Path, summary: RunSummary, schedule: Schedule,
         index = index_of(record)
         if index in done or index >= summary.total:
             continue
-        misfit = _schedule_misfit(record, schedule.game_at(index), names)
+        misfit = schedule_misfit(record, schedule.game_at(index), names)
         if misfit:
             report.bad_lines.append((-1, f"game {index} does not fit the schedule ({misfit}); it is played again"))
             continue
@@ -400,26 +474,6 @@ def _recorded_games(records_path: Path, summary: RunSummary, schedule: Schedule,
         done.add(index)
     summary.bad_lines = report.bad_lines
     return done
-
-
-def _schedule_misfit(record: Record, scheduled: ScheduledGame, names: Sequence[str]) -> str | None:
-    """How a well-formed record differs from the game the schedule has at its index (its seats, seed, deal set or
-    rotation), or None. Such a line was not written by this run for this game (copied in, edited, or from a run of
-    another file), so counting it would put another game's result in the standings in place of this one."""
-    seats = [names[e] for e in scheduled.seats]
-    facts = [("seats", record.get("seats", []), seats), ("seed", record.get("seed", ""), scheduled.seed),
-             ("deal set", record.get("dealKey", ""), scheduled.deal_key),
-             ("rotation", record.get("rotation", 0), scheduled.rotation)]
-    for what, recorded, expected in facts:
-        if recorded != expected:
-            return f"its {what} {_brief(recorded)}, the schedule's {_brief(expected)}"
-    return None
-
-
-def _brief(value: Any) -> str:
-    """A recorded value in a warning: as JSON (control characters escaped), cut at 80 characters."""
-    text = json.dumps(value)
-    return text if len(text) <= 80 else text[:80] + "…"
 
 
 __all__ = ["run_tournament", "prepare_run"]

@@ -41,10 +41,13 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from arena.records.schema import Record
 from arena.rules import Game
 from arena.tournament.balanced import draw_tables
 
@@ -56,7 +59,13 @@ ORDERS = (INTERLEAVED, BY_TABLE)
 ROUND_ROBIN = "round_robin"
 GAUNTLET = "gauntlet"
 BALANCED = "balanced"
-FORMATS = (ROUND_ROBIN, GAUNTLET, BALANCED)
+SCHEDULED_FORMATS = (ROUND_ROBIN, GAUNTLET, BALANCED)
+"""The formats whose every game is known before the first is played (:class:`Schedule`)."""
+SWISS = "swiss"
+KNOCKOUT = "knockout"
+EVENT_FORMATS = (SWISS, KNOCKOUT)
+"""The formats played in waves, each wave's matches decided by the results before it (:mod:`.rounds`)."""
+FORMATS = (*SCHEDULED_FORMATS, *EVENT_FORMATS)
 
 
 def seat_rotations(game: Game) -> int:
@@ -85,6 +94,9 @@ lane while the previous block finishes under another (:mod:`.phases`); one lane 
 
 class Schedule:
     """Every game of the tournament, generated on demand."""
+
+    first_index = 0
+    """The index of its first game (a wave of a Swiss or knockout event starts after the waves before it)."""
 
     def __init__(self, entrants: int, game: Game, games: int, duplicate: bool, master_seed: str,
                  order: str = INTERLEAVED, candidates: tuple[int, ...] = (), tables: int = 0,
@@ -309,6 +321,26 @@ class Schedule:
     def process_for(self, scheduled: ScheduledGame, occurrence: int) -> int:
         """Which of an entrant's processes plays its ``occurrence``-th seat in ``scheduled``: those of its lane."""
         return scheduled.lane * self.seats_per_entrant() + occurrence
+
+
+def schedule_misfit(record: Record, scheduled: ScheduledGame, names: Sequence[str]) -> str | None:
+    """How a well-formed record differs from the game the schedule has at its index (its seats, seed, deal set or
+    rotation), or None. Such a line was not written by this run for this game (copied in, edited, or from a run of
+    another file), so counting it would put another game's result in the standings in place of this one."""
+    seats = [names[e] for e in scheduled.seats]
+    facts = [("seats", record.get("seats", []), seats), ("seed", record.get("seed", ""), scheduled.seed),
+             ("deal set", record.get("dealKey", ""), scheduled.deal_key),
+             ("rotation", record.get("rotation", 0), scheduled.rotation)]
+    for what, recorded, expected in facts:
+        if recorded != expected:
+            return f"its {what} {_brief(recorded)}, the schedule's {_brief(expected)}"
+    return None
+
+
+def _brief(value: Any) -> str:
+    """A recorded value in a warning: as JSON (control characters escaped), cut at 80 characters."""
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:80] + "…"
 
 
 def _filled(entrants: Iterable[int], seats: int) -> tuple[int, ...]:

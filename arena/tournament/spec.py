@@ -12,7 +12,11 @@ the control API shares. A malformed file gets one message naming the key, the pr
     concurrency = 4
     output = "runs/demo"
     fault_policy = "forfeit"
-    format = "round_robin"      # or "gauntlet": every table has one of the candidates; or "balanced"
+    format = "round_robin"      # or "gauntlet": every table has one of the candidates; or "balanced", "swiss",
+                                # "knockout" (two-sided variants)
+    rounds = 3                  # a Swiss event's rounds (1 to the bots less one)
+    elimination = "single"      # a knockout's: "single" or "double"
+    tiebreak_games = 2          # a knockout's sudden-death deal sets for a tied match (0 to 50)
     candidates = ["py-search"]  # a gauntlet's candidates (names of [[bots]])
     tables = 200                # a balanced schedule's tables, drawn from the seed (games: deal sets per table)
     apart = [["a-v1", "a-v2"]]  # optional: groups of bots (names) of which no table seats two (round robin, balanced)
@@ -79,7 +83,20 @@ from arena.referee import GRACE_MS, MAX_GRACE_MS
 from arena.rules import VARIANTS, Game, RulesError, new_game
 from arena.sandbox import Limits, LimitsError, limits_from_table
 from arena.sandbox.contain import TRANSPORTS
-from arena.tournament.schedule import BALANCED, FORMATS, GAUNTLET, INTERLEAVED, ROUND_ROBIN, Schedule, seat_rotations
+from arena.tournament.knockout import ELIMINATIONS, SINGLE, TIEBREAK_BOUNDS
+from arena.tournament.rounds import event_games
+from arena.tournament.schedule import (
+    BALANCED,
+    EVENT_FORMATS,
+    FORMATS,
+    GAUNTLET,
+    INTERLEAVED,
+    KNOCKOUT,
+    ROUND_ROBIN,
+    SWISS,
+    Schedule,
+    seat_rotations,
+)
 from arena.tournament.sprt import ELO_LIMITS, ERROR_RATE_BOUNDS, LOGISTIC, MODELS, Sprt, SprtError
 
 FAULT_POLICIES = ("forfeit",)
@@ -89,10 +106,12 @@ MAX_TABLES = 20_000
 """The most tables of a balanced schedule: they are drawn one after the other when the run starts (and again when it
 is resumed), about 0.3 ms a table for 50 entrants at 8 seats on a loaded 2-core machine."""
 TOP_KEYS = ("name", "variant", "players", "options", "bots", "games", "duplicate", "seed", "time", "fault_policy",
-            "concurrency", "output", "sandbox", "limits", "format", "candidates", "tables", "sprt", "apart")
-TOP_BOUNDS: dict[str, tuple[int, int | None]] = {"games": (1, None), "concurrency": (1, 256), "tables": (1, MAX_TABLES)}
+            "concurrency", "output", "sandbox", "limits", "format", "candidates", "tables", "sprt", "apart", "rounds",
+            "elimination", "tiebreak_games")
+TOP_BOUNDS: dict[str, tuple[int, int | None]] = {"games": (1, None), "concurrency": (1, 256), "tables": (1, MAX_TABLES),
+                                                 "rounds": (1, None), "tiebreak_games": TIEBREAK_BOUNDS}
 """The least and the most of each number at the top level (None: no maximum of its own; ``games`` is held to
-:data:`MAX_GAMES` in all)."""
+:data:`MAX_GAMES` in all, ``rounds`` to the bots less one)."""
 PLAYER_COUNTS = (min(min(v.player_counts) for v in VARIANTS.values()),
                  max(max(v.player_counts) for v in VARIANTS.values()))
 """The fewest and the most ``players`` any variant is played by: the rules engine holds each file to its variant's
@@ -213,7 +232,9 @@ class TournamentSpec:
     limits: Limits = Limits()
     """Every started bot's resource limits, unless its entry's own ``limits`` say otherwise: see [limits]."""
     format: str = ROUND_ROBIN
-    """The schedule: ``round_robin``, ``gauntlet`` (with ``candidates``) or ``balanced`` (with ``tables``)."""
+    """The schedule: ``round_robin``, ``gauntlet`` (with ``candidates``), ``balanced`` (with ``tables``), ``swiss``
+    (with ``rounds``) or ``knockout`` (``elimination``, ``tiebreak_games``); Swiss and knockout for two-sided variants
+    only (2 players, or teams), without ``apart``, ``candidates``, ``tables`` or ``[sprt]``."""
     candidates: tuple[str, ...] = ()
     """A gauntlet's candidates, by entrant name: every table has one of them. Refused with the other formats."""
     sprt: SprtSpec | None = None
@@ -222,14 +243,37 @@ class TournamentSpec:
     """A balanced schedule's number of tables, drawn from the seed; required with ``format = "balanced"``, refused
     with the other formats."""
     apart: tuple[tuple[str, ...], ...] = ()
-    """Groups of two or more bot names of which no table seats two (round robin and balanced; refused with a
-    gauntlet)."""
+    """Groups of two or more bot names of which no table seats two (round robin and balanced; refused with the other
+    formats)."""
+    rounds: int = 0
+    """A Swiss event's rounds, required with ``format = "swiss"``: 1 to the number of bots less one (no two bots
+    meet twice); each round pairs every bot once (one bye with an odd number), each pairing ``games`` deal sets."""
+    elimination: str = SINGLE
+    """A knockout's bracket: ``single`` (a match lost is the end) or ``double`` (a losers' bracket, a grand final,
+    and a bracket reset when the losers' bracket's finalist wins it). Refused with the other formats."""
+    tiebreak_games: int = 2
+    """A knockout match tied on its ``games`` deal sets plays up to this many more, one at a time, the first that is
+    not tied deciding; still tied, the higher seed (the earlier bot in the file) advances. Refused with the other
+    formats."""
     duplicate_off: str = ""
     """Why the file's duplicate deals are not played (:func:`duplicate_off_notice`), in the one line ``arena run``
     prints and ``arena serve`` logs; "" when the file's ``duplicate`` is what is played."""
 
     def game(self) -> Game:
         return new_game(self.variant, self.players, self.options)
+
+    @property
+    def event(self) -> bool:
+        """Whether the format is played in waves decided by the results before them (Swiss, knockout)."""
+        return self.format in EVENT_FORMATS
+
+    def expected_games(self) -> int:
+        """The games the tournament plays: its schedule's; a Swiss event's rounds; a knockout's most (every match
+        to its last tie-break deal set)."""
+        if self.event:
+            return event_games(self.format, self.game(), len(self.bots), self.games, self.duplicate, self.rounds,
+                               self.elimination, self.tiebreak_games)
+        return self.schedule().total()
 
     def schedule(self, master_seed: str = "", order: str = INTERLEAVED) -> Schedule:
         """The tournament's schedule under ``master_seed`` (an empty seed for counting games)."""
@@ -290,6 +334,7 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
     names = [b.name for b in bots]
     tables = _tables(data, tournament_format, game, len(bots))
     apart = _apart(data.get("apart"), tournament_format, names, 2 if game.teams else game.players)
+    rounds, elimination, tiebreak_games = _event(data, tournament_format, game, len(bots), sprt)
     schedule = Schedule(len(bots), game, games, duplicate, "", candidates=tuple(names.index(c) for c in candidates),
                         tables=tables, apart=tuple(tuple(names.index(n) for n in group) for group in apart))
     if sprt is not None and schedule.table_count() != 1:
@@ -297,6 +342,9 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
                         f"bot; this file has {schedule.table_count()} tables ({len(bots)} bots"
                         f"{f', {len(candidates)} candidates' if candidates else ''})")
     total = schedule.total()
+    if tournament_format in EVENT_FORMATS:
+        total = event_games(tournament_format, game, len(bots), games, duplicate, rounds, elimination,
+                            tiebreak_games)
     if total > MAX_GAMES:
         raise SpecError(f"key 'games': this tournament would play {total:,} games ({len(bots)} bots, "
                         f"{game.players} seats); at most {MAX_GAMES:,}")
@@ -321,6 +369,9 @@ def spec_from_dict(data: Mapping[str, Any]) -> TournamentSpec:
         sprt=sprt,
         tables=tables,
         apart=apart,
+        rounds=rounds,
+        elimination=elimination,
+        tiebreak_games=tiebreak_games,
         duplicate_off=notice,
     )
 
@@ -413,9 +464,9 @@ def _apart(value: Any, tournament_format: str, names: list[str], sides: int) -> 
     and bots in none) as a table has sides."""
     if value is None:
         return ()
-    if tournament_format == GAUNTLET:
+    if tournament_format not in (ROUND_ROBIN, BALANCED):
         raise SpecError(f"key 'apart' is for format = \"{ROUND_ROBIN}\" or \"{BALANCED}\", got it with "
-                        f"'{GAUNTLET}'")
+                        f"'{tournament_format}'")
     if (not isinstance(value, list) or not all(isinstance(group, list) and len(group) >= 2
                                                and all(isinstance(n, str) for n in group) for group in value)):
         raise SpecError(f"key 'apart' must list groups of two or more bot names (no table seats two bots of one "
@@ -434,6 +485,35 @@ def _apart(value: Any, tournament_format: str, names: list[str], sides: int) -> 
         raise SpecError(f"key 'apart' leaves {houses} houses (its groups, and the bots in none) and a table seats "
                         f"{sides} sides of distinct houses: no table can be played")
     return tuple(tuple(group) for group in value)
+
+
+def _event(data: Mapping[str, Any], tournament_format: str, game: Game, entrants: int,
+           sprt: SprtSpec | None) -> tuple[int, str, int]:
+    """A Swiss event's ``rounds``, a knockout's ``elimination`` and ``tiebreak_games`` (each refused with the other
+    formats); Swiss and knockout only for two-sided variants and without [sprt]."""
+    for key, home in (("rounds", SWISS), ("elimination", KNOCKOUT), ("tiebreak_games", KNOCKOUT)):
+        if key in data and tournament_format != home:
+            raise SpecError(f"key '{key}' is for format = \"{home}\", got it with {tournament_format!r}")
+    if tournament_format not in EVENT_FORMATS:
+        return 0, SINGLE, TournamentSpec.tiebreak_games
+    if not (game.teams or game.players == 2):
+        raise SpecError(f"format = \"{tournament_format}\" pairs two sides (2 players, or two teams); this variant "
+                        f"seats {game.players} sides: use round_robin, gauntlet or balanced")
+    if sprt is not None:
+        raise SpecError(f"[sprt] tests one match-up of a round robin or a gauntlet, not a {tournament_format} event")
+    if tournament_format == KNOCKOUT:
+        elimination = _text(data, "elimination", default=SINGLE)
+        if elimination not in ELIMINATIONS:
+            raise SpecError(f"key 'elimination' must be one of {', '.join(ELIMINATIONS)}, got {elimination!r}")
+        return 0, elimination, _bounded(data, "tiebreak_games", TOP_BOUNDS, default=TournamentSpec.tiebreak_games)
+    if "rounds" not in data:
+        raise SpecError(f"key 'rounds' is missing: format = \"{SWISS}\" plays the number of rounds it names "
+                        f"(1 to {entrants - 1} for {entrants} bots)")
+    rounds = _bounded(data, "rounds", TOP_BOUNDS, default=0)
+    if rounds > entrants - 1:
+        raise SpecError(f"key 'rounds' must be at most {entrants - 1} for {entrants} bots (no two bots meet twice), "
+                        f"got {rounds}")
+    return rounds, SINGLE, TournamentSpec.tiebreak_games
 
 
 def _sprt(table: Any) -> SprtSpec | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.records.run_folder import SeedCommitment
+from arena.tournament.rounds import Event
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.standings import Standings
 
@@ -35,6 +36,8 @@ class RunSummary:
     """The file's sequential test, when it has [sprt]: the run ends when it decides."""
     candidates: tuple[str, ...] = ()
     """A gauntlet's candidates (the rows of its pairwise table)."""
+    event: Event | None = None
+    """A Swiss or knockout event as its recorded games make it (rebuilt after each wave): the run ends with it."""
 
     @property
     def recorded(self) -> int:
@@ -43,14 +46,20 @@ class RunSummary:
 
     @property
     def finished(self) -> bool:
-        """Every game played, or the test decided (the games it left unplayed are not needed)."""
+        """Every game played, or the test decided (the games it left unplayed are not needed); a Swiss or knockout
+        event over (a knockout's total is its most)."""
+        if self.event is not None:
+            return self.event.finished
         return (self.recorded >= self.total
                 or (self.sprt is not None and self.sprt.decided))
 
     def standings_json(self) -> dict[str, Any]:
         """``standings.json``: the standings, with the test when there is one."""
         assert self.standings is not None
-        return self.standings.snapshot(self.sprt.to_json() if self.sprt is not None else None).to_json()
+        data = self.standings.snapshot(self.sprt.to_json() if self.sprt is not None else None).to_json()
+        if self.event is not None:
+            data["event"] = self.event.to_json()
+        return data
 
 
 __all__ = ["RunSummary"]

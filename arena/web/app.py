@@ -272,6 +272,7 @@ def create_app(arena: Arena, rules: AccessRules, league: LeagueCore | None = Non
         route("/leagues/{league}/bots/{bot}", league_page(league_web.bot_full, league_web.bot_full_html), api=False),
         route("/leagues/{league}/finals", league_page(league_web.finals, league_web.finals_html), api=False),
         route("/leagues/{league}/tables/{table:int}/games/{game}", league_game_page, api=False),
+        route("/leagues/{league}/finals/games/{index:int}", finals_game_page, api=False),
         route("/api/leagues/{league}/standings", league_api(league_web.leaderboard), api=True),
         route("/api/leagues/{league}/queue", league_api(league_web.queue), api=True),
         route("/api/leagues/{league}/bots/{bot}", league_api(league_web.bot_full), api=True),
@@ -478,17 +479,30 @@ def league_page(fetch: LeagueData, render: Callable[[dict[str, Any], Viewer], st
 
 
 async def league_game_page(web: Web, request: Request) -> Response:
-    """A done ladder table's game in the records' viewer (every hand shown: the table's deal set is over; the
-    seed is not shown), with a bar back to the league."""
+    """A done ladder table's game in the records' viewer, with a bar back to the league."""
     params = request.path_params
     record = await league_web.table_game(web.league_core(), params["league"], params["table"], params["game"])
+    return await _league_replay(web, params["league"], record, "",
+                                f'table {params["table"]} · game {html.escape(params["game"])}')
+
+
+async def finals_game_page(web: Web, request: Request) -> Response:
+    """A game of the finals in the records' viewer (a complete deal set's, once the results are published), with
+    a bar back to the finals."""
+    params = request.path_params
+    record = await league_web.finals_game(web.league_core(), params["league"], params["index"])
+    return await _league_replay(web, params["league"], record, "/finals", f'finals · game {params["index"]}')
+
+
+async def _league_replay(web: Web, league: str, record: dict[str, Any], back: str, label: str) -> Response:
+    """A league's game in the records' viewer (every hand shown: its deal set is over; the seed is not shown),
+    with a bar back to the league's page at ``back`` (its leaderboard: ""), saying which game (``label``, HTML)."""
     view = public_view(await trio.to_thread.run_sync(viewer_data, record), seed_revealed=False, hands_public=True)
     view["live"] = False
-    league = html.escape(urllib.parse.quote(params["league"], safe=""))
+    quoted = html.escape(urllib.parse.quote(league, safe=""))
     bar = (f'<nav id="arena-bar" style="padding:6px 16px;background:#1f4d36;color:#fff;font:14px system-ui,sans-serif">'
-           f'<a style="color:#fff" href="/leagues/{league}">&larr; {html.escape(params["league"])}</a> · '
-           f'table {params["table"]} · game {html.escape(params["game"])} · '
-           f'{await _league_phase(web, params["league"])}</nav>')
+           f'<a style="color:#fff" href="/leagues/{quoted}{back}">&larr; {html.escape(league)}{back and " finals"}</a> · '
+           f'{label} · {await _league_phase(web, league)}</nav>')
     page = page_html(view).replace("<body>", "<body>\n" + bar, 1)
     csp = content_security_policy(INLINE_SCRIPT.findall(page), INLINE_STYLE.findall(page))
     return HTMLResponse(page, headers={"Content-Security-Policy": csp})

@@ -465,21 +465,37 @@ async def bot_full(core: LeagueCore, league: str, name: str) -> dict[str, Any]:
     return page
 
 
-def finals_json(page: FinalsPage) -> dict[str, Any]:
-    """The finals as anyone sees them; ``seed`` and ``nonce`` are empty until the finals ended, ``ranking`` and
-    ``results`` until the league's timeline publishes them (``results_at``, null once published)."""
+def finals_json(page: FinalsPage, league: str) -> dict[str, Any]:
+    """The finals as anyone sees them; ``seed`` and ``nonce`` are empty until the finals ended, ``ranking``,
+    ``results`` and ``event`` until the league's timeline publishes them (``results_at``, null once published).
+    Each game names its deal set in words and has the address of its replay."""
     return {"state": page.state, "field": page.field, "frozen_at": _when(page.frozen_at),
-            "results_at": _when(page.results_at),
+            "results_at": _when(page.results_at), "settings": page.settings, "entrants": page.entrants,
             "deal_sets": page.deal_sets, "scheduled": page.scheduled, "games": len(page.results),
             "started_at": _when(page.started_at), "ended_at": _when(page.ended_at), "error": page.error,
-            "ranking": page.ranking, "results": page.results, "commitment": page.commitment, "seed": page.seed,
-            "nonce": page.nonce}
+            "ranking": page.ranking, "event": page.event,
+            "results": [{**game, "words": deal_set_words(game["deal_set"], page.games_per_match,
+                                                         page.settings.get("deal_sets", 0)),
+                         "url": finals_game_url(league, game["index"])} for game in page.results],
+            "commitment": page.commitment, "seed": page.seed, "nonce": page.nonce}
+
+
+def deal_set_words(deal_key: str, games: int, deal_sets: int) -> str:
+    """A finals game's deal set in words: its deal key (``"<pairing or match>/<number>"``) as "deal set 3 of 8",
+    "tie-break deal set 1" past a knockout match's ``games``, or "game 3 of 16" when each game had a deal of its
+    own (``games`` more than ``deal_sets``: no duplicate deals)."""
+    _match, _, number = deal_key.rpartition("/")
+    if not number.isdigit() or games <= 0:
+        return deal_key or "-"
+    unit = "deal set" if games <= deal_sets or not deal_sets else "game"
+    at = int(number) + 1
+    return f"{unit} {at} of {games}" if at <= games else f"tie-break {unit} {at - games}"
 
 
 async def finals(core: LeagueCore, league: str) -> dict[str, Any]:
     try:
         served = core.league(league)
-        return {"league": served.config.name, **finals_json(await core.finals_page(league))}
+        return {"league": served.config.name, **finals_json(await core.finals_page(league), served.config.name)}
     except LeagueError as error:
         raise shown_error(error) from None
 
@@ -489,6 +505,17 @@ async def table_game(core: LeagueCore, league: str, table_id: int, game_key: str
         return await core.table_game(league, table_id, game_key)
     except LeagueError as error:
         raise shown_error(error) from None
+
+
+async def finals_game(core: LeagueCore, league: str, index: int) -> dict[str, Any]:
+    try:
+        return await core.finals_game(league, index)
+    except LeagueError as error:
+        raise shown_error(error) from None
+
+
+def finals_game_url(league: str, index: int) -> str:
+    return f"/leagues/{_q(league)}/finals/games/{index}"
 
 
 def rating_chart(ratings: dict[str, list[dict[str, Any]]]) -> str:
@@ -562,14 +589,53 @@ def bot_full_html(page: dict[str, Any], viewer: Viewer) -> str:
     return bot_html(page, viewer) + history_html(page["league"], page["history"])
 
 
+FORMAT_NAMES = {"round_robin": "round robin", "swiss": "Swiss", "knockout": "knockout"}
+
+
+def format_words(settings: dict[str, Any]) -> str:
+    """The finals' format in a line: "Swiss, 3 rounds, 2 deal sets a pairing", "knockout (double elimination),
+    2 deal sets a match, up to 1 tie-break deal set", "round robin, 4 deal sets a pairing"."""
+    fmt = settings.get("format", "round_robin")
+    deal_sets = _count(settings.get("deal_sets", 0), "deal set")
+    if fmt == "swiss":
+        rounds = _count(settings["rounds"], "round") if settings.get("rounds") else "ceil(log2(field)) rounds"
+        return f"Swiss, {rounds}, {deal_sets} a pairing"
+    if fmt == "knockout":
+        tiebreak = settings.get("tiebreak_deal_sets", 0)
+        then = (f"up to {_count(tiebreak, 'tie-break deal set')}, then the better seed" if tiebreak
+                else "the better seed")
+        return f'knockout ({settings.get("elimination", "single")} elimination), {deal_sets} a match; a tie: {then}'
+    return f"round robin, {deal_sets} a pairing" + (f', {settings["tables"]} tables' if settings.get("tables") else "")
+
+
+def _count(number: int, unit: str) -> str:
+    return f"{number} {unit}{'' if number == 1 else 's'}"
+
+
+def _who(league: str, entrant: dict[str, Any] | None, name: str) -> str:
+    """A version as the finals show it: its team, its bot (a link to the bot's page) and its version."""
+    if entrant is None:
+        return _e(name)
+    return (f'<span class="team">{_e(entrant["team"])}</span> · {_bot_link(league, entrant["bot"])} '
+            f'v{_e(entrant["number"])}')
+
+
+def _game_link(game: dict[str, Any]) -> str:
+    return f'<a href="{_e(game["url"])}">game {_e(game["index"])}</a>'
+
+
 def finals_html(page: dict[str, Any], viewer: Viewer) -> str:
-    """The finals: their state, field and schedule, the ranking with intervals once done, the games recorded, the
-    seed's commitment, and its reveal only once they ended."""
+    """The finals: their format, state and field (seeded, each version's team named), the ranking once done (the
+    fit's for a round robin, the Swiss table, the bracket's placements), a Swiss's rounds or a knockout's bracket
+    with every match's score, every game a link to its replay with its deal set in words, the seed's commitment,
+    and its reveal only once they ended."""
     league = page["league"]
-    facts = [("state", page["state"]), ("frozen at", page["frozen_at"] or "-"),
-             ("field", ", ".join(page["field"]) or "-"),
-             ("schedule", f'{page["scheduled"]} games, {page["deal_sets"]} deal sets per table'
-              if page["scheduled"] else "not started"),
+    entrants = {e["version"]: e for e in page["entrants"]}
+    fmt = page["settings"].get("format", "round_robin")
+    bound = "at most " if fmt == "knockout" else ""
+    facts = [("format", format_words(page["settings"])), ("state", page["state"]),
+             ("frozen at", page["frozen_at"] or "-"), ("field", ", ".join(page["field"]) or "-"),
+             ("schedule", f'{bound}{page["scheduled"]} games' if page["scheduled"] else "not started"),
              ("games shown", f'{page["games"]} (of complete deal sets only)'), ("started", page["started_at"] or "-"),
              ("ended", page["ended_at"] or "-"),
              ("seed commitment", page["commitment"] or "published when the finals start"),
@@ -582,17 +648,126 @@ def finals_html(page: dict[str, Any], viewer: Viewer) -> str:
     if page["error"]:
         facts.append(("error", page["error"]))
     kv = "".join(f'<dt>{_e(k)}</dt><dd id="finals-{_e(k.replace(" ", "-"))}">{_e(v)}</dd>' for k, v in facts)
-    ranking = [[(_e(r["rank"]), False), (_e(r["version"]), True),
-                (_e(f'{_elo(r["rating"])} [{_elo(r["low"])}, {_elo(r["high"])}]'), False), (_e(r["deal_sets"]), False),
-                (_e(", ".join(r["tied_with"]) or "-"), True)] for r in page["ranking"]]
-    results = [[(_e(g["index"]), False), (_e(g["deal_set"]), True), (_e(" vs ".join(g["seats"])), True),
+    field = [[(_e(e["seed"]), False), (_who(league, e, e["version"]), True)] for e in page["entrants"]]
+    games = {g["index"]: g for g in page["results"]}
+    body = (f'<h1>{_e(league)} · finals</h1>{_league_nav(league, viewer)}<section class="card"><dl class="kv">{kv}'
+            '</dl></section><h2>Field</h2><p class="meta">Seeded by the leaderboard at the freeze.</p>'
+            + html_table("finals-field", [("seed", False), ("team · bot version", True)], field, "Not frozen yet.")
+            + '<h2>Ranking</h2>' + _ranking_html(league, page, entrants, withheld or "Ranked once the finals end."))
+    event = page["event"]
+    if event is not None and "bracket" in event:
+        body += '<h2>Bracket</h2>' + bracket_html(league, event, entrants, games)
+    elif event is not None:
+        body += '<h2>Rounds</h2>' + rounds_html(league, event, entrants, games)
+    results = [[(_game_link(g), True), (_e(g["words"]), True),
+                (" vs ".join(_who(league, entrants.get(n), n) for n in g["seats"]), True),
                 (_e(" – ".join(str(s) for s in g["scores"])), False)] for g in page["results"]]
-    return (f'<h1>{_e(league)} · finals</h1>{_league_nav(league, viewer)}<section class="card"><dl class="kv">{kv}</dl>'
-            '</section><h2>Ranking</h2>'
-            + html_table("finals-ranking", [("rank", False), ("version", True),
-                                            ("Elo [95%]", False), ("deal sets", False),
-                                            ("not yet told apart from", True)], ranking,
-                         withheld or "Ranked once the finals end.")
-            + '<h2>Games</h2>'
-            + html_table("finals-games", [("game", False), ("deal set", True), ("seats", True), ("scores", False)],
+    return (body + '<h2>Games</h2>'
+            + html_table("finals-games", [("game", True), ("deal set", True), ("seats", True), ("scores", False)],
                          results, withheld or "No game recorded yet."))
+
+
+def _ranking_html(league: str, page: dict[str, Any], entrants: dict[str, Any], empty: str) -> str:
+    """The finals' ranking: the fit's (Elo and interval) for a round robin, the Swiss table (points, Buchholz,
+    wins-draws-losses), or the bracket's placements."""
+    fmt = page["settings"].get("format", "round_robin")
+    rows = page["ranking"]
+    if fmt == "swiss":
+        table = [[(_e(r["rank"]), False), (_who(league, entrants.get(r["version"]), r["version"]), True),
+                  (_e(f'{r["points"]:g}'), False), (_e(f'{r["buchholz"]:g}'), False),
+                  (_e(f'{r["wins"]}–{r["draws"]}–{r["losses"]}' + (f' ({r["byes"]} bye)' if r["byes"] else "")),
+                   False)] for r in rows]
+        return ('<p class="meta">Points (a pairing won 1, drawn ½, a bye 1), then Buchholz (the opponents\' points), '
+                'then Sonneborn-Berger, then seed.</p>'
+                + html_table("finals-ranking", [("rank", False), ("team · bot version", True), ("points", False),
+                                                ("Buchholz", False), ("W–D–L", False)], table, empty))
+    if fmt == "knockout":
+        table = [[(_e(r["rank"]), False), (_who(league, entrants.get(r["version"]), r["version"]), True),
+                  (_e(r["deal_sets"]), False)] for r in rows]
+        return ('<p class="meta">Placed by the bracket: versions out in the same round share a place.</p>'
+                + html_table("finals-ranking", [("place", False), ("team · bot version", True),
+                                                ("deal sets", False)], table, empty))
+    table = [[(_e(r["rank"]), False), (_who(league, entrants.get(r["version"]), r["version"]), True),
+              (_e(f'{_elo(r["rating"])} [{_elo(r["low"])}, {_elo(r["high"])}]'), False), (_e(r["deal_sets"]), False),
+              (_e(", ".join(r["tied_with"]) or "-"), True)] for r in rows]
+    return html_table("finals-ranking", [("rank", False), ("team · bot version", True), ("Elo [95%]", False),
+                                         ("deal sets", False), ("not yet told apart from", True)], table, empty)
+
+
+def _score(match: dict[str, Any]) -> str:
+    if match["score"] is None:
+        return "bye" if len(match["entrants"]) == 1 else "to play"
+    return " – ".join(f"{points:g}" for points in match["score"])
+
+
+HOW_DECIDED = {"score": "", "tiebreak": " (after a tie-break)", "seed": " (tied: the better seed)",
+               "bye": " · a bye"}
+
+
+def _match_games(match: dict[str, Any], games: dict[int, dict[str, Any]]) -> str:
+    """A match's games shown (its complete deal sets'), each a link to its replay."""
+    return " ".join(_game_link(games[index]) for index in match["games"] if index in games)
+
+
+def rounds_html(league: str, event: dict[str, Any], entrants: dict[str, Any], games: dict[int, dict[str, Any]]) -> str:
+    """A Swiss's rounds, one table each: every pairing's two sides, its score over its deal sets, the winner,
+    its games."""
+    out = ""
+    for number, matches in enumerate(event.get("rounds", ()), 1):
+        rows = []
+        for m in matches:
+            sides = [_who(league, entrants.get(name), name) for name in m["entrants"]]
+            winner = ("bye" if m["decided_by"] == "bye" else "draw" if m["decided_by"] and m["winner"] is None
+                      else _who(league, entrants.get(m["winner"]), m["winner"]) if m["winner"] else "-")
+            rows.append([(_e(m["id"]), True), (sides[0], True), (sides[1] if len(sides) > 1 else "-", True),
+                         (_e(_score(m)), False), (winner, True), (_match_games(m, games) or "-", True)])
+        out += f'<h3>Round {number}</h3>' + html_table(f"round-{number}", [
+            ("pairing", True), ("first", True), ("second", True), ("score", False), ("winner", True),
+            ("games", True)], rows, "Not paired yet.")
+    return out
+
+
+BRACKETS = (("W", "Winners' bracket"), ("L", "Losers' bracket"), ("GF", "Grand final"))
+
+
+def bracket_html(league: str, event: dict[str, Any], entrants: dict[str, Any],
+                 games: dict[int, dict[str, Any]]) -> str:
+    """A knockout's bracket: its rounds as columns (the winners' bracket, then the losers' and the grand final of a
+    double elimination), each match a box with both sides, their score, the winner in bold and its games. The
+    bracket scrolls sideways inside its box on a narrow screen."""
+    out = ""
+    for prefix, title in BRACKETS:
+        columns = [column for column in event["bracket"]
+                   if column["matches"] and _bracket_of(column["matches"][0]["id"]) == prefix]
+        if not columns:
+            continue
+        cols = "".join(f'<div class="bracket-round"><h4>{_e(round_title(column["round"]))}</h4>'
+                       + "".join(_match_box(league, m, entrants, games) for m in column["matches"]) + '</div>'
+                       for column in columns)
+        label = title if event.get("elimination") == "double" else "Bracket"
+        out += f'<h3>{_e(label)}</h3><section class="card bracket" id="bracket-{prefix.lower()}">{cols}</section>'
+    return out
+
+
+def round_title(name: str) -> str:
+    """A bracket's round in words: ``W2`` and ``L2`` "round 2" (under their bracket's title), ``GF`` "grand
+    final", ``GF2`` "bracket reset"."""
+    if name.startswith("GF"):
+        return "bracket reset" if name == "GF2" else "grand final"
+    return f"round {name[1:]}"
+
+
+def _bracket_of(match_id: str) -> str:
+    return "GF" if match_id.startswith("GF") else match_id[:1]
+
+
+def _match_box(league: str, match: dict[str, Any], entrants: dict[str, Any], games: dict[int, dict[str, Any]]) -> str:
+    score = match["score"] or ()
+    lines = ""
+    for k, name in enumerate(match["entrants"]):
+        mark = ' class="won"' if match["winner"] == name and len(match["entrants"]) > 1 else ""
+        points = f'<b class="points">{score[k]:g}</b>' if score else ""
+        lines += f'<li{mark}><span>{_who(league, entrants.get(name), name)}</span>{points}</li>'
+    how = HOW_DECIDED.get(match["decided_by"], "") if match["decided_by"] else " · to play"
+    return (f'<div class="match" id="match-{_e(match["id"])}"><p class="meta">{_e(match["id"])}{_e(how)}</p>'
+            f'<ul>{lines}</ul><p class="games">{_match_games(match, games)}</p></div>')

@@ -182,7 +182,8 @@ def test_a_balanced_file_is_read_with_its_tables() -> None:
     ({"candidates": ["b0"]}, "key 'candidates' is for format = \"gauntlet\", got it with 'balanced'"),
     ({"players": 8}, "format = \"balanced\" seats distinct bots at every table: 8 seats need at least 8 bots, got 6 "
                      "(a round robin fills the seats in turn)"),
-    ({"format": "swiss"}, "key 'format' must be one of round_robin, gauntlet, balanced, got 'swiss'"),
+    ({"format": "ladder"},
+     "key 'format' must be one of round_robin, gauntlet, balanced, swiss, knockout, got 'ladder'"),
 ])
 @pytest.mark.fast
 def test_a_bad_balanced_file_gets_one_clear_line(changes: dict, message: str) -> None:

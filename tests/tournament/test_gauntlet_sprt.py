@@ -78,7 +78,8 @@ def table(bots: int = 2, **top) -> dict:
 
 
 @pytest.mark.parametrize(("top", "message"), [
-    ({"format": "swiss"}, "key 'format' must be one of round_robin, gauntlet, balanced, got 'swiss'"),
+    ({"format": "ladder"},
+     "key 'format' must be one of round_robin, gauntlet, balanced, swiss, knockout, got 'ladder'"),
     ({"format": "gauntlet"}, "key 'candidates' must list the names of the gauntlet's candidates, got None"),
     ({"format": "gauntlet", "candidates": ["b9"]},
      "key 'candidates' names 'b9', which is not a bot that plays (bots: b0, b1)"),

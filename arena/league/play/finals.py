@@ -15,20 +15,31 @@ deadline, then plays a final tournament over the frozen field and ranks it by th
   author's versions apart (``apart``), and a field of fewer authors than a table has sides cannot be played (the
   finals refuse to start, saying so; started by the timeline, they are recorded as failed with that line). A server
   stopped mid-finals resumes the run at its next start.
-- **Ranking** (:func:`finals_ranking`): each deal set's places (its entrants by their match points over its
+- **Formats** (``[finals] format``): for two sides, a round robin (the default), a Swiss or a knockout
+  (:func:`format_lines`: the tournament file's own ``format = "swiss"``/``"knockout"``, played wave by wave by the
+  runner). The field is seeded by the leaderboard as it stood at the freeze (:meth:`Finals.seeds`, the fit of the
+  tables that had ended by then); the seeds go into the finals' state, so a resumed run lists the entrants, and
+  therefore pairs and brackets them, as the first did.
+- **Ranking** of a Swiss or a knockout (:func:`event_ranking`): the event's own order, rebuilt from the records
+  (:func:`arena.tournament.rounds.event_from_records`): the Swiss table (points, Buchholz, Sonneborn-Berger,
+  seed), the bracket's placements (versions out in the same round tied).
+- **Ranking** of a round robin (:func:`finals_ranking`): each deal set's places (its entrants by their match points over its
   rotations, added exactly as the ladder adds them (:func:`~arena.league.rules.rating.deal_set_totals`), equal points
   tied) go into :class:`~arena.tournament.likelihood.Tally`; the fit
   (:func:`~arena.tournament.likelihood.fit`, Bradley–Terry for two sides, Plackett–Luce for more) and its
   :func:`~arena.tournament.likelihood.leaderboard` give each version's rating, 95% interval, rank range and the
   versions it cannot be told apart from: a tie is declared exactly where the intervals say so.
 
-The finals' state lives in the freeze's ``finals`` JSON: ``{"state": "playing" | "done" | "failed", "deal_sets",
-"tables", "scheduled", "group_size" (games a result: a deal set's rotations, or 1), "started_at", ...}``, with
-``ranking`` once done and ``error`` once failed.
+The finals' state lives in the freeze's ``finals`` JSON: ``{"state": "playing" | "done" | "failed", "format",
+"deal_sets", "tables", "rounds", "elimination", "tiebreak_deal_sets" (the ``[finals]`` they play), "seeds" (the
+field's version ids, seed 1 first), "scheduled" (a knockout's: at most), "group_size" (games a result: a deal set's
+rotations, or 1), "started_at", ...}``, with ``ranking`` once done and ``error`` once failed. Finals started before
+it recorded a format or seeds are a round robin over the field in its frozen order.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -38,6 +49,8 @@ from typing import Any
 import trio
 
 from arena.league.clock import utc_now
+from arena.league.play.leaderboard import board_order
+from arena.league.play.pages import finals_event
 from arena.league.play.table_run import (
     FINALS,
     LeagueRuns,
@@ -49,7 +62,15 @@ from arena.league.play.table_run import (
     table_spec,
     toml_value,
 )
-from arena.league.rules.config import MAX_DEAL_SETS, LeagueConfig, shown_moment
+from arena.league.rules.config import (
+    KNOCKOUT,
+    MAX_DEAL_SETS,
+    ROUND_ROBIN,
+    SWISS,
+    FinalsSettings,
+    LeagueConfig,
+    shown_moment,
+)
 from arena.league.rules.errors import LeagueError, StateError
 from arena.league.rules.model import Freeze
 from arena.league.rules.permissions import Caller, require_operator
@@ -64,6 +85,7 @@ from arena.tournament.runner import run_tournament
 from arena.tournament.spec import SpecError, TournamentSpec
 
 PLAYING, DONE, FAILED = "playing", "done", "failed"
+ROUND_ROBIN_FINALS = FinalsSettings()
 IDLE_S = 5.0
 """How often the finals' task looks whether the operator started them."""
 
@@ -95,18 +117,41 @@ def default_tables(field: int, sides: int) -> int:
     return max(field, math.ceil(field * (field - 1) / (sides * (sides - 1))))
 
 
-def schedule_lines(config: LeagueConfig, names: Sequence[str], authors: Sequence[int], tables: int) -> list[str]:
-    """The tournament file's schedule for the field (its entrants' ``names`` and each one's author): a round robin
-    for two sides, a balanced schedule for more, with each author's versions kept apart unless the league allows
-    them at one table."""
+def swiss_rounds(field: int) -> int:
+    """A Swiss's rounds when the league file gives none: ceil(log2(field)), the fewest after which one version
+    can stand alone on top (at least one)."""
+    return max(1, math.ceil(math.log2(field))) if field > 1 else 1
+
+
+def format_lines(config: LeagueConfig, finals: FinalsSettings, field: int) -> list[str]:
+    """A two-sided finals' format in the tournament file: nothing for a round robin (the tournament's default);
+    a Swiss's rounds; a knockout's elimination and its tie-break, in the tournament's games (a deal set is one
+    game of the file with duplicate deals, as many as there are rotations without)."""
+    if finals.format == SWISS:
+        return [f"format = {toml_value(SWISS)}", f"rounds = {finals.rounds or swiss_rounds(field)}"]
+    if finals.format == KNOCKOUT:
+        per_deal_set = 1 if config.duplicate else rotations(config)
+        return [f"format = {toml_value(KNOCKOUT)}", f"elimination = {toml_value(finals.elimination)}",
+                f"tiebreak_games = {finals.tiebreak_deal_sets * per_deal_set}"]
+    return []
+
+
+def schedule_lines(config: LeagueConfig, names: Sequence[str], authors: Sequence[int], tables: int,
+                   finals: FinalsSettings = ROUND_ROBIN_FINALS) -> list[str]:
+    """The tournament file's schedule for the field (its entrants' ``names``, in seed order, and each one's
+    author): for two sides a round robin, a Swiss or a knockout as ``finals`` says, a balanced schedule for more,
+    with each author's versions kept apart unless the league allows them at one table."""
     sides, field = rotations(config), len(names)
     if field < sides:
         raise LeagueError(f"the field has {field} versions and a table seats {sides}: no finals can be played")
     if sides == 2:
         if tables:
-            raise LeagueError("the finals of two sides are a round robin (every pair meets): --tables is for "
-                              "k-player tables")
-        return []
+            raise LeagueError("the finals of two sides seat two a table (a round robin, a Swiss or a knockout): "
+                              "--tables is for k-player tables")
+        return format_lines(config, finals, field)
+    if finals.format != ROUND_ROBIN:
+        raise LeagueError(f"the finals of {sides} sides are a round robin (a balanced schedule): a {finals.format} "
+                          f"pairs two sides")
     lines = ['format = "balanced"', f"tables = {tables or default_tables(field, sides)}"]
     if not authors_apart(config):
         return lines
@@ -149,6 +194,58 @@ def finals_ranking(folder: Path, version_of: Mapping[str, int], group_size: int)
              "deal_sets": row.deal_sets, "tied_with": list(row.tied_with)} for row in rows]
 
 
+def scheduled_games(spec: TournamentSpec) -> int:
+    """The finals' games: a round robin's and a Swiss's all (every pairing of a Swiss plays its deal sets), a
+    knockout's most (every tie-break played and, double elimination, the grand final's second match)."""
+    return spec.expected_games()
+
+
+def settings_json(settings: FinalsSettings) -> dict[str, Any]:
+    """The finals' settings as their JSON state keeps them (what a resumed run plays again)."""
+    return dataclasses.asdict(settings)
+
+
+def settings_of(finals: Mapping[str, Any]) -> FinalsSettings:
+    """The settings the finals' JSON state recorded when they started (finals started before it recorded a
+    format: a round robin)."""
+    defaults = FinalsSettings()
+    return FinalsSettings(**{key: finals.get(key, getattr(defaults, key))
+                             for key in (f.name for f in dataclasses.fields(FinalsSettings))})
+
+
+def event_matches(event: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every match of a Swiss's rounds or a knockout's bracket, in order."""
+    if "bracket" in event:
+        return [match for column in event["bracket"] for match in column["matches"]]
+    return [match for matches in event.get("rounds", ()) for match in matches]
+
+
+def event_ranking(event: Mapping[str, Any], version_of: Mapping[str, int]) -> list[dict[str, Any]]:
+    """A Swiss's or a knockout's ranking as the finals' JSON keeps it, best first: the event's order (the Swiss
+    table's, with its points and tie-breaks; the bracket's placements, versions placed equal tied and sharing a
+    rank range "5–8"), each version with its deal sets played."""
+    table = {row["entrant"]: row for row in event.get("table", ())}
+    played: dict[str, int] = defaultdict(int)
+    for match in event_matches(event):
+        for name in match["entrants"]:
+            played[name] += match["deal_sets"]
+    rows: list[dict[str, Any]] = []
+    best = 1
+    for group in event["ranking"]:
+        worst = best + len(group) - 1
+        for name in group:
+            row = {"rank": str(best) if best == worst else f"{best}–{worst}", "best": best, "worst": worst,
+                   "version": name, "version_id": version_of[name], "deal_sets": played[name],
+                   "tied_with": [other for other in group if other != name]}
+            swiss = table.get(name)
+            if swiss is not None:
+                row.update({key: swiss[key] for key in ("points", "buchholz", "sonneborn_berger", "wins", "draws",
+                                                         "losses", "byes")})
+            rows.append(row)
+        best = worst + 1
+    return rows
+
+
 def games_recorded(folder: Path) -> int:
     """The finals' games recorded so far (0 before the run wrote any)."""
     path = RunFolder(folder).records
@@ -171,7 +268,7 @@ class Finals(LeagueRuns):
     async def begin(self, caller: Caller, deal_sets: int, tables: int) -> Freeze:
         """The operator starts the finals: checked (not owned by the league's timeline, frozen, not started, a
         tournament file the runner accepts), recorded as playing, and the finals' task woken. ``deal_sets`` and
-        ``tables`` 0: the league file's ``[finals]``."""
+        ``tables`` 0: the league file's ``[finals]`` (whose format is always the league file's)."""
         require_operator(caller, "start the finals")
         require_manual(self.config, FINALS_STEP)
         frozen = await self.database.run(Database.frozen, self.served.league_id)
@@ -182,8 +279,11 @@ class Finals(LeagueRuns):
         deal_sets = deal_sets or self.config.finals.deal_sets
         if not 1 <= deal_sets <= MAX_DEAL_SETS:
             raise LeagueError(f"the finals play 1 to {MAX_DEAL_SETS} deal sets per table, got {deal_sets}")
-        spec, _text, _names = await self.tournament(frozen, deal_sets, tables or self.config.finals.tables)
-        return await self._started(spec, deal_sets, tables or self.config.finals.tables, "the operator")
+        settings = dataclasses.replace(self.config.finals, deal_sets=deal_sets,
+                                       tables=tables or self.config.finals.tables)
+        seeds = await self.seeds(frozen)
+        spec, _text, _names = await self.tournament(frozen, settings, seeds)
+        return await self._started(spec, settings, seeds, "the operator")
 
     async def start_by_timeline(self) -> Freeze | None:
         """The timeline starts the finals of the frozen league with its ``[finals]``: recorded as playing, or, when
@@ -194,25 +294,32 @@ class Finals(LeagueRuns):
             return None
         settings = self.config.finals
         try:
-            spec, _text, _names = await self.tournament(frozen, settings.deal_sets, settings.tables)
+            seeds = await self.seeds(frozen)
+            spec, _text, _names = await self.tournament(frozen, settings, seeds)
         except LeagueError as error:
-            finals = {"state": FAILED, "deal_sets": settings.deal_sets, "tables": settings.tables, "scheduled": 0,
+            finals = {"state": FAILED, **settings_json(settings), "scheduled": 0,
                       "started_at": utc_now().timestamp(), "ended_at": utc_now().timestamp(), "error": str(error)}
             frozen = await self.database.run(Database.set_finals, self.served.league_id, finals)
             self.changes += 1
             self.log.warning("finals_cannot_start", league=self.config.name, by="the timeline", error=str(error))
             return frozen
-        return await self._started(spec, settings.deal_sets, settings.tables, "the timeline")
+        return await self._started(spec, settings, seeds, "the timeline")
 
-    async def _started(self, spec: TournamentSpec, deal_sets: int, tables: int, by: str) -> Freeze:
-        """The finals recorded as playing, and their task woken."""
-        finals = {"state": PLAYING, "deal_sets": deal_sets, "tables": tables,
-                  "scheduled": spec.schedule().total(), "group_size": spec.schedule().group_size,
-                  "started_at": utc_now().timestamp()}
+    async def seeds(self, frozen: Freeze) -> list[int]:
+        """The field in the order of the leaderboard at the freeze (the fit of the tables that ended by then): the
+        first is seed 1. Recorded with the finals, so a resumed run seeds (and pairs) them as the first did."""
+        return await self.database.run(board_order, self.served.league_id, list(frozen.field), frozen.frozen_at)
+
+    async def _started(self, spec: TournamentSpec, settings: FinalsSettings, seeds: list[int], by: str) -> Freeze:
+        """The finals recorded as playing, with their settings and seeds, and their task woken."""
+        if settings.format == SWISS and not settings.rounds:  # recorded as played
+            settings = dataclasses.replace(settings, rounds=swiss_rounds(len(seeds)))
+        finals = {"state": PLAYING, **settings_json(settings), "seeds": seeds, "scheduled": scheduled_games(spec),
+                  "group_size": spec.schedule().group_size, "started_at": utc_now().timestamp()}
         frozen = await self.database.run(Database.set_finals, self.served.league_id, finals)
         self.changes += 1
-        self.log.info("finals_started", league=self.config.name, deal_sets=deal_sets, games=finals["scheduled"],
-                      by=by)
+        self.log.info("finals_started", league=self.config.name, format=settings.format,
+                      deal_sets=settings.deal_sets, games=finals["scheduled"], by=by)
         self._wake.set()
         return frozen
 
@@ -222,21 +329,22 @@ class Finals(LeagueRuns):
         results = self.config.timeline.results
         return shown_moment(results) if results is not None and utc_now() < results else None
 
-    async def tournament(self, frozen: Freeze, deal_sets: int, tables: int
+    async def tournament(self, frozen: Freeze, settings: FinalsSettings, seeds: Sequence[int]
                          ) -> tuple[TournamentSpec, str, dict[str, int]]:
-        """The finals' tournament file over the field, its spec, and each entrant's version by name."""
-        versions = [await self.database.run(Database.version, v) for v in frozen.field]
+        """The finals' tournament file over the field in seed order, its spec, and each entrant's version by
+        name."""
+        versions = [await self.database.run(Database.version, v) for v in seeds]
         bot_names = {bot.id: bot.name for bot in await self.database.run(Database.bots, self.served.league_id)}
         names = [entrant_name(bot_names[v.bot_id], v) for v in versions]
         bots = [named(self.bot_of(version), name) for version, name in zip(versions, names, strict=True)]
-        top = schedule_lines(self.config, names, [v.author_id for v in versions], tables)
+        top = schedule_lines(self.config, names, [v.author_id for v in versions], settings.tables, settings)
         text = league_tournament_file(self.config, f"{self.config.name} finals", bots, self.run_folder,
-                                      deal_sets=deal_sets, top=top)
+                                      deal_sets=settings.deal_sets, top=top)
         try:
             spec = table_spec(text)
         except SpecError as error:
             raise LeagueError(f"the finals cannot be played: {error}") from None
-        return spec, text, dict(zip(names, frozen.field, strict=False))
+        return spec, text, dict(zip(names, seeds, strict=True))
 
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Wait for the finals to be started (or find them playing after a restart), play them, rank them."""
@@ -254,13 +362,20 @@ class Finals(LeagueRuns):
         """Play (or resume) the finals' run, then write their ranking, or why they failed."""
         finals = dict(frozen.finals)
         try:
-            spec, text, version_of = await self.tournament(frozen, finals["deal_sets"], finals["tables"])
+            spec, text, version_of = await self.tournament(frozen, settings_of(finals),
+                                                           finals.get("seeds", frozen.field))
             if not RunFolder(self.run_folder).is_finished():
                 self.run_folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 await run_tournament(spec, text, self.run_folder, resume=RunFolder(self.run_folder).keeps_secret(),
                                      limiter=self.limiter, protected=self.protected, backend=self.backend)
-            group = spec.schedule().group_size  # 1 when a dial-in version made every deal fresh
-            ranking = await trio.to_thread.run_sync(finals_ranking, self.run_folder, version_of, group)
+            if spec.event:
+                event = await trio.to_thread.run_sync(finals_event, RunFolder(self.run_folder), spec)
+                if event is None or not event["finished"]:
+                    raise LeagueError("the finals' run ended before its event was decided")
+                ranking = event_ranking(event, version_of)
+            else:
+                group = spec.schedule().group_size  # 1 when a dial-in version made every deal fresh
+                ranking = await trio.to_thread.run_sync(finals_ranking, self.run_folder, version_of, group)
             finals.update(state=DONE, ranking=ranking, ended_at=utc_now().timestamp())
         except EntrantsCannotPlay as error:
             finals.update(state=FAILED, error="; ".join(f"{n} cannot play: {why}" for n, why in error.problems))

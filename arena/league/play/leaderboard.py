@@ -23,6 +23,7 @@ set of a league, refitted on a worker thread as tables end, with the online rati
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 import trio
@@ -32,7 +33,7 @@ from arena.league.rules.board import BoardEntry, Form, board_of
 from arena.league.rules.model import LadderTable, Rating, Seat
 from arena.league.rules.rating import deal_set_totals, units_of
 from arena.league.storage.db import AsyncDatabase, Database
-from arena.tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, places_of_points
+from arena.tournament.likelihood import Evidence, Fit, FitError, Places, Tally, fit, leaderboard, places_of_points
 
 SYSTEM = "maximum likelihood (Plackett-Luce), Elo against the field's mean"
 """The leaderboard's rating system, as the standings name it."""
@@ -58,23 +59,39 @@ def table_results(table: LadderTable, played: Sequence[Sequence[Seat]]) -> list[
     return [places for places in found if places is not None]
 
 
-def rated_results(database: Database, league_id: int) -> list[Places]:
-    """Every done table's results, in rating order, from the database alone (its tables and recorded games)."""
+def rated_results(database: Database, league_id: int, until: datetime | None = None) -> list[Places]:
+    """Every done table's results, in rating order, from the database alone (its tables and recorded games);
+    ``until``: only the tables that ended by then (the board as it stood at that moment)."""
     recorded = database.games_by_record(league_id)
     found = []
     for table in database.rated_tables(league_id):
+        if until is not None and (table.ended_at is None or table.ended_at > until):
+            continue
         found += table_results(table, [seats for _, seats in recorded.get(RECORD.format(id=table.id), [])])
     return found
 
 
-def rated_tally(database: Database, league_id: int) -> tuple[Tally, Form]:
+def rated_tally(database: Database, league_id: int, until: datetime | None = None) -> tuple[Tally, Form]:
     """A tally of every done table's result, and each version's form over them (on the database's thread: a large
-    league's are many)."""
+    league's are many); ``until``: of the tables that ended by then."""
     tally, form = Tally(), Form()
-    for places in rated_results(database, league_id):
+    for places in rated_results(database, league_id, until):
         tally.add(places)
         form.add(places)
     return tally, form
+
+
+def board_order(database: Database, league_id: int, versions: Sequence[int], until: datetime) -> list[int]:
+    """``versions`` in the order of the leaderboard as it stood at ``until`` (the fit of the tables that ended by
+    then, best first); those it did not rank follow in their given order. What seeds a league's finals."""
+    tally, _form = rated_tally(database, league_id, until)
+    try:
+        ranked = [int(row.entrant) for row in leaderboard(fit(tally.evidence()))] if tally.results else []
+    except FitError:
+        ranked = []
+    wanted = set(versions)
+    first = [version for version in ranked if version in wanted]
+    return first + [version for version in versions if version not in set(first)]
 
 
 class Leaderboard:

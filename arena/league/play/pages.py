@@ -12,12 +12,13 @@ never a query per table or per game.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-from arena.league.play.table_run import RECORD, entrant_name
+from arena.league.play.table_run import RECORD, entrant_name, table_spec
 from arena.league.rules.errors import NotFound, StateError
 from arena.league.rules.lifecycle import DONE
 from arena.league.rules.model import ONLINE, Freeze, LadderTable, Rating, Seat
@@ -26,7 +27,9 @@ from arena.league.storage.db import Database
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
-from arena.tournament.standings import outcome_of
+from arena.tournament.rounds import event_from_records
+from arena.tournament.spec import TournamentSpec
+from arena.tournament.standings import GameOutcome, outcome_of
 
 RECENT_GAMES = 20
 """The newest games a bot's page lists."""
@@ -183,34 +186,91 @@ class FinalsPage:
     results_at: float = 0.0
     """When the ranking and the games' scores are published, while they are withheld (the league's timeline's
     ``results`` not come: :meth:`arena.league.core.LeagueCore.finals_page` empties both); 0.0 when shown."""
+    settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """How they are played: the ``[finals]`` keys (``format``, ``deal_sets``, ``rounds``, ...) as they started
+    with (before: the league file's)."""
+    entrants: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """The field in seed order: each version's ``seed``, ``version`` (its entrant name), ``bot``, ``number`` and
+    ``team`` (its author)."""
+    event: dict[str, Any] | None = None
+    """A Swiss's or a knockout's event as its recorded games make it (rounds, Swiss table, bracket, ranking:
+    :meth:`arena.tournament.rounds.Event.to_json`); None for a round robin or before the games."""
+    games_per_match: int = 0
+    """A pairing's or a match's games keys before its tie-breaks (the tournament's ``games``): what "deal set 3 of
+    8" counts to."""
 
 
-def finals_page(database: Database, league_id: int, folder: Path | None, league_group: int = 1) -> FinalsPage:
+def finals_page(database: Database, league_id: int, folder: Path | None, league_group: int = 1,
+                settings: Mapping[str, Any] = MappingProxyType({})) -> FinalsPage:
     """The league's finals (``folder``: their run folder, None when this server runs none): "not frozen",
     "frozen" (the field is known), then the finals' own state. The seed and nonce are read only when the finals'
     state is done and the run folder is finished (revealed, secret gone): never while a game is to be played. The
     games listed are those of complete deal sets only (``group`` games each: a duplicate deal set's games share
     their deals, so none of one is shown while another of it is still to be played): the finals' own, written when
     they started (1 when a dial-in version made every deal fresh), else ``league_group``, the league's (finals
-    started before they wrote it)."""
+    started before they wrote it). ``settings``: the league file's ``[finals]``, shown until the finals record
+    their own."""
     frozen: Freeze | None = database.frozen(league_id)
     if frozen is None:
-        return FinalsPage("not frozen", [], 0.0)
+        return FinalsPage("not frozen", [], 0.0, settings=dict(settings))
     names = _entrant_names(database, league_id)
     finals = frozen.finals or {}
     page = FinalsPage(finals.get("state", "frozen"), [names[v] for v in frozen.field], frozen.frozen_at.timestamp(),
                       deal_sets=finals.get("deal_sets", 0), scheduled=finals.get("scheduled", 0),
                       started_at=finals.get("started_at", 0.0), ended_at=finals.get("ended_at", 0.0),
-                      error=finals.get("error", ""), ranking=list(finals.get("ranking", ())))
+                      error=finals.get("error", ""), ranking=list(finals.get("ranking", ())),
+                      settings={**settings, **{k: finals[k] for k in settings if k in finals}},
+                      entrants=_seeded(database, league_id, finals.get("seeds", frozen.field)))
     if folder is None or frozen.finals is None:
         return page
     run = RunFolder(folder)
     page.commitment = _or_empty(run.commitment)
     page.results = _results(run, int(finals.get("group_size", league_group)))
+    spec = _spec_of(run)
+    if spec is not None:
+        page.games_per_match = spec.games
+        page.event = finals_event(run, spec)
     if page.state == "done" and run.is_finished():
         revealed = run.revealed() or {}
         page.seed, page.nonce = str(revealed.get("seed", "")), str(revealed.get("nonce", ""))
     return page
+
+
+def _seeded(database: Database, league_id: int, seeds: Sequence[int]) -> list[dict[str, Any]]:
+    """The field in seed order, each version with its bot, number and team (three queries)."""
+    bots = {bot.id: bot for bot in database.bots(league_id)}
+    versions = {v.id: v for v in database.versions_of_bots(list(bots))}
+    teams = database.authors_by_id({bot.author_id for bot in bots.values()})
+    rows = []
+    for seed, version_id in enumerate(seeds, 1):
+        version = versions[version_id]
+        bot = bots[version.bot_id]
+        rows.append({"seed": seed, "version": entrant_name(bot.name, version), "version_id": version_id,
+                     "bot": bot.name, "number": version.number, "team": teams[bot.author_id].name})
+    return rows
+
+
+def _spec_of(run: RunFolder) -> TournamentSpec | None:
+    """The run's tournament, from the copy of its file the run keeps (None before the run wrote it)."""
+    try:
+        return table_spec(run.spec_copy.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def finals_event(run: RunFolder, spec: TournamentSpec) -> dict[str, Any] | None:
+    """A Swiss's or a knockout's event as the run's records make it (None for another format). Its games are
+    placed by the master seed (the secret one while the run plays, the revealed one after), which is read here
+    and shown nowhere."""
+    if not spec.event:
+        return None
+    try:
+        revealed = run.revealed() if run.is_finished() else None
+        seed = str(revealed["seed"]) if revealed else run.load_secret().seed
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    records = list(iter_records(run.records, ReadReport())) if run.records.exists() else []
+    return event_from_records(spec, seed, records).to_json()
 
 
 def _or_empty(read: Any) -> str:
@@ -223,15 +283,40 @@ def _or_empty(read: Any) -> str:
 def _results(run: RunFolder, group: int) -> list[dict[str, Any]]:
     """The finals' recorded games of complete deal sets, in schedule order: index, deal set, seats and each
     side's score (no seed, no deal)."""
+    return [{"index": o.index, "deal_set": o.deal_key, "seats": list(o.seats), "scores": list(o.scores)}
+            for o in complete_deal_sets(run, group)]
+
+
+def complete_deal_sets(run: RunFolder, group: int) -> list[GameOutcome]:
+    """The outcomes of a run's games whose deal set is complete (``group`` games; 1: every game is its own), in
+    schedule order: the only games of a run being played that may be shown (the others' deals are still to be
+    played under another rotation)."""
     if not run.records.exists():
         return []
-    by_deal_set: dict[str, list[Any]] = {}
+    by_deal_set: dict[str, list[GameOutcome]] = {}
     for record in iter_records(run.records, ReadReport()):
         outcome = outcome_of(record)
         by_deal_set.setdefault(outcome.deal_key or str(outcome.index), []).append(outcome)
     complete = [o for games in by_deal_set.values() if len(games) >= group for o in games]
-    return [{"index": o.index, "deal_set": o.deal_key, "seats": list(o.seats), "scores": list(o.scores)}
-            for o in sorted(complete, key=lambda o: o.index)]
+    return sorted(complete, key=lambda o: o.index)
+
+
+def finished_finals_game(database: Database, folder: Path, league_id: int, index: int,
+                         league_group: int = 1) -> dict[str, Any]:
+    """One game's record of the finals (the viewer's input): refused before the finals started, and for a game
+    whose deal set is still being played (its other games hold the same deals), as the finals' page lists them
+    (``league_group``: :func:`finals_page`'s)."""
+    frozen = database.frozen(league_id)
+    if frozen is None or frozen.finals is None:
+        raise NotFound("the finals have not started: they have no game yet")
+    run = RunFolder(folder)
+    shown = {o.index for o in complete_deal_sets(run, int(frozen.finals.get("group_size", league_group)))}
+    for record in iter_records(run.records, ReadReport()) if run.records.exists() else ():
+        if index_of(record) == index:
+            if index not in shown:
+                raise StateError(f"game {index} of the finals is shown once its deal set is complete")
+            return record
+    raise NotFound(f"the finals have no game {index}")
 
 
 def games_written(folder: Path) -> int:

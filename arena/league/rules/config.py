@@ -74,8 +74,13 @@ the key, the problem and the allowed values::
     results = "2026-12-07T12:00:00Z"    # the finals' ranking is published (a string ending in Z also works)
 
     [finals]                    # the finals the timeline starts (and the defaults of `arena league finals --start`)
-    deal_sets = 10              # deal sets per table
+    format = "round_robin"      # "round_robin" (every pair meets; a balanced schedule for k-player tables),
+                                # or, for two sides, "swiss" or "knockout", seeded by the leaderboard at the freeze
+    deal_sets = 10              # deal sets per table (round robin), per pairing (Swiss), per match (knockout)
     tables = 0                  # a balanced schedule's tables, k-player tables only (0: every pair meets about once)
+    rounds = 0                  # Swiss only: its rounds (0: enough to find a winner, ceil(log2(field)))
+    elimination = "single"      # knockout only: "single" or "double" (a losers' bracket and a grand final)
+    tiebreak_deal_sets = 2      # knockout only: a tied match's sudden-death deal sets (then the better seed)
 
     [notices]                   # the teams' notices: feeds and webhooks (arena/league/rules/notices.py)
     allow_private_webhooks = false  # webhooks to loopback or private addresses, and plain http (tests, a lab)
@@ -315,8 +320,16 @@ class Timeline:
 DEAL_SETS = 10
 """Deal sets per table of the finals when neither the league file's ``[finals]`` nor the operator says."""
 MAX_DEAL_SETS = 10_000
-FINALS_BOUNDS = {"deal_sets": (1, MAX_DEAL_SETS), "tables": (0, 1_000_000)}
-FINALS_KEYS = tuple(FINALS_BOUNDS)
+FINALS_BOUNDS = {"deal_sets": (1, MAX_DEAL_SETS), "tables": (0, 1_000_000), "rounds": (0, 1000),
+                 "tiebreak_deal_sets": (0, 50)}
+ROUND_ROBIN, SWISS, KNOCKOUT = "round_robin", "swiss", "knockout"
+FINALS_FORMATS = (ROUND_ROBIN, SWISS, KNOCKOUT)
+"""The finals' formats: the first for any league, the others for two sides only (two players or two teams)."""
+ELIMINATIONS = ("single", "double")
+FINALS_KEYS = ("format", *FINALS_BOUNDS, "elimination")
+FORMAT_KEYS = {"rounds": SWISS, "elimination": KNOCKOUT, "tiebreak_deal_sets": KNOCKOUT}
+"""The ``[finals]`` keys that mean something in one format only: given for another, they are refused, never
+silently ignored."""
 
 
 @dataclass(frozen=True)
@@ -324,10 +337,24 @@ class FinalsSettings:
     """How the finals are played when the timeline starts them (and the defaults of ``arena league finals
     --start`` without its flags)."""
 
+    format: str = ROUND_ROBIN
+    """``"round_robin"``: every pair meets (two sides), or a balanced schedule of ``tables`` tables (k-player
+    tables), ranked by the maximum-likelihood fit. Two-sided leagues only (two players or two teams):
+    ``"swiss"``, ``rounds`` rounds paired by score, no pairing repeated, ranked by points then the Swiss table's
+    tie-breaks; ``"knockout"``, a bracket of ``elimination`` elimination, ranked by placement. Both are seeded by
+    the leaderboard at the freeze (its first is seed 1)."""
     deal_sets: int = DEAL_SETS
-    """Deal sets per finals table."""
+    """Deal sets per finals table: per pairing of a round robin or a Swiss round, per knockout match."""
     tables: int = 0
     """k-player finals' tables (0: each pair meets about once)."""
+    rounds: int = 0
+    """Swiss finals' rounds (0: ``ceil(log2(field))``, the rounds that can leave one version alone on top)."""
+    tiebreak_deal_sets: int = 2
+    """Knockout finals: a match tied on match points over its ``deal_sets`` plays up to this many more deal sets,
+    one at a time, the first not tied deciding it; still tied (or 0), the better seed goes through."""
+    elimination: str = "single"
+    """Knockout finals: ``"single"`` (a match lost is out) or ``"double"`` (a first loss drops to the losers'
+    bracket, a second is out; the winners' and the losers' bracket winners meet in a grand final)."""
 
 
 @dataclass(frozen=True)
@@ -614,11 +641,24 @@ def shown_moment(moment: datetime) -> str:
 
 def _finals(table: Mapping[str, Any], sides: int) -> FinalsSettings:
     defaults = FinalsSettings()
-    values = {key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key), where="finals.")
-              for key, (low, high) in FINALS_BOUNDS.items()}
+    values: dict[str, Any] = {key: _integer(table, key, minimum=low, maximum=high, default=getattr(defaults, key),
+                                            where="finals.") for key, (low, high) in FINALS_BOUNDS.items()}
+    for key, allowed in (("format", FINALS_FORMATS), ("elimination", ELIMINATIONS)):
+        values[key] = table.get(key, getattr(defaults, key))
+        if values[key] not in allowed:
+            raise ConfigError(f"key 'finals.{key}' must be one of {', '.join(repr(v) for v in allowed)}, got "
+                              f"{values[key]!r}")
     if sides == 2 and values["tables"]:
-        raise ConfigError(f"key 'finals.tables' is for k-player tables: the finals of two sides are a round robin "
-                          f"(every pair meets), got {values['tables']}")
+        raise ConfigError(f"key 'finals.tables' is for k-player tables: the finals of two sides are a round robin, "
+                          f"a Swiss or a knockout (every table seats two), got {values['tables']}")
+    if sides != 2 and values["format"] != ROUND_ROBIN:
+        raise ConfigError(f"key 'finals.format' {values['format']!r} is for two sides (two players or two teams): "
+                          f"the finals of {sides} sides are a round robin (a balanced schedule), "
+                          f"format = {ROUND_ROBIN!r}")
+    for key, fmt in FORMAT_KEYS.items():
+        if key in table and values["format"] != fmt:
+            raise ConfigError(f"key 'finals.{key}' is for {fmt} finals (format = {fmt!r}), got it with format = "
+                              f"{values['format']!r}")
     return FinalsSettings(**values)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -19,7 +20,7 @@ import trio
 
 from arena.league.rules.model import ONLINE, LadderTable, Rating, Seat
 from arena.league.storage.db import AsyncDatabase, Database, open_database
-from arena.league.play.leaderboard import Leaderboard, board_of, places_of_table, rated_results
+from arena.league.play.leaderboard import Leaderboard, board_of, board_order, places_of_table, rated_results
 from arena.league.play.pages import bot_history
 from arena.league.rules.rating import deal_set_totals, rate_deal_set, recompute, table_updates
 from arena.league.play.table_run import RECORD
@@ -469,3 +470,17 @@ def test_bot_rows_take_six_queries_at_any_size(database: Database, league) -> No
         queries.append(len(statements))
         assert len(rows) == made
     assert queries == [6, 6]
+
+
+async def test_the_finals_are_seeded_by_the_board_as_it_stood_at_the_freeze(database: Database, league) -> None:
+    """c beat a and a beat b, whole deal sets: the board then is c, a, b (d, never rated, last in the field's
+    order). Before any table ended, nothing is ranked: the field's order as given."""
+    v = versions_of(database, league.id, "abcd")
+    a, b, c, d = v["a"], v["b"], v["c"], v["d"]
+    before = datetime.now(UTC) - timedelta(hours=1)
+    play(database, league.id, [a, b], [[(a, 1.0), (b, 0.0)], [(b, 0.0), (a, 1.0)]])
+    play(database, league.id, [c, a], [[(c, 1.0), (a, 0.0)], [(a, 0.0), (c, 1.0)]])
+    after = datetime.now(UTC) + timedelta(hours=1)
+    assert board_order(database, league.id, [d, b, a, c], after) == [c, a, b, d]
+    assert board_order(database, league.id, [d, b, a, c], before) == [d, b, a, c]
+    assert board_order(database, league.id, [b, c], after) == [c, b]  # only the field, in the board's order

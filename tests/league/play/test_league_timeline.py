@@ -136,7 +136,8 @@ def test_a_league_moves_through_its_phases_by_itself_and_a_restart_picks_up(tmp_
         league.server.stop()  # stopped while frozen, started again once the finals' moment has passed
         wait_for(lambda: time.time() > finals.timestamp() + 0.5, PHASE_S, "the finals' moment")
         league = restart(league)
-        wait_for(lambda: any(line.startswith("arena: finals started (league=test deal_sets=1 games=2 by=the timeline)")
+        wait_for(lambda: any(line.startswith("arena: finals started (league=test format=round_robin deal_sets=1 games=2 "
+                                                         "by=the timeline)")
                              for line in league.server.output), PHASE_S, "the finals started by the timeline")
         wait_for(lambda: finals_of(league, rand).state in ("done", "failed"), FINALS_S, "the finals to end")
 
@@ -158,6 +159,9 @@ def test_a_league_moves_through_its_phases_by_itself_and_a_restart_picks_up(tmp_
         assert page["results_at"] == results.isoformat()
         code, _, html = http(f"{league.server.web}/leagues/test/finals")
         assert code == 200 and html.decode().count(f"Results are published at {shown_moment(results)}.") == 3
+        code, _, html = http(f"{league.server.web}/leagues/test/finals/games/0")  # nor a game of them
+        assert code == 409 and (f"the finals&#x27; games are shown when their results are published, at "
+                                f"{shown_moment(results)}") in html.decode(), html.decode()
         assert league_header(league, "/leagues/test/finals").startswith(
             '<span id="league-phase" data-phase="finals"><b id="league-title">Timeline cup</b> · '
             f'{GAME_SHOWN} · <b>finals</b> · results are published in ')
@@ -176,6 +180,7 @@ def test_a_league_moves_through_its_phases_by_itself_and_a_restart_picks_up(tmp_
         assert published.results_at == 0
         page = get_json(f"{league.server.web}/api/leagues/test/finals")
         assert len(page["ranking"]) == 2 and len(page["results"]) == 2 and page["results_at"] is None
+        assert http(f"{league.server.web}{page['results'][1]['url']}")[0] == 200
 
         database = open_database(sqlite_url(tmp_path / "data"))
         league_id = database.league("test").id

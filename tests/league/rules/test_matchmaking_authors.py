@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.rules.config import ConfigError, league_from_dict
+from arena.league.rules.config import ConfigError, FinalsSettings, league_from_dict
 from arena.league.files import load_league
 from arena.league.rules.lifecycle import DONE
 from arena.league.storage.db import AsyncDatabase, sqlite_url
@@ -180,7 +180,7 @@ async def test_the_finals_file_groups_the_versions_by_author(tmp_path: Path) -> 
     frozen = sync.freeze(served.league_id, list(ids.values()))
     database = AsyncDatabase(sync)
     finals = Finals(database, served, tmp_path / "league", BuiltBots(work, served.config.limits), Log())
-    spec, text, _names = await finals.tournament(frozen, 1, 0)
+    spec, text, _names = await finals.tournament(frozen, FinalsSettings(deal_sets=1), frozen.field)
     assert spec.apart == (("ann-a-v1", "ann-b-v1"),) and 'apart = [["ann-a-v1", "ann-b-v1"]]' in text
     assert all(len({"ann-a-v1", "ann-b-v1"} & {spec.bots[e].name for e in table}) == 1
                for table in spec.schedule("seed").tables())

@@ -103,8 +103,28 @@ def test_each_key_is_optional_and_those_given_keep_their_order() -> None:
     ('timeline = "soon"\n', "key 'timeline' must be a table with opens, freeze, finals, results, got 'soon'"),
     ('[finals]\ndeal_sets = 0\n', "key 'finals.deal_sets' must be an integer >= 1 and <= 10000, got 0"),
     ('[finals]\ntables = 3\n', "key 'finals.tables' is for k-player tables: the finals of two sides are a round "
-                               "robin (every pair meets), got 3"),
-    ('[finals]\nrounds = 3\n', "unknown key 'rounds' in [finals]; valid keys: deal_sets, tables"),
+                               "robin, a Swiss or a knockout (every table seats two), got 3"),
+    ('[finals]\ngames = 3\n', "unknown key 'games' in [finals]; valid keys: format, deal_sets, tables, rounds, "
+                              "tiebreak_deal_sets, elimination"),
+    ('[finals]\nformat = "ladder"\n',
+     "key 'finals.format' must be one of 'round_robin', 'swiss', 'knockout', got 'ladder'"),
+    ('[finals]\nformat = 3\n', "key 'finals.format' must be one of 'round_robin', 'swiss', 'knockout', got 3"),
+    ('[finals]\nformat = "knockout"\nelimination = "triple"\n',
+     "key 'finals.elimination' must be one of 'single', 'double', got 'triple'"),
+    ('[finals]\nrounds = 3\n', "key 'finals.rounds' is for swiss finals (format = 'swiss'), got it with format = "
+                               "'round_robin'"),
+    ('[finals]\nformat = "swiss"\nelimination = "double"\n',
+     "key 'finals.elimination' is for knockout finals (format = 'knockout'), got it with format = 'swiss'"),
+    ('[finals]\nformat = "swiss"\ntiebreak_deal_sets = 2\n',
+     "key 'finals.tiebreak_deal_sets' is for knockout finals (format = 'knockout'), got it with format = 'swiss'"),
+    ('[finals]\nformat = "swiss"\nrounds = -1\n', "key 'finals.rounds' must be an integer >= 0 and <= 1000, got -1"),
+    ('[finals]\nformat = "swiss"\nrounds = 1001\n',
+     "key 'finals.rounds' must be an integer >= 0 and <= 1000, got 1001"),
+    ('[finals]\nformat = "knockout"\ntiebreak_deal_sets = -1\n',
+     "key 'finals.tiebreak_deal_sets' must be an integer >= 0 and <= 50, got -1"),
+    ('[finals]\nformat = "knockout"\ntiebreak_deal_sets = 51\n',
+     "key 'finals.tiebreak_deal_sets' must be an integer >= 0 and <= 50, got 51"),
+    ('[finals]\ndeal_sets = 10001\n', "key 'finals.deal_sets' must be an integer >= 1 and <= 10000, got 10001"),
 ])
 def test_a_bad_timeline_is_one_line_naming_file_and_keys(tmp_path: Path, extra: str, message: str) -> None:
     path = tmp_path / "league.toml"
@@ -119,6 +139,32 @@ def test_a_bad_timeline_is_one_line_naming_file_and_keys(tmp_path: Path, extra: 
 def test_k_player_finals_take_their_tables() -> None:
     config = league_from_text('name = "ladder"\nvariant = "draw"\nplayers = 3\n[finals]\ntables = 7\n')
     assert config.finals == FinalsSettings(deal_sets=10, tables=7)
+
+
+@pytest.mark.parametrize("extra", ['format = "swiss"\n', 'format = "knockout"\nelimination = "double"\n'])
+def test_k_player_finals_are_a_round_robin(tmp_path: Path, extra: str) -> None:
+    """A Swiss or a knockout pairs two sides: a league of three players' tables is refused at load, in one line."""
+    path = tmp_path / "league.toml"
+    path.write_text('name = "ladder"\nvariant = "draw"\nplayers = 3\n[finals]\n' + extra)
+    with pytest.raises(ConfigError) as caught:
+        load_league(path)
+    fmt = extra.split('"')[1]
+    assert str(caught.value) == (f"{path}: key 'finals.format' {fmt!r} is for two sides (two players or two "
+                                 f"teams): the finals of 3 sides are a round robin (a balanced schedule), "
+                                 f"format = 'round_robin'")
+
+
+def test_two_sided_finals_take_a_swiss_or_a_knockout() -> None:
+    swiss = league('[finals]\nformat = "swiss"\nrounds = 1000\ndeal_sets = 2\n')
+    assert swiss.finals == FinalsSettings(format="swiss", deal_sets=2, rounds=1000)
+    knockout = league('[finals]\nformat = "knockout"\nelimination = "double"\ntiebreak_deal_sets = 50\n')
+    assert knockout.finals == FinalsSettings(format="knockout", elimination="double", tiebreak_deal_sets=50)
+    lowest = league('[finals]\nformat = "knockout"\ntiebreak_deal_sets = 0\ndeal_sets = 1\n')
+    assert lowest.finals == FinalsSettings(format="knockout", tiebreak_deal_sets=0, deal_sets=1)
+    assert league('[finals]\nformat = "swiss"\nrounds = 0\n').finals.rounds == 0  # ceil(log2(field))
+    teams = league_from_text('name = "pairs"\nvariant = "la_plaza_teams"\n'
+                             '[finals]\nformat = "knockout"\n')
+    assert teams.finals.format == "knockout"
 
 
 # --- the phase at every boundary -----------------------------------------------------------------------------------
