@@ -9,7 +9,7 @@ I/O, the same answer from the same games.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from arena.tournament.standings import GameOutcome, side_points, sides_held
@@ -99,9 +99,5 @@ def winner_of(entrants: tuple[int, ...], score: tuple[float, float]) -> int | No
     return entrants[0] if score[0] > score[1] else entrants[1]
 
 
-def by_id(matches: Iterable[Match]) -> Mapping[str, Match]:
-    return {match.id: match for match in matches}
-
-
-__all__ = ["BYE", "SCORE", "SEED", "TIEBREAK", "Match", "bye_match", "by_id", "entrant_points", "totals_of",
+__all__ = ["BYE", "SCORE", "SEED", "TIEBREAK", "Match", "bye_match", "entrant_points", "totals_of",
            "winner_of"]
