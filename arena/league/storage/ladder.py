@@ -17,20 +17,27 @@ from arena.league.rules.lifecycle import DONE, PLAYING, QUEUED, TABLE_FAILED, UN
 from arena.league.rules.model import ONLINE, LadderTable, RateSides, Rating, Seat
 from arena.league.storage.games import insert_game, rating_in, write_rating
 from arena.league.storage.gateway import Gateway, aware_utc
-from arena.league.storage.tables import ladder_tables, table_sides
+from arena.league.storage.tables import freezes, ladder_tables, table_sides
 
 
 class LadderGateway(Gateway):
     """The calls on the ``tables`` and ``table_sides`` tables."""
 
     def queue_tables(self, league_id: int, chosen: Sequence[tuple[Sequence[int], str]]) -> list[LadderTable]:
-        """New queued tables, each (versions per side, reason), in one transaction; in the order given."""
+        """New queued tables, each (versions per side, reason), in one transaction; in the order given. None once
+        the league is frozen: each insert holds its own check (the ladder looked at the phase before it chose, and
+        a freeze may have come in between), so no table is chosen after the freeze."""
         ids = []
+        not_frozen = ~sa.exists().where(freezes.c.league_id == league_id)
         with self.engine.begin() as connection:
             for versions_of_sides, reason in chosen:
-                table_id = connection.execute(sa.insert(ladder_tables).values(
-                    league_id=league_id, reason=reason, state=QUEUED, created_at=utc_now())
-                    .returning(ladder_tables.c.id)).scalar_one()
+                values = sa.select(sa.literal(league_id), sa.literal(reason), sa.literal(QUEUED),
+                                   sa.literal(utc_now(), ladder_tables.c.created_at.type)).where(not_frozen)
+                table_id = connection.execute(sa.insert(ladder_tables).from_select(
+                    ["league_id", "reason", "state", "created_at"], values)
+                    .returning(ladder_tables.c.id)).scalar_one_or_none()
+                if table_id is None:
+                    break  # frozen meanwhile (PostgreSQL reads each statement anew): the tables before it stand
                 connection.execute(sa.insert(table_sides), [
                     {"table_id": table_id, "side": side, "version_id": version_id}
                     for side, version_id in enumerate(versions_of_sides)])

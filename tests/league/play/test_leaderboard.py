@@ -484,3 +484,12 @@ async def test_the_finals_are_seeded_by_the_board_as_it_stood_at_the_freeze(data
     assert board_order(database, league.id, [d, b, a, c], after) == [c, a, b, d]
     assert board_order(database, league.id, [d, b, a, c], before) == [d, b, a, c]
     assert board_order(database, league.id, [b, c], after) == [c, b]  # only the field, in the board's order
+
+
+def test_no_table_is_queued_once_the_league_is_frozen(database: Database, league) -> None:
+    """The ladder looks at the phase, then chooses and queues: a freeze in between must not let a table in."""
+    v = versions_of(database, league.id, "ab")
+    assert len(database.queue_tables(league.id, [([v["a"], v["b"]], "before")])) == 1
+    database.freeze(league.id, [v["a"], v["b"]])
+    assert database.queue_tables(league.id, [([v["a"], v["b"]], "after"), ([v["b"], v["a"]], "after")]) == []
+    assert [t.reason for t in database.tables_in(league.id, ["queued"])] == ["before"]
