@@ -13,15 +13,17 @@ screenshot) still shows it.
 from __future__ import annotations
 
 import html
+import math
 import urllib.parse
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from arena.league.core import LeagueCore
-from arena.league.play.pages import BotHistory, FinalsPage, Tally
+from arena.league.play.pages import BotHistory, FinalsPage, RatingPoint, Tally
 from arena.league.rules.config import shown_moment
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
+from arena.league.rules.rating import Z95, online_elo
 from arena.league.views import (
     BotPage,
     BuildLog,
@@ -362,11 +364,20 @@ def tally_json(tally: Tally) -> dict[str, Any]:
             "points": round(tally.points, 6)}
 
 
+def rating_point_json(point: RatingPoint) -> dict[str, Any]:
+    """A version's online rating after a deal set: its table, the table's place in the league's rating order
+    (``sequence``) and the bot's own count of deal sets rated (``deal_set``, the chart's x), when it ended, OpenSkill's
+    mu and sigma, and the same on the Elo scale with its 95% interval (``elo``, ``elo_low``, ``elo_high``)."""
+    return {"table": point.table_id, "sequence": point.sequence, "deal_set": point.deal_set,
+            "ended_at": _when(point.ended_at), "mu": point.mu, "sigma": point.sigma,
+            "elo": round(online_elo(point.mu), 1), "elo_low": round(online_elo(point.mu, point.sigma, -Z95), 1),
+            "elo_high": round(online_elo(point.mu, point.sigma, Z95), 1)}
+
+
 def history_json(history: BotHistory, league: str) -> dict[str, Any]:
     """A bot's history as JSON: each version's rating points, results by opponent and by seat, recent games (each
     with the address of its viewer)."""
-    return {"ratings": {name: [{"table": p.table_id, "ended_at": _when(p.ended_at), "mu": p.mu, "sigma": p.sigma}
-                               for p in points] for name, points in history.ratings.items()},
+    return {"ratings": {name: [rating_point_json(p) for p in points] for name, points in history.ratings.items()},
             "by_opponent": {name: tally_json(t) for name, t in sorted(history.by_opponent.items())},
             "by_seat": {str(seat): tally_json(t) for seat, t in sorted(history.by_seat.items())},
             "recent": [{"table": g.table_id, "game": g.game_key, "ended_at": _when(g.ended_at), "seats": g.seats,
@@ -413,43 +424,87 @@ async def table_game(core: LeagueCore, league: str, table_id: int, game_key: str
         raise shown_error(error) from None
 
 
+CHART = {"width": 760, "height": 290, "left": 56, "right": 14, "top": 12, "bottom": 46}
+"""The rating chart's size and margins (SVG user units): room for the Elo labels on the left, the deal-set ticks
+and their caption below."""
+
+
+def count_ticks(last: int, most: int = 6) -> list[int]:
+    """Round ticks of a count axis running from 1 to ``last``: 1, then multiples of 1, 2 or 5 times a power of ten
+    (about ``most`` of them), so that a person reads "deal set 1 … 100" at a glance."""
+    rough = max(1.0, last / most)
+    power = 10 ** math.floor(math.log10(rough))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= rough)
+    return [1, *range(step, last + 1, step)] if step > 1 else list(range(1, last + 1))
+
+
 def rating_chart(ratings: dict[str, list[dict[str, Any]]]) -> str:
-    """Each version's online rating (OpenSkill μ) after each of the bot's deal sets as a server-rendered SVG, in
-    the tournament chart's style; the x axis counts the bot's deal sets, so its versions follow each other."""
-    order = sorted((p["table"], name) for name, points in ratings.items() for p in points)
-    if len(order) < 2:
+    """Each version's online rating after each of the bot's deal sets as a server-rendered SVG, on the Elo scale
+    (:func:`arena.league.rules.rating.online_elo`: 0 is a new version's start) with its 95% interval as a shaded
+    band. The x axis is the order the bot's deal sets were rated in (each point's ``deal_set``, which only grows),
+    never the tables' numbers: tables end, and are rated, in another order than they were numbered."""
+    points = [p for series in ratings.values() for p in series]
+    last = max((p["deal_set"] for p in points), default=0)
+    if last < 2:
         return '<p class="meta">The chart starts after two deal sets.</p>'
-    x_of = {key: number for number, key in enumerate(order)}
-    values = [p["mu"] for points in ratings.values() for p in points]
-    axis = axis_ticks(min(values), max(values), span=2.0)
+    axis = axis_ticks(min(p["elo_low"] for p in points), max(p["elo_high"] for p in points), span=100.0)
     lo: float = axis["low"]
     hi: float = axis["high"]
-    width, height, left, right, top, bottom = 760, 260, 48, 12, 10, 28
+    width, height, left, right, top, bottom = (CHART[k] for k in ("width", "height", "left", "right", "top",
+                                                                  "bottom"))
+    floor = height - bottom
 
     def x(n: int) -> float:
-        return left + (width - left - right) * n / (len(order) - 1)
+        return left + (width - left - right) * (n - 1) / (last - 1)
 
     def y(v: float) -> float:
-        return top + (height - top - bottom) * (hi - v) / (hi - lo)
+        return top + (floor - top) * (hi - v) / (hi - lo)
 
     svg = "".join(f'<line class="grid-line" x1="{left}" x2="{width - right}" y1="{y(t["value"]):.1f}" '
                   f'y2="{y(t["value"]):.1f}"/><text class="tick" x="{left - 6}" y="{y(t["value"]) + 4:.1f}" '
-                  f'text-anchor="end">{t["value"]:g}</text>' for t in axis["ticks"])
-    svg += f'<line class="axis" x1="{left}" x2="{width - right}" y1="{height - bottom}" y2="{height - bottom}"/>'
-    svg += (f'<text x="{left}" y="{height - 8}">1</text><text x="{width - right}" y="{height - 8}" '
-            f'text-anchor="end">{len(order)} deal sets</text>')
+                  f'text-anchor="end">{_e(t["label"])}</text>' for t in axis["ticks"])
+    svg += f'<line class="axis" x1="{left}" x2="{width - right}" y1="{floor}" y2="{floor}"/>'
+    svg += "".join(f'<line class="axis" x1="{x(n):.1f}" x2="{x(n):.1f}" y1="{floor}" y2="{floor + 4}"/>'
+                   f'<text class="tick" x="{x(n):.1f}" y="{floor + 16}" text-anchor="middle">{n}</text>'
+                   for n in count_ticks(last))
+    svg += (f'<text x="{(left + width - right) / 2:.0f}" y="{height - 6}" text-anchor="middle">'
+            f'{_e(_chart_caption(points, last))}</text>'
+            f'<text x="12" y="{(top + floor) / 2:.0f}" text-anchor="middle" transform="rotate(-90 12 '
+            f'{(top + floor) / 2:.0f})">Elo (0: a new version)</text>')
     legend = ""
-    for i, (name, points) in enumerate(sorted(ratings.items())):
+    for i, (name, series) in enumerate(sorted(ratings.items())):
         color = COLORS[i % len(COLORS)]
-        path = " ".join(f'{"L" if k else "M"}{x(x_of[(p["table"], name)]):.1f},{y(p["mu"]):.1f}'
-                        for k, p in enumerate(points))
+        ordered = sorted(series, key=lambda p: p["deal_set"])
+        upper = [f'{x(p["deal_set"]):.1f},{y(p["elo_high"]):.1f}' for p in ordered]
+        lower = [f'{x(p["deal_set"]):.1f},{y(p["elo_low"]):.1f}' for p in reversed(ordered)]
+        svg += (f'<path class="band" d="M{" L".join(upper + lower)} Z" fill="{color}" fill-opacity="0.15" '
+                f'stroke="none" data-band="{_e(name)}"/>')
+        path = " ".join(f'{"L" if k else "M"}{x(p["deal_set"]):.1f},{y(p["elo"]):.1f}' for k, p in enumerate(ordered))
         svg += (f'<path d="{path}" fill="none" stroke="{color}" stroke-width="2" data-version="{_e(name)}" '
-                f'data-points="{len(points)}"/>')
-        if len(points) == 1:
-            svg += f'<circle cx="{x(x_of[(points[0]["table"], name)]):.1f}" cy="{y(points[0]["mu"]):.1f}" r="3" fill="{color}"/>'
-        legend += f'<span><i style="background:{color}"></i>{_e(name)}</span>'
-    return (f'<svg viewBox="0 0 {width} {height}" id="rating-chart" role="img" '
-            f'aria-label="online rating of each version">{svg}</svg><div class="legend">{legend}</div>')
+                f'data-points="{len(ordered)}"/>')
+        if len(ordered) == 1:
+            svg += (f'<circle cx="{x(ordered[0]["deal_set"]):.1f}" cy="{y(ordered[0]["elo"]):.1f}" r="3" '
+                    f'fill="{color}"/>')
+        now = ordered[-1]
+        legend += (f'<span><i style="background:{color}"></i>{_e(name)}: {_e(_elo(now["elo"]))} '
+                   f'[{_e(_elo(now["elo_low"]))}, {_e(_elo(now["elo_high"]))}] after {len(ordered)} deal sets</span>')
+    return (f'<svg viewBox="0 0 {width} {height}" id="rating-chart" role="img" aria-label="online rating of each '
+            f'version on the Elo scale, with its 95% interval, after each deal set in the order they were rated">'
+            f'<title>Online rating of each version (Elo, 95% interval shaded)</title>{svg}</svg>'
+            f'<div class="legend">{legend}</div>')
+
+
+def _chart_caption(points: list[dict[str, Any]], last: int) -> str:
+    """The x axis's caption: what it counts, and the days its first and last deal sets ended."""
+    ended = sorted(p["ended_at"] for p in points if p["ended_at"])
+    days = f" ({_day(ended[0])} to {_day(ended[-1])})" if ended else ""
+    return f"the bot's {last} deal sets, in the order they were rated{days}"
+
+
+def _day(moment: str) -> str:
+    """An ISO moment as its day in UTC: ``5 Dec 2026``."""
+    when = datetime.fromisoformat(moment).astimezone(UTC)
+    return f"{when.day} {when:%b %Y}"
 
 
 def _tally_rows(rows: dict[str, dict[str, Any]], label: Any) -> list[list[Cell]]:
