@@ -352,10 +352,15 @@ def _error(web: Web, request: Request, refusal: NotShown, api: bool) -> Response
 
 
 def _way_back(web: Web, request: Request) -> tuple[str, str]:
-    """Where a refused page links to: its tournament's page when there is one to see (a game held back while it is
-    played, on the public site), else where the viewer's dashboard starts (the list of tournaments, or a share
-    link's own page)."""
-    tid = request.path_params.get("tid")
+    """Where a refused page links to (where, what): the page the visitor came from when its ``Referer:`` is a page
+    of this site (never another site's: a refusal page is no open door to elsewhere), else its tournament's page
+    when there is one to see (a game held back while it is played, on the public site), else its league's page,
+    else where the viewer's dashboard starts (the list of tournaments, or a share link's own page)."""
+    came_from = _own_referer(request)
+    if came_from is not None:
+        return came_from, "back to the page you came from"
+    params = request.path_params
+    tid = params.get("tid")
     if tid:
         try:
             t = web.tournament(tid)
@@ -363,7 +368,25 @@ def _way_back(web: Web, request: Request) -> tuple[str, str]:
             pass
         else:
             return f"/t/{urllib.parse.quote(t.id)}", t.name
+    league = params.get("league")
+    if league and web.league is not None and league in web.league.leagues and not web.viewer(request).confined:
+        return f"/leagues/{urllib.parse.quote(league, safe='')}", f"league {league}"
     return web.viewer(request).front()
+
+
+def _own_referer(request: Request) -> str | None:
+    """The path (and query) of the request's ``Referer:`` when it is a page of this site (the host the request
+    came to, over http or https) other than the refused one itself; None otherwise."""
+    referer = request.headers.get("referer")
+    if not referer:
+        return None
+    parts = urllib.parse.urlsplit(referer)
+    host = request.headers.get("host", "")
+    if parts.scheme not in ("http", "https") or not host or parts.netloc.lower() != host.strip().lower():
+        return None
+    path = _local(parts.path) + (f"?{parts.query}" if parts.query else "")
+    here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return path if parts.path.startswith("/") and path != here else None
 
 
 def _refused(web: Web, request: Request, api: bool) -> Response:

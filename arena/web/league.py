@@ -13,6 +13,7 @@ screenshot) still shows it.
 from __future__ import annotations
 
 import html
+import json
 import math
 import urllib.parse
 from collections.abc import Sequence
@@ -77,18 +78,22 @@ def leaderboard_json(board: Leaderboard, active: set[int]) -> dict[str, Any]:
             "standings": [standing_json(row, active) for row in board.standings]}
 
 
-def table_json(table: TableView) -> dict[str, Any]:
-    """A table as the queue shows it: its sides and why it was chosen; its times, and its points once done."""
+def table_json(table: TableView, league: str) -> dict[str, Any]:
+    """A table as the queue shows it: its sides and why it was chosen; its times, and its points and games (each
+    with the address of its viewer) once done."""
     return {"id": table.id or None, "versions": list(table.versions), "version_ids": list(table.version_ids),
             "reason": table.reason, "state": table.state, "created_at": _when(table.created_at),
             "started_at": _when(table.started_at), "ended_at": _when(table.ended_at), "error": table.error,
-            "points": list(table.points)}
+            "points": list(table.points),
+            "games": [{"game": key, "url": game_url(league, table.id, key)} for key in table.games]}
 
 
 def queue_json(queue: LadderQueue) -> dict[str, Any]:
-    return {"league": queue.league, "concurrency": queue.concurrency, "note": queue.note,
-            "playing": [table_json(t) for t in queue.playing], "next": [table_json(t) for t in queue.next],
-            "recent": [table_json(t) for t in queue.recent]}
+    league = queue.league
+    return {"league": league, "concurrency": queue.concurrency, "note": queue.note,
+            "playing": [table_json(t, league) for t in queue.playing],
+            "next": [table_json(t, league) for t in queue.next],
+            "recent": [table_json(t, league) for t in queue.recent]}
 
 
 def version_json(version: VersionView) -> dict[str, Any]:
@@ -100,7 +105,8 @@ def version_json(version: VersionView) -> dict[str, Any]:
 
 def bot_json(page: BotPage) -> dict[str, Any]:
     return {"league": page.league, "bot": page.bot, "author": page.author,
-            "versions": [version_json(v) for v in page.versions], "tables": [table_json(t) for t in page.tables]}
+            "versions": [version_json(v) for v in page.versions],
+            "tables": [table_json(t, page.league) for t in page.tables]}
 
 
 async def leaderboard(core: LeagueCore, league: str) -> dict[str, Any]:
@@ -180,34 +186,77 @@ def leaderboard_html(board: dict[str, Any], viewer: Viewer) -> str:
             + html_table("leaderboard", headers, rows, "No version rated yet."))
 
 
-def _tables_html(table_id: str, tables: list[dict[str, Any]], empty: str, when: str) -> str:
+TABLE_TIMES = {"started_at": "started", "created_at": "proposed", "ended_at": "ended"}
+"""The time a list of tables shows, by its field, and its column's heading."""
+
+
+def _games_links(games: list[dict[str, Any]]) -> str:
+    """A done table's games, each a link to its viewer ("-" before the table is done: none is shown then)."""
+    return " ".join(f'<a href="{_e(g["url"])}">game {int(g["game"]) + 1}</a>' for g in games) or "-"
+
+
+def _tables_html(table_id: str, tables: list[dict[str, Any]], empty: str, when: str, now: datetime) -> str:
     rows = [[(_e(t["id"] or "-"), False), (_e(" vs ".join(t["versions"])), True), (_e(t["reason"]), True),
-             (_e(t["state"]), True), (_e(t[when] or "-"), True),
-             (_e(" – ".join(f"{p:g}" for p in t["points"]) or "-"), False)]
+             (_e(t["state"]), True), (human_time(t[when], now), True),
+             (_e(" – ".join(f"{p:g}" for p in t["points"]) or "-"), False), (_games_links(t["games"]), True)]
             for t in tables]
-    headers = [("table", False), ("sides", True), ("why chosen", True), ("state", True), (when.replace("_", " "), True),
-               ("points", False)]
+    headers = [("table", False), ("sides", True), ("why chosen", True), ("state", True), (TABLE_TIMES[when], True),
+               ("points", False), ("games", True)]
     return html_table(table_id, headers, rows, empty)
 
 
-def queue_html(queue: dict[str, Any], viewer: Viewer) -> str:
+def queue_html(queue: dict[str, Any], viewer: Viewer, now: datetime | None = None) -> str:
     league = queue["league"]
+    now = now or datetime.now(UTC)
     note = f'<p class="meta">{_e(queue["note"])}</p>' if queue["note"] else ""
     return (f'<h1>{_e(league)} · queue</h1>{_league_nav(league, viewer)}'
             f'<p class="meta">{_e(queue["concurrency"])} tables at once at most.</p>{note}'
-            f'<h2>Being played</h2>' + _tables_html("playing", queue["playing"], "None.", "started_at")
-            + '<h2>Next</h2>' + _tables_html("next", queue["next"], "None proposed.", "created_at")
-            + '<h2>Recently ended</h2>' + _tables_html("recent", queue["recent"], "None yet.", "ended_at"))
+            f'<h2>Being played</h2>' + _tables_html("playing", queue["playing"], "None.", "started_at", now)
+            + '<h2>Next</h2>' + _tables_html("next", queue["next"], "None proposed.", "created_at", now)
+            + '<h2>Recently ended</h2>' + _tables_html("recent", queue["recent"], "None yet.", "ended_at", now))
 
 
-def bot_html(page: dict[str, Any], viewer: Viewer) -> str:
+def human_time(moment: str | None, now: datetime) -> str:
+    """An ISO moment (UTC) as a person reads it, relative to ``now`` ("just now", "3 min ago", "today 14:02",
+    "yesterday 14:02", "Tue 14:02", "3 Dec 14:02", "3 Dec 2025"), in a ``<time>`` element whose ``datetime`` is
+    the moment and whose title, shown on hover, is the exact time in UTC; "-" for none (not yet)."""
+    if not moment:
+        return "-"
+    when = datetime.fromisoformat(moment).astimezone(UTC)
+    now = now.astimezone(UTC)
+    exact = when.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f'<time datetime="{_e(when.isoformat())}" title="{exact}">{_e(_relative(when, now))}</time>'
+
+
+def _relative(when: datetime, now: datetime) -> str:
+    seconds = (now - when).total_seconds()
+    days = (now.date() - when.date()).days
+    if abs(seconds) < 60:
+        return "just now"
+    if seconds < 0:  # a moment to come (a clock a little ahead, a timeline's step)
+        return f"in {math.ceil(-seconds / 60)} min" if -seconds < 3600 else f"{when:%Y-%m-%d %H:%M} UTC"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if days == 0:
+        return f"today {when:%H:%M}"
+    if days == 1:
+        return f"yesterday {when:%H:%M}"
+    if days < 7:
+        return f"{when:%a %H:%M}"
+    return f"{when.day} {when:%b %H:%M}" if when.year == now.year else f"{when.day} {when:%b %Y}"
+
+
+def bot_html(page: dict[str, Any], viewer: Viewer, now: datetime | None = None) -> str:
     league = page["league"]
+    now = now or datetime.now(UTC)
     versions = [[(_e(v["version"]), True), (_e(v["state"]), True), ("yes" if v["active"] else "", True),
-                 (_e(v["created_at"]), True), (_e(v["updated_at"]), True)] for v in page["versions"]]
+                 (human_time(v["created_at"], now), True), (human_time(v["updated_at"], now), True)]
+                for v in page["versions"]]
     headers = [("version", True), ("state", True), ("active", True), ("uploaded", True), ("last change", True)]
     return (f'<h1>{_e(page["bot"])}</h1>{_league_nav(league, viewer)}<p class="meta">by {_e(page["author"])}</p>'
             '<h2>Versions</h2>' + html_table("versions", headers, versions, "No version.")
-            + '<h2>Recent tables</h2>' + _tables_html("tables", page["tables"], "No table ended yet.", "ended_at"))
+            + '<h2>Recent tables</h2>' + _tables_html("tables", page["tables"], "No table ended yet.", "ended_at",
+                                                     now))
 
 
 def _league_nav(league: str, viewer: Viewer) -> str:
@@ -248,8 +297,40 @@ def log_html(league: str, log: dict[str, Any], viewer: Viewer) -> str:
     return (f'<h1>{_e(v["version"])} · build log</h1>{_league_nav(league, viewer)}'
             f'<p class="meta">{_e(v["state"])}{(" · " + _e(v["reason"])) if v["reason"] else ""}</p>'
             f'<h2>Build log</h2><section class="card"><pre id="build-log">{_e(log["build_log"] or "(empty)")}</pre>'
-            f'</section><h2>Check report</h2><section class="card"><pre id="check-report">'
-            f'{_e(log["check_report"] or "(none yet)")}</pre></section>')
+            f'</section><h2>Check report</h2>' + check_report_html(log["check_report"]))
+
+
+def _ms(value: Any) -> str:
+    """A duration in milliseconds as a person reads it: whole milliseconds, a tenth below 10 ms ("-": none)."""
+    if not isinstance(value, int | float):
+        return "-"
+    return f"{value:.1f} ms" if value < 10 else f"{value:,.0f} ms"
+
+
+def check_report_html(text: str) -> str:
+    """The check's report (the JSON the pipeline stores: :func:`arena.league.intake.pipeline.report_json`) as a
+    summary and a table of the variants played: times rounded, with their units. A report of another shape is
+    shown as it is, in a block of its own."""
+    try:
+        report = json.loads(text) if text else None
+    except ValueError:
+        report = None
+    if not isinstance(report, dict):
+        return f'<section class="card"><pre id="check-report">{_e(text or "(none yet)")}</pre></section>'
+    facts = [("result", "passed" if report.get("passed") else "failed"), ("startup", _ms(report.get("startup_ms"))),
+             ("said hello as", report.get("hello") or "-"), ("contained", report.get("containment") or "-")]
+    if report.get("start_fault"):
+        facts.append(("failed to start", report["start_fault"]))
+    kv = "".join(f'<dt>{_e(k)}</dt><dd id="check-{_e(k.replace(" ", "-"))}">{_e(v)}</dd>' for k, v in facts)
+    variants = [[(_e(c.get("variant")), True), (_e(c.get("players")), False), (_e(c.get("matches")), False),
+                 (_e(c.get("decisions")), False), (_e(_ms(c.get("median_ms"))), False),
+                 (_e(_ms(c.get("worst_ms"))), False), (_e("; ".join(c.get("faults") or []) or "none"), True),
+                 ("yes" if c.get("passed") else "no", True)]
+                for c in report.get("variants") or [] if isinstance(c, dict)]
+    headers = [("variant", True), ("players", False), ("matches", False), ("decisions", False),
+               ("median reply", False), ("slowest reply", False), ("faults", True), ("passed", True)]
+    return (f'<section class="card"><dl class="kv" id="check-report">{kv}</dl></section>'
+            + html_table("check-variants", headers, variants, "No match played."))
 
 
 def done_html(league: str, message: str, viewer: Viewer) -> str:
@@ -259,6 +340,28 @@ def done_html(league: str, message: str, viewer: Viewer) -> str:
 
 def _hidden(csrf: str) -> str:
     return f'<input type="hidden" name="csrf" value="{_e(csrf)}">'
+
+
+def _option(value: int, text: str, selected: bool) -> str:
+    return f'<option value="{value}"{" selected" if selected else ""}>{_e(text)}</option>'
+
+
+def challenge_pair(versions: Sequence[VersionView], standings: Sequence[dict[str, Any]]) -> tuple[int, int] | None:
+    """The challenge form's preselected pair (the author's version, its opponent), or None when there is none to
+    offer: the author's active version placed best on the leaderboard (else its newest ready one) against the
+    entry just above it, or, at the top or not placed yet, the best entry that is not its own version; without a
+    leaderboard entry to meet, another ready version of the author's. Never a version against itself."""
+    ready = [v for v in versions if v.state == "ready"]
+    if not ready:
+        return None
+    place = {row["version_id"]: n for n, row in enumerate(standings)}
+    mine = min(ready, key=lambda v: (not v.active, place.get(v.id, len(standings)), -v.id))
+    ranked = [row["version_id"] for row in standings]
+    at = place.get(mine.id)
+    above = [vid for vid in ranked[:at] if vid != mine.id] if at is not None else []
+    others = [vid for vid in ranked if vid != mine.id] + [v.id for v in ready if v.id != mine.id]
+    opponent = above[-1] if above else next(iter(others), None)
+    return (mine.id, opponent) if opponent is not None else None
 
 
 def author_html(league: str, who: str, versions: list[VersionView], challenges: list[ChallengeView],
@@ -276,11 +379,13 @@ def author_html(league: str, who: str, versions: list[VersionView], challenges: 
             for v in versions]
     headers = [("version", True), ("id", False), ("state", True), ("active", True), ("why", True), ("log", True),
                ("", True)]
-    opponents = sorted({(r["version_id"], r["version"]) for r in board["standings"]} |
-                       {(v.id, f"{v.bot}-v{v.number}") for v in versions})
-    mine = "".join(f'<option value="{v.id}">{_e(f"{v.bot}-v{v.number}")}</option>' for v in versions
-                   if v.state == "ready")
-    others = "".join(f'<option value="{vid}">{_e(name)}</option>' for vid, name in opponents)
+    opponents = sorted(({r["version_id"]: r["version"] for r in board["standings"]} |
+                        {v.id: f"{v.bot}-v{v.number}" for v in versions}).items())
+    pair = challenge_pair(versions, board["standings"])
+    chosen = pair or (None, None)
+    mine = "".join(_option(v.id, f"{v.bot}-v{v.number}", v.id == chosen[0]) for v in versions if v.state == "ready")
+    others = ("" if pair else '<option value="" selected disabled>choose an opponent</option>') + "".join(
+        _option(vid, name, vid == chosen[1]) for vid, name in opponents)
     made = [[(_e(c.id), False), (_e(c.version), True), (_e(c.opponent), True), (_e(c.deal_sets), False),
              (_e(c.state), True), (f"<strong>{_e(c.outcome)}</strong> ({_e(c.outcome_why)})" if c.outcome else "-",
                                    True), (_e(c.verdict or c.error or "-"), True)] for c in challenges]
@@ -513,7 +618,7 @@ def _tally_rows(rows: dict[str, dict[str, Any]], label: Any) -> list[list[Cell]]
              (_e(f'{t["points"] / t["played"]:.2f}' if t["played"] else "-"), False)] for key, t in rows.items()]
 
 
-def history_html(league: str, history: dict[str, Any]) -> str:
+def history_html(league: str, history: dict[str, Any], now: datetime | None = None) -> str:
     """The bot page's chart, its results by opponent and by seat, and its recent games linking to the viewer."""
     tally_headers = [("played", False), ("won", False), ("drawn", False), ("lost", False), ("points", False),
                      ("mean points", False)]
@@ -522,7 +627,7 @@ def history_html(league: str, history: dict[str, Any]) -> str:
     seats = _tally_rows(history["by_seat"], lambda seat: _e(f"seat {int(seat) + 1}"))
     games = [[(f'<a href="{_e(g["url"])}">table {_e(g["table"])} game {_e(g["game"])}</a>', True),
               (_e(" vs ".join(g["seats"])), True), (_e(" – ".join(f"{p:g}" for p in g["points"])), False),
-              (_e(g["ended_at"] or "-"), True)] for g in history["recent"]]
+              (human_time(g["ended_at"], now or datetime.now(UTC)), True)] for g in history["recent"]]
     return ('<h2>Online rating of each version</h2><section class="card chart">'
             + rating_chart(history["ratings"]) + '</section>'
             '<h2>Results by opponent</h2><p class="meta">Per deal set: won on more match points than the opponent '
@@ -535,8 +640,9 @@ def history_html(league: str, history: dict[str, Any]) -> str:
                          "No game yet."))
 
 
-def bot_full_html(page: dict[str, Any], viewer: Viewer) -> str:
-    return bot_html(page, viewer) + history_html(page["league"], page["history"])
+def bot_full_html(page: dict[str, Any], viewer: Viewer, now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    return bot_html(page, viewer, now) + history_html(page["league"], page["history"], now)
 
 
 def finals_html(page: dict[str, Any], viewer: Viewer) -> str:

@@ -163,7 +163,9 @@ def test_an_author_sees_only_its_own_logs_and_reports(site: Site) -> None:
         assert log["build_log"] == (stored.build_log or "") and log["version"]["state"] == "ready"
         assert stored.check_report and log["check_report"] == json.dumps(stored.check_report, indent=2)
         code, _, page = http(f"{site.web}/leagues/test/versions/{ra.id}/log", headers=site.as_author("alice"))
-        assert code == 200 and '<pre id="check-report">' in page.decode()
+        startup = f'<dd id="check-startup">{stored.check_report["startup_ms"]:,.0f} ms</dd>'
+        assert code == 200 and '<dl class="kv" id="check-report">' in page.decode() and startup in page.decode()
+        assert '<table id="check-variants">' in page.decode() and '"startup_ms"' not in page.decode()
         code, _, page = http(f"{site.web}/leagues/test/mine", headers=site.as_author("alice"))
         text = page.decode()
         assert code == 200 and f'/leagues/test/versions/{ra.id}/log' in text
