@@ -365,20 +365,22 @@ def challenge_pair(versions: Sequence[VersionView], standings: Sequence[dict[str
 
 
 def author_html(league: str, who: str, versions: list[VersionView], challenges: list[ChallengeView],
-                board: dict[str, Any], csrf: str, viewer: Viewer, feed: str = "") -> str:
-    """The author's page: each version with its log's link and a retire button, the upload form (the archive
-    last, after the bot's name), the challenge form (a version of its own against a leaderboard entry or another
-    of its own), its challenges, and its team's private feed (``feed``, its address) with the form that replaces
-    it. Every form carries the session's CSRF token."""
+                board: dict[str, Any], csrf: str, viewer: Viewer, feed: str = "", now: datetime | None = None) -> str:
+    """The author's page: each version (when uploaded) with its log's link and a retire button, the upload form
+    (the archive last, after the bot's name), the challenge form (a version of its own against a leaderboard entry
+    or another of its own, a sensible pair preselected: :func:`challenge_pair`), its challenges, and its team's
+    private feed (``feed``, its address) with the form that replaces it. Every form carries the session's CSRF
+    token."""
     q = _q(league)
+    now = now or datetime.now(UTC)
     rows = [[(_e(f"{v.bot}-v{v.number}"), True), (_e(v.id), False), (_e(v.state), True),
-             ("yes" if v.active else "", True), (_e(v.reason), True),
+             ("yes" if v.active else "", True), (human_time(_when(v.created_at), now), True), (_e(v.reason), True),
              (f'<a href="/leagues/{q}/versions/{v.id}/log">build log and check</a>', True),
              (f'<form method="post" action="/leagues/{q}/versions/{v.id}/retire">{_hidden(csrf)}'
               f'<button type="submit">retire</button></form>' if v.state != "retired" else "", True)]
             for v in versions]
-    headers = [("version", True), ("id", False), ("state", True), ("active", True), ("why", True), ("log", True),
-               ("", True)]
+    headers = [("version", True), ("id", False), ("state", True), ("active", True), ("uploaded", True), ("why", True),
+               ("log", True), ("", True)]
     opponents = sorted(({r["version_id"]: r["version"] for r in board["standings"]} |
                         {v.id: f"{v.bot}-v{v.number}" for v in versions}).items())
     pair = challenge_pair(versions, board["standings"])

@@ -166,3 +166,11 @@ def test_the_challenge_form_preselects_a_sensible_pair(versions: list, ranked: l
         assert '<option value="" selected disabled>choose an opponent</option>' in form
     else:
         assert selected == [str(pair[0]), str(pair[1])] and pair[0] != pair[1]
+
+
+def test_the_author_page_says_when_each_version_was_uploaded() -> None:
+    page = author_html("test", "alice", [version(3, "ready", True)], [], {"standings": []}, "csrf",
+                       Viewer(Access.FULL), now=NOW)
+    rows = page[page.index('<table id="my-versions">'):]
+    assert ('<time datetime="2026-12-04T14:30:00+00:00" title="2026-12-04 14:30:00 UTC">yesterday 14:30</time>'
+            in rows[:rows.index("</table>")])
