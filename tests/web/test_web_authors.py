@@ -416,8 +416,9 @@ def test_sign_in_upload_challenge_and_retire_in_chromium(site: Site, browser: Ch
     assert outcome(browser) == f"uploaded: version {uploaded.id} of bot 'cg' (number 1), uploaded"
     assert site.league.settled(site.league.token("carol"), "cg").state == lpb.VERSION_STATE_READY
     open_mine(browser)
-    assert browser.js(MY_VERSIONS) == [["cg-v1", str(uploaded.id), "ready", "yes", "", "build log and check",
-                                        "retire"]]
+    row = browser.js(MY_VERSIONS)[0]
+    assert row[:4] + row[5:] == ["cg-v1", str(uploaded.id), "ready", "yes", "", "build log and check", "retire"]
+    assert re.fullmatch(r"just now|\d+ min ago", row[4]), row  # uploaded: its time as a person says it
 
     gb = site.version("bob", "gb")
     assert browser.js("[...document.querySelectorAll('#challenge select[name=version] option')]"
@@ -442,7 +443,7 @@ def test_sign_in_upload_challenge_and_retire_in_chromium(site: Site, browser: Ch
     finally:
         db.close()
     open_mine(browser)
-    assert [row[:3] + row[6:] for row in browser.js(MY_VERSIONS)] == [["cg-v1", str(uploaded.id), "retired", ""]]
+    assert [row[:3] + row[7:] for row in browser.js(MY_VERSIONS)] == [["cg-v1", str(uploaded.id), "retired", ""]]
 
     browser.submit("header form.signout button")          # every signed-in page has it; it leaves nothing behind
     assert browser.js("[location.pathname, document.querySelector('#signout')]") == ["/", None]
