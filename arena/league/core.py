@@ -684,6 +684,14 @@ class LeagueCore:
             results_published=status.published, opens=_seconds(timeline.opens), freeze=_seconds(timeline.freeze),
             finals=_seconds(timeline.finals), results=_seconds(timeline.results), now=utc_now().timestamp())
 
+    async def share_league(self, token: Credential, league: str) -> str:
+        """The operator's leave to share a league's public pages by a read-only link (the web signs it, with the
+        server's token): the league's name as the link names it. Anyone else is refused."""
+        caller = await self.caller(token)
+        served = self.league(league)
+        require_operator(caller, "make a share link")
+        return served.config.name
+
     async def freeze(self, token: Credential, league: str) -> Frozen:
         caller = await self.caller(token)
         served = self.league(league)

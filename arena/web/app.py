@@ -70,10 +70,11 @@ from arena.web.access import (
     AUTHOR_COOKIE,
     AUTHOR_SESSION_S,
     COOKIE,
+    DEFAULT_SHARE_HOURS,
     INDEX,
-    MAX_SHARE_HOURS,
     SHARE_COOKIE,
     SHARE_KINDS,
+    SHARE_PATH,
     SIGNUP_COOKIE,
     Access,
     AccessRules,
@@ -84,6 +85,7 @@ from arena.web.access import (
     same_origin,
     session_member,
     session_name,
+    share_expiry,
 )
 from arena.web.data import GameCatalog, NotShown, RatingHistory
 from arena.web.live import LiveGames, public_view
@@ -909,9 +911,10 @@ async def api_share(web: Web, request: Request) -> Response:
         raise NotShown(401, "only the operator makes share links: send 'Authorization: Bearer <token>' (the "
                             "server's --token-file)")
     form = await _form(request)
-    hours = _number(form, "hours", 24)
-    if not 1 <= hours <= MAX_SHARE_HOURS:
-        raise NotShown(400, f"hours: a share link lasts 1 to {MAX_SHARE_HOURS} hours, got {hours}")
+    try:
+        expires = share_expiry(_number(form, "hours", DEFAULT_SHARE_HOURS), time.time())
+    except ValueError as error:
+        raise NotShown(400, str(error)) from None
     tid, league = form.get("tournament", "").strip(), form.get("league", "").strip()
     if bool(tid) == bool(league):
         raise NotShown(400, "name one tournament (tournament=ID) or one league (league=NAME) to share")
@@ -922,9 +925,8 @@ async def api_share(web: Web, request: Request) -> Response:
             kind, name = "l", web.league_core().league(league).config.name
         except LeagueError as error:
             raise league_web.shown_error(error) from None
-    expires = int(time.time()) + hours * 3600
     link = web.signer.share_link(kind, name, expires)
-    return JSONResponse({"url": f"{str(request.base_url).rstrip('/')}/share/{link}", SHARE_KINDS[kind]: name,
+    return JSONResponse({"url": f"{_base(request)}{SHARE_PATH}{link}", SHARE_KINDS[kind]: name,
                          "expires_at": expires})
 
 
