@@ -386,9 +386,9 @@ def _own_referer(request: Request) -> str | None:
     host = request.headers.get("host", "")
     if parts.scheme not in ("http", "https") or not host or parts.netloc.lower() != host.strip().lower():
         return None
-    path = _local(parts.path) + (f"?{parts.query}" if parts.query else "")
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
     here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-    return path if parts.path.startswith("/") and path != here else None
+    return path if _local(parts.path) == parts.path and path != here else None
 
 
 def _refused(web: Web, request: Request, api: bool) -> Response:
