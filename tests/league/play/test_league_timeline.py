@@ -154,6 +154,7 @@ def test_a_league_moves_through_its_phases_by_itself_and_a_restart_picks_up(tmp_
         assert page["results_at"] == results.isoformat()
         code, _, html = http(f"{league.server.web}/leagues/test/finals")
         assert code == 200 and html.decode().count(f"Results are published at {shown_moment(results)}.") == 3
+        assert "/games/" not in html.decode()  # no finals game a click away while its results are withheld
         assert league_header(league, "/leagues/test/finals").startswith(
             '<span id="league-phase" data-phase="finals">Timeline cup · <b>finals</b> · results are published in ')
         league.server.stop()
