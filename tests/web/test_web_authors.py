@@ -555,13 +555,14 @@ def test_league_pages_offer_only_links_the_viewer_may_follow(site: Site) -> None
 
 def test_a_refusal_page_links_only_where_the_viewer_may_go(site: Site) -> None:
     """A share link's refusals, of a page not its own or of an unknown bot of its league, lead back to its league,
-    from the header as from the page; the operator's lead to the list of tournaments, as before."""
+    from the header as from the page; the operator's, of a league's page, lead to that league's page (its header to
+    the list of tournaments, as before)."""
     shared = shared_browser(site, league="test")
     for path, status in (("/", 403), ("/leagues/test/mine", 403), ("/leagues/test/bots/nope", 404)):
         code, _, page = http(site.web + path, headers=shared)
         assert (code, links_of(page)) == (status, ["/leagues/test", "/leagues/test"]), path
     code, _, page = http(f"{site.web}/leagues/test/bots/nope", headers={"Authorization": f"Bearer {site.operator}"})
-    assert (code, links_of(page)) == (404, ["/", "/"])
+    assert (code, links_of(page)) == (404, ["/", "/leagues/test"])
 
 
 @dataclass(frozen=True)
