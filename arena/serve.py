@@ -17,6 +17,7 @@ import signal
 import socket
 import stat
 import sys
+import time
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,12 +52,12 @@ from arena.server.dial_in import CALLS as DIAL_IN_CALLS
 from arena.server.dial_in import SHUTTING_DOWN, DialInServicer
 from arena.server.dial_in import add_to_server as add_dial_in
 from arena.server.events import WATCH_BUFFER_EVENTS
-from arena.server.league_service import SERVICE_NAME, LeagueServicer
+from arena.server.league_service import SERVICE_NAME, LeagueServicer, ShareLinks
 from arena.server.league_service import add_to_server as add_league
 from arena.server.registry import load_registry
 from arena.server.service import ArenaServicer, add_to_server
 from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
-from arena.web.access import WILDCARD_HOSTS, AccessRules, check_host_name, check_http_listen
+from arena.web.access import WILDCARD_HOSTS, AccessRules, Signer, check_host_name, check_http_listen
 from arena.web.app import serve_web
 
 DEFAULT_LISTEN = "127.0.0.1:50500"
@@ -417,8 +418,8 @@ async def serve(config: ServeConfig) -> None:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())
             league = await open_leagues(config, log, arena.limiter) if config.leagues else None
-            league_servicer = (LeagueServicer(league.core, trio.lowlevel.current_trio_token(), league.store.tmp)
-                               if league is not None else None)
+            league_servicer = (LeagueServicer(league.core, trio.lowlevel.current_trio_token(), league.store.tmp,
+                                              share_links(config)) if league is not None else None)
             dial_in = DialInServicer(REGISTRY, trio.lowlevel.current_trio_token(), plain_text_beyond_loopback=(
                 config.credentials is None and not is_loopback(config.listen)))
             server, address = make_server(config, servicer, league_servicer,  # a port in use: one line
@@ -471,6 +472,15 @@ async def open_leagues(config: ServeConfig, log: ServerLog, limiter: trio.Capaci
                                  limiter=limiter, backend=config.backend, private_folder=make_private_folder)
     except LeagueError as error:
         raise ConfigError(str(error)) from None
+
+
+def share_links(config: ServeConfig) -> ShareLinks | None:
+    """How ``arena league share`` makes a link: signed as the dashboard signs its own (with the server's token),
+    when the server serves a dashboard for it to open."""
+    if config.http is None or config.token is None:
+        return None
+    signer = Signer(config.token)
+    return lambda name, hours: signer.league_link(name, hours, time.time())
 
 
 def ladder_protected(config: ServeConfig) -> tuple[Path, ...]:

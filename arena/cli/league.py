@@ -33,7 +33,7 @@ from typing import Any
 import grpc
 from rich.table import Table
 
-from arena.cli.notices import add_notice_commands
+from arena.cli.notices import add_notice_commands, add_web_argument, web_prefix
 from arena.cli.server import (
     CLIENT_FLAGS,
     _client,
@@ -58,6 +58,7 @@ from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
 from arena.serve import DEFAULT_DATA
 from arena.server.client import describe
+from arena.web.access import MAX_SHARE_HOURS
 
 CHUNK_BYTES = 256 * 1024
 """An upload's chunk: far below the message size limit, big enough to be few."""
@@ -174,6 +175,16 @@ def add_league_commands(sub: Any) -> None:
     _league_argument(p)
     add_client_arguments(p)
     p.set_defaults(func=cmd_status)
+
+    p = verbs.add_parser("share", help="a read-only link to the league's public pages, for spectators without a "
+                                       "token (the operator; the server's dashboard opens it)")
+    p.add_argument("league_name", nargs="?", default="", metavar="LEAGUE",
+                   help="the league's name (default: the server's only league)")
+    p.add_argument("--hours", type=int, default=0, metavar="N",
+                   help=f"how long the link opens the league (default 24, at most {MAX_SHARE_HOURS})")
+    add_web_argument(p, "the link")
+    add_client_arguments(p)
+    p.set_defaults(func=cmd_share)
     add_challenge_commands(verbs)
     add_team_commands(verbs)
     add_notice_commands(verbs)
@@ -564,6 +575,23 @@ def cmd_status(args: argparse.Namespace) -> int:
         reply = client.call("GetStatus", lpb.GetStatusRequest(league=args.league))
         print(f"{safe_name(reply.title)} ({safe_name(reply.league)}): {safe_name(reply.variant)}, {reply.phase}"
               + (f"; {safe_name(reply.next, 500)}" if reply.next else ""))
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_share(args: argparse.Namespace) -> int:
+    """The link alone on stdout (``> FILE`` keeps it alone), what it opens and until when on stderr."""
+    web = web_prefix(args.web)
+    if args.hours < 0:  # the server says what else it refuses; a negative count fits no message
+        return _refused(f"--hours must be 1 or more, got {args.hours}")
+
+    def body(client: Any) -> int:
+        reply = client.call("ShareLeague", lpb.ShareLeagueRequest(league=args.league_name, hours=args.hours))
+        where = "" if web else " (its path on the server's web dashboard: give --web URL for the whole link)"
+        print(f"a read-only link to league {safe_name(reply.league)!r}{where}; whoever opens it sees its public "
+              f"pages until {_when_minute(reply.expires_at)}:", file=sys.stderr)
+        print(web + reply.path)
         return 0
 
     return _run(args, body)

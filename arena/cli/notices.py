@@ -10,9 +10,10 @@ import argparse
 import sys
 from typing import Any
 
-from arena.cli.server import _refused, add_client_arguments, shown_once
+from arena.cli.server import add_client_arguments, shown_once
 from arena.cli.teams import _league_argument, _run
 from arena.display import safe_name
+from arena.errors import UsageError
 from arena.protocol import league_pb2 as lpb
 
 
@@ -21,8 +22,7 @@ def add_notice_commands(verbs: Any) -> None:
     p = verbs.add_parser("feed-url", help="your team's private Atom feed of the league: its address (secret: it "
                                           "reads your team's notices)")
     p.add_argument("--regenerate", action="store_true", help="replace it: the old address stops working")
-    p.add_argument("--web", default="", metavar="URL", help="the dashboard's address (e.g. https://arena.example.org)"
-                                                            ", to print the whole URL rather than its path")
+    add_web_argument(p, "the feed's URL")
     _league_argument(p)
     add_client_arguments(p)
     p.set_defaults(func=cmd_feed_url)
@@ -41,10 +41,23 @@ def add_notice_commands(verbs: Any) -> None:
     q.set_defaults(func=cmd_webhook, url="")
 
 
-def cmd_feed_url(args: argparse.Namespace) -> int:
-    web = args.web.rstrip("/")
+def add_web_argument(p: argparse.ArgumentParser, what: str) -> None:
+    """``--web URL``: the dashboard's address, which the server does not know as its visitors reach it."""
+    p.add_argument("--web", default="", metavar="URL", help=f"the dashboard's address (e.g. https://arena.example.org)"
+                                                            f", to print {what} whole rather than its path")
+
+
+def web_prefix(given: str) -> str:
+    """``--web`` checked (http or https) without its trailing slash: what a path on the dashboard follows; a
+    UsageError, one line, for anything else."""
+    web = given.rstrip("/")
     if web and not web.startswith(("https://", "http://")):
-        return _refused(f"--web must be the dashboard's address, https://HOST[:PORT], got {args.web!r}")
+        raise UsageError(f"--web must be the dashboard's address, https://HOST[:PORT], got {given!r}")
+    return web
+
+
+def cmd_feed_url(args: argparse.Namespace) -> int:
+    web = web_prefix(args.web)
 
     def body(client: Any) -> int:
         reply = client.call("GetFeedUrl", lpb.GetFeedUrlRequest(league=args.league, regenerate=args.regenerate))

@@ -710,6 +710,14 @@ class LeagueCore:
             variant_title=served.config.game().title, players=served.config.players,
             time_control=served.config.time.describe())
 
+    async def share_league(self, token: Credential, league: str) -> str:
+        """The operator's leave to share a league's public pages by a read-only link (the web signs it, with the
+        server's token): the league's name as the link names it. Anyone else is refused."""
+        caller = await self.caller(token)
+        served = self.league(league)
+        require_operator(caller, "make a share link")
+        return served.config.name
+
     async def freeze(self, token: Credential, league: str) -> Frozen:
         caller = await self.caller(token)
         served = self.league(league)
@@ -773,13 +781,16 @@ class LeagueCore:
 
     async def _table(self, table: LadderTable) -> TableView:
         points: list[float] = []
+        games: list[str] = []
         if table.state == DONE:
             played = await self.database.run(Database.games_of_record, table.league_id, RECORD.format(id=table.id))
             points = deal_set_totals([seats for _, seats in played], table.versions)
+            games = [key for key, _ in played]
         return TableView(id=table.id, versions=tuple([await self._entrant(v) for v in table.versions]),
                          version_ids=tuple(table.versions), reason=table.reason, state=table.state,
                          created_at=_seconds(table.created_at), started_at=_seconds(table.started_at),
-                         ended_at=_seconds(table.ended_at), error=table.error or "", points=tuple(points))
+                         ended_at=_seconds(table.ended_at), error=table.error or "", points=tuple(points),
+                         games=tuple(games))
 
     async def _bot_or_none(self, served: Served, name: str) -> Bot | None:
         try:

@@ -179,7 +179,8 @@ class BuildLog:
 @dataclass(frozen=True)
 class TableView:
     """A ladder table: its sides (names and version ids), why it was chosen, its state and times, its error, and
-    each side's points once done. A table the matchmaker proposes has no id yet (0)."""
+    each side's points and its games' keys once done (a table being played shows none: its games share their
+    deals). A table the matchmaker proposes has no id yet (0)."""
 
     id: int
     versions: tuple[str, ...]
@@ -191,6 +192,7 @@ class TableView:
     ended_at: float = 0.0
     error: str = ""
     points: tuple[float, ...] = ()
+    games: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

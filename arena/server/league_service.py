@@ -95,13 +95,21 @@ def _chunks(requests: Iterator[lpb.UploadRequest]) -> Iterator[bytes]:
         yield request.chunk
 
 
+ShareLinks = Callable[[str, int], tuple[str, int]]
+"""The dashboard's share links (:meth:`arena.web.access.Signer.league_link`, given by ``arena serve`` when it serves
+one): a league's name and hours (0: the default) to the link's path and its expiry, or a ValueError with the line
+saying why not."""
+
+
 class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     """The grpcio handlers; each runs on a gRPC thread and reaches :class:`LeagueCore` through ``trio.from_thread``."""
 
-    def __init__(self, core: LeagueCore, trio_token: trio.lowlevel.TrioToken, upload_folder: Path) -> None:
+    def __init__(self, core: LeagueCore, trio_token: trio.lowlevel.TrioToken, upload_folder: Path,
+                 share: ShareLinks | None = None) -> None:
         self.core = core
         self.trio_token = trio_token
         self.upload_folder = upload_folder
+        self.share = share
 
     def _trio(self, function: Callable[[*Args], Awaitable[Result]], *args: *Args) -> Result:
         return trio.from_thread.run(function, *args, trio_token=self.trio_token)
@@ -152,6 +160,18 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @handled
     def SetWebhook(self, request: lpb.SetWebhookRequest, context: grpc.ServicerContext) -> Any:
         return webhook_pb(self._trio(self.core.set_webhook, token_of(context), request.league, request.url))
+
+    @handled
+    def ShareLeague(self, request: lpb.ShareLeagueRequest, context: grpc.ServicerContext) -> Any:
+        name = self._trio(self.core.share_league, token_of(context), request.league)
+        if self.share is None:
+            raise ApiError(Refusal.FAILED_PRECONDITION, "this server serves no web dashboard (arena serve --http "
+                                                        "ADDR): a share link would open nothing")
+        try:
+            path, expires = self.share(name, request.hours)
+        except ValueError as error:
+            raise ApiError(Refusal.INVALID_ARGUMENT, str(error)) from None
+        return lpb.ShareLeagueResponse(league=name, path=path, expires_at=expires)
 
     @handled
     def Upload(self, requests: Iterator[lpb.UploadRequest], context: grpc.ServicerContext) -> Any:

@@ -163,6 +163,17 @@ SHARE_COOKIE = "arena_share"
 SHARE_LABEL = b"dominoes-arena share link v1"
 SHARE_KINDS = {"t": "tournament", "l": "league"}
 MAX_SHARE_HOURS = 30 * 24
+DEFAULT_SHARE_HOURS = 24
+SHARE_PATH = "/share/"
+"""Where a share link opens on the dashboard: ``/share/LINK``."""
+
+
+def share_expiry(hours: int, now: float) -> int:
+    """When a share link made now for ``hours`` expires (Unix seconds); a ValueError with its one line for a
+    lifetime outside 1 to :data:`MAX_SHARE_HOURS` hours."""
+    if not 1 <= hours <= MAX_SHARE_HOURS:
+        raise ValueError(f"hours: a share link lasts 1 to {MAX_SHARE_HOURS} hours, got {hours}")
+    return int(now) + hours * 3600
 
 
 def _mac(key: str, label: bytes, *parts: str) -> str:
@@ -269,6 +280,13 @@ class Signer:
     def share_link(self, kind: str, name: str, expires: int) -> str:
         payload = base64.urlsafe_b64encode(f"{kind}:{expires}:{name}".encode()).decode().rstrip("=")
         return f"{payload}.{_mac(self.secret, SHARE_LABEL, payload)}"
+
+    def league_link(self, name: str, hours: int, now: float) -> tuple[str, int]:
+        """A share link to league ``name`` for ``hours`` (0: :data:`DEFAULT_SHARE_HOURS`) from ``now``: its path on
+        the dashboard and its expiry (``arena league share``; a ValueError for a lifetime out of bounds,
+        :func:`share_expiry`)."""
+        expires = share_expiry(hours or DEFAULT_SHARE_HOURS, now)
+        return SHARE_PATH + self.share_link("l", name, expires), expires
 
     def share(self, value: str, now: float) -> Share:
         """The share a link's value names, or :class:`ShareRefused`: 403 for one whose signature does not match

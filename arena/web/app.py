@@ -70,10 +70,11 @@ from arena.web.access import (
     AUTHOR_COOKIE,
     AUTHOR_SESSION_S,
     COOKIE,
+    DEFAULT_SHARE_HOURS,
     INDEX,
-    MAX_SHARE_HOURS,
     SHARE_COOKIE,
     SHARE_KINDS,
+    SHARE_PATH,
     SIGNUP_COOKIE,
     Access,
     AccessRules,
@@ -84,6 +85,7 @@ from arena.web.access import (
     same_origin,
     session_member,
     session_name,
+    share_expiry,
 )
 from arena.web.data import GameCatalog, NotShown, RatingHistory
 from arena.web.live import LiveGames, public_view
@@ -353,10 +355,15 @@ def _error(web: Web, request: Request, refusal: NotShown, api: bool) -> Response
 
 
 def _way_back(web: Web, request: Request) -> tuple[str, str]:
-    """Where a refused page links to: its tournament's page when there is one to see (a game held back while it is
-    played, on the public site), else where the viewer's dashboard starts (the list of tournaments, or a share
-    link's own page)."""
-    tid = request.path_params.get("tid")
+    """Where a refused page links to (where, what): the page the visitor came from when its ``Referer:`` is a page
+    of this site (never another site's: a refusal page is no open door to elsewhere), else its tournament's page
+    when there is one to see (a game held back while it is played, on the public site), else its league's page,
+    else where the viewer's dashboard starts (the list of tournaments, or a share link's own page)."""
+    came_from = _own_referer(request)
+    if came_from is not None:
+        return came_from, "back to the page you came from"
+    params = request.path_params
+    tid = params.get("tid")
     if tid:
         try:
             t = web.tournament(tid)
@@ -364,7 +371,25 @@ def _way_back(web: Web, request: Request) -> tuple[str, str]:
             pass
         else:
             return f"/t/{urllib.parse.quote(t.id)}", t.name
+    league = params.get("league")
+    if league and web.league is not None and league in web.league.leagues and not web.viewer(request).confined:
+        return f"/leagues/{urllib.parse.quote(league, safe='')}", f"league {league}"
     return web.viewer(request).front()
+
+
+def _own_referer(request: Request) -> str | None:
+    """The path (and query) of the request's ``Referer:`` when it is a page of this site (the host the request
+    came to, over http or https) other than the refused one itself; None otherwise."""
+    referer = request.headers.get("referer")
+    if not referer:
+        return None
+    parts = urllib.parse.urlsplit(referer)
+    host = request.headers.get("host", "")
+    if parts.scheme not in ("http", "https") or not host or parts.netloc.lower() != host.strip().lower():
+        return None
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return path if _local(parts.path) == parts.path and path != here else None
 
 
 def _refused(web: Web, request: Request, api: bool) -> Response:
@@ -904,9 +929,10 @@ async def api_share(web: Web, request: Request) -> Response:
         raise NotShown(401, "only the operator makes share links: send 'Authorization: Bearer <token>' (the "
                             "server's --token-file)")
     form = await _form(request)
-    hours = _number(form, "hours", 24)
-    if not 1 <= hours <= MAX_SHARE_HOURS:
-        raise NotShown(400, f"hours: a share link lasts 1 to {MAX_SHARE_HOURS} hours, got {hours}")
+    try:
+        expires = share_expiry(_number(form, "hours", DEFAULT_SHARE_HOURS), time.time())
+    except ValueError as error:
+        raise NotShown(400, str(error)) from None
     tid, league = form.get("tournament", "").strip(), form.get("league", "").strip()
     if bool(tid) == bool(league):
         raise NotShown(400, "name one tournament (tournament=ID) or one league (league=NAME) to share")
@@ -917,9 +943,8 @@ async def api_share(web: Web, request: Request) -> Response:
             kind, name = "l", web.league_core().league(league).config.name
         except LeagueError as error:
             raise league_web.shown_error(error) from None
-    expires = int(time.time()) + hours * 3600
     link = web.signer.share_link(kind, name, expires)
-    return JSONResponse({"url": f"{str(request.base_url).rstrip('/')}/share/{link}", SHARE_KINDS[kind]: name,
+    return JSONResponse({"url": f"{_base(request)}{SHARE_PATH}{link}", SHARE_KINDS[kind]: name,
                          "expires_at": expires})
 
 

@@ -13,6 +13,8 @@ screenshot) still shows it.
 from __future__ import annotations
 
 import html
+import json
+import math
 import urllib.parse
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -20,10 +22,11 @@ from typing import Any
 
 from arena.display import count_text
 from arena.league.core import LeagueCore
-from arena.league.play.pages import BotHistory, FinalsPage, Tally
+from arena.league.play.pages import BotHistory, FinalsPage, RatingPoint, Tally
 from arena.league.rules.board import form_text, place_text
 from arena.league.rules.config import shown_moment
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
+from arena.league.rules.rating import Z95, online_elo
 from arena.league.views import (
     BotPage,
     BuildLog,
@@ -84,18 +87,22 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
             "standings": [standing_json(row, bot_of) for row in board.standings]}
 
 
-def table_json(table: TableView) -> dict[str, Any]:
-    """A table as the queue shows it: its sides and why it was chosen; its times, and its points once done."""
+def table_json(table: TableView, league: str) -> dict[str, Any]:
+    """A table as the queue shows it: its sides and why it was chosen; its times, and its points and games (each
+    with the address of its viewer) once done."""
     return {"id": table.id or None, "versions": list(table.versions), "version_ids": list(table.version_ids),
             "reason": table.reason, "state": table.state, "created_at": _when(table.created_at),
             "started_at": _when(table.started_at), "ended_at": _when(table.ended_at), "error": table.error,
-            "points": list(table.points)}
+            "points": list(table.points),
+            "games": [{"game": key, "url": game_url(league, table.id, key)} for key in table.games]}
 
 
 def queue_json(queue: LadderQueue) -> dict[str, Any]:
-    return {"league": queue.league, "concurrency": queue.concurrency, "note": queue.note,
-            "playing": [table_json(t) for t in queue.playing], "next": [table_json(t) for t in queue.next],
-            "recent": [table_json(t) for t in queue.recent]}
+    league = queue.league
+    return {"league": league, "concurrency": queue.concurrency, "note": queue.note,
+            "playing": [table_json(t, league) for t in queue.playing],
+            "next": [table_json(t, league) for t in queue.next],
+            "recent": [table_json(t, league) for t in queue.recent]}
 
 
 def version_json(version: VersionView) -> dict[str, Any]:
@@ -107,7 +114,8 @@ def version_json(version: VersionView) -> dict[str, Any]:
 
 def bot_json(page: BotPage) -> dict[str, Any]:
     return {"league": page.league, "bot": page.bot, "author": page.author,
-            "versions": [version_json(v) for v in page.versions], "tables": [table_json(t) for t in page.tables]}
+            "versions": [version_json(v) for v in page.versions],
+            "tables": [table_json(t, page.league) for t in page.tables]}
 
 
 async def leaderboard(core: LeagueCore, league: str) -> dict[str, Any]:
@@ -250,34 +258,77 @@ def leaderboard_html(board: dict[str, Any], viewer: Viewer) -> str:
             f'{_e(intro)}</p>' + html_table("leaderboard", headers, cells, "No bot rated yet."))
 
 
-def _tables_html(table_id: str, tables: list[dict[str, Any]], empty: str, when: str) -> str:
+TABLE_TIMES = {"started_at": "started", "created_at": "proposed", "ended_at": "ended"}
+"""The time a list of tables shows, by its field, and its column's heading."""
+
+
+def _games_links(games: list[dict[str, Any]]) -> str:
+    """A done table's games, each a link to its viewer ("-" before the table is done: none is shown then)."""
+    return " ".join(f'<a href="{_e(g["url"])}">game {int(g["game"]) + 1}</a>' for g in games) or "-"
+
+
+def _tables_html(table_id: str, tables: list[dict[str, Any]], empty: str, when: str, now: datetime) -> str:
     rows = [[(_e(t["id"] or "-"), False), (_e(" vs ".join(t["versions"])), True), (_e(t["reason"]), True),
-             (_e(t["state"]), True), (_e(t[when] or "-"), True),
-             (_e(" – ".join(f"{p:g}" for p in t["points"]) or "-"), False)]
+             (_e(t["state"]), True), (human_time(t[when], now), True),
+             (_e(" – ".join(f"{p:g}" for p in t["points"]) or "-"), False), (_games_links(t["games"]), True)]
             for t in tables]
-    headers = [("table", False), ("sides", True), ("why chosen", True), ("state", True), (when.replace("_", " "), True),
-               ("points", False)]
+    headers = [("table", False), ("sides", True), ("why chosen", True), ("state", True), (TABLE_TIMES[when], True),
+               ("points", False), ("games", True)]
     return html_table(table_id, headers, rows, empty)
 
 
-def queue_html(queue: dict[str, Any], viewer: Viewer) -> str:
+def queue_html(queue: dict[str, Any], viewer: Viewer, now: datetime | None = None) -> str:
     league = queue["league"]
+    now = now or datetime.now(UTC)
     note = f'<p class="meta">{_e(queue["note"])}</p>' if queue["note"] else ""
     return (f'<h1>{_e(league)} · queue</h1>{_league_nav(league, viewer)}'
             f'<p class="meta">{_e(queue["concurrency"])} tables at once at most.</p>{note}'
-            f'<h2>Being played</h2>' + _tables_html("playing", queue["playing"], "None.", "started_at")
-            + '<h2>Next</h2>' + _tables_html("next", queue["next"], "None proposed.", "created_at")
-            + '<h2>Recently ended</h2>' + _tables_html("recent", queue["recent"], "None yet.", "ended_at"))
+            f'<h2>Being played</h2>' + _tables_html("playing", queue["playing"], "None.", "started_at", now)
+            + '<h2>Next</h2>' + _tables_html("next", queue["next"], "None proposed.", "created_at", now)
+            + '<h2>Recently ended</h2>' + _tables_html("recent", queue["recent"], "None yet.", "ended_at", now))
 
 
-def bot_html(page: dict[str, Any], viewer: Viewer) -> str:
+def human_time(moment: str | None, now: datetime) -> str:
+    """An ISO moment (UTC) as a person reads it, relative to ``now`` ("just now", "3 min ago", "today 14:02",
+    "yesterday 14:02", "Tue 14:02", "3 Dec 14:02", "3 Dec 2025"), in a ``<time>`` element whose ``datetime`` is
+    the moment and whose title, shown on hover, is the exact time in UTC; "-" for none (not yet)."""
+    if not moment:
+        return "-"
+    when = datetime.fromisoformat(moment).astimezone(UTC)
+    now = now.astimezone(UTC)
+    exact = when.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f'<time datetime="{_e(when.isoformat())}" title="{exact}">{_e(_relative(when, now))}</time>'
+
+
+def _relative(when: datetime, now: datetime) -> str:
+    seconds = (now - when).total_seconds()
+    days = (now.date() - when.date()).days
+    if abs(seconds) < 60:
+        return "just now"
+    if seconds < 0:  # a moment to come (a clock a little ahead, a timeline's step)
+        return f"in {math.ceil(-seconds / 60)} min" if -seconds < 3600 else f"{when:%Y-%m-%d %H:%M} UTC"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if days == 0:
+        return f"today {when:%H:%M}"
+    if days == 1:
+        return f"yesterday {when:%H:%M}"
+    if days < 7:
+        return f"{when:%a %H:%M}"
+    return f"{when.day} {when:%b %H:%M}" if when.year == now.year else f"{when.day} {when:%b %Y}"
+
+
+def bot_html(page: dict[str, Any], viewer: Viewer, now: datetime | None = None) -> str:
     league = page["league"]
+    now = now or datetime.now(UTC)
     versions = [[(_e(v["version"]), True), (_e(v["state"]), True), ("yes" if v["active"] else "", True),
-                 (_e(v["created_at"]), True), (_e(v["updated_at"]), True)] for v in page["versions"]]
+                 (human_time(v["created_at"], now), True), (human_time(v["updated_at"], now), True)]
+                for v in page["versions"]]
     headers = [("version", True), ("state", True), ("active", True), ("uploaded", True), ("last change", True)]
     return (f'<h1>{_e(page["bot"])}</h1>{_league_nav(league, viewer)}<p class="meta">by {_e(page["author"])}</p>'
             '<h2>Versions</h2>' + html_table("versions", headers, versions, "No version.")
-            + '<h2>Recent tables</h2>' + _tables_html("tables", page["tables"], "No table ended yet.", "ended_at"))
+            + '<h2>Recent tables</h2>' + _tables_html("tables", page["tables"], "No table ended yet.", "ended_at",
+                                                     now))
 
 
 def _league_nav(league: str, viewer: Viewer) -> str:
@@ -324,8 +375,40 @@ def log_html(league: str, log: dict[str, Any], viewer: Viewer) -> str:
     return (f'<h1>{_e(v["version"])} · build log</h1>{_league_nav(league, viewer)}'
             f'<p class="meta">{_e(v["state"])}{(" · " + _e(v["reason"])) if v["reason"] else ""}</p>'
             f'<h2>Build log</h2><section class="card"><pre id="build-log">{_e(log["build_log"] or "(empty)")}</pre>'
-            f'</section><h2>Check report</h2><section class="card"><pre id="check-report">'
-            f'{_e(log["check_report"] or "(none yet)")}</pre></section>')
+            f'</section><h2>Check report</h2>' + check_report_html(log["check_report"]))
+
+
+def _ms(value: Any) -> str:
+    """A duration in milliseconds as a person reads it: whole milliseconds, a tenth below 10 ms ("-": none)."""
+    if not isinstance(value, int | float):
+        return "-"
+    return f"{value:.1f} ms" if value < 10 else f"{value:,.0f} ms"
+
+
+def check_report_html(text: str) -> str:
+    """The check's report (the JSON the pipeline stores: :func:`arena.league.intake.pipeline.report_json`) as a
+    summary and a table of the variants played: times rounded, with their units. A report of another shape is
+    shown as it is, in a block of its own."""
+    try:
+        report = json.loads(text) if text else None
+    except ValueError:
+        report = None
+    if not isinstance(report, dict):
+        return f'<section class="card"><pre id="check-report">{_e(text or "(none yet)")}</pre></section>'
+    facts = [("result", "passed" if report.get("passed") else "failed"), ("startup", _ms(report.get("startup_ms"))),
+             ("said hello as", report.get("hello") or "-"), ("contained", report.get("containment") or "-")]
+    if report.get("start_fault"):
+        facts.append(("failed to start", report["start_fault"]))
+    kv = "".join(f'<dt>{_e(k)}</dt><dd id="check-{_e(k.replace(" ", "-"))}">{_e(v)}</dd>' for k, v in facts)
+    variants = [[(_e(c.get("variant")), True), (_e(c.get("players")), False), (_e(c.get("matches")), False),
+                 (_e(c.get("decisions")), False), (_e(_ms(c.get("median_ms"))), False),
+                 (_e(_ms(c.get("worst_ms"))), False), (_e("; ".join(c.get("faults") or []) or "none"), True),
+                 ("yes" if c.get("passed") else "no", True)]
+                for c in report.get("variants") or [] if isinstance(c, dict)]
+    headers = [("variant", True), ("players", False), ("matches", False), ("decisions", False),
+               ("median reply", False), ("slowest reply", False), ("faults", True), ("passed", True)]
+    return (f'<section class="card"><dl class="kv" id="check-report">{kv}</dl></section>'
+            + html_table("check-variants", headers, variants, "No match played."))
 
 
 def done_html(league: str, message: str, viewer: Viewer) -> str:
@@ -337,26 +420,52 @@ def _hidden(csrf: str) -> str:
     return f'<input type="hidden" name="csrf" value="{_e(csrf)}">'
 
 
+def _option(value: int, text: str, selected: bool) -> str:
+    return f'<option value="{value}"{" selected" if selected else ""}>{_e(text)}</option>'
+
+
+def challenge_pair(versions: Sequence[VersionView], standings: Sequence[dict[str, Any]]) -> tuple[int, int] | None:
+    """The challenge form's preselected pair (the author's version, its opponent), or None when there is none to
+    offer: the author's active version placed best on the leaderboard (else its newest ready one) against the
+    entry just above it, or, at the top or not placed yet, the best entry that is not its own version; without a
+    leaderboard entry to meet, another ready version of the author's. Never a version against itself."""
+    ready = [v for v in versions if v.state == "ready"]
+    if not ready:
+        return None
+    place = {row["version_id"]: n for n, row in enumerate(standings)}
+    mine = min(ready, key=lambda v: (not v.active, place.get(v.id, len(standings)), -v.id))
+    ranked = [row["version_id"] for row in standings]
+    at = place.get(mine.id)
+    above = [vid for vid in ranked[:at] if vid != mine.id] if at is not None else []
+    others = [vid for vid in ranked if vid != mine.id] + [v.id for v in ready if v.id != mine.id]
+    opponent = above[-1] if above else next(iter(others), None)
+    return (mine.id, opponent) if opponent is not None else None
+
+
 def author_html(league: str, who: str, versions: list[VersionView], challenges: list[ChallengeView],
-                board: dict[str, Any], csrf: str, viewer: Viewer, feed: str = "") -> str:
-    """The author's page: each version with its log's link and a retire button, the upload form (the archive
-    last, after the bot's name), the challenge form (a version of its own against a leaderboard entry or another
-    of its own), its challenges, and its team's private feed (``feed``, its address) with the form that replaces
-    it. Every form carries the session's CSRF token."""
+                board: dict[str, Any], csrf: str, viewer: Viewer, feed: str = "", now: datetime | None = None) -> str:
+    """The author's page: each version (when uploaded) with its log's link and a retire button, the upload form
+    (the archive last, after the bot's name), the challenge form (a version of its own against a leaderboard entry
+    or another of its own, a sensible pair preselected: :func:`challenge_pair`), its challenges, and its team's
+    private feed (``feed``, its address) with the form that replaces it. Every form carries the session's CSRF
+    token."""
     q = _q(league)
+    now = now or datetime.now(UTC)
     rows = [[(_e(f"{v.bot}-v{v.number}"), True), (_e(v.id), False), (_e(v.state), True),
-             ("yes" if v.active else "", True), (_e(v.reason), True),
+             ("yes" if v.active else "", True), (human_time(_when(v.created_at), now), True), (_e(v.reason), True),
              (f'<a href="/leagues/{q}/versions/{v.id}/log">build log and check</a>', True),
              (f'<form method="post" action="/leagues/{q}/versions/{v.id}/retire">{_hidden(csrf)}'
               f'<button type="submit">retire</button></form>' if v.state != "retired" else "", True)]
             for v in versions]
-    headers = [("version", True), ("id", False), ("state", True), ("active", True), ("why", True), ("log", True),
-               ("", True)]
-    opponents = sorted({(r["version_id"], r["version"]) for r in board["standings"]} |
-                       {(v.id, f"{v.bot}-v{v.number}") for v in versions})
-    mine = "".join(f'<option value="{v.id}">{_e(f"{v.bot}-v{v.number}")}</option>' for v in versions
-                   if v.state == "ready")
-    others = "".join(f'<option value="{vid}">{_e(name)}</option>' for vid, name in opponents)
+    headers = [("version", True), ("id", False), ("state", True), ("active", True), ("uploaded", True), ("why", True),
+               ("log", True), ("", True)]
+    opponents = sorted(({r["version_id"]: r["version"] for r in board["standings"]} |
+                        {v.id: f"{v.bot}-v{v.number}" for v in versions}).items())
+    pair = challenge_pair(versions, board["standings"])
+    chosen = pair or (None, None)
+    mine = "".join(_option(v.id, f"{v.bot}-v{v.number}", v.id == chosen[0]) for v in versions if v.state == "ready")
+    others = ("" if pair else '<option value="" selected disabled>choose an opponent</option>') + "".join(
+        _option(vid, name, vid == chosen[1]) for vid, name in opponents)
     made = [[(_e(c.id), False), (_e(c.version), True), (_e(c.opponent), True), (_e(c.deal_sets), False),
              (_e(c.state), True), (f"<strong>{_e(c.outcome)}</strong> ({_e(c.outcome_why)})" if c.outcome else "-",
                                    True), (_e(c.verdict or c.error or "-"), True)] for c in challenges]
@@ -440,11 +549,20 @@ def tally_json(tally: Tally) -> dict[str, Any]:
             "points": round(tally.points, 6)}
 
 
+def rating_point_json(point: RatingPoint) -> dict[str, Any]:
+    """A version's online rating after a deal set: its table, the table's place in the league's rating order
+    (``sequence``) and the bot's own count of deal sets rated (``deal_set``, the chart's x), when it ended, OpenSkill's
+    mu and sigma, and the same on the Elo scale with its 95% interval (``elo``, ``elo_low``, ``elo_high``)."""
+    return {"table": point.table_id, "sequence": point.sequence, "deal_set": point.deal_set,
+            "ended_at": _when(point.ended_at), "mu": point.mu, "sigma": point.sigma,
+            "elo": round(online_elo(point.mu), 1), "elo_low": round(online_elo(point.mu, point.sigma, -Z95), 1),
+            "elo_high": round(online_elo(point.mu, point.sigma, Z95), 1)}
+
+
 def history_json(history: BotHistory, league: str) -> dict[str, Any]:
     """A bot's history as JSON: each version's rating points, results by opponent and by seat, recent games (each
     with the address of its viewer)."""
-    return {"ratings": {name: [{"table": p.table_id, "ended_at": _when(p.ended_at), "mu": p.mu, "sigma": p.sigma}
-                               for p in points] for name, points in history.ratings.items()},
+    return {"ratings": {name: [rating_point_json(p) for p in points] for name, points in history.ratings.items()},
             "by_opponent": {name: tally_json(t) for name, t in sorted(history.by_opponent.items())},
             "by_seat": {str(seat): tally_json(t) for seat, t in sorted(history.by_seat.items())},
             "recent": [{"table": g.table_id, "game": g.game_key, "ended_at": _when(g.ended_at), "seats": g.seats,
@@ -518,43 +636,87 @@ def finals_game_url(league: str, index: int) -> str:
     return f"/leagues/{_q(league)}/finals/games/{index}"
 
 
+CHART = {"width": 760, "height": 290, "left": 56, "right": 14, "top": 12, "bottom": 46}
+"""The rating chart's size and margins (SVG user units): room for the Elo labels on the left, the deal-set ticks
+and their caption below."""
+
+
+def count_ticks(last: int, most: int = 6) -> list[int]:
+    """Round ticks of a count axis running from 1 to ``last``: 1, then multiples of 1, 2 or 5 times a power of ten
+    (about ``most`` of them), so that a person reads "deal set 1 … 100" at a glance."""
+    rough = max(1.0, last / most)
+    power = 10 ** math.floor(math.log10(rough))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= rough)
+    return [1, *range(step, last + 1, step)] if step > 1 else list(range(1, last + 1))
+
+
 def rating_chart(ratings: dict[str, list[dict[str, Any]]]) -> str:
-    """Each version's online rating (OpenSkill μ) after each of the bot's deal sets as a server-rendered SVG, in
-    the tournament chart's style; the x axis counts the bot's deal sets, so its versions follow each other."""
-    order = sorted((p["table"], name) for name, points in ratings.items() for p in points)
-    if len(order) < 2:
+    """Each version's online rating after each of the bot's deal sets as a server-rendered SVG, on the Elo scale
+    (:func:`arena.league.rules.rating.online_elo`: 0 is a new version's start) with its 95% interval as a shaded
+    band. The x axis is the order the bot's deal sets were rated in (each point's ``deal_set``, which only grows),
+    never the tables' numbers: tables end, and are rated, in another order than they were numbered."""
+    points = [p for series in ratings.values() for p in series]
+    last = max((p["deal_set"] for p in points), default=0)
+    if last < 2:
         return '<p class="meta">The chart starts after two deal sets.</p>'
-    x_of = {key: number for number, key in enumerate(order)}
-    values = [p["mu"] for points in ratings.values() for p in points]
-    axis = axis_ticks(min(values), max(values), span=2.0)
+    axis = axis_ticks(min(p["elo_low"] for p in points), max(p["elo_high"] for p in points), span=100.0)
     lo: float = axis["low"]
     hi: float = axis["high"]
-    width, height, left, right, top, bottom = 760, 260, 48, 12, 10, 28
+    width, height, left, right, top, bottom = (CHART[k] for k in ("width", "height", "left", "right", "top",
+                                                                  "bottom"))
+    floor = height - bottom
 
     def x(n: int) -> float:
-        return left + (width - left - right) * n / (len(order) - 1)
+        return left + (width - left - right) * (n - 1) / (last - 1)
 
     def y(v: float) -> float:
-        return top + (height - top - bottom) * (hi - v) / (hi - lo)
+        return top + (floor - top) * (hi - v) / (hi - lo)
 
     svg = "".join(f'<line class="grid-line" x1="{left}" x2="{width - right}" y1="{y(t["value"]):.1f}" '
                   f'y2="{y(t["value"]):.1f}"/><text class="tick" x="{left - 6}" y="{y(t["value"]) + 4:.1f}" '
-                  f'text-anchor="end">{t["value"]:g}</text>' for t in axis["ticks"])
-    svg += f'<line class="axis" x1="{left}" x2="{width - right}" y1="{height - bottom}" y2="{height - bottom}"/>'
-    svg += (f'<text x="{left}" y="{height - 8}">1</text><text x="{width - right}" y="{height - 8}" '
-            f'text-anchor="end">{len(order)} deal sets</text>')
+                  f'text-anchor="end">{_e(t["label"])}</text>' for t in axis["ticks"])
+    svg += f'<line class="axis" x1="{left}" x2="{width - right}" y1="{floor}" y2="{floor}"/>'
+    svg += "".join(f'<line class="axis" x1="{x(n):.1f}" x2="{x(n):.1f}" y1="{floor}" y2="{floor + 4}"/>'
+                   f'<text class="tick" x="{x(n):.1f}" y="{floor + 16}" text-anchor="middle">{n}</text>'
+                   for n in count_ticks(last))
+    svg += (f'<text x="{(left + width - right) / 2:.0f}" y="{height - 6}" text-anchor="middle">'
+            f'{_e(_chart_caption(points, last))}</text>'
+            f'<text x="12" y="{(top + floor) / 2:.0f}" text-anchor="middle" transform="rotate(-90 12 '
+            f'{(top + floor) / 2:.0f})">Elo (0: a new version)</text>')
     legend = ""
-    for i, (name, points) in enumerate(sorted(ratings.items())):
+    for i, (name, series) in enumerate(sorted(ratings.items())):
         color = COLORS[i % len(COLORS)]
-        path = " ".join(f'{"L" if k else "M"}{x(x_of[(p["table"], name)]):.1f},{y(p["mu"]):.1f}'
-                        for k, p in enumerate(points))
+        ordered = sorted(series, key=lambda p: p["deal_set"])
+        upper = [f'{x(p["deal_set"]):.1f},{y(p["elo_high"]):.1f}' for p in ordered]
+        lower = [f'{x(p["deal_set"]):.1f},{y(p["elo_low"]):.1f}' for p in reversed(ordered)]
+        svg += (f'<path class="band" d="M{" L".join(upper + lower)} Z" fill="{color}" fill-opacity="0.15" '
+                f'stroke="none" data-band="{_e(name)}"/>')
+        path = " ".join(f'{"L" if k else "M"}{x(p["deal_set"]):.1f},{y(p["elo"]):.1f}' for k, p in enumerate(ordered))
         svg += (f'<path d="{path}" fill="none" stroke="{color}" stroke-width="2" data-version="{_e(name)}" '
-                f'data-points="{len(points)}"/>')
-        if len(points) == 1:
-            svg += f'<circle cx="{x(x_of[(points[0]["table"], name)]):.1f}" cy="{y(points[0]["mu"]):.1f}" r="3" fill="{color}"/>'
-        legend += f'<span><i style="background:{color}"></i>{_e(name)}</span>'
-    return (f'<svg viewBox="0 0 {width} {height}" id="rating-chart" role="img" '
-            f'aria-label="online rating of each version">{svg}</svg><div class="legend">{legend}</div>')
+                f'data-points="{len(ordered)}"/>')
+        if len(ordered) == 1:
+            svg += (f'<circle cx="{x(ordered[0]["deal_set"]):.1f}" cy="{y(ordered[0]["elo"]):.1f}" r="3" '
+                    f'fill="{color}"/>')
+        now = ordered[-1]
+        legend += (f'<span><i style="background:{color}"></i>{_e(name)}: {_e(_elo(now["elo"]))} '
+                   f'[{_e(_elo(now["elo_low"]))}, {_e(_elo(now["elo_high"]))}] after {len(ordered)} deal sets</span>')
+    return (f'<svg viewBox="0 0 {width} {height}" id="rating-chart" role="img" aria-label="online rating of each '
+            f'version on the Elo scale, with its 95% interval, after each deal set in the order they were rated">'
+            f'<title>Online rating of each version (Elo, 95% interval shaded)</title>{svg}</svg>'
+            f'<div class="legend">{legend}</div>')
+
+
+def _chart_caption(points: list[dict[str, Any]], last: int) -> str:
+    """The x axis's caption: what it counts, and the days its first and last deal sets ended."""
+    ended = sorted(p["ended_at"] for p in points if p["ended_at"])
+    days = f" ({_day(ended[0])} to {_day(ended[-1])})" if ended else ""
+    return f"the bot's {last} deal sets, in the order they were rated{days}"
+
+
+def _day(moment: str) -> str:
+    """An ISO moment as its day in UTC: ``5 Dec 2026``."""
+    when = datetime.fromisoformat(moment).astimezone(UTC)
+    return f"{when.day} {when:%b %Y}"
 
 
 def _tally_rows(rows: dict[str, dict[str, Any]], label: Any) -> list[list[Cell]]:
@@ -563,7 +725,7 @@ def _tally_rows(rows: dict[str, dict[str, Any]], label: Any) -> list[list[Cell]]
              (_e(f'{t["points"] / t["played"]:.2f}' if t["played"] else "-"), False)] for key, t in rows.items()]
 
 
-def history_html(league: str, history: dict[str, Any]) -> str:
+def history_html(league: str, history: dict[str, Any], now: datetime | None = None) -> str:
     """The bot page's chart, its results by opponent and by seat, and its recent games linking to the viewer."""
     tally_headers = [("played", False), ("won", False), ("drawn", False), ("lost", False), ("points", False),
                      ("mean points", False)]
@@ -572,7 +734,7 @@ def history_html(league: str, history: dict[str, Any]) -> str:
     seats = _tally_rows(history["by_seat"], lambda seat: _e(f"seat {int(seat) + 1}"))
     games = [[(f'<a href="{_e(g["url"])}">table {_e(g["table"])} game {_e(g["game"])}</a>', True),
               (_e(" vs ".join(g["seats"])), True), (_e(" – ".join(f"{p:g}" for p in g["points"])), False),
-              (_e(g["ended_at"] or "-"), True)] for g in history["recent"]]
+              (human_time(g["ended_at"], now or datetime.now(UTC)), True)] for g in history["recent"]]
     return ('<h2>Online rating of each version</h2><section class="card chart">'
             + rating_chart(history["ratings"]) + '</section>'
             '<h2>Results by opponent</h2><p class="meta">Per deal set: won on more match points than the opponent '
@@ -585,8 +747,9 @@ def history_html(league: str, history: dict[str, Any]) -> str:
                          "No game yet."))
 
 
-def bot_full_html(page: dict[str, Any], viewer: Viewer) -> str:
-    return bot_html(page, viewer) + history_html(page["league"], page["history"])
+def bot_full_html(page: dict[str, Any], viewer: Viewer, now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    return bot_html(page, viewer, now) + history_html(page["league"], page["history"], now)
 
 
 FORMAT_NAMES = {"round_robin": "round robin", "swiss": "Swiss", "knockout": "knockout"}
@@ -596,20 +759,16 @@ def format_words(settings: dict[str, Any]) -> str:
     """The finals' format in a line: "Swiss, 3 rounds, 2 deal sets a pairing", "knockout (double elimination),
     2 deal sets a match, up to 1 tie-break deal set", "round robin, 4 deal sets a pairing"."""
     fmt = settings.get("format", "round_robin")
-    deal_sets = _count(settings.get("deal_sets", 0), "deal set")
+    deal_sets = count_text(settings.get("deal_sets", 0), "deal set")
     if fmt == "swiss":
-        rounds = _count(settings["rounds"], "round") if settings.get("rounds") else "ceil(log2(field)) rounds"
+        rounds = count_text(settings["rounds"], "round") if settings.get("rounds") else "ceil(log2(field)) rounds"
         return f"Swiss, {rounds}, {deal_sets} a pairing"
     if fmt == "knockout":
         tiebreak = settings.get("tiebreak_deal_sets", 0)
-        then = (f"up to {_count(tiebreak, 'tie-break deal set')}, then the better seed" if tiebreak
+        then = (f"up to {count_text(tiebreak, 'tie-break deal set')}, then the better seed" if tiebreak
                 else "the better seed")
         return f'knockout ({settings.get("elimination", "single")} elimination), {deal_sets} a match; a tie: {then}'
     return f"round robin, {deal_sets} a pairing" + (f', {settings["tables"]} tables' if settings.get("tables") else "")
-
-
-def _count(number: int, unit: str) -> str:
-    return f"{number} {unit}{'' if number == 1 else 's'}"
 
 
 def _who(league: str, entrant: dict[str, Any] | None, name: str) -> str:
@@ -633,21 +792,21 @@ def finals_html(page: dict[str, Any], viewer: Viewer) -> str:
     entrants = {e["version"]: e for e in page["entrants"]}
     fmt = page["settings"].get("format", "round_robin")
     bound = "at most " if fmt == "knockout" else ""
-    facts = [("format", format_words(page["settings"])), ("state", page["state"]),
-             ("frozen at", page["frozen_at"] or "-"), ("field", ", ".join(page["field"]) or "-"),
-             ("schedule", f'{bound}{page["scheduled"]} games' if page["scheduled"] else "not started"),
-             ("games shown", f'{page["games"]} (of complete deal sets only)'), ("started", page["started_at"] or "-"),
-             ("ended", page["ended_at"] or "-"),
-             ("seed commitment", page["commitment"] or "published when the finals start"),
-             ("seed", f'{page["seed"]} (nonce {page["nonce"]})' if page["seed"]
-              else "revealed when the finals end")]
+    now = datetime.now(UTC)
+    facts = [("format", _e(format_words(page["settings"]))), ("state", _e(page["state"])),
+             ("frozen at", human_time(page["frozen_at"], now)), ("field", _e(", ".join(page["field"]) or "-")),
+             ("schedule", _e(f'{bound}{page["scheduled"]} games' if page["scheduled"] else "not started")),
+             ("games shown", _e(f'{page["games"]} (of complete deal sets only)')),
+             ("started", human_time(page["started_at"], now)), ("ended", human_time(page["ended_at"], now)),
+             ("seed commitment", _e(page["commitment"] or "published when the finals start")),
+             ("seed", _e(f'{page["seed"]} (nonce {page["nonce"]})' if page["seed"] else "revealed when the finals end"))]
     withheld = (f'Results are published at {shown_moment(datetime.fromisoformat(page["results_at"]))}.'
                 if page["results_at"] else "")
     if withheld:
-        facts.append(("results", withheld))
+        facts.append(("results", _e(withheld)))
     if page["error"]:
-        facts.append(("error", page["error"]))
-    kv = "".join(f'<dt>{_e(k)}</dt><dd id="finals-{_e(k.replace(" ", "-"))}">{_e(v)}</dd>' for k, v in facts)
+        facts.append(("error", _e(page["error"])))
+    kv = "".join(f'<dt>{_e(k)}</dt><dd id="finals-{_e(k.replace(" ", "-"))}">{v}</dd>' for k, v in facts)
     field = [[(_e(e["seed"]), False), (_who(league, e, e["version"]), True)] for e in page["entrants"]]
     games = {g["index"]: g for g in page["results"]}
     body = (f'<h1>{_e(league)} · finals</h1>{_league_nav(league, viewer)}<section class="card"><dl class="kv">{kv}'

@@ -110,6 +110,20 @@ def test_only_the_operator_creates_or_revokes_authors(league: League) -> None:
         assert "only the operator may" in refused.value.details()
 
 
+def test_a_share_link_is_the_operators_and_needs_a_dashboard(league: League) -> None:
+    """ShareLeague: an author is refused first; the operator, on a server without a dashboard, gets one line (a link
+    would open nothing)."""
+    stub = league.stub()
+    for token, code, line in (
+            (league.token("alice"), grpc.StatusCode.PERMISSION_DENIED,
+             "author 'alice' may not make a share link: only the operator may"),
+            (league.operator.read_text().strip(), grpc.StatusCode.FAILED_PRECONDITION,
+             "this server serves no web dashboard (arena serve --http ADDR): a share link would open nothing")):
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.ShareLeague(lpb.ShareLeagueRequest(hours=2), timeout=30, metadata=bearer(token))
+        assert (refused.value.code(), refused.value.details()) == (code, line)
+
+
 def test_a_revoked_or_wrong_token_is_refused(league: League) -> None:
     carol = league.add_author("carol")
     assert league.versions(league.token("carol")) == []

@@ -164,7 +164,9 @@ def test_an_author_sees_only_its_own_logs_and_reports(site: Site) -> None:
         assert stored.check_report and log["check_report"] == json.dumps(stored.check_report, indent=2)
         code, _, page = http(f"{site.web}/leagues/test/versions/{ra.id}/log", headers=site.as_author("alice"))
         header = '<b id="league-title">test</b> · Block (no drawing), 2 players · 2 s a move · <b>open</b>'
-        assert code == 200 and '<pre id="check-report">' in page.decode() and header in page.decode()
+        startup = f'<dd id="check-startup">{stored.check_report["startup_ms"]:,.0f} ms</dd>'
+        assert code == 200 and header in page.decode() and '<dl class="kv" id="check-report">' in page.decode() and startup in page.decode()
+        assert '<table id="check-variants">' in page.decode() and '"startup_ms"' not in page.decode()
         code, _, page = http(f"{site.web}/leagues/test/mine", headers=site.as_author("alice"))
         text = page.decode()
         assert code == 200 and f'/leagues/test/versions/{ra.id}/log' in text and header in text
@@ -415,8 +417,9 @@ def test_sign_in_upload_challenge_and_retire_in_chromium(site: Site, browser: Ch
     assert outcome(browser) == f"uploaded: version {uploaded.id} of bot 'cg' (number 1), uploaded"
     assert site.league.settled(site.league.token("carol"), "cg").state == lpb.VERSION_STATE_READY
     open_mine(browser)
-    assert browser.js(MY_VERSIONS) == [["cg-v1", str(uploaded.id), "ready", "yes", "", "build log and check",
-                                        "retire"]]
+    row = browser.js(MY_VERSIONS)[0]
+    assert row[:4] + row[5:] == ["cg-v1", str(uploaded.id), "ready", "yes", "", "build log and check", "retire"]
+    assert re.fullmatch(r"just now|\d+ min ago", row[4]), row  # uploaded: its time as a person says it
 
     gb = site.version("bob", "gb")
     assert browser.js("[...document.querySelectorAll('#challenge select[name=version] option')]"
@@ -441,7 +444,7 @@ def test_sign_in_upload_challenge_and_retire_in_chromium(site: Site, browser: Ch
     finally:
         db.close()
     open_mine(browser)
-    assert [row[:3] + row[6:] for row in browser.js(MY_VERSIONS)] == [["cg-v1", str(uploaded.id), "retired", ""]]
+    assert [row[:3] + row[7:] for row in browser.js(MY_VERSIONS)] == [["cg-v1", str(uploaded.id), "retired", ""]]
 
     browser.submit("header form.signout button")          # every signed-in page has it; it leaves nothing behind
     assert browser.js("[location.pathname, document.querySelector('#signout')]") == ["/", None]
@@ -553,13 +556,14 @@ def test_league_pages_offer_only_links_the_viewer_may_follow(site: Site) -> None
 
 def test_a_refusal_page_links_only_where_the_viewer_may_go(site: Site) -> None:
     """A share link's refusals, of a page not its own or of an unknown bot of its league, lead back to its league,
-    from the header as from the page; the operator's lead to the list of tournaments, as before."""
+    from the header as from the page; the operator's, of a league's page, lead to that league's page (its header to
+    the list of tournaments, as before)."""
     shared = shared_browser(site, league="test")
     for path, status in (("/", 403), ("/leagues/test/mine", 403), ("/leagues/test/bots/nope", 404)):
         code, _, page = http(site.web + path, headers=shared)
         assert (code, links_of(page)) == (status, ["/leagues/test", "/leagues/test"]), path
     code, _, page = http(f"{site.web}/leagues/test/bots/nope", headers={"Authorization": f"Bearer {site.operator}"})
-    assert (code, links_of(page)) == (404, ["/", "/"])
+    assert (code, links_of(page)) == (404, ["/", "/leagues/test"])
 
 
 @dataclass(frozen=True)

@@ -37,12 +37,17 @@ RECENT_GAMES = 20
 
 @dataclass
 class RatingPoint:
-    """A version's online rating after one of its deal sets: the table, when it ended, mu and sigma."""
+    """A version's online rating after one of its deal sets: the table, when it ended, mu and sigma; ``sequence``,
+    the table's place in the league's rating order (the database's), and ``deal_set``, the bot's own count of its
+    rated deal sets up to this one (1, 2, 3... over all its versions): the chart's x, which only grows, whatever
+    order the tables were numbered or ended in."""
 
     table_id: int
     ended_at: float
     mu: float
     sigma: float
+    sequence: int = 0
+    deal_set: int = 0
 
 
 @dataclass
@@ -99,16 +104,19 @@ def bot_history(database: Database, league_id: int, bot_id: int) -> BotHistory:
     games = database.games_by_record(league_id)
     history = BotHistory()
     state: dict[int, Rating] = {}
+    rated = 0
     for table in tables:
         played = games.get(RECORD.format(id=table.id), [])
         ended = table.ended_at.timestamp() if table.ended_at else 0.0
         for totals in table_updates([seats for _, seats in played], table.versions, table.single_games):
             after = rate_deal_set([state.get(v) for v in table.versions], totals)
+            rated += not mine.isdisjoint(table.versions)
             for version_id, (mu, sigma) in zip(table.versions, after, strict=False):
                 old = state.get(version_id)
                 state[version_id] = Rating(version_id, ONLINE, mu, sigma, (old.games if old else 0) + 1)
                 if version_id in mine:
-                    history.ratings.setdefault(names[version_id], []).append(RatingPoint(table.id, ended, mu, sigma))
+                    history.ratings.setdefault(names[version_id], []).append(
+                        RatingPoint(table.id, ended, mu, sigma, table.sequence or 0, rated))
             _count_opponents(history, table, totals, mine, names)
         if mine.isdisjoint(table.versions):
             continue

@@ -19,6 +19,7 @@ set, or each of its single games), and a recompute of every online rating from t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 
@@ -29,6 +30,19 @@ from arena.records.schema import Record
 from arena.tournament.standings import outcome_of, side_points
 
 MODEL = PlackettLuce()
+ELO_PER_MU = 400 / (math.log(10) * math.sqrt(2) * MODEL.beta)
+"""Elo points per point of OpenSkill's mu: in the Plackett–Luce likelihood the updates follow, two sides whose mu
+differ by ``d`` (their sigmas left out) win with the logistic of ``d / (beta * sqrt 2)``, and Elo's logistic is of
+``elo * ln 10 / 400``: about 29.5 Elo a point with OpenSkill's beta of 25/6."""
+Z95 = 1.959963984540054
+"""The normal quantile of a two-sided 95% interval."""
+
+
+def online_elo(mu: float, sigma: float = 0.0, z: float = 0.0) -> float:
+    """An online rating (``mu``, or ``mu + z * sigma``: ``z`` = ±:data:`Z95` for its 95% interval's ends) on the
+    Elo scale, 0 being a new version's start (OpenSkill's default mu): what a person reads on the bot page's chart,
+    beside the leaderboard's Elo."""
+    return (mu + z * sigma - MODEL.mu) * ELO_PER_MU
 
 
 def seats_of(record: Record, version_of: Mapping[str, int]) -> list[Seat]:

@@ -28,6 +28,8 @@ from arena.league.play.table_run import FINALS, RECORD
 from arena.records.run_folder import RunFolder, SeedCommitment, commitment_of
 from support.league import a_bot, database, database_url, league  # noqa: F401 - the fixtures, on both databases
 from support.records import run_of, won_by
+from support.charts import path_xs
+from arena.web.league import history_json, rating_chart
 
 
 def versions_of(database: Database, league_id: int, names: str) -> dict[str, int]:
@@ -87,6 +89,25 @@ def test_a_bots_history_loads_in_fixed_queries(database: Database, league) -> No
     assert [(g.table_id, g.game_key, g.seats) for g in history.recent] == [
         (4, "1", ["b-v1", "a-v2"]), (4, "0", ["a-v2", "b-v1"]), (3, "1", ["a-v1", "c-v1"]),
         (3, "0", ["c-v1", "a-v1"]), (1, "1", ["b-v1", "a-v1"]), (1, "0", ["a-v1", "b-v1"])]
+
+
+def test_the_rating_chart_follows_the_rating_order_not_the_tables_numbers(database: Database, league) -> None:
+    """Three tables queued 1, 2, 3 end (and are rated) 3, 1, 2: the bot's points keep the rating order, each with its
+    table's sequence and the bot's count of deal sets, and the chart's line only moves right."""
+    v = versions_of(database, league.id, "ab")
+    tables = database.queue_tables(league.id, [([v["a"], v["b"]], "test")] * 3)
+    games = [[(v["a"], 1.0), (v["b"], 0.0)], [(v["b"], 0.0), (v["a"], 1.0)]]
+    for table in (tables[2], tables[0], tables[1]):
+        played = [(str(k), [Seat(version, 0, points) for version, points in seats]) for k, seats in enumerate(games)]
+        totals = deal_set_totals([seats for _, seats in played], [v["a"], v["b"]])
+        assert database.finish_table(table.id, RECORD.format(id=table.id), played,
+                                     lambda before, totals=totals: rate_deal_set(before, totals))
+    history = bot_history(database, league.id, database.bot(league.id, "a").id)
+    points = history.ratings["a-v1"]
+    assert [(p.table_id, p.sequence, p.deal_set) for p in points] == [
+        (tables[2].id, 1, 1), (tables[0].id, 2, 2), (tables[1].id, 3, 3)]
+    chart = rating_chart(history_json(history, "ladder")["ratings"])
+    assert path_xs(chart, "a-v1") == sorted(set(path_xs(chart, "a-v1"))) and len(path_xs(chart, "a-v1")) == 3
 
 
 def test_a_tables_game_is_shown_only_once_the_table_is_done(database: Database, league, tmp_path: Path) -> None:

@@ -162,6 +162,7 @@ def test_a_league_moves_through_its_phases_by_itself_and_a_restart_picks_up(tmp_
         code, _, html = http(f"{league.server.web}/leagues/test/finals/games/0")  # nor a game of them
         assert code == 409 and (f"the finals&#x27; games are shown when their results are published, at "
                                 f"{shown_moment(results)}") in html.decode(), html.decode()
+        assert "/games/" not in html.decode()  # no finals game a click away while its results are withheld
         assert league_header(league, "/leagues/test/finals").startswith(
             '<span id="league-phase" data-phase="finals"><b id="league-title">Timeline cup</b> · '
             f'{GAME_SHOWN} · <b>finals</b> · results are published in ')
