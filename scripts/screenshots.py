@@ -49,6 +49,8 @@ WIDTHS = {"desktop": (1440, 900, 1, False), "phone": (390, 844, 2, True)}
 """Each screen: CSS width and height, device pixels to a CSS pixel, whether a phone's browser."""
 MAX_HEIGHT = 1000
 """The most of a page shot, from its top, in CSS pixels."""
+FINALS_HEIGHT = 2600
+"""The most of a finals page shot: down to its bracket or its rounds."""
 WAIT_S = 300
 """Generous bounds on what the server does (builds, tables, the finals) on a busy machine."""
 GAME = """variant = "block"
@@ -80,7 +82,8 @@ class Showcase:
         return f'name = "{self.name}"\ntitle = "{self.title}"\n{GAME}[finals]\n{self.finals}'
 
 
-LEAGUES = (Showcase("spring", "Spring cup", "deal_sets = 1\n"),)
+LEAGUES = (Showcase("spring", "Spring cup", 'format = "knockout"\nelimination = "double"\ndeal_sets = 1\n'),
+           Showcase("autumn", "Autumn open", 'format = "swiss"\nrounds = 3\ndeal_sets = 1\n'))
 """The leagues served; the first one's pages are all shot, each other's finals page only (one more league, its
 finals in another format, costs its builds and ladder: a second one here took the run from one minute to three)."""
 TEAMS = {"tile-tamers": {"greedy": BOTS / "greedy_bot.py", "rand": BOTS / "random_bot.py"},
@@ -121,12 +124,14 @@ class Filled:
 @dataclass(frozen=True)
 class Shot:
     """A page to shoot: its file's name, its address, who looks at it (``None``: a visitor not signed in), and the
-    keys pressed once it is drawn (a replay moved on to a board with tiles)."""
+    keys pressed once it is drawn (a replay moved on to a board with tiles), and how much of it is shot, from its top
+    (a finals page's bracket or rounds come after its facts and ranking)."""
 
     name: str
     path: str
     who: str | None = None
     keys: tuple[str, ...] = ()
+    height: int = 0
 
 
 INTO_THE_GAME = ("ArrowRight",) * 9
@@ -238,8 +243,8 @@ def shots(site: Filled) -> list[Shot]:
     return [Shot("tournaments", "/"), Shot("tournament", f"/t/{tid}"), Shot("games", f"/t/{tid}/games"),
             Shot("entrant", f"/t/{tid}/entrants/search"), Shot("game", f"/t/{tid}/games/0", keys=INTO_THE_GAME),
             Shot("leaderboard", league), Shot("queue", f"{league}/queue"), Shot("bot", f"{league}/bots/rand"),
-            Shot("table-game", game, keys=INTO_THE_GAME), Shot("finals", f"{league}/finals"),
-            *(Shot(f"finals-{s.name}", f"/leagues/{s.name}/finals") for s in LEAGUES[1:]),
+            Shot("table-game", game, keys=INTO_THE_GAME), Shot("finals", f"{league}/finals", height=FINALS_HEIGHT),
+            *(Shot(f"finals-{s.name}", f"/leagues/{s.name}/finals", height=FINALS_HEIGHT) for s in LEAGUES[1:]),
             Shot("signup", f"{league}/signup"), Shot("signin", f"/signin?next={league}/mine"),
             Shot("author", f"{league}/mine", author), Shot("log", f"{league}/versions/{site.versions['rand']}/log", author),
             Shot("refusal", f"{league}/versions/{other}/log", author)]
@@ -265,7 +270,7 @@ def shoot(browser: Chromium, site: Filled, shot: Shot, out: Path) -> list[Path]:
         for key in shot.keys:
             browser.key(key)
         path = out / f"{shot.name}-{screen}.png"
-        browser.screenshot(path, MAX_HEIGHT)
+        browser.screenshot(path, shot.height or MAX_HEIGHT)
         written.append(path)
     return written
 
