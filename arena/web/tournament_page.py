@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.tournament.standings import ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, StandingsTable, row_cells
-from arena.web.league import html_table
+from arena.web.tables import html_table
 
 
 def _e(value: Any) -> str:
