@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from arena.web.tables import Cell, html_table
 from arena.web.tables import escape as _e
-from arena.web.tables import html_table
 
 Who = Callable[[str], str]
 """An entrant's name to its HTML (a link to its page, its team beside it...)."""
@@ -44,7 +44,7 @@ def swiss_table_html(rows: Sequence[Mapping[str, Any]], who: Who, *, table_id: s
 
 def placements_html(event: Mapping[str, Any], who: Who, *, table_id: str, entrant_header: str, empty: str) -> str:
     """A knockout's placements: each entrant's place, those out in the same round sharing theirs ("3–4")."""
-    rows = []
+    rows: list[list[Cell]] = []
     place = 1
     for group in event["ranking"]:
         shown = f"{place}–{place + len(group) - 1}" if len(group) > 1 else str(place)
