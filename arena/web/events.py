@@ -133,7 +133,8 @@ def event_html(event: Mapping[str, Any], who: Who, game_link: GameLink) -> str:
                 + placements_html(event, who, table_id="placements", entrant_header="entrant",
                                   empty="Placed once the bracket is played.")
                 if event["finished"] else "")
-        body += '<h2>Bracket</h2>' + bracket_html(event, who, game_link)
+        body += f'<h2>Knockout ({_e(event.get("elimination", "single"))} elimination)</h2>' + bracket_html(
+            event, who, game_link)
     else:
         body = ('<h2>Swiss table</h2>'
                 + swiss_table_html(event.get("table", ()), who, table_id="swiss-table", entrant_header="entrant",

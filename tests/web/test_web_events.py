@@ -12,9 +12,10 @@ import uuid
 
 import pytest
 
+from support.chromium import Chromium, needs_chromium
 from support.servers import gated_bot, named, open_gate, random_bot, registry, submit, tournament
 from support.waiting import wait_for
-from support.web import WebServer, get_json, http, wait_state
+from support.web import SHOTS, WebServer, get_json, http, wait_state
 
 SWISS = 'format = "swiss"\nrounds = 2\n'
 KNOCKOUT = 'format = "knockout"\n[time]\nmove_ms = 600000\n'
@@ -121,3 +122,20 @@ def test_swiss_and_knockout_pages_show_their_event_and_hold_back_a_deal_set_in_f
     assert sorted(linked(html, knockout)) == list(range(done))
     assert re.findall(r'<td class="">(\S+)</td><td class="l"><a href="/t/\w+/entrants/(\w+)"', html)[:3] == [
         ("1", event["ranking"][0][0]), ("2", event["ranking"][1][0]), ("3", event["ranking"][2][0])]
+
+
+@needs_chromium
+def test_the_script_draws_the_same_event_and_keeps_it(server: WebServer, browser: Chromium) -> None:
+    """In a real Chromium the script's drawing of the page (which replaces the server's) holds the same section:
+    the bracket of a two-entrant knockout, its one match's games linked."""
+    SHOTS.mkdir(exist_ok=True)
+    tid = submit(server.stub(), tournament(games=1, name="duel", extra='format = "knockout"\ntiebreak_games = 0\n',
+                                           bots=named("alpha", "beta")), server.grpc_auth).id
+    detail = wait_state(server.web, tid, finished, 120, "the knockout to finish")
+    browser.open_page(f"{server.web}/t/{tid}")
+    browser.wait_js("!!document.getElementById('standings-games')", 30, "the script's drawing")
+    drawn = browser.js("document.getElementById('event').outerHTML")
+    assert drawn == detail["event_html"]
+    assert browser.js("[...document.querySelectorAll('#event .match a[href*=\"/games/\"]')].map((a) => a.textContent)"
+                      ) == ["game 0", "game 1"]
+    browser.screenshot(SHOTS / "knockout-tournament.png")
