@@ -87,7 +87,7 @@ from arena.web.access import (
     session_name,
     share_expiry,
 )
-from arena.web.data import GameCatalog, NotShown, RatingHistory
+from arena.web.data import GameCatalog, NotShown, RatingHistory, TournamentEvent
 from arena.web.live import LiveGames, public_view
 
 POLL_S = 0.25
@@ -123,6 +123,7 @@ class Web:
     live: LiveGames = field(default_factory=LiveGames)
     catalogs: OrderedDict[str, GameCatalog] = field(default_factory=OrderedDict)
     histories: OrderedDict[str, RatingHistory] = field(default_factory=OrderedDict)
+    events: OrderedDict[str, TournamentEvent] = field(default_factory=OrderedDict)
     league: LeagueCore | None = None
     """The leagues' service (:class:`arena.league.core.LeagueCore`) when ``arena serve --league`` runs one."""
 
@@ -197,6 +198,13 @@ class Web:
 
     async def rows(self, t: Tournament) -> list[dict[str, Any]]:
         return [data.row_json(row, t.withheld_for(row.index)) for row in await self.game_rows(t)]
+
+    async def event(self, t: Tournament) -> tuple[dict[str, Any] | None, str]:
+        """A Swiss or knockout tournament's event as JSON and as its page's section (None and "" for another
+        format), rebuilt only when a game was recorded since the last look."""
+        cache = _recent(self.events, t.id, TournamentEvent)
+        event, released = await trio.to_thread.run_sync(cache.refresh, t)
+        return event, tournament_page.event_section(t.id, event, released)
 
     async def chart(self, t: Tournament) -> dict[str, Any]:
         history = _recent(self.histories, t.id, lambda: RatingHistory(t.group_size, t.games_total, expected_kind=t.rating_kind))
@@ -464,7 +472,8 @@ def shell(page: str) -> Handler:
             t = web.tournament(params["tid"])
             title = f"{t.name} · {page}" if page != "tournament" else t.name
             if page == "tournament":  # its main content without a script (a link preview, a screenshot)
-                content = tournament_page.standings_html(data.tournament_json(t), t.standings_view())
+                content = tournament_page.standings_html(data.tournament_json(t), t.standings_view(),
+                                                         (await web.event(t))[1])
         leagues = ""
         if web.league is not None and page == "tournaments":
             leagues = league_web.leagues_nav(list(web.league.leagues))
@@ -973,7 +982,8 @@ async def api_tournaments(web: Web, request: Request) -> Response:
 
 async def api_tournament(web: Web, request: Request) -> Response:
     t = web.tournament(request.path_params["tid"])
-    return JSONResponse(data.tournament_detail(t, web.access(request)))
+    event, section = await web.event(t)
+    return JSONResponse(data.tournament_detail(t, web.access(request), event, section))
 
 
 async def api_ratings(web: Web, request: Request) -> Response:
@@ -982,7 +992,11 @@ async def api_ratings(web: Web, request: Request) -> Response:
 
 async def api_standings_json(web: Web, request: Request) -> Response:
     t = web.tournament(request.path_params["tid"])
-    return JSONResponse(t.standings_view().to_json(), headers=_attachment(f"{t.id}-standings.json"))
+    standings = t.standings_view().to_json()
+    event, _ = await web.event(t)
+    if event is not None:  # as in the standings.json a run writes
+        standings["event"] = event
+    return JSONResponse(standings, headers=_attachment(f"{t.id}-standings.json"))
 
 
 async def api_standings_csv(web: Web, request: Request) -> Response:

@@ -23,6 +23,7 @@ import io
 import json
 import math
 import os
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,9 +36,11 @@ from arena.records.export import GameRow, row_from_record
 from arena.records.html import viewer_data
 from arena.records.jsonform import index_of
 from arena.records.run_folder import RunFolder
-from arena.records.schema import RecordFormatError
+from arena.records.schema import Record, RecordFormatError
 from arena.records.store import parse_line, split_units, unit_line
 from arena.server.tournaments import STATE_NAMES, Tournament
+from arena.tournament.rounds import event_from_records
+from arena.tournament.spec import TournamentSpec
 from arena.tournament.standings import (
     ELO_HEADER,
     OPENSKILL,
@@ -95,14 +98,16 @@ def followable(t: Tournament, index: int) -> bool:
     return all(other == index or other in t.done for other in t.deal_set(index))
 
 
-def tournament_detail(t: Tournament, access: Access) -> dict[str, Any]:
+def tournament_detail(t: Tournament, access: Access, event: dict[str, Any] | None = None,
+                      event_html: str = "") -> dict[str, Any]:
     """The tournament page: facts, standings (with SPRT when the standings carry it), a gauntlet's candidates (the
-    pairwise table's rows), and, for full access, the games in progress."""
+    pairwise table's rows), a Swiss or knockout event (``event``, :class:`TournamentEvent`'s, with its section of the
+    page as HTML, ``event_html``: null and "" for another format), and, for full access, the games in progress."""
     standings = t.standings_view()
     detail: dict[str, object] = {
         "tournament": tournament_json(t), "standings": standings.to_json(), "sprt": standings.sprt,
         "table": standings_table(standings), "candidates": list(t.spec.candidates) if t.spec is not None else [],
-        "access": access.value, "in_progress": []}
+        "event": event, "event_html": event_html, "access": access.value, "in_progress": []}
     if access is Access.FULL:
         detail["in_progress"] = [{"index": i, "seats": list(t.in_progress[i].seats), "live": followable(t, i)}
                                  for i in sorted(t.in_progress)]
@@ -190,6 +195,76 @@ class GameCatalog:
             except ValueError:
                 continue  # the record index already dropped lines that are not records; this cannot be exported
         return [self.rows[i] for i in sorted(self.rows)]
+
+
+class TournamentEvent:
+    """A Swiss or knockout tournament's event as its page shows it (:meth:`~arena.tournament.rounds.Event.to_json`):
+    rebuilt from the recorded games only when one was added since the last look (each record read once), so a page
+    asked for again and again costs a scan of the record file's tail, not a rebuild. While the tournament can still
+    play, the rebuild needs the master seed to check each record against its game (a game's seed is derived from
+    it): the server's own secret copy, which never leaves this class (the event holds no seed). A tournament known
+    only from its folder (finished before this server started) has no spec in memory: its event is the one its
+    run wrote into ``standings.json``. Used from worker threads (one refresh at a time)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: dict[int, Record] = {}
+        self._identity: tuple[int, int] | None = None
+        self._event: dict[str, Any] | None = None
+        self._built = False
+
+    def refresh(self, t: Tournament) -> tuple[dict[str, Any] | None, frozenset[int]]:
+        """The event (None for another format) and the indices of its games anyone may open: recorded, and their
+        deal set complete (:meth:`~arena.server.tournaments.Tournament.withheld_for`, the rule ``GetGame`` and the
+        game pages follow)."""
+        if t.spec is not None and not t.spec.event:
+            return None, frozenset()
+        with self._lock:
+            t.records.refresh()
+            recorded = t.records.indices()
+            if t.spec is None:
+                if not self._built:
+                    self._event, self._built = _written_event(t.folder), True
+            elif self._read_added(t, recorded) or not self._built:
+                self._event, self._built = self._rebuild(t.spec, t.folder), True
+            return self._event, frozenset(i for i in recorded if not t.withheld_for(i))
+
+    def _read_added(self, t: Tournament, recorded: list[int]) -> bool:
+        """Read the records added since the last look (all of them again from another file: a repair's); whether
+        there were any."""
+        identity = _identity(t.records.path)
+        if identity != self._identity:
+            self._records, self._identity = {}, identity
+        added = False
+        for index in recorded:
+            if index not in self._records:
+                record = t.records.read(index)
+                if record is not None:
+                    self._records[index] = record
+                    added = True
+        return added
+
+    def _rebuild(self, spec: TournamentSpec, folder: Path) -> dict[str, Any]:
+        return event_from_records(spec, _master_seed(folder), self._records.values()).to_json()
+
+
+def _master_seed(folder: Path) -> str:
+    """The run's master seed: its secret while the run keeps one, then the revealed one ("" before the first run
+    wrote either: then no game is recorded, and the event is its first wave's pairings)."""
+    run = RunFolder(folder)
+    try:
+        return run.load_secret().seed if run.keeps_secret() else run.revealed_seed()
+    except (OSError, ValueError, KeyError):
+        return run.revealed_seed()
+
+
+def _written_event(folder: Path) -> dict[str, Any] | None:
+    """The event a run wrote into ``standings.json`` (None without one)."""
+    try:
+        event = json.loads(RunFolder(folder).standings.read_text()).get("event")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return event if isinstance(event, dict) else None
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

@@ -12,7 +12,6 @@ screenshot) still shows it.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import urllib.parse
@@ -41,6 +40,8 @@ from arena.league.views import (
 )
 from arena.web.access import Viewer
 from arena.web.data import NotShown, axis_ticks
+from arena.web.events import bracket_html, rounds_html, swiss_table_html
+from arena.web.tables import Cell, escape, html_table
 
 STATUS_OF: tuple[tuple[type[LeagueError], int], ...] = (
     (NotFound, 404), (Unauthenticated, 401), (PermissionDenied, 403), (StateError, 409), (LeagueError, 400))
@@ -142,26 +143,11 @@ async def bot(core: LeagueCore, league: str, name: str) -> dict[str, Any]:
 # --- the HTML pages: the main content, rendered on the server -------------------------------------------------------
 
 
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
+_e = escape
 
 
 def _q(value: str) -> str:
     return urllib.parse.quote(value, safe="")
-
-
-Cell = tuple[str, bool]
-"""A cell's HTML and whether it is left-aligned (text) rather than right-aligned (numbers)."""
-
-
-def html_table(table_id: str, headers: Sequence[tuple[str, bool]], rows: Sequence[Sequence[Cell]], empty: str) -> str:
-    """A table in the dashboard's style (each header and cell left-aligned or not), or ``empty`` when no row."""
-    if not rows:
-        return f'<p class="meta">{_e(empty)}</p>'
-    head = "".join(f'<th class="{"l" if left else ""}">{_e(text)}</th>' for text, left in headers)
-    body = "".join("<tr>" + "".join(f'<td class="{"l" if left else ""}">{cell}</td>' for cell, left in row) + "</tr>"
-                   for row in rows)
-    return f'<section class="card"><table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>'
 
 
 def _elo(value: float) -> str:
@@ -814,10 +800,17 @@ def finals_html(page: dict[str, Any], viewer: Viewer) -> str:
             + html_table("finals-field", [("seed", False), ("team · bot version", True)], field, "Not frozen yet.")
             + '<h2>Ranking</h2>' + _ranking_html(league, page, entrants, withheld or "Ranked once the finals end."))
     event = page["event"]
+
+    def who(name: str) -> str:
+        return _who(league, entrants.get(name), name)
+
+    def game_link(index: int) -> str:
+        return _game_link(games[index]) if index in games else ""
+
     if event is not None and "bracket" in event:
-        body += '<h2>Bracket</h2>' + bracket_html(league, event, entrants, games)
+        body += '<h2>Bracket</h2>' + bracket_html(event, who, game_link)
     elif event is not None:
-        body += '<h2>Rounds</h2>' + rounds_html(league, event, entrants, games)
+        body += '<h2>Rounds</h2>' + rounds_html(event, who, game_link)
     results = [[(_game_link(g), True), (_e(g["words"]), True),
                 (" vs ".join(_who(league, entrants.get(n), n) for n in g["seats"]), True),
                 (_e(" – ".join(str(s) for s in g["scores"])), False)] for g in page["results"]]
@@ -832,14 +825,8 @@ def _ranking_html(league: str, page: dict[str, Any], entrants: dict[str, Any], e
     fmt = page["settings"].get("format", "round_robin")
     rows = page["ranking"]
     if fmt == "swiss":
-        table = [[(_e(r["rank"]), False), (_who(league, entrants.get(r["version"]), r["version"]), True),
-                  (_e(f'{r["points"]:g}'), False), (_e(f'{r["buchholz"]:g}'), False),
-                  (_e(f'{r["wins"]}–{r["draws"]}–{r["losses"]}' + (f' ({r["byes"]} bye)' if r["byes"] else "")),
-                   False)] for r in rows]
-        return ('<p class="meta">Points (a pairing won 1, drawn ½, a bye 1), then Buchholz (the opponents\' points), '
-                'then Sonneborn-Berger, then seed.</p>'
-                + html_table("finals-ranking", [("rank", False), ("team · bot version", True), ("points", False),
-                                                ("Buchholz", False), ("W–D–L", False)], table, empty))
+        return swiss_table_html(rows, lambda name: _who(league, entrants.get(name), name), table_id="finals-ranking",
+                                entrant_header="team · bot version", empty=empty, name_key="version")
     if fmt == "knockout":
         table = [[(_e(r["rank"]), False), (_who(league, entrants.get(r["version"]), r["version"]), True),
                   (_e(r["deal_sets"]), False)] for r in rows]
@@ -851,82 +838,3 @@ def _ranking_html(league: str, page: dict[str, Any], entrants: dict[str, Any], e
               (_e(", ".join(r["tied_with"]) or "-"), True)] for r in rows]
     return html_table("finals-ranking", [("rank", False), ("team · bot version", True), ("Elo [95%]", False),
                                          ("deal sets", False), ("not yet told apart from", True)], table, empty)
-
-
-def _score(match: dict[str, Any]) -> str:
-    if match["score"] is None:
-        return "bye" if len(match["entrants"]) == 1 else "to play"
-    return " – ".join(f"{points:g}" for points in match["score"])
-
-
-HOW_DECIDED = {"score": "", "tiebreak": " (after a tie-break)", "seed": " (tied: the better seed)",
-               "bye": " · a bye"}
-
-
-def _match_games(match: dict[str, Any], games: dict[int, dict[str, Any]]) -> str:
-    """A match's games shown (its complete deal sets'), each a link to its replay."""
-    return " ".join(_game_link(games[index]) for index in match["games"] if index in games)
-
-
-def rounds_html(league: str, event: dict[str, Any], entrants: dict[str, Any], games: dict[int, dict[str, Any]]) -> str:
-    """A Swiss's rounds, one table each: every pairing's two sides, its score over its deal sets, the winner,
-    its games."""
-    out = ""
-    for number, matches in enumerate(event.get("rounds", ()), 1):
-        rows = []
-        for m in matches:
-            sides = [_who(league, entrants.get(name), name) for name in m["entrants"]]
-            winner = ("bye" if m["decided_by"] == "bye" else "draw" if m["decided_by"] and m["winner"] is None
-                      else _who(league, entrants.get(m["winner"]), m["winner"]) if m["winner"] else "-")
-            rows.append([(_e(m["id"]), True), (sides[0], True), (sides[1] if len(sides) > 1 else "-", True),
-                         (_e(_score(m)), False), (winner, True), (_match_games(m, games) or "-", True)])
-        out += f'<h3>Round {number}</h3>' + html_table(f"round-{number}", [
-            ("pairing", True), ("first", True), ("second", True), ("score", False), ("winner", True),
-            ("games", True)], rows, "Not paired yet.")
-    return out
-
-
-BRACKETS = (("W", "Winners' bracket"), ("L", "Losers' bracket"), ("GF", "Grand final"))
-
-
-def bracket_html(league: str, event: dict[str, Any], entrants: dict[str, Any],
-                 games: dict[int, dict[str, Any]]) -> str:
-    """A knockout's bracket: its rounds as columns (the winners' bracket, then the losers' and the grand final of a
-    double elimination), each match a box with both sides, their score, the winner in bold and its games. The
-    bracket scrolls sideways inside its box on a narrow screen."""
-    out = ""
-    for prefix, title in BRACKETS:
-        columns = [column for column in event["bracket"]
-                   if column["matches"] and _bracket_of(column["matches"][0]["id"]) == prefix]
-        if not columns:
-            continue
-        cols = "".join(f'<div class="bracket-round"><h4>{_e(round_title(column["round"]))}</h4>'
-                       + "".join(_match_box(league, m, entrants, games) for m in column["matches"]) + '</div>'
-                       for column in columns)
-        label = title if event.get("elimination") == "double" else "Bracket"
-        out += f'<h3>{_e(label)}</h3><section class="card bracket" id="bracket-{prefix.lower()}">{cols}</section>'
-    return out
-
-
-def round_title(name: str) -> str:
-    """A bracket's round in words: ``W2`` and ``L2`` "round 2" (under their bracket's title), ``GF`` "grand
-    final", ``GF2`` "bracket reset"."""
-    if name.startswith("GF"):
-        return "bracket reset" if name == "GF2" else "grand final"
-    return f"round {name[1:]}"
-
-
-def _bracket_of(match_id: str) -> str:
-    return "GF" if match_id.startswith("GF") else match_id[:1]
-
-
-def _match_box(league: str, match: dict[str, Any], entrants: dict[str, Any], games: dict[int, dict[str, Any]]) -> str:
-    score = match["score"] or ()
-    lines = ""
-    for k, name in enumerate(match["entrants"]):
-        mark = ' class="won"' if match["winner"] == name and len(match["entrants"]) > 1 else ""
-        points = f'<b class="points">{score[k]:g}</b>' if score else ""
-        lines += f'<li{mark}><span>{_who(league, entrants.get(name), name)}</span>{points}</li>'
-    how = HOW_DECIDED.get(match["decided_by"], "") if match["decided_by"] else " · to play"
-    return (f'<div class="match" id="match-{_e(match["id"])}"><p class="meta">{_e(match["id"])}{_e(how)}</p>'
-            f'<ul>{lines}</ul><p class="games">{_match_games(match, games)}</p></div>')

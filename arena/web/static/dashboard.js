@@ -231,6 +231,8 @@
       `<div class="downloads"><a href="/t/${enc(TID)}/games">games</a>` +
       `<a download href="${api}/games.jsonl">games.jsonl</a><a download href="${api}/games.csv">games.csv</a>` +
       `<a download href="${api}/standings.json">standings.json</a><a download href="${api}/standings.csv">standings.csv</a></div>` +
+      // a Swiss or knockout event: its table and rounds or its bracket, as the server drew it (arena/web/events.py)
+      detail.event_html +
       `<h2>Standings after <span id="standings-games">${detail.standings.games}</span> games</h2>` +
       `<section class="card">${standingsTable(detail)}</section>` +
       sprtBlock(detail.sprt, t, detail.standings.games) +
