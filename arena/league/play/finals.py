@@ -33,8 +33,11 @@ deadline, then plays a final tournament over the frozen field and ranks it by th
 The finals' state lives in the freeze's ``finals`` JSON: ``{"state": "playing" | "done" | "failed", "format",
 "deal_sets", "tables", "rounds", "elimination", "tiebreak_deal_sets" (the ``[finals]`` they play), "seeds" (the
 field's version ids, seed 1 first), "scheduled" (a knockout's: at most), "group_size" (games a result: a deal set's
-rotations, or 1), "started_at", ...}``, with ``ranking`` once done and ``error`` once failed. Finals started before
-it recorded a format or seeds are a round robin over the field in its frozen order.
+rotations, or 1), "started_at", ...}``, with ``ranking`` once done and ``error`` once failed. A Swiss that ended
+before its last round (a round that could not be paired: :attr:`arena.tournament.rounds.Event.stopped`) is done
+with ``stopped`` (why), ``stopped_after`` (its last round played) and ``scheduled`` the games it played
+(:func:`ended_early`). Finals started before it recorded a format or seeds are a round robin over the field in its
+frozen order.
 """
 
 from __future__ import annotations
@@ -246,6 +249,15 @@ def event_ranking(event: Mapping[str, Any], version_of: Mapping[str, int]) -> li
     return rows
 
 
+def ended_early(event: Mapping[str, Any]) -> dict[str, Any]:
+    """What the finals' state says of a Swiss that ended before its last round (nothing of another event): why,
+    after which round, and its games, those played (the schedule's count was of rounds never paired)."""
+    if not event.get("stopped"):
+        return {}
+    return {"stopped": event["stopped"], "stopped_after": len(event.get("rounds", ())),
+            "scheduled": sum(len(match["games"]) for match in event_matches(event))}
+
+
 def games_recorded(folder: Path) -> int:
     """The finals' games recorded so far (0 before the run wrote any)."""
     path = RunFolder(folder).records
@@ -373,6 +385,7 @@ class Finals(LeagueRuns):
                 if event is None or not event["finished"]:
                     raise LeagueError("the finals' run ended before its event was decided")
                 ranking = event_ranking(event, version_of)
+                finals.update(ended_early(event))
             else:
                 group = spec.schedule().group_size  # 1 when a dial-in version made every deal fresh
                 ranking = await trio.to_thread.run_sync(finals_ranking, self.run_folder, version_of, group)
