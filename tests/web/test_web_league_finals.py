@@ -4,8 +4,9 @@ own team's, in their sandbox over real gRPC): frozen, played to the end, their f
 --verify``, and their page showing the seeded field with its teams, the Swiss table and rounds or the bracket, and
 every game of the run as a link to its replay page, each answering 200 with the viewer. A server killed with
 SIGKILL in the middle of a double-elimination finals resumes them at its next start into the bracket of a run never
-interrupted: the same seeds, the games recorded before the kill kept and none played twice, every match's pairing
-the one the recorded results make, the folder verified against the one committed seed."""
+interrupted (its league file edited meanwhile): the same seeds and tournament file, the games recorded before the
+kill kept and none played twice, every match's pairing the one the recorded results make, the folder verified
+against the one committed seed."""
 
 from __future__ import annotations
 
@@ -100,7 +101,8 @@ def test_the_finals_event_is_played_verified_and_every_game_a_click_away(
         assert names[1:] == seeded  # the tournament's name, then its bots in seed order
         ranking = finals["ranking"]
         printed = " ".join(league.league("finals", token=league.operator).stdout.split())
-        assert "ranked by the event (a Swiss's table, a knockout's placements)" in printed and "interval" not in printed
+        title = "the Swiss table" if fmt == "swiss" else "the knockout's placements"
+        assert f"ranked by {title} (" in printed and "interval" not in printed
         assert sorted(row["version"] for row in ranking) == sorted(seeded) and ranking[0]["rank"] == "1"
 
         text = http(f"{web}/leagues/test/finals")[2].decode()
@@ -142,7 +144,9 @@ def test_a_server_killed_mid_knockout_resumes_into_the_bracket_of_an_uninterrupt
         before = recorded(folder)
         cut = database.frozen(league_id).finals
         assert cut["state"] == "playing" and folder.keeps_secret() and not folder.revealed_file.exists()
-        commitment = folder.commitment_file.read_text()
+        commitment, started_with = folder.commitment_file.read_text(), folder.spec_copy.read_text()
+        league_file = league.root / "league.toml"  # edited while the server is down: the finals keep their own
+        league_file.write_text(league_file.read_text().replace("move_ms = 2000", "move_ms = 2500"))
 
         league = restarted(league, None, web=True)
         web = league.server.web  # type: ignore[attr-defined]
@@ -153,6 +157,7 @@ def test_a_server_killed_mid_knockout_resumes_into_the_bracket_of_an_uninterrupt
         ended = database.frozen(league_id).finals
         assert ended["seeds"] == cut["seeds"] and [e["version_id"] for e in finals["entrants"]] == cut["seeds"]
         assert folder.commitment_file.read_text() == commitment and folder.is_finished()
+        assert folder.spec_copy.read_text() == started_with and "move_ms = 2000" in started_with
 
         # every game once, those recorded before the kill kept as they were, and more played after it
         records = list(iter_records(folder.records))

@@ -14,7 +14,9 @@ deadline, then plays a final tournament over the frozen field and ranks it by th
   of the finals seats at most one version of each author, as the ladder's do: the tournament file keeps each
   author's versions apart (``apart``), and a field of fewer authors than a table has sides cannot be played (the
   finals refuse to start, saying so; started by the timeline, they are recorded as failed with that line). A server
-  stopped mid-finals resumes the run at its next start.
+  stopped mid-finals resumes the run at its next start, with the tournament file it started with
+  (:func:`started_file`: a league file edited meanwhile changes nothing of the finals; a run folder that cannot be
+  resumed fails the finals with why, and the server goes on).
 - **Formats** (``[finals] format``): for two sides, a round robin (the default), a Swiss or a knockout
   (:func:`format_lines`: the tournament file's own ``format = "swiss"``/``"knockout"``, played wave by wave by the
   runner). The field is seeded by the leaderboard as it stood at the freeze (:meth:`Finals.seeds`, the fit of the
@@ -266,6 +268,22 @@ def games_recorded(folder: Path) -> int:
     return sum(1 for _ in iter_records(path, ReadReport()))
 
 
+def started_file(run: RunFolder, names: Sequence[str]) -> tuple[TournamentSpec, str]:
+    """The tournament file a finals' run stopped before its end started with (its folder's copy), to resume it:
+    the same game, time and limits whatever the league file says since (the runner resumes only the file a run
+    started with, and a server would otherwise stop at every start). Refused (:class:`SpecError`) when it cannot
+    be read, or seats other entrants than the field in seed order (``names``)."""
+    try:
+        text = run.spec_copy.read_text()
+    except OSError as error:
+        raise SpecError(f"{run.path}: cannot read the tournament file the finals started with: {error}") from None
+    spec = table_spec(text)
+    if [bot.name for bot in spec.bots] != list(names):
+        raise SpecError(f"{run.spec_copy}: the finals' run seats {', '.join(bot.name for bot in spec.bots)}, not "
+                        f"the field in seed order ({', '.join(names)})")
+    return spec, text
+
+
 class Finals(LeagueRuns):
     """One league's finals on the trio loop: :meth:`run` until cancelled; :meth:`begin` when the operator starts
     them. They run in ``finals/`` of the league's folder (:attr:`run_folder`)."""
@@ -373,12 +391,15 @@ class Finals(LeagueRuns):
     async def play(self, frozen: Freeze) -> None:
         """Play (or resume) the finals' run, then write their ranking, or why they failed."""
         finals = dict(frozen.finals)
+        run = RunFolder(self.run_folder)
         try:
             spec, text, version_of = await self.tournament(frozen, settings_of(finals),
                                                            finals.get("seeds", frozen.field))
-            if not RunFolder(self.run_folder).is_finished():
+            if run.keeps_secret():
+                spec, text = started_file(run, list(version_of))
+            if not run.is_finished():
                 self.run_folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                await run_tournament(spec, text, self.run_folder, resume=RunFolder(self.run_folder).keeps_secret(),
+                await run_tournament(spec, text, self.run_folder, resume=run.keeps_secret(),
                                      limiter=self.limiter, protected=self.protected, backend=self.backend)
             if spec.event:
                 event = await trio.to_thread.run_sync(finals_event, RunFolder(self.run_folder), spec)
@@ -392,7 +413,7 @@ class Finals(LeagueRuns):
             finals.update(state=DONE, ranking=ranking, ended_at=utc_now().timestamp())
         except EntrantsCannotPlay as error:
             finals.update(state=FAILED, error="; ".join(f"{n} cannot play: {why}" for n, why in error.problems))
-        except (LeagueError, RunError, OSError) as error:
+        except (LeagueError, RunError, SpecError, OSError) as error:  # SpecError: a folder that cannot be resumed
             finals.update(state=FAILED, error=str(error))
         await self.database.run(Database.set_finals, self.served.league_id, finals, self.withheld_until())
         self.changes += 1
