@@ -21,6 +21,7 @@ from arena.league.play.finals import (
     schedule_lines,
     settings_json,
     settings_of,
+    started_file,
     swiss_rounds,
 )
 from arena.league.play.table_run import league_tournament_file, table_spec
@@ -28,9 +29,11 @@ from arena.league.rules.config import FinalsSettings, league_from_text
 from arena.league.rules.errors import LeagueError
 from arena.players.process import BotSpec
 from arena.protocol import league_pb2 as lpb
+from arena.records.run_folder import RunFolder
 from arena.tournament.knockout import build_bracket
 from arena.tournament.matches import SCORE, Match
 from arena.tournament.rounds import Event
+from arena.tournament.spec import SpecError
 from arena.tournament.swiss import PairingError, pair_round, swiss_table
 from arena.web.access import Access, Viewer
 from arena.web.league import deal_set_words, finals_game_url, finals_html
@@ -264,3 +267,22 @@ def test_the_finals_command_prints_the_ranking_by_the_finals_format() -> None:
         fit = printed(lpb.FinalsResponse(state="done", format=fmt, ranking=fitted))
         assert "ranked by the maximum-likelihood fit (Elo, 95% interval)" in fit and "1 b1-v1 (1) +42 -10 to +94 4" in fit
     assert finals_table(lpb.FinalsResponse(state="playing", format="knockout")) is None
+
+
+def test_a_resumed_finals_plays_the_file_it_started_with_seating_the_field_in_seed_order(tmp_path: Path) -> None:
+    """The run folder's copy of the finals' file, not the league file as it reads now; refused when it cannot be
+    read or seats another field or order (the finals then fail with that line, and the server goes on)."""
+    run = RunFolder(tmp_path / "finals")
+    with pytest.raises(SpecError, match="cannot read the tournament file the finals started with"):
+        started_file(run, NAMES)
+    run.path.mkdir()
+    top, _spec = spec_of(league(), DOUBLE)
+    bots = [BotSpec(name=name, command=("python3", "bot.py")) for name in NAMES]
+    text = league_tournament_file(league(), "x finals", bots, run.path, deal_sets=1, top=top)
+    run.spec_copy.write_text(text)
+    spec, again = started_file(run, NAMES)
+    assert again == text and [bot.name for bot in spec.bots] == NAMES and spec.elimination == "double"
+    with pytest.raises(SpecError) as refused:
+        started_file(run, list(reversed(NAMES)))
+    assert str(refused.value) == (f"{run.spec_copy}: the finals' run seats {', '.join(NAMES)}, not the field in seed "
+                                  f"order ({', '.join(reversed(NAMES))})")
