@@ -51,7 +51,7 @@ from arena.league.intake.archive import ArchiveError, pack
 from arena.league.intake.build import KitCache, KitCacheError, prepare_kits
 from arena.league.intake.kits import RECIPES
 from arena.league.intake.pipeline import default_kit_cache
-from arena.league.rules.config import WIDEST_UPLOAD, shown_moment, upload_archive_limits
+from arena.league.rules.config import KNOCKOUT, SWISS, WIDEST_UPLOAD, shown_moment, upload_archive_limits
 from arena.league.storage.copy import copy_database, total_rows
 from arena.league.storage.db import shown_url, sqlite_url
 from arena.protocol import league_pb2 as lpb
@@ -650,10 +650,34 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     return _run(args, body)
 
 
-def ranked_by_fit(ranking: Sequence[Any]) -> bool:
-    """Whether the finals' ranking is a round robin's fit: its rows have intervals (a fit's 95% interval is never a
-    point); a Swiss's or a knockout's rows have none (the event's order, no rating)."""
-    return any(row.rating_low < row.rating_high for row in ranking)
+EVENT_RANKINGS = {SWISS: "ranked by the Swiss table (points, Buchholz, Sonneborn-Berger, then seed)",
+                  KNOCKOUT: "ranked by the knockout's placements (versions out in the same round placed equal)"}
+"""The title of a Swiss's or a knockout's ranking: the event's order, no rating."""
+
+
+def finals_table(reply: Any) -> Table | None:
+    """The finals' ranking as their format ranks them (the answer's ``format``; a server that names none ran a
+    round robin, the only finals before formats): a Swiss's or a knockout's order with each version's deal sets
+    and those placed equal, a round robin's fit with ratings and intervals; None before there is a ranking."""
+    if not reply.ranking:
+        return None
+    title = EVENT_RANKINGS.get(reply.format)
+    if title is not None:
+        table = Table(title=title)
+        for column in ("rank", "version", "deal sets", "placed equal with"):
+            table.add_column(column, justify="right" if column == "deal sets" else "left")
+        for row in reply.ranking:
+            table.add_row(row.rank, f"{safe_markup(row.version)} ({row.version_id})", str(row.deal_sets),
+                          ", ".join(safe_markup(name) for name in row.tied_with) or "-")
+        return table
+    table = Table(title="ranked by the maximum-likelihood fit (Elo, 95% interval)")
+    for column in ("rank", "version", "rating", "interval", "deal sets", "cannot be told apart from"):
+        table.add_column(column, justify="right" if column in ("rating", "deal sets") else "left")
+    for row in reply.ranking:
+        table.add_row(row.rank, f"{safe_markup(row.version)} ({row.version_id})", f"{row.rating:+.0f}",
+                      f"{row.rating_low:+.0f} to {row.rating_high:+.0f}", str(row.deal_sets),
+                      ", ".join(safe_markup(name) for name in row.tied_with) or "-")
+    return table
 
 
 def cmd_finals(args: argparse.Namespace) -> int:
@@ -671,22 +695,8 @@ def cmd_finals(args: argparse.Namespace) -> int:
         print(head + (f": {safe_name(reply.error, 500)}" if reply.error else ""))
         if reply.results_at:
             print(f"results are published at {_when_minute(reply.results_at)}")
-        if reply.ranking and not ranked_by_fit(reply.ranking):
-            table = Table(title="ranked by the event (a Swiss's table, a knockout's placements)")
-            for column in ("rank", "version", "deal sets", "placed equal with"):
-                table.add_column(column, justify="right" if column == "deal sets" else "left")
-            for row in reply.ranking:
-                table.add_row(row.rank, f"{safe_markup(row.version)} ({row.version_id})", str(row.deal_sets),
-                              ", ".join(safe_markup(name) for name in row.tied_with) or "-")
-            make_console().print(table)
-        elif reply.ranking:
-            table = Table(title="ranked by the maximum-likelihood fit (Elo, 95% interval)")
-            for column in ("rank", "version", "rating", "interval", "deal sets", "cannot be told apart from"):
-                table.add_column(column, justify="right" if column in ("rating", "deal sets") else "left")
-            for row in reply.ranking:
-                table.add_row(row.rank, f"{safe_markup(row.version)} ({row.version_id})", f"{row.rating:+.0f}",
-                              f"{row.rating_low:+.0f} to {row.rating_high:+.0f}", str(row.deal_sets),
-                              ", ".join(safe_markup(name) for name in row.tied_with) or "-")
+        table = finals_table(reply)
+        if table is not None:
             make_console().print(table)
         return 0
 

@@ -42,7 +42,7 @@ from arena.league.intake.pipeline import Pipeline, Served
 from arena.league.intake.store import Store
 from arena.league.intake.upload import checked_upload
 from arena.league.play.challenges import Challenges, request_challenge, version_name
-from arena.league.play.finals import Finals, freeze_league, games_recorded, settings_json
+from arena.league.play.finals import Finals, freeze_league, games_recorded, settings_json, settings_of
 from arena.league.play.ladder import FROZEN, Ladder, left_because, upcoming_note
 from arena.league.play.leaderboard import SYSTEM
 from arena.league.play.pages import (
@@ -759,7 +759,7 @@ class LeagueCore:
                         for row in finals.get("ranking", ()) if not withheld)
         return FinalsState(league=served.config.name, state=finals["state"], folder=str(folder or ""),
                            games=games, scheduled=finals["scheduled"], ranking=ranking,
-                           error=finals.get("error", ""), results_at=withheld)
+                           error=finals.get("error", ""), results_at=withheld, format=settings_of(finals).format)
 
     def _withheld_until(self, served: Served, caller: Caller | None) -> float:
         """When the finals' results are published, while they are withheld from ``caller`` (None: a spectator of

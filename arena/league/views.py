@@ -345,7 +345,8 @@ class FinalsRank:
 @dataclass(frozen=True)
 class FinalsState:
     """The finals as the operator's call answers: their state (``"not frozen"``, ``"frozen"``, then their own),
-    their run folder, the games recorded and scheduled, the ranking once done, and their error."""
+    their format once started (what their ranking is: a fit's, a Swiss table's, a bracket's placements), their run
+    folder, the games recorded and scheduled, the ranking once done, and their error."""
 
     league: str
     state: str
@@ -357,6 +358,8 @@ class FinalsState:
     results_at: float = 0.0
     """When the ranking is published, while it is withheld from this caller (the timeline's ``results`` not come,
     the caller not the operator); 0.0 when it is shown."""
+    format: str = ""
+    """``round_robin``, ``swiss`` or ``knockout``, as the finals started; "" before."""
 
 
 @dataclass(frozen=True)

@@ -216,7 +216,7 @@ def finals_rank_pb(row: FinalsRank) -> lpb.FinalsRank:
 def finals_pb(finals: FinalsState) -> lpb.FinalsResponse:
     return lpb.FinalsResponse(league=finals.league, state=finals.state, folder=finals.folder, games=finals.games,
                               scheduled=finals.scheduled, ranking=[finals_rank_pb(row) for row in finals.ranking],
-                              error=finals.error, results_at=finals.results_at)
+                              error=finals.error, results_at=finals.results_at, format=finals.format)
 
 
 def status_pb(status: LeagueStatus) -> lpb.GetStatusResponse:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -570,12 +570,14 @@ async def bot_full(core: LeagueCore, league: str, name: str) -> dict[str, Any]:
 
 
 def finals_json(page: FinalsPage, league: str) -> dict[str, Any]:
-    """The finals as anyone sees them; ``seed`` and ``nonce`` are empty until the finals ended, ``ranking``,
+    """The finals as anyone sees them (``scheduled``: the games played once a Swiss ``stopped`` early, after round
+    ``stopped_after``); ``seed`` and ``nonce`` are empty until the finals ended, ``ranking``,
     ``results`` and ``event`` until the league's timeline publishes them (``results_at``, null once published).
     Each game names its deal set in words and has the address of its replay."""
     return {"state": page.state, "field": page.field, "frozen_at": _when(page.frozen_at),
             "results_at": _when(page.results_at), "settings": page.settings, "entrants": page.entrants,
-            "deal_sets": page.deal_sets, "scheduled": page.scheduled, "games": len(page.results),
+            "deal_sets": page.deal_sets, "scheduled": page.scheduled, "stopped": page.stopped,
+            "stopped_after": page.stopped_after, "games": len(page.results),
             "started_at": _when(page.started_at), "ended_at": _when(page.ended_at), "error": page.error,
             "ranking": page.ranking, "event": page.event,
             "results": [{**game, "words": deal_set_words(game["deal_set"], page.games_per_match,
@@ -769,6 +771,16 @@ def _game_link(game: dict[str, Any]) -> str:
     return f'<a href="{_e(game["url"])}">game {_e(game["index"])}</a>'
 
 
+def schedule_words(page: Mapping[str, Any], bound: str) -> str:
+    """The finals' games in words: "at most 36 games" (``bound``, a knockout's), "12 games (the event stopped after
+    round 2: why)" for a Swiss that could not pair its next round, "not started"."""
+    if not page["scheduled"]:
+        return "not started"
+    if page.get("stopped"):
+        return f'{page["scheduled"]} games (the event stopped after round {page["stopped_after"]}: {page["stopped"]})'
+    return f'{bound}{page["scheduled"]} games'
+
+
 def finals_html(page: dict[str, Any], viewer: Viewer) -> str:
     """The finals: their format, state and field (seeded, each version's team named), the ranking once done (the
     fit's for a round robin, the Swiss table, the bracket's placements), a Swiss's rounds or a knockout's bracket
@@ -781,7 +793,7 @@ def finals_html(page: dict[str, Any], viewer: Viewer) -> str:
     now = datetime.now(UTC)
     facts = [("format", _e(format_words(page["settings"]))), ("state", _e(page["state"])),
              ("frozen at", human_time(page["frozen_at"], now)), ("field", _e(", ".join(page["field"]) or "-")),
-             ("schedule", _e(f'{bound}{page["scheduled"]} games' if page["scheduled"] else "not started")),
+             ("schedule", _e(schedule_words(page, bound))),
              ("games shown", _e(f'{page["games"]} (of complete deal sets only)')),
              ("started", human_time(page["started_at"], now)), ("ended", human_time(page["ended_at"], now)),
              ("seed commitment", _e(page["commitment"] or "published when the finals start")),

@@ -14,7 +14,9 @@ deadline, then plays a final tournament over the frozen field and ranks it by th
   of the finals seats at most one version of each author, as the ladder's do: the tournament file keeps each
   author's versions apart (``apart``), and a field of fewer authors than a table has sides cannot be played (the
   finals refuse to start, saying so; started by the timeline, they are recorded as failed with that line). A server
-  stopped mid-finals resumes the run at its next start.
+  stopped mid-finals resumes the run at its next start, with the tournament file it started with
+  (:func:`started_file`: a league file edited meanwhile changes nothing of the finals; a run folder that cannot be
+  resumed fails the finals with why, and the server goes on).
 - **Formats** (``[finals] format``): for two sides, a round robin (the default), a Swiss or a knockout
   (:func:`format_lines`: the tournament file's own ``format = "swiss"``/``"knockout"``, played wave by wave by the
   runner). The field is seeded by the leaderboard as it stood at the freeze (:meth:`Finals.seeds`, the fit of the
@@ -33,8 +35,11 @@ deadline, then plays a final tournament over the frozen field and ranks it by th
 The finals' state lives in the freeze's ``finals`` JSON: ``{"state": "playing" | "done" | "failed", "format",
 "deal_sets", "tables", "rounds", "elimination", "tiebreak_deal_sets" (the ``[finals]`` they play), "seeds" (the
 field's version ids, seed 1 first), "scheduled" (a knockout's: at most), "group_size" (games a result: a deal set's
-rotations, or 1), "started_at", ...}``, with ``ranking`` once done and ``error`` once failed. Finals started before
-it recorded a format or seeds are a round robin over the field in its frozen order.
+rotations, or 1), "started_at", ...}``, with ``ranking`` once done and ``error`` once failed. A Swiss that ended
+before its last round (a round that could not be paired: :attr:`arena.tournament.rounds.Event.stopped`) is done
+with ``stopped`` (why), ``stopped_after`` (its last round played) and ``scheduled`` the games it played
+(:func:`ended_early`). Finals started before it recorded a format or seeds are a round robin over the field in its
+frozen order.
 """
 
 from __future__ import annotations
@@ -246,12 +251,37 @@ def event_ranking(event: Mapping[str, Any], version_of: Mapping[str, int]) -> li
     return rows
 
 
+def ended_early(event: Mapping[str, Any]) -> dict[str, Any]:
+    """What the finals' state says of a Swiss that ended before its last round (nothing of another event): why,
+    after which round, and its games, those played (the schedule's count was of rounds never paired)."""
+    if not event.get("stopped"):
+        return {}
+    return {"stopped": event["stopped"], "stopped_after": len(event.get("rounds", ())),
+            "scheduled": sum(len(match["games"]) for match in event_matches(event))}
+
+
 def games_recorded(folder: Path) -> int:
     """The finals' games recorded so far (0 before the run wrote any)."""
     path = RunFolder(folder).records
     if not path.exists():
         return 0
     return sum(1 for _ in iter_records(path, ReadReport()))
+
+
+def started_file(run: RunFolder, names: Sequence[str]) -> tuple[TournamentSpec, str]:
+    """The tournament file a finals' run stopped before its end started with (its folder's copy), to resume it:
+    the same game, time and limits whatever the league file says since (the runner resumes only the file a run
+    started with, and a server would otherwise stop at every start). Refused (:class:`SpecError`) when it cannot
+    be read, or seats other entrants than the field in seed order (``names``)."""
+    try:
+        text = run.spec_copy.read_text()
+    except OSError as error:
+        raise SpecError(f"{run.path}: cannot read the tournament file the finals started with: {error}") from None
+    spec = table_spec(text)
+    if [bot.name for bot in spec.bots] != list(names):
+        raise SpecError(f"{run.spec_copy}: the finals' run seats {', '.join(bot.name for bot in spec.bots)}, not "
+                        f"the field in seed order ({', '.join(names)})")
+    return spec, text
 
 
 class Finals(LeagueRuns):
@@ -361,25 +391,29 @@ class Finals(LeagueRuns):
     async def play(self, frozen: Freeze) -> None:
         """Play (or resume) the finals' run, then write their ranking, or why they failed."""
         finals = dict(frozen.finals)
+        run = RunFolder(self.run_folder)
         try:
             spec, text, version_of = await self.tournament(frozen, settings_of(finals),
                                                            finals.get("seeds", frozen.field))
-            if not RunFolder(self.run_folder).is_finished():
+            if run.keeps_secret():
+                spec, text = started_file(run, list(version_of))
+            if not run.is_finished():
                 self.run_folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                await run_tournament(spec, text, self.run_folder, resume=RunFolder(self.run_folder).keeps_secret(),
+                await run_tournament(spec, text, self.run_folder, resume=run.keeps_secret(),
                                      limiter=self.limiter, protected=self.protected, backend=self.backend)
             if spec.event:
                 event = await trio.to_thread.run_sync(finals_event, RunFolder(self.run_folder), spec)
                 if event is None or not event["finished"]:
                     raise LeagueError("the finals' run ended before its event was decided")
                 ranking = event_ranking(event, version_of)
+                finals.update(ended_early(event))
             else:
                 group = spec.schedule().group_size  # 1 when a dial-in version made every deal fresh
                 ranking = await trio.to_thread.run_sync(finals_ranking, self.run_folder, version_of, group)
             finals.update(state=DONE, ranking=ranking, ended_at=utc_now().timestamp())
         except EntrantsCannotPlay as error:
             finals.update(state=FAILED, error="; ".join(f"{n} cannot play: {why}" for n, why in error.problems))
-        except (LeagueError, RunError, OSError) as error:
+        except (LeagueError, RunError, SpecError, OSError) as error:  # SpecError: a folder that cannot be resumed
             finals.update(state=FAILED, error=str(error))
         await self.database.run(Database.set_finals, self.served.league_id, finals, self.withheld_until())
         self.changes += 1

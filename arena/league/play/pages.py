@@ -206,6 +206,10 @@ class FinalsPage:
     games_per_match: int = 0
     """A pairing's or a match's games keys before its tie-breaks (the tournament's ``games``): what "deal set 3 of
     8" counts to."""
+    stopped: str = ""
+    """Why a Swiss ended before its last round ("" when it did not); then ``scheduled`` is the games it played."""
+    stopped_after: int = 0
+    """The last round such a Swiss played."""
 
 
 def finals_page(database: Database, league_id: int, folder: Path | None, league_group: int = 1,
@@ -227,6 +231,7 @@ def finals_page(database: Database, league_id: int, folder: Path | None, league_
                       deal_sets=finals.get("deal_sets", 0), scheduled=finals.get("scheduled", 0),
                       started_at=finals.get("started_at", 0.0), ended_at=finals.get("ended_at", 0.0),
                       error=finals.get("error", ""), ranking=list(finals.get("ranking", ())),
+                      stopped=finals.get("stopped", ""), stopped_after=finals.get("stopped_after", 0),
                       settings={**settings, **{k: finals[k] for k in settings if k in finals}},
                       entrants=_seeded(database, league_id, finals.get("seeds", frozen.field)))
     if folder is None or frozen.finals is None:

@@ -1,6 +1,8 @@
 """The finals' formats, pure: the tournament file's lines of a Swiss and a knockout (and their refusal for k-player
 tables), a Swiss's or a knockout's ranking as the finals keep it, deal sets in words, and the finals page of each
-format listing every game as a link to its replay (rendered from the events the tournament's own rules build)."""
+format listing every game as a link to its replay (rendered from the events the tournament's own rules build); a
+Swiss that could not pair its next round, its games played as its schedule and why it stopped; ``arena league
+finals`` printing a ranking by the finals' format."""
 
 from __future__ import annotations
 
@@ -10,16 +12,29 @@ import re
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from arena.league.play.finals import event_ranking, schedule_lines, settings_json, settings_of, swiss_rounds
+from arena.cli.league import finals_table
+from arena.league.play.finals import (
+    ended_early,
+    event_ranking,
+    schedule_lines,
+    settings_json,
+    settings_of,
+    started_file,
+    swiss_rounds,
+)
 from arena.league.play.table_run import league_tournament_file, table_spec
 from arena.league.rules.config import FinalsSettings, league_from_text
 from arena.league.rules.errors import LeagueError
 from arena.players.process import BotSpec
+from arena.protocol import league_pb2 as lpb
+from arena.records.run_folder import RunFolder
 from arena.tournament.knockout import build_bracket
 from arena.tournament.matches import SCORE, Match
 from arena.tournament.rounds import Event
-from arena.tournament.swiss import pair_round, swiss_table
+from arena.tournament.spec import SpecError
+from arena.tournament.swiss import PairingError, pair_round, swiss_table
 from arena.web.access import Access, Viewer
 from arena.web.league import deal_set_words, finals_game_url, finals_html
 
@@ -191,3 +206,83 @@ def test_the_finals_state_keeps_what_a_resumed_run_plays_again() -> None:
         assert settings_of(json.loads(json.dumps(settings_json(settings)))) == settings
     assert settings_of({"state": "playing", "deal_sets": 4, "tables": 0, "scheduled": 24}) == FinalsSettings(
         deal_sets=4)
+
+
+def stopped_swiss() -> Event:
+    """Ten entrants, nine rounds planned, every pairing drawn (one deal set, two games): each round is paired so
+    that the next can be, yet after round 7 those that have not met leave no round 8 without a repeat."""
+    rounds: list[tuple[Match, ...]] = []
+    index, stopped = 0, ""
+    while len(rounds) < 9:
+        try:
+            pairings = pair_round(10, rounds, 9 - len(rounds) - 1)
+        except PairingError as error:
+            stopped = str(error)
+            break
+        rounds.append(tuple(decided(match, (1.0, 1.0), range(index + 2 * n, index + 2 * n + 2))
+                            for n, match in enumerate(pairings)))
+        index += 2 * len(pairings)
+    names = tuple(f"b{i}-v1" for i in range(10))
+    return Event("swiss", names, (), tuple(rounds), swiss_table(10, rounds), None, True, None, frozenset(), (), (),
+                 9 * 5 * 2, stopped)
+
+
+def test_a_swiss_that_stopped_early_is_scheduled_as_the_games_it_played_and_says_why() -> None:
+    why = "round 8 of 10 entrants cannot be paired without two entrants meeting again; play fewer rounds"
+    assert ended_early(stopped_swiss().to_json()) == {"stopped": why, "stopped_after": 7, "scheduled": 7 * 5 * 2}
+    assert ended_early(swiss_event().to_json()) == {} and ended_early(knockout_event()[0].to_json()) == {}
+    event = swiss_event()
+    page = {**page_of(event, dataclasses.replace(SWISS, rounds=3), event.expected), "stopped": "round 3 cannot be "
+            "paired", "stopped_after": 2}
+    assert f'id="finals-schedule">{event.expected} games (the event stopped after round 2: round 3 cannot be ' \
+           'paired)<' in finals_html(page, Viewer(Access.PUBLIC))
+    unstopped = finals_html(page_of(event, dataclasses.replace(SWISS, rounds=3), event.expected),
+                            Viewer(Access.PUBLIC))
+    assert f'id="finals-schedule">{event.expected} games<' in unstopped and "stopped" not in unstopped
+
+
+def printed(reply: lpb.FinalsResponse) -> str:
+    """What ``arena league finals`` prints of the reply's ranking, as one line of words (the table's lines out)."""
+    console = Console(record=True, width=200)
+    table = finals_table(reply)
+    assert table is not None
+    console.print(table)
+    return " ".join(re.sub("[\u2500-\u257f]", " ", console.export_text()).split())
+
+
+def test_the_finals_command_prints_the_ranking_by_the_finals_format() -> None:
+    """A knockout's and a Swiss's ranking carry no rating (their rows' ratings and intervals are all 0): the format,
+    not the missing intervals, says how they are printed; a round robin's has its fit."""
+    placed = [lpb.FinalsRank(rank="1", version="b1-v1", version_id=1, deal_sets=3),
+              lpb.FinalsRank(rank="2–3", version="b2-v1", version_id=2, deal_sets=2, tied_with=["b3-v1"]),
+              lpb.FinalsRank(rank="2–3", version="b3-v1", version_id=3, deal_sets=1, tied_with=["b2-v1"])]
+    knockout = printed(lpb.FinalsResponse(state="done", format="knockout", ranking=placed))
+    assert "ranked by the knockout's placements (versions out in the same round placed equal)" in knockout
+    assert "2–3 b2-v1 (2) 2 b3-v1" in knockout and "interval" not in knockout and "Swiss" not in knockout
+    swiss = printed(lpb.FinalsResponse(state="done", format="swiss", ranking=placed))
+    assert "ranked by the Swiss table (points, Buchholz, Sonneborn-Berger, then seed)" in swiss
+    fitted = [lpb.FinalsRank(rank="1", version="b1-v1", version_id=1, rating=42.0, rating_low=-10.0,
+                             rating_high=94.0, deal_sets=4)]
+    for fmt in ("round_robin", ""):  # "": a server that names no format ran a round robin
+        fit = printed(lpb.FinalsResponse(state="done", format=fmt, ranking=fitted))
+        assert "ranked by the maximum-likelihood fit (Elo, 95% interval)" in fit and "1 b1-v1 (1) +42 -10 to +94 4" in fit
+    assert finals_table(lpb.FinalsResponse(state="playing", format="knockout")) is None
+
+
+def test_a_resumed_finals_plays_the_file_it_started_with_seating_the_field_in_seed_order(tmp_path: Path) -> None:
+    """The run folder's copy of the finals' file, not the league file as it reads now; refused when it cannot be
+    read or seats another field or order (the finals then fail with that line, and the server goes on)."""
+    run = RunFolder(tmp_path / "finals")
+    with pytest.raises(SpecError, match="cannot read the tournament file the finals started with"):
+        started_file(run, NAMES)
+    run.path.mkdir()
+    top, _spec = spec_of(league(), DOUBLE)
+    bots = [BotSpec(name=name, command=("python3", "bot.py")) for name in NAMES]
+    text = league_tournament_file(league(), "x finals", bots, run.path, deal_sets=1, top=top)
+    run.spec_copy.write_text(text)
+    spec, again = started_file(run, NAMES)
+    assert again == text and [bot.name for bot in spec.bots] == NAMES and spec.elimination == "double"
+    with pytest.raises(SpecError) as refused:
+        started_file(run, list(reversed(NAMES)))
+    assert str(refused.value) == (f"{run.spec_copy}: the finals' run seats {', '.join(NAMES)}, not the field in seed "
+                                  f"order ({', '.join(reversed(NAMES))})")
