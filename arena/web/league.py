@@ -240,7 +240,7 @@ def leaderboard_html(board: dict[str, Any], viewer: Viewer) -> str:
              + (f' ({board["deal_sets_fitted"]} of them in the ratings so far).'
                 if board["deal_sets_fitted"] != board["deal_sets_rated"] else ".")
              + " A replaced version keeps its rating on its bot's page.")
-    return (f'<h1>{_e(board["title"])} · leaderboard</h1>{_league_nav(league, viewer)}<p class="meta" id="board-intro">'
+    return (f'<h1>Leaderboard</h1>{_league_nav(league, viewer)}<p class="meta" id="board-intro">'
             f'{_e(intro)}</p>' + html_table("leaderboard", headers, cells, "No bot rated yet."))
 
 
@@ -267,7 +267,7 @@ def queue_html(queue: dict[str, Any], viewer: Viewer, now: datetime | None = Non
     league = queue["league"]
     now = now or datetime.now(UTC)
     note = f'<p class="meta">{_e(queue["note"])}</p>' if queue["note"] else ""
-    return (f'<h1>{_e(league)} · queue</h1>{_league_nav(league, viewer)}'
+    return (f'<h1>Queue</h1>{_league_nav(league, viewer)}'
             f'<p class="meta">{_e(queue["concurrency"])} tables at once at most.</p>{note}'
             f'<h2>Being played</h2>' + _tables_html("playing", queue["playing"], "None.", "started_at", now)
             + '<h2>Next</h2>' + _tables_html("next", queue["next"], "None proposed.", "created_at", now)
@@ -398,7 +398,7 @@ def check_report_html(text: str) -> str:
 
 
 def done_html(league: str, message: str, viewer: Viewer) -> str:
-    return (f'<h1>{_e(league)}</h1>{_league_nav(league, viewer)}<p class="message" id="outcome">{_e(message)}</p>'
+    return (f'<h1>Done</h1>{_league_nav(league, viewer)}<p class="message" id="outcome">{_e(message)}</p>'
             f'<p><a href="/leagues/{_q(league)}/mine">← my bots</a></p>')
 
 
@@ -455,7 +455,7 @@ def author_html(league: str, who: str, versions: list[VersionView], challenges: 
     made = [[(_e(c.id), False), (_e(c.version), True), (_e(c.opponent), True), (_e(c.deal_sets), False),
              (_e(c.state), True), (f"<strong>{_e(c.outcome)}</strong> ({_e(c.outcome_why)})" if c.outcome else "-",
                                    True), (_e(c.verdict or c.error or "-"), True)] for c in challenges]
-    return (f'<h1>{_e(league)} · my bots</h1>{_league_nav(league, viewer)}<p class="meta">signed in as {_e(who)}</p>'
+    return (f'<h1>My bots</h1>{_league_nav(league, viewer)}<p class="meta">signed in as {_e(who)}</p>'
             '<h2>Versions</h2>' + html_table("my-versions", headers, rows, "No version yet: upload one below.")
             + f'<h2>Upload a version</h2><form id="upload" method="post" enctype="multipart/form-data" '
               f'action="/leagues/{q}/upload?csrf={_q(csrf)}"><label>bot <input name="bot" required></label> '
@@ -489,7 +489,7 @@ def signup_html(league: str, mode: str, csrf: str, viewer: Viewer) -> str:
            "then the operator approves your team: until then it can do nothing")
     invite = ('<label>invite code <input name="invite" required autocomplete="off"></label> '
               if mode == "invite" else "")
-    return (f'<h1>{_e(league)} · sign up</h1>{_league_nav(league, viewer)}'
+    return (f'<h1>Sign up</h1>{_league_nav(league, viewer)}'
             f'<p class="meta">Sign a team up to this league, {how}. Its captain gets a token, shown once: keep it, '
             f'it is how your team uploads, challenges and signs in; the captain adds the other members.</p>'
             f'<form id="signup" method="post" action="/leagues/{q}/signup">{_hidden(csrf)}'
@@ -504,7 +504,7 @@ def signed_up_html(league: str, team: TeamView, token: str, viewer: Viewer) -> s
     captain = team.members[0].name if team.members else "captain"
     waiting = ('<p class="message" id="pending">Your team awaits the operator\'s approval: it can do nothing, and '
                'cannot sign in, until then.</p>' if team.state == "pending" else "")
-    return (f'<h1>{_e(league)} · signed up</h1>{_league_nav(league, viewer)}'
+    return (f'<h1>Signed up</h1>{_league_nav(league, viewer)}'
             f'<p class="message" id="outcome">team {_e(team.name)} signed up; the token of its captain '
             f'{_e(captain)}:</p>{waiting}'
             f'<section class="card"><pre id="token">{_e(token)}</pre></section>'
@@ -807,7 +807,7 @@ def finals_html(page: dict[str, Any], viewer: Viewer) -> str:
     kv = "".join(f'<dt>{_e(k)}</dt><dd id="finals-{_e(k.replace(" ", "-"))}">{v}</dd>' for k, v in facts)
     field = [[(_e(e["seed"]), False), (_who(league, e, e["version"]), True)] for e in page["entrants"]]
     games = {g["index"]: g for g in page["results"]}
-    body = (f'<h1>{_e(league)} · finals</h1>{_league_nav(league, viewer)}<section class="card"><dl class="kv">{kv}'
+    body = (f'<h1>Finals</h1>{_league_nav(league, viewer)}<section class="card"><dl class="kv">{kv}'
             '</dl></section><h2>Field</h2><p class="meta">Seeded by the leaderboard at the freeze.</p>'
             + html_table("finals-field", [("seed", False), ("team · bot version", True)], field, "Not frozen yet.")
             + '<h2>Ranking</h2>' + _ranking_html(league, page, entrants, withheld or "Ranked once the finals end."))
