@@ -266,12 +266,20 @@ def verified(folder: Path, games: int) -> None:
 def check_once(database: Database, league_id: int) -> list:
     """Every finished game recorded once and every rating update applied once: two games per done table (a league
     of two players), one rated deal set per side of each, and the stored ratings equal to a recompute from the
-    recorded games in order. Returns the done tables."""
-    done = database.tables_in(league_id, [DONE])
-    assert database.game_count(league_id) == 2 * len(done)
-    stored = {r.version_id: (r.mu, r.sigma, r.games) for r in database.ratings(league_id, ONLINE)}
-    assert sum(games for _, _, games in stored.values()) == 2 * len(done)
-    assert stored == recompute(rated_with_seats(database, league_id))
+    recorded games in order. Returns the done tables.
+
+    A ladder still playing may finish a table (its games, state and ratings in one transaction) between two of these
+    reads: they are taken again until no table ended while they were taken, so that they all see one moment."""
+    while True:
+        done = database.tables_in(league_id, [DONE])
+        games = database.game_count(league_id)
+        stored = {r.version_id: (r.mu, r.sigma, r.games) for r in database.ratings(league_id, ONLINE)}
+        seated = rated_with_seats(database, league_id)
+        if len(database.tables_in(league_id, [DONE])) == len(done):
+            break
+    assert games == 2 * len(done)
+    assert sum(count for _, _, count in stored.values()) == 2 * len(done)
+    assert stored == recompute(seated)
     return done
 
 
