@@ -30,7 +30,7 @@ os.environ.setdefault("ARENA_RECORDS", "jsonl")
 LONGEST_FIRST = (
     "e2e/test_league_from_ladder_to_verified_finals.py", "e2e/test_competition_run_by_its_competitors.py",
     "e2e/test_tutorial_competition.py", "cluster/test_ray.py", "league/play/test_ladder.py",
-    "league/play/test_league_timeline.py",
+    "league/play/test_league_timeline.py", "tournament/test_swiss_knockout_runs.py", "web/test_web_league_finals.py",
     "league/play/test_ladder_server.py", "players/test_kits.py", "server/test_dial_in.py", "server/test_server.py",
     "league/test_league_service.py", "web/test_web.py", "league/test_league_operator.py",
     "league/intake/test_league_build.py", "test_test_runner.py", "sandbox/test_security.py",
