@@ -30,6 +30,7 @@ from arena.bench.referee import (
     bench_tournament,
     bench_workers,
 )
+from arena.bench.referee_parts import bench_referee_parts, parts_table
 from arena.bench.search import DEFAULT_CASES, bench_search
 from arena.cli.options import add_game_arguments, options_from, require_sandbox
 from arena.cluster import require_ray
@@ -43,6 +44,12 @@ from arena.tournament.workers import MAX_WORKERS
 
 def cmd_bench_engine(args: argparse.Namespace) -> int:
     print(json.dumps(bench_engine(args.variant, args.players, args.seconds, args.seed, options_from(args))))
+    return 0
+
+
+def cmd_bench_referee_parts(args: argparse.Namespace) -> int:
+    result = bench_referee_parts(args.matches, args.variant, args.players)
+    print(json.dumps(result, indent=2) if args.json else parts_table(result))
     return 0
 
 
@@ -242,6 +249,14 @@ def add_bench_commands(sub: Any) -> None:
                         "itself (itself: a Python botkit bot's --connect), against the same bot called directly (not "
                         "sandboxed): round trip and referee decisions/s, and what dialing in adds")
     b.set_defaults(func=cmd_bench_protocol)
+    b = bench.add_parser("referee-parts", help="the referee's own work per decision, part by part (legal moves, "
+                                               "observation, encoding, the reply's check, the record), in-process "
+                                               "with an instant responder: no transport, no bot process")
+    b.add_argument("--matches", type=positive_int, default=400, help="matches played (default 400)")
+    b.add_argument("--variant", choices=list(VARIANTS), default="draw", help="the variant (default draw)")
+    b.add_argument("--players", type=int, default=None, help="players (default: the variant's)")
+    b.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    b.set_defaults(func=cmd_bench_referee_parts)
     b = bench.add_parser("workers", help="games/s of a fast-bot tournament on 1, 2, ... referee processes (arena run "
                                          "--workers), and the single writer's cost per game that bounds them (JSON)")
     b.add_argument("--bot", default=GO_RANDOM_BOT, help=f"the bot command (default: {GO_RANDOM_BOT})")
