@@ -21,6 +21,7 @@ from arena.protocol import bot_pb2
 from arena.protocol import types_pb2 as pb
 from arena.protocol.convert import _connection_pb, _open_end_pb, action_pb, event_pb, layout_extras_pb, options_pb
 from arena.rules import NO_TRAIN, Action, Observation
+from arena.rules.line import LineView
 from arena.rules.tiles import HIGH, LOW
 
 LENGTH_DELIMITED = 2
@@ -52,8 +53,16 @@ SMALL = 256
 _VARINTS = tuple(varint(v) for v in range(SMALL))
 
 
+TWO_BYTES = 1 << 14
+"""Varints below this take two bytes: the lengths of most observations and layouts, written without a loop."""
+
+
 def _uint(value: int) -> bytes:
-    return _VARINTS[value] if value < SMALL else varint(value)
+    if value < SMALL:
+        return _VARINTS[value]
+    if value < TWO_BYTES:
+        return bytes((value & 0x7F | 0x80, value >> 7))
+    return varint(value)
 
 
 def _scalars(fields: Iterable[tuple[bytes, int]]) -> bytes:
@@ -184,6 +193,8 @@ def _history_event(event: tuple[int, Action]) -> bytes:
 def layout_bytes(view: Any, stream: tuple[str, int] | None = None) -> bytes:
     """The Layout message of any variant's view, in the field order of ``convert.layout_pb``; ``stream`` (match id,
     seat) lets the parts that only grow be joined incrementally (:func:`_grown`)."""
+    if type(view) is LineView:
+        return _line_layout_bytes(view, stream)
     if stream is None:
         parts = [b"".join([PLAYED_TILES[t] for t in view.played])]
         parts.extend(LINE_TILES[t] for t in getattr(view, "line", ()))
@@ -204,12 +215,40 @@ def layout_bytes(view: Any, stream: tuple[str, int] | None = None) -> bytes:
     return b"".join(parts)
 
 
+def _line_layout_bytes(view: LineView, stream: tuple[str, int] | None) -> bytes:
+    """A plain line's Layout (Block, Draw, La Plaza): :func:`layout_bytes`'s fields in its order, read from the
+    view's own attributes (the general path's probes for attributes a line lacks cost more than the encoding)."""
+    if stream is None:
+        played = b"".join([PLAYED_TILES[t] for t in view.played])
+        connections = b"".join([_line_connection(c) for c in view.connections])
+    else:
+        match_id, seat = stream
+        played = _grown((match_id, seat, "played"), view.played, PLAYED_TILES.__getitem__)
+        connections = (_grown((match_id, seat, "connections"), view.connections, _line_connection)
+                       if view.connections else b"")
+    return b"".join([played, *[LINE_TILES[t] for t in view.line], connections,
+                     *[_line_end(e) for e in view.open_ends]])
+
+
+_OBSERVATION_SCALARS: dict[tuple[int, ...], bytes] = {}
+
+
+def _observation_scalars(values: tuple[int, ...]) -> bytes:
+    """The Observation's scalar fields (seat, players, round index, turn, leader, boneyard count), remembered: a
+    match's decisions repeat few of them."""
+    data = _OBSERVATION_SCALARS.get(values)
+    if data is None:
+        if len(_OBSERVATION_SCALARS) >= GROWN_KEPT:
+            del _OBSERVATION_SCALARS[next(iter(_OBSERVATION_SCALARS))]
+        data = _OBSERVATION_SCALARS[values] = _scalars(zip(_OBSERVATION_KEYS, values, strict=True))
+    return data
+
+
 def observation_bytes(obs: Observation, side_of_seat: Iterable[int], match_id: str | None = None) -> bytes:
     """The Observation message; with ``match_id``, the history and layout are joined incrementally per match and
     seat (:func:`_grown`)."""
-    seat, players, round_index, turn, leader, boneyard = _OBSERVATION_KEYS
-    parts = [_scalars(((seat, obs.seat), (players, obs.players), (round_index, obs.round_index),
-                       (turn, max(obs.turn, 0)), (leader, obs.leader), (boneyard, obs.boneyard_count))),
+    parts = [_observation_scalars((obs.seat, obs.players, obs.round_index, max(obs.turn, 0), obs.leader,
+                                   obs.boneyard_count)),
              _packed(_HAND_COUNTS, obs.hand_counts), _packed(_SCORES, obs.scores),
              _packed(_SIDE_OF_SEAT, tuple(side_of_seat))]
     parts.extend([HAND_TILES[t] for t in obs.hand])
