@@ -182,12 +182,21 @@ def _line_end(end: Any) -> bytes:
     return data
 
 
+_LINE_CONNECTIONS: dict[Any, bytes] = {}
+
+
 def _line_connection(c: Any) -> bytes:
-    return _connection(c, NO_TRAIN)
+    """A line's connection, keyed by the connection itself: no key to build per connection."""
+    data = _LINE_CONNECTIONS.get(c)
+    if data is None:
+        data = _LINE_CONNECTIONS[c] = _connection(c, NO_TRAIN)
+    return data
 
 
 def _history_event(event: tuple[int, Action]) -> bytes:
-    return _event(event[0], event[1])
+    """A history entry: the (seat, action) pair is itself :func:`_event`'s key, so a known one costs one lookup."""
+    data = _EVENTS.get(event)
+    return data if data is not None else _event(event[0], event[1])
 
 
 def layout_bytes(view: Any, stream: tuple[str, int] | None = None) -> bytes:
