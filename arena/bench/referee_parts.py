@@ -114,16 +114,19 @@ async def _whole_referee(game: Any, matches: int, seed: str, rand: Callable[[], 
 def bench_referee_parts(matches: int = 400, variant: str = "draw", players: int | None = None,
                         seed: str = "parts") -> dict[str, Any]:
     """µs per decision of each part of the referee's own work, warm (a first pass of a tenth of the matches is not
-    counted), and of whole matches through :func:`play_match` with an in-process player."""
+    counted), and of the same matches, with the same choices, through :func:`play_match` with an in-process
+    player (which asks the same decisions: ``play_match_decisions``)."""
     game = new_game(variant, players)
-    rand = random.Random(seed).random
     warm = {part: 0 for part in PARTS}
+    warm_rand = random.Random(f"{seed}-warm").random
     for index in range(max(1, matches // 10)):
-        _timed_match(game, f"warm-{index}", f"warm-{index}", rand, warm)
+        _timed_match(game, f"warm-{index}", f"warm-{index}", warm_rand, warm)
     spent = {part: 0 for part in PARTS}
-    decisions = sum(_timed_match(game, f"{seed}-{index}", f"{seed}-{index}", rand, spent) for index in range(matches))
+    rand = random.Random(seed).random
+    decisions = sum(_timed_match(game, f"{seed}-{index}", f"parts-{index}", rand, spent) for index in range(matches))
     per_decision = {part: round(ns / decisions / 1000, 2) for part, ns in spent.items()}
-    whole_decisions, whole_seconds = trio.run(_whole_referee, game, matches, seed, rand)
+    # The same matches and choices again (the same seeds, a fresh stream): the referee must ask the same decisions.
+    whole_decisions, whole_seconds = trio.run(_whole_referee, game, matches, seed, random.Random(seed).random)
     return {
         "variant": variant,
         "players": game.players,
@@ -131,6 +134,7 @@ def bench_referee_parts(matches: int = 400, variant: str = "draw", players: int 
         "decisions": decisions,
         "us_per_decision": per_decision,
         "us_per_decision_total": round(sum(spent.values()) / decisions / 1000, 2),
+        "play_match_decisions": whole_decisions,
         "play_match_us_per_decision": round(whole_seconds / whole_decisions * 1e6, 2),
     }
 

@@ -1,4 +1,5 @@
-"""``arena simulate``, ``arena bench engine`` and ``arena bench protocol`` from the command line, as a user runs them."""
+"""``arena simulate``, ``arena bench engine``, ``referee-parts`` and ``protocol`` from the command line, as a user
+runs them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import sys
 
 import pytest
 
-from arena.rules import new_game
+from arena.bench.referee_parts import PARTS, bench_referee_parts
+from arena.rules import VARIANTS, new_game
 from arena.simulate import play_local_match, simulate
 from arena.players import builtin_player
 
@@ -85,6 +87,27 @@ def test_bench_protocol_rates_alternating_windows() -> None:
         assert abs(row["ratio"] - row["referee_decisions_per_s"] / row["ping_pong_calls_per_s"]) < 0.001
     refused = run_cli("bench", "protocol", "--repeats", "0")
     assert refused.returncode == 2 and "--repeats: expected an integer >= 1, got 0" in refused.stderr
+
+
+@pytest.mark.fast
+def test_bench_referee_parts_times_the_decisions_the_referee_asks() -> None:
+    """Numbers only, no speed asserted: the parts' loop asks exactly the decisions play_match asks of the same matches
+    with the same choices, in every variant, and the total is the parts' sum."""
+    for variant in VARIANTS:
+        result = bench_referee_parts(2, variant)
+        assert result["decisions"] == result["play_match_decisions"] > 0, variant
+        assert list(result["us_per_decision"]) == list(PARTS)
+        assert abs(result["us_per_decision_total"] - sum(result["us_per_decision"].values())) < 0.1
+
+
+def test_bench_referee_parts_prints_a_table() -> None:
+    out = run_cli("bench", "referee-parts", "--matches", "2", "--variant", "block")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("block, 2 players, ") and lines[1] == "| part | µs per decision |"
+    assert [line.split(" | ")[0] for line in lines[3:9]] == [f"| {part}" for part in PARTS]
+    refused = run_cli("bench", "referee-parts", "--matches", "0")
+    assert refused.returncode == 2 and "--matches: expected an integer >= 1, got 0" in refused.stderr
 
 
 @pytest.mark.fast
