@@ -167,11 +167,19 @@ def layout_extras_pb(view: Any) -> pb.Layout:
     if engine is not None:
         layout.engine.CopyFrom(tile_pb(engine))
         for train in view.trains:
-            layout.trains.append(pb.TrainView(train=train_pb(train.train), tiles=tiles_pb(train.tiles),
-                                              marker=train.marker))
+            layout.trains.append(train_view_pb(train))
         for train, tile in view.open_doubles:
-            layout.open_doubles.append(pb.OpenDouble(tile=tile_pb(tile), train=train_pb(train)))
+            layout.open_doubles.append(open_double_pb(train, tile))
     return layout
+
+
+def train_view_pb(train: Any) -> pb.TrainView:
+    """One train of a Mexican Train layout (a ``TrainView``): whose, its tiles, its marker."""
+    return pb.TrainView(train=train_pb(train.train), tiles=tiles_pb(train.tiles), marker=train.marker)
+
+
+def open_double_pb(train: int, tile: int) -> pb.OpenDouble:
+    return pb.OpenDouble(tile=tile_pb(tile), train=train_pb(train))
 
 
 _CONNECTIONS: dict[tuple[Any, int], pb.Connection] = {}
