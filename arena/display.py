@@ -8,6 +8,8 @@ commands (and a run's errors), so neither imports the other for them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console
 from rich.markup import escape
 
@@ -59,3 +61,23 @@ def make_console() -> Console:
     """A console that keeps tables readable when output goes to a file or a pipe (no terminal width)."""
     console = Console()
     return console if console.is_terminal else Console(width=120)
+
+
+TIED_NAMED = 5
+"""How many names a list in a sentence names before it counts the rest ("a, b, c, d, e and 2 others"): a
+leaderboard's "not yet told apart from" cell stays short in a dense field."""
+
+
+def ordinal(number: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``21st``."""
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def names_text(names: Sequence[str], named: int = TIED_NAMED) -> str:
+    """``foo``, ``foo and bar``, ``foo, bar and baz``; past ``named`` names, ``foo, bar and 4 others``."""
+    shown = list(names[:named])
+    rest = len(names) - len(shown)
+    if rest:
+        return f"{', '.join(shown)} and {rest} {'other' if rest == 1 else 'others'}"
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"

@@ -19,10 +19,9 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from arena.display import count_text
+from arena.display import count_text, names_text, ordinal
 from arena.league.core import LeagueCore
 from arena.league.play.pages import BotHistory, FinalsPage, RatingPoint, Tally
-from arena.league.rules.board import form_text, place_text
 from arena.league.rules.config import shown_moment
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError, Unauthenticated
 from arena.league.rules.rating import Z95, online_elo
@@ -77,6 +76,26 @@ def standing_json(row: Standing, bot_of: dict[str, str]) -> dict[str, Any]:
             "active": True, "tied_with": list(row.tied_with), "tied_with_bots": tied_bots,
             "form": list(row.form), "form_text": form_text(row.form),
             "place": place_text(row.rank_best, row.rank_worst, fitted, tied_bots)}
+
+
+def place_text(best: int, worst: int, fitted: bool, tied_with: Sequence[str]) -> str:
+    """A row's place in the words a spectator reads without a legend: ``2nd``, or ``could be 2nd to 4th; not yet
+    told apart from foo and bar``; for a row the fit does not hold yet, that it waits for the next refit."""
+    if not fitted:
+        return "new: placed after the rated bots until the ratings are next refitted"
+    where = ordinal(best) if best == worst else f"could be {ordinal(best)} to {ordinal(worst)}"
+    return f"{where}; not yet told apart from {names_text(tied_with)}" if tied_with else where
+
+
+def form_text(form: Sequence[float]) -> str:
+    """A row's form in words: ``won 6, lost 3 of its last 10 deal sets`` (a deal set won outright, or lost to
+    every other side; the others were drawn or placed between)."""
+    if not form:
+        return "no deal set yet"
+    won, lost = sum(1 for score in form if score == 1.0), sum(1 for score in form if score == 0.0)
+    last = "its deal set" if len(form) == 1 else f"its last {len(form)} deal sets"
+    return f"won {won}, lost {lost} of {last}"
+
 
 
 def leaderboard_json(board: Leaderboard) -> dict[str, Any]:

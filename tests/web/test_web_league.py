@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.rules.board import form_text, place_text
+from arena.web.league import form_text, place_text
 from arena.league.rules.lifecycle import DONE, UNFINISHED
 from arena.league.storage.db import open_database, sqlite_url
 from arena.league.play.ladder import FROZEN

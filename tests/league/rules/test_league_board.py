@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import pytest
 
+from arena.display import names_text, ordinal
 from arena.league.rules.board import (
     BoardEntry,
     Form,
     board_of,
     bots_board,
-    form_text,
-    names_text,
-    ordinal,
-    place_text,
     scores_of,
 )
 from arena.tournament.likelihood import Tally, fit
+from arena.web.league import form_text, place_text
 
 pytestmark = pytest.mark.fast  # starts no process, no server, no browser
 
@@ -57,7 +55,7 @@ def test_a_whole_board_shown_is_the_fits_own_board() -> None:
 
 
 def test_scores_and_form_keep_the_last_deal_sets() -> None:
-    assert scores_of(((("7",), ("8",)))) == {"7": 1.0, "8": 0.0}
+    assert scores_of((("7",), ("8",))) == {"7": 1.0, "8": 0.0}
     assert scores_of((("7", "8"),)) == {"7": 0.5, "8": 0.5}
     assert scores_of((("1",), ("2", "3"), ("4",))) == {"1": 1.0, "2": 0.5, "3": 0.5, "4": 0.0}
     form = Form(kept=3)
