@@ -27,6 +27,7 @@ import grpc
 import structlog
 import trio
 
+from arena import guest
 from arena.botkit import add_introspection
 from arena.cluster.options import backend_from
 from arena.display import safe_name
@@ -505,5 +506,5 @@ async def start_web(nursery: trio.Nursery, arena: Arena, config: ServeConfig, li
 
 
 def run(config: ServeConfig) -> int:
-    trio.run(serve, config)
+    guest.run(serve, config)
     return 0

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.fast  # starts no process, no server, no browser
 ARENA = Path(__file__).resolve().parents[1] / "arena"
 
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
-    "arena errors display futures rules codegen invocation",  # `arena` itself: the package's __init__ (its version)
+    "arena errors display futures guest rules codegen invocation",  # `arena` itself: the package's __init__ (its version)
     "protocol",
     "players sandbox botkit simulate",
     "referee",

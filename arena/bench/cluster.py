@@ -157,15 +157,14 @@ def measure_actors(games: int, concurrency: int, actors: int, bot: list[str]) ->
 
 def _rate(text: str, backend: Any) -> float:
     """Games/s of a tournament, from its first recorded game to its last."""
-    import trio
-
+    from arena import guest
     from arena.tournament.runner import run_tournament
     from arena.tournament.spec import spec_from_dict
 
     spec = spec_from_dict(tomllib.loads(text))
     finished: list[float] = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
-        trio.run(lambda: run_tournament(spec, text, Path(folder) / "run", backend=backend,
+        guest.run(lambda: run_tournament(spec, text, Path(folder) / "run", backend=backend,
                                         on_game=lambda record: finished.append(time.perf_counter())))
     return round((len(finished) - 1) / (finished[-1] - finished[0]), 2)
 

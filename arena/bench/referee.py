@@ -11,6 +11,7 @@ import random
 import time
 from typing import Any
 
+from arena import guest
 from arena.rules import new_game
 from arena.tournament.schedule import Schedule
 
@@ -259,8 +260,6 @@ def bench_tournament_once(games: int, concurrency: int, bot: list[str], sandbox:
     import tomllib
     from pathlib import Path
 
-    import trio
-
     from arena.tournament.runner import run_tournament
     from arena.tournament.spec import spec_from_dict
 
@@ -268,7 +267,7 @@ def bench_tournament_once(games: int, concurrency: int, bot: list[str], sandbox:
     spec = spec_from_dict(tomllib.loads(text))
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
         started = time.perf_counter()
-        summary = trio.run(lambda: run_tournament(spec, text, Path(folder) / "run"))
+        summary = guest.run(lambda: run_tournament(spec, text, Path(folder) / "run"))
         elapsed = time.perf_counter() - started
     return {"games": summary.played_now, "concurrency": concurrency, "sandbox": sandbox, "seconds": round(elapsed, 2),
             "games_per_s": round(summary.played_now / elapsed, 1), "peak_rss_mib": round(peak_rss_mib(), 1)}
@@ -484,8 +483,6 @@ def bench_workers_once(games: int, concurrency: int, workers: int, bot: list[str
     import tomllib
     from pathlib import Path
 
-    import trio
-
     from arena.tournament.runner import run_tournament
     from arena.tournament.spec import spec_from_dict
     from arena.tournament.workers import workers_factory
@@ -496,8 +493,8 @@ def bench_workers_once(games: int, concurrency: int, workers: int, bot: list[str
     backend = workers_factory(workers) if workers > 1 else None
     with tempfile.TemporaryDirectory(prefix="arena-bench-workers-") as folder:
         started = time.perf_counter()
-        summary = trio.run(lambda: run_tournament(spec, text, Path(folder) / "run", backend=backend,
-                                                  on_game=lambda _: finished.append(time.perf_counter())))
+        summary = guest.run(lambda: run_tournament(spec, text, Path(folder) / "run", backend=backend,
+                                                   on_game=lambda _: finished.append(time.perf_counter())))
         elapsed = time.perf_counter() - started
     steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 else 0.0
     played = max(1, summary.played_now)

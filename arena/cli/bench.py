@@ -12,8 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import trio
-
+from arena import guest
 from arena.bench.cluster import bench_cluster
 from arena.bench.dial_in import bench_dial_in
 from arena.bench.ladder import bench_ladder
@@ -65,11 +64,11 @@ def cmd_bench_protocol(args: argparse.Namespace) -> int:
     command = shlex.split(args.bot) if args.bot else [sys.executable, "bots/python/random_bot.py"]
     concurrencies = [int(c) for c in args.concurrency.split(",")]
     if args.dial_in:
-        print(json.dumps(trio.run(bench_dial_in, command, args.seconds, concurrencies, args.dial_in == "itself"),
+        print(json.dumps(guest.run(bench_dial_in, command, args.seconds, concurrencies, args.dial_in == "itself"),
                          indent=2))
         return 0
     sandboxes = bench_sandboxes(args.sandbox)
-    print(json.dumps(trio.run(functools.partial(bench_protocol, command, args.seconds, concurrencies, sandboxes,
+    print(json.dumps(guest.run(functools.partial(bench_protocol, command, args.seconds, concurrencies, sandboxes,
                                                  repeats=args.repeats)), indent=2))
     return 0
 

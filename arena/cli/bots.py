@@ -7,10 +7,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import trio
 from rich.markup import escape
 from rich.table import Table
 
+from arena import guest
 from arena.check_bot import check_bot
 from arena.cli.options import (
     add_game_arguments,
@@ -33,7 +33,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     game = new_game(args.variant, args.players, options_from(args))
     sandbox, limits = sandbox_from(args)
     log_dir = log_dir_from(args)
-    record = trio.run(play_once, game, args.bots, args.seed, time_control_from(args), log_dir,
+    record = guest.run(play_once, game, args.bots, args.seed, time_control_from(args), log_dir,
                       args.startup_ms / 1000, sandbox, limits, args.transport, args.protocol)
     print_record(record, game)
     print(f"bot logs: {log_dir}")
@@ -52,7 +52,7 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     for v in variants or []:
         if v not in VARIANTS:
             raise UsageError(f"unknown variant {v!r}; valid variants: {', '.join(VARIANTS)}")
-    report = trio.run(check_bot, spec, args.matches, time_control_from(args), args.startup_ms / 1000, log_dir,
+    report = guest.run(check_bot, spec, args.matches, time_control_from(args), args.startup_ms / 1000, log_dir,
                       variants)
     console = make_console()
     console.print(f"bot: {report.bot}")

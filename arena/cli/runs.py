@@ -12,8 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import trio
-
+from arena import guest
 from arena.cli.options import require_sandbox
 from arena.cluster.options import add_backend_arguments, backend_from, check_backend_arguments
 from arena.display import count_text, make_console, safe_name
@@ -87,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         resume += f" --workers {args.workers}"
     backend = run_backend(args, args.concurrency or spec.concurrency)
     try:
-        summary = trio.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
+        summary = guest.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
                                                                       concurrency=args.concurrency, console=console,
                                                                       backend=backend))
     except RecordsNotWritten as error:

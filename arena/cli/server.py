@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import grpc
-import trio
 from google.protobuf import json_format
 from rich.table import Table
 
+from arena import guest
 from arena.cluster.options import add_backend_arguments
 from arena.display import make_console, move_label, safe_markup, safe_name
 from arena.errors import UsageError
@@ -203,7 +203,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
     relay = Relay(ProcessBot(process), None, args.bot, metadata)
 
     try:
-        ended = trio.run(dial_in, relay, lambda: _client(args).channel, Backoff(args.reconnect))
+        ended = guest.run(dial_in, relay, lambda: _client(args).channel, Backoff(args.reconnect))
     except BotFailure as failure:
         return _refused(f"the bot did not start: {failure} (its log: {process.log_path})")
     status, lines = last_words(relay, ended, f"; bot log: {process.log_path}")

@@ -46,6 +46,7 @@ from typing import Any, TypeVar
 import structlog
 import trio
 
+from arena import guest
 from arena.display import safe_name
 from arena.futures import await_future
 from arena.records.run_folder import RunFolder
@@ -236,7 +237,7 @@ class NodeLoop:
 
     def _run(self, setup: BackendSetup) -> None:
         try:
-            trio.run(self._main, setup)
+            guest.run(self._main, setup)
         except BaseException as error:  # noqa: BLE001 - reported to the creator of the actor
             self._failed = error
             self._ready.set()

@@ -41,6 +41,7 @@ from typing import Any, Protocol
 import grpc
 import trio
 
+from arena import guest
 from arena.futures import until_interrupted
 from arena.players.base import DecisionRequest
 from arena.players.faults import BotFailure, FaultKind
@@ -406,7 +407,7 @@ async def dial_in(relay: Relay, open_channel: Callable[[], grpc.Channel], backof
 
 def dial_in_until_done(relay: Relay, open_channel: Callable[[], grpc.Channel], backoff: Backoff) -> Ended | None:
     """:func:`dial_in` run to its end on a trio loop of its own (the botkit's ``--connect``, which has none)."""
-    return trio.run(dial_in, relay, open_channel, backoff)
+    return guest.run(dial_in, relay, open_channel, backoff)
 
 
 def last_words(relay: Relay, ended: Ended | None, where: str = "") -> tuple[int, list[str]]:

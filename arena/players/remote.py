@@ -1,18 +1,27 @@
 """A bot over gRPC: the client side of ``proto/dominoes/v1/bot.proto``.
 
-Every call carries a deadline; calls are awaited from trio through :func:`await_call`, so cancelling a game
-cancels the call on the wire. Every way the call can fail becomes a :class:`BotFailure` with its fault kind.
+Every call carries a deadline; cancelling a game cancels the call on the wire (the bot sees CANCELLED). Every way
+the call can fail becomes a :class:`BotFailure` with its fault kind.
+
+Two transports, one behaviour: under :func:`arena.guest.run` (every command of the arena) the calls are grpc.aio's,
+on the one thread the referee runs on, awaited with :func:`arena.guest.await_unary`; under a plain :func:`trio.run`
+(tests, embedding code) they are grpcio's futures, awaited with :func:`await_call`, each reply crossing from one of
+grpcio's threads.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import grpc
+import grpc.aio
+from google.protobuf.message import DecodeError
 
+from arena import guest
 from arena.display import seconds_label
 from arena.players.base import DecisionRequest
 from arena.players.client import BotClient
@@ -66,10 +75,12 @@ def failure_from_rpc(error: grpc.RpcError, allowed_ms: int) -> BotFailure:
         return BotFailure(FaultKind.TIMEOUT, allowed_ms=allowed_ms)
     if code == grpc.StatusCode.UNAVAILABLE:
         return BotFailure(FaultKind.CRASHED, detail=details)
-    if code == grpc.StatusCode.INTERNAL and "deserializ" in details.lower():
-        return BotFailure(FaultKind.MALFORMED_REPLY, detail=f"the reply is not an ActReply ({details})")
     name = code.name if code is not None else "UNKNOWN"
     return BotFailure(FaultKind.BOT_ERROR, detail=f"{name}: {details}")
+
+
+CLOSED_CHANNEL_ERRORS = (ValueError, grpc.aio.UsageError)
+"""What invoking a call on a closed channel raises: grpcio's ValueError, grpc.aio's UsageError."""
 
 
 class RemoteBot(BotClient):
@@ -78,22 +89,39 @@ class RemoteBot(BotClient):
     def __init__(self, address: str, name: str | None = None,
                  explain: Callable[[BotFailure], BotFailure] | None = None) -> None:
         super().__init__(name or address, address, explain)
-        self._channel = grpc.insecure_channel(address, options=channel_options(address))
+        self._aio = guest.active()
+        self._channel: Any = (grpc.aio.insecure_channel if self._aio else grpc.insecure_channel)(
+            address, options=channel_options(address))
         self._stub = bot_pb2_grpc.BotStub(self._channel)
-        # Act with the request already encoded (arena.protocol.wire): no serializer, the bytes go as they are.
-        self._act_bytes = self._channel.unary_unary(
-            "/dominoes.v1.Bot/Act", request_serializer=None, response_deserializer=bot_pb2.ActReply.FromString)
+        # Act with the request already encoded (arena.protocol.wire) and the reply parsed here (act_reply): the
+        # bytes go and come as they are. (grpc.aio answers a reply its deserializer refuses with None, not an error.)
+        self._act_bytes = self._channel.unary_unary("/dominoes.v1.Bot/Act", request_serializer=None,
+                                                    response_deserializer=None)
+        self._hello_bytes = self._channel.unary_unary("/dominoes.v1.Bot/Hello", response_deserializer=None,
+                                                      request_serializer=bot_pb2.HelloRequest.SerializeToString)
         self._closed = False
         """The arena let go of the connection (it stopped the bot): a call cut short by that is no answer of it."""
 
     def close(self) -> None:
         self._closed = True
-        self._channel.close()
+        if self._aio:  # grpc.aio closes a channel in a coroutine: the host's loop runs it (host.run waits for it)
+            asyncio.get_running_loop().create_task(self._channel.close())
+        else:
+            self._channel.close()
+
+    async def _call(self, method: Any, request: Any, timeout_s: float, wait_for_ready: bool | None = None) -> Any:
+        """One unary call on either transport, awaited from trio."""
+        if self._aio:
+            return await guest.await_unary(method(request, timeout=timeout_s, wait_for_ready=wait_for_ready))
+        return await await_call(method.future(request, timeout=timeout_s, wait_for_ready=wait_for_ready))
 
     async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float, budget_s: float) -> bot_pb2.HelloReply:
         """Hello, waiting up to ``timeout_s`` for the bot to come up."""
         try:
-            return await await_call(self._stub.Hello.future(request, timeout=timeout_s, wait_for_ready=True))
+            return bot_pb2.HelloReply.FromString(await self._call(self._hello_bytes, request, timeout_s,
+                                                                  wait_for_ready=True))
+        except DecodeError as error:
+            raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=f"the reply is not a HelloReply ({error})") from None
         except grpc.RpcError as error:
             if error.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise BotFailure(FaultKind.START_FAILED,
@@ -105,23 +133,31 @@ class RemoteBot(BotClient):
         message = act_request_bytes(request)
         started = time.perf_counter()
         try:
-            reply = await await_call(self._act_bytes.future(message, timeout=timeout_s))
+            reply = act_reply(await self._call(self._act_bytes, message, timeout_s))
         except grpc.RpcError as error:
             if self._closed:  # in flight when the arena stopped the bot (CANCELLED: "Channel closed!")
                 raise self._explain(BotFailure(FaultKind.CRASHED, detail="the connection to the bot was closed "
                                                "(the arena stopped it)")) from None
             raise self._explain(failure_from_rpc(error, int(timeout_s * 1000))) from None
-        except ValueError as error:  # grpc: "Cannot invoke RPC: Channel closed!" (the bot was stopped or restarted)
+        except CLOSED_CHANNEL_ERRORS as error:  # "Channel closed!" (the bot was stopped or restarted)
             raise self._explain(BotFailure(FaultKind.CRASHED,
                                            detail=f"the connection to the bot was closed ({error})")) from None
+        except DecodeError as error:
+            raise self._explain(BotFailure(FaultKind.MALFORMED_REPLY,
+                                           detail=f"the reply is not an ActReply ({error})")) from None
         return reply, time.perf_counter() - started
 
     async def _notify(self, message: bot_pb2.Notification) -> None:
         """Best effort: a slow or failing Notify is never a fault."""
         try:
-            await await_call(self._stub.Notify.future(message, timeout=NOTIFY_TIMEOUT_S))
-        except (grpc.RpcError, ValueError):  # ValueError: the channel was closed by a restart meanwhile
+            await self._call(self._stub.Notify, message, NOTIFY_TIMEOUT_S)
+        except (grpc.RpcError, *CLOSED_CHANNEL_ERRORS):  # the channel may have been closed by a restart meanwhile
             pass
+
+
+def act_reply(data: bytes) -> bot_pb2.ActReply:
+    """An Act call's reply bytes as an ActReply; protobuf's DecodeError if they are not one."""
+    return bot_pb2.ActReply.FromString(data)
 
 
 def new_match_id() -> str:

@@ -36,6 +36,7 @@ from typing import Any
 import trio
 from rich.console import Console
 
+from arena import guest
 from arena.display import move_label, safe_name
 from arena.players.base import DecisionRequest
 from arena.players.faults import BotFailure, FaultKind
@@ -132,7 +133,7 @@ def replay_against(record: Record, command: Sequence[str], *, seat: int | None =
                            by_seat={s: SeatTally() for s in seats})
     if seat is not None and seat not in _deciding_seats(record):
         report.notes.append(f"seat {seat} made no decisions in this game (every move of it was forced)")
-    trio.run(_replay, record, report, startup_s, move_ms, sandbox)
+    guest.run(_replay, record, report, startup_s, move_ms, sandbox)
     return report
 
 

@@ -44,6 +44,7 @@ from typing import Any
 import structlog
 import trio
 
+from arena import guest
 from arena.display import safe_name
 from arena.records.run_folder import RunFolder
 from arena.records.store import is_compact
@@ -137,7 +138,7 @@ def worker_main() -> None:
     wire = os.dup(1)
     os.dup2(2, 1)
     with contextlib.suppress(KeyboardInterrupt):
-        trio.run(_serve, wire)
+        guest.run(_serve, wire)
 
 
 async def _serve(wire: int) -> None:
