@@ -23,9 +23,8 @@ from typing import Any
 import grpc
 import trio
 
-from arena.bench.referee import referee_rate, typical_act_request
+from arena.bench.referee import aio_act, referee_rate, typical_act_request
 from arena.players.dial_in import REGISTRY, DialInBot, token_digest
-from arena.players.grpc_trio import await_call
 from arena.players.process import BotProcess, BotSpec
 from arena.players.remote import RemoteBot
 from arena.server.dial_in import DialInServicer, add_to_server
@@ -73,12 +72,14 @@ async def local_side(bot_command: list[str], concurrencies: list[int], seconds: 
     """The bot called directly (Bot.Act over its Unix socket), as a tournament calls a bot it starts."""
     process = BotProcess(BotSpec(BOT, command=tuple(bot_command), sandbox=False),
                          Path(tempfile.mkdtemp(prefix="arena-bench-")))
-    request = typical_act_request()
     try:
         client = await process.ensure_running()
         assert isinstance(client, RemoteBot)  # a bot the arena starts is called over its socket
-        return await measure(client, lambda: await_call(client._stub.Act.future(request, timeout=10)),
-                             concurrencies, seconds)
+        call, close = aio_act(client.address)
+        try:
+            return await measure(client, call, concurrencies, seconds)
+        finally:
+            close()
     finally:
         await process.stop()
 

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import functools
 import random
+import resource
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+import grpc
 
 from arena import guest
 from arena.rules import new_game
@@ -76,30 +80,81 @@ def typical_act_request() -> Any:
                               observation=observation_pb(match.observation(seat), game.side_of))
 
 
-async def ping_pong(client: Any, concurrency: int, seconds: float) -> dict[str, Any]:
-    """Act calls with one fixed request, as fast as the bot answers, ``concurrency`` in flight for ``seconds``
-    (:func:`_in_flight_for`: only calls answered within the window count)."""
-    from arena.players.grpc_trio import await_call
+def cpu_seconds() -> float:
+    """The CPU this process has used, user and system, every thread counted (``getrusage``): the arena's side of a
+    call, whatever thread spent it; the bot's own CPU is its process's, not counted."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
-    request = typical_act_request()
+
+ActCall = Callable[[], Awaitable[Any]]
+"""One Act call with a fixed request, awaited from trio."""
+
+
+def sync_act(address: str) -> tuple[ActCall, Callable[[], object]]:
+    """Act over grpcio's synchronous channel, each call's future awaited from trio (the transport the referee used
+    before grpc.aio: every reply crosses from one of grpcio's threads); the call and the channel's close."""
+    from arena.players.grpc_trio import await_call
+    from arena.players.remote import channel_options
+
+    channel = grpc.insecure_channel(address, options=channel_options(address))
+    act = channel.unary_unary("/dominoes.v1.Bot/Act", request_serializer=None, response_deserializer=None)
+    request = typical_act_request().SerializeToString()
+    return (lambda: await_call(act.future(request, timeout=10))), channel.close
+
+
+async def sync_ping_pong(call: ActCall, concurrency: int, seconds: float) -> dict[str, Any]:
+    """:func:`ping_pong` of synchronous calls under a plain ``trio.run`` of its own, on a worker thread while the
+    guest's loop waits: the old transport as it ran, not slowed by a loop it never had."""
+    import trio
+
+    return await trio.to_thread.run_sync(lambda: trio.run(ping_pong, call, concurrency, seconds))
+
+
+def aio_act(address: str) -> tuple[ActCall, Callable[[], object]]:
+    """Act over grpc.aio on the guest's loop (:func:`arena.guest.await_unary`), as the referee calls a bot: the
+    transport's floor; the call and the channel's close."""
+    import grpc.aio
+
+    from arena.players.remote import channel_options
+
+    channel = grpc.aio.insecure_channel(address, options=channel_options(address))
+    act = channel.unary_unary("/dominoes.v1.Bot/Act", request_serializer=None, response_deserializer=None)
+    request = typical_act_request().SerializeToString()
+    return (lambda: guest.await_unary(act(request, timeout=10))), lambda: asyncio_task(channel.close(None))
+
+
+def asyncio_task(coroutine: Any) -> None:
+    """Run a coroutine on the guest's loop, unawaited (a channel's close: :func:`arena.guest.run` lets it end)."""
+    import asyncio
+
+    asyncio.get_running_loop().create_task(coroutine)
+
+
+async def ping_pong(call: ActCall, concurrency: int, seconds: float) -> dict[str, Any]:
+    """``call()`` as fast as the bot answers, ``concurrency`` in flight for ``seconds`` (:func:`_in_flight_for`: only
+    calls answered within the window count), with this process's CPU a call."""
     calls = 0
 
     async def loop(worker: int) -> None:
         nonlocal calls
         while True:
-            await await_call(client._stub.Act.future(request, timeout=10))
+            await call()
             calls += 1
 
+    cpu = cpu_seconds()
     elapsed = await _in_flight_for(loop, concurrency, seconds)
-    return {"concurrency": concurrency, "calls": calls, "seconds": elapsed, "calls_per_s": round(calls / elapsed, 1)}
+    cpu = cpu_seconds() - cpu
+    return {"concurrency": concurrency, "calls": calls, "seconds": elapsed, "cpu_s": cpu,
+            "calls_per_s": round(calls / elapsed, 1)}
 
 
 async def _in_flight_for(loop: Any, concurrency: int, seconds: float) -> float:
     """Run ``concurrency`` copies of ``loop(worker)`` for ``seconds``, then cancel them; the seconds they ran.
 
-    Both halves of ``arena bench protocol`` are measured over the same window with all ``concurrency`` in flight
-    the whole time: waiting for the matches in play to finish would count a tail with fewer games in flight (at 64
-    a Draw match can outlast a five-second window, so much of the old measure was that tail)."""
+    Every part of ``arena bench protocol`` is measured over windows of the same length with all ``concurrency`` in
+    flight the whole time: waiting for the matches in play to finish would count a tail with fewer games in flight
+    (at 64 a Draw match can outlast a five-second window, so much of the old measure was that tail)."""
     import trio
 
     started = time.perf_counter()
@@ -113,7 +168,7 @@ async def _in_flight_for(loop: Any, concurrency: int, seconds: float) -> float:
 async def referee_rate(client: Any, concurrency: int, seconds: float) -> dict[str, Any]:
     """Whole Draw matches through the referee with the bot at both seats: every decision the referee asks is a call
     to the bot (the same process serves both seats here, which a tournament never does; it measures the referee).
-    ``matches`` counts the matches finished within the window."""
+    ``matches`` counts the matches finished within the window; ``cpu_s`` is this process's CPU over it."""
     from arena.players.base import Decision, DecisionRequest
     from arena.referee import TimeControl, play_match
 
@@ -146,9 +201,11 @@ async def referee_rate(client: Any, concurrency: int, seconds: float) -> dict[st
             n += 1
             matches += 1
 
+    cpu = cpu_seconds()
     elapsed = await _in_flight_for(loop, concurrency, seconds)
+    cpu = cpu_seconds() - cpu
     return {"concurrency": concurrency, "matches": matches, "decisions": decisions, "seconds": elapsed,
-            "decisions_per_s": round(decisions / elapsed, 1)}
+            "cpu_s": cpu, "decisions_per_s": round(decisions / elapsed, 1)}
 
 
 async def start_times_ms(spec: Any, starts: int) -> list[float]:
@@ -173,13 +230,13 @@ async def start_times_ms(spec: Any, starts: int) -> list[float]:
 async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: list[int],
                          sandboxes: tuple[bool, ...] = (False, True), starts: int = 7,
                          repeats: int = 1) -> dict[str, Any]:
-    """Referee decisions/s next to plain ping-pong against the same bot process, and the bot's start time, without
-    and with the sandbox, in one run.
+    """Referee decisions/s next to synchronous and grpc.aio ping-pong against the same bot process, with this
+    process's CPU a call and a decision, and the bot's start time, without and with the sandbox, in one run.
 
-    With ``repeats`` above 1 each concurrency's two halves are measured that many times, alternating (ping-pong,
-    referee, ping-pong, ...), and the ratio is that of the summed counts over the summed seconds: on a machine shared
-    with other jobs the speed drifts by a factor of two within a minute, and alternating short windows exposes both
-    halves to the same drift instead of giving one of them a slow minute. Each pair's own ratio is listed too."""
+    With ``repeats`` above 1 each concurrency's three windows (:data:`PARTS_MEASURED`) are measured that many
+    times, alternating, and each ratio is that of the summed counts over the summed seconds: on a machine shared
+    with other jobs the speed drifts by a factor of two within a minute, and alternating short windows exposes every
+    part to the same drift instead of giving one of them a slow minute. Each round's ratio is listed too."""
     import statistics
     import tempfile
     from pathlib import Path
@@ -211,25 +268,52 @@ async def bench_protocol(bot_command: list[str], seconds: float, concurrencies: 
     return summary
 
 
+PARTS_MEASURED = ("sync", "aio", "referee")
+"""The three halves of ``arena bench protocol``'s windows, in the order each repeat measures them."""
+
+
 async def _alternated(client: Any, concurrency: int, seconds: float, repeats: int) -> dict[str, Any]:
-    """``repeats`` pairs of a ping-pong window and a referee window at ``concurrency`` in flight: the rates over
-    all the windows, their ratio, and with more than one pair each pair's ratio."""
-    calls = decisions = matches = 0
-    pong_s = ref_s = 0.0
+    """``repeats`` rounds of three windows at ``concurrency`` in flight: synchronous ping-pong, grpc.aio ping-pong
+    (the same request to the same bot process) and the referee. The rates over all the windows, this process's CPU
+    a call and a decision, and the referee's ratios to both floors (with more than one round, each round's ratio to
+    aio ping-pong too)."""
+    sync_call, sync_close = sync_act(client.address)
+    aio_call, aio_close = aio_act(client.address)
+    totals = {part: {"count": 0, "seconds": 0.0, "cpu_s": 0.0} for part in PARTS_MEASURED}
+    matches = 0
     pairs = []
-    for _ in range(repeats):
-        pong = await ping_pong(client, concurrency, seconds)
-        ref = await referee_rate(client, concurrency, seconds)
-        calls, pong_s = calls + pong["calls"], pong_s + pong["seconds"]
-        decisions, ref_s = decisions + ref["decisions"], ref_s + ref["seconds"]
-        matches += ref["matches"]
-        pairs.append(round(ref["decisions_per_s"] / pong["calls_per_s"], 3))
-    pong_rate, ref_rate = calls / pong_s, decisions / ref_s
-    result: dict[str, Any] = {"concurrency": concurrency, "ping_pong_calls_per_s": round(pong_rate, 1),
-                              "referee_decisions_per_s": round(ref_rate, 1), "matches": matches,
-                              "ratio": round(ref_rate / pong_rate, 3)}
+    try:
+        for _ in range(repeats):
+            windows = {"sync": await sync_ping_pong(sync_call, concurrency, seconds),
+                       "aio": await ping_pong(aio_call, concurrency, seconds),
+                       "referee": await referee_rate(client, concurrency, seconds)}
+            for part, window in windows.items():
+                total = totals[part]
+                total["count"] += window.get("calls", window.get("decisions", 0))
+                total["seconds"] += window["seconds"]
+                total["cpu_s"] += window["cpu_s"]
+            matches += windows["referee"]["matches"]
+            pairs.append(round(windows["referee"]["decisions_per_s"] / windows["aio"]["calls_per_s"], 3))
+    finally:
+        sync_close()
+        aio_close()
+    rate = {part: t["count"] / t["seconds"] for part, t in totals.items()}
+    cpu_us = {part: t["cpu_s"] / max(1, t["count"]) * 1e6 for part, t in totals.items()}
+    result: dict[str, Any] = {
+        "concurrency": concurrency,
+        "sync_ping_pong_calls_per_s": round(rate["sync"], 1),
+        "aio_ping_pong_calls_per_s": round(rate["aio"], 1),
+        "referee_decisions_per_s": round(rate["referee"], 1),
+        "matches": matches,
+        "ratio_to_aio": round(rate["referee"] / rate["aio"], 3),
+        "ratio_to_sync": round(rate["referee"] / rate["sync"], 3),
+        "cpu_us_per_sync_call": round(cpu_us["sync"], 1),
+        "cpu_us_per_aio_call": round(cpu_us["aio"], 1),
+        "cpu_us_per_decision": round(cpu_us["referee"], 1),
+        "cpu_ratio_to_aio": round(cpu_us["referee"] / cpu_us["aio"], 3),
+    }
     if repeats > 1:
-        result["pair_ratios"] = pairs
+        result["round_ratios_to_aio"] = pairs
     return result
 
 

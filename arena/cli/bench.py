@@ -235,12 +235,13 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--seconds", type=float, default=5.0)
     b.add_argument("--seed", type=int, default=1)
     b.set_defaults(func=cmd_bench_engine)
-    b = bench.add_parser("protocol", help="referee decisions/s against a bot next to plain gRPC ping-pong (JSON)")
+    b = bench.add_parser("protocol", help="referee decisions/s against a bot next to synchronous and grpc.aio "
+                                          "ping-pong, with the arena's CPU a call and a decision (JSON)")
     b.add_argument("--bot", help="the bot command (default: the random Python bot)")
     b.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
     b.add_argument("--concurrency", default="1,16", help="comma-separated concurrent matches (default 1,16)")
     b.add_argument("--repeats", type=positive_int, default=1,
-                   help="measure both halves this many times, alternating, and rate them over all their windows "
+                   help="measure the three windows this many times, alternating, and rate them over all of them "
                         "(a machine shared with other jobs drifts; default 1)")
     add_bench_sandbox_argument(b)
     b.add_argument("--dial-in", nargs="?", const="relay", choices=("relay", "itself"),

@@ -71,8 +71,9 @@ def test_bench_engine_prints_json_numbers() -> None:
 
 
 def test_bench_protocol_rates_alternating_windows() -> None:
-    """Numbers only, no speed asserted (docs/explanation/performance.md quotes real runs): with ``--repeats`` the report keeps
-    every pair's ratio, and the headline ratio is that of the rates over all the windows."""
+    """Numbers only, no speed asserted (docs/explanation/performance.md quotes real runs): synchronous ping-pong, grpc.aio
+    ping-pong and the referee, each with this process's CPU a call; with ``--repeats`` the report keeps every round's
+    ratio, and the headline ratios are those of the rates over all the windows."""
     out = subprocess.run([sys.executable, "-m", "arena", "bench", "protocol", "--seconds", "0.3", "--concurrency",
                           "1,3", "--repeats", "2", "--sandbox", "off"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
@@ -81,10 +82,16 @@ def test_bench_protocol_rates_alternating_windows() -> None:
     [run] = report["runs"]
     assert run["sandbox"] is False and [r["concurrency"] for r in run["results"]] == [1, 3]
     for row in run["results"]:
-        assert sorted(row) == ["concurrency", "matches", "pair_ratios", "ping_pong_calls_per_s", "ratio",
-                               "referee_decisions_per_s"]
-        assert len(row["pair_ratios"]) == 2 and row["ping_pong_calls_per_s"] > 0
-        assert abs(row["ratio"] - row["referee_decisions_per_s"] / row["ping_pong_calls_per_s"]) < 0.001
+        assert sorted(row) == ["aio_ping_pong_calls_per_s", "concurrency", "cpu_ratio_to_aio", "cpu_us_per_aio_call",
+                               "cpu_us_per_decision", "cpu_us_per_sync_call", "matches", "ratio_to_aio",
+                               "ratio_to_sync", "referee_decisions_per_s", "round_ratios_to_aio",
+                               "sync_ping_pong_calls_per_s"]
+        assert len(row["round_ratios_to_aio"]) == 2
+        assert row["sync_ping_pong_calls_per_s"] > 0 and row["aio_ping_pong_calls_per_s"] > 0
+        assert row["cpu_us_per_sync_call"] > 0 and row["cpu_us_per_aio_call"] > 0 and row["cpu_us_per_decision"] > 0
+        assert abs(row["ratio_to_aio"] - row["referee_decisions_per_s"] / row["aio_ping_pong_calls_per_s"]) < 0.001
+        assert abs(row["ratio_to_sync"] - row["referee_decisions_per_s"] / row["sync_ping_pong_calls_per_s"]) < 0.001
+        assert abs(row["cpu_ratio_to_aio"] - row["cpu_us_per_decision"] / row["cpu_us_per_aio_call"]) < 0.01
     refused = run_cli("bench", "protocol", "--repeats", "0")
     assert refused.returncode == 2 and "--repeats: expected an integer >= 1, got 0" in refused.stderr
 
