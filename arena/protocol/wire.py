@@ -30,9 +30,9 @@ from arena.protocol.convert import (
     tile_pb,
     train_view_pb,
 )
-from arena.rules import NO_TRAIN, Action, Observation
-from arena.rules.line import LineView
-from arena.rules.tiles import HIGH, LOW
+from arena.rules import NO_TRAIN, Action, Observation, RoundState
+from arena.rules.line import Line, LineView
+from arena.rules.tiles import HIGH, LOW, tiles_of
 from arena.rules.trains import TrainsView
 
 LENGTH_DELIMITED = 2
@@ -341,6 +341,96 @@ def observation_bytes(obs: Observation, side_of_seat: Iterable[int], match_id: s
     return b"".join(parts)
 
 
+ROUNDS_KEPT = 256
+"""How many rounds :func:`_sent` remembers what it encoded of, the oldest going first: one a game in flight (64
+games need 64; a finished round is never asked about again). Each holds its round alive until it goes."""
+
+
+class _Sent:
+    """What has been encoded of one round: per seat the history as that seat sees it, and a line's Layout (the same
+    for every seat) with the parts of it that only grow. Counted, not compared: a round's history, and a line's tiles,
+    connections and arms only grow, so what is new is what lies past the count."""
+
+    __slots__ = ("history", "seen", "played", "played_bytes", "connections_bytes", "left_bytes", "right",
+                 "right_bytes", "layout")
+
+    def __init__(self, state: RoundState) -> None:
+        self.history = state.history
+        """The round's history list itself: a round rebuilt from outside (:mod:`arena.rules.restore`) gets a new one."""
+        self.seen = [(0, b"")] * state.game.players
+        """Per seat: how many history entries are encoded, and their bytes."""
+        self.played = self.right = 0
+        """How many tiles the line held, and its right arm, when :attr:`layout` was encoded."""
+        self.played_bytes = self.connections_bytes = self.left_bytes = self.right_bytes = self.layout = b""
+
+
+_ROUNDS: dict[RoundState, _Sent] = {}
+"""Keyed by the round itself (a round hashes and compares by identity), which keeps it alive while it is kept."""
+
+
+def _sent(state: RoundState) -> _Sent:
+    """The round's record of what is encoded, new for a round not seen (or rebuilt) since."""
+    sent = _ROUNDS.get(state)
+    if sent is None or sent.history is not state.history:
+        if len(_ROUNDS) >= ROUNDS_KEPT:
+            del _ROUNDS[next(iter(_ROUNDS))]
+        sent = _ROUNDS[state] = _Sent(state)
+    return sent
+
+
+def _history_sent(sent: _Sent, state: RoundState, seat: int) -> bytes:
+    """The round's history as ``seat`` sees it, encoding only the entries added since the seat's last request."""
+    done, data = sent.seen[seat]
+    if len(state.history) != done:
+        data += b"".join([_history_event(event) for event in state.history_seen_by(seat, done)])
+        sent.seen[seat] = (len(state.history), data)
+    return data
+
+
+def _line_sent(sent: _Sent, line: Line) -> bytes:
+    """A plain line's Layout straight from the line, the same bytes as :func:`_line_layout_bytes` of its view:
+    encoded again only when a tile was placed since, and then only the new tiles and connection."""
+    if len(line.tiles) != sent.played:
+        _line_grew(sent, line)
+    return sent.layout
+
+
+def _line_grew(sent: _Sent, line: Line) -> None:
+    """Encode what was placed on ``line`` since :attr:`_Sent.layout` was: the tiles played and the connections
+    appended, the line's order as its left arm (read outwards, so new tiles go in front) and its right arm."""
+    tiles, connections, done = line.tiles, line.connections, sent.played
+    sent.played_bytes += b"".join([PLAYED_TILES[t] for t in tiles[done:]])
+    sent.connections_bytes += b"".join([_line_connection(c) for c in connections[max(done - 1, 0):]])
+    left_done = max(done - 1 - sent.right, 0)
+    sent.left_bytes = b"".join([LINE_TILES[t] for t in reversed(line.left[left_done:])]) + sent.left_bytes
+    sent.right_bytes += b"".join([LINE_TILES[t] for t in line.right[sent.right:]])
+    sent.played, sent.right = len(tiles), len(line.right)
+    sent.layout = b"".join([sent.played_bytes, sent.left_bytes, LINE_TILES[tiles[0]], sent.right_bytes,
+                            sent.connections_bytes, *[_line_end(e) for e in line.ends]])
+
+
+def round_observation_bytes(state: RoundState, seat: int, match_id: str) -> bytes:
+    """The Observation message of ``seat`` straight from the round: the same bytes as :func:`observation_bytes` of
+    ``state.observation(seat)``, without building the observation, the layout's view or the history's copy (a test
+    holds them equal in every variant). The history and a line's growing parts are encoded once each
+    (:class:`_Sent`); the other layouts go through their view (:func:`layout_bytes`)."""
+    game = state.game
+    layout = state.layout
+    sent = _sent(state)
+    if type(layout) is Line:
+        layout_data = _line_sent(sent, layout)
+    else:
+        layout_data = layout_bytes(layout.view(), (match_id, seat))
+    legal = state.legal_actions() if state.turn == seat else ()
+    return b"".join([
+        _observation_scalars((seat, game.players, state.round_index, max(state.turn, 0), state.deal.leader,
+                              len(state.boneyard))),
+        _packed(_HAND_COUNTS, tuple(state.counts)), _packed(_SCORES, state.scores()),
+        _packed(_SIDE_OF_SEAT, game.side_of), *[HAND_TILES[t] for t in tiles_of(state.hands[seat])],
+        _LAYOUT, _uint(len(layout_data)), layout_data,
+        _history_sent(sent, state, seat), *[_legal(a) for a in legal]])
+
+
 def _options(game: Any) -> bytes:
     data = _OPTIONS.get(game)
     if data is None:
@@ -351,11 +441,23 @@ def _options(game: Any) -> bytes:
 def act_request_bytes(request: Any) -> bytes:
     """The encoded ``ActRequest`` for a :class:`~arena.players.base.DecisionRequest`."""
     game = request.game
-    observation = observation_bytes(request.observation, game.side_of, request.match_id)
-    return b"".join((_head(request.match_id, game), _options(game), _scalars(((_SEAT, request.seat),)),
-                     _OBSERVATION + _uint(len(observation)), observation,
-                     _clock(request.move_ms, request.bank_ms, request.deadline_ms),
-                     _scalars(((_MOVE_NUMBER, request.move_number),))))
+    state = request.round
+    if state is not None:  # the referee's request: the observation is not built, and need not be
+        observation = round_observation_bytes(state, request.seat, request.match_id)
+    else:
+        observation = observation_bytes(request.observation, game.side_of, request.match_id)
+    move_number = request.move_number
+    return b"".join((_head(request.match_id, game), _seat_field(request.seat), _OBSERVATION,
+                     _uint(len(observation)), observation, _clock(request.move_ms, request.bank_ms, request.deadline_ms),
+                     _MOVE_NUMBER + _uint(move_number) if move_number else b""))
+
+
+_SEAT_FIELDS = tuple(_scalars(((_SEAT, seat),)) for seat in range(SMALL))
+"""The ActRequest's seat field of every seat (none for seat 0, as proto3 leaves zeros out)."""
+
+
+def _seat_field(seat: int) -> bytes:
+    return _SEAT_FIELDS[seat] if seat < SMALL else _scalars(((_SEAT, seat),))
 
 
 _CLOCKS: dict[tuple[int, int, int], bytes] = {}
@@ -375,15 +477,17 @@ def _clock(move_ms: int, bank_ms: int, deadline_ms: int) -> bytes:
     return data
 
 
-_HEADS: dict[tuple[str, str], bytes] = {}
+_HEADS: dict[tuple[str, Any], bytes] = {}
 
 
 def _head(match_id: str, game: Any) -> bytes:
-    """The match id and variant fields, encoded once per match (kept for the last :data:`GROWN_KEPT` matches)."""
-    key = (match_id, game.name)
+    """The match id, variant and options fields, encoded once per match and game (kept for the last
+    :data:`GROWN_KEPT`): one lookup a request."""
+    key = (match_id, game)
     data = _HEADS.get(key)
     if data is None:
         if len(_HEADS) >= GROWN_KEPT:
             del _HEADS[next(iter(_HEADS))]
-        data = _HEADS[key] = bot_pb2.ActRequest(match_id=match_id, variant=game.name).SerializeToString()
+        head = bot_pb2.ActRequest(match_id=match_id, variant=game.name).SerializeToString()
+        data = _HEADS[key] = head + _options(game)
     return data
