@@ -61,10 +61,12 @@ class DecisionRequest:
 
     @property
     def legal_actions(self) -> Sequence[Action]:
-        """The seat's legal actions, without building the observation when it is not built yet."""
-        if self._observation is None:
-            return self._unmoved_round().legal_actions()
-        return self._observation.legal_actions
+        """The seat's legal actions, without building the observation when it is not built yet (the reply's check
+        reads them for every decision)."""
+        state = self._round
+        if state is not None and len(state.history) == self._moves:
+            return state.legal_actions()
+        return self.observation.legal_actions
 
     @property
     def round(self) -> RoundState | None:

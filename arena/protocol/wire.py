@@ -365,9 +365,10 @@ def observation_bytes(obs: Observation, side_of_seat: Iterable[int], match_id: s
     return b"".join(parts)
 
 
-ROUNDS_KEPT = 256
-"""How many rounds :func:`_sent` remembers what it encoded of, the oldest going first: one a game in flight (64
-games need 64; a finished round is never asked about again). Each holds its round alive until it goes."""
+MATCHES_KEPT = 256
+"""How many matches' current rounds :func:`_sent` remembers what it encoded of, the oldest going first: one a game
+in flight (64 games need 64). A match's next round takes its round's place, so the rounds kept alive (which the
+garbage collector walks) are the ones still asked about, and the last of matches just finished."""
 
 
 class _Sent:
@@ -375,10 +376,11 @@ class _Sent:
     for every seat) with the parts of it that only grow. Counted, not compared: a round's history, and a line's tiles,
     connections and arms only grow, so what is new is what lies past the count."""
 
-    __slots__ = ("history", "seen", "heads", "played", "played_bytes", "connections_bytes", "left_bytes", "right",
+    __slots__ = ("state", "history", "seen", "heads", "played", "played_bytes", "connections_bytes", "left_bytes", "right",
                  "right_bytes", "layout", "marks", "trains")
 
     def __init__(self, state: RoundState) -> None:
+        self.state = state
         self.history = state.history
         """The round's history list itself: a round rebuilt from outside (:mod:`arena.rules.restore`) gets a new one."""
         self.seen = [(0, b"")] * state.game.players
@@ -398,17 +400,18 @@ class _Sent:
         """Mexican Train's trains, as encoded."""
 
 
-_ROUNDS: dict[RoundState, _Sent] = {}
-"""Keyed by the round itself (a round hashes and compares by identity), which keeps it alive while it is kept."""
+_ROUNDS: dict[str, _Sent] = {}
+"""By match id: what is encoded of the match's round."""
 
 
-def _sent(state: RoundState) -> _Sent:
-    """The round's record of what is encoded, new for a round not seen (or rebuilt) since."""
-    sent = _ROUNDS.get(state)
-    if sent is None or sent.history is not state.history:
-        if len(_ROUNDS) >= ROUNDS_KEPT:
+def _sent(state: RoundState, match_id: str) -> _Sent:
+    """What is encoded of ``state``, new for a round not seen (or rebuilt) since. The round itself is checked, so
+    two matches under one id only encode from scratch."""
+    sent = _ROUNDS.get(match_id)
+    if sent is None or sent.state is not state or sent.history is not state.history:
+        if sent is None and len(_ROUNDS) >= MATCHES_KEPT:
             del _ROUNDS[next(iter(_ROUNDS))]
-        sent = _ROUNDS[state] = _Sent(state)
+        sent = _ROUNDS[match_id] = _Sent(state)
     return sent
 
 
@@ -520,7 +523,7 @@ def round_observation_bytes(state: RoundState, seat: int, match_id: str) -> byte
     (:class:`_Sent`); the other layouts go through their view (:func:`layout_bytes`)."""
     game = state.game
     layout = state.layout
-    sent = _sent(state)
+    sent = _sent(state, match_id)
     if type(layout) is Line:
         layout_data = _line_sent(sent, layout)
     elif type(layout) is Trains:
