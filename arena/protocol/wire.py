@@ -9,6 +9,11 @@ fields are written directly (:func:`_scalars`) rather than through a message bui
 protobuf: a message's encoding is the concatenation of its fields' encodings, in any order, and a parser appends
 repeated fields in the order it meets them. A test checks, for every variant, that these bytes parse to exactly the
 message :func:`arena.protocol.convert.act_request_pb` builds.
+
+The referee's own requests go further (:func:`round_observation_bytes`): they are encoded from the round itself,
+without the :class:`~arena.rules.Observation` an in-process player reads, and what was encoded of the round is kept
+per match (:class:`_Sent`), so each placement's new tiles, connections and history entries are encoded once. A test
+holds those bytes equal to the bytes of the built observation.
 """
 
 from __future__ import annotations
@@ -372,12 +377,12 @@ garbage collector walks) are the ones still asked about, and the last of matches
 
 
 class _Sent:
-    """What has been encoded of one round: per seat the history as that seat sees it, and a line's Layout (the same
-    for every seat) with the parts of it that only grow. Counted, not compared: a round's history, and a line's tiles,
-    connections and arms only grow, so what is new is what lies past the count."""
+    """What has been encoded of one round: per seat the history as that seat sees it, and the Layout (the same for
+    every seat) with the parts of it that only grow. Counted, not compared: a round's history, a line's tiles,
+    connections and arms, a train's tiles only grow, so what is new is what lies past the count."""
 
-    __slots__ = ("state", "history", "seen", "heads", "played", "played_bytes", "connections_bytes", "left_bytes", "right",
-                 "right_bytes", "layout", "marks", "trains")
+    __slots__ = ("state", "history", "seen", "heads", "played", "played_bytes", "connections_bytes", "left_bytes",
+                 "right", "right_bytes", "layout", "marks", "trains")
 
     def __init__(self, state: RoundState) -> None:
         self.state = state
@@ -392,7 +397,7 @@ class _Sent:
         """Per seat, the Observation's first scalar fields when it is the seat's turn (seat, players, round index,
         turn, leader): the same all round."""
         self.played = self.right = 0
-        """How many tiles the line held, and its right arm, when :attr:`layout` was encoded."""
+        """How many tiles the layout held, and a line's right arm, when :attr:`layout` was encoded."""
         self.played_bytes = self.connections_bytes = self.left_bytes = self.right_bytes = self.layout = b""
         self.marks = 0
         """The markers on Mexican Train's trains when :attr:`layout` was encoded."""
@@ -468,6 +473,9 @@ def _trains_sent(sent: _Sent, trains: Trains) -> bytes:
 
 
 def _trains_changed(sent: _Sent, trains: Trains) -> None:
+    """Encode the tiles played since, each train that changed (:meth:`_TrainSent.update`), and the Layout in
+    :func:`_trains_layout_bytes`'s order: the trains' ends and connections, the engine, the trains' views, the open
+    doubles."""
     tiles = trains.tiles
     sent.played_bytes += b"".join([PLAYED_TILES[t] for t in tiles[sent.played:]])
     sent.played, sent.marks = len(tiles), trains.marks
