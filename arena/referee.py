@@ -167,8 +167,7 @@ async def play_match(
             move_ms = time_control.move_time_ms(first=not decided[seat])
             decided[seat] = True
             deadline_ms = time_control.deadline_ms(banks[seat], first=move_ms != time_control.move_ms)
-            request = DecisionRequest(match_id, game, seat, state.observation(seat), move_number, move_ms, banks[seat],
-                                      deadline_ms)
+            request = DecisionRequest.of_round(match_id, game, state, move_number, move_ms, banks[seat], deadline_ms)
             timeout = deadline_ms / 1000
             try:
                 decision = await _decide(players[seat], request, timeout)

@@ -3,8 +3,9 @@ process.
 
 It plays whole matches the way :func:`arena.referee.play_match` does, with the real code of each part, and a
 responder that answers at once with a random legal index (its ``ActReply`` bytes made before the clock starts), so
-the time measured is the arena's only: the legal moves, the seat's observation, the request's encoding to protobuf
-bytes, the reply's check (parsing the reply, choosing the action, checking it is legal) and the move's record.
+the time measured is the arena's only: the legal moves, the seat's observation (the request made from the round,
+whose :class:`~arena.rules.Observation` is built only when read, which the path to a bot over gRPC never does), the
+request's encoding to protobuf bytes, the reply's check (parsing the reply, choosing the action, checking it is legal) and the move's record.
 Forced moves (one legal action, applied without asking) are timed as a part of their own. A second pass plays the
 same matches through :func:`~arena.referee.play_match` itself, with an in-process player that encodes every request
 and checks every reply, to show what the loop and trio add around the parts.
@@ -53,10 +54,9 @@ def _timed_match(game: Any, seed: str, match_id: str, rand: Callable[[], float],
                 spent["forced moves"] += clock() - t0
                 move_number += 1
                 continue
-            observation = state.observation(seat)
+            request = DecisionRequest.of_round(match_id, game, state, move_number, time_control.move_ms,
+                                               time_control.bank_ms, time_control.deadline_ms(time_control.bank_ms))
             t2 = clock()
-            request = DecisionRequest(match_id, game, seat, observation, move_number, time_control.move_ms,
-                                      time_control.bank_ms, time_control.deadline_ms(time_control.bank_ms))
             act_request_bytes(request)
             t3 = clock()
             reply_bytes = _REPLIES[int(rand() * len(legal))]
@@ -89,7 +89,7 @@ class _InstantPlayer:
 
     async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
         act_request_bytes(request)
-        legal = request.observation.legal_actions
+        legal = request.legal_actions
         reply = bot_pb2.ActReply.FromString(_REPLIES[int(self.rand() * len(legal))])
         self.decisions += 1
         return Decision(chosen_action(reply, request), 0.0, reply.comment)

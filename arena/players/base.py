@@ -8,26 +8,84 @@ fault. Legality is the referee's to check, never the player's.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from arena.rules import Action, Game, Observation, RoundResult
+from arena.rules import Action, Game, Observation, RoundResult, RoundState
 from arena.rules.results import MatchResult
 
 
-class DecisionRequest(NamedTuple):
-    """What a seat is asked: everything it may know, and how long it has."""
+class DecisionRequest:
+    """What a seat is asked: everything it may know, and how long it has.
 
-    match_id: str
-    game: Game
-    seat: int
-    observation: Observation
-    move_number: int
-    move_ms: int
-    bank_ms: int
-    deadline_ms: int
-    """The hard deadline, in ms from when the request is sent: move time + bank left + the referee's grace (the
-    referee computes it and waits exactly this long; the bot is told it)."""
+    Made with an :class:`Observation`, or by the referee from the round itself (:meth:`of_round`): then the
+    observation is built when first read, because a bot over gRPC is sent bytes encoded straight from the round
+    (:func:`arena.protocol.wire.act_request_bytes`) and never needs one. It must be read before the round moves on
+    (an in-process player reads it while it decides); a later first read is a mistake in the arena, and raises.
+    """
+
+    __slots__ = ("match_id", "game", "seat", "move_number", "move_ms", "bank_ms", "deadline_ms", "_observation",
+                 "_round", "_moves")
+
+    def __init__(self, match_id: str, game: Game, seat: int, observation: Observation | None, move_number: int,
+                 move_ms: int, bank_ms: int, deadline_ms: int) -> None:
+        self.match_id = match_id
+        self.game = game
+        self.seat = seat
+        self.move_number = move_number
+        self.move_ms = move_ms
+        self.bank_ms = bank_ms
+        self.deadline_ms = deadline_ms
+        """The hard deadline, in ms from when the request is sent: move time + bank left + the referee's grace (the
+        referee computes it and waits exactly this long; the bot is told it)."""
+        self._observation = observation
+        self._round: RoundState | None = None
+        self._moves = 0
+
+    @classmethod
+    def of_round(cls, match_id: str, game: Game, state: RoundState, move_number: int, move_ms: int, bank_ms: int,
+                 deadline_ms: int) -> DecisionRequest:
+        """The request of the seat to move in ``state``, its observation left to be built when first read."""
+        request = cls(match_id, game, state.turn, None, move_number, move_ms, bank_ms, deadline_ms)
+        request._round = state
+        request._moves = len(state.history)
+        return request
+
+    @property
+    def observation(self) -> Observation:
+        observation = self._observation
+        if observation is None:
+            observation = self._observation = self._unmoved_round().observation(self.seat)
+            self._round = None
+        return observation
+
+    @property
+    def legal_actions(self) -> Sequence[Action]:
+        """The seat's legal actions, without building the observation when it is not built yet (the reply's check
+        reads them for every decision)."""
+        state = self._round
+        if state is not None and len(state.history) == self._moves:
+            return state.legal_actions()
+        return self.observation.legal_actions
+
+    @property
+    def round(self) -> RoundState | None:
+        """The round the request was made from, while its observation is not built and the round has not moved on:
+        hidden information, only for the arena's own encoders (:mod:`arena.protocol.wire`), never for a player."""
+        state = self._round
+        return state if state is not None and len(state.history) == self._moves else None
+
+    def _unmoved_round(self) -> RoundState:
+        state = self.round
+        if state is None:
+            raise RuntimeError(f"the observation of move {self.move_number} of match {self.match_id} was first "
+                               "asked for after the round moved on")
+        return state
+
+    def __repr__(self) -> str:
+        return (f"DecisionRequest(match_id={self.match_id!r}, variant={self.game.name!r}, seat={self.seat}, "
+                f"move_number={self.move_number}, move_ms={self.move_ms}, bank_ms={self.bank_ms}, "
+                f"deadline_ms={self.deadline_ms})")
 
 
 class Decision(NamedTuple):

@@ -119,7 +119,7 @@ def accept_hello(reply: bot_pb2.HelloReply) -> bot_pb2.HelloReply:
 
 def chosen_action(reply: bot_pb2.ActReply, request: DecisionRequest) -> Any:
     """The legal action an ActReply chooses (by index, or the action itself); a fault when it chooses none."""
-    legal = request.observation.legal_actions
+    legal = request.legal_actions
     which = reply.WhichOneof("choice")
     if which == "index":
         if reply.index >= len(legal):

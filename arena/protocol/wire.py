@@ -9,6 +9,11 @@ fields are written directly (:func:`_scalars`) rather than through a message bui
 protobuf: a message's encoding is the concatenation of its fields' encodings, in any order, and a parser appends
 repeated fields in the order it meets them. A test checks, for every variant, that these bytes parse to exactly the
 message :func:`arena.protocol.convert.act_request_pb` builds.
+
+The referee's own requests go further (:func:`round_observation_bytes`): they are encoded from the round itself,
+without the :class:`~arena.rules.Observation` an in-process player reads, and what was encoded of the round is kept
+per match (:class:`_Sent`), so each placement's new tiles, connections and history entries are encoded once. A test
+holds those bytes equal to the bytes of the built observation.
 """
 
 from __future__ import annotations
@@ -28,12 +33,14 @@ from arena.protocol.convert import (
     open_double_pb,
     options_pb,
     tile_pb,
+    train_pb,
     train_view_pb,
 )
-from arena.rules import NO_TRAIN, Action, Observation
-from arena.rules.line import LineView
+from arena.rules import NO_TRAIN, Action, Observation, RoundState
+from arena.rules.line import Line, LineView
+from arena.rules.spinner import Spinner, SpinnerView
 from arena.rules.tiles import HIGH, LOW
-from arena.rules.trains import TrainsView
+from arena.rules.trains import Trains, TrainsView
 
 LENGTH_DELIMITED = 2
 
@@ -217,6 +224,8 @@ def layout_bytes(view: Any, stream: tuple[str, int] | None = None) -> bytes:
         return _line_layout_bytes(view, stream)
     if type(view) is TrainsView:
         return _trains_layout_bytes(view, stream)
+    if type(view) is SpinnerView:
+        return _line_layout_bytes(view, stream) + _spinner_extras(view)
     if stream is None:
         parts = [b"".join([PLAYED_TILES[t] for t in view.played])]
         parts.extend(LINE_TILES[t] for t in getattr(view, "line", ()))
@@ -237,9 +246,24 @@ def layout_bytes(view: Any, stream: tuple[str, int] | None = None) -> bytes:
     return b"".join(parts)
 
 
+SPINNER_TILES = _tile_fields(5)    # Layout.spinner
+SIDE_C_TILES = _tile_fields(10)    # Layout.side_c
+SIDE_D_TILES = _tile_fields(11)    # Layout.side_d
+_COUNT = _key(6)                   # Layout.count
+
+
+def _spinner_extras(view: SpinnerView) -> bytes:
+    """All Fives' fields beyond the line's (the spinner, the count, arms C and D) as ``convert.layout_extras_pb``
+    serializes them, in field number order, without building its message (some 10 µs a placement)."""
+    return b"".join([SPINNER_TILES[view.spinner] if view.spinner >= 0 else b"",
+                     _COUNT + _uint(view.count) if view.count else b"",
+                     *[SIDE_C_TILES[t] for t in view.side_c], *[SIDE_D_TILES[t] for t in view.side_d]])
+
+
 def _line_layout_bytes(view: LineView, stream: tuple[str, int] | None) -> bytes:
-    """A plain line's Layout (Block, Draw, La Plaza): :func:`layout_bytes`'s fields in its order, read from the
-    view's own attributes (the general path's probes for attributes a line lacks cost more than the encoding)."""
+    """A line's Layout fields (all of Block's, Draw's and La Plaza's; All Fives' before its extras):
+    :func:`layout_bytes`'s fields in its order, read from the view's own attributes (the general path's probes for
+    attributes a line lacks cost more than the encoding)."""
     if stream is None:
         played = b"".join([PLAYED_TILES[t] for t in view.played])
         connections = b"".join([_line_connection(c) for c in view.connections])
@@ -278,15 +302,20 @@ _OPEN_DOUBLES: dict[tuple[int, int], bytes] = {}
 
 
 def _train(train: Any) -> tuple[bytes, bytes]:
-    """A train's open end and connections (Layout fields 4 and 3), and its TrainView (field 11), keyed by the whole
-    ``TrainView`` tuple: between two decisions most trains are unchanged, and the key is the train itself."""
+    """:func:`_train_bytes`, keyed by the whole ``TrainView`` tuple: between two decisions most trains are
+    unchanged, and the key is the train itself."""
     data = _TRAINS.get(train)
     if data is None:
         if len(_TRAINS) >= TRAINS_KEPT:
             del _TRAINS[next(iter(_TRAINS))]
-        ends = _end(train.end, train.train) + b"".join([_connection(c, train.train) for c in train.connections])
-        data = _TRAINS[train] = (ends, pb.Layout(trains=[train_view_pb(train)]).SerializeToString())
+        data = _TRAINS[train] = _train_bytes(train)
     return data
+
+
+def _train_bytes(train: Any) -> tuple[bytes, bytes]:
+    """A train's open end and connections (Layout fields 4 and 3), and its TrainView (field 8)."""
+    ends = _end(train.end, train.train) + b"".join([_connection(c, train.train) for c in train.connections])
+    return ends, pb.Layout(trains=[train_view_pb(train)]).SerializeToString()
 
 
 def _engine(engine: int) -> bytes:
@@ -341,6 +370,212 @@ def observation_bytes(obs: Observation, side_of_seat: Iterable[int], match_id: s
     return b"".join(parts)
 
 
+MATCHES_KEPT = 256
+"""How many matches' current rounds :func:`_sent` remembers what it encoded of, the oldest going first: one a game
+in flight (64 games need 64). A match's next round takes its round's place, so the rounds kept alive (which the
+garbage collector walks) are the ones still asked about, and the last of matches just finished."""
+
+
+class _Sent:
+    """What has been encoded of one round: per seat the history as that seat sees it, and the Layout (the same for
+    every seat) with the parts of it that only grow. Counted, not compared: a round's history, a line's tiles,
+    connections and arms, a train's tiles only grow, so what is new is what lies past the count."""
+
+    __slots__ = ("state", "history", "seen", "heads", "played", "played_bytes", "connections_bytes", "left_bytes",
+                 "right", "right_bytes", "layout", "marks", "trains")
+
+    def __init__(self, state: RoundState) -> None:
+        self.state = state
+        self.history = state.history
+        """The round's history list itself: a round rebuilt from outside (:mod:`arena.rules.restore`) gets a new one."""
+        self.seen = [(0, b"")] * state.game.players
+        """Per seat: how many history entries are encoded, and their bytes."""
+        game = state.game
+        self.heads = [_scalars(zip(_OBSERVATION_KEYS[:5], (seat, game.players, state.round_index, seat,
+                                                           state.deal.leader), strict=True))
+                      for seat in range(game.players)]
+        """Per seat, the Observation's first scalar fields when it is the seat's turn (seat, players, round index,
+        turn, leader): the same all round."""
+        self.played = self.right = 0
+        """How many tiles the layout held, and a line's right arm, when :attr:`layout` was encoded."""
+        self.played_bytes = self.connections_bytes = self.left_bytes = self.right_bytes = self.layout = b""
+        self.marks = 0
+        """The markers on Mexican Train's trains when :attr:`layout` was encoded."""
+        self.trains: list[_TrainSent] = []
+        """Mexican Train's trains, as encoded."""
+
+
+_ROUNDS: dict[str, _Sent] = {}
+"""By match id: what is encoded of the match's round."""
+
+
+def _sent(state: RoundState, match_id: str) -> _Sent:
+    """What is encoded of ``state``, new for a round not seen (or rebuilt) since. The round itself is checked, so
+    two matches under one id only encode from scratch."""
+    sent = _ROUNDS.get(match_id)
+    if sent is None or sent.state is not state or sent.history is not state.history:
+        if sent is None and len(_ROUNDS) >= MATCHES_KEPT:
+            del _ROUNDS[next(iter(_ROUNDS))]
+        sent = _ROUNDS[match_id] = _Sent(state)
+    return sent
+
+
+def _history_sent(sent: _Sent, state: RoundState, seat: int) -> bytes:
+    """The round's history as ``seat`` sees it, encoding only the entries added since the seat's last request."""
+    done, data = sent.seen[seat]
+    if len(state.history) != done:
+        data += b"".join([_EVENTS.get(event) or _history_event(event) for event in state.history_seen_by(seat, done)])
+        sent.seen[seat] = (len(state.history), data)
+    return data
+
+
+def _line_sent(sent: _Sent, line: Line) -> bytes:
+    """A plain line's Layout straight from the line, the same bytes as :func:`_line_layout_bytes` of its view:
+    encoded again only when a tile was placed since, and then only the new tiles and connection."""
+    if len(line.tiles) != sent.played:
+        _line_grew(sent, line)
+    return sent.layout
+
+
+def _line_grew(sent: _Sent, line: Line) -> None:
+    """Encode what was placed on ``line`` since :attr:`_Sent.layout` was: the tiles played and the connections
+    appended, the line's order as its left arm (read outwards, so new tiles go in front) and its right arm."""
+    tiles, connections, done = line.tiles, line.connections, sent.played
+    for index in range(done, len(tiles)):
+        sent.played_bytes += PLAYED_TILES[tiles[index]]
+        if index:  # the lead joins nothing
+            sent.connections_bytes += _line_connection(connections[index - 1])
+    for tile in line.left[max(done - 1 - sent.right, 0):]:
+        sent.left_bytes = LINE_TILES[tile] + sent.left_bytes
+    for tile in line.right[sent.right:]:
+        sent.right_bytes += LINE_TILES[tile]
+    sent.played, sent.right = len(tiles), len(line.right)
+    sent.layout = b"".join([sent.played_bytes, sent.left_bytes, LINE_TILES[tiles[0]], sent.right_bytes,
+                            sent.connections_bytes, *[_line_end(e) for e in line.ends]])
+
+
+def _spinner_sent(sent: _Sent, spinner: Spinner) -> bytes:
+    """All Fives' Layout: its view's bytes, encoded again only when a tile was placed since (nothing else changes
+    a spinner: its ends, arms and count move only with a placement)."""
+    if len(spinner.tiles) != sent.played:
+        sent.layout = layout_bytes(spinner.view())
+        sent.played = len(spinner.tiles)
+    return sent.layout
+
+
+def _trains_sent(sent: _Sent, trains: Trains) -> bytes:
+    """Mexican Train's Layout straight from the hub, the same bytes as :func:`_trains_layout_bytes` of its view:
+    encoded again only when a tile was placed or a marker moved since, and then only the trains that changed
+    (a train's picture depends on nothing else)."""
+    if len(trains.tiles) != sent.played or trains.marks != sent.marks or not sent.trains:
+        _trains_changed(sent, trains)
+    return sent.layout
+
+
+def _trains_changed(sent: _Sent, trains: Trains) -> None:
+    """Encode the tiles played since, each train that changed (:meth:`_TrainSent.update`), and the Layout in
+    :func:`_trains_layout_bytes`'s order: the trains' ends and connections, the engine, the trains' views, the open
+    doubles."""
+    tiles = trains.tiles
+    sent.played_bytes += b"".join([PLAYED_TILES[t] for t in tiles[sent.played:]])
+    sent.played, sent.marks = len(tiles), trains.marks
+    if not sent.trains:
+        sent.trains = [_TrainSent(name) for name in trains.names]
+    for i, kept in enumerate(sent.trains):
+        kept.update(trains, i)
+    sent.layout = b"".join([sent.played_bytes, *[kept.ends for kept in sent.trains], _engine(trains.engine),
+                            *[kept.message for kept in sent.trains],
+                            *[_open_double(trains.names[i], trains.end_tile[i]) for i in trains.open_doubles]])
+
+
+_MARKER = _key(3) + _VARINTS[1]  # TrainView.marker, when set
+TRAIN_TILES = _tile_fields(2)     # TrainView.tiles
+_LAYOUT_TRAINS = _key(8, LENGTH_DELIMITED)
+
+
+class _TrainSent:
+    """What is encoded of one train of Mexican Train: its tiles and connections, which only grow, and from them
+    its open end and connections (Layout fields 4 and 3) and its TrainView (field 8), the bytes
+    :func:`_train_bytes` makes of its view."""
+
+    __slots__ = ("name", "ref", "tiles", "marker", "tiles_bytes", "connections_bytes", "ends", "message")
+
+    def __init__(self, name: int) -> None:
+        self.name = name
+        ref = train_pb(name)
+        assert ref is not None  # every train of the hub has a reference
+        self.ref = field(1, ref.SerializeToString())  # TrainView.train
+        self.tiles = -1
+        self.marker = False
+        self.tiles_bytes = self.connections_bytes = self.ends = self.message = b""
+
+    def update(self, trains: Trains, i: int) -> None:
+        """Encode train ``i`` again if a tile joined it or its marker moved since."""
+        train, marker = trains.trains[i], i < trains.players and trains.has_marker(i)
+        if len(train) == self.tiles and marker == self.marker:
+            return
+        done = max(self.tiles, 0)
+        self.tiles_bytes += b"".join([TRAIN_TILES[t] for t in train[done:]])
+        self.connections_bytes += b"".join([_connection(c, self.name) for c in trains.connections[i][done:]])
+        self.tiles, self.marker = len(train), marker
+        end = (trains.end_tile[i], trains.end_point[i], trains.end_value[i])
+        self.ends = _end(end, self.name) + self.connections_bytes
+        view = b"".join([self.ref, self.tiles_bytes, _MARKER if marker else b""])
+        self.message = _LAYOUT_TRAINS + _uint(len(view)) + view
+
+
+def round_observation_bytes(state: RoundState, seat: int, match_id: str) -> bytes:
+    """The Observation message of ``seat`` straight from the round: the same bytes as :func:`observation_bytes` of
+    ``state.observation(seat)``, without building the observation, the layout's view or the history's copy (a test
+    holds them equal in every variant). The history and a line's growing parts are encoded once each
+    (:class:`_Sent`); the other layouts go through their view (:func:`layout_bytes`)."""
+    game = state.game
+    layout = state.layout
+    sent = _sent(state, match_id)
+    if type(layout) is Line:
+        layout_data = _line_sent(sent, layout)
+    elif type(layout) is Trains:
+        layout_data = _trains_sent(sent, layout)
+    elif type(layout) is Spinner:
+        layout_data = _spinner_sent(sent, layout)
+    else:
+        layout_data = layout_bytes(layout.view(), (match_id, seat))
+    if state.turn == seat:  # the referee's case
+        head, legal = sent.heads[seat] + _BONEYARD_FIELDS[len(state.boneyard)], state.legal_actions()
+    else:
+        head, legal = _observation_scalars((seat, game.players, state.round_index, max(state.turn, 0),
+                                            state.deal.leader, len(state.boneyard))), []
+    return b"".join([
+        head, _packed(_HAND_COUNTS, tuple(state.counts)), _packed(_SCORES, state.scores()),
+        _packed(_SIDE_OF_SEAT, game.side_of), _hand(state.hands[seat]), _LAYOUT, _uint(len(layout_data)), layout_data,
+        _history_sent(sent, state, seat), *[_LEGAL.get(a) or _legal(a) for a in legal]])
+
+
+_BONEYARD_FIELDS = tuple(_scalars(((_OBSERVATION_KEYS[5], count),)) for count in range(SMALL))
+"""The Observation's boneyard count field of every count a set leaves (none for an empty boneyard)."""
+
+
+HAND_CHUNK = 8
+"""Tiles a hand's mask is read by at a time: each chunk's 256 possible contents, encoded once."""
+_CHUNK_MASK = (1 << HAND_CHUNK) - 1
+_HAND_CHUNKS = tuple(tuple(b"".join([HAND_TILES[first + bit] for bit in range(HAND_CHUNK) if chunk >> bit & 1
+                                     and first + bit < len(HAND_TILES)]) for chunk in range(1 << HAND_CHUNK))
+                     for first in range(0, len(HAND_TILES), HAND_CHUNK))
+
+
+def _hand(mask: int) -> bytes:
+    """The Observation's hand field of a tile mask, a byte of the mask at a time (some four lookups for a double-six
+    hand instead of a step per tile)."""
+    parts = []
+    for chunks in _HAND_CHUNKS:
+        if not mask:
+            break
+        if mask & _CHUNK_MASK:
+            parts.append(chunks[mask & _CHUNK_MASK])
+        mask >>= HAND_CHUNK
+    return b"".join(parts)
+
+
 def _options(game: Any) -> bytes:
     data = _OPTIONS.get(game)
     if data is None:
@@ -351,11 +586,23 @@ def _options(game: Any) -> bytes:
 def act_request_bytes(request: Any) -> bytes:
     """The encoded ``ActRequest`` for a :class:`~arena.players.base.DecisionRequest`."""
     game = request.game
-    observation = observation_bytes(request.observation, game.side_of, request.match_id)
-    return b"".join((_head(request.match_id, game), _options(game), _scalars(((_SEAT, request.seat),)),
-                     _OBSERVATION + _uint(len(observation)), observation,
-                     _clock(request.move_ms, request.bank_ms, request.deadline_ms),
-                     _scalars(((_MOVE_NUMBER, request.move_number),))))
+    state = request.round
+    if state is not None:  # the referee's request: the observation is not built, and need not be
+        observation = round_observation_bytes(state, request.seat, request.match_id)
+    else:
+        observation = observation_bytes(request.observation, game.side_of, request.match_id)
+    move_number = request.move_number
+    return b"".join((_head(request.match_id, game), _seat_field(request.seat), _OBSERVATION,
+                     _uint(len(observation)), observation, _clock(request.move_ms, request.bank_ms, request.deadline_ms),
+                     _MOVE_NUMBER + _uint(move_number) if move_number else b""))
+
+
+_SEAT_FIELDS = tuple(_scalars(((_SEAT, seat),)) for seat in range(SMALL))
+"""The ActRequest's seat field of every seat (none for seat 0, as proto3 leaves zeros out)."""
+
+
+def _seat_field(seat: int) -> bytes:
+    return _SEAT_FIELDS[seat] if seat < SMALL else _scalars(((_SEAT, seat),))
 
 
 _CLOCKS: dict[tuple[int, int, int], bytes] = {}
@@ -375,15 +622,17 @@ def _clock(move_ms: int, bank_ms: int, deadline_ms: int) -> bytes:
     return data
 
 
-_HEADS: dict[tuple[str, str], bytes] = {}
+_HEADS: dict[tuple[str, Any], bytes] = {}
 
 
 def _head(match_id: str, game: Any) -> bytes:
-    """The match id and variant fields, encoded once per match (kept for the last :data:`GROWN_KEPT` matches)."""
-    key = (match_id, game.name)
+    """The match id, variant and options fields, encoded once per match and game (kept for the last
+    :data:`GROWN_KEPT`): one lookup a request."""
+    key = (match_id, game)
     data = _HEADS.get(key)
     if data is None:
         if len(_HEADS) >= GROWN_KEPT:
             del _HEADS[next(iter(_HEADS))]
-        data = _HEADS[key] = bot_pb2.ActRequest(match_id=match_id, variant=game.name).SerializeToString()
+        head = bot_pb2.ActRequest(match_id=match_id, variant=game.name).SerializeToString()
+        data = _HEADS[key] = head + _options(game)
     return data

@@ -81,23 +81,25 @@ class LineView:
 class Line:
     """A line of tiles with two open ends (index 0 the left end, 1 the right end)."""
 
-    __slots__ = ("ends", "tiles", "connections", "_left", "_right")
+    __slots__ = ("ends", "tiles", "connections", "left", "right")
 
     def __init__(self) -> None:
         self.ends: list[End] = []
         self.tiles: list[int] = []
         """Tiles in the order they were played."""
         self.connections: list[Connection] = []
-        self._left: list[int] = []
-        self._right: list[int] = []
+        self.left: list[int] = []
+        """The tiles placed at the left end, in the order placed (the lead is in neither arm)."""
+        self.right: list[int] = []
+        """The tiles placed at the right end, in the order placed."""
 
     def copy(self) -> Line:
         other = Line.__new__(Line)
         other.ends = self.ends.copy()
         other.tiles = self.tiles.copy()
         other.connections = self.connections.copy()
-        other._left = self._left.copy()
-        other._right = self._right.copy()
+        other.left = self.left.copy()
+        other.right = self.right.copy()
         return other
 
     def is_empty(self) -> bool:
@@ -122,7 +124,7 @@ class Line:
         own_point, open_point, open_value = joining_points(tile, value)
         ends[index] = (tile, open_point, open_value)
         self.tiles.append(tile)
-        (self._left if index == 0 else self._right).append(tile)
+        (self.left if index == 0 else self.right).append(tile)
         connection = Connection(target, end_point, tile, own_point)
         self.connections.append(connection)
         return connection
@@ -134,4 +136,4 @@ class Line:
         """The tiles from the left end to the right end."""
         if not self.tiles:
             return []
-        return self._left[::-1] + [self.tiles[0]] + self._right
+        return self.left[::-1] + [self.tiles[0]] + self.right

@@ -9,8 +9,10 @@ and, for Mexican Train, their own legal moves.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from operator import add
 from typing import TYPE_CHECKING, Any, cast
 
 from arena.rules.actions import DRAW, NO_TILE, PASS, Action, Kind, placement
@@ -132,7 +134,7 @@ class RoundState:
 
     def scores(self) -> tuple[int, ...]:
         """Match scores per side as they stand now (start of round plus points scored during play)."""
-        return tuple(s + p for s, p in zip(self.start_scores, self.play_points, strict=False))
+        return tuple(map(add, self.start_scores, self.play_points))
 
     def clone(self) -> RoundState:
         """An independent copy, for search bots that roll out futures."""
@@ -184,7 +186,7 @@ class RoundState:
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know: own hand, the public layout and history, counts, scores, own legal actions."""
-        history = self._history_seen_by(seat)
+        history = self.history_seen_by(seat)
         legal = tuple(self.legal_actions()) if self.turn == seat else ()
         game = self.game
         return _observation(game.name, game.players, seat, self.round_index, self.turn, self.deal.leader,
@@ -282,13 +284,18 @@ class RoundState:
             self._draws.append(len(self.history))
         self.history.append((seat, action))
 
-    def _history_seen_by(self, seat: int) -> History:
-        """The history as ``seat`` may know it: every other seat's draw without the tile."""
-        history = self.history.copy()
-        for index in self._draws:
-            drawer = history[index][0]
+    def history_seen_by(self, seat: int, start: int = 0) -> History:
+        """The history from entry ``start`` on as ``seat`` may know it: every other seat's draw without the tile.
+        An encoder that sent the entries before ``start`` asks only for the new ones (the history only grows)."""
+        draws = self._draws
+        first = bisect_left(draws, start) if start else 0
+        if first == len(draws):
+            return tuple(self.history[start:])
+        history = self.history[start:]
+        for index in draws[first:]:
+            drawer = history[index - start][0]
             if drawer != seat:
-                history[index] = (drawer, DRAW)
+                history[index - start] = (drawer, DRAW)
         return tuple(history)
 
     # --- hooks for variants ------------------------------------------------------------------------------

@@ -73,8 +73,8 @@ class Trains:
     """The engine, the trains with their ends, the markers and the open doubles."""
 
     __slots__ = (
-        "engine", "players", "names", "trains", "tiles", "end_tile", "end_point", "end_value", "actions_at",
-        "marks", "open_doubles", "is_open",
+        "engine", "players", "names", "trains", "connections", "tiles", "end_tile", "end_point", "end_value",
+        "actions_at", "marks", "open_doubles", "is_open",
     )
 
     def __init__(self, players: int, engine: int) -> None:
@@ -86,6 +86,9 @@ class Trains:
         self.players = players
         self.names: tuple[int, ...] = tuple(range(players)) + (MEXICAN_TRAIN,)
         self.trains: list[list[int]] = [[] for _ in range(count)]
+        self.connections: list[list[Connection]] = [[] for _ in range(count)]
+        """Per train, each tile's joining point and the point it joined, from the hub outwards: kept as tiles
+        join, so a view does not work them out again for every train."""
         self.tiles: list[int] = []
         """Every tile placed, in play order."""
         self.end_tile = [engine] * count
@@ -105,6 +108,7 @@ class Trains:
         other.players = self.players
         other.names = self.names
         other.trains = [train.copy() for train in self.trains]
+        other.connections = [connections.copy() for connections in self.connections]
         other.tiles = self.tiles.copy()
         other.end_tile = self.end_tile.copy()
         other.end_point = self.end_point.copy()
@@ -169,13 +173,13 @@ class Trains:
             )
         if not VALUE_MASK[value] >> tile & 1:
             raise RulesError(f"{NAMES[tile]} does not match {value} at the end of train {train}")
-        own_point = joining_points(tile, value)[0]
         self.extend(i, tile)
-        return Connection(end_tile, end_point, tile, own_point)
+        return self.connections[i][-1]
 
     def extend(self, i: int, tile: int) -> None:
         """Put ``tile`` at the end of train index ``i`` (unchecked: the caller placed a legal action)."""
-        _, open_point, open_value = joining_points(tile, self.end_value[i])
+        own_point, open_point, open_value = joining_points(tile, self.end_value[i])
+        self.connections[i].append(Connection(self.end_tile[i], self.end_point[i], tile, own_point))
         self.trains[i].append(tile)
         self.tiles.append(tile)
         if self.is_open[i]:
@@ -198,19 +202,15 @@ class Trains:
     # --- the public picture ----------------------------------------------------------------------------------
 
     def view(self) -> TrainsView:
-        trains = []
-        for i, name in enumerate(self.names):
-            connections = []
-            target, target_point, value = self.engine, Point.NONE, LOW[self.engine]
-            for tile in self.trains[i]:
-                own_point, open_point, open_value = joining_points(tile, value)
-                connections.append(Connection(target, target_point, tile, own_point))
-                target, target_point, value = tile, open_point, open_value
-            trains.append(TrainView(
-                name, tuple(self.trains[i]), i < self.players and bool(self.marks >> i & 1),
-                (self.end_tile[i], self.end_point[i], self.end_value[i]), tuple(connections),
-            ))
         return TrainsView(
-            self.engine, tuple(trains), tuple((self.names[i], self.end_tile[i]) for i in self.open_doubles),
-            tuple(self.tiles),
+            self.engine, tuple([self.train_view(i) for i in range(len(self.names))]),
+            tuple((self.names[i], self.end_tile[i]) for i in self.open_doubles), tuple(self.tiles),
+        )
+
+    def train_view(self, i: int) -> TrainView:
+        """The public picture of the train of index ``i``: what :meth:`view` shows of it. It changes only when a
+        tile joins the train or its marker goes on or off (:meth:`has_marker`), which lets an encoder keep it."""
+        return TrainView(
+            self.names[i], tuple(self.trains[i]), i < self.players and bool(self.marks >> i & 1),
+            (self.end_tile[i], self.end_point[i], self.end_value[i]), tuple(self.connections[i]),
         )
