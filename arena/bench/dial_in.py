@@ -25,7 +25,6 @@ import trio
 
 from arena.bench.referee import referee_rate, typical_act_request
 from arena.players.dial_in import REGISTRY, DialInBot, token_digest
-from arena.players.grpc_trio import await_call
 from arena.players.process import BotProcess, BotSpec
 from arena.players.remote import RemoteBot
 from arena.server.dial_in import DialInServicer, add_to_server
@@ -77,7 +76,7 @@ async def local_side(bot_command: list[str], concurrencies: list[int], seconds: 
     try:
         client = await process.ensure_running()
         assert isinstance(client, RemoteBot)  # a bot the arena starts is called over its socket
-        return await measure(client, lambda: await_call(client._stub.Act.future(request, timeout=10)),
+        return await measure(client, lambda: client._call(client._stub.Act, request, 10),
                              concurrencies, seconds)
     finally:
         await process.stop()
