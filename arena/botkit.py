@@ -285,16 +285,17 @@ def _dial_in_token(options: argparse.Namespace) -> str:
     return token
 
 
-def _dial_in_channel(options: argparse.Namespace) -> grpc.Channel:
+def _dial_in_channel(options: argparse.Namespace) -> grpc.aio.Channel:
+    """The channel of a bot's own dial-in stream: grpc.aio's, on the relay's loop (:func:`arena.guest.run`)."""
     limits = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
               ("grpc.max_send_message_length", MAX_MESSAGE_BYTES), ("grpc.enable_retries", 0)]
     if not (options.tls or options.tls_ca):
-        return grpc.insecure_channel(options.connect, limits)
+        return grpc.aio.insecure_channel(options.connect, limits)
     roots = None
     if options.tls_ca:
         with open(options.tls_ca, "rb") as file:
             roots = file.read()
-    return grpc.secure_channel(options.connect, grpc.ssl_channel_credentials(root_certificates=roots), limits)
+    return grpc.aio.secure_channel(options.connect, grpc.ssl_channel_credentials(root_certificates=roots), limits)
 
 
 def connect_out(policy: Policy, options: argparse.Namespace, *, name: str, **hello: Any) -> int:

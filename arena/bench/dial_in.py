@@ -21,13 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import grpc.aio
 import trio
 
+from arena import guest
 from arena.bench.referee import referee_rate, typical_act_request
 from arena.players.dial_in import REGISTRY, DialInBot, token_digest
 from arena.players.process import BotProcess, BotSpec
 from arena.players.remote import RemoteBot
-from arena.server.dial_in import DialInServicer, add_to_server
+from arena.server.dial_in import add_to_server, dial_in_servicer
 
 BOT = "bench-dial-in"
 CONNECT_S = 60.0
@@ -92,10 +94,7 @@ async def dial_in_side(bot_command: list[str], concurrencies: list[int], seconds
     (folder / "bot.token").chmod(0o600)
     spec = BotSpec(BOT, dial_in=True, token_sha256=token_digest(token))
     REGISTRY.expect([spec])
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-    add_to_server(server, DialInServicer(REGISTRY, trio.lowlevel.current_trio_token()))
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
+    server, port = await dial_in_server()
     dial = ["--server" if not itself else "--connect", f"127.0.0.1:{port}", "--bot", BOT, "--token-file",
             str(folder / "bot.token"), "--reconnect", "0"]
     command = [*bot_command, *dial] if itself else [sys.executable, "-m", "arena", "connect", *dial, "--", *bot_command]
@@ -114,6 +113,31 @@ async def dial_in_side(bot_command: list[str], concurrencies: list[int], seconds
         except subprocess.TimeoutExpired:  # it never dialed in (the bot did not start, say)
             relay.kill()
             relay.wait()
+        await stop_server(server)
+
+
+async def dial_in_server() -> tuple[Any, int]:
+    """The dial-in service on a loopback port, started, as ``arena serve`` serves it: on grpc.aio in the host's loop
+    under :func:`arena.guest.run`, on grpcio's threads under a plain :func:`trio.run`; the server and its port."""
+    servicer = dial_in_servicer(REGISTRY)
+    if guest.active():
+        server: Any = grpc.aio.server()
+        add_to_server(server, servicer)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await guest.await_loop(server.start())
+        return server, port
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    add_to_server(server, servicer)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    return server, port
+
+
+async def stop_server(server: Any) -> None:
+    """Stop a server of :func:`dial_in_server` at once."""
+    if isinstance(server, grpc.aio.Server):
+        await guest.await_loop(server.stop(None))
+    else:
         server.stop(None)
 
 
