@@ -1,4 +1,4 @@
-"""``arena serve``: the trio main loop, the grpcio server in front of it, and a clean stop on SIGTERM or SIGINT.
+"""``arena serve``: the trio main loop, the grpc.aio server in front of it (in the loop trio is the guest of), and a clean stop on SIGTERM or SIGINT.
 
 The server's process is put together here, above everything it starts: the arena's service (:mod:`arena.server`),
 the leagues (:mod:`arena.league`) and the web dashboard (:mod:`arena.web`), which reads the server's tournaments; so
@@ -12,6 +12,7 @@ RUNNING in their ``server.json``, so the next start on the same data folder resu
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import signal
 import socket
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import grpc.aio
 import structlog
 import trio
 
@@ -50,11 +52,12 @@ from arena.server.auth import (
 )
 from arena.server.core import Arena, make_private_folder
 from arena.server.dial_in import CALLS as DIAL_IN_CALLS
-from arena.server.dial_in import SHUTTING_DOWN, DialInServicer
+from arena.server.dial_in import SHUTTING_DOWN, LoopDialInServicer
 from arena.server.dial_in import add_to_server as add_dial_in
 from arena.server.events import WATCH_BUFFER_EVENTS
 from arena.server.league_service import SERVICE_NAME, LeagueServicer, ShareLinks
 from arena.server.league_service import add_to_server as add_league
+from arena.server.loop_server import LoopInterceptor
 from arena.server.registry import load_registry
 from arena.server.service import ArenaServicer, add_to_server
 from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
@@ -286,21 +289,26 @@ class ServerLog:
 
 
 def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServicer | None = None,
-                dial_in: DialInServicer | None = None) -> tuple[grpc.Server, str]:
-    """The gRPC server, bound but not started, and the address it listens on (the real port when 0 was asked).
+                dial_in: LoopDialInServicer | None = None) -> tuple[grpc.aio.Server, str]:
+    """The gRPC server (grpc.aio's, in the loop trio is the guest of), bound but not started, and the address it
+    listens on (the real port when 0 was asked).
 
     Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server
     reflection (grpc.reflection.v1 and v1alpha); with a token, these calls need it too (the interceptor sees every
     call).
 
-    Streams (watches, health watches, reflection) are limited apart from quick calls (arena/server/streams.py),
-    so that open streams, read or not, never take the threads that quick calls need."""
+    Streams (watches, health watches, reflection, dial-ins) are limited apart from quick calls
+    (arena/server/streams.py), so that open streams, read or not, never take the threads that quick calls need. The
+    dial-in streams run on the loop (arena/server/dial_in.py), every other call on the server's thread pool
+    (arena/server/loop_server.py)."""
     streams = StreamLimits(config.max_streams, config.max_streams_per_client)
     own_checks = ((LEAGUE_CALLS,) if league is not None else ()) + ((DIAL_IN_CALLS,) if dial_in is not None else ())
     interceptors: list[ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=streams.pool_size(), thread_name_prefix="arena-grpc"),
-        interceptors=[*interceptors, StreamLimitInterceptor(streams)],  # the token first: no slot without it
+    server = grpc.aio.server(
+        migration_thread_pool=futures.ThreadPoolExecutor(max_workers=streams.pool_size(),
+                                                         thread_name_prefix="arena-grpc"),
+        # the token first: no slot without it
+        interceptors=[LoopInterceptor(interceptor) for interceptor in (*interceptors, StreamLimitInterceptor(streams))],
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -421,7 +429,7 @@ async def serve(config: ServeConfig) -> None:
             league = await open_leagues(config, log, arena.limiter) if config.leagues else None
             league_servicer = (LeagueServicer(league.core, trio.lowlevel.current_trio_token(), league.store.tmp,
                                               share_links(config)) if league is not None else None)
-            dial_in = DialInServicer(REGISTRY, trio.lowlevel.current_trio_token(), plain_text_beyond_loopback=(
+            dial_in = LoopDialInServicer(REGISTRY, plain_text_beyond_loopback=(
                 config.credentials is None and not is_loopback(config.listen)))
             server, address = make_server(config, servicer, league_servicer,  # a port in use: one line
                                           dial_in)
@@ -431,7 +439,7 @@ async def serve(config: ServeConfig) -> None:
                 await nursery.start(arena.run)
                 if league is not None:
                     await league.start(nursery)
-                server.start()
+                await guest.await_loop(server.start())
                 tls = "TLS" if config.credentials is not None else "plain text"
                 auth = "token required" if config.token else "no token"
                 # Tests and scripts read this line to learn the port.
@@ -449,11 +457,11 @@ async def serve(config: ServeConfig) -> None:
                 arena.stopping = True
                 if web is not None:
                     web.stop.set()
-                stopped = server.stop(grace=STOP_GRACE_S)
+                stopped = asyncio.ensure_future(server.stop(grace=STOP_GRACE_S))  # new calls refused from now on
                 REGISTRY.close_all(SHUTTING_DOWN)
                 await arena.shutdown()
                 arena.cancel_stuck_streams()
-                await trio.to_thread.run_sync(stopped.wait)
+                await guest.await_loop(stopped)
                 nursery.cancel_scope.cancel()
         log.info("stopped")
     finally:

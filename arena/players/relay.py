@@ -48,8 +48,10 @@ from arena import guest
 from arena.futures import until_interrupted
 from arena.guest import Outbox
 from arena.players.base import DecisionRequest
+from arena.players.client import wire_logged
 from arena.players.faults import BotFailure, FaultKind
 from arena.players.process import BotProcess
+from arena.players.remote import RemoteBot
 from arena.protocol import bot_pb2, dial_in_pb2, dial_in_pb2_grpc
 from arena.protocol.convert import observation_from_pb, options_from_pb
 from arena.rules import Game, new_game
@@ -173,9 +175,12 @@ class ProcessBot:
         return client.hello
 
     async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
-        request = decision_request(message, self._games)
         client = await self.process.ensure_running()
-        reply, _ = await client.reply(request, timeout_s)
+        if isinstance(client, RemoteBot) and not wire_logged():
+            # a gRPC bot is sent the request the arena encoded, which is what it would be sent by an arena running it
+            reply, _ = await client.act_encoded(message.SerializeToString(), timeout_s)
+            return reply
+        reply, _ = await client.reply(decision_request(message, self._games), timeout_s)
         return reply
 
     async def notify(self, message: bot_pb2.Notification) -> None:
@@ -262,7 +267,8 @@ class Relay:
         self.answered = {}  # request ids are the stream's own
         self.welcomed, self.farewell = False, ""
         outbox.put(dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(bot=self.bot, hello=hello)))
-        call = dial_in_pb2_grpc.DialInServiceStub(self.channel).Play(metadata=self.metadata)
+        stub: Any = dial_in_pb2_grpc.DialInServiceStub(self.channel)  # grpc-stubs type it as grpcio's
+        call = stub.Play(metadata=self.metadata)  # no request iterator: the writer task writes
         send, receive = trio.open_memory_channel[Any](RECEIVED_BUFFER)
         loop = asyncio.get_running_loop()
         reader = loop.create_task(self._read(call, send))
@@ -406,7 +412,7 @@ async def relay_with_reconnects(relay: Relay, open_channel: Callable[[], grpc.ai
         try:
             ended = await relay.run()
         finally:
-            asyncio.get_running_loop().create_task(relay.channel.close())  # the host's loop runs it to its end
+            asyncio.get_running_loop().create_task(relay.channel.close(None))  # the host's loop runs it to its end
         if ended.code in FINAL:
             return ended
         failures = 1 if relay.welcomed else failures + 1
