@@ -57,7 +57,7 @@ from arena.server.dial_in import add_to_server as add_dial_in
 from arena.server.events import WATCH_BUFFER_EVENTS
 from arena.server.league_service import SERVICE_NAME, LeagueServicer, ShareLinks
 from arena.server.league_service import add_to_server as add_league
-from arena.server.loop_server import LoopInterceptor
+from arena.server.loop_server import LoopInterceptor, end_all
 from arena.server.registry import load_registry
 from arena.server.service import ArenaServicer, add_to_server
 from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
@@ -301,6 +301,9 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
     (arena/server/streams.py), so that open streams, read or not, never take the threads that quick calls need. The
     dial-in streams run on the loop (arena/server/dial_in.py), every other call on the server's thread pool
     (arena/server/loop_server.py)."""
+    unix = config.listen.startswith("unix")
+    if not unix:
+        check_port(config.listen)  # before the server is made: an error then leaves no server behind
     streams = StreamLimits(config.max_streams, config.max_streams_per_client)
     own_checks = ((LEAGUE_CALLS,) if league is not None else ()) + ((DIAL_IN_CALLS,) if dial_in is not None else ())
     interceptors: list[ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
@@ -325,9 +328,6 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
         add_league(server, league)
         services.append(SERVICE_NAME)
     add_introspection(server, *services)
-    unix = config.listen.startswith("unix")
-    if not unix:
-        check_port(config.listen)
     try:
         if config.credentials is not None:
             port = server.add_secure_port(config.listen, config.credentials)
@@ -337,6 +337,8 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
     except RuntimeError:  # gRPC says only "Failed to bind ...; set GRPC_VERBOSITY=debug ...": find out why
         bound = False
     if not bound:
+        asyncio.get_running_loop().create_task(server.stop(None))  # guest.run finishes it, on the loop
+        del server  # not kept alive by the error's traceback past the loop's end (grpc.aio fails at exit then)
         raise ConfigError(f"cannot listen on {config.listen}: {bind_problem(config.listen)}")
     shown = config.listen if unix else config.listen.rsplit(":", 1)[0] + f":{port}"
     return server, shown
@@ -433,36 +435,42 @@ async def serve(config: ServeConfig) -> None:
                 config.credentials is None and not is_loopback(config.listen)))
             server, address = make_server(config, servicer, league_servicer,  # a port in use: one line
                                           dial_in)
-            listener = bind_http(config.http) if config.http is not None else None
-            log_policy(log, config)
-            async with trio.open_nursery() as nursery:
-                await nursery.start(arena.run)
-                if league is not None:
-                    await league.start(nursery)
-                await guest.await_loop(server.start())
-                tls = "TLS" if config.credentials is not None else "plain text"
-                auth = "token required" if config.token else "no token"
-                # Tests and scripts read this line to learn the port.
-                print(f"listening on {address}", file=sys.stderr, flush=True)
-                log.info("server_started", address=address, transport=tls, auth=auth, data=str(config.data),
-                         concurrency=config.concurrency)
-                web = (await start_web(nursery, arena, config, listener, league.core if league is not None else None)
-                       if listener is not None else None)
-                if config.token and config.credentials is None and not is_loopback(config.listen):
-                    log.warning("token_in_plain_text", advice="without --tls-cert/--tls-key anyone on the path can "
-                                                              "read the token")
-                async for received in signals:
-                    log.info("shutting_down", signal=signal.Signals(received).name)
-                    break
-                arena.stopping = True
-                if web is not None:
-                    web.stop.set()
-                stopped = asyncio.ensure_future(server.stop(grace=STOP_GRACE_S))  # new calls refused from now on
-                REGISTRY.close_all(SHUTTING_DOWN)
-                await arena.shutdown()
-                arena.cancel_stuck_streams()
-                await guest.await_loop(stopped)
-                nursery.cancel_scope.cancel()
+            try:
+                listener = bind_http(config.http) if config.http is not None else None
+                log_policy(log, config)
+                async with trio.open_nursery() as nursery:
+                    await nursery.start(arena.run)
+                    if league is not None:
+                        await league.start(nursery)
+                    await guest.await_loop(server.start())
+                    tls = "TLS" if config.credentials is not None else "plain text"
+                    auth = "token required" if config.token else "no token"
+                    # Tests and scripts read this line to learn the port.
+                    print(f"listening on {address}", file=sys.stderr, flush=True)
+                    log.info("server_started", address=address, transport=tls, auth=auth, data=str(config.data),
+                             concurrency=config.concurrency)
+                    web = (await start_web(nursery, arena, config, listener, league.core if league is not None else None)
+                           if listener is not None else None)
+                    if config.token and config.credentials is None and not is_loopback(config.listen):
+                        log.warning("token_in_plain_text", advice="without --tls-cert/--tls-key anyone on the path can "
+                                                                  "read the token")
+                    async for received in signals:
+                        log.info("shutting_down", signal=signal.Signals(received).name)
+                        break
+                    arena.stopping = True
+                    if web is not None:
+                        web.stop.set()
+                    stopped = asyncio.ensure_future(server.stop(grace=STOP_GRACE_S))  # new calls refused from now on
+                    REGISTRY.close_all(SHUTTING_DOWN)
+                    await arena.shutdown()
+                    arena.cancel_stuck_streams()
+                    await guest.await_loop(stopped)
+                    end_all()
+                    nursery.cancel_scope.cancel()
+            except BaseException:
+                asyncio.get_running_loop().create_task(server.stop(None))  # guest.run finishes it, on the loop
+                del server  # not kept alive by the error's traceback past the loop's end (grpc.aio fails at exit then)
+                raise
         log.info("stopped")
     finally:
         if league is not None:
