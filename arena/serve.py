@@ -289,9 +289,10 @@ class ServerLog:
 
 
 def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServicer | None = None,
-                dial_in: LoopDialInServicer | None = None) -> tuple[grpc.aio.Server, str]:
-    """The gRPC server (grpc.aio's, in the loop trio is the guest of), bound but not started, and the address it
-    listens on (the real port when 0 was asked).
+                dial_in: LoopDialInServicer | None = None
+                ) -> tuple[grpc.aio.Server, futures.ThreadPoolExecutor, str]:
+    """The gRPC server (grpc.aio's, in the loop trio is the guest of), bound but not started, the thread pool its
+    synchronous handlers run on, and the address it listens on (the real port when 0 was asked).
 
     Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server
     reflection (grpc.reflection.v1 and v1alpha); with a token, these calls need it too (the interceptor sees every
@@ -307,9 +308,9 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
     streams = StreamLimits(config.max_streams, config.max_streams_per_client)
     own_checks = ((LEAGUE_CALLS,) if league is not None else ()) + ((DIAL_IN_CALLS,) if dial_in is not None else ())
     interceptors: list[ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
+    pool = futures.ThreadPoolExecutor(max_workers=streams.pool_size(), thread_name_prefix="arena-grpc")
     server = grpc.aio.server(
-        migration_thread_pool=futures.ThreadPoolExecutor(max_workers=streams.pool_size(),
-                                                         thread_name_prefix="arena-grpc"),
+        migration_thread_pool=pool,
         # the token first: no slot without it
         interceptors=[LoopInterceptor(interceptor) for interceptor in (*interceptors, StreamLimitInterceptor(streams))],
         options=[
@@ -339,9 +340,10 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
     if not bound:
         asyncio.get_running_loop().create_task(server.stop(None))  # guest.run finishes it, on the loop
         del server  # not kept alive by the error's traceback past the loop's end (grpc.aio fails at exit then)
+        pool.shutdown(wait=False)
         raise ConfigError(f"cannot listen on {config.listen}: {bind_problem(config.listen)}")
     shown = config.listen if unix else config.listen.rsplit(":", 1)[0] + f":{port}"
-    return server, shown
+    return server, pool, shown
 
 
 def check_port(address: str) -> None:
@@ -433,8 +435,8 @@ async def serve(config: ServeConfig) -> None:
                                               share_links(config)) if league is not None else None)
             dial_in = LoopDialInServicer(REGISTRY, plain_text_beyond_loopback=(
                 config.credentials is None and not is_loopback(config.listen)))
-            server, address = make_server(config, servicer, league_servicer,  # a port in use: one line
-                                          dial_in)
+            server, pool, address = make_server(config, servicer, league_servicer,  # a port in use: one line
+                                                dial_in)
             try:
                 listener = bind_http(config.http) if config.http is not None else None
                 log_policy(log, config)
@@ -465,7 +467,7 @@ async def serve(config: ServeConfig) -> None:
                     await arena.shutdown()
                     arena.cancel_stuck_streams()
                     await guest.await_loop(stopped)
-                    end_all()
+                    await handlers_finished(pool)
                     nursery.cancel_scope.cancel()
             except BaseException:
                 asyncio.get_running_loop().create_task(server.stop(None))  # guest.run finishes it, on the loop
@@ -476,6 +478,15 @@ async def serve(config: ServeConfig) -> None:
         if league is not None:
             await league.database.close()
         log.close()
+
+
+async def handlers_finished(pool: futures.ThreadPoolExecutor) -> None:
+    """After the server's stop: every synchronous handler's call ended (a watch looping on ``is_active`` returns),
+    and the handlers' threads finished while the loop still runs (a handler's ``abort`` is done on the loop: with
+    the loop gone, its thread would wait forever, and the process with it). Bounded by the stop's grace."""
+    end_all()
+    with trio.move_on_after(STOP_GRACE_S):
+        await guest.await_loop(asyncio.to_thread(pool.shutdown))
 
 
 async def open_leagues(config: ServeConfig, log: ServerLog, limiter: trio.CapacityLimiter) -> OpenLeague:
