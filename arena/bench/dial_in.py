@@ -16,7 +16,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from concurrent import futures
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from arena.bench.referee import referee_rate, typical_act_request
 from arena.players.dial_in import REGISTRY, DialInBot, token_digest
 from arena.players.process import BotProcess, BotSpec
 from arena.players.remote import RemoteBot
-from arena.server.dial_in import add_to_server, dial_in_servicer
+from arena.server.dial_in import LoopDialInServicer, add_to_server
 
 BOT = "bench-dial-in"
 CONNECT_S = 60.0
@@ -113,32 +112,17 @@ async def dial_in_side(bot_command: list[str], concurrencies: list[int], seconds
         except subprocess.TimeoutExpired:  # it never dialed in (the bot did not start, say)
             relay.kill()
             relay.wait()
-        await stop_server(server)
-
-
-async def dial_in_server() -> tuple[Any, int]:
-    """The dial-in service on a loopback port, started, as ``arena serve`` serves it: on grpc.aio in the host's loop
-    under :func:`arena.guest.run`, on grpcio's threads under a plain :func:`trio.run`; the server and its port."""
-    servicer = dial_in_servicer(REGISTRY)
-    if guest.active():
-        server: Any = grpc.aio.server()
-        add_to_server(server, servicer)
-        port = server.add_insecure_port("127.0.0.1:0")
-        await guest.await_loop(server.start())
-        return server, port
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-    add_to_server(server, servicer)
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    return server, port
-
-
-async def stop_server(server: Any) -> None:
-    """Stop a server of :func:`dial_in_server` at once."""
-    if isinstance(server, grpc.aio.Server):
         await guest.await_loop(server.stop(None))
-    else:
-        server.stop(None)
+
+
+async def dial_in_server() -> tuple[grpc.aio.Server, int]:
+    """The dial-in service on a loopback port, started, as ``arena serve`` serves it (grpc.aio's, in the loop of
+    :func:`arena.guest.run`): the server and its port."""
+    server = grpc.aio.server()
+    add_to_server(server, LoopDialInServicer(REGISTRY))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await guest.await_loop(server.start())
+    return server, port
 
 
 async def bench_dial_in(bot_command: list[str], seconds: float, concurrencies: list[int], itself: bool = False

@@ -311,11 +311,3 @@ def add_to_server(server: grpc.Server | grpc.aio.Server, servicer: DialInService
         servicer.Play, request_deserializer=None, response_serializer=dial_in_pb2.PlayResponse.SerializeToString)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, {"Play": handler}),))
 
-
-def dial_in_servicer(registry: DialInRegistry, plain_text_beyond_loopback: bool = False
-                     ) -> DialInServicer | LoopDialInServicer:
-    """The servicer for the running trio run: grpc.aio's under :func:`arena.guest.run`, grpcio's otherwise."""
-    if guest.active():
-        return LoopDialInServicer(registry, plain_text_beyond_loopback=plain_text_beyond_loopback)
-    return DialInServicer(registry, trio.lowlevel.current_trio_token(),
-                          plain_text_beyond_loopback=plain_text_beyond_loopback)
