@@ -57,7 +57,7 @@ from arena.server.dial_in import add_to_server as add_dial_in
 from arena.server.events import WATCH_BUFFER_EVENTS
 from arena.server.league_service import SERVICE_NAME, LeagueServicer, ShareLinks
 from arena.server.league_service import add_to_server as add_league
-from arena.server.loop_server import LoopInterceptor, end_all
+from arena.server.loop_server import LoopInterceptor, Opening, end_all
 from arena.server.registry import load_registry
 from arena.server.service import ArenaServicer, add_to_server
 from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
@@ -288,11 +288,23 @@ class ServerLog:
         self._file.close()
 
 
+@dataclass(frozen=True)
+class Serving:
+    """The gRPC server of :func:`make_server` and what goes with it."""
+
+    server: grpc.aio.Server
+    pool: futures.ThreadPoolExecutor
+    """The threads of the synchronous handlers."""
+    opening: Opening
+    """Holds the calls until the arena is ready (:meth:`Opening.open`)."""
+    address: str
+
+
 def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServicer | None = None,
-                dial_in: LoopDialInServicer | None = None
-                ) -> tuple[grpc.aio.Server, futures.ThreadPoolExecutor, str]:
-    """The gRPC server (grpc.aio's, in the loop trio is the guest of), bound but not started, the thread pool its
-    synchronous handlers run on, and the address it listens on (the real port when 0 was asked).
+                dial_in: LoopDialInServicer | None = None) -> Serving:
+    """The gRPC server (grpc.aio's, in the loop trio is the guest of), bound but not started, with the thread pool
+    its synchronous handlers run on, the gate that holds calls until the arena is ready, and the address it listens
+    on (the real port when 0 was asked).
 
     Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server
     reflection (grpc.reflection.v1 and v1alpha); with a token, these calls need it too (the interceptor sees every
@@ -308,11 +320,13 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
     streams = StreamLimits(config.max_streams, config.max_streams_per_client)
     own_checks = ((LEAGUE_CALLS,) if league is not None else ()) + ((DIAL_IN_CALLS,) if dial_in is not None else ())
     interceptors: list[ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
+    opening = Opening()
     pool = futures.ThreadPoolExecutor(max_workers=streams.pool_size(), thread_name_prefix="arena-grpc")
     server = grpc.aio.server(
         migration_thread_pool=pool,
         # the token first: no slot without it
-        interceptors=[LoopInterceptor(interceptor) for interceptor in (*interceptors, StreamLimitInterceptor(streams))],
+        interceptors=[opening, *(LoopInterceptor(interceptor)
+                                 for interceptor in (*interceptors, StreamLimitInterceptor(streams)))],
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -343,7 +357,7 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
         pool.shutdown(wait=False)
         raise ConfigError(f"cannot listen on {config.listen}: {bind_problem(config.listen)}")
     shown = config.listen if unix else config.listen.rsplit(":", 1)[0] + f":{port}"
-    return server, pool, shown
+    return Serving(server, pool, opening, shown)
 
 
 def check_port(address: str) -> None:
@@ -435,16 +449,18 @@ async def serve(config: ServeConfig) -> None:
                                               share_links(config)) if league is not None else None)
             dial_in = LoopDialInServicer(REGISTRY, plain_text_beyond_loopback=(
                 config.credentials is None and not is_loopback(config.listen)))
-            server, pool, address = make_server(config, servicer, league_servicer,  # a port in use: one line
-                                                dial_in)
+            serving = make_server(config, servicer, league_servicer, dial_in)  # a port in use: one line
+            server = serving.server
             try:
                 listener = bind_http(config.http) if config.http is not None else None
                 log_policy(log, config)
                 async with trio.open_nursery() as nursery:
+                    await guest.await_loop(server.start())  # its calls held until the arena is ready
                     await nursery.start(arena.run)
                     if league is not None:
                         await league.start(nursery)
-                    await guest.await_loop(server.start())
+                    serving.opening.open()
+                    address = serving.address
                     tls = "TLS" if config.credentials is not None else "plain text"
                     auth = "token required" if config.token else "no token"
                     # Tests and scripts read this line to learn the port.
@@ -467,7 +483,7 @@ async def serve(config: ServeConfig) -> None:
                     await arena.shutdown()
                     arena.cancel_stuck_streams()
                     await guest.await_loop(stopped)
-                    await handlers_finished(pool)
+                    await handlers_finished(serving.pool)
                     nursery.cancel_scope.cancel()
             except BaseException:
                 asyncio.get_running_loop().create_task(server.stop(None))  # guest.run finishes it, on the loop
@@ -482,9 +498,13 @@ async def serve(config: ServeConfig) -> None:
 
 async def handlers_finished(pool: futures.ThreadPoolExecutor) -> None:
     """After the server's stop: every synchronous handler's call ended (a watch looping on ``is_active`` returns),
-    and the handlers' threads finished while the loop still runs (a handler's ``abort`` is done on the loop: with
-    the loop gone, its thread would wait forever, and the process with it). Bounded by the stop's grace."""
+    and the handlers' threads finished while the loop still runs. grpc.aio hands a synchronous handler's messages
+    and aborts over on the loop, each a task the thread waits for: the tasks the stopped server left are cancelled,
+    so that no thread waits forever (and the process with it, at exit, for its thread pool). Bounded by the stop's
+    grace."""
     end_all()
+    for task in asyncio.all_tasks():
+        task.cancel()
     with trio.move_on_after(STOP_GRACE_S):
         await guest.await_loop(asyncio.to_thread(pool.shutdown))
 

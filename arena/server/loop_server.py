@@ -139,3 +139,20 @@ class LoopInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]  # 
                 _CALLS[task] = call
         handler = await continuation(details)
         return with_thread_context(self.interceptor.intercept_service(lambda _: handler, details), call)
+
+
+class Opening(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]  # it sees every service's calls
+    """Holds the calls that come before :meth:`open`: the server is started before the arena's own tasks are (so
+    that starting it, which waits on the loop, lets none of them run before the server says where it listens), and
+    takes calls once they are."""
+
+    def __init__(self) -> None:
+        self._open = asyncio.Event()
+
+    def open(self) -> None:
+        self._open.set()
+
+    async def intercept_service(self, continuation: Any, details: grpc.HandlerCallDetails) -> Any:
+        if not self._open.is_set():
+            await self._open.wait()
+        return await continuation(details)
