@@ -487,7 +487,8 @@ async def serve(config: ServeConfig) -> None:
                     nursery.cancel_scope.cancel()
             except BaseException:
                 asyncio.get_running_loop().create_task(server.stop(None))  # guest.run finishes it, on the loop
-                del server  # not kept alive by the error's traceback past the loop's end (grpc.aio fails at exit then)
+                # not kept alive by the error's traceback past the loop's end (grpc.aio fails at exit then)
+                del server, serving
                 raise
         log.info("stopped")
     finally:
