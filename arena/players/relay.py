@@ -3,8 +3,8 @@
 The relay starts the bot as the arena would (a :class:`~arena.players.process.BotProcess`: a gRPC bot, a stdio bot, a
 kit binary; not sandboxed, as it is the owner's own program on the owner's machine), takes its handshake, and opens
 one ``DialInService.Play`` stream to the server (``proto/dominoes/v1/dial_in.proto``): the hello with the bot's own,
-then each decision request is rebuilt into the request the arena would have sent a local bot and handed to it
-(several at once, as the server sends them), and its reply goes back unchanged, for the server to check. A bot that
+then each decision request is handed to it as the arena would have sent it to a local bot (a gRPC bot gets the
+request's own bytes, any other bot the request rebuilt for its protocol; several at once, as the server sends them), and its reply goes back unchanged, for the server to check. A bot that
 crashed is started again for the next request; a request it cannot answer is left unanswered (the server's clock
 runs out on it). When the server gives up on a request (its ``Cancel``: a timeout, a game cancelled), the local call
 is cancelled, so the local bot sees CANCELLED as a bot the arena runs itself does, and nothing is sent back.
@@ -162,8 +162,10 @@ class LocalBot(Protocol):
 
 class ProcessBot:
     """A bot of any kind that the relay starts (:class:`~arena.players.process.BotProcess`, not sandboxed: its
-    owner's own program) and calls as the arena calls a bot it runs: each request rebuilt into the engine's (see
-    :func:`decision_request`) and encoded for the bot's protocol. Started again after a crash, for the next request."""
+    owner's own program) and calls as the arena calls a bot it runs: a gRPC bot is sent the ActRequest as the arena
+    encoded it (what an arena running the bot sends it), any other bot the request rebuilt into the engine's (see
+    :func:`decision_request`) and encoded for its protocol (and, with the wire log on, every bot, so that the log
+    names the decision). Started again after a crash, for the next request."""
 
     def __init__(self, process: BotProcess) -> None:
         self.process = process
