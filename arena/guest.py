@@ -248,12 +248,14 @@ def from_loop(function: Callable[..., T], *args: Any) -> T:
     task such as a grpc.aio handler, on the host's thread) and return its result. Same thread, so no hand-off: if
     the call schedules trio tasks (a trio.Event set, a memory channel's ``send_nowait``, a task spawned) while trio
     waits on the loop, its tick runs at once, without a write to trio's wake-up socket; calls made together in one
-    pass of the loop are run by one tick."""
+    pass of the loop are run by one tick. Raises :class:`trio.RunFinishedError` once the trio run has ended."""
+    runner = getattr(trio_run.GLOBAL_RUN_CONTEXT, "runner", None)
+    if runner is None:
+        raise trio.RunFinishedError("the trio run has ended")
     host: Host = _state.host
     wait = host.wait
     if wait is None or not wait.pending:  # a tick is due anyway (or trio waits in its own thread, woken by reschedule)
         return function(*args)
-    runner = trio_run.GLOBAL_RUN_CONTEXT.runner
     runner.guest_tick_scheduled = True  # a task scheduled by the call does not write the wake-up socket: woken below
     try:
         return function(*args)
@@ -286,8 +288,6 @@ async def await_trio(async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
                 done.set_exception(trio.RunFinishedError("the trio run is ending") if not scope.cancel_called
                                    else asyncio.CancelledError())
 
-    if getattr(trio_run.GLOBAL_RUN_CONTEXT, "runner", None) is None:
-        raise trio.RunFinishedError("the trio run has ended")
     from_loop(trio.lowlevel.spawn_system_task, in_trio)
     try:
         return await done

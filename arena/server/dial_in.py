@@ -228,7 +228,7 @@ class LoopDialInServicer:
             return guest.from_loop(function, *args)
         except DialInRefused as refusal:
             await context.abort(refusal.code, refusal.message)
-        except (AttributeError, trio.RunFinishedError):  # trio's run is over (no runner any more)
+        except trio.RunFinishedError:
             await context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
 
     async def _first(self, context: grpc.aio.ServicerContext[bytes, Any]) -> dial_in_pb2.DialInHello:
@@ -292,7 +292,7 @@ class LoopDialInServicer:
             self.registry.detach(connection)
         try:
             guest.from_loop(end)
-        except (AttributeError, trio.RunFinishedError):  # trio's run is over
+        except trio.RunFinishedError:
             pass
 
 
