@@ -1,4 +1,5 @@
-"""``arena serve``: the trio main loop, the grpc.aio server in front of it (in the loop trio is the guest of), and a clean stop on SIGTERM or SIGINT.
+"""``arena serve``: the trio main loop, the grpc.aio server in front of it (in the loop trio is the guest of), and a
+clean stop on SIGTERM or SIGINT.
 
 The server's process is put together here, above everything it starts: the arena's service (:mod:`arena.server`),
 the leagues (:mod:`arena.league`) and the web dashboard (:mod:`arena.web`), which reads the server's tournaments; so
@@ -467,7 +468,8 @@ async def serve(config: ServeConfig) -> None:
                     print(f"listening on {address}", file=sys.stderr, flush=True)
                     log.info("server_started", address=address, transport=tls, auth=auth, data=str(config.data),
                              concurrency=config.concurrency)
-                    web = (await start_web(nursery, arena, config, listener, league.core if league is not None else None)
+                    web = (await start_web(nursery, arena, config, listener,
+                                           league.core if league is not None else None)
                            if listener is not None else None)
                     if config.token and config.credentials is None and not is_loopback(config.listen):
                         log.warning("token_in_plain_text", advice="without --tls-cert/--tls-key anyone on the path can "

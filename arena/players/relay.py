@@ -1,13 +1,14 @@
 """``arena connect``'s relay: a bot of any kind run on its owner's machine, dialed in to a remote arena server.
 
-The relay starts the bot as the arena would (a :class:`~arena.players.process.BotProcess`: a gRPC bot, a stdio bot, a
-kit binary; not sandboxed, as it is the owner's own program on the owner's machine), takes its handshake, and opens
-one ``DialInService.Play`` stream to the server (``proto/dominoes/v1/dial_in.proto``): the hello with the bot's own,
-then each decision request is handed to it as the arena would have sent it to a local bot (a gRPC bot gets the
-request's own bytes, any other bot the request rebuilt for its protocol; several at once, as the server sends them), and its reply goes back unchanged, for the server to check. A bot that
-crashed is started again for the next request; a request it cannot answer is left unanswered (the server's clock
-runs out on it). When the server gives up on a request (its ``Cancel``: a timeout, a game cancelled), the local call
-is cancelled, so the local bot sees CANCELLED as a bot the arena runs itself does, and nothing is sent back.
+The relay starts the bot as the arena would (a :class:`~arena.players.process.BotProcess`: a gRPC bot, a stdio bot,
+a kit binary; not sandboxed, as it is the owner's own program on the owner's machine), takes its handshake, and
+opens one ``DialInService.Play`` stream to the server (``proto/dominoes/v1/dial_in.proto``): the hello with the
+bot's own, then each decision request is handed to it as the arena would have sent it to a local bot (a gRPC bot
+gets the request's own bytes, any other bot the request rebuilt for its protocol; several at once, as the server
+sends them), and its reply goes back unchanged, for the server to check. A bot that crashed is started again for the
+next request; a request it cannot answer is left unanswered (the server's clock runs out on it). When the server
+gives up on a request (its ``Cancel``: a timeout, a game cancelled), the local call is cancelled, so the local bot
+sees CANCELLED as a bot the arena runs itself does, and nothing is sent back.
 
 The bot is a :class:`LocalBot`: :class:`ProcessBot` for a program the relay starts (``arena connect``), or a Python
 botkit policy called in the bot's own process (``--connect``, :mod:`arena.botkit`), which saves the local hop.

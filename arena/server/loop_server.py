@@ -78,7 +78,7 @@ class ThreadContext:
     def _abort(self) -> None:
         try:
             self._context.abort(grpc.StatusCode.CANCELLED, "cancelled by the server")
-        except Exception:  # noqa: BLE001, S110 (grpc.aio's AbortError, or the call already over: it is ended either way)
+        except Exception:  # noqa: BLE001, S110 (grpc.aio's AbortError, or the call over already: ended either way)
             pass
 
     def __getattr__(self, name: str) -> Any:
@@ -112,8 +112,9 @@ def with_thread_context(handler: Handler | None, call: ThreadContext) -> Handler
         if inspect.iscoroutinefunction(behaviour) or inspect.isasyncgenfunction(behaviour):
             return handler
         make = getattr(grpc, f"{kind}_rpc_method_handler")
-        return make(_given(behaviour, call), request_deserializer=handler.request_deserializer,  # type: ignore[no-any-return]
-                    response_serializer=handler.response_serializer)
+        wrapped: Handler = make(_given(behaviour, call), request_deserializer=handler.request_deserializer,
+                                response_serializer=handler.response_serializer)
+        return wrapped
     return handler
 
 

@@ -1,12 +1,13 @@
 """Long-lived calls (watch streams, health watches, reflection) apart from the quick ones.
 
 The server runs every call but the dial-in streams on one thread of one pool (grpc.aio's ``migration_thread_pool``,
-arena/server/loop_server.py), and such a stream holds its thread for as long as it is open, reading or not; a dial-in
-stream runs on the loop and holds no thread, but is counted all the same. Streams are therefore counted here, over all clients and per client (its address without the
-port: one machine), and one beyond either limit is refused at once with RESOURCE_EXHAUSTED saying which limit and
-its flag. The pool has room for every stream allowed plus :data:`UNARY_WORKERS` threads that streams can never take,
-and the server's limit on calls in flight leaves :data:`UNARY_BACKLOG` more for quick calls waiting for a thread:
-however many streams are open, a ``ListTournaments`` is answered.
+arena/server/loop_server.py), and such a stream holds its thread for as long as it is open, reading or not; a
+dial-in stream runs on the loop and holds no thread, but is counted all the same. Streams are therefore counted
+here, over all clients and per client (its address without the port: one machine), and one beyond either limit is
+refused at once with RESOURCE_EXHAUSTED saying which limit and its flag. The pool has room for every stream allowed
+plus :data:`UNARY_WORKERS` threads that streams can never take, and the server's limit on calls in flight leaves
+:data:`UNARY_BACKLOG` more for quick calls waiting for a thread: however many streams are open, a
+``ListTournaments`` is answered.
 """
 
 from __future__ import annotations
