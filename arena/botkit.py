@@ -132,7 +132,7 @@ def listen_address(argv: Sequence[str] | None = None) -> str:
     return address
 
 
-def add_introspection(server: grpc.Server, *services: str) -> health.HealthServicer:
+def add_introspection(server: grpc.Server | grpc.aio.Server, *services: str) -> health.HealthServicer:
     """Serve, beside ``services`` (full names, e.g. ``dominoes.v1.Bot``), gRPC health checking and server reflection.
 
     Health (``grpc.health.v1.Health``): SERVING for the whole server ("") and for each of ``services``; the returned
@@ -279,22 +279,32 @@ def _dial_in_token(options: argparse.Namespace) -> str:
     if not token:
         sys.exit(f"error: {options.token_file}: the token file is empty")
     try:
-        _dial_in_channel(options).close()
+        _dial_in_credentials(options)
     except OSError as error:
         sys.exit(f"error: {options.tls_ca}: cannot read the TLS root certificate: {error.strerror or error}")
     return token
 
 
-def _dial_in_channel(options: argparse.Namespace) -> grpc.Channel:
-    limits = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-              ("grpc.max_send_message_length", MAX_MESSAGE_BYTES), ("grpc.enable_retries", 0)]
+def _dial_in_credentials(options: argparse.Namespace) -> grpc.ChannelCredentials | None:
+    """TLS credentials of a bot's own dial-in stream (reading ``--tls-ca``: OSError when it cannot), or None for
+    plain text."""
     if not (options.tls or options.tls_ca):
-        return grpc.insecure_channel(options.connect, limits)
+        return None
     roots = None
     if options.tls_ca:
         with open(options.tls_ca, "rb") as file:
             roots = file.read()
-    return grpc.secure_channel(options.connect, grpc.ssl_channel_credentials(root_certificates=roots), limits)
+    return grpc.ssl_channel_credentials(root_certificates=roots)
+
+
+def _dial_in_channel(options: argparse.Namespace) -> grpc.aio.Channel:
+    """The channel of a bot's own dial-in stream: grpc.aio's, on the relay's loop (:func:`arena.guest.run`)."""
+    limits = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+              ("grpc.max_send_message_length", MAX_MESSAGE_BYTES), ("grpc.enable_retries", 0)]
+    credentials = _dial_in_credentials(options)
+    if credentials is None:
+        return grpc.aio.insecure_channel(options.connect, limits)
+    return grpc.aio.secure_channel(options.connect, credentials, limits)
 
 
 def connect_out(policy: Policy, options: argparse.Namespace, *, name: str, **hello: Any) -> int:

@@ -27,9 +27,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import math
+import queue
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import grpc
 import grpc.aio
@@ -248,3 +249,101 @@ def _response_task(call: Any) -> asyncio.Future[Any]:
 def _is_eof(response: object) -> bool:
     """grpc.aio's marker of a call that ended without a response (its status says why)."""
     return response is grpc.aio.EOF  # type: ignore[attr-defined]  # exported by grpc.aio, missing in grpc-stubs
+
+
+def from_loop(function: Callable[..., T], *args: Any) -> T:
+    """Call a quick synchronous function of the trio side from the host loop's own code (a callback, or an asyncio
+    task such as a grpc.aio handler, on the host's thread) and return its result. Same thread, so no hand-off: if
+    the call schedules trio tasks (a trio.Event set, a memory channel's ``send_nowait``, a task spawned) while trio
+    waits on the loop, its tick runs at once, without a write to trio's wake-up socket; calls made together in one
+    pass of the loop are run by one tick. Raises :class:`trio.RunFinishedError` once the trio run has ended."""
+    runner = getattr(trio_run.GLOBAL_RUN_CONTEXT, "runner", None)
+    if runner is None:
+        raise trio.RunFinishedError("the trio run has ended")
+    host: Host = _state.host
+    wait = host.wait
+    if wait is None or not wait.pending:  # a tick is due anyway (or trio waits in its own thread, woken by reschedule)
+        return function(*args)
+    runner.guest_tick_scheduled = True  # a task scheduled by the call does not write the wake-up socket: woken below
+    try:
+        return function(*args)
+    finally:
+        if runner.runq:
+            wait.wake_now()
+        else:
+            runner.guest_tick_scheduled = False
+
+
+async def await_trio(async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``await async_fn(*args)`` on the trio side, awaited from asyncio code on the host (a grpc.aio handler): run as
+    a trio system task, its result or exception handed back. Cancelling the awaiting asyncio task cancels the trio
+    task; a trio run that is ending (its system tasks cancelled) raises :class:`trio.RunFinishedError`."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+    scope = trio.CancelScope()
+
+    async def in_trio() -> None:
+        try:
+            with scope:
+                result = await async_fn(*args)
+                if not done.done():
+                    done.set_result(result)
+        except Exception as error:
+            if not done.done():
+                done.set_exception(error)
+        finally:
+            if not done.done():
+                done.set_exception(trio.RunFinishedError("the trio run is ending") if not scope.cancel_called
+                                   else asyncio.CancelledError())
+
+    from_loop(trio.lowlevel.spawn_system_task, in_trio)
+    try:
+        return await done
+    except asyncio.CancelledError:
+        from_loop(scope.cancel)
+        raise
+
+
+async def await_loop(awaitable: Awaitable[T]) -> T:
+    """An asyncio awaitable (a grpc.aio server's start or stop, a stream's write) awaited from a trio task on the
+    host: its result or exception; cancelling the trio task cancels it."""
+    host: Host = _state.host
+    task = trio.lowlevel.current_task()
+    future = asyncio.ensure_future(awaitable)
+    waiting = True
+
+    def finished(done: asyncio.Future[T]) -> None:
+        if waiting:
+            host.resume(task, outcome.capture(done.result))
+
+    def abort(_: Any) -> trio.lowlevel.Abort:
+        nonlocal waiting
+        waiting = False
+        future.cancel()
+        return trio.lowlevel.Abort.SUCCEEDED
+
+    future.add_done_callback(finished)
+    try:
+        return await trio.lowlevel.wait_task_rescheduled(abort)  # type: ignore[no-any-return]
+    finally:
+        waiting = False
+
+
+class Outbox(queue.SimpleQueue[T], Generic[T]):
+    """What one side of a stream sends, in order: put by the trio side, taken by the stream's writer. The writer is
+    an asyncio task on the host (:meth:`wait` until there is something: a put wakes it, on the same thread), or,
+    under a plain :func:`trio.run`, one of grpcio's threads (``get`` with a timeout, as from any queue)."""
+
+    _waiter: asyncio.Future[None] | None = None
+
+    def put(self, item: T, block: bool = True, timeout: float | None = None) -> None:
+        super().put(item)
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def wait(self) -> None:
+        """Until the outbox holds something (from an asyncio task on the host)."""
+        while self.empty():
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter

@@ -1,4 +1,5 @@
-"""``arena serve``: the trio main loop, the grpcio server in front of it, and a clean stop on SIGTERM or SIGINT.
+"""``arena serve``: the trio main loop, the grpc.aio server in front of it (in the loop trio is the guest of), and a
+clean stop on SIGTERM or SIGINT.
 
 The server's process is put together here, above everything it starts: the arena's service (:mod:`arena.server`),
 the leagues (:mod:`arena.league`) and the web dashboard (:mod:`arena.web`), which reads the server's tournaments; so
@@ -12,6 +13,7 @@ RUNNING in their ``server.json``, so the next start on the same data folder resu
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import signal
 import socket
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import grpc.aio
 import structlog
 import trio
 
@@ -50,11 +53,12 @@ from arena.server.auth import (
 )
 from arena.server.core import Arena, make_private_folder
 from arena.server.dial_in import CALLS as DIAL_IN_CALLS
-from arena.server.dial_in import SHUTTING_DOWN, DialInServicer
+from arena.server.dial_in import SHUTTING_DOWN, LoopDialInServicer
 from arena.server.dial_in import add_to_server as add_dial_in
 from arena.server.events import WATCH_BUFFER_EVENTS
 from arena.server.league_service import SERVICE_NAME, LeagueServicer, ShareLinks
 from arena.server.league_service import add_to_server as add_league
+from arena.server.loop_server import LoopInterceptor, Opening, end_all
 from arena.server.registry import load_registry
 from arena.server.service import ArenaServicer, add_to_server
 from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
@@ -285,22 +289,45 @@ class ServerLog:
         self._file.close()
 
 
+@dataclass(frozen=True)
+class Serving:
+    """The gRPC server of :func:`make_server` and what goes with it."""
+
+    server: grpc.aio.Server
+    pool: futures.ThreadPoolExecutor
+    """The threads of the synchronous handlers."""
+    opening: Opening
+    """Holds the calls until the arena is ready (:meth:`Opening.open`)."""
+    address: str
+
+
 def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServicer | None = None,
-                dial_in: DialInServicer | None = None) -> tuple[grpc.Server, str]:
-    """The gRPC server, bound but not started, and the address it listens on (the real port when 0 was asked).
+                dial_in: LoopDialInServicer | None = None) -> Serving:
+    """The gRPC server (grpc.aio's, in the loop trio is the guest of), bound but not started, with the thread pool
+    its synchronous handlers run on, the gate that holds calls until the arena is ready, and the address it listens
+    on (the real port when 0 was asked).
 
     Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server
     reflection (grpc.reflection.v1 and v1alpha); with a token, these calls need it too (the interceptor sees every
     call).
 
-    Streams (watches, health watches, reflection) are limited apart from quick calls (arena/server/streams.py),
-    so that open streams, read or not, never take the threads that quick calls need."""
+    Streams (watches, health watches, reflection, dial-ins) are limited apart from quick calls
+    (arena/server/streams.py), so that open streams, read or not, never take the threads that quick calls need. The
+    dial-in streams run on the loop (arena/server/dial_in.py), every other call on the server's thread pool
+    (arena/server/loop_server.py)."""
+    unix = config.listen.startswith("unix")
+    if not unix:
+        check_port(config.listen)  # before the server is made: an error then leaves no server behind
     streams = StreamLimits(config.max_streams, config.max_streams_per_client)
     own_checks = ((LEAGUE_CALLS,) if league is not None else ()) + ((DIAL_IN_CALLS,) if dial_in is not None else ())
     interceptors: list[ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=streams.pool_size(), thread_name_prefix="arena-grpc"),
-        interceptors=[*interceptors, StreamLimitInterceptor(streams)],  # the token first: no slot without it
+    opening = Opening()
+    pool = futures.ThreadPoolExecutor(max_workers=streams.pool_size(), thread_name_prefix="arena-grpc")
+    server = grpc.aio.server(
+        migration_thread_pool=pool,
+        # the token first: no slot without it
+        interceptors=[opening, *(LoopInterceptor(interceptor)
+                                 for interceptor in (*interceptors, StreamLimitInterceptor(streams)))],
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -317,9 +344,6 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
         add_league(server, league)
         services.append(SERVICE_NAME)
     add_introspection(server, *services)
-    unix = config.listen.startswith("unix")
-    if not unix:
-        check_port(config.listen)
     try:
         if config.credentials is not None:
             port = server.add_secure_port(config.listen, config.credentials)
@@ -329,9 +353,12 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
     except RuntimeError:  # gRPC says only "Failed to bind ...; set GRPC_VERBOSITY=debug ...": find out why
         bound = False
     if not bound:
+        asyncio.get_running_loop().create_task(server.stop(None))  # guest.run finishes it, on the loop
+        del server  # not kept alive by the error's traceback past the loop's end (grpc.aio fails at exit then)
+        pool.shutdown(wait=False)
         raise ConfigError(f"cannot listen on {config.listen}: {bind_problem(config.listen)}")
     shown = config.listen if unix else config.listen.rsplit(":", 1)[0] + f":{port}"
-    return server, shown
+    return Serving(server, pool, opening, shown)
 
 
 def check_port(address: str) -> None:
@@ -421,45 +448,68 @@ async def serve(config: ServeConfig) -> None:
             league = await open_leagues(config, log, arena.limiter) if config.leagues else None
             league_servicer = (LeagueServicer(league.core, trio.lowlevel.current_trio_token(), league.store.tmp,
                                               share_links(config)) if league is not None else None)
-            dial_in = DialInServicer(REGISTRY, trio.lowlevel.current_trio_token(), plain_text_beyond_loopback=(
+            dial_in = LoopDialInServicer(REGISTRY, plain_text_beyond_loopback=(
                 config.credentials is None and not is_loopback(config.listen)))
-            server, address = make_server(config, servicer, league_servicer,  # a port in use: one line
-                                          dial_in)
-            listener = bind_http(config.http) if config.http is not None else None
-            log_policy(log, config)
-            async with trio.open_nursery() as nursery:
-                await nursery.start(arena.run)
-                if league is not None:
-                    await league.start(nursery)
-                server.start()
-                tls = "TLS" if config.credentials is not None else "plain text"
-                auth = "token required" if config.token else "no token"
-                # Tests and scripts read this line to learn the port.
-                print(f"listening on {address}", file=sys.stderr, flush=True)
-                log.info("server_started", address=address, transport=tls, auth=auth, data=str(config.data),
-                         concurrency=config.concurrency)
-                web = (await start_web(nursery, arena, config, listener, league.core if league is not None else None)
-                       if listener is not None else None)
-                if config.token and config.credentials is None and not is_loopback(config.listen):
-                    log.warning("token_in_plain_text", advice="without --tls-cert/--tls-key anyone on the path can "
-                                                              "read the token")
-                async for received in signals:
-                    log.info("shutting_down", signal=signal.Signals(received).name)
-                    break
-                arena.stopping = True
-                if web is not None:
-                    web.stop.set()
-                stopped = server.stop(grace=STOP_GRACE_S)
-                REGISTRY.close_all(SHUTTING_DOWN)
-                await arena.shutdown()
-                arena.cancel_stuck_streams()
-                await trio.to_thread.run_sync(stopped.wait)
-                nursery.cancel_scope.cancel()
+            serving = make_server(config, servicer, league_servicer, dial_in)  # a port in use: one line
+            server = serving.server
+            try:
+                listener = bind_http(config.http) if config.http is not None else None
+                log_policy(log, config)
+                async with trio.open_nursery() as nursery:
+                    await guest.await_loop(server.start())  # its calls held until the arena is ready
+                    await nursery.start(arena.run)
+                    if league is not None:
+                        await league.start(nursery)
+                    serving.opening.open()
+                    address = serving.address
+                    tls = "TLS" if config.credentials is not None else "plain text"
+                    auth = "token required" if config.token else "no token"
+                    # Tests and scripts read this line to learn the port.
+                    print(f"listening on {address}", file=sys.stderr, flush=True)
+                    log.info("server_started", address=address, transport=tls, auth=auth, data=str(config.data),
+                             concurrency=config.concurrency)
+                    web = (await start_web(nursery, arena, config, listener,
+                                           league.core if league is not None else None)
+                           if listener is not None else None)
+                    if config.token and config.credentials is None and not is_loopback(config.listen):
+                        log.warning("token_in_plain_text", advice="without --tls-cert/--tls-key anyone on the path can "
+                                                                  "read the token")
+                    async for received in signals:
+                        log.info("shutting_down", signal=signal.Signals(received).name)
+                        break
+                    arena.stopping = True
+                    if web is not None:
+                        web.stop.set()
+                    stopped = asyncio.ensure_future(server.stop(grace=STOP_GRACE_S))  # new calls refused from now on
+                    REGISTRY.close_all(SHUTTING_DOWN)
+                    await arena.shutdown()
+                    arena.cancel_stuck_streams()
+                    await guest.await_loop(stopped)
+                    await handlers_finished(serving.pool)
+                    nursery.cancel_scope.cancel()
+            except BaseException:
+                asyncio.get_running_loop().create_task(server.stop(None))  # guest.run finishes it, on the loop
+                # not kept alive by the error's traceback past the loop's end (grpc.aio fails at exit then)
+                del server, serving
+                raise
         log.info("stopped")
     finally:
         if league is not None:
             await league.database.close()
         log.close()
+
+
+async def handlers_finished(pool: futures.ThreadPoolExecutor) -> None:
+    """After the server's stop: every synchronous handler's call ended (a watch looping on ``is_active`` returns),
+    and the handlers' threads finished while the loop still runs. grpc.aio hands a synchronous handler's messages
+    and aborts over on the loop, each a task the thread waits for: the tasks the stopped server left are cancelled,
+    so that no thread waits forever (and the process with it, at exit, for its thread pool). Bounded by the stop's
+    grace."""
+    end_all()
+    for task in asyncio.all_tasks():
+        task.cancel()
+    with trio.move_on_after(STOP_GRACE_S):
+        await guest.await_loop(asyncio.to_thread(pool.shutdown))
 
 
 async def open_leagues(config: ServeConfig, log: ServerLog, limiter: trio.CapacityLimiter) -> OpenLeague:

@@ -180,3 +180,122 @@ def test_without_a_host_the_stock_thread_waits(threads_started: list[str]) -> No
     finally:
         loop.close()
     assert threads_started
+
+
+def count_socket_wakeups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each time, from now on, something wakes trio through its wake-up socket (what :func:`guest.from_loop` spares);
+    called from trio."""
+    woken: list[str] = []
+    manager = type(guest.trio_run.GLOBAL_RUN_CONTEXT.runner.io_manager)
+    force_wakeup = manager.force_wakeup
+
+    def counted(self: Any) -> None:
+        woken.append("socket")
+        force_wakeup(self)
+
+    monkeypatch.setattr(manager, "force_wakeup", counted)
+    return woken
+
+
+def test_loop_code_calls_trio_directly_and_awaits_its_functions(threads_started: list[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grpc.aio handler's side: a quick trio function called from an asyncio task on the host wakes the trio task
+    it concerns in the same pass (no thread, no socket); a trio async function awaited from asyncio answers,
+    raises, and is cancelled with the asyncio task that awaits it."""
+
+    async def main() -> list[object]:
+        socket_wakeups = count_socket_wakeups(monkeypatch)
+        seen: list[object] = []
+        woke = trio.Event()
+        loop = asyncio.get_running_loop()
+
+        async def set_from_loop() -> None:
+            guest.from_loop(woke.set)
+        loop.create_task(set_from_loop())
+        await woke.wait()
+        seen.append("woken")
+
+        async def double(x: int) -> int:
+            await trio.sleep(0.001)
+            return 2 * x
+
+        async def fail() -> None:
+            await trio.sleep(0)
+            raise KeyError("nope")
+
+        cancelled = trio.Event()
+
+        async def forever() -> None:
+            try:
+                await trio.sleep_forever()
+            finally:
+                cancelled.set()
+
+        async def from_asyncio() -> list[object]:
+            answers: list[object] = [await guest.await_trio(double, 21)]
+            try:
+                await guest.await_trio(fail)
+            except KeyError as error:
+                answers.append(error.args[0])
+            waiting = asyncio.ensure_future(guest.await_trio(forever))
+            await asyncio.sleep(0.01)
+            waiting.cancel()
+            answers.append(await asyncio.gather(waiting, return_exceptions=True))
+            return answers
+
+        answers = await guest.await_loop(from_asyncio())
+        seen.append(answers[:2])
+        seen.append(type(answers[2][0]).__name__)  # type: ignore[index]
+        with trio.fail_after(5):
+            await cancelled.wait()
+        seen.append("trio task cancelled")
+        seen.append(socket_wakeups)
+        return seen
+
+    assert guest.run(main) == ["woken", [42, "nope"], "CancelledError", "trio task cancelled", []]
+    assert threads_started == []
+
+
+def test_an_outbox_wakes_its_asyncio_writer_and_a_trio_task_awaits_asyncio(threads_started: list[str]) -> None:
+    """What the trio side puts is taken by an asyncio task waiting on the outbox, in order; an asyncio coroutine
+    awaited from trio answers, raises, and is cancelled when the trio task is."""
+
+    async def main() -> list[object]:
+        outbox: guest.Outbox[int | None] = guest.Outbox()
+        taken: list[int] = []
+
+        async def writer() -> str:
+            while True:
+                await outbox.wait()
+                item = outbox.get_nowait()
+                if item is None:
+                    return "done"
+                taken.append(item)
+
+        writing = asyncio.ensure_future(writer())
+        for item in (1, 2, 3):
+            outbox.put(item)
+            await trio.sleep(0.001)
+        outbox.put(4)
+        outbox.put(None)
+        seen: list[object] = [await guest.await_loop(writing), taken]
+
+        async def fails() -> None:
+            raise ValueError("from asyncio")
+        with pytest.raises(ValueError, match="from asyncio"):
+            await guest.await_loop(fails())
+        stopped = asyncio.Event()
+
+        async def endless() -> None:
+            try:
+                await asyncio.sleep(3600)
+            finally:
+                stopped.set()
+        with trio.move_on_after(0.01):
+            await guest.await_loop(endless())
+        await guest.await_loop(stopped.wait())
+        seen.append(stopped.is_set())
+        return seen
+
+    assert guest.run(main) == ["done", [1, 2, 3, 4], True]
+    assert threads_started == []

@@ -16,18 +16,19 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from concurrent import futures
 from pathlib import Path
 from typing import Any
 
 import grpc
+import grpc.aio
 import trio
 
+from arena import guest
 from arena.bench.referee import aio_act, referee_rate, typical_act_request
 from arena.players.dial_in import REGISTRY, DialInBot, token_digest
 from arena.players.process import BotProcess, BotSpec
 from arena.players.remote import RemoteBot
-from arena.server.dial_in import DialInServicer, add_to_server
+from arena.server.dial_in import LoopDialInServicer, add_to_server
 
 BOT = "bench-dial-in"
 CONNECT_S = 60.0
@@ -94,10 +95,7 @@ async def dial_in_side(bot_command: list[str], concurrencies: list[int], seconds
     (folder / "bot.token").chmod(0o600)
     spec = BotSpec(BOT, dial_in=True, token_sha256=token_digest(token))
     REGISTRY.expect([spec])
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-    add_to_server(server, DialInServicer(REGISTRY, trio.lowlevel.current_trio_token()))
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
+    server, port = await dial_in_server()
     dial = ["--server" if not itself else "--connect", f"127.0.0.1:{port}", "--bot", BOT, "--token-file",
             str(folder / "bot.token"), "--reconnect", "0"]
     command = [*bot_command, *dial] if itself else [sys.executable, "-m", "arena", "connect", *dial, "--", *bot_command]
@@ -116,7 +114,17 @@ async def dial_in_side(bot_command: list[str], concurrencies: list[int], seconds
         except subprocess.TimeoutExpired:  # it never dialed in (the bot did not start, say)
             relay.kill()
             relay.wait()
-        server.stop(None)
+        await guest.await_loop(server.stop(None))
+
+
+async def dial_in_server() -> tuple[grpc.aio.Server, int]:
+    """The dial-in service on a loopback port, started, as ``arena serve`` serves it (grpc.aio's, in the loop of
+    :func:`arena.guest.run`): the server and its port."""
+    server = grpc.aio.server()
+    add_to_server(server, LoopDialInServicer(REGISTRY))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await guest.await_loop(server.start())
+    return server, port
 
 
 async def bench_dial_in(bot_command: list[str], seconds: float, concurrencies: list[int], itself: bool = False

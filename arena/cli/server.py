@@ -203,7 +203,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
     relay = Relay(ProcessBot(process), None, args.bot, metadata)
 
     try:
-        ended = guest.run(dial_in, relay, lambda: _client(args).channel, Backoff(args.reconnect))
+        ended = guest.run(dial_in, relay, lambda: _client(args, aio=True).channel, Backoff(args.reconnect))
     except BotFailure as failure:
         return _refused(f"the bot did not start: {failure} (its log: {process.log_path})")
     status, lines = last_words(relay, ended, f"; bot log: {process.log_path}")
@@ -256,8 +256,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return run(config_from_args(args))
 
 
-def _client(args: argparse.Namespace) -> Any:
-    return connect(args.server, args.token_file, args.tls_ca, args.tls, args.tls_server_name)
+def _client(args: argparse.Namespace, aio: bool = False) -> Any:
+    return connect(args.server, args.token_file, args.tls_ca, args.tls, args.tls_server_name, aio)
 
 
 def shown_once(what: str, secret: str) -> int:

@@ -72,6 +72,11 @@ def notification_text(message: bot_pb2.Notification) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=True)
 
 
+def wire_logged() -> bool:
+    """Whether the wire log is on (``arena.wire`` at DEBUG): a decision's path then names and logs its messages."""
+    return WIRE_LOG.isEnabledFor(logging.DEBUG)
+
+
 def log_wire(bot: str, direction: str, call: str, body: Callable[[], str]) -> None:
     """One wire line: ``bot -> call: body``, control characters dropped, cut to :data:`WIRE_LINE` characters;
     ``body`` is only called when the wire log is on."""
@@ -175,7 +180,7 @@ class BotClient(ABC):
     async def reply(self, request: DecisionRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
         """The bot's ActReply as it came, not yet checked, and its think time: :meth:`act` checks it; the relay of
         ``arena connect`` forwards it unchanged, so the arena at the other end checks it as its own."""
-        if not WIRE_LOG.isEnabledFor(logging.DEBUG):  # every decision's path: no line to name, nothing to log
+        if not wire_logged():  # every decision's path: no line to name, nothing to log
             return await self._act(request, timeout_s)
         call = decision_call(request)
         log_wire(self.name, "->", call, lambda: act_request_text(request))

@@ -13,7 +13,9 @@ SHA-256) and which are connected; a tournament's :class:`~arena.players.process.
 it for the bot's connection, waiting for it up to its start time. The server's gRPC side
 (``arena/server/dial_in.py``) only moves messages between the stream and these objects.
 
-Everything here runs on the trio thread; the stream's threads reach it through ``trio.from_thread``.
+Everything here runs on the trio thread. Under :func:`arena.guest.run` (``arena serve``) the stream is grpc.aio's,
+on that same thread, and calls these objects directly; under a plain :func:`trio.run` (tests) the stream's grpcio
+threads reach them through ``trio.from_thread``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
-import queue
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 import grpc
 import trio
 
+from arena.guest import Outbox
 from arena.players.base import DecisionRequest
 from arena.players.client import BotClient, accept_hello
 from arena.players.faults import BotFailure, FaultKind
@@ -76,14 +78,14 @@ class _Pending:
 
 
 class DialInConnection:
-    """One accepted dial-in stream, on the trio thread: what to send (``outbox``, read by the stream's gRPC thread)
+    """One accepted dial-in stream, on the trio thread: what to send (``outbox``, read by the stream's writer)
     and the decision requests waiting for their replies."""
 
     def __init__(self, bot: str, digest: str, hello: bot_pb2.HelloReply) -> None:
         self.bot = bot
         self.digest = digest
         self.hello = hello
-        self.outbox: queue.SimpleQueue[dial_in_pb2.PlayResponse | Close] = queue.SimpleQueue()
+        self.outbox: Outbox[dial_in_pb2.PlayResponse | Close] = Outbox()
         self.closed = False
         self.why = ""
         self._kind = FaultKind.CRASHED

@@ -1,19 +1,21 @@
 """``arena connect``'s relay: a bot of any kind run on its owner's machine, dialed in to a remote arena server.
 
-The relay starts the bot as the arena would (a :class:`~arena.players.process.BotProcess`: a gRPC bot, a stdio bot, a
-kit binary; not sandboxed, as it is the owner's own program on the owner's machine), takes its handshake, and opens
-one ``DialInService.Play`` stream to the server (``proto/dominoes/v1/dial_in.proto``): the hello with the bot's own,
-then each decision request is rebuilt into the request the arena would have sent a local bot and handed to it
-(several at once, as the server sends them), and its reply goes back unchanged, for the server to check. A bot that
-crashed is started again for the next request; a request it cannot answer is left unanswered (the server's clock
-runs out on it). When the server gives up on a request (its ``Cancel``: a timeout, a game cancelled), the local call
-is cancelled, so the local bot sees CANCELLED as a bot the arena runs itself does, and nothing is sent back.
+The relay starts the bot as the arena would (a :class:`~arena.players.process.BotProcess`: a gRPC bot, a stdio bot,
+a kit binary; not sandboxed, as it is the owner's own program on the owner's machine), takes its handshake, and
+opens one ``DialInService.Play`` stream to the server (``proto/dominoes/v1/dial_in.proto``): the hello with the
+bot's own, then each decision request is handed to it as the arena would have sent it to a local bot (a gRPC bot
+gets the request's own bytes, any other bot the request rebuilt for its protocol; several at once, as the server
+sends them), and its reply goes back unchanged, for the server to check. A bot that crashed is started again for the
+next request; a request it cannot answer is left unanswered (the server's clock runs out on it). When the server
+gives up on a request (its ``Cancel``: a timeout, a game cancelled), the local call is cancelled, so the local bot
+sees CANCELLED as a bot the arena runs itself does, and nothing is sent back.
 
 The bot is a :class:`LocalBot`: :class:`ProcessBot` for a program the relay starts (``arena connect``), or a Python
 botkit policy called in the bot's own process (``--connect``, :mod:`arena.botkit`), which saves the local hop.
 
-The gRPC stream runs on threads of its own (grpcio's blocking API): its replies arrive in trio through a memory
-channel, and what the relay sends goes out through a queue the stream's request iterator reads.
+The gRPC stream is grpc.aio's, on the thread trio runs on (the relay runs under :func:`arena.guest.run`): a reader
+task on the loop hands what the server sends to trio through a memory channel, as it is read (what arrives together
+wakes trio once), and a writer task writes what the relay's outbox holds as it is put.
 
 :func:`relay_with_reconnects` dials again when a stream drops (the network, a server restarting), on a fresh channel
 each time, after a doubling pause, and gives up after a bounded number of attempts in a row that got no welcome. It
@@ -28,24 +30,29 @@ server's Cancel on the way (the arena ignored that reply).
 
 from __future__ import annotations
 
+import asyncio
 import math
 import queue
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import grpc
+import grpc.aio
 import trio
 
 from arena import guest
 from arena.futures import until_interrupted
+from arena.guest import Outbox
 from arena.players.base import DecisionRequest
+from arena.players.client import wire_logged
 from arena.players.faults import BotFailure, FaultKind
 from arena.players.process import BotProcess
+from arena.players.remote import RemoteBot
 from arena.protocol import bot_pb2, dial_in_pb2, dial_in_pb2_grpc
 from arena.protocol.convert import observation_from_pb, options_from_pb
 from arena.rules import Game, new_game
@@ -64,6 +71,8 @@ FINAL = frozenset({
 """How a stream ends that dialing again would not mend; any other end (UNAVAILABLE, CANCELLED, ...) is retried."""
 LATENCY_SAMPLES = 10_000
 """The most recent decisions :class:`Latency` keeps (a relay may run for days)."""
+RECEIVED_BUFFER = 256
+"""Messages from the server read ahead of the relay taking them."""
 ANSWERED_KEPT = 1_000
 """The most recent replies sent whose request a Cancel may still withdraw (a Cancel crosses a reply within a round
 trip; this is many more)."""
@@ -154,8 +163,10 @@ class LocalBot(Protocol):
 
 class ProcessBot:
     """A bot of any kind that the relay starts (:class:`~arena.players.process.BotProcess`, not sandboxed: its
-    owner's own program) and calls as the arena calls a bot it runs: each request rebuilt into the engine's (see
-    :func:`decision_request`) and encoded for the bot's protocol. Started again after a crash, for the next request."""
+    owner's own program) and calls as the arena calls a bot it runs: a gRPC bot is sent the ActRequest as the arena
+    encoded it (what an arena running the bot sends it), any other bot the request rebuilt into the engine's (see
+    :func:`decision_request`) and encoded for its protocol (and, with the wire log on, every bot, so that the log
+    names the decision). Started again after a crash, for the next request."""
 
     def __init__(self, process: BotProcess) -> None:
         self.process = process
@@ -167,9 +178,12 @@ class ProcessBot:
         return client.hello
 
     async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
-        request = decision_request(message, self._games)
         client = await self.process.ensure_running()
-        reply, _ = await client.reply(request, timeout_s)
+        if isinstance(client, RemoteBot) and not wire_logged():
+            # a gRPC bot is sent the request the arena encoded, which is what it would be sent by an arena running it
+            reply, _ = await client.act_encoded(message.SerializeToString(), timeout_s)
+            return reply
+        reply, _ = await client.reply(decision_request(message, self._games), timeout_s)
         return reply
 
     async def notify(self, message: bot_pb2.Notification) -> None:
@@ -226,7 +240,7 @@ class PolicyBot:
 class Relay:
     """One local bot and its dial-in streams (one at a time)."""
 
-    def __init__(self, local: LocalBot, channel: grpc.Channel | None, bot: str,
+    def __init__(self, local: LocalBot, channel: grpc.aio.Channel | None, bot: str,
                  metadata: tuple[tuple[str, str], ...], say: Any = None) -> None:
         self.local = local
         self.channel = channel
@@ -234,7 +248,7 @@ class Relay:
         self.bot = bot
         self.metadata = metadata
         self.say = say or (lambda text: print(text, file=sys.stderr, flush=True))
-        self.outbox: queue.SimpleQueue[dial_in_pb2.PlayRequest | None] = queue.SimpleQueue()
+        self.outbox: Outbox[dial_in_pb2.PlayRequest | None] = Outbox()
         self.decisions = 0
         self.latency = Latency()
         self.in_flight: dict[int, InFlight] = {}
@@ -247,40 +261,21 @@ class Relay:
         self.farewell = ""
         """Why the server ended the stream cleanly (its Farewell), once it has."""
 
-    def _requests(self, outbox: queue.SimpleQueue[dial_in_pb2.PlayRequest | None]
-                  ) -> Iterator[dial_in_pb2.PlayRequest]:
-        while (message := outbox.get()) is not None:
-            yield message
-
     async def run(self) -> Ended:
         """Start the bot (unless it runs already), dial in, and relay until the stream ends; how it ended."""
         hello = await self.local.hello()
         assert self.channel is not None
-        outbox: queue.SimpleQueue[dial_in_pb2.PlayRequest | None] = queue.SimpleQueue()
-        self.outbox = outbox  # a stream of its own: the last one's iterator has ended
+        outbox: Outbox[dial_in_pb2.PlayRequest | None] = Outbox()
+        self.outbox = outbox  # a stream of its own: the last one's writer has ended
         self.answered = {}  # request ids are the stream's own
         self.welcomed, self.farewell = False, ""
         outbox.put(dial_in_pb2.PlayRequest(hello=dial_in_pb2.DialInHello(bot=self.bot, hello=hello)))
-        stub = dial_in_pb2_grpc.DialInServiceStub(self.channel)
-        call = stub.Play(self._requests(outbox), metadata=self.metadata)
-        send, receive = trio.open_memory_channel[Any](256)
-        token = trio.lowlevel.current_trio_token()
-
-        def read() -> None:
-            try:
-                for message in call:
-                    trio.from_thread.run(send.send, (message, time.perf_counter()), trio_token=token)
-                ended = Ended(grpc.StatusCode.OK, self.farewell)
-            except grpc.RpcError as error:
-                ended = Ended(error.code(), error.details() or "")
-            except trio.RunFinishedError:
-                return
-            try:
-                trio.from_thread.run(send.send, ended, trio_token=token)
-            except trio.RunFinishedError:
-                pass
-
-        threading.Thread(target=read, daemon=True, name="dial-in reader").start()
+        stub: Any = dial_in_pb2_grpc.DialInServiceStub(self.channel)  # grpc-stubs type it as grpcio's
+        call = stub.Play(metadata=self.metadata)  # no request iterator: the writer task writes
+        send, receive = trio.open_memory_channel[Any](RECEIVED_BUFFER)
+        loop = asyncio.get_running_loop()
+        reader = loop.create_task(self._read(call, send))
+        writer = loop.create_task(self._write(call, outbox))
         try:
             async with trio.open_nursery() as nursery:
                 async for message in receive:
@@ -289,9 +284,48 @@ class Relay:
                         return message
                     self._take(nursery, *message)
         finally:
-            outbox.put(None)
-            call.cancel()  # type: ignore[no-untyped-call]  # grpc-stubs leave RpcContext.cancel unannotated
+            call.cancel()
+            reader.cancel()
+            writer.cancel()
         return Ended(grpc.StatusCode.OK, "")  # pragma: no cover (the reader always sends how it ended)
+
+    async def _read(self, call: Any, send: trio.MemorySendChannel[Any]) -> None:
+        """The reader task (on the loop): each message the server sends, with the time it arrived, to trio, and
+        last how the stream ended."""
+        try:
+            while (message := await call.read()) is not grpc.aio.EOF:  # type: ignore[attr-defined]  # as in guest
+                await self._hand_over(send, (message, time.perf_counter()))
+            code = await call.code()
+            ended = Ended(code, self.farewell if code == grpc.StatusCode.OK else await call.details() or "")
+        except grpc.aio.AioRpcError as error:
+            ended = Ended(error.code(), error.details() or "")
+        await self._hand_over(send, ended)
+
+    @staticmethod
+    async def _hand_over(send: trio.MemorySendChannel[Any], item: Any) -> None:
+        """To trio, at once while the channel has room (the usual case: the relay takes a message as it comes);
+        waiting for room when it has none, so that the server is read no faster than the relay takes."""
+        try:
+            guest.from_loop(send.send_nowait, item)
+        except trio.WouldBlock:
+            await guest.await_trio(send.send, item)
+
+    @staticmethod
+    async def _write(call: Any, outbox: Outbox[dial_in_pb2.PlayRequest | None]) -> None:
+        """The writer task (on the loop): what the outbox holds, in order, until its None (or the stream ends)."""
+        try:
+            while True:
+                try:
+                    message = outbox.get_nowait()
+                except queue.Empty:
+                    await outbox.wait()
+                    continue
+                if message is None:
+                    await call.done_writing()
+                    return
+                await call.write(message)
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):  # the stream is over: the reader says how
+            pass
 
     def _take(self, nursery: trio.Nursery, message: dial_in_pb2.PlayResponse, received: float) -> None:
         which = message.WhichOneof("message")
@@ -369,7 +403,7 @@ class Backoff:
         return min(self.most_s, self.first_s * 2.0 ** (failures - 1))
 
 
-async def relay_with_reconnects(relay: Relay, open_channel: Callable[[], grpc.Channel],
+async def relay_with_reconnects(relay: Relay, open_channel: Callable[[], grpc.aio.Channel],
                                 backoff: Backoff = Backoff()) -> Ended:
     """Relay over one stream after another until one ends for good (:data:`FINAL`) or ``backoff.attempts``
     attempts in a row got no welcome; how the last one ended. A stream that was welcomed starts the count
@@ -381,7 +415,7 @@ async def relay_with_reconnects(relay: Relay, open_channel: Callable[[], grpc.Ch
         try:
             ended = await relay.run()
         finally:
-            relay.channel.close()
+            asyncio.get_running_loop().create_task(relay.channel.close(None))  # the host's loop runs it to its end
         if ended.code in FINAL:
             return ended
         failures = 1 if relay.welcomed else failures + 1
@@ -394,7 +428,7 @@ async def relay_with_reconnects(relay: Relay, open_channel: Callable[[], grpc.Ch
         await trio.sleep(delay)
 
 
-async def dial_in(relay: Relay, open_channel: Callable[[], grpc.Channel], backoff: Backoff = Backoff()
+async def dial_in(relay: Relay, open_channel: Callable[[], grpc.aio.Channel], backoff: Backoff = Backoff()
                   ) -> Ended | None:
     """:func:`relay_with_reconnects` until a stream ends for good, or until SIGINT (Ctrl-C) or SIGTERM: then
     None, the stream cancelled. The local bot is stopped either way. (A signal, not KeyboardInterrupt: that can land
@@ -405,7 +439,7 @@ async def dial_in(relay: Relay, open_channel: Callable[[], grpc.Channel], backof
         await relay.local.stop()
 
 
-def dial_in_until_done(relay: Relay, open_channel: Callable[[], grpc.Channel], backoff: Backoff) -> Ended | None:
+def dial_in_until_done(relay: Relay, open_channel: Callable[[], grpc.aio.Channel], backoff: Backoff) -> Ended | None:
     """:func:`dial_in` run to its end on a trio loop of its own (the botkit's ``--connect``, which has none)."""
     return guest.run(dial_in, relay, open_channel, backoff)
 

@@ -130,7 +130,11 @@ class RemoteBot(BotClient):
             raise BotFailure(FaultKind.HANDSHAKE_FAILED, detail=detail + http2_hint(detail)) from None
 
     async def _act(self, request: DecisionRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
-        message = act_request_bytes(request)
+        return await self.act_encoded(act_request_bytes(request), timeout_s)
+
+    async def act_encoded(self, message: bytes, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
+        """Act with the ActRequest already encoded (the relay forwards the arena's own bytes): the reply and the
+        think time, failures as :meth:`_act`'s."""
         started = time.perf_counter()
         try:
             reply = act_reply(await self._call(self._act_bytes, message, timeout_s))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+import grpc.aio
 
 from arena.protocol import MAX_MESSAGE_BYTES
 from arena.protocol import arena_pb2_grpc as apb_grpc
@@ -55,8 +56,10 @@ def describe(error: grpc.RpcError, address: str) -> str:
 
 
 def connect(address: str, token_file: str | None = None, tls_ca: str | None = None, tls: bool = False,
-            tls_server_name: str | None = None) -> Client:
-    """A client for the server at ``address``; TLS with ``tls_ca`` (a PEM file) or, with ``tls``, system roots."""
+            tls_server_name: str | None = None, aio: bool = False) -> Client:
+    """A client for the server at ``address``; TLS with ``tls_ca`` (a PEM file) or, with ``tls``, system roots.
+    ``aio``: its channel is grpc.aio's (for a stream on the loop of :func:`arena.guest.run`), not grpcio's."""
+    grpc_: Any = grpc.aio if aio else grpc
     token = read_token(token_file) if token_file else None
     options: list[tuple[str, Any]] = [
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -67,9 +70,9 @@ def connect(address: str, token_file: str | None = None, tls_ca: str | None = No
         options.append(("grpc.ssl_target_name_override", tls_server_name))
     if tls or tls_ca:
         roots = read_file(tls_ca, "TLS root certificate") if tls_ca else None
-        channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=roots), options)
+        channel = grpc_.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=roots), options)
     else:
         if tls_server_name:
             raise ConfigError("--tls-server-name needs --tls or --tls-ca")
-        channel = grpc.insecure_channel(address, options)
+        channel = grpc_.insecure_channel(address, options)
     return Client(address, apb_grpc.ArenaStub(channel), channel, bearer(token) if token else ())

@@ -1,26 +1,36 @@
 """The gRPC side of dial-in streams (``DialInService.Play``): read the hello, have the trio side accept it, then move
 messages between the stream and its :class:`~arena.players.dial_in.DialInConnection` until either side ends it.
 
-Each stream holds the gRPC thread that runs its handler (sending what the connection's outbox holds) and one reader
-thread of its own (handing each message to the trio thread, one at a time, so a bot that floods the stream is read
-no faster than the arena takes its messages, and is closed at its first message the protocol does not allow). The
-streams are counted with the server's other streams (arena/server/streams.py). The token is checked by the registry,
-not by the server's interceptor (a bot's token is not the server's), before the stream's first message is read: a
-caller without a bot's token is refused UNAUTHENTICATED whatever it sends, or if it sends nothing.
+Under :func:`arena.guest.run` (``arena serve``) the service is grpc.aio's (:class:`LoopDialInServicer`), on the
+thread trio runs on: the handler calls the registry and the connection directly (:func:`arena.guest.from_loop`), a
+reader task hands each message over as it is read, and the handler writes what the connection's outbox holds. No
+message crosses a thread, and replies read in one pass of the loop wake their games in one trio tick.
+
+Under a plain :func:`trio.run` (tests) it is grpcio's (:class:`DialInServicer`): each stream holds the gRPC thread that
+runs its handler (sending what the outbox holds) and one reader thread of its own (handing each message to the trio
+thread through ``trio.from_thread``).
+
+Either way a message is handed over before the next is read, so a bot that floods the stream is read no faster than
+the arena takes its messages, and is closed at its first message the protocol does not allow. The streams are counted
+with the server's other streams (arena/server/streams.py). The token is checked by the registry, not by the server's
+interceptor (a bot's token is not the server's), before the stream's first message is read: a caller without a bot's
+token is refused UNAUTHENTICATED whatever it sends, or if it sends nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import grpc
+import grpc.aio
 import trio
 from google.protobuf.message import DecodeError
 
-from arena import __version__
+from arena import __version__, guest
 from arena.players.dial_in import Close, DialInConnection, DialInRefused, DialInRegistry
 from arena.protocol import PROTOCOL_VERSION, bot_pb2, dial_in_pb2
 from arena.server.auth import AUTH_HEADER, SCHEME
@@ -44,6 +54,36 @@ def bearer_token(context: grpc.ServicerContext) -> str | None:
     return None
 
 
+def refused(plain_text_beyond_loopback: bool) -> str | None:
+    """Why every stream is refused (FAILED_PRECONDITION), or None."""
+    if not plain_text_beyond_loopback:
+        return None
+    return ("this server listens beyond loopback without TLS, and a bot's token must not cross the network in plain "
+            "text: its operator starts it with --tls-cert/--tls-key")
+
+
+def welcome() -> dial_in_pb2.PlayResponse:
+    """The stream's first message: the arena's own hello."""
+    return dial_in_pb2.PlayResponse(welcome=bot_pb2.HelloRequest(arena_version=__version__,
+                                                                 protocol_version=PROTOCOL_VERSION))
+
+
+def farewell(close: Close) -> dial_in_pb2.PlayResponse:
+    """The last message of a stream the arena ends cleanly."""
+    return dial_in_pb2.PlayResponse(farewell=dial_in_pb2.Farewell(reason=close.message))
+
+
+def hello_of(first: bytes | None) -> dial_in_pb2.DialInHello | None:
+    """The hello the stream's first message carries, or None when it is not one."""
+    request = parsed(first) if first is not None else None
+    if request is None or request.WhichOneof("message") != "hello":
+        return None
+    return request.hello
+
+
+NOT_A_HELLO = "the first message of a dial-in stream must be the hello (PlayRequest.hello)"
+
+
 class DialInServicer:
     """The dial-in service on the server's gRPC threads, handing every decision to the trio thread. Not the generated
     servicer: its ``Play`` reads the stream's messages as bytes (:func:`add_to_server` registers it so), not as the
@@ -64,10 +104,9 @@ class DialInServicer:
              context: grpc.ServicerContext) -> Iterator[dial_in_pb2.PlayResponse]:
         """One bot's stream. Its messages arrive as bytes, parsed here: one that is not a PlayRequest is the bot's
         protocol error, told to it and recorded, not gRPC's INTERNAL."""
-        if self.refuse_all:
-            context.abort(grpc.StatusCode.FAILED_PRECONDITION,
-                          "this server listens beyond loopback without TLS, and a bot's token must not cross the "
-                          "network in plain text: its operator starts it with --tls-cert/--tls-key")
+        refusal = refused(self.refuse_all)
+        if refusal is not None:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, refusal)
         token = bearer_token(context)
         self._registry(context, self.registry.authenticate, token)  # before any message is read
         hello = self._first(request_iterator, context)
@@ -76,8 +115,7 @@ class DialInServicer:
                                   name=f"dial-in {connection.bot}")
         reader.start()
         try:
-            yield dial_in_pb2.PlayResponse(welcome=bot_pb2.HelloRequest(arena_version=__version__,
-                                                                        protocol_version=PROTOCOL_VERSION))
+            yield welcome()
             while True:
                 try:
                     item = connection.outbox.get(timeout=POLL_S)
@@ -88,7 +126,7 @@ class DialInServicer:
                 if isinstance(item, Close):
                     if item.code != grpc.StatusCode.OK:
                         context.abort(item.code, item.message)
-                    yield dial_in_pb2.PlayResponse(farewell=dial_in_pb2.Farewell(reason=item.message))
+                    yield farewell(item)
                     return
                 yield item
         finally:
@@ -118,11 +156,10 @@ class DialInServicer:
         if first is None:
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED if context.is_active() else grpc.StatusCode.CANCELLED,
                           f"no hello within {self.hello_timeout_s:g} s")
-        request = parsed(first)
-        if request is None or request.WhichOneof("message") != "hello":
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                          "the first message of a dial-in stream must be the hello (PlayRequest.hello)")
-        return request.hello
+        hello = hello_of(first)
+        if hello is None:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, NOT_A_HELLO)
+        return hello
 
     def _read(self, request_iterator: Iterator[bytes], connection: DialInConnection) -> None:
         """The reader thread: every message to the trio thread, until the stream ends or the bot breaks the
@@ -156,6 +193,109 @@ class DialInServicer:
             pass
 
 
+class LoopDialInServicer:
+    """The dial-in service on grpc.aio, on the thread trio runs on (under :func:`arena.guest.run`): the registry and
+    the connection are called directly, every message handed over as it is read, what the outbox holds written as it
+    is put. Its ``Play`` reads the stream's messages as bytes, as :class:`DialInServicer`'s does."""
+
+    def __init__(self, registry: DialInRegistry, hello_timeout_s: float = HELLO_TIMEOUT_S,
+                 plain_text_beyond_loopback: bool = False) -> None:
+        self.registry = registry
+        self.hello_timeout_s = hello_timeout_s
+        self.refuse_all = plain_text_beyond_loopback
+
+    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext[bytes, Any]) -> None:
+        """One bot's stream, as :meth:`DialInServicer.Play`."""
+        refusal = refused(self.refuse_all)
+        if refusal is not None:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, refusal)
+        token = bearer_token(context)  # type: ignore[arg-type]  # the same metadata either way
+        await self._registry(context, self.registry.authenticate, token)  # before any message is read
+        hello = await self._first(context)
+        connection: DialInConnection = await self._registry(context, self.registry.attach, hello, token)
+        reader = asyncio.ensure_future(self._read(context, connection))
+        try:
+            await context.write(welcome())
+            await self._write(context, connection)
+        finally:
+            reader.cancel()
+            self._end(connection, "the stream ended")
+
+    async def _registry(self, context: grpc.aio.ServicerContext[bytes, Any], function: Any, *args: Any) -> Any:
+        """A call of the registry (on this thread); the stream aborted with its refusal, or UNAVAILABLE when the
+        server is stopping."""
+        try:
+            return guest.from_loop(function, *args)
+        except DialInRefused as refusal:
+            await context.abort(refusal.code, refusal.message)
+        except trio.RunFinishedError:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+
+    async def _first(self, context: grpc.aio.ServicerContext[bytes, Any]) -> dial_in_pb2.DialInHello:
+        """The stream's hello, which must come first and within the hello timeout; the stream aborted otherwise
+        (CANCELLED when nothing came, as grpcio's servicer cancels such a stream)."""
+        try:
+            async with asyncio.timeout(self.hello_timeout_s):
+                first = await context.read()
+        except Exception:  # noqa: BLE001 (the time ran out, or the stream broke before its first message)
+            first = None
+        if not isinstance(first, bytes):
+            await context.abort(grpc.StatusCode.CANCELLED, f"no hello within {self.hello_timeout_s:g} s")
+        hello = hello_of(first)
+        if hello is None:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, NOT_A_HELLO)
+        assert hello is not None  # abort raises
+        return hello
+
+    async def _write(self, context: grpc.aio.ServicerContext[bytes, Any], connection: DialInConnection) -> None:
+        """What the connection's outbox holds, written in order, until its Close."""
+        outbox = connection.outbox
+        while True:
+            try:
+                item = outbox.get_nowait()
+            except queue.Empty:
+                await outbox.wait()
+                continue
+            if isinstance(item, Close):
+                if item.code != grpc.StatusCode.OK:
+                    await context.abort(item.code, item.message)
+                await context.write(farewell(item))
+                return
+            await context.write(item)
+
+    async def _read(self, context: grpc.aio.ServicerContext[bytes, Any], connection: DialInConnection) -> None:
+        """The reader task: every message to the connection, until the stream ends or the bot breaks the
+        protocol."""
+        why = "the bot closed the stream"
+        try:
+            while True:
+                data = await context.read()
+                if not isinstance(data, bytes):  # grpc.aio's EOF: the bot closed its side
+                    break
+                message = parsed(data)
+                if message is None:
+                    guest.from_loop(connection.broke, f"{len(data)} bytes that are not a PlayRequest")
+                    return
+                if not guest.from_loop(connection.received, message):
+                    return
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 (the stream broke under the read)
+            code = error.code() if isinstance(error, grpc.aio.AioRpcError) else None
+            why = f"the stream broke ({code.name if code is not None else type(error).__name__})"
+        self._end(connection, why)
+
+    def _end(self, connection: DialInConnection, why: str) -> None:
+        """The stream is over: the games waiting on it fault, and the registry lets it go."""
+        def end() -> None:
+            connection.lost(why)
+            self.registry.detach(connection)
+        try:
+            guest.from_loop(end)
+        except trio.RunFinishedError:
+            pass
+
+
 def parsed(data: bytes) -> dial_in_pb2.PlayRequest | None:
     """A message of the stream as a PlayRequest, or None when it is not one."""
     try:
@@ -164,9 +304,10 @@ def parsed(data: bytes) -> dial_in_pb2.PlayRequest | None:
         return None
 
 
-def add_to_server(server: grpc.Server, servicer: DialInServicer) -> None:
+def add_to_server(server: grpc.Server | grpc.aio.Server, servicer: DialInServicer | LoopDialInServicer) -> None:
     """The service, with its requests left as bytes for :meth:`DialInServicer.Play` to parse (the generated
     registration would have gRPC parse them, and end the call with INTERNAL on one that is not a PlayRequest)."""
     handler = grpc.stream_stream_rpc_method_handler(
         servicer.Play, request_deserializer=None, response_serializer=dial_in_pb2.PlayResponse.SerializeToString)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, {"Play": handler}),))
+

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar, TypeVarTuple
 
 import grpc
+import grpc.aio
 import trio
 
 from arena.league.core import LeagueCore
@@ -260,7 +261,7 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
         return serial, [table_rated_pb(rated) for rated in ended]
 
 
-def add_to_server(server: grpc.Server, servicer: LeagueServicer) -> None:
+def add_to_server(server: grpc.Server | grpc.aio.Server, servicer: LeagueServicer) -> None:
     lpb_grpc.add_LeagueServiceServicer_to_server(servicer, server)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, TypeVarTuple
 
 import grpc
+import grpc.aio
 import trio
 
 from arena.protocol import arena_pb2 as apb
@@ -119,7 +120,7 @@ class ArenaServicer(apb_grpc.ArenaServicer):
             watcher.close()
 
 
-def add_to_server(server: grpc.Server, servicer: ArenaServicer) -> None:
+def add_to_server(server: grpc.Server | grpc.aio.Server, servicer: ArenaServicer) -> None:
     apb_grpc.add_ArenaServicer_to_server(servicer, server)
 
 

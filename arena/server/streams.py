@@ -1,18 +1,21 @@
 """Long-lived calls (watch streams, health watches, reflection) apart from the quick ones.
 
-The grpcio server runs every call on one thread of one pool, and a stream holds its thread for as long as it is
-open, reading or not. Streams are therefore counted here, over all clients and per client (its address without the
-port: one machine), and one beyond either limit is refused at once with RESOURCE_EXHAUSTED saying which limit and
-its flag. The pool has room for every stream allowed plus :data:`UNARY_WORKERS` threads that streams can never take,
-and the server's limit on calls in flight leaves :data:`UNARY_BACKLOG` more for quick calls waiting for a thread:
-however many streams are open, a ``ListTournaments`` is answered.
+The server runs every call but the dial-in streams on one thread of one pool (grpc.aio's ``migration_thread_pool``,
+arena/server/loop_server.py), and such a stream holds its thread for as long as it is open, reading or not; a
+dial-in stream runs on the loop and holds no thread, but is counted all the same. Streams are therefore counted
+here, over all clients and per client (its address without the port: one machine), and one beyond either limit is
+refused at once with RESOURCE_EXHAUSTED saying which limit and its flag. The pool has room for every stream allowed
+plus :data:`UNARY_WORKERS` threads that streams can never take, and the server's limit on calls in flight leaves
+:data:`UNARY_BACKLOG` more for quick calls waiting for a thread: however many streams are open, a
+``ListTournaments`` is answered.
 """
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -129,10 +132,27 @@ class StreamLimitInterceptor(ServerInterceptor):
 
     def _streaming(self, behaviour: Callable[[Any, grpc.ServicerContext], Iterator[Any]]
                    ) -> Callable[[Any, grpc.ServicerContext], Iterator[Any]]:
+        if inspect.iscoroutinefunction(behaviour):
+            return self._on_loop(behaviour)  # type: ignore[return-value]  # grpc.aio's handler of a stream
+
         def limited(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             release = self._open(context)
             try:
                 yield from behaviour(request, context)
+            finally:
+                release()
+        return limited
+
+    def _on_loop(self, behaviour: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Any, Any], Awaitable[Any]]:
+        """As :meth:`_streaming`, for a grpc.aio handler running on the loop (the dial-in stream)."""
+        async def limited(request: Any, context: Any) -> Any:
+            try:
+                release = self.limits.acquire(client_of(context))
+            except StreamRefused as refusal:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(refusal))
+            context.add_done_callback(lambda _: release())
+            try:
+                return await behaviour(request, context)
             finally:
                 release()
         return limited

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 import grpc
+import grpc.aio
 import pytest
 import trio
 
@@ -545,18 +546,37 @@ def test_bad_tokens_are_refused_and_the_absent_are_named(tmp_path: Path, two_tok
         server.stop()
 
 
-def in_process(token: str, client: Callable[[str], T]) -> T:
+def in_process(token: str, client: Callable[[str], T], on_loop: bool = False) -> T:
     """``client(address)``, run on a thread, against a dial-in service of its own in this process (a one-second
-    hello timeout) whose registry waits for bot lab-b with ``token``; what it returned."""
+    hello timeout) whose registry waits for bot lab-b with ``token``; what it returned. The service is grpcio's under
+    a plain trio.run, or (``on_loop``) grpc.aio's in the loop of arena.guest.run, as ``arena serve`` serves it."""
     from concurrent import futures
 
+    from arena import guest
     from arena.players.dial_in import DialInRegistry, token_digest
     from arena.players.process import BotSpec
-    from arena.server.dial_in import DialInServicer, add_to_server
+    from arena.server.dial_in import DialInServicer, LoopDialInServicer, add_to_server
 
-    async def serve() -> T:
+    def waiting() -> DialInRegistry:
         registry = DialInRegistry()
         registry.expect([BotSpec("lab-b", dial_in=True, token_sha256=token_digest(token))])
+        return registry
+
+    async def serve_on_loop() -> T:
+        server = grpc.aio.server()
+        add_to_server(server, LoopDialInServicer(waiting(), hello_timeout_s=1.0))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await guest.await_loop(server.start())
+        try:
+            return await trio.to_thread.run_sync(client, f"127.0.0.1:{port}")
+        finally:
+            await guest.await_loop(server.stop(None))
+
+    if on_loop:
+        return guest.run(serve_on_loop)
+
+    async def serve() -> T:
+        registry = waiting()
         server = grpc.server(futures.ThreadPoolExecutor(4))
         add_to_server(server, DialInServicer(registry, trio.lowlevel.current_trio_token(), hello_timeout_s=1.0))
         port = server.add_insecure_port("127.0.0.1:0")
@@ -600,6 +620,22 @@ def test_a_tokenless_stream_is_refused_unread() -> None:
     wrong = "wrong token: it is the token of no dial-in bot a tournament or league on this server waits for"
     assert in_process(token, refusals) == [(grpc.StatusCode.UNAUTHENTICATED, missing, [])] * 4 + [
         (grpc.StatusCode.UNAUTHENTICATED, wrong, [])] * 4
+
+
+def test_on_the_loop_a_silent_stream_times_out_and_a_tokenless_one_is_refused_unread() -> None:
+    """The same as the two tests above, against the service ``arena serve`` runs: grpc.aio's, in the loop trio is
+    the guest of."""
+    token = "some-token-of-16-chars"
+    silent = in_process(token, lambda address: ended(RawDialIn(address, "lab-b", token, silent=True)), on_loop=True)
+    assert silent[0] == grpc.StatusCode.CANCELLED and not silent[2]
+    cases = [(given, first, quiet) for given in (None, "not-the-token-of-anyone")
+             for first, quiet in ((JUNK, False), (NOT_A_HELLO, False), (None, True))]
+
+    def refusals(address: str) -> list[tuple]:
+        return [ended(RawDialIn(address, "lab-b", given, first=first, silent=quiet))[0]
+                for given, first, quiet in cases]
+
+    assert in_process(token, refusals, on_loop=True) == [grpc.StatusCode.UNAUTHENTICATED] * 6
 
 
 # --- a server that runs no bots ----------------------------------------------------------------------------------
