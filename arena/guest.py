@@ -2,7 +2,7 @@
 
 Why: with grpcio's synchronous calls every reply is handled by one of grpcio's Python threads, which takes the GIL
 and wakes the trio thread; on these machines that hand-off, not the referee, bounded a fast bot's games (the
-numbers are in docs/explanation/performance.md, "One thread for I/O"). grpc.aio polls in C++ and hands replies to
+numbers are in docs/explanation/performance-calls.md, "One thread for I/O"). grpc.aio polls in C++ and hands replies to
 the asyncio loop without a Python thread; with trio as the loop's guest (:func:`trio.lowlevel.start_guest_run`) the
 referee, trio, the calls and their replies share one thread. trio stays the concurrency model of the arena's own
 code: nurseries, cancel scopes and deadlines work as under :func:`trio.run`.
