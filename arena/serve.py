@@ -53,7 +53,7 @@ from arena.server.auth import (
 )
 from arena.server.core import Arena, make_private_folder
 from arena.server.dial_in import CALLS as DIAL_IN_CALLS
-from arena.server.dial_in import SHUTTING_DOWN, LoopDialInServicer
+from arena.server.dial_in import SHUTTING_DOWN, DialInServicer
 from arena.server.dial_in import add_to_server as add_dial_in
 from arena.server.events import WATCH_BUFFER_EVENTS
 from arena.server.league_service import SERVICE_NAME, LeagueServicer, ShareLinks
@@ -302,7 +302,7 @@ class Serving:
 
 
 def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServicer | None = None,
-                dial_in: LoopDialInServicer | None = None) -> Serving:
+                dial_in: DialInServicer | None = None) -> Serving:
     """The gRPC server (grpc.aio's, in the loop trio is the guest of), bound but not started, with the thread pool
     its synchronous handlers run on, the gate that holds calls until the arena is ready, and the address it listens
     on (the real port when 0 was asked).
@@ -448,7 +448,7 @@ async def serve(config: ServeConfig) -> None:
             league = await open_leagues(config, log, arena.limiter) if config.leagues else None
             league_servicer = (LeagueServicer(league.core, trio.lowlevel.current_trio_token(), league.store.tmp,
                                               share_links(config)) if league is not None else None)
-            dial_in = LoopDialInServicer(REGISTRY, plain_text_beyond_loopback=(
+            dial_in = DialInServicer(REGISTRY, plain_text_beyond_loopback=(
                 config.credentials is None and not is_loopback(config.listen)))
             serving = make_server(config, servicer, league_servicer, dial_in)  # a port in use: one line
             server = serving.server

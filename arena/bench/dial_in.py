@@ -28,7 +28,7 @@ from arena.bench.referee import aio_act, referee_rate, typical_act_request
 from arena.players.dial_in import REGISTRY, DialInBot, token_digest
 from arena.players.process import BotProcess, BotSpec
 from arena.players.remote import RemoteBot
-from arena.server.dial_in import LoopDialInServicer, add_to_server
+from arena.server.dial_in import DialInServicer, add_to_server
 
 BOT = "bench-dial-in"
 CONNECT_S = 60.0
@@ -121,7 +121,7 @@ async def dial_in_server() -> tuple[grpc.aio.Server, int]:
     """The dial-in service on a loopback port, started, as ``arena serve`` serves it (grpc.aio's, in the loop of
     :func:`arena.guest.run`): the server and its port."""
     server = grpc.aio.server()
-    add_to_server(server, LoopDialInServicer(REGISTRY))
+    add_to_server(server, DialInServicer(REGISTRY))
     port = server.add_insecure_port("127.0.0.1:0")
     await guest.await_loop(server.start())
     return server, port

@@ -1,16 +1,12 @@
 """The gRPC side of dial-in streams (``DialInService.Play``): read the hello, have the trio side accept it, then move
 messages between the stream and its :class:`~arena.players.dial_in.DialInConnection` until either side ends it.
 
-Under :func:`arena.guest.run` (``arena serve``) the service is grpc.aio's (:class:`LoopDialInServicer`), on the
-thread trio runs on: the handler calls the registry and the connection directly (:func:`arena.guest.from_loop`), a
+The service is grpc.aio's (:class:`DialInServicer`), on the thread trio runs on as the guest of the loop
+(:func:`arena.guest.run`): the handler calls the registry and the connection directly (:func:`arena.guest.from_loop`), a
 reader task hands each message over as it is read, and the handler writes what the connection's outbox holds. No
 message crosses a thread, and replies read in one pass of the loop wake their games in one trio tick.
 
-Under a plain :func:`trio.run` (tests) it is grpcio's (:class:`DialInServicer`): each stream holds the gRPC thread that
-runs its handler (sending what the outbox holds) and one reader thread of its own (handing each message to the trio
-thread through ``trio.from_thread``).
-
-Either way a message is handed over before the next is read, so a bot that floods the stream is read no faster than
+A message is handed over before the next is read, so a bot that floods the stream is read no faster than
 the arena takes its messages, and is closed at its first message the protocol does not allow. The streams are counted
 with the server's other streams (arena/server/streams.py). The token is checked by the registry, not by the server's
 interceptor (a bot's token is not the server's), before the stream's first message is read: a caller without a bot's
@@ -21,8 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import queue
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -85,118 +79,10 @@ NOT_A_HELLO = "the first message of a dial-in stream must be the hello (PlayRequ
 
 
 class DialInServicer:
-    """The dial-in service on the server's gRPC threads, handing every decision to the trio thread. Not the generated
-    servicer: its ``Play`` reads the stream's messages as bytes (:func:`add_to_server` registers it so), not as the
-    PlayRequests the generated servicer's signature promises."""
-
-    def __init__(self, registry: DialInRegistry, trio_token: trio.lowlevel.TrioToken,
-                 hello_timeout_s: float = HELLO_TIMEOUT_S, plain_text_beyond_loopback: bool = False) -> None:
-        self.registry = registry
-        self.trio_token = trio_token
-        self.hello_timeout_s = hello_timeout_s
-        self.refuse_all = plain_text_beyond_loopback
-        """The server listens beyond loopback without TLS: a bot's token would cross the network in plain text."""
-
-    def _trio(self, function: Any, *args: Any) -> Any:
-        return trio.from_thread.run_sync(function, *args, trio_token=self.trio_token)
-
-    def Play(self, request_iterator: Iterator[bytes],
-             context: grpc.ServicerContext) -> Iterator[dial_in_pb2.PlayResponse]:
-        """One bot's stream. Its messages arrive as bytes, parsed here: one that is not a PlayRequest is the bot's
-        protocol error, told to it and recorded, not gRPC's INTERNAL."""
-        refusal = refused(self.refuse_all)
-        if refusal is not None:
-            context.abort(grpc.StatusCode.FAILED_PRECONDITION, refusal)
-        token = bearer_token(context)
-        self._registry(context, self.registry.authenticate, token)  # before any message is read
-        hello = self._first(request_iterator, context)
-        connection = self._registry(context, self.registry.attach, hello, token)
-        reader = threading.Thread(target=self._read, args=(request_iterator, connection), daemon=True,
-                                  name=f"dial-in {connection.bot}")
-        reader.start()
-        try:
-            yield welcome()
-            while True:
-                try:
-                    item = connection.outbox.get(timeout=POLL_S)
-                except queue.Empty:
-                    if not context.is_active():
-                        return
-                    continue
-                if isinstance(item, Close):
-                    if item.code != grpc.StatusCode.OK:
-                        context.abort(item.code, item.message)
-                    yield farewell(item)
-                    return
-                yield item
-        finally:
-            self._end(connection, "the stream ended")
-
-    def _registry(self, context: grpc.ServicerContext, function: Any, *args: Any) -> Any:
-        """A call of the registry on the trio thread; the stream aborted with the registry's refusal, or UNAVAILABLE
-        when the server is stopping."""
-        try:
-            return self._trio(function, *args)
-        except DialInRefused as refusal:
-            context.abort(refusal.code, refusal.message)
-        except (trio.RunFinishedError, trio.Cancelled):
-            context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
-
-    def _first(self, request_iterator: Iterator[bytes], context: grpc.ServicerContext) -> dial_in_pb2.DialInHello:
-        """The stream's hello, which must come first and within the hello timeout; the stream aborted otherwise."""
-        timer = threading.Timer(self.hello_timeout_s, context.cancel)
-        timer.daemon = True
-        timer.start()
-        try:
-            first = next(request_iterator, None)
-        except grpc.RpcError:
-            first = None
-        finally:
-            timer.cancel()
-        if first is None:
-            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED if context.is_active() else grpc.StatusCode.CANCELLED,
-                          f"no hello within {self.hello_timeout_s:g} s")
-        hello = hello_of(first)
-        if hello is None:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, NOT_A_HELLO)
-        return hello
-
-    def _read(self, request_iterator: Iterator[bytes], connection: DialInConnection) -> None:
-        """The reader thread: every message to the trio thread, until the stream ends or the bot breaks the
-        protocol."""
-        why = "the bot closed the stream"
-        try:
-            for data in request_iterator:
-                message = parsed(data)
-                if message is None:
-                    self._trio(connection.broke, f"{len(data)} bytes that are not a PlayRequest")
-                    return
-                if not self._trio(connection.received, message):
-                    return
-        except grpc.RpcError as error:
-            code = error.code() if hasattr(error, "code") else None
-            why = f"the stream broke ({code.name if code is not None else 'cancelled'})"
-        except (trio.RunFinishedError, trio.Cancelled):
-            return
-        except Exception as error:  # a message gRPC could not parse
-            why = f"the stream broke ({type(error).__name__})"
-        self._end(connection, why)
-
-    def _end(self, connection: DialInConnection, why: str) -> None:
-        """The stream is over: the games waiting on it fault, and the registry lets it go."""
-        def end() -> None:
-            connection.lost(why)
-            self.registry.detach(connection)
-        try:
-            self._trio(end)
-        except (trio.RunFinishedError, trio.Cancelled):
-            pass
-
-
-class LoopDialInServicer:
     """The dial-in service on grpc.aio, on the thread trio runs on (under :func:`arena.guest.run`): the registry and
     the connection are called directly, every message handed over as it is read, what the outbox holds written as it
-    is put. Its ``Play`` reads the stream's messages as bytes, as :class:`DialInServicer`'s does."""
+    is put. Not the generated servicer: its ``Play`` reads the stream's messages as bytes (:func:`add_to_server`
+    registers it so), not as the PlayRequests the generated servicer's signature promises."""
 
     def __init__(self, registry: DialInRegistry, hello_timeout_s: float = HELLO_TIMEOUT_S,
                  plain_text_beyond_loopback: bool = False) -> None:
@@ -205,7 +91,7 @@ class LoopDialInServicer:
         self.refuse_all = plain_text_beyond_loopback
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext[bytes, Any]) -> None:
-        """One bot's stream, as :meth:`DialInServicer.Play`."""
+        """One bot's stream: its token checked before anything is read, its hello, then its messages both ways."""
         refusal = refused(self.refuse_all)
         if refusal is not None:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, refusal)
@@ -304,7 +190,7 @@ def parsed(data: bytes) -> dial_in_pb2.PlayRequest | None:
         return None
 
 
-def add_to_server(server: grpc.Server | grpc.aio.Server, servicer: DialInServicer | LoopDialInServicer) -> None:
+def add_to_server(server: grpc.Server | grpc.aio.Server, servicer: DialInServicer) -> None:
     """The service, with its requests left as bytes for :meth:`DialInServicer.Play` to parse (the generated
     registration would have gRPC parse them, and end the call with INTERNAL on one that is not a PlayRequest)."""
     handler = grpc.stream_stream_rpc_method_handler(

@@ -1,6 +1,6 @@
 """``arena serve``'s gRPC server on grpc.aio, in the loop trio runs in as a guest (:func:`arena.guest.run`).
 
-The dial-in stream's handler (:class:`~arena.server.dial_in.LoopDialInServicer`) runs on the loop itself, on the
+The dial-in stream's handler (:class:`~arena.server.dial_in.DialInServicer`) runs on the loop itself, on the
 thread of the referee. The other services' handlers are still grpcio's synchronous ones, which the grpc.aio server
 runs on its thread pool (``migration_thread_pool``) as the grpcio server did, reaching the trio side through
 ``trio.from_thread``; the server's interceptors are grpcio's too, run for the grpc.aio server by

@@ -14,26 +14,43 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import grpc
 import grpc.aio
 import pytest
 import trio
-
-from arena.protocol import arena_pb2 as apb
-from arena.protocol import bot_pb2, dial_in_pb2
-from arena.tournament.spec import SpecError, spec_from_dict
 from support.dial_in import (
-    Lines, RawDialIn, connect, dial_in_entry, first_legal, records_by_match, write_token,
+    Lines,
+    RawDialIn,
+    connect,
+    dial_in_entry,
+    first_legal,
+    records_by_match,
+    write_token,
 )
 from support.hidden import hidden_at_moves, tiles_in
 from support.paths import ROOT
 from support.servers import (
-    FINISHED, RANDOM_BOT, Server, named, random_bot, records, registry, self_signed, submit, tournament, watch,
+    FINISHED,
+    RANDOM_BOT,
+    Server,
+    named,
+    random_bot,
+    records,
+    registry,
+    self_signed,
+    submit,
+    tournament,
+    watch,
 )
 from support.waiting import wait_for
+
+from arena.protocol import arena_pb2 as apb
+from arena.protocol import bot_pb2, dial_in_pb2
+from arena.tournament.spec import SpecError, spec_from_dict
 
 GENEROUS_S = 120
 """A deadline for what happens on a busy machine (two cores shared with other tests)."""
@@ -193,7 +210,7 @@ def test_connect_refuses_plain_text_beyond_loopback(tmp_path: Path) -> None:
 
 def test_run_refuses_a_dial_in_bot(tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
-    path.write_text(tournament(bots=f'\n[[bots]]\nname = "a"\ncommand = "python bot.py"\n'
+    path.write_text(tournament(bots='\n[[bots]]\nname = "a"\ncommand = "python bot.py"\n'
                                     + dial_in_entry("lab-b", "x" * 40)))
     result = subprocess.run([sys.executable, "-m", "arena", "run", str(path)], capture_output=True, text=True,
                             cwd=ROOT, timeout=60)
@@ -546,25 +563,21 @@ def test_bad_tokens_are_refused_and_the_absent_are_named(tmp_path: Path, two_tok
         server.stop()
 
 
-def in_process(token: str, client: Callable[[str], T], on_loop: bool = False) -> T:
+def in_process(token: str, client: Callable[[str], T]) -> T:
     """``client(address)``, run on a thread, against a dial-in service of its own in this process (a one-second
-    hello timeout) whose registry waits for bot lab-b with ``token``; what it returned. The service is grpcio's under
-    a plain trio.run, or (``on_loop``) grpc.aio's in the loop of arena.guest.run, as ``arena serve`` serves it."""
-    from concurrent import futures
-
+    hello timeout) whose registry waits for bot lab-b with ``token``; what it returned. The service is grpc.aio's in
+    the loop of arena.guest.run, as ``arena serve`` serves it."""
     from arena import guest
     from arena.players.dial_in import DialInRegistry, token_digest
     from arena.players.process import BotSpec
-    from arena.server.dial_in import DialInServicer, LoopDialInServicer, add_to_server
+    from arena.server.dial_in import DialInServicer, add_to_server
 
-    def waiting() -> DialInRegistry:
-        registry = DialInRegistry()
-        registry.expect([BotSpec("lab-b", dial_in=True, token_sha256=token_digest(token))])
-        return registry
+    registry = DialInRegistry()
+    registry.expect([BotSpec("lab-b", dial_in=True, token_sha256=token_digest(token))])
 
     async def serve_on_loop() -> T:
         server = grpc.aio.server()
-        add_to_server(server, LoopDialInServicer(waiting(), hello_timeout_s=1.0))
+        add_to_server(server, DialInServicer(registry, hello_timeout_s=1.0))
         port = server.add_insecure_port("127.0.0.1:0")
         await guest.await_loop(server.start())
         try:
@@ -572,21 +585,7 @@ def in_process(token: str, client: Callable[[str], T], on_loop: bool = False) ->
         finally:
             await guest.await_loop(server.stop(None))
 
-    if on_loop:
-        return guest.run(serve_on_loop)
-
-    async def serve() -> T:
-        registry = waiting()
-        server = grpc.server(futures.ThreadPoolExecutor(4))
-        add_to_server(server, DialInServicer(registry, trio.lowlevel.current_trio_token(), hello_timeout_s=1.0))
-        port = server.add_insecure_port("127.0.0.1:0")
-        server.start()
-        try:
-            return await trio.to_thread.run_sync(client, f"127.0.0.1:{port}")
-        finally:
-            server.stop(None)
-
-    return trio.run(serve)
+    return guest.run(serve_on_loop)
 
 
 def ended(client: RawDialIn) -> tuple[grpc.StatusCode | None, str, list]:
@@ -620,25 +619,6 @@ def test_a_tokenless_stream_is_refused_unread() -> None:
     wrong = "wrong token: it is the token of no dial-in bot a tournament or league on this server waits for"
     assert in_process(token, refusals) == [(grpc.StatusCode.UNAUTHENTICATED, missing, [])] * 4 + [
         (grpc.StatusCode.UNAUTHENTICATED, wrong, [])] * 4
-
-
-def test_on_the_loop_a_silent_stream_times_out_and_a_tokenless_one_is_refused_unread() -> None:
-    """The same as the two tests above, against the service ``arena serve`` runs: grpc.aio's, in the loop trio is
-    the guest of."""
-    token = "some-token-of-16-chars"
-    silent = in_process(token, lambda address: ended(RawDialIn(address, "lab-b", token, silent=True)), on_loop=True)
-    assert silent[0] == grpc.StatusCode.CANCELLED and not silent[2]
-    cases = [(given, first, quiet) for given in (None, "not-the-token-of-anyone")
-             for first, quiet in ((JUNK, False), (NOT_A_HELLO, False), (None, True))]
-
-    def refusals(address: str) -> list[tuple]:
-        return [ended(RawDialIn(address, "lab-b", given, first=first, silent=quiet))[0]
-                for given, first, quiet in cases]
-
-    assert in_process(token, refusals, on_loop=True) == [grpc.StatusCode.UNAUTHENTICATED] * 6
-
-
-# --- a server that runs no bots ----------------------------------------------------------------------------------
 
 
 def test_a_botless_server_plays_only_dial_in_tournaments(tmp_path: Path, two_tokens) -> None:
