@@ -88,7 +88,9 @@ def cpu_seconds() -> float:
 
 
 ActCall = Callable[[], Awaitable[Any]]
-"""One Act call with a fixed request, awaited from trio."""
+"""One Act call with a fixed request, awaited from trio. The floors' channels are new, not yet connected: their calls
+wait for the connection (``wait_for_ready``), as the referee's first call waits in the handshake, so that a loaded
+machine's slow first connection is not a failed call (the referee's channel is connected by the Hello)."""
 
 
 def sync_act(address: str) -> tuple[ActCall, Callable[[], object]]:
@@ -100,7 +102,7 @@ def sync_act(address: str) -> tuple[ActCall, Callable[[], object]]:
     channel = grpc.insecure_channel(address, options=channel_options(address))
     act = channel.unary_unary("/dominoes.v1.Bot/Act", request_serializer=None, response_deserializer=None)
     request = typical_act_request().SerializeToString()
-    return (lambda: await_call(act.future(request, timeout=10))), channel.close
+    return (lambda: await_call(act.future(request, timeout=10, wait_for_ready=True))), channel.close
 
 
 async def sync_ping_pong(call: ActCall, concurrency: int, seconds: float) -> dict[str, Any]:
@@ -121,7 +123,7 @@ def aio_act(address: str) -> tuple[ActCall, Callable[[], object]]:
     channel = grpc.aio.insecure_channel(address, options=channel_options(address))
     act = channel.unary_unary("/dominoes.v1.Bot/Act", request_serializer=None, response_deserializer=None)
     request = typical_act_request().SerializeToString()
-    return (lambda: guest.await_unary(act(request, timeout=10))), lambda: asyncio_task(channel.close(None))
+    return (lambda: guest.await_unary(act(request, timeout=10, wait_for_ready=True))), lambda: asyncio_task(channel.close(None))
 
 
 def asyncio_task(coroutine: Any) -> None:
