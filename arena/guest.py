@@ -40,6 +40,9 @@ import trio._core._run as trio_run  # the guest tick's thread hand-off, replaced
 
 T = TypeVar("T")
 
+EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]  # exported by grpc.aio, missing in grpc-stubs
+"""grpc.aio's marker of a call that ended without a response (its status says why)."""
+
 _state = threading.local()
 """This thread's host, while :func:`run` runs: ``_state.host``."""
 
@@ -206,8 +209,11 @@ async def await_unary(call: Any) -> Any:
     def replied(finished: asyncio.Future[Any]) -> None:
         if not waiting:
             return
-        response = finished.result() if not finished.cancelled() and finished.exception() is None else None
-        if response is not None and not _is_eof(response):
+        try:
+            response = finished.result()
+        except BaseException:  # noqa: BLE001 - a cancellation or an error: the call's own await says which
+            response = EOF
+        if response is not EOF and response is not None:
             host.resume(task, outcome.Value(response))
             return
         # An error or a cancellation: grpc.aio raises its AioRpcError only when the call itself is awaited.
@@ -244,11 +250,6 @@ def _response_task(call: Any) -> asyncio.Future[Any]:
     the call."""
     task = getattr(call, "_invocation_task", None)
     return task if isinstance(task, asyncio.Future) else asyncio.ensure_future(call)
-
-
-def _is_eof(response: object) -> bool:
-    """grpc.aio's marker of a call that ended without a response (its status says why)."""
-    return response is grpc.aio.EOF  # type: ignore[attr-defined]  # exported by grpc.aio, missing in grpc-stubs
 
 
 def from_loop(function: Callable[..., T], *args: Any) -> T:
