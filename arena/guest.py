@@ -331,9 +331,8 @@ async def await_loop(awaitable: Awaitable[T]) -> T:
 
 
 class Outbox(queue.SimpleQueue[T], Generic[T]):
-    """What one side of a stream sends, in order: put by the trio side, taken by the stream's writer. The writer is
-    an asyncio task on the host (:meth:`wait` until there is something: a put wakes it, on the same thread), or,
-    under a plain :func:`trio.run`, one of grpcio's threads (``get`` with a timeout, as from any queue)."""
+    """What one side of a stream sends, in order: put by the trio side, taken by the stream's writer, an asyncio
+    task on the host (:meth:`take`: a put wakes it, on the same thread)."""
 
     _waiter: asyncio.Future[None] | None = None
 
@@ -343,8 +342,9 @@ class Outbox(queue.SimpleQueue[T], Generic[T]):
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def wait(self) -> None:
-        """Until the outbox holds something (from an asyncio task on the host)."""
+    async def take(self) -> T:
+        """The next item, waiting for one (from an asyncio task on the host)."""
         while self.empty():
             self._waiter = asyncio.get_running_loop().create_future()
             await self._waiter
+        return self.get_nowait()

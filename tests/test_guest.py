@@ -266,8 +266,7 @@ def test_an_outbox_wakes_its_asyncio_writer_and_a_trio_task_awaits_asyncio(threa
 
         async def writer() -> str:
             while True:
-                await outbox.wait()
-                item = outbox.get_nowait()
+                item = await outbox.take()
                 if item is None:
                     return "done"
                 taken.append(item)

@@ -13,9 +13,8 @@ SHA-256) and which are connected; a tournament's :class:`~arena.players.process.
 it for the bot's connection, waiting for it up to its start time. The server's gRPC side
 (``arena/server/dial_in.py``) only moves messages between the stream and these objects.
 
-Everything here runs on the trio thread. Under :func:`arena.guest.run` (``arena serve``) the stream is grpc.aio's,
-on that same thread, and calls these objects directly; under a plain :func:`trio.run` (tests) the stream's grpcio
-threads reach them through ``trio.from_thread``.
+Everything here runs on the trio thread; the stream is grpc.aio's, on that same thread (:func:`arena.guest.run`),
+and calls these objects directly.
 """
 
 from __future__ import annotations

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import queue
 import sys
 import threading
 import time
@@ -315,11 +314,7 @@ class Relay:
         """The writer task (on the loop): what the outbox holds, in order, until its None (or the stream ends)."""
         try:
             while True:
-                try:
-                    message = outbox.get_nowait()
-                except queue.Empty:
-                    await outbox.wait()
-                    continue
+                message = await outbox.take()
                 if message is None:
                     await call.done_writing()
                     return

@@ -16,7 +16,6 @@ token is refused UNAUTHENTICATED whatever it sends, or if it sends nothing.
 from __future__ import annotations
 
 import asyncio
-import queue
 from typing import Any
 
 import grpc
@@ -135,13 +134,8 @@ class DialInServicer:
 
     async def _write(self, context: grpc.aio.ServicerContext[bytes, Any], connection: DialInConnection) -> None:
         """What the connection's outbox holds, written in order, until its Close."""
-        outbox = connection.outbox
         while True:
-            try:
-                item = outbox.get_nowait()
-            except queue.Empty:
-                await outbox.wait()
-                continue
+            item = await connection.outbox.take()
             if isinstance(item, Close):
                 if item.code != grpc.StatusCode.OK:
                     await context.abort(item.code, item.message)
