@@ -84,6 +84,10 @@ class Encoding:
         self.offsets = {name: int(offsets[i]) for i, (name, _) in enumerate(self.parts)}
         self._end_size = end_size
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Encoding:
+        """The encoding itself: it never changes once made (OpenSpiel deep-copies a state's attributes to clone it)."""
+        return self
+
     # --- actions -------------------------------------------------------------------------------------------------
 
     def index(self, action: Action, where: Where) -> int:
