@@ -41,7 +41,7 @@ from arena.rules.game import Game
 from arena.rules.mexican_train import MexicanTrainGame
 from arena.rules.spinner import Spinner, SpinnerView
 from arena.rules.state import Observation, RoundState
-from arena.rules.tiles import NAMES, set_size
+from arena.rules.tiles import HIGH, LOW, NAMES, set_size
 from arena.rules.trains import Trains, TrainsView
 
 Where = RoundState | Observation
@@ -202,15 +202,29 @@ class Encoding:
         return v
 
     def high(self) -> np.ndarray:
-        """The upper bound of every entry of the vector (for a Box space): 1 for flags, else the largest count."""
+        """The upper bound of every entry of the vector (for a Box space): 1 for flags, the set's size for counts,
+        and for the count and the scores a bound no match reaches (see :meth:`score_bound`)."""
         high = np.ones(self.size, np.float32)
         o = self.offsets
         if self.spinner:
-            high[o["count"]] = np.inf
+            high[o["count"]] = self.count_bound
         high[o["hand_counts"]:o["hand_counts"] + self.players] = self.tiles
         high[o["boneyard"]] = self.tiles
-        high[o["scores"]:o["scores"] + self.game.num_sides] = np.inf
+        high[o["scores"]:o["scores"] + self.game.num_sides] = self.score_bound()
         return high
+
+    @property
+    def count_bound(self) -> int:
+        """All Fives' count is at most four arm ends showing a double of the highest value."""
+        return 4 * 2 * self.game.double
+
+    def score_bound(self) -> int:
+        """More than any side's match score: the target (if any) plus, for every round the match may have after it
+        (one, or Mexican Train's rounds), every pip of the set ([0|0] as 50) and a count's worth for every tile."""
+        game = self.game
+        pips = sum(LOW[t] + HIGH[t] for t in range(self.tiles)) + 50
+        rounds = int(getattr(game, "rounds", 1))
+        return int(game.options.get("target", 0)) + rounds * (pips + self.tiles * self.count_bound)
 
 
 def _mover(where: Where) -> int:
