@@ -158,47 +158,51 @@ class Encoding:
     # --- observations --------------------------------------------------------------------------------------------
 
     def vector(self, observation: Observation, out: np.ndarray | None = None) -> np.ndarray:
-        """The observation vector of ``observation`` (float32, :attr:`size` long; written into ``out`` if given)."""
-        v = np.zeros(self.size, np.float32) if out is None else out
-        if out is not None:
-            v.fill(0)
+        """The observation vector of ``observation`` (float32, :attr:`size` long; written into ``out`` if given).
+
+        The flags are gathered as positions and the numbers as a short list, then written with two numpy calls: one
+        numpy assignment per entry would cost more than the rest of an environment step."""
         o = self.offsets
         seat = observation.seat
         n = self.players
-        if observation.hand:
-            v[o["hand"] + np.fromiter(observation.hand, np.intp)] = 1
+        at = o["hand"]
+        ones = [at + t for t in observation.hand]
         layout = observation.layout
-        played = layout.played
-        if played:
-            v[o["table"] + np.fromiter(played, np.intp)] = 1
+        at = o["table"]
+        ones += [at + t for t in layout.played]
         base = o["ends"]
         size = self._end_size
         if isinstance(layout, TrainsView):
+            values = self.values
             open_trains = {train for train, _ in layout.open_doubles}
             for train in layout.trains:
-                rel = n if train.train == MEXICAN_TRAIN else (train.train - seat) % n
-                at = base + rel * size
-                v[at + train.end[2]] = 1
-                v[at + self.values] = train.marker
-                v[at + self.values + 1] = train.train in open_trains
+                name = train.train
+                at = base + (n if name == MEXICAN_TRAIN else (name - seat) % n) * size
+                ones.append(at + train.end[2])
+                if train.marker:
+                    ones.append(at + values)
+                if name in open_trains:
+                    ones.append(at + values + 1)
         else:
-            for i, end in enumerate(layout.open_ends):
-                v[base + i * size + end[2]] = 1
-            if isinstance(layout, SpinnerView):
-                v[o["count"]] = layout.count
+            ones += [base + i * size + end[2] for i, end in enumerate(layout.open_ends)]
+        if observation.turn >= 0:
+            ones.append(o["turn"] + (observation.turn - seat) % n)
         counts = observation.hand_counts
-        at = o["hand_counts"]
-        for r in range(n):
-            v[at + r] = counts[(seat + r) % n]
-        v[o["boneyard"]] = observation.boneyard_count
         sides = self.game.num_sides
         side = self.game.side_of[seat]
         scores = observation.scores
-        at = o["scores"]
-        for r in range(sides):
-            v[at + r] = scores[(side + r) % sides]
-        if observation.turn >= 0:
-            v[o["turn"] + (observation.turn - seat) % n] = 1
+        numbers = [counts[(seat + r) % n] for r in range(n)]
+        numbers.append(observation.boneyard_count)
+        numbers += [scores[(side + r) % sides] for r in range(sides)]
+        if out is None:
+            v = np.zeros(self.size, np.float32)
+        else:
+            v = out
+            v.fill(0)
+        v.put(ones, 1)
+        v[o["hand_counts"]:o["hand_counts"] + len(numbers)] = numbers
+        if isinstance(layout, SpinnerView):
+            v[o["count"]] = layout.count
         return v
 
     def high(self) -> np.ndarray:
