@@ -28,6 +28,7 @@ default". One game is one whole match, its rounds as the arena plays them (:mod:
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -90,6 +91,14 @@ def match_returns(game: Game, match: Match) -> list[float]:
     return [1.0 if game.side_of[s] == result.winner else lose for s in range(game.players)]
 
 
+@functools.lru_cache(maxsize=4096)
+def deal_shape(game: Game, index: int, leader: int, lead_tile: int | None) -> Deal:
+    """A deal of round ``index`` whose shape (hand sizes, boneyard size, engine, lead tile, the tiles in play) the
+    chance player fills: any seeded deal has it. Kept, because OpenSpiel makes a new initial state whenever it asks
+    a tensor's shape, which is at every ``observation_tensor()`` call."""
+    return game.deal(0, index, leader, lead_tile)
+
+
 # --- the play: the arena's match plus the deal in progress ---------------------------------------------------------
 
 
@@ -135,7 +144,7 @@ class Play:
             match = self._match()
             leader = game.next_leader(match.deals[-1], match.results[-1])
         self.leader = leader
-        self.template = game.deal(0, index, leader or 0, lead_tile)
+        self.template = deal_shape(game, index, leader or 0, lead_tile)
         self.dealt = []
 
     def dealing(self) -> bool:

@@ -34,7 +34,7 @@ except ImportError:
 
 ISMCTS_SIMULATIONS = 64
 """Simulations per decision of ``builtin:ismcts``: each one rolls a random match out to its end, so this keeps a
-decision of Draw under a second on one core (docs/explanation/environments-performance.md)."""
+decision of Draw under a second on one core (docs/explanation/performance-environments.md)."""
 ISMCTS_UCT_C = 2.0
 """IS-MCTS's exploration constant, OpenSpiel's example value."""
 
