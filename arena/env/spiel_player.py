@@ -8,8 +8,9 @@ the shared encoding, which is the seat's answer. A bot that searches over inform
 never reads the guess: it resamples the hidden tiles itself (``resample_from_infostate``). A bot that keeps memory
 across moves sees each decision from a fresh state (the observation carries the round's whole history).
 
-``builtin:ismcts`` is OpenSpiel's ``ISMCTSBot`` with random-rollout evaluation, :data:`ISMCTS_SIMULATIONS`
-simulations a decision and its resampling driven by the seat's seed (deterministic for a seed and a request).
+``builtin:ismcts`` is OpenSpiel's ``ISMCTSBot``, :data:`ISMCTS_SIMULATIONS` simulations a decision, each leaf valued
+by a random playout of the round (:class:`RoundRollouts`), its resampling driven by the seat's seed (deterministic
+for a seed and a request).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, cast
 import numpy as np
 
 from arena.env.extras import missing
-from arena.env.openspiel import ArenaState, Play, load
+from arena.env.openspiel import ArenaState, Play, load, match_returns
 from arena.players.search import Belief
 from arena.rules import Action, Game, Match, Observation, RoundResult
 from arena.rules.restore import PublicRound
@@ -33,8 +34,8 @@ except ImportError:
     raise missing("open_spiel") from None
 
 ISMCTS_SIMULATIONS = 64
-"""Simulations per decision of ``builtin:ismcts``: each one rolls a random match out to its end, so this keeps a
-decision of Draw under a second on one core (docs/explanation/performance-environments.md)."""
+"""Simulations per decision of ``builtin:ismcts``: about 50 ms a decision in Draw, 150 ms in four-player Mexican Train
+(docs/explanation/performance-environments.md), well inside the referee's default second."""
 ISMCTS_UCT_C = 2.0
 """IS-MCTS's exploration constant, OpenSpiel's example value."""
 
@@ -47,10 +48,58 @@ def numeric_seed(seed: int | str) -> int:
     return int.from_bytes(hashlib.sha256(str(seed).encode()).digest()[:4], "big")
 
 
+class RoundRollouts(mcts.Evaluator):  # type: ignore[misc]  # open_spiel has no type information
+    """IS-MCTS's leaf values from one random playout to the end of the current round, with the rules engine itself
+    (no OpenSpiel state on the way): the match result if the round ends the match, else each side's margin over the
+    others' mean (negated in Mexican Train), over the variant's scale, clipped to [-1, 1]. A playout to the end of
+    the match, OpenSpiel's ``RandomRolloutEvaluator``, costs a whole match of Python steps per simulation (seconds a
+    decision in Draw, most of a minute in Mexican Train) for a noisier value."""
+
+    def __init__(self, rng: np.random.RandomState) -> None:
+        self._rng = random.Random(int(rng.randint(2**31)))
+
+    def evaluate(self, state: ArenaState) -> np.ndarray:
+        play = state.play
+        if play.is_over():
+            return np.array(state.returns())
+        game = play.game
+        if play.dealing():
+            return margin_values(game, play._match().scores)
+        match = play._match().clone()
+        current = match.round
+        choice = self._rng.choice
+        while not current.is_over():
+            match.apply(choice(current.legal_actions()))
+        if match.is_over():
+            return np.array(match_returns(game, match))
+        return margin_values(game, match.scores)
+
+    def prior(self, state: ArenaState) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return list(state.chance_outcomes())
+        legal = state.legal_actions()
+        return [(action, 1.0 / len(legal)) for action in legal]
+
+
+MARGIN_SCALE = 100
+"""Points that make a margin worth a whole match where the variant has no target (Mexican Train)."""
+
+
+def margin_values(game: Game, scores: tuple[int, ...]) -> np.ndarray:
+    """Each seat's value of a match standing: its side's margin over the other sides' mean, over the target."""
+    sides = game.num_sides
+    scale = float(game.options.get("target", MARGIN_SCALE))
+    sign = 1.0 if game.higher_scores_win else -1.0
+    total = sum(scores)
+    side_value = [sign * (s - (total - s) / (sides - 1)) / scale for s in scores]
+    values: np.ndarray = np.clip(np.array([side_value[game.side_of[seat]] for seat in range(game.players)]), -1, 1)
+    return values
+
+
 def ismcts_bot(game: Any, seat: int, rng: np.random.RandomState, simulations: int = ISMCTS_SIMULATIONS) -> Any:
-    """OpenSpiel's IS-MCTS bot with random rollouts, its resampling driven by ``rng``."""
-    evaluator = mcts.RandomRolloutEvaluator(1, rng)
-    bot = ismcts.ISMCTSBot(game, evaluator, ISMCTS_UCT_C, simulations, random_state=rng)
+    """OpenSpiel's IS-MCTS bot valuing its leaves by a random playout of the round (:class:`RoundRollouts`), its
+    resampling driven by ``rng``."""
+    bot = ismcts.ISMCTSBot(game, RoundRollouts(rng), ISMCTS_UCT_C, simulations, random_state=rng)
     bot.set_resampler(lambda state, player: state.resample_from_infostate(player, rng.uniform))
     return bot
 
