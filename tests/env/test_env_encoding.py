@@ -3,13 +3,15 @@ it, in every variant; the observation vector shows one seat's view and nothing o
 
 from __future__ import annotations
 
+import importlib
 import random
+import sys
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from arena.env import Encoding
+from arena.env import Encoding, MissingExtra
 from arena.rules import DRAW, PASS, Deal, IllegalActionError, new_game, placement
 from arena.rules.actions import Point
 from arena.rules.restore import PublicRound
@@ -131,3 +133,22 @@ def test_the_vector_reads_relative_to_the_observer() -> None:
         assert vector[o["boneyard"]] == 7
         assert list(vector[o["hand_counts"]:o["hand_counts"] + 3]) == [7, 7, 7]
     assert encoding.size == sum(size for _, size in encoding.parts) == 80
+
+
+@pytest.mark.parametrize("module, library, extra", [("arena.env.pettingzoo", "pettingzoo", "pettingzoo"),
+                                                     ("arena.env.gymnasium", "gymnasium", "pettingzoo"),
+                                                     ("arena.env.openspiel", "pyspiel", "openspiel")])
+def test_the_core_imports_without_the_frameworks(monkeypatch: pytest.MonkeyPatch, module: str, library: str,
+                                                 extra: str) -> None:
+    """With the frameworks hidden the encoding still works, and a framework's module is one line naming its extra."""
+    for name in [m for m in sys.modules if m.startswith(("arena.env.", "pettingzoo", "gymnasium", "pyspiel"))
+                 and m != "arena.env.encoding" and m != "arena.env.extras"]:
+        monkeypatch.delitem(sys.modules, name)
+    for name in ("pettingzoo", "gymnasium", "pyspiel"):
+        monkeypatch.setitem(sys.modules, name, None)
+    encoding = importlib.import_module("arena.env").Encoding(new_game("block", 2))
+    assert encoding.num_actions == 86
+    with pytest.raises(MissingExtra) as refused:
+        importlib.import_module(module)
+    assert str(refused.value) == (f"{library} is not installed: pip install 'dominoes-arena[{extra}]' "
+                                  "(or ARENA_WITH_RESEARCH=1 bash scripts/setup.sh)")
