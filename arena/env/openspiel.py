@@ -31,16 +31,16 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from arena.env.encoding import Encoding
 from arena.env.extras import missing
 from arena.players.search import Belief
-from arena.rules import VARIANTS, Deal, Game, Match, RoundState, new_game
+from arena.rules import VARIANTS, Deal, Game, Match, Observation, RoundResult, RoundState, new_game
 from arena.rules.restore import PublicRound
-from arena.rules.tiles import NAMES
+from arena.rules.tiles import NAMES, tiles_of
 
 try:
     import pyspiel
@@ -141,7 +141,7 @@ class Play:
         if index == 0:
             leader = 0 if lead_tile is not None else None  # the lead tile's holder, once dealt; else a lot
         else:
-            match = self._match()
+            match = self.current_match()
             leader = game.next_leader(match.deals[-1], match.results[-1])
         self.leader = leader
         self.template = deal_shape(game, index, leader or 0, lead_tile)
@@ -200,15 +200,38 @@ class Play:
 
     # --- playing ---------------------------------------------------------------------------------------------------
 
-    def _match(self) -> Match:
+    def current_match(self) -> Match:
+        """The match (once the first deal is done: a state's chance player deals before anyone plays)."""
         assert self.match is not None
         return self.match
 
+    @classmethod
+    def resumed(cls, game: Game, state: RoundState) -> Play:
+        """A play whose match is at ``state`` (a round rebuilt from a seat's view), the earlier rounds counted and
+        scored but not kept: a seat's observation holds only its round, and from here on only their number matters
+        (Mexican Train's match ends after a number of rounds)."""
+        match = object.__new__(Match)
+        match.game = game
+        match.seed = 0
+        match.scores = state.start_scores
+        match.deals = [state.deal] * (state.round_index + 1)
+        match.results = cast(list[RoundResult], [None] * state.round_index)
+        match._result = None
+        match.round = state
+        play = cls.__new__(cls)
+        play.game = game
+        play.match = match
+        play.dealt = []
+        play.leader = None
+        play.template = None
+        play.past = ("",) * game.players
+        return play
+
     def round(self) -> RoundState:
-        return self._match().round
+        return self.current_match().round
 
     def apply(self, encoding: Encoding, index: int) -> None:
-        match = self._match()
+        match = self.current_match()
         state = match.round
         match.apply(encoding.action(index, state))
         if state.is_over():
@@ -349,7 +372,7 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type in
         play = self.play
         if not play.is_over():
             return [0.0] * play.game.players
-        return match_returns(play.game, play._match())
+        return match_returns(play.game, play.current_match())
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ArenaState:
         """A state ``player_id`` cannot tell from this one, the hidden tiles guessed (see the module docstring)."""
@@ -373,17 +396,22 @@ class ArenaState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type in
                 f"table {' '.join(NAMES[t] for t in state.layout.tiles)}; scores {list(state.scores())}")
 
 
-def resample_round(play: Play, player: int, rng: random.Random) -> None:
-    """Put one guess of the hidden tiles, consistent with ``player``'s view, into ``play``'s round."""
-    match = play._match()
-    state = match.round
-    public = PublicRound(play.game, state.observation(player))
+def guess_round(game: Game, observation: Observation, rng: random.Random) -> RoundState:
+    """The round of ``observation`` with one guess of the hidden tiles, uniform among those consistent with what the
+    seat saw (the search player's belief from what is certain; a tile another seat drew this turn and may alone place,
+    in Mexican Train, one of its guessed tiles)."""
+    public = PublicRound(game, observation)
     hands, boneyard = Belief(public, forced_draws=False).sample(rng)
     drawn = None
     if public.pending_draw():
-        mover = state.turn
-        drawn = rng.choice([t for t in range(play.game.all_tiles.bit_length()) if hands[mover] >> t & 1])
-    world = public.determinize(hands, boneyard, drawn)
+        drawn = rng.choice(tiles_of(hands[observation.turn]))
+    return public.determinize(hands, boneyard, drawn)
+
+
+def resample_round(play: Play, player: int, rng: random.Random) -> None:
+    """Put one guess of the hidden tiles, consistent with ``player``'s view, into ``play``'s round."""
+    match = play.current_match()
+    world = guess_round(play.game, match.round.observation(player), rng)
     match.round = world
     match.deals[-1] = world.deal  # the real deal stays behind: nothing in the new state holds it
 

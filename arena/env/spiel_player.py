@@ -18,15 +18,13 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from arena.env.extras import missing
-from arena.env.openspiel import ArenaState, Play, load, match_returns
-from arena.players.search import Belief
-from arena.rules import Action, Game, Match, Observation, RoundResult
-from arena.rules.restore import PublicRound
+from arena.env.openspiel import ArenaState, Play, guess_round, load, match_returns
+from arena.rules import Action, Game, Observation
 
 try:
     from open_spiel.python.algorithms import ismcts, mcts
@@ -64,8 +62,8 @@ class RoundRollouts(mcts.Evaluator):  # type: ignore[misc]  # open_spiel has no 
             return np.array(state.returns())
         game = play.game
         if play.dealing():
-            return margin_values(game, play._match().scores)
-        match = play._match().clone()
+            return margin_values(game, play.current_match().scores)
+        match = play.current_match().clone()
         current = match.round
         choice = self._rng.choice
         while not current.is_over():
@@ -138,33 +136,11 @@ class SpielPlayer:
 
 def state_from_observation(game: Any, observation: Observation, rng: random.Random) -> ArenaState:
     """An OpenSpiel state of ``game`` that ``observation``'s seat cannot tell from the real one (its hidden tiles one
-    consistent guess); the earlier rounds are counted and scored, not replayed."""
+    consistent guess); the earlier rounds are counted and scored, not replayed (:meth:`Play.resumed`)."""
     arena_game: Game = game.arena_game
-    public = PublicRound(arena_game, observation)
-    hands, boneyard = Belief(public, forced_draws=False).sample(rng)
-    drawn = None
-    if public.pending_draw():
-        drawn = rng.choice([t for t in range(arena_game.all_tiles.bit_length()) if hands[observation.turn] >> t & 1])
-    world = public.determinize(hands, boneyard, drawn)
-    match = object.__new__(Match)
-    match.game = arena_game
-    match.seed = 0
-    match.scores = world.start_scores
-    match.deals = [world.deal] * (observation.round_index + 1)
-    # The earlier rounds' results are not in a seat's observation: only their number matters from here on (Mexican
-    # Train's match ends after a number of rounds), so they are counted, not kept.
-    match.results = cast(list[RoundResult], [None] * observation.round_index)
-    match._result = None
-    match.round = world
+    world = guess_round(arena_game, observation, rng)
     state: ArenaState = game.new_initial_state()
-    play = Play.__new__(Play)
-    play.game = arena_game
-    play.match = match
-    play.dealt = []
-    play.leader = None
-    play.template = None
-    play.past = ("",) * arena_game.players
-    state.play = play
+    state.play = Play.resumed(arena_game, world)
     return state
 
 
