@@ -205,6 +205,12 @@ class Encoding:
             v[o["count"]] = layout.count
         return v
 
+    def observe(self, observation: Observation) -> dict[str, np.ndarray]:
+        """PettingZoo's and Gymnasium's observation of a seat: ``{"observation": the vector, "action_mask": the mask}``
+        (all zero for a seat that is not to move)."""
+        mask = self.mask(observation) if observation.legal_actions else np.zeros(self.num_actions, np.int8)
+        return {"observation": self.vector(observation), "action_mask": mask}
+
     def high(self) -> np.ndarray:
         """The upper bound of every entry of the vector (for a Box space): 1 for flags, the set's size for counts,
         and for the count and the scores a bound no match reaches (see :meth:`score_bound`)."""

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from arena.env.encoding import Encoding
+from arena.env.episodes import SEED_BOUND, seat_rewards, standing
 from arena.env.extras import missing
 from arena.players.builtin import Player, builtin_player
 from arena.rules import VARIANTS, Game, IllegalActionError, Match, new_game
@@ -31,14 +32,6 @@ try:
     from gymnasium import spaces
 except ImportError:
     raise missing("gymnasium") from None
-
-SEED_BOUND = 2**63
-
-
-def standing(match: Match) -> tuple[int, ...]:
-    """Each side's match score as it stands (the scored rounds plus the current round's points in play)."""
-    return match.scores if match.round.is_over() else match.round.scores()
-
 
 class DominoesEnv(gymnasium.Env[dict[str, Any], Any]):
     """One seat of a match against built-in players (see the module docstring)."""
@@ -63,7 +56,6 @@ class DominoesEnv(gymnasium.Env[dict[str, Any], Any]):
         self._opponents = kinds
         self.illegal_reward = illegal_reward
         self.render_mode = render_mode
-        self._sign = 1 if self.game.higher_scores_win else -1
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(low=0.0, high=self.encoding.high(), shape=(self.encoding.size,),
                                       dtype=np.float32),
@@ -102,8 +94,7 @@ class DominoesEnv(gymnasium.Env[dict[str, Any], Any]):
         self._next_round_if_needed()
         self._play_others()
         now = standing(match)
-        side = self.game.side_of[self.seat]
-        reward = float(self._sign * (now[side] - self._standing[side]))
+        reward = seat_rewards(self.game, self._standing, now)[self.seat]
         self._standing = now
         observation, info = self._observe()
         if match.is_over():
@@ -146,10 +137,8 @@ class DominoesEnv(gymnasium.Env[dict[str, Any], Any]):
             self._next_round_if_needed()
 
     def _observe(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        observation = self.observation_of()
-        encoding = self.encoding
-        mask = encoding.mask(observation) if observation.legal_actions else np.zeros(encoding.num_actions, np.int8)
-        return {"observation": encoding.vector(observation), "action_mask": mask}, {"action_mask": mask}
+        observed = self.encoding.observe(self.observation_of())
+        return observed, {"action_mask": observed["action_mask"]}
 
 
 ENV_ID = "arena/Dominoes-v0"

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from arena.env.encoding import Encoding
+from arena.env.episodes import SEED_BOUND, seat_rewards, standing
 from arena.env.extras import missing
 from arena.rules import Game, Match, Observation, new_game
 
@@ -37,17 +38,8 @@ try:
 except ImportError:
     raise missing("pettingzoo") from None
 
-SEED_BOUND = 2**63
-"""Match seeds drawn for an unseeded reset are below this."""
-
-
 def agent_name(seat: int) -> str:
     return f"player_{seat}"
-
-
-def standing(match: Match) -> tuple[int, ...]:
-    """Each side's match score as it stands: the scored rounds plus the current round's points in play."""
-    return match.scores if match.round.is_over() else match.round.scores()
 
 
 class RawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo's classes are untyped for mypy here
@@ -65,7 +57,6 @@ class RawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo's classes are untyped 
         self.possible_agents = [agent_name(s) for s in range(n)]
         self.agents = self.possible_agents[:]
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
-        self._sign = 1 if self.game.higher_scores_win else -1
         high = self.encoding.high()
         self.observation_spaces = {
             agent: spaces.Dict({
@@ -103,10 +94,7 @@ class RawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo's classes are untyped 
         self.agent_selection = self.possible_agents[self.match.round.turn]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        observation = self.observation_of(agent)
-        encoding = self.encoding
-        mask = encoding.mask(observation) if observation.legal_actions else np.zeros(encoding.num_actions, np.int8)
-        return {"observation": encoding.vector(observation), "action_mask": mask}
+        return self.encoding.observe(self.observation_of(agent))
 
     def observation_of(self, agent: str) -> Observation:
         """The structured view of ``agent``'s seat: what the arena's referee would send that seat's bot."""
@@ -125,11 +113,7 @@ class RawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo's classes are untyped 
             match.next_round()
         self._cumulative_rewards[agent] = 0.0
         now = standing(match)
-        side_of = self.game.side_of
-        sign = self._sign
-        before = self._standing
-        self.rewards = {a: float(sign * (now[side_of[s]] - before[side_of[s]]))
-                        for s, a in enumerate(self.possible_agents)}
+        self.rewards = dict(zip(self.possible_agents, seat_rewards(self.game, self._standing, now), strict=True))
         self._standing = now
         if match.is_over():
             result = match.result()
