@@ -14,7 +14,7 @@ from arena.simulate import play_local_match
 pytestmark = [pytest.mark.fast,  # starts no process, no server, no browser
               pytest.mark.filterwarnings("ignore:Observation:UserWarning")]  # a dict observation, as classic games'
 
-GAMES = [(variant, players) for variant in VARIANTS for players in VARIANTS[variant].player_counts[:3]]
+GAMES = [(variant, players) for variant in VARIANTS for players in VARIANTS[variant].player_counts[:3]] + [("mexican_train", 8)]
 SHORT = {"mexican_train": {"rounds": 2}}
 """Mexican Train's 13 rounds cut to 2 to keep the tests fast (the rounds' machinery is the same)."""
 
