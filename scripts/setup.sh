@@ -30,17 +30,23 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 
-# Two optional extras are installed when asked for and kept once installed, so a later plain set-up does not flip the
-# install back: the Ray backend (`--backend ray`, about 70 MB) when ARENA_WITH_RAY=1, and the study extra (DuckDB and
-# matplotlib, about 50 MB: docs/tutorials/study-games.md) when ARENA_WITH_STUDY=1. test.sh sets both, so CI runs the
-# Ray tests and the tutorial's. pyarrow (`arena export --parquet`) is the parquet extra, always installed here so a
-# clean clone has it; a plain `pip install dominoes-arena` goes without it and the export says how to add it.
+# Three optional extras are installed when asked for and kept once installed, so a later plain set-up does not flip
+# the install back: the Ray backend (`--backend ray`, about 70 MB) when ARENA_WITH_RAY=1, the study extra (DuckDB and
+# matplotlib, about 50 MB: docs/tutorials/study-games.md) when ARENA_WITH_STUDY=1, and the research environments
+# (PettingZoo, Gymnasium and OpenSpiel, about 60 MB: docs/reference/environments.md) when ARENA_WITH_RESEARCH=1.
+# test.sh sets all three, so CI runs the Ray tests, the tutorial's and the environments'. pyarrow (`arena export
+# --parquet`) is the parquet extra, always installed here so a clean clone has it; a plain `pip install
+# dominoes-arena` goes without it and the export says how to add it.
 extras=test,parquet
 if [ "${ARENA_WITH_RAY:-0}" = 1 ] || [ -d .venv/lib/python3.11/site-packages/ray ]; then
   extras=$extras,ray
 fi
 if [ "${ARENA_WITH_STUDY:-0}" = 1 ] || [ -d .venv/lib/python3.11/site-packages/duckdb ]; then
   extras=$extras,study
+fi
+if [ "${ARENA_WITH_RESEARCH:-0}" = 1 ] || [ -d .venv/lib/python3.11/site-packages/open_spiel ] \
+    || [ -d .venv/lib/python3.11/site-packages/pettingzoo ]; then
+  extras=$extras,pettingzoo,openspiel
 fi
 stamp=.venv/.arena-installed
 want="$(sha256sum pyproject.toml | cut -d' ' -f1) $extras"

@@ -12,9 +12,10 @@ fast=0
 soak=0
 if [ "${1:-}" = "--fast" ]; then fast=1; shift; fi
 if [ "${1:-}" = "--soak" ]; then soak=1; shift; fi
-# With the Ray extra (tests/cluster/test_ray.py runs a local Ray cluster) and the study extra (DuckDB and matplotlib:
-# tests/e2e/test_tutorial_study_games.py runs the tutorial's analysis).
-ARENA_WITH_RAY=1 ARENA_WITH_STUDY=1 bash scripts/setup.sh
+# With the Ray extra (tests/cluster/test_ray.py runs a local Ray cluster), the study extra (DuckDB and matplotlib:
+# tests/e2e/test_tutorial_study_games.py runs the tutorial's analysis) and the research extras (PettingZoo, Gymnasium
+# and OpenSpiel: tests/env/ checks the environments with the frameworks' own tests).
+ARENA_WITH_RAY=1 ARENA_WITH_STUDY=1 ARENA_WITH_RESEARCH=1 bash scripts/setup.sh
 # The static checks first, in seconds: ruff (lint, the rules chosen in pyproject.toml) and mypy (types) over the
 # arena package, both with zero findings.
 .venv/bin/ruff check arena

@@ -19,7 +19,7 @@ ARENA = Path(__file__).resolve().parents[1] / "arena"
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in (
     "arena errors display futures guest rules codegen invocation",  # `arena` itself: the package's __init__ (its version)
     "protocol",
-    "players sandbox botkit simulate",
+    "players sandbox botkit simulate env",
     "referee",
     "play check_bot examples",
     "records",

@@ -7,6 +7,7 @@ line (``arena/cli/bench.py``) imports them; nothing in production depends on a b
 - :mod:`arena.bench.dial_in`: a bot dialed in, behind ``arena connect`` or by itself, against the same bot called
   directly (``protocol --dial-in``);
 - :mod:`arena.bench.search`: the search bot's decisions/s and playouts per decision (``search``);
+- :mod:`arena.bench.env`: the PettingZoo and OpenSpiel environments' steps/s against the bare engine (``env``);
 - :mod:`arena.bench.cluster`: in-process against Ray, and games/s on 1, 2, ... nodes of a local Ray cluster
   (``cluster``), with :mod:`arena.bench.sleepy_bot`, its bot that takes a fixed time per decision;
 - :mod:`arena.bench.matchmaking`: the league matchmaker's decisions/s on a simulated ladder (``matchmaking``; the

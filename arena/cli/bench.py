@@ -15,6 +15,7 @@ from typing import Any
 from arena import guest
 from arena.bench.cluster import bench_cluster
 from arena.bench.dial_in import bench_dial_in
+from arena.bench.env import FRAMEWORKS, bench_env
 from arena.bench.ladder import bench_ladder
 from arena.bench.league_build import build_times
 from arena.bench.league_db import results_write_rate
@@ -43,6 +44,15 @@ from arena.tournament.workers import MAX_WORKERS
 
 def cmd_bench_engine(args: argparse.Namespace) -> int:
     print(json.dumps(bench_engine(args.variant, args.players, args.seconds, args.seed, options_from(args))))
+    return 0
+
+
+def cmd_bench_env(args: argparse.Namespace) -> int:
+    frameworks = tuple(f.strip() for f in args.frameworks.split(",") if f.strip())
+    unknown = [f for f in frameworks if f not in FRAMEWORKS]
+    if unknown:
+        raise UsageError(f"--frameworks: expected some of {', '.join(FRAMEWORKS)}, got {', '.join(unknown)}")
+    print(json.dumps(bench_env(args.variant, args.players, args.seconds, options_from(args), frameworks), indent=2))
     return 0
 
 
@@ -235,6 +245,13 @@ def add_bench_commands(sub: Any) -> None:
     b.add_argument("--seconds", type=float, default=5.0)
     b.add_argument("--seed", type=int, default=1)
     b.set_defaults(func=cmd_bench_engine)
+    b = bench.add_parser("env", help="environment steps/s of PettingZoo and OpenSpiel against the bare engine, random "
+                                     "play of the same matches (JSON; the pettingzoo and openspiel extras)")
+    add_game_arguments(b)
+    b.add_argument("--seconds", type=float, default=3.0, help="seconds of play per framework (default 3)")
+    b.add_argument("--frameworks", default=",".join(FRAMEWORKS),
+                   help=f"comma-separated, among {', '.join(FRAMEWORKS)} (default all; the engine always runs)")
+    b.set_defaults(func=cmd_bench_env)
     b = bench.add_parser("protocol", help="referee decisions/s against a bot next to synchronous and grpc.aio "
                                           "ping-pong, with the arena's CPU a call and a decision (JSON)")
     b.add_argument("--bot", help="the bot command (default: the random Python bot)")

@@ -62,5 +62,6 @@ def add_rules_commands(sub: Any) -> None:
     p.add_argument("--games", type=int, default=10, help="matches to play (default 10)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first match; match g uses seed + g")
     p.add_argument("--bots", default="greedy,random",
-                   help="built-in players, comma-separated, cycled over the seats (random, greedy)")
+                   help="built-in players, comma-separated, cycled over the seats (random, greedy; ismcts with the "
+                        "openspiel extra)")
     p.set_defaults(func=cmd_simulate)

@@ -1,4 +1,5 @@
-"""Built-in in-process players: a uniformly random one and a greedy one that plays its heaviest tile.
+"""Built-in in-process players: a uniformly random one, a greedy one that plays its heaviest tile, and OpenSpiel's
+information-set MCTS (the ``openspiel`` extra).
 
 A player is any callable from a seat's :class:`~arena.rules.Observation` to one of its legal actions; it sees
 exactly what a remote bot would see, nothing more.
@@ -48,11 +49,20 @@ class GreedyPlayer:
         return max(placements, key=lambda a: PIPS[a.tile])
 
 
-BUILTIN_PLAYERS: dict[str, Callable[..., Player]] = {"random": RandomPlayer, "greedy": GreedyPlayer}
+def ismcts_player(seed: int | str = 0, name: str = "ismcts") -> Player:
+    """OpenSpiel's information-set MCTS (arena/env/spiel_player.py), when the ``openspiel`` extra is installed;
+    without it, a one-line :class:`~arena.env.extras.MissingExtra` that names the extra."""
+    # the openspiel extra, loaded only when a seat asks for this player: the arena starts without it
+    from arena.env.spiel_player import ismcts_player as make  # noqa: PLC0415
+    return make(seed=seed, name=name)
+
+
+BUILTIN_PLAYERS: dict[str, Callable[..., Player]] = {"random": RandomPlayer, "greedy": GreedyPlayer,
+                                                     "ismcts": ismcts_player}
 
 
 def builtin_player(kind: str, seed: int | str = 0) -> Player:
-    """A built-in player by name (``random`` or ``greedy``)."""
+    """A built-in player by name (``random``, ``greedy`` or ``ismcts``)."""
     try:
         factory = BUILTIN_PLAYERS[kind]
     except KeyError:

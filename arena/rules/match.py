@@ -66,15 +66,17 @@ class Match:
     def round_over(self) -> bool:
         return self.round.is_over()
 
-    def next_round(self) -> RoundState:
-        """Deal the next round. Only between rounds of a match that is not over."""
+    def next_round(self, deal: Deal | None = None) -> RoundState:
+        """Deal the next round (``deal``: play that one instead of the seeded deal; an environment whose chance
+        player deals, as OpenSpiel's, gives it). Only between rounds of a match that is not over."""
         self._score_if_over()
         if not self.round.is_over():
             raise RulesError("the current round is not over yet")
         if self._result is not None:
             raise RulesError("the match is over")
-        index = len(self.deals)
-        self._start_round(self.game.next_deal(self.seed, index, self.deals[-1], self.results[-1]))
+        if deal is None:
+            deal = self.game.next_deal(self.seed, len(self.deals), self.deals[-1], self.results[-1])
+        self._start_round(deal)
         return self.round
 
     def is_over(self) -> bool:

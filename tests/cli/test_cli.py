@@ -1,4 +1,4 @@
-"""``arena simulate``, ``arena bench engine``, ``referee-parts`` and ``protocol`` from the command line, as a user
+"""``arena simulate``, ``arena bench engine``, ``env``, ``referee-parts`` and ``protocol`` from the command line, as a user
 runs them."""
 
 from __future__ import annotations
@@ -68,6 +68,25 @@ def test_bench_engine_prints_json_numbers() -> None:
     assert numbers["variant"] == "block" and numbers["players"] == 2
     assert numbers["hands"] > 0 and numbers["moves"] >= numbers["placements"] > numbers["hands"]
     assert numbers["hands_per_s"] > 0 and numbers["moves_per_s"] > 0
+
+
+def test_bench_env_prints_steps_per_second_against_the_engine() -> None:
+    out = run_cli("bench", "env", "--variant", "block", "--players", "3", "--seconds", "0.2")
+    assert out.returncode == 0, out.stderr
+    numbers = json.loads(out.stdout)
+    assert (numbers["variant"], numbers["players"]) == ("block", 3)
+    assert list(numbers["frameworks"]) == ["engine", "pettingzoo", "pettingzoo_raw", "openspiel", "openspiel_tensor"]
+    for result in numbers["frameworks"].values():
+        assert result["matches"] >= 1 and result["steps"] > 0 and result["steps_per_s"] > 0
+    assert numbers["frameworks"]["engine"]["of_engine"] == 1.0
+    assert numbers["frameworks"]["openspiel"]["chance_per_s"] > 0
+
+
+def test_bench_env_refuses_an_unknown_framework_in_one_line() -> None:
+    out = run_cli("bench", "env", "--frameworks", "engine,rllib")
+    assert out.returncode == 2
+    assert out.stderr.strip() == ("error: --frameworks: expected some of engine, pettingzoo, pettingzoo_raw, openspiel, "
+                                  "openspiel_tensor, got rllib")
 
 
 def test_bench_protocol_rates_alternating_windows() -> None:

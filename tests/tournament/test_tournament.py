@@ -293,7 +293,7 @@ def test_an_unknown_built_in_player_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as error:
         load_spec(write(tmp_path, text))
     assert str(error.value).endswith("key 'bots[1].command': unknown built-in player 'clever'; valid players: "
-                                     "random, greedy")
+                                     "random, greedy, ismcts")
 
 
 def test_a_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
