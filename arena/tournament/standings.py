@@ -53,7 +53,7 @@ Definitions (one *result* is an entrant's result in one game):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -654,10 +654,11 @@ class Standings:
         if len(means) > 1:
             self.deal_set_results.add(places_of_points(means))
 
-    def fit(self) -> Fit:
+    def fit(self, also: Iterable[str] = ()) -> Fit:
         """The maximum-likelihood fit over the finished deal sets (:mod:`arena.tournament.likelihood`), every
-        entrant in it, those without a finished deal set at the prior's 0."""
-        for name in self._entrants:
+        entrant in it (and those of ``also``: a field's entrants that played no game), those without a finished deal
+        set at the prior's 0."""
+        for name in (*self._entrants, *also):
             self.deal_set_results.entrant(name)
         return fit(self.deal_set_results.evidence())
 
