@@ -118,8 +118,7 @@ def published_scale(variant: str, players: int | None = None) -> Scale:
     name = scale_file_name(variant, count)
     source = resources.files("arena.tournament").joinpath(SCALES, name)
     if not source.is_file():
-        published = sorted(p.name.removesuffix(".json") for p in resources.files("arena.tournament")
-                           .joinpath(SCALES).iterdir() if p.name.endswith(".json"))
+        published = [f"{scale.variant} ({scale.players} players)" for scale in published_scales()]
         raise ScaleError(f"no reference scale for {variant} with {count} players is published; published: "
                          f"{', '.join(published) or 'none'} (make one with: arena reference {variant})")
     return read_scale(source.read_text())
@@ -206,6 +205,22 @@ def _tournament(name: str, variant: str, players: int, options: Mapping[str, Any
         data["options"] = dict(options)
     data["bots"] = bots
     return data
+
+
+def scale_markdown(scale: Scale) -> str:
+    """The scale as the docs publish it: a heading line, the command, and one table row per reference player."""
+    rows = [f"| `{point.name}` | {point.elo:+.0f} | {interval_text(point.low, point.high)} | {point.deal_sets:,} |"
+            for point in scale.points]
+    return "\n".join([f"**{scale.variant}**, {scale.players} players, {scale.deal_sets} deal sets a pairing:", "",
+                      "```sh", scale.command, "```", "",
+                      "| player | Elo above random | 95% interval | deal sets |", "|---|---:|---|---:|", *rows])
+
+
+def published_scales() -> list[Scale]:
+    """Every scale the arena ships, by file name."""
+    folder = resources.files("arena.tournament").joinpath(SCALES)
+    return [read_scale(entry.read_text()) for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+            if entry.name.endswith(".json")]
 
 
 def interval_text(low: float, high: float) -> str:

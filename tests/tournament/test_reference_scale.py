@@ -9,11 +9,13 @@ import math
 import tomllib
 
 import pytest
+from support.paths import ROOT
 
 from arena.players.builtin import BUILTIN_PLAYERS, MixedPlayer, builtin_player
 from arena.rules import new_game
 from arena.simulate import play_local_match
 from arena.tournament.likelihood import FitError, Tally, fit, place
+from arena.tournament.ratings import elo_of_logit, logit_of_elo
 from arena.tournament.reference import (
     ANCHOR,
     REFERENCE_KINDS,
@@ -23,12 +25,13 @@ from arena.tournament.reference import (
     gauntlet_file,
     placement,
     published_scale,
+    published_scales,
     read_scale,
     round_robin_file,
+    scale_markdown,
     scale_of,
     within,
 )
-from arena.tournament.ratings import elo_of_logit, logit_of_elo
 from arena.tournament.spec import spec_from_dict
 from arena.tournament.standings import GameOutcome, Standings
 
@@ -155,15 +158,15 @@ def test_an_unpublished_scale_names_the_published_ones_and_the_command_that_make
         published_scale("draw", 4)
 
 
-def test_every_published_scale_is_anchored_at_random_and_names_its_command() -> None:
-    for variant in ("draw", "block", "all_fives", "la_plaza", "mexican_train"):
-        try:
-            scale = published_scale(variant)
-        except ScaleError:
-            continue
-        assert scale.point(ANCHOR).elo == 0.0
-        assert [p.name for p in scale.points if p.name in REFERENCE_KINDS]
-        assert scale.command.startswith("arena reference ") or " reference " in scale.command
+def test_every_published_scale_is_anchored_at_random_and_printed_in_the_docs() -> None:
+    page = (ROOT / "docs/explanation/reference-scale.md").read_text()
+    scales = published_scales()
+    assert {(scale.variant, scale.players) for scale in scales} >= {("draw", 2)}
+    for scale in scales:
+        assert scale.point(ANCHOR) == ScalePoint(ANCHOR, 0.0, 0.0, 0.0, scale.point(ANCHOR).deal_sets)
+        assert {point.name for point in scale.points} <= set(BUILTIN_PLAYERS)
+        assert " reference " in scale.command and f"--seed {scale.seed}" in scale.command
+        assert scale_markdown(scale) in page, f"the docs do not show the {scale.variant} scale as published"
 
 
 def test_the_reference_players_are_built_in_and_mixed_sits_between_random_and_greedy() -> None:
