@@ -25,6 +25,7 @@ from typing import TextIO
 from arena.cli.bench import add_bench_commands  # noqa: E402
 from arena.cli.bots import add_bot_commands  # noqa: E402
 from arena.cli.league import add_league_commands  # noqa: E402
+from arena.cli.reference import add_reference_commands  # noqa: E402
 from arena.cli.rules import add_rules_commands  # noqa: E402
 from arena.cli.runs import add_run_commands  # noqa: E402
 from arena.cli.server import add_server_commands  # noqa: E402
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_commands(sub)
     add_bot_commands(sub)
     add_run_commands(sub)
+    add_reference_commands(sub)
     add_bench_commands(sub)
     add_server_commands(sub)
     add_league_commands(sub)

@@ -31,7 +31,8 @@ from arena.records.terminal import show_game
 from arena.tournament.console import print_summary
 from arena.tournament.errors import RecordsNotWritten
 from arena.tournament.runner import run_tournament
-from arena.tournament.spec import load_spec, read_spec_text
+from arena.tournament.spec import TournamentSpec, load_spec, read_spec_text
+from arena.tournament.summary import RunSummary
 from arena.tournament.workers import check_workers, workers_factory
 
 T = TypeVar("T")
@@ -79,16 +80,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     if spec.skipped:
         console.print(f"note: skipping {', '.join(spec.skipped)} (program not installed)", markup=False)
     text = read_spec_text(args.file)
-    resume = f"{command} run {shlex.quote(args.file)} --out {shlex.quote(str(run))} --resume"
+    resume = f"{command} run {shlex.quote(args.file)} --out {shlex.quote(str(run))} --resume" + where_flags(args)
+    summary = play_run(args, spec, text, run, resume, console)
+    if isinstance(summary, int):
+        return summary
+    print_summary(summary, console, f"{spec.name}: {spec.variant}, {count_text(summary.recorded, 'game')}", command)
+    return 1 if summary.given_up else 0
+
+
+def where_flags(args: argparse.Namespace) -> str:
+    """The flags of where the games run (``--backend``, ``--address``, ``--workers``), for a resume command."""
+    flags = ""
     if args.backend != "local":
-        resume += f" --backend {args.backend}" + (f" --address {shlex.quote(args.address)}" if args.address else "")
+        flags += f" --backend {args.backend}" + (f" --address {shlex.quote(args.address)}" if args.address else "")
     if args.workers != 1:
-        resume += f" --workers {args.workers}"
+        flags += f" --workers {args.workers}"
+    return flags
+
+
+def play_run(args: argparse.Namespace, spec: TournamentSpec, text: str, run: Path, resume: str,
+             console: Any) -> RunSummary | int:
+    """Play a tournament into its run folder as ``arena run`` does (``args``: its ``--resume``, ``--concurrency``
+    and where the games run); the summary, or the exit status of a run that did not finish: 1 when a write to the
+    run folder failed (one ``error:`` line with the ``resume`` command), 130 when interrupted."""
     backend = run_backend(args, args.concurrency or spec.concurrency)
     try:
-        summary = guest.run(until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume,
-                                                                      concurrency=args.concurrency, console=console,
-                                                                      backend=backend))
+        summary: RunSummary | None = guest.run(
+            until_interrupted, lambda: run_tournament(spec, text, run, resume=args.resume, concurrency=args.concurrency,
+                                                      console=console, backend=backend))
     except RecordsNotWritten as error:
         for line in error.given_up:
             print(f"warning: {line}", file=sys.stderr)
@@ -104,8 +123,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         were = "was" if summary.resumed_from == 1 else "were"
         console.print(f"resume: {count_text(summary.resumed_from, 'game')} {were} already recorded; played "
                       f"{summary.played_now}", highlight=False)
-    print_summary(summary, console, f"{spec.name}: {spec.variant}, {count_text(summary.recorded, 'game')}", command)
-    return 1 if summary.given_up else 0
+    return summary
 
 
 def check_where_games_run(args: argparse.Namespace, file_concurrency: int) -> None:

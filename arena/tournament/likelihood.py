@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import combinations
 from typing import Any, TypeVar
 
@@ -83,7 +84,7 @@ class FitError(ArenaError, ValueError):
 # --- results into terms -----------------------------------------------------------------------------------------
 
 
-def places_of_points(points: Mapping[str, float]) -> tuple[tuple[str, ...], ...]:
+def places_of_points(points: Mapping[str, float | Fraction]) -> tuple[tuple[str, ...], ...]:
     """A deal set's places from each entrant's points in it (its match points over the rotations, say): more
     points place higher, equal points tie. Names within a group are sorted, so equal inputs give equal places."""
     levels = sorted(set(points.values()), reverse=True)
@@ -390,6 +391,40 @@ def fit(evidence: Evidence, previous: Fit | None = None, prior_sd_elo: float = P
     return Fit(names=evidence.names, theta=frozen(theta - theta.mean()),
                covariance=frozen(centred_covariance(information)), deal_sets=evidence.deal_sets,
                components=evidence.components, iterations=iterations, prior_sd_elo=prior_sd_elo)
+
+
+def place(evidence: Evidence, fixed: Mapping[str, float], name: str,
+          prior_sd_elo: float = PRIOR_SD_ELO) -> tuple[float, float]:
+    """``name``'s θ with every other entrant of the evidence held at its θ in ``fixed`` (log-odds, a published
+    scale's), and its standard error: the log-posterior's maximum along that one coordinate (Newton with
+    backtracking, as :func:`maximise`), the error from the information there. The error is the placement's own,
+    the scale taken as exact. Refuses, in one line, an entrant of the evidence that is neither ``name`` nor fixed."""
+    index = evidence.index()
+    if name not in index:
+        raise FitError(f"no entrant {name!r} in the results")
+    unknown = [other for other in evidence.names if other != name and other not in fixed]
+    if unknown:
+        raise FitError(f"{unknown[0]!r} is not on the scale")
+    precision = 1.0 / logit_of_elo(prior_sd_elo) ** 2
+    theta = np.array([0.0 if other == name else float(fixed[other]) for other in evidence.names])
+    i = index[name]
+    current = log_posterior(evidence, theta, precision)
+    for _ in range(MAX_ITERATIONS):
+        gradient, information = gradient_and_information(evidence, theta, precision)
+        step, length = float(gradient[i] / information[i, i]), 1.0
+        while True:
+            candidate = theta.copy()
+            candidate[i] += length * step
+            value = log_posterior(evidence, candidate, precision)
+            if value >= current + 1e-4 * length * step * float(gradient[i]) or length < 1e-12:
+                break
+            length /= 2.0
+        moved = abs(float(candidate[i] - theta[i]))
+        theta, current = candidate, value
+        if moved < TOLERANCE:
+            _, information = gradient_and_information(evidence, theta, precision)
+            return float(theta[i]), 1.0 / math.sqrt(float(information[i, i]))
+    raise FitError(f"the placement did not converge in {MAX_ITERATIONS} Newton steps")
 
 
 # --- the leaderboard --------------------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ Definitions (one *result* is an entrant's result in one game):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -65,6 +65,7 @@ from arena.display import safe_markup
 from arena.errors import ArenaError
 from arena.records.jsonform import index_of
 from arena.records.schema import Record
+from arena.tournament.likelihood import Fit, Tally, fit, places_of_points
 from arena.tournament.ratings import elo_bounds, elo_of_score, score_interval
 
 ELO = "elo"
@@ -363,16 +364,21 @@ class _Entrant:
 
 
 class _DealSet:
-    """An unfinished duplicate deal set: its games so far and each entrant's match points (sum, count)."""
+    """An unfinished duplicate deal set: its games so far and each entrant's match points (exact sum, count)."""
 
     __slots__ = ("games", "points")
 
     def __init__(self) -> None:
         self.games = 0
-        self.points: dict[str, list[float]] = {}
+        self.points: dict[str, list[Exact]] = {}
 
     def means(self) -> dict[str, float]:
-        return {name: total / count for name, (total, count) in self.points.items()}
+        return {name: float(mean) for name, mean in self.exact_means().items()}
+
+    def exact_means(self) -> dict[str, Exact]:
+        """Each entrant's mean match points over the set's games, exactly: two entrants with equal means tie (a
+        float sum of thirds would tell ``1/3 + 2/3 + 1`` from ``2/3 + 2/3 + 2/3``)."""
+        return {name: Fraction(total) / count for name, (total, count) in self.points.items()}
 
 
 def _elo_bounds(interval: tuple[float, float] | None, score: float | None) -> tuple[float | None, float | None]:
@@ -562,6 +568,8 @@ class Standings:
         self._pairwise: dict[tuple[str, str], list[int]] = {}
         self._skill: dict[str, SkillRating] = {}
         self._deal_sets: dict[str, _DealSet] = {}
+        self.deal_set_results = Tally()
+        """Each finished deal set's result, summed for the maximum-likelihood fit (:meth:`fit`)."""
 
     # --- feeding -------------------------------------------------------------------------------------------------
 
@@ -579,8 +587,8 @@ class Standings:
             entrant = self._entrant(name)
             result = exact_mean(sum(halves[side] for side in their_sides), 2 * (sides - 1) * len(their_sides))
             self._count_result(entrant, outcome, their_sides, place, result)
-            cell = deal_set.points.setdefault(name, [0.0, 0])
-            cell[0] += float(result)
+            cell = deal_set.points.setdefault(name, [0, 0])
+            cell[0] += result
             cell[1] += 1
         for seat, name in enumerate(outcome.seats):
             entrant = self._entrants[name]
@@ -638,9 +646,21 @@ class Standings:
                             cell[2] += 1
 
     def _fold(self, deal_key: str) -> None:
-        """Turn a finished deal set into one by-deal sample per entrant, and forget it."""
-        for name, mean in self._deal_sets.pop(deal_key).means().items():
-            self._entrants[name].per_deal.add(mean)
+        """Turn a finished deal set into one by-deal sample per entrant and, when it held two entrants or more, one
+        result of the maximum-likelihood fit (its entrants placed by their mean match points); then forget it."""
+        means = self._deal_sets.pop(deal_key).exact_means()
+        for name, mean in means.items():
+            self._entrants[name].per_deal.add(float(mean))
+        if len(means) > 1:
+            self.deal_set_results.add(places_of_points(means))
+
+    def fit(self, also: Iterable[str] = ()) -> Fit:
+        """The maximum-likelihood fit over the finished deal sets (:mod:`arena.tournament.likelihood`), every
+        entrant in it (and those of ``also``: a field's entrants that played no game), those without a finished deal
+        set at the prior's 0."""
+        for name in (*self._entrants, *also):
+            self.deal_set_results.entrant(name)
+        return fit(self.deal_set_results.evidence())
 
     def _rate(self, held: dict[str, list[int]], place: tuple[int, ...], sides: int) -> None:
         """One Plackett-Luce update. An entrant on several sides gets the sum of its mu changes and the smallest

@@ -25,9 +25,9 @@ deadline, then plays a final tournament over the frozen field and ranks it by th
 - **Ranking** of a Swiss or a knockout (:func:`event_ranking`): the event's own order, rebuilt from the records
   (:func:`arena.tournament.rounds.event_from_records`): the Swiss table (points, Buchholz, Sonneborn-Berger,
   seed), the bracket's placements (versions out in the same round tied).
-- **Ranking** of a round robin (:func:`finals_ranking`): each deal set's places (its entrants by their match points over its
-  rotations, added exactly as the ladder adds them (:func:`~arena.league.rules.rating.deal_set_totals`), equal points
-  tied) go into :class:`~arena.tournament.likelihood.Tally`; the fit
+- **Ranking** of a round robin (:func:`finals_ranking`): each deal set's places (its entrants by their mean match
+  points over its rotations, added exactly, equal points tied), as a tournament's standings keep them
+  (:meth:`~arena.tournament.standings.Standings.fit`); the fit
   (:func:`~arena.tournament.likelihood.fit`, Bradley–Terry for two sides, Plackett–Luce for more) and its
   :func:`~arena.tournament.likelihood.leaderboard` give each version's rating, 95% interval, rank range and the
   versions it cannot be told apart from: a tie is declared exactly where the intervals say so.
@@ -79,15 +79,15 @@ from arena.league.rules.config import (
 from arena.league.rules.errors import LeagueError, StateError
 from arena.league.rules.model import Freeze
 from arena.league.rules.permissions import Caller, require_operator
-from arena.league.rules.rating import deal_set_totals, seats_of
 from arena.league.rules.timeline import FINALS_STEP, require_manual
 from arena.league.storage.db import Database
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.tournament.errors import EntrantsCannotPlay, RunError
-from arena.tournament.likelihood import Tally, fit, leaderboard, places_of_points
+from arena.tournament.likelihood import leaderboard
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import SpecError, TournamentSpec
+from arena.tournament.standings import Standings, outcome_of
 
 PLAYING, DONE, FAILED = "playing", "done", "failed"
 ROUND_ROBIN_FINALS = FinalsSettings()
@@ -180,20 +180,10 @@ def author_groups(names: Sequence[str], authors: Sequence[int]) -> list[list[str
 def finals_ranking(folder: Path, version_of: Mapping[str, int], group_size: int) -> list[dict[str, Any]]:
     """The finals' ranking from their records: one result per complete deal set (its places by match points), the
     maximum-likelihood fit over them, its leaderboard rows (best first) as JSON."""
-    deal_sets: dict[str, list[Any]] = defaultdict(list)
+    standings = Standings(group_size=group_size)
     for record in iter_records(RunFolder(folder).records, ReadReport()):
-        deal_sets[str(record.get("dealKey", record.get("index")))].append(seats_of(record, version_of))
-    tally = Tally()
-    names = {version_id: name for name, version_id in version_of.items()}
-    for name in version_of:
-        tally.entrant(name)
-    for games in deal_sets.values():
-        if len(games) != group_size:
-            continue  # an incomplete deal set (a run cut short): not a result
-        held = list(dict.fromkeys(seat.version_id for seats in games for seat in seats))
-        totals = deal_set_totals(games, held)  # added exactly, as the ladder adds them: equal totals tie
-        tally.add(places_of_points({names[version_id]: total for version_id, total in zip(held, totals, strict=False)}))
-    rows = leaderboard(fit(tally.evidence()))
+        standings.add(outcome_of(record))
+    rows = leaderboard(standings.fit(also=version_of))
     return [{"rank": row.rank, "best": row.best, "worst": row.worst, "version": row.entrant,
              "version_id": version_of[row.entrant], "rating": row.elo, "low": row.low, "high": row.high,
              "deal_sets": row.deal_sets, "tied_with": list(row.tied_with)} for row in rows]

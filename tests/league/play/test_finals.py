@@ -166,7 +166,8 @@ def test_equal_four_player_totals_tie_where_float_sums_differ(tmp_path: Path) ->
     for name in names:
         tally.entrant(name)
     tally.add((("g9",), ("g10",), ("g7", "g8")))
-    expected = [(row.rank, row.entrant, row.elo, row.tied_with) for row in leaderboard(fit(tally.evidence()))]
+    expected = [(row.rank, row.entrant, pytest.approx(row.elo, abs=1e-9), row.tied_with)
+                for row in leaderboard(fit(tally.evidence()))]  # the fit's entrants in another order: the last bits
     ranking = finals_ranking(tmp_path, names, 4)
     assert [(row["rank"], row["version"], row["rating"], tuple(row["tied_with"])) for row in ranking] == expected
     assert ranking[2]["rating"] == ranking[3]["rating"] and [row["version_id"] for row in ranking] == [9, 10, 7, 8]

@@ -1,0 +1,156 @@
+"""``arena reference`` and ``arena gauntlet --reference``: the reference scale made, and a bot placed on it
+(:mod:`arena.tournament.reference`)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from arena.cli.options import require_sandbox
+from arena.cli.runs import check_where_games_run, play_run, where_flags
+from arena.cluster.options import add_backend_arguments
+from arena.display import make_console
+from arena.errors import UsageError
+from arena.invocation import arena_command
+from arena.players.specs import program_name
+from arena.rules import new_game
+from arena.tournament.console import print_summary
+from arena.tournament.reference import (
+    ANCHOR,
+    PLACEMENT_DEAL_SETS,
+    REFERENCE_KINDS,
+    SCALE_DEAL_SETS,
+    Placement,
+    Scale,
+    gauntlet_file,
+    interval_text,
+    placement,
+    published_scale,
+    read_scale,
+    round_robin_file,
+    scale_file_name,
+    scale_of,
+    within,
+    write_scale,
+)
+from arena.tournament.spec import spec_from_dict
+from arena.tournament.summary import RunSummary
+
+
+def cmd_reference(args: argparse.Namespace) -> int:
+    """``arena reference VARIANT``: the round robin of the reference players, then their scale (written to
+    ``--write``, by default beside the run folder)."""
+    game = new_game(args.variant, args.players)
+    positive("--deal-sets", args.deal_sets)
+    run = Path(args.out or f"runs/reference-{scale_file_name(args.variant, game.players).removesuffix('.json')}")
+    kinds = tuple(kind.strip() for kind in args.kinds.split(",")) if args.kinds else REFERENCE_KINDS
+    if ANCHOR not in kinds:
+        raise UsageError(f"--kinds must include {ANCHOR}, the scale's 0")
+    text = round_robin_file(args.variant, game.players, {}, args.deal_sets, str(run), args.seed, kinds)
+    command = f"{arena_command()} reference {args.variant} --players {game.players} --deal-sets {args.deal_sets}"
+    if args.kinds:
+        command += f" --kinds {','.join(kinds)}"
+    summary = play(args, text, run, command)
+    if isinstance(summary, int):
+        return summary
+    assert summary.standings is not None and summary.seed is not None
+    scale = scale_of(summary.standings.fit(), args.variant, game.players, {}, args.deal_sets, summary.seed.seed,
+                     f"{command} --seed {shlex.quote(summary.seed.seed)}")
+    target = Path(args.write or run.with_suffix(".json"))
+    write_scale(scale, target)
+    print_scale(scale)
+    print(f"scale written to {target}")
+    return 0
+
+
+def cmd_gauntlet(args: argparse.Namespace) -> int:
+    """``arena gauntlet --reference VARIANT -- COMMAND``: the bot against every reference player, then its rating
+    on the scale."""
+    if not args.command:
+        raise UsageError("give the bot's command after --, e.g. arena gauntlet --reference draw -- python bot.py")
+    positive("--deal-sets", args.deal_sets)
+    scale = read_scale(Path(args.scale).read_text()) if args.scale else published_scale(args.reference, args.players)
+    command = list(args.command[1:] if args.command[0] == "--" else args.command)
+    name = args.name or program_name(shlex.join(command))
+    run = Path(args.out or f"runs/gauntlet-{args.reference}-{name}")
+    text = gauntlet_file(scale, name, command, args.deal_sets, str(run), args.seed)
+    require_sandbox(True, "the candidate bot")
+    summary = play(args, text, run, f"{arena_command()} gauntlet --reference {args.reference} "
+                   f"--deal-sets {args.deal_sets} --name {shlex.quote(name)} -- {shlex.join(command)}")
+    if isinstance(summary, int):
+        return summary
+    assert summary.standings is not None
+    placed = placement(summary.standings.deal_set_results, scale, name)
+    print_placement(placed, scale)
+    return 1 if summary.given_up else 0
+
+
+def play(args: argparse.Namespace, text: str, run: Path, command: str) -> RunSummary | int:
+    """The generated tournament played into ``run`` as ``arena run`` plays a file; its standings printed."""
+    spec = spec_from_dict(tomllib.loads(text))
+    check_where_games_run(args, spec.concurrency)
+    console = make_console()
+    resume = f"{command} --out {shlex.quote(str(run))} --resume" + where_flags(args)
+    summary = play_run(args, spec, text, run, resume, console)
+    if not isinstance(summary, int):
+        print_summary(summary, console, f"{spec.name}: {summary.recorded} games", arena_command())
+    return summary
+
+
+def positive(flag: str, value: int) -> None:
+    if value < 1:
+        raise UsageError(f"{flag} must be at least 1, got {value}")
+
+
+def print_scale(scale: Scale) -> None:
+    print(f"reference scale of {scale.variant}, {scale.players} players ({scale.deal_sets} deal sets a pairing; "
+          f"Elo above random, 95% interval)")
+    for point in scale.points:
+        print(f"  {point.name:<12} {point.elo:+7.0f}  {interval_text(point.low, point.high)}")
+
+
+def print_placement(placed: Placement, scale: Scale) -> None:
+    near = [point.name for point in scale.points if within(placed, point)]
+    print(f"{placed.name} on the {scale.variant} reference scale: {placed.elo:+.0f} Elo "
+          f"{interval_text(placed.low, placed.high)} above random, from {placed.deal_sets} deal sets"
+          + (f"; not told apart from {', '.join(near)}" if near else ""))
+
+
+def add_reference_commands(sub: Any) -> None:
+    """``reference`` and ``gauntlet``."""
+    p = sub.add_parser("reference", help="rate the reference players of a variant by a duplicate round robin: the "
+                                         "scale `arena gauntlet --reference` places bots on")
+    p.add_argument("variant", help="the variant (arena variants lists them)")
+    p.add_argument("--players", type=int, help="players at a table (default: the variant's usual count)")
+    p.add_argument("--deal-sets", type=int, default=SCALE_DEAL_SETS,
+                   help=f"deal sets a pairing, each under every seat rotation (default {SCALE_DEAL_SETS})")
+    p.add_argument("--kinds", help=f"the reference players, built-in kinds with commas (default: "
+                                   f"{','.join(REFERENCE_KINDS)}; must include {ANCHOR})")
+    p.add_argument("--seed", help="the master seed (default: random, revealed at the end)")
+    p.add_argument("--write", metavar="FILE", help="where to write the scale (default: the run folder's name .json)")
+    _run_arguments(p)
+    p.set_defaults(func=cmd_reference)
+
+    p = sub.add_parser("gauntlet", help="place a bot on a variant's reference scale: duplicate deal sets against "
+                                        "every reference player, then its Elo above random with its interval")
+    p.add_argument("--reference", required=True, metavar="VARIANT", help="the variant whose published scale to use")
+    p.add_argument("--players", type=int, help="players at a table (default: the variant's usual count)")
+    p.add_argument("--scale", metavar="FILE", help="a scale file of your own (from arena reference) instead")
+    p.add_argument("--deal-sets", type=int, default=PLACEMENT_DEAL_SETS,
+                   help=f"deal sets against each reference player (default {PLACEMENT_DEAL_SETS})")
+    p.add_argument("--name", help="the bot's name (default: its program's)")
+    p.add_argument("--seed", help="the master seed (default: random, revealed at the end)")
+    _run_arguments(p)
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="the bot's command, after --")
+    p.set_defaults(func=cmd_gauntlet)
+
+
+def _run_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", help="the run folder")
+    p.add_argument("--concurrency", type=int, help="games at once (default 4)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in the same folder")
+    p.add_argument("--workers", type=int, default=1, help="referee processes on this machine (default 1)")
+    add_backend_arguments(p)
