@@ -147,10 +147,11 @@ def chosen_action(reply: bot_pb2.ActReply, request: DecisionRequest) -> Any:
     raise BotFailure(FaultKind.MALFORMED_REPLY, detail="the reply sets neither index nor action")
 
 
-def decision_of(reply: bot_pb2.ActReply, request: DecisionRequest, think_s: float) -> Decision:
+def decision_of(reply: bot_pb2.ActReply, request: DecisionRequest, think_s: float, unread: str = "") -> Decision:
     """An ActReply as the referee takes it: the chosen action (:func:`chosen_action`), the comment cut to
-    :data:`MAX_COMMENT`, and the belief read apart (:func:`sent_belief`), so that a bad belief never costs the move."""
-    belief, problem = sent_belief(reply)
+    :data:`MAX_COMMENT`, and the belief read apart (:func:`sent_belief`), so that a bad belief never costs the move.
+    ``unread``: why the transport could not read a belief it dropped from the reply (a JSON line's)."""
+    belief, problem = (None, unread) if unread else sent_belief(reply)
     return Decision(chosen_action(reply, request), think_s, reply.comment[:MAX_COMMENT], belief, problem)
 
 
@@ -200,7 +201,7 @@ class BotClient(ABC):
     async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
         """The bot's decision within ``timeout_s``; raises :class:`BotFailure` (the referee records it)."""
         reply, think = await self.reply(request, timeout_s)
-        return decision_of(reply, request, think)
+        return decision_of(reply, request, think, self._unread_belief(reply))
 
     async def reply(self, request: DecisionRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
         """The bot's ActReply as it came, not yet checked, and its think time: :meth:`act` checks it; the relay of
@@ -250,3 +251,8 @@ class BotClient(ABC):
     @abstractmethod
     async def _notify(self, message: bot_pb2.Notification) -> None:
         """Send a notification, swallowing every failure."""
+
+    def _unread_belief(self, reply: bot_pb2.ActReply) -> str:
+        """Why the transport dropped a belief it could not read from ``reply``, or "" (protobuf's bytes are read
+        whole or not at all; a JSON line's belief is read apart from its choice)."""
+        return ""
