@@ -41,7 +41,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent import futures
 from typing import Any
 
@@ -67,11 +67,12 @@ REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 """grpcio-reflection implements only v1alpha; v1 is the same protocol under this name (see ``add_introspection``)."""
 
 
-def reply(choice: int | types_pb2.Action, *, belief: Mapping[Any, Sequence[float]] | None = None,
+def reply(choice: int | types_pb2.Action, *,
+          belief: Mapping[Any, Sequence[float]] | Iterable[tuple[Any, Sequence[float]]] | None = None,
           comment: str = "") -> bot_pb2.ActReply:
     """A whole reply: the choice (an index into the legal actions, or the action), an optional comment, and an
-    optional belief about the hidden tiles: for each tile it cannot see (a ``Tile`` message, a ``(low, high)`` pair or
-    a text like ``"[3|5]"``), one probability per place, in the order the protocol gives the places (every other seat
+    optional belief about the hidden tiles (a mapping, or pairs): for each tile it cannot see (a ``Tile`` message, a
+    ``(low, high)`` pair or a text like ``"[3|5]"``), one probability per place, in the order the protocol gives the places (every other seat
     in seat order, then the boneyard; :func:`belief_places` lists them). The arena checks the belief apart from the
     choice: a belief it refuses is recorded as a fault of the belief, and the move stands::
 
@@ -86,7 +87,7 @@ def reply(choice: int | types_pb2.Action, *, belief: Mapping[Any, Sequence[float
         message.action.CopyFrom(choice)
     else:
         message.index = int(choice)
-    for tile, probabilities in (belief or {}).items():
+    for tile, probabilities in (belief.items() if isinstance(belief, Mapping) else belief or ()):
         message.belief.tiles.add(tile=_tile_message(tile), probabilities=list(probabilities))
     return message
 
