@@ -9,6 +9,9 @@ import json
 from typing import Any
 
 import pytest
+from support.chromium import needs_chromium
+from support.paths import ROOT
+
 from arena.players import RandomPlayer
 from arena.players.base import Decision, DecisionRequest, LocalPlayer
 from arena.players.search import SearchPlayer
@@ -21,8 +24,6 @@ from arena.referee import play_match
 from arena.rules import new_game
 from arena.rules.tiles import NAMES
 from arena.web.live import public_view
-from support.chromium import needs_chromium
-from support.paths import ROOT
 
 ARTIFACTS = ROOT / "test-artifacts" / "replay_html"
 
@@ -80,7 +81,7 @@ async def test_the_viewer_data_holds_each_belief_beside_the_truth() -> None:
     want = truths(record)
     data = viewer_data(record)
     assert want and sorted(int(k) for k in data["beliefs"]) == sorted(want)
-    for number, (seat, tiles, where) in want.items():
+    for number, (seat, _, where) in want.items():
         shown = data["beliefs"][str(number)]
         places = [str(s) for s in range(3) if s != seat] + ["boneyard"]
         assert shown["s"] == seat

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from support.paths import ROOT
 
 from arena.players import RandomPlayer
 from arena.players.base import LocalPlayer
@@ -18,7 +19,6 @@ from arena.records.replay import steps, verify_game
 from arena.referee import MatchRecord, TimeControl, play_match
 from arena.rules import new_game
 from arena.rules.tiles import HIGH, LOW, NAMES, set_size
-from support.paths import ROOT
 
 BELIEF_BOT = str(ROOT / "tests" / "bots" / "belief_bot.py")
 PREFIX = "sent a belief the protocol does not allow: "

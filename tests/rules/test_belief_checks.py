@@ -6,16 +6,25 @@ from __future__ import annotations
 import math
 
 import pytest
+from support.notation import deal, do
 
 from arena.botkit import belief_places, reply
 from arena.protocol import bot_pb2
 from arena.protocol.convert import ProtocolError, belief_from_pb, belief_pb
 from arena.rules import new_game
 from arena.rules.beliefs import (
-    BONEYARD, Belief, belief_problem, from_recorded, places, places_text, quantised, recorded, thousandths, truth,
+    BONEYARD,
+    Belief,
+    belief_problem,
+    from_recorded,
+    places,
+    places_text,
+    quantised,
+    recorded,
+    thousandths,
+    truth,
 )
 from arena.rules.tiles import parse_tile
-from support.notation import deal, do
 
 pytestmark = pytest.mark.fast  # starts no process, no server, no browser
 

@@ -18,7 +18,11 @@ from arena.referee import play_match
 from arena.rules import new_game
 from arena.rules.beliefs import Belief, Calibration, brier, log_loss
 from arena.tournament.standings import (
-    CALIBRATION_HEADER, EntrantStanding, Standings, StandingsTable, outcome_of,
+    CALIBRATION_HEADER,
+    EntrantStanding,
+    Standings,
+    StandingsTable,
+    outcome_of,
 )
 from arena.web.data import standings_table
 from arena.web.tournament_page import standings_html
