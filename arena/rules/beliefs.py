@@ -79,14 +79,16 @@ def belief_problem(belief: Belief, state: RoundState, seat: int) -> str | None:
     """What makes ``belief`` unacceptable from ``seat`` in ``state`` (before its move is applied), or None. The
     first problem found, in a line naming the tile."""
     hidden = hidden_tiles(state, seat)
+    if len(belief.tiles) != len(belief.probabilities):
+        return f"it names {len(belief.tiles)} tiles with {len(belief.probabilities)} rows of probabilities"
     if len(belief) > hidden.bit_count():
         return f"it has {len(belief)} entries; at most {hidden.bit_count()} (one per hidden tile)"
     width = len(places(state.game.players, seat))
     set_mask = state.game.all_tiles
     seen = 0
     for tile, probabilities in zip(belief.tiles, belief.probabilities, strict=True):
-        name = NAMES[tile]
-        if not set_mask >> tile & 1:
+        name = NAMES[tile] if 0 <= tile < len(NAMES) else f"tile {tile}"
+        if tile < 0 or not set_mask >> tile & 1:
             return f"{name} is not a tile of the double-{state.game.double} set"
         if seen >> tile & 1:
             return f"{name} is named twice"

@@ -66,6 +66,7 @@ def test_an_acceptable_belief_and_the_truth() -> None:
     (("[0|1]",), ((1.2, -0.2, 0.0),), "[0|1]: probability 1.2 is not from 0 to 1"),
     (("[0|1]",), ((0.5, math.nan, 0.5),), "[0|1]: probability nan is not from 0 to 1"),
     (("[0|1]",), ((0.5, 0.2, 0.2),), "[0|1]: the probabilities sum to 0.9, not 1 (within 0.01)"),
+    (("[0|1]", "[6|6]"), ((1.0, 0.0, 0.0),), "it names 2 tiles with 1 rows of probabilities"),  # an in-process one
 ])
 def test_each_refusal_is_one_line_naming_the_tile(tiles, rows, problem: str) -> None:
     belief = Belief(tuple(t(x) for x in tiles), rows)
