@@ -380,7 +380,7 @@ class PlaceCounts:
     __slots__ = ("tiles", "row", "columns", "counts", "guesses")
 
     def __init__(self, unseen: int, players: int, seat: int) -> None:
-        self.tiles = beliefs.belief_tiles(unseen)
+        self.tiles = tuple(tiles_of(unseen))
         self.row = {t: i for i, t in enumerate(self.tiles)}
         self.columns = [(column, s) for column, s in enumerate(beliefs.places(players, seat)) if s != beliefs.BONEYARD]
         self.counts = [[0] * (len(self.columns) + 1) for _ in self.tiles]

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from arena.rules.tiles import NAMES, iter_tiles, mask_of
+from arena.rules.tiles import NAMES, mask_of
 
 if TYPE_CHECKING:
     from arena.rules.state import RoundState
@@ -215,8 +215,3 @@ def belief_from_counts(tiles: Sequence[int], counts: Sequence[Sequence[int]]) ->
         total = sum(row)
         rows.append(tuple(n / total for n in row))
     return Belief(tuple(tiles), tuple(rows))
-
-
-def belief_tiles(mask: int) -> tuple[int, ...]:
-    """The tiles of a mask, in id order (the order beliefs list them in when made from a mask)."""
-    return tuple(iter_tiles(mask))
