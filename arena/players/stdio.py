@@ -6,7 +6,8 @@ bot answers ``hello`` and ``act`` with one line each (a ``HelloReply``, an ``Act
 Its stderr goes to its log. One request at a time per process: concurrent games of one process wait their turn, and
 each gets its own deadline once its request is written. Faults are the gRPC ones: no reply in time is a timeout, a
 line that is not JSON or not a reply is a malformed reply, an index out of range an illegal action, the end of its
-stdout a crash.
+stdout a crash. A reply's ``belief`` is read apart from its choice: one that is not a ``Belief`` is a fault of the
+belief alone (:func:`arena.players.client.decision_of`), as any refused belief is.
 
 A reply that comes after its deadline, or after the caller gave up on the request (a cancelled game, the server's
 Cancel relayed by ``arena connect``), is still owed: the arena remembers it and throws it away when it comes, so the
