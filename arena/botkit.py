@@ -2,7 +2,8 @@
 
 A policy receives the decision request (``ActRequest``: match id, variant, options, seat, the seat's observation
 with its legal actions, time left) and returns the index of one of ``request.observation.legal_actions`` (or the
-action message itself). ``serve`` runs the gRPC server where the arena says (``DOMINOES_BOT_LISTEN``, or
+action message itself, or a whole ``ActReply``: :func:`reply` makes one with a comment or a belief about the hidden
+tiles). ``serve`` runs the gRPC server where the arena says (``DOMINOES_BOT_LISTEN``, or
 ``--listen ADDR``; port 0 picks a free port), answers the handshake, and stops cleanly on SIGTERM or SIGINT. Beside
 the ``Bot`` service it serves gRPC health checking (``grpc.health.v1``, SERVING for "" and for "dominoes.v1.Bot") and
 server reflection (``grpc.reflection.v1`` and ``v1alpha``), so ``grpcurl -plaintext ADDR list`` works::
@@ -40,7 +41,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent import futures
 from typing import Any
 
@@ -55,14 +56,57 @@ from arena.protocol.convert import action_from_pb
 from arena.rules.actions import NO_TILE
 from arena.rules.all_fives import points_in_play
 from arena.rules.spinner import Spinner
+from arena.rules.tiles import HIGH, LOW, parse_tile
 
-Policy = Callable[[Any], "int | types_pb2.Action"]
+Policy = Callable[[Any], "int | types_pb2.Action | bot_pb2.ActReply"]
 Listener = Callable[[Any], None]
 
 BOT_SERVICE = bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name
 """``dominoes.v1.Bot``: the service name a bot's health status is reported under."""
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 """grpcio-reflection implements only v1alpha; v1 is the same protocol under this name (see ``add_introspection``)."""
+
+
+def reply(choice: int | types_pb2.Action, *,
+          belief: Mapping[Any, Sequence[float]] | Iterable[tuple[Any, Sequence[float]]] | None = None,
+          comment: str = "") -> bot_pb2.ActReply:
+    """A whole reply: the choice (an index into the legal actions, or the action), an optional comment, and an
+    optional belief about the hidden tiles (a mapping, or pairs): for each tile it cannot see (a ``Tile`` message, a
+    ``(low, high)`` pair or a text like ``"[3|5]"``), one probability per place, in the order the protocol gives the places (every other seat
+    in seat order, then the boneyard; :func:`belief_places` lists them). The arena checks the belief apart from the
+    choice: a belief it refuses is recorded as a fault of the belief, and the move stands::
+
+        def policy(request):
+            hidden = ...   # the tiles in no hand of mine and not on the table
+            places = belief_places(request)
+            uniform = [1 / len(places)] * len(places)
+            return reply(0, belief={tile: uniform for tile in hidden})
+    """
+    message = bot_pb2.ActReply(comment=comment)
+    if isinstance(choice, types_pb2.Action):
+        message.action.CopyFrom(choice)
+    else:
+        message.index = int(choice)
+    for tile, probabilities in (belief.items() if isinstance(belief, Mapping) else belief or ()):
+        message.belief.tiles.add(tile=_tile_message(tile), probabilities=list(probabilities))
+    return message
+
+
+def belief_places(request: Any) -> list[str]:
+    """The places of a belief from the request's seat, in the protocol's order: ``["seat 0", "seat 2",
+    "boneyard"]`` for seat 1 of three."""
+    return [f"seat {s}" for s in range(request.observation.players) if s != request.seat] + ["boneyard"]
+
+
+def _tile_message(tile: Any) -> types_pb2.Tile:
+    """A tile given as a message, a (low, high) pair or a text (``"[3|5]"``, ``"3-5"``)."""
+    if isinstance(tile, types_pb2.Tile):
+        return tile
+    if isinstance(tile, str):
+        tile = parse_tile(tile)
+        return types_pb2.Tile(low=LOW[tile], high=HIGH[tile])
+    low, high = tile
+    return types_pb2.Tile(low=min(low, high), high=max(low, high))
 
 
 def pips(tile: types_pb2.Tile) -> int:
@@ -111,6 +155,8 @@ class _BotServicer(bot_pb2_grpc.BotServicer):
             choice = self._policy(request)
         finally:
             _decision.given_up = None
+        if isinstance(choice, bot_pb2.ActReply):
+            return choice
         if isinstance(choice, types_pb2.Action):
             return bot_pb2.ActReply(action=choice)
         return bot_pb2.ActReply(index=int(choice))

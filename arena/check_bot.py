@@ -127,6 +127,7 @@ async def check_bot(spec: BotSpec, matches: int, time_control: TimeControl, star
                                           time_control=time_control)
                 check.matches += 1
                 check.faults.extend(_describe(f) for f in record.faults)
+                check.faults.extend(_describe(f) for f in record.belief_faults)  # the game went on; the check fails
     finally:
         with trio.CancelScope(shield=True):
             await process.stop()

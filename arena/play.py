@@ -101,18 +101,22 @@ def describe_round(result: RoundResult, game: Game, seats: Sequence[str]) -> str
 
 
 def print_record(record: MatchRecord, game: Game, out: Callable[[str], None] = print) -> None:
-    """The match move by move, round results, the result and any fault."""
+    """The match move by move (with the size of each belief sent), round results, the result and any fault, the
+    refused beliefs too (which never decide the match)."""
     out(f"{game.title}: {', '.join(f'seat {s}: {safe_name(n)}' for s, n in enumerate(record.seats))}")
     for index, rnd in enumerate(record.rounds):
         hands = "; ".join(f"seat {s}: {' '.join(NAMES[t] for t in h)}" for s, h in enumerate(rnd.deal.hands))
         out(f"round {index + 1}, seat {rnd.deal.leader} leads. {hands}")
         for move in rnd.moves:
             timing = "forced" if move.forced else f"{move.think_ms:.1f} ms"
-            out(f"  seat {move.seat}: {move.action} ({timing})")
+            believed = f", a belief about {len(move.belief)} tiles" if move.belief is not None else ""
+            out(f"  seat {move.seat}: {move.action} ({timing}{believed})")
         if rnd.result is not None:
             out(f"  {describe_round(rnd.result, game, record.seats)}; scores {list(rnd.scores_after)}")
     for fault in record.faults:
         out(f"FAULT {safe_name(str(fault), 2000)}")
+    for fault in record.belief_faults:
+        out(f"BELIEF REFUSED {safe_name(str(fault), 2000)}")
     result = record.result
     if result is not None:
         verdict = "drawn match" if result.winner is None else f"{side_label(game, record.seats, result.winner)} wins"

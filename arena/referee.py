@@ -3,7 +3,9 @@
 For each decision it builds the seat's observation (only what the seat may know), asks the seat's player under a
 deadline, checks the answer against the legal actions, and applies it. Faults (timeout, illegal or malformed reply,
 crash, failed start) are recorded with their kind, seat and move number; the fault policy then decides the result
-(default: the faulting seat's side forfeits, the others are ranked by score at that moment). A decision with a
+(default: the faulting seat's side forfeits, the others are ranked by score at that moment). A belief sent with a
+reply (:mod:`arena.rules.beliefs`) is checked apart, against the round before the move: a refused one is a fault of
+the belief alone, recorded beside the others, and the move stands. A decision with a
 single legal action (a forced draw or pass, or a sole placement) is applied without asking, as the computer
 game's guide says of draws and passes ("there is never a choice"; docs/reference/rules.md#common-ground); every seat still
 sees it in the public history.
@@ -21,6 +23,7 @@ import trio
 from arena.players.base import Decision, DecisionRequest, SeatPlayer
 from arena.players.faults import BotFailure, Fault, FaultKind
 from arena.rules import Action, Deal, Game, Kind, Match, RoundResult, RoundState
+from arena.rules.beliefs import Belief, belief_problem, quantised
 from arena.rules.results import MatchResult
 from arena.rules.scoring import ranking
 
@@ -75,6 +78,9 @@ class MoveRecord(NamedTuple):
     think_ms: float
     forced: bool = False
     comment: str = ""
+    belief: Belief | None = None
+    """The belief sent with the move, as records keep it (:func:`~arena.rules.beliefs.quantised`); None when the
+    bot sent none or one the referee refused (a belief fault)."""
 
 
 @dataclass
@@ -98,6 +104,9 @@ class MatchRecord:
     rounds: list[RoundRecord] = field(default_factory=list)
     result: MatchResult | None = None
     faults: list[Fault] = field(default_factory=list)
+    belief_faults: list[Fault] = field(default_factory=list)
+    """Refused beliefs (:data:`FaultKind.MALFORMED_BELIEF`): faults of the belief alone, which never decide the game
+    (``by_fault`` does not count them)."""
     started_at: float = 0.0
     duration_s: float = 0.0
 
@@ -182,7 +191,9 @@ async def play_match(
                 return record
             over_ms = max(0.0, decision.think_s * 1000 - move_ms)
             banks[seat] = max(0, banks[seat] - int(over_ms))
-            _apply(match, state, seat, decision.action, decision.think_s * 1000, current, comment=decision.comment)
+            belief = _accepted_belief(decision, state, seat, move_number, record.belief_faults)
+            _apply(match, state, seat, decision.action, decision.think_s * 1000, current, comment=decision.comment,
+                   belief=belief)
             move_number += 1
             if on_progress is not None:
                 on_progress(len(record.rounds) - 1, current.moves[-1])
@@ -200,11 +211,25 @@ async def play_match(
 
 
 def _apply(match: Match, state: RoundState, seat: int, action: Action, think_ms: float, current: RoundRecord, *,
-           forced: bool = False, comment: str = "") -> None:
+           forced: bool = False, comment: str = "", belief: Belief | None = None) -> None:
     match.apply(action)
     if action.kind == Kind.DRAW:
         action = state.history[-1][1]  # the drawn tile, for the record
-    current.moves.append(MoveRecord(seat, action, round(think_ms, 3), forced, comment))
+    current.moves.append(MoveRecord(seat, action, round(think_ms, 3), forced, comment, belief))
+
+
+def _accepted_belief(decision: Decision, state: RoundState, seat: int, move_number: int,
+                     faults: list[Fault]) -> Belief | None:
+    """The decision's belief as the record keeps it, checked against the round before the move is applied; a belief
+    that cannot be read or is refused (:func:`~arena.rules.beliefs.belief_problem`) is a fault of the belief, added
+    to ``faults``, and the move stands."""
+    problem = decision.belief_problem
+    if decision.belief is not None and not problem:
+        problem = belief_problem(decision.belief, state, seat) or ""
+    if problem:
+        faults.append(Fault.make(FaultKind.MALFORMED_BELIEF, seat, move_number, detail=problem))
+        return None
+    return quantised(decision.belief) if decision.belief is not None else None
 
 
 async def _decide(player: SeatPlayer, request: DecisionRequest, timeout: float) -> Decision:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from arena.rules import Action, Game, Observation, RoundResult, RoundState
+from arena.rules.beliefs import Belief
 from arena.rules.results import MatchResult
 
 
@@ -92,6 +93,10 @@ class Decision(NamedTuple):
     action: Action
     think_s: float
     comment: str = ""
+    belief: Belief | None = None
+    """The belief the player sent with its choice, as read (the referee checks it against the round)."""
+    belief_problem: str = ""
+    """Why a belief that was sent could not even be read (then ``belief`` is None): a fault of the belief alone."""
 
 
 class SeatPlayer(Protocol):

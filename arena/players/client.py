@@ -6,7 +6,7 @@ the same async verbs over every transport, replies as objects).
 (:class:`~arena.players.remote.RemoteBot` over gRPC, :class:`~arena.players.stdio.StdioBot` over stdin and stdout)
 only moves messages: ``_hello``, ``_act`` and ``_notify``, each turning its own failures into a
 :class:`BotFailure` of the right kind. What the arena accepts is written here, once: a handshake's protocol version
-and texts (:func:`hello_problem`), an act reply's choice (:func:`chosen_action`).
+and texts (:func:`hello_problem`), an act reply's choice (:func:`chosen_action`) and belief (:func:`sent_belief`).
 
 The wire, visible when asked: with the ``arena.wire`` logger at DEBUG (``arena --log-level debug``, or
 ``ARENA_LOG_WIRE=1``) every request to a bot and every reply from it is logged as one shortened line naming the bot,
@@ -30,8 +30,16 @@ from arena.display import move_label, safe_name
 from arena.players.base import Decision, DecisionRequest
 from arena.players.faults import BotFailure, FaultKind
 from arena.protocol import PROTOCOL_VERSION, bot_pb2
-from arena.protocol.convert import ProtocolError, act_request_pb, action_from_pb, match_result_pb, round_result_pb
+from arena.protocol.convert import (
+    ProtocolError,
+    act_request_pb,
+    action_from_pb,
+    belief_from_pb,
+    match_result_pb,
+    round_result_pb,
+)
 from arena.rules import Action, Kind, RoundResult
+from arena.rules.beliefs import Belief
 from arena.rules.results import MatchResult
 
 MAX_COMMENT = 1000
@@ -139,6 +147,24 @@ def chosen_action(reply: bot_pb2.ActReply, request: DecisionRequest) -> Any:
     raise BotFailure(FaultKind.MALFORMED_REPLY, detail="the reply sets neither index nor action")
 
 
+def decision_of(reply: bot_pb2.ActReply, request: DecisionRequest, think_s: float, unread: str = "") -> Decision:
+    """An ActReply as the referee takes it: the chosen action (:func:`chosen_action`), the comment cut to
+    :data:`MAX_COMMENT`, and the belief read apart (:func:`sent_belief`), so that a bad belief never costs the move.
+    ``unread``: why the transport could not read a belief it dropped from the reply (a JSON line's)."""
+    belief, problem = (None, unread) if unread else sent_belief(reply)
+    return Decision(chosen_action(reply, request), think_s, reply.comment[:MAX_COMMENT], belief, problem)
+
+
+def sent_belief(reply: bot_pb2.ActReply) -> tuple[Belief | None, str]:
+    """The reply's belief as read, or why it cannot be read; (None, "") when it sent none or an empty one."""
+    if not reply.HasField("belief") or not reply.belief.tiles:
+        return None, ""
+    try:
+        return belief_from_pb(reply.belief), ""
+    except ProtocolError as error:
+        return None, str(error)
+
+
 class BotClient(ABC):
     """A connection to one bot: the verbs the arena uses, the same over every transport."""
 
@@ -175,7 +201,7 @@ class BotClient(ABC):
     async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
         """The bot's decision within ``timeout_s``; raises :class:`BotFailure` (the referee records it)."""
         reply, think = await self.reply(request, timeout_s)
-        return Decision(chosen_action(reply, request), think, reply.comment[:MAX_COMMENT])
+        return decision_of(reply, request, think, self._unread_belief(reply))
 
     async def reply(self, request: DecisionRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
         """The bot's ActReply as it came, not yet checked, and its think time: :meth:`act` checks it; the relay of
@@ -225,3 +251,8 @@ class BotClient(ABC):
     @abstractmethod
     async def _notify(self, message: bot_pb2.Notification) -> None:
         """Send a notification, swallowing every failure."""
+
+    def _unread_belief(self, reply: bot_pb2.ActReply) -> str:
+        """Why the transport dropped a belief it could not read from ``reply``, or "" (protobuf's bytes are read
+        whole or not at all; a JSON line's belief is read apart from its choice)."""
+        return ""

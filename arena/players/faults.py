@@ -20,6 +20,9 @@ class FaultKind(str, Enum):  # noqa: UP042
     HANDSHAKE_FAILED = "handshake_failed"
     BOT_ERROR = "bot_error"
     RESOURCE_LIMIT = "resource_limit"
+    MALFORMED_BELIEF = "malformed_belief"
+    """A belief the protocol does not allow: a fault of the belief alone, never of the move (the referee records it
+    apart, and the game goes on)."""
 
 
 TEMPLATES: dict[FaultKind, str] = {
@@ -31,6 +34,7 @@ TEMPLATES: dict[FaultKind, str] = {
     FaultKind.HANDSHAKE_FAILED: "the handshake failed: {detail}",
     FaultKind.BOT_ERROR: "the bot answered with an error: {detail}",
     FaultKind.RESOURCE_LIMIT: "the bot went over its {limit} limit and was stopped ({detail})",
+    FaultKind.MALFORMED_BELIEF: "sent a belief the protocol does not allow: {detail}; the move stands",
 }
 
 

@@ -38,6 +38,9 @@ after a cap of playouts, whichever comes first. It looks at the clock before eac
 would likely not end in time) and every 8 moves inside one (a playout cut short is dropped); a guess counts only
 once every action was played out in it, and without one whole guess it answers the playout policy's choice. It is
 deterministic for a given seed and observation when the cap is reached first.
+
+**What it tells the arena** (:class:`PlaceCounts`): the share of its guesses that put each hidden tile in each other
+hand or the boneyard, sent with its choice as its belief (:mod:`arena.rules.beliefs`).
 """
 
 from __future__ import annotations
@@ -49,12 +52,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from arena.protocol.convert import observation_from_pb, options_from_pb
-from arena.rules import Action, Game, Kind, Observation, RoundState, new_game
+from arena.protocol import bot_pb2
+from arena.protocol.convert import belief_pb, observation_from_pb, options_from_pb
+from arena.rules import Action, Game, Kind, Observation, RoundState, beliefs, new_game
 from arena.rules.all_fives import points_in_play
 from arena.rules.restore import PublicRound
 from arena.rules.spinner import Spinner
-from arena.rules.tiles import PIPS, tiles_of
+from arena.rules.tiles import PIPS, iter_tiles, tiles_of
 
 PLACE = Kind.PLACE
 
@@ -364,6 +368,39 @@ class SearchStats:
     matched: int = 0
     fallbacks: int = 0
     relaxed: int = 0
+    belief: beliefs.Belief | None = None
+    """Where the guesses put each hidden tile: for each, the share of the guesses that put it at each place (the
+    other seats in order, then the boneyard); None when no guess was made (a forced move, or no time)."""
+
+
+class PlaceCounts:
+    """How often the guesses put each hidden tile at each place of the seat (:func:`arena.rules.beliefs.places`):
+    the search's belief is these frequencies."""
+
+    __slots__ = ("tiles", "row", "columns", "counts", "guesses")
+
+    def __init__(self, unseen: int, players: int, seat: int) -> None:
+        self.tiles = tuple(tiles_of(unseen))
+        self.row = {t: i for i, t in enumerate(self.tiles)}
+        self.columns = [(column, s) for column, s in enumerate(beliefs.places(players, seat)) if s != beliefs.BONEYARD]
+        self.counts = [[0] * (len(self.columns) + 1) for _ in self.tiles]
+        self.guesses = 0
+
+    def add(self, hands: Sequence[int], boneyard: Sequence[int]) -> None:
+        """Count one guess (a tile mask per seat, the boneyard's tiles)."""
+        counts, row = self.counts, self.row
+        for column, seat in self.columns:
+            for t in iter_tiles(hands[seat]):
+                counts[row[t]][column] += 1
+        for t in boneyard:
+            counts[row[t]][-1] += 1
+        self.guesses += 1
+
+    def belief(self) -> beliefs.Belief | None:
+        """The frequencies, or None before any guess."""
+        if not self.guesses or not self.tiles:
+            return None
+        return beliefs.belief_from_counts(self.tiles, self.counts)
 
 
 def search(game: Game, observation: Observation, rng: random.Random, *, deadline: float, max_playouts: int,
@@ -377,6 +414,7 @@ def search(game: Game, observation: Observation, rng: random.Random, *, deadline
         return 0, stats
     public = PublicRound(game, observation)
     belief = Belief(public, forced_draws)
+    places = PlaceCounts(belief.unseen, game.players, observation.seat)
     side = game.side_of[observation.seat]
     start = public.state.start_scores
     round_index = observation.round_index
@@ -390,6 +428,7 @@ def search(game: Game, observation: Observation, rng: random.Random, *, deadline
     per_playout = 0.0  # the mean playout so far, in seconds: none is started that would likely not end in time
     while not done and stats.playouts + n <= max_playouts:
         hands, boneyard = belief.sample(rng)
+        places.add(hands, boneyard)
         world = public.determinize(hands, boneyard)
         values = []
         for action in legal:
@@ -422,6 +461,7 @@ def search(game: Game, observation: Observation, rng: random.Random, *, deadline
     stats.chosen = best
     stats.retries, stats.matched = belief.retries, belief.matched
     stats.fallbacks, stats.relaxed = belief.fallbacks, belief.relaxed
+    stats.belief = places.belief()
     stats.seconds = time.perf_counter() - started
     return best, stats
 
@@ -504,3 +544,13 @@ class SearchPlayer:
         game = self.game(request.variant, message.players, options_from_pb(request.options))
         observation = observation_from_pb(message, game)
         return self.choose(observation, move_ms=request.time.move_ms or DEFAULT_MOVE_MS, started=started)
+
+    def reply_request(self, request: Any) -> bot_pb2.ActReply:
+        """:meth:`choose_request`'s choice as a whole reply, with the search's belief about the hidden tiles (the
+        share of its guesses that put each tile at each place) when it made a guess."""
+        index = self.choose_request(request)
+        reply = bot_pb2.ActReply(index=index)
+        belief = self.last.belief if self.last is not None else None
+        if belief is not None:
+            reply.belief.CopyFrom(belief_pb(belief))
+        return reply

@@ -6,7 +6,8 @@ bot answers ``hello`` and ``act`` with one line each (a ``HelloReply``, an ``Act
 Its stderr goes to its log. One request at a time per process: concurrent games of one process wait their turn, and
 each gets its own deadline once its request is written. Faults are the gRPC ones: no reply in time is a timeout, a
 line that is not JSON or not a reply is a malformed reply, an index out of range an illegal action, the end of its
-stdout a crash.
+stdout a crash. A reply's ``belief`` is read apart from its choice: one that is not a ``Belief`` is a fault of the
+belief alone (:func:`arena.players.client.decision_of`), as any refused belief is.
 
 A reply that comes after its deadline, or after the caller gave up on the request (a cancelled game, the server's
 Cancel relayed by ``arena connect``), is still owed: the arena remembers it and throws it away when it comes, so the
@@ -46,9 +47,14 @@ class StdioBot(BotClient):
         self._lock = trio.Lock()
         self._owed = 0
         """Replies the bot still owes for requests whose deadline passed: thrown away when they come."""
+        self._unread: dict[int, str] = {}
+        """Why the belief of a reply (by its id, until the reply is taken) could not be read."""
 
     def close(self) -> None:
         """The pipes are closed by the process's stop; nothing to do here (the BotClient interface)."""
+
+    def _unread_belief(self, reply: bot_pb2.ActReply) -> str:
+        return self._unread.pop(id(reply), "")
 
     async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float, budget_s: float) -> bot_pb2.HelloReply:
         try:
@@ -70,9 +76,11 @@ class StdioBot(BotClient):
         try:
             line = await self._call("act", act_request_pb(request), timeout_s, started_at=lambda: started)
             try:
-                reply = _parse(line, bot_pb2.ActReply())
+                reply, unread = _parse_act_reply(line)
             except ValueError as error:
                 raise BotFailure(FaultKind.MALFORMED_REPLY, detail=f"the line is not an ActReply: {error}") from None
+            if unread:
+                self._unread[id(reply)] = unread
         except BotFailure as failure:
             raise self._explain(failure) from None
         return reply, time.perf_counter() - started
@@ -134,14 +142,42 @@ class StdioBot(BotClient):
 M = TypeVar("M", bound=Message)
 
 
+def _parse_act_reply(line: bytes) -> tuple[bot_pb2.ActReply, str]:
+    """An act reply line, its belief read apart: a belief that is not a ``Belief`` is dropped, and the reason
+    returned, so that it is a fault of the belief, never of the choice."""
+    data = _object(line)
+    belief = data.pop("belief", None)
+    reply = _parse_object(data, bot_pb2.ActReply())
+    if belief is None:
+        return reply, ""
+    try:
+        reply.belief.CopyFrom(_parse_object(belief, bot_pb2.Belief()))
+    except ValueError as error:
+        return reply, f"the belief is not a Belief: {error}"
+    return reply, ""
+
+
 def _parse(line: bytes, message: M) -> M:
     """One reply line into ``message``: JSON, an object, and the message's JSON mapping (unknown fields refused)."""
+    return _parse_object(_object(line), message)
+
+
+def _object(line: bytes) -> dict[str, Any]:
+    """A line's JSON object; ValueError if it is not one."""
     try:
         data = json.loads(line)
     except (ValueError, RecursionError) as error:
         raise ValueError(f"not JSON ({error}): {line[:120]!r}") from None
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, got {line[:120]!r}")
+    return data
+
+
+def _parse_object(data: Any, message: M) -> M:
+    """A JSON value into ``message`` by protobuf's JSON mapping (unknown fields refused); ValueError if it does not
+    fit."""
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
     try:
         return json_format.ParseDict(data, message)
     except (json_format.ParseError, RecursionError) as error:

@@ -14,9 +14,10 @@ from typing import Any, cast
 from arena.protocol import bot_pb2
 from arena.protocol import types_pb2 as pb
 from arena.rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Game, Kind, Observation, Point, RoundResult
+from arena.rules.beliefs import Belief
 from arena.rules.layout import LineLayout
 from arena.rules.results import Ending, MatchResult
-from arena.rules.tiles import HIGH, LOW, MAX_DOUBLE, tile_id
+from arena.rules.tiles import HIGH, LOW, MAX_DOUBLE, set_size, tile_id
 from arena.rules.trains import Trains
 
 
@@ -116,6 +117,40 @@ def action_from_pb(message: pb.Action) -> Action:
     target = tile_from_pb(message.target) if message.HasField("target") else NO_TILE
     train = train_from_pb(message.train) if message.HasField("train") else NO_TRAIN
     return Action(Kind.PLACE, tile_from_pb(message.tile), target, Point(message.point), train)
+
+
+# --- beliefs --------------------------------------------------------------------------------------------------
+
+MAX_BELIEF_ENTRIES = set_size(MAX_DOUBLE)
+"""No belief is read with more entries than the largest set has tiles (190): the round's own cap, one per hidden
+tile, is checked by the referee (:func:`arena.rules.beliefs.belief_problem`)."""
+MAX_BELIEF_PLACES = 64
+"""Nor with more probabilities per tile than this: far more than any table has places."""
+
+
+def belief_pb(belief: Belief) -> bot_pb2.Belief:
+    """A belief as a bot sends it."""
+    return bot_pb2.Belief(tiles=[bot_pb2.TileBelief(tile=_TILES[t], probabilities=list(row))
+                                 for t, row in zip(belief.tiles, belief.probabilities, strict=True)])
+
+
+def belief_from_pb(message: bot_pb2.Belief) -> Belief:
+    """The belief a message states (not yet checked against the round); a :class:`ProtocolError` for one that cannot
+    be read: too many entries, an entry without a tile or with too many probabilities, a tile that is no tile."""
+    entries = message.tiles
+    if len(entries) > MAX_BELIEF_ENTRIES:
+        raise ProtocolError(f"it has {len(entries)} entries; no set has more than {MAX_BELIEF_ENTRIES} tiles")
+    tiles = []
+    rows = []
+    for number, entry in enumerate(entries):
+        if not entry.HasField("tile"):
+            raise ProtocolError(f"entry {number} names no tile")
+        if len(entry.probabilities) > MAX_BELIEF_PLACES:
+            raise ProtocolError(f"entry {number} has {len(entry.probabilities)} probabilities; at most "
+                                f"{MAX_BELIEF_PLACES}")
+        tiles.append(tile_from_pb(entry.tile))
+        rows.append(tuple(entry.probabilities))
+    return Belief(tuple(tiles), tuple(rows))
 
 
 # --- observations ---------------------------------------------------------------------------------------------

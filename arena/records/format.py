@@ -17,6 +17,7 @@ from arena.protocol.convert import action_pb, match_result_pb, options_pb, round
 from arena.records.jsonform import RECORD_VERSION  # noqa: E402
 from arena.referee import MatchRecord
 from arena.rules import Deal
+from arena.rules.beliefs import recorded
 
 
 def deal_pb(deal: Deal) -> tpb.DealRecord:
@@ -51,8 +52,11 @@ def game_record_pb(record: MatchRecord, *, index: int, tournament: str, deal_key
     for number, rnd in enumerate(record.rounds):
         r = message.rounds.add(deal=deal_pb(rnd.deal))
         for move in rnd.moves:
-            r.moves.add(seat=move.seat, action=record_action_pb(move.action), think_ms=move.think_ms,
-                        forced=move.forced, comment=move.comment)
+            m = r.moves.add(seat=move.seat, action=record_action_pb(move.action), think_ms=move.think_ms,
+                            forced=move.forced, comment=move.comment)
+            if move.belief is not None:
+                m.belief.CopyFrom(tpb.BeliefRecord(tiles=tiles_pb(move.belief.tiles),
+                                                   thousandths=recorded(move.belief)))
         if rnd.result is not None:
             r.result.CopyFrom(round_result_pb(rnd.result, number, rnd.scores_after))
     if record.result is not None:
@@ -60,6 +64,9 @@ def game_record_pb(record: MatchRecord, *, index: int, tournament: str, deal_key
     for fault in record.faults:
         message.faults.add(kind=fault.kind.value, seat=fault.seat, move_number=fault.move_number,
                            message=fault.message)
+    for fault in record.belief_faults:
+        message.belief_faults.add(kind=fault.kind.value, seat=fault.seat, move_number=fault.move_number,
+                                  message=fault.message)
     return message
 
 

@@ -20,6 +20,9 @@ Data layout (keys kept short: a match has hundreds of frames)::
     hands[seat][i] = the seat's hand at frame i, two value characters per tile ("0335": [0|3] [3|5])
     seen[seat] = {move index: the move as that seat saw it, where it differs from the public text (own draws)}
     moves[k] = {r: round, s: seat, t: public text, f: 1 if forced, ms: think time, pts: points scored}
+    beliefs[k] = {s: seat, t: the tiles named (as a hand), p: per tile its probabilities in thousandths (the other
+                  seats in order, then the boneyard), w: per tile the index of the place it really was in, brier and
+                  log: the belief's mean Brier score and log loss per tile}: the belief sent with move k, if any
 
 Layouts (``layout`` says which kind) are chains of values, one character each (base 36: ``0``-``9``, ``a`` = 10 ...),
 since each tile's inner half shows the previous tile's outer value: a line is ``{line: "0336", lead: 1}``
@@ -37,10 +40,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from arena.records.beliefs import recorded_beliefs
 from arena.records.jsonform import index_of
 from arena.records.replay import RecordError, game_of, positions
 from arena.records.schema import Record
 from arena.rules import Kind, RoundResult
+from arena.rules.beliefs import QUANTUM, scored
 from arena.rules.line import LineView
 from arena.rules.results import Ending
 from arena.rules.spinner import NO_SPINNER, SpinnerView
@@ -174,7 +179,22 @@ def viewer_data(record: Record) -> dict[str, Any]:
         "rounds": rounds,
         "faults": [_fault(f, names) for f in record.get("faults", ())],
         "result": _match_result(result, sides) if result else None,
+        "beliefs": beliefs_data(record),
+        "beliefFaults": [_fault(f, names) for f in record.get("beliefFaults", ())],
     }
+
+
+def beliefs_data(record: Record) -> dict[str, dict[str, Any]]:
+    """Each recorded belief beside the truth, by move index (see the module docstring); empty without beliefs."""
+    data = {}
+    for item in recorded_beliefs(record):
+        score = scored(item.belief, item.truth)
+        data[str(item.number)] = {
+            "s": item.seat, "t": _hand(item.belief.tiles),
+            "p": [[round(p * QUANTUM) for p in row] for row in item.belief.probabilities],
+            "w": list(item.truth), "brier": round(score.brier or 0.0, 4), "log": round(score.log_loss or 0.0, 4),
+        }
+    return data
 
 
 def layout_data(view: Any) -> dict[str, Any]:

@@ -17,8 +17,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.players.faults import Fault
 from arena.referee import MatchRecord
 from arena.rules import MEXICAN_TRAIN, NO_TILE, NO_TRAIN, Action, Deal, Kind, Point, RoundResult
+from arena.rules.beliefs import Belief, from_recorded, recorded
 from arena.rules.results import Ending, MatchResult
 from arena.rules.tiles import HIGH, LOW, MAX_DOUBLE
 
@@ -172,6 +174,8 @@ def game_record_dict(record: MatchRecord, *, index: int, tournament: str, deal_k
             _put(m, "thinkMs", move.think_ms)
             _put(m, "forced", move.forced)
             _put(m, "comment", move.comment)
+            if move.belief is not None:
+                m["belief"] = belief_dict(move.belief)
             moves.append(m)
         _put(r, "moves", moves)
         if rnd.result is not None:
@@ -180,16 +184,26 @@ def game_record_dict(record: MatchRecord, *, index: int, tournament: str, deal_k
     _put(d, "rounds", rounds)
     if record.result is not None:
         d["result"] = match_result_dict(record.result, record.by_fault)
-    faults = []
-    for fault in record.faults:
-        f: dict[str, Any] = {"kind": fault.kind.value}
-        _put(f, "seat", fault.seat)
-        _put(f, "moveNumber", fault.move_number)
-        _put(f, "message", fault.message)
-        faults.append(f)
-    _put(d, "faults", faults)
+    _put(d, "faults", [fault_dict(fault) for fault in record.faults])
     _put(d, "startedAt", record.started_at)
     _put(d, "durationS", round(record.duration_s, 4))
+    _put(d, "beliefFaults", [fault_dict(fault) for fault in record.belief_faults])
+    return d
+
+
+def fault_dict(fault: Fault) -> dict[str, Any]:
+    f: dict[str, Any] = {"kind": fault.kind.value}
+    _put(f, "seat", fault.seat)
+    _put(f, "moveNumber", fault.move_number)
+    _put(f, "message", fault.message)
+    return f
+
+
+def belief_dict(belief: Belief) -> dict[str, Any]:
+    """A quantised belief as a ``BeliefRecord`` (:func:`arena.rules.beliefs.recorded`)."""
+    d: dict[str, Any] = {}
+    _put(d, "tiles", tiles(belief.tiles))
+    _put(d, "thousandths", recorded(belief))
     return d
 
 
@@ -257,6 +271,14 @@ def option_from(d: Mapping[str, Any]) -> Any:
     if "stringValue" in d:
         return str(d["stringValue"])
     raise FormatError(f"expected an option value, got {d!r}")
+
+
+def belief_from(d: Mapping[str, Any], players: int) -> Belief:
+    """A move's recorded belief (a ``BeliefRecord``), one value per place of a seat among ``players``."""
+    try:
+        return from_recorded([tile_from(t) for t in d.get("tiles", ())], d.get("thousandths", ()), players)
+    except ValueError as error:
+        raise FormatError(f"a recorded belief does not fit its tiles: {error}") from None
 
 
 def index_of(d: Mapping[str, Any]) -> int:

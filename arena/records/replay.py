@@ -31,6 +31,7 @@ from arena.errors import ArenaError
 from arena.records.jsonform import (
     FormatError,
     action_from,
+    belief_from,
     deal_from,
     index_of,
     match_result_dict,
@@ -50,7 +51,8 @@ from arena.records.store import (
     repair,
 )
 from arena.referee import forfeit_result
-from arena.rules import DRAW, Deal, Game, Kind, Match, RulesError, new_game
+from arena.rules import DRAW, Deal, Game, Kind, Match, RoundState, RulesError, new_game
+from arena.rules.beliefs import belief_problem
 
 
 class RecordError(ArenaError):
@@ -538,6 +540,10 @@ def _verify(record: Record, master_seed: str | None, report: VerifyReport | None
                 return found
             if move.get("forced", False) and len(legal) != 1:
                 problem("recorded as forced, but there was a choice", r, number)
+            if "belief" in move:
+                wrong = _belief_mismatch(move["belief"], state, seat)
+                if wrong:
+                    problem(wrong, r, number)
             match.apply(action)
         if "result" in rnd:
             if not state.is_over():
@@ -568,6 +574,17 @@ def _verify(record: Record, master_seed: str | None, report: VerifyReport | None
     elif expected != recorded:
         problem(f"the match result differs from the rules: recorded {_short(recorded)}, rules give {_short(expected)}")
     return found
+
+
+def _belief_mismatch(data: Mapping[str, Any], state: RoundState, seat: int) -> str | None:
+    """What is wrong with a recorded belief, sent by ``seat`` in ``state`` before its move: values that do not fit
+    its tiles, or a belief the referee would have refused (:func:`arena.rules.beliefs.belief_problem`)."""
+    try:
+        belief = belief_from(data, state.game.players)
+    except FormatError as error:
+        return str(error)
+    refused = belief_problem(belief, state, seat)
+    return f"the recorded belief would have been refused: {refused}" if refused else None
 
 
 def _every_tile_field(result: dict[str, Any]) -> dict[str, Any]:

@@ -219,6 +219,8 @@ def scale_markdown(scale: Scale) -> str:
 def published_scales() -> list[Scale]:
     """Every scale the arena ships, by file name."""
     folder = resources.files("arena.tournament").joinpath(SCALES)
+    if not folder.is_dir():
+        return []
     return [read_scale(entry.read_text()) for entry in sorted(folder.iterdir(), key=lambda e: e.name)
             if entry.name.endswith(".json")]
 

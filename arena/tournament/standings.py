@@ -45,6 +45,10 @@ Definitions (one *result* is an entrant's result in one game):
   (without duplicate deals every game is its own deal set, and the two intervals are the same). The games of one
   deal set are not independent (the same hands, seats rotated), so the table shows the by-deal interval, always,
   as its two bounds (the interval is not symmetric around the Elo): ``+35 [-13, +84]``; ``standings.json`` has both.
+- **Calibration** (shown when some entrant's bot sent beliefs about the hidden tiles): over every belief it sent
+  that the referee accepted, scored against where the tiles really were (:mod:`arena.rules.beliefs`): the mean
+  Brier score per tile named (0 best, 2 worst) and the mean log loss per tile (nats, the truth's probability floored
+  at 1/1000), with the number of beliefs: ``0.372 · 0.57 (116)``.
 - **OpenSkill** (the rating shown with 3 or more sides, computed for every game): a Plackett-Luce update after each
   game, each side's team being the distinct entrants on it and its rank its place (ties share a rank); the ordinal
   is mu − 3σ.
@@ -63,8 +67,11 @@ from rich.table import Table
 
 from arena.display import safe_markup
 from arena.errors import ArenaError
-from arena.records.jsonform import index_of
+from arena.records.beliefs import calibration_by_seat
+from arena.records.jsonform import FormatError, index_of
+from arena.records.replay import RecordError
 from arena.records.schema import Record
+from arena.rules.beliefs import Calibration
 from arena.tournament.likelihood import Fit, Tally, fit, places_of_points
 from arena.tournament.ratings import elo_bounds, elo_of_score, score_interval
 
@@ -108,6 +115,8 @@ class GameOutcome:
     """Total think time per seat in this game (empty: none recorded)."""
     decisions: tuple[int, ...] = ()
     """Decisions asked per seat in this game (empty: none recorded)."""
+    calibration: tuple[tuple[int, Calibration], ...] = ()
+    """The seats that sent beliefs, each with its beliefs scored against the truth."""
 
 
 NOT_AN_OUTCOME = (OutcomeError, ValueError, KeyError, TypeError, IndexError, AttributeError)
@@ -128,12 +137,16 @@ def outcome_of(record: Record) -> GameOutcome:
                 think[seat] += move.get("thinkMs", 0.0)
                 decisions[seat] += 1
     result = record.get("result", {})
+    try:
+        calibration = tuple(sorted(calibration_by_seat(record).items()))
+    except (RecordError, FormatError):  # a game the rules cannot replay still counts; its beliefs cannot be scored
+        calibration = ()
     return GameOutcome(
         index=index_of(record), deal_key=record.get("dealKey", ""), seats=tuple(seats),
         side_of=tuple(record.get("sideOfSeat", [0] * len(seats))),
         scores=tuple(int(v) for v in result.get("scores", ())), ranking=tuple(result.get("ranking", ())),
         winner=result.get("winner"), fault_seats=tuple(sorted({f.get("seat", 0) for f in record.get("faults", ())})),
-        think_ms=tuple(think), decisions=tuple(decisions),
+        think_ms=tuple(think), decisions=tuple(decisions), calibration=calibration,
     )
 
 
@@ -237,16 +250,22 @@ class EntrantStanding:
     openskill_mu: float
     openskill_sigma: float
     openskill_ordinal: float
+    calibration: Calibration = Calibration()
+    """Its beliefs scored against the truth (none: no belief sent)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The entrant as ``standings.json`` holds it."""
-        return {
+        """The entrant as ``standings.json`` holds it (``calibration`` only when it sent beliefs)."""
+        data: dict[str, Any] = {
             "name": self.name, "games": self.games, "wins": self.wins, "draws": self.draws, "losses": self.losses,
             "match_points": self.match_points, "scored": self.scored, "conceded": self.conceded,
             "faults": self.faults, "decisions": self.decisions, "think_ms": self.think_ms,
             "think_ms_per_decision": self.think_ms_per_decision, "elo": self.elo.to_json(),
             "openskill": {"mu": self.openskill_mu, "sigma": self.openskill_sigma, "ordinal": self.openskill_ordinal},
         }
+        c = self.calibration
+        if c.beliefs:
+            data["calibration"] = {"beliefs": c.beliefs, "tiles": c.tiles, "brier": c.brier, "log_loss": c.log_loss}
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> EntrantStanding:
@@ -258,7 +277,15 @@ class EntrantStanding:
             conceded=data["conceded"], faults=data["faults"], decisions=data.get("decisions", 0),
             think_ms=data.get("think_ms", 0.0), think_ms_per_decision=data.get("think_ms_per_decision"),
             elo=EloEstimate.from_json(data.get("elo") or {}), openskill_mu=skill.get("mu", 0.0),
-            openskill_sigma=skill.get("sigma", 0.0), openskill_ordinal=skill.get("ordinal", 0.0))
+            openskill_sigma=skill.get("sigma", 0.0), openskill_ordinal=skill.get("ordinal", 0.0),
+            calibration=_calibration_from_json(data.get("calibration") or {}))
+
+
+def _calibration_from_json(data: Mapping[str, Any]) -> Calibration:
+    """The calibration :meth:`EntrantStanding.to_json` wrote: its means times its tiles give back the totals."""
+    tiles = int(data.get("tiles", 0))
+    return Calibration(int(data.get("beliefs", 0)), tiles, (data.get("brier") or 0.0) * tiles,
+                       (data.get("log_loss") or 0.0) * tiles)
 
 
 @dataclass(frozen=True)
@@ -347,7 +374,7 @@ class _Entrant:
     """One entrant's running totals."""
 
     __slots__ = ("name", "games", "wins", "draws", "losses", "match_points", "scored", "conceded", "faults",
-                 "think_ms", "decisions", "per_game", "per_deal")
+                 "think_ms", "decisions", "per_game", "per_deal", "calibration")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -358,6 +385,7 @@ class _Entrant:
         self.think_ms = 0.0
         self.per_game = _Moments()
         self.per_deal = _Moments()
+        self.calibration = Calibration()
 
     def think_per_decision(self) -> float | None:
         return self.think_ms / self.decisions if self.decisions else None
@@ -504,11 +532,32 @@ class RowCells:
     faults: str
     think: str
     rating: str
+    calibration: str = "-"
+    """:func:`calibration_cell`; a column of its own only where some entrant sent beliefs."""
 
-    def table_row(self) -> tuple[str, ...]:
-        """The cells in the columns of :func:`table_frame`, the name made safe for rich markup."""
-        return (self.rank, safe_markup(self.name), self.games, self.wins, self.draws, self.losses, self.points,
-                self.scored, self.conceded, self.faults, self.think, self.rating)
+    def table_row(self, calibration: bool = False) -> tuple[str, ...]:
+        """The cells in the columns of :func:`table_frame` (with ``calibration``, its column last), the name made
+        safe for rich markup."""
+        cells = (self.rank, safe_markup(self.name), self.games, self.wins, self.draws, self.losses, self.points,
+                 self.scored, self.conceded, self.faults, self.think, self.rating)
+        return (*cells, self.calibration) if calibration else cells
+
+
+CALIBRATION_HEADER = "beliefs: Brier · log loss (n)"
+"""The calibration column: the mean Brier score and log loss per tile named, and how many beliefs."""
+
+
+def calibration_cell(calibration: Calibration) -> str:
+    """``0.372 · 0.57 (116)``: the mean Brier score and log loss per tile, and the number of beliefs; ``-``
+    without any."""
+    if not calibration.tiles or calibration.brier is None or calibration.log_loss is None:
+        return "-"
+    return f"{calibration.brier:.3f} · {calibration.log_loss:.2f} ({calibration.beliefs})"
+
+
+def shows_calibration(entrants: Sequence[EntrantStanding]) -> bool:
+    """Whether the standings have a calibration column: some entrant sent beliefs."""
+    return any(e.calibration.beliefs for e in entrants)
 
 
 def row_cells(rank: int, entrant: EntrantStanding, rating_kind: str) -> RowCells:
@@ -523,7 +572,8 @@ def row_cells(rank: int, entrant: EntrantStanding, rating_kind: str) -> RowCells
         rank=str(rank), name=entrant.name, games=str(entrant.games), wins=str(entrant.wins),
         draws=str(entrant.draws), losses=str(entrant.losses), points=_points_cell(entrant.match_points),
         scored=_points_cell(entrant.scored), conceded=_points_cell(entrant.conceded),
-        faults=str(entrant.faults), think="-" if think is None else f"{think:.1f}", rating=rating)
+        faults=str(entrant.faults), think="-" if think is None else f"{think:.1f}", rating=rating,
+        calibration=calibration_cell(entrant.calibration))
 
 
 def _points_cell(value: Exact | float) -> str:
@@ -533,13 +583,14 @@ def _points_cell(value: Exact | float) -> str:
     return points_text(exact)
 
 
-def table_frame(title: str, rating_kind: str) -> Table:
-    """The standings table without its rows: the columns (the rating's by ``rating_kind``, ``elo`` or ``openskill``)
-    and the caption saying how ties in points are broken. For every view of the standings (``arena run``, ``arena
-    status``), so they read the same."""
+def table_frame(title: str, rating_kind: str, calibration: bool = False) -> Table:
+    """The standings table without its rows: the columns (the rating's by ``rating_kind``, ``elo`` or ``openskill``;
+    with ``calibration``, the beliefs' column last) and the caption saying how ties in points are broken. For every
+    view of the standings (``arena run``, ``arena status``), so they read the same."""
     table = Table(title=safe_markup(title, 200), caption=TIE_RULE)
-    for header in ("rank", "entrant", "games", "W", "D", "L", "points", "scored", "conceded", "faults", "think ms",
-                   ELO_HEADER if rating_kind == ELO else SKILL_HEADER):
+    headers = ["rank", "entrant", "games", "W", "D", "L", "points", "scored", "conceded", "faults", "think ms",
+               ELO_HEADER if rating_kind == ELO else SKILL_HEADER]
+    for header in headers + ([CALIBRATION_HEADER] if calibration else []):
         table.add_column(header, justify="left" if header == "entrant" else "right")
     return table
 
@@ -598,6 +649,9 @@ class Standings:
                 entrant.decisions += outcome.decisions[seat]
         for seat in outcome.fault_seats:
             self._entrants[outcome.seats[seat]].faults += 1
+        for seat, calibration in outcome.calibration:
+            entrant = self._entrants[outcome.seats[seat]]
+            entrant.calibration = entrant.calibration + calibration
         self._count_pairs(held, place)
         deal_set.games += 1
         if deal_set.games >= self.group_size:
@@ -703,7 +757,8 @@ class Standings:
             match_points=float(e.match_points), scored=plain_number(e.scored), conceded=plain_number(e.conceded),
             faults=e.faults, decisions=e.decisions, think_ms=e.think_ms,
             think_ms_per_decision=e.think_per_decision(), elo=elo if elo is not None else self.elo()[name],
-            openskill_mu=skill.mu, openskill_sigma=skill.sigma, openskill_ordinal=skill.ordinal)
+            openskill_mu=skill.mu, openskill_sigma=skill.sigma, openskill_ordinal=skill.ordinal,
+            calibration=e.calibration)
 
     def entrant(self, name: str, elo: EloEstimate | None = None) -> dict[str, Any]:
         """One entrant's numbers as ``standings.json`` holds them."""
@@ -789,9 +844,11 @@ class Standings:
 
     def table(self, title: str = "standings") -> Table:
         """The standings as a rich table, best first; the caption says how ties in points are broken."""
-        table = table_frame(title, self.rating_kind)
-        for rank, entrant in enumerate(self.snapshot().entrants, start=1):
-            table.add_row(*row_cells(rank, entrant, self.rating_kind).table_row())
+        entrants = self.snapshot().entrants
+        calibration = shows_calibration(entrants)
+        table = table_frame(title, self.rating_kind, calibration)
+        for rank, entrant in enumerate(entrants, start=1):
+            table.add_row(*row_cells(rank, entrant, self.rating_kind).table_row(calibration))
         return table
 
     def pairwise_table(self, title: str = "pairwise (W-D-L of the row against the column)",

@@ -42,6 +42,7 @@ from arena.server.tournaments import STATE_NAMES, Tournament
 from arena.tournament.rounds import event_from_records
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.standings import (
+    CALIBRATION_HEADER,
     ELO_HEADER,
     OPENSKILL,
     SKILL_HEADER,
@@ -52,6 +53,7 @@ from arena.tournament.standings import (
     StandingsTable,
     outcome_of,
     row_cells,
+    shows_calibration,
 )
 from arena.web.access import Access
 from arena.web.live import LiveGames, public_view
@@ -120,8 +122,9 @@ def standings_table(standings: StandingsTable) -> dict[str, Any]:
     for rank, e in enumerate(standings.entrants, start=1):
         cells = row_cells(rank, e, standings.rating)
         rows.append({"name": cells.name, "points": cells.points, "scored": cells.scored, "conceded": cells.conceded,
-                     "rating": cells.rating})
+                     "rating": cells.rating, "calibration": cells.calibration})
     return {"rating_header": SKILL_HEADER if standings.rating == OPENSKILL else ELO_HEADER, "tie_rule": TIE_RULE,
+            "calibration_header": CALIBRATION_HEADER if shows_calibration(standings.entrants) else "",
             "rows": rows}
 
 

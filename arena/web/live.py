@@ -73,11 +73,13 @@ def public_view(data: dict[str, Any], *, seed_revealed: bool, hands_public: bool
 
     ``hands_public``: the whole game is over and its record released, so every hand may be shown (as ``arena fetch``
     shows the record); otherwise the hands and each seat's own view of its draws are dropped (the page then shows
-    the backs of the tiles, and the hands revealed at each round's end). The seed is dropped until revealed."""
+    the backs of the tiles, and the hands revealed at each round's end), and so are the bots' beliefs, shown beside
+    the truth. The seed is dropped until revealed."""
     shown = dict(data)
     if not hands_public:
         shown["hands"] = None
         shown["seen"] = [{} for _ in data["seen"]]
+        shown["beliefs"] = {}  # beside the truth: the hidden hands
     if not seed_revealed:
         shown["seed"] = ""
     return shown

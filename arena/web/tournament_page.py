@@ -16,7 +16,16 @@ import urllib.parse
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from arena.tournament.standings import ELO_HEADER, OPENSKILL, SKILL_HEADER, TIE_RULE, StandingsTable, row_cells
+from arena.tournament.standings import (
+    CALIBRATION_HEADER,
+    ELO_HEADER,
+    OPENSKILL,
+    SKILL_HEADER,
+    TIE_RULE,
+    StandingsTable,
+    row_cells,
+    shows_calibration,
+)
 from arena.web.events import event_html
 from arena.web.tables import html_table
 
@@ -44,21 +53,26 @@ def event_section(tournament_id: str, event: Mapping[str, Any] | None, released:
 
 def standings_html(tournament: Mapping[str, Any], standings: StandingsTable, event: str = "") -> str:
     """The tournament's heading (``tournament``: ``data.tournament_json``), progress and standings rows (rank,
-    entrant, games, W-D-L, points, scored, conceded, faults, rating), as HTML; ``event``, the section of a Swiss or
+    entrant, games, W-D-L, points, scored, conceded, faults, rating, and the beliefs' calibration when some entrant
+    sent beliefs), as HTML; ``event``, the section of a Swiss or
     knockout event (:func:`event_section`), goes before the standings."""
     t = tournament
     tid = urllib.parse.quote(t["id"], safe="")
     rows = []
+    calibration = shows_calibration(standings.entrants)
     for rank, e in enumerate(standings.entrants, start=1):
         cell = row_cells(rank, e, standings.rating)
         rows.append([(_e(cell.rank), False),
                      (f'<a href="/t/{tid}/entrants/{urllib.parse.quote(e.name, safe="")}">{_e(e.name)}</a>', True),
                      (_e(cell.games), False), (_e(cell.wins), False), (_e(cell.draws), False),
                      (_e(cell.losses), False), (_e(cell.points), False), (_e(cell.scored), False),
-                     (_e(cell.conceded), False), (_e(cell.faults), False), (_e(cell.rating), False)])
+                     (_e(cell.conceded), False), (_e(cell.faults), False), (_e(cell.rating), False)]
+                    + ([(_e(cell.calibration), False)] if calibration else []))
     headers = [("rank", False), ("entrant", True), ("games", False), ("W", False), ("D", False), ("L", False),
                ("points", False), ("scored", False), ("conceded", False), ("faults", False),
                (SKILL_HEADER if standings.rating == OPENSKILL else ELO_HEADER, False)]
+    if calibration:
+        headers.append((CALIBRATION_HEADER, False))
     return (f'<h1>{_e(t["name"])}</h1><p class="meta">{_e(t["variant"])} · {_e(t["state"])} · '
             f'{_e(t["games_done"])} of {_e(t["games_total"])} games</p>{event}'
             f'<h2>Standings after {_e(standings.games)} games</h2>'

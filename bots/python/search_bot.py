@@ -1,7 +1,8 @@
 """A search bot for every variant: determinized Monte Carlo over the rules engine (arena/players/search.py).
 
 At each decision it guesses the hidden tiles many times, consistently with what its seat has seen, plays every legal
-action out in each guess, and picks the best mean value for the match; it uses about half of the move time.
+action out in each guess, and picks the best mean value for the match; it uses about half of the move time. With
+each choice it sends its belief about the hidden tiles: the share of its guesses that put each tile at each place.
 
 Run: python bots/python/search_bot.py [--seed N] [--playouts-cap N] --listen 127.0.0.1:50053
 """
@@ -20,7 +21,7 @@ def main():
     parser.add_argument("--playouts-cap", type=int, default=1_000_000, help="most playouts per decision")
     args, _ = parser.parse_known_args()  # --listen is botkit's
     player = SearchPlayer(seed=args.seed, max_playouts=args.playouts_cap)
-    serve(player.choose_request, name="py-search", version="1.0.0", author="dominoes arena")
+    serve(player.reply_request, name="py-search", version="1.0.0", author="dominoes arena")
 
 
 if __name__ == "__main__":

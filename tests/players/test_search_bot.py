@@ -18,11 +18,11 @@ from google.protobuf import json_format
 from arena.players import GreedyPlayer
 from arena.players.base import LocalPlayer
 from arena.players.process import BotProcess, BotSpec
-from arena.players.search import Belief, SearchPlayer, think_seconds
+from arena.players.search import Belief, PlaceCounts, SearchPlayer, think_seconds
 from arena.protocol import bot_pb2
 from arena.protocol.convert import observation_pb, options_pb
 from arena.referee import TimeControl, play_match
-from arena.rules import Kind, new_game
+from arena.rules import Kind, beliefs, new_game
 from arena.rules.restore import PublicRound
 from arena.rules.tiles import HIGH, LOW, mask_of, tiles_of
 from arena.simulate import play_local_match
@@ -107,6 +107,29 @@ def test_a_passer_never_holds_the_values_it_passed_on() -> None:
         hands, boneyard = belief.sample(rng)
         assert not any({3, 5} & {low, high} for low, high in _values(hands[1]))
         assert hands[1].bit_count() == 5 and len(boneyard) == 18
+
+
+@pytest.mark.fast
+def test_the_belief_sent_is_the_share_of_guesses_at_each_place() -> None:
+    """The belief the search sends: for each unseen tile, the share of its guesses that put it in seat 1's hand or the
+    boneyard; never seat 1 for a value it passed on, and seat 1's column sums to its hand's size exactly."""
+    game = new_game("block", 2)
+    hands = ("[5|5] [3|5] [0|1] [1|1] [2|6]", "[0|0] [0|2] [2|2] [1|4] [4|4]")
+    state = game.new_round(deal(*hands, boneyard=rest_of_set(*hands)))
+    do(state, "lead [5|5]", "pass", "[3|5] on [5|5] line B", "pass")
+    public = PublicRound(game, state.observation(0))
+    belief = Belief(public)
+    places = PlaceCounts(public.unseen, 2, seat=0)
+    rng = random.Random(0)
+    for _ in range(400):
+        places.add(*belief.sample(rng))
+    sent = places.belief()
+    assert sent is not None and sent.tiles == tuple(tiles_of(public.unseen)) and len(sent.tiles) == 23
+    assert all(sum(row) == pytest.approx(1.0, abs=1e-12) for row in sent.probabilities)
+    assert sum(row[0] for row in sent.probabilities) == pytest.approx(5.0, abs=1e-9)
+    assert all(row[0] == 0 for tile, row in zip(sent.tiles, sent.probabilities, strict=True)
+               if {3, 5} & set(_pair(tile)))
+    assert beliefs.belief_problem(sent, state, 0) is None
 
 
 @pytest.mark.fast
@@ -230,6 +253,8 @@ async def test_the_bot_stays_within_its_move_time(tmp_path: Path) -> None:
             assert record.faults == [], [str(f) for f in record.faults]
             asked = [m for r in record.rounds for m in r.moves if m.seat == 0 and not m.forced]
             assert asked, variant
+            assert record.belief_faults == [], [str(f) for f in record.belief_faults]
+            assert all(m.belief is not None and m.belief.tiles for m in asked), variant  # it sends its beliefs
             median = statistics.median(m.think_ms for m in asked)
             assert median < move_ms, f"{variant}: the median decision took {median:.1f} ms of {move_ms}"
             decisions += len(asked)

@@ -9,14 +9,16 @@ import re
 import uuid
 
 import pytest
-
-from arena.tournament.standings import SKILL_HEADER
 from support.chromium import Chromium, needs_chromium
 from support.paths import ROOT
 from support.servers import bot_entry, gated_bot, named, open_gate, random_bot, registry, submit, tournament
 from support.web import SHOTS, WebServer, get_json, wait_state
 
+from arena.rules.beliefs import Calibration
+from arena.tournament.standings import CALIBRATION_HEADER, SKILL_HEADER, calibration_cell
+
 BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
+BELIEF_BOT = ROOT / "tests" / "bots" / "belief_bot.py"
 MANY = ("random-alpha", "random-beta", "random-gamma", "random-delta", "random-epsilon")
 """Five entrants with names as long as real ones: the pairwise table of five is wider than its card."""
 
@@ -25,12 +27,13 @@ pytestmark = needs_chromium
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    """Random bots (the five of :data:`MANY`), ``faulty`` (an illegal answer every time: it loses every game) and
-    ``gated`` (answers only as far as the test lets it)."""
+    """Random bots (the five of :data:`MANY`), ``faulty`` (an illegal answer every time: it loses every game),
+    ``gated`` (answers only as far as the test lets it) and ``believer`` (sends a belief with every choice)."""
     folder = tmp_path_factory.mktemp("pages")
     tag = uuid.uuid4().hex
     bots = ("".join(random_bot(name, tag) for name in MANY)
-            + bot_entry("faulty", str(BAD_BOT), "--mode", "illegal_index") + gated_bot(folder / "gated", tag))
+            + bot_entry("faulty", str(BAD_BOT), "--mode", "illegal_index") + gated_bot(folder / "gated", tag)
+            + bot_entry("believer", str(BELIEF_BOT), "--mode", "valid"))
     running = WebServer(folder / "data", "--concurrency", "4", *registry(folder, bots))
     running.gate = folder / "gated" / "gate"
     yield running
@@ -92,6 +95,38 @@ def test_a_clean_sweep_says_why_its_chart_has_no_line(server: WebServer, browser
                            "document.getElementById('no-finite-rating').textContent", 30, "the chart's note")
     assert text == ("No finite Elo after 4 games: random-alpha +∞ (won every game), faulty −∞ (won none). An Elo is "
                     "finite once an entrant has a score strictly between 0 and 1; the standings show the score.")
+
+
+def test_the_beliefs_calibration_and_a_belief_beside_the_truth(server: WebServer, browser: Chromium) -> None:
+    """A bot that sends beliefs: the standings' last column is its calibration, as standings.json has it (the other
+    entrant's a dash), and its finished game's page shows a belief beside the truth."""
+    info = submit(server.stub(), tournament(games=1, variant="draw", name="beliefs",
+                                            bots=named("believer", "random-alpha")))
+    web, tid = server.web, info.id
+    detail = wait_state(web, tid, finished, 120, "the tournament to finish")
+    saved = {e["name"]: e.get("calibration") for e in detail["standings"]["entrants"]}
+    assert saved["random-alpha"] is None and saved["believer"]["beliefs"] > 0
+    c = saved["believer"]
+    cell = calibration_cell(Calibration(c["beliefs"], c["tiles"], c["brier"] * c["tiles"], c["log_loss"] * c["tiles"]))
+    browser.open_page(f"{web}/t/{tid}")
+    browser.wait_js("!!document.querySelector('#standings tbody tr')", 30, "the standings")
+    assert browser.js(f"({HEADS})('standings')")[-1] == CALIBRATION_HEADER
+    cells = browser.js("Object.fromEntries([...document.querySelectorAll('#standings tbody tr')].map((tr) => "
+                       "[tr.children[1].textContent, tr.lastElementChild.textContent]))")
+    assert cells == {"believer": cell, "random-alpha": "-"}
+
+    record = get_json(f"{web}/api/t/{tid}/games/0.json")
+    moves = [m for r in record["rounds"] for m in r["moves"]]
+    k = next(k for k, m in enumerate(moves) if "belief" in m)
+    browser.goto(f"{web}/t/{tid}/games/0")
+    browser.wait_js("!!document.getElementById('moves')", 30, "the game's page")
+    browser.click(f'#moves [data-k="{k}"]')
+    shown = browser.js("({hidden: document.getElementById('belief-box').hidden,"
+                       " rows: document.querySelectorAll('#belief tbody tr').length,"
+                       " truths: document.querySelectorAll('#belief td.truth').length})")
+    assert shown == {"hidden": False, "rows": len(moves[k]["belief"]["tiles"]),
+                     "truths": len(moves[k]["belief"]["tiles"])}
+    assert browser.exceptions() == []
 
 
 def test_the_pairwise_table_of_five_stays_inside_its_card(server: WebServer, browser: Chromium) -> None:

@@ -91,9 +91,10 @@
       esc(cells[i].points), esc(cells[i].scored), esc(cells[i].conceded),
       e.faults ? `<a class="fault" href="/t/${enc(TID)}/games?entrant=${enc(e.name)}&faults=yes">${e.faults}</a>` : 0,
       e.think_ms_per_decision === null || e.think_ms_per_decision === undefined ? '-' : e.think_ms_per_decision.toFixed(1),
-      esc(cells[i].rating)]);
+      esc(cells[i].rating)].concat(detail.table.calibration_header ? [esc(cells[i].calibration)] : []));
     return table(['rank', { t: 'entrant', l: 1 }, 'games', 'W', 'D', 'L', 'points', 'scored', 'conceded', 'faults',
-                  'think ms', detail.table.rating_header], rows, 'standings') +
+                  'think ms', detail.table.rating_header].concat(detail.table.calibration_header ? [detail.table.calibration_header] : []),
+                 rows, 'standings') +
       `<div class="caption">${esc(detail.table.tie_rule)}</div>`;
   }
   // A gauntlet's table: its candidates as rows, the others as columns (no column of a candidate against itself),

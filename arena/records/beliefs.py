@@ -1,0 +1,56 @@
+"""The beliefs a record keeps, each beside the truth: where every tile it names really was when it was sent.
+
+A record keeps a belief with its move (``MoveRecord.belief``), never the truth, which the deal and the moves already
+hold: :func:`recorded_beliefs` replays the game through the rules (:func:`.replay.steps`) and reads, at each move with
+a belief, where each named tile was just before the move. The replay page shows them side by side
+(:mod:`.html`), and the standings score them (:func:`calibration_by_seat`, :mod:`arena.rules.beliefs`). A game
+without beliefs is not replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+from arena.records.jsonform import belief_from
+from arena.records.replay import game_of, steps
+from arena.rules.beliefs import Belief, Calibration, scored, truth
+
+
+class RecordedBelief(NamedTuple):
+    """One move's belief and the truth."""
+
+    number: int
+    """The move's number within the match, from 0 (as the protocol and faults count)."""
+    seat: int
+    belief: Belief
+    truth: tuple[int, ...]
+    """For each tile of the belief, the index of the place it was really in (:func:`arena.rules.beliefs.places`)."""
+
+
+def has_beliefs(record: Mapping[str, Any]) -> bool:
+    """Whether any move of the record carries a belief."""
+    return any("belief" in move for rnd in record.get("rounds", ()) for move in rnd.get("moves", ()))
+
+
+def recorded_beliefs(record: Mapping[str, Any]) -> Iterator[RecordedBelief]:
+    """Every recorded belief of the game, in move order, with the truth; RecordError if the game does not replay
+    (FormatError for a belief that does not fit its tiles)."""
+    if not has_beliefs(record):
+        return
+    players = game_of(record).players
+    for step in steps(record):
+        move = step.recorded
+        if step.kind != "move" or move is None or "belief" not in move:
+            continue
+        seat = int(move.get("seat", 0))
+        belief = belief_from(move["belief"], players)
+        yield RecordedBelief(step.number, seat, belief, truth(step.match.round, seat, belief.tiles))
+
+
+def calibration_by_seat(record: Mapping[str, Any]) -> dict[int, Calibration]:
+    """Each seat's beliefs of the game scored against the truth (seats that sent none are left out)."""
+    by_seat: dict[int, Calibration] = {}
+    for item in recorded_beliefs(record):
+        by_seat[item.seat] = by_seat.get(item.seat, Calibration()) + scored(item.belief, item.truth)
+    return by_seat
