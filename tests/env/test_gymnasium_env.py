@@ -50,7 +50,7 @@ def test_an_illegal_action_ends_the_episode_with_the_penalty() -> None:
 
 
 def test_bad_opponents_are_refused_in_one_line() -> None:
-    with pytest.raises(OptionError, match="unknown built-in player 'strong'; valid players: random, greedy"):
+    with pytest.raises(OptionError, match="unknown built-in player 'strong'; valid players: random, mixed, greedy, search10"):
         DominoesEnv("draw", 2, opponents="strong")
     with pytest.raises(ValueError, match="expected 2 opponents .one per other seat., got 1"):
         DominoesEnv("draw", 3, opponents=["random"])

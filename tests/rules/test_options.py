@@ -79,7 +79,8 @@ def test_arena_variants_table_names_every_variant() -> None:
         (["simulate", "--option", "target=-1"], "error: option 'target' of variant 'draw' must be an integer >= 1"),
         (["simulate", "--option", "target"], "error: expected an option like target=50, got 'target'"),
         (["simulate", "--players", "9"], "error: variant 'draw' is played by 2, 3, 4 players, got 9"),
-        (["simulate", "--bots", "smart"], "error: unknown built-in player 'smart'; valid players: random, greedy, ismcts"),
+        (["simulate", "--bots", "smart"], "error: unknown built-in player 'smart'; valid players: random, mixed, "
+                                          "greedy, search10, search50, search250, ismcts, ismcts16, ismcts64"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_status_2(args: list[str], message: str) -> None:

@@ -293,7 +293,8 @@ def test_an_unknown_built_in_player_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as error:
         load_spec(write(tmp_path, text))
     assert str(error.value).endswith("key 'bots[1].command': unknown built-in player 'clever'; valid players: "
-                                     "random, greedy, ismcts")
+                                     "random, mixed, greedy, search10, search50, search250, ismcts, ismcts16, "
+                                     "ismcts64")
 
 
 def test_a_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
