@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from arena.display import make_console
 from arena.errors import UsageError
 from arena.invocation import arena_command
 from arena.players.specs import program_name
+from arena.records.run_folder import RunFolder
 from arena.rules import new_game
 from arena.tournament.console import print_summary
 from arena.tournament.reference import (
@@ -25,14 +28,18 @@ from arena.tournament.reference import (
     SCALE_DEAL_SETS,
     Placement,
     Scale,
+    extension_file,
     gauntlet_file,
     interval_text,
     placement,
+    playable,
     published_scale,
-    read_scale,
+    read_scale_file,
     round_robin_file,
     scale_file_name,
     scale_of,
+    standings_of_runs,
+    unavailable,
     within,
     write_scale,
 )
@@ -42,22 +49,40 @@ from arena.tournament.summary import RunSummary
 
 def cmd_reference(args: argparse.Namespace) -> int:
     """``arena reference VARIANT``: the round robin of the reference players, then their scale (written to
-    ``--write``, by default beside the run folder)."""
+    ``--write``, by default beside the run folder); with ``--add KINDS --base RUN``, the added players' games
+    against those of an earlier round robin and one another, then the scale of them all from both runs."""
     game = new_game(args.variant, args.players)
     positive("--deal-sets", args.deal_sets)
-    run = Path(args.out or f"runs/reference-{scale_file_name(args.variant, game.players).removesuffix('.json')}")
-    kinds = tuple(kind.strip() for kind in args.kinds.split(",")) if args.kinds else REFERENCE_KINDS
-    if ANCHOR not in kinds:
-        raise UsageError(f"--kinds must include {ANCHOR}, the scale's 0")
-    text = round_robin_file(args.variant, game.players, {}, args.deal_sets, str(run), args.seed, kinds)
+    name = scale_file_name(args.variant, game.players).removesuffix(".json")
     command = f"{arena_command()} reference {args.variant} --players {game.players} --deal-sets {args.deal_sets}"
-    if args.kinds:
-        command += f" --kinds {','.join(kinds)}"
+    if args.add:
+        if not args.base:
+            raise UsageError("--add needs --base, the run folder of the round robin to extend")
+        added = kinds_of(args.add)
+        refuse_unavailable(added)
+        base = Path(args.base)
+        rated = entrants_of(base)
+        run = Path(args.out or f"{base}-extended")
+        text = extension_file(args.variant, game.players, {}, rated, added, args.deal_sets, str(run), args.seed)
+        command = (f"{base_command(base, args.variant, game.players, rated)} --out {shlex.quote(str(base))}, then "
+                   f"{command} --add {','.join(added)} --base {shlex.quote(str(base))}")
+        folders = [base, run]
+    else:
+        kinds = kinds_of(args.kinds) if args.kinds else REFERENCE_KINDS
+        if ANCHOR not in kinds:
+            raise UsageError(f"--kinds must include {ANCHOR}, the scale's 0")
+        refuse_unavailable(kinds)
+        run = Path(args.out or f"runs/reference-{name}")
+        text = round_robin_file(args.variant, game.players, {}, args.deal_sets, str(run), args.seed, kinds)
+        if args.kinds:
+            command += f" --kinds {','.join(kinds)}"
+        folders = [run]
     summary = play(args, text, run, command)
     if isinstance(summary, int):
         return summary
     assert summary.standings is not None and summary.seed is not None
-    scale = scale_of(summary.standings.fit(), args.variant, game.players, {}, args.deal_sets, summary.seed.seed,
+    standings = summary.standings if len(folders) == 1 else standings_of_runs(folders, summary.standings.group_size)
+    scale = scale_of(standings.fit(), args.variant, game.players, {}, args.deal_sets, summary.seed.seed,
                      f"{command} --seed {shlex.quote(summary.seed.seed)}")
     target = Path(args.write or run.with_suffix(".json"))
     write_scale(scale, target)
@@ -66,13 +91,47 @@ def cmd_reference(args: argparse.Namespace) -> int:
     return 0
 
 
+def refuse_unavailable(kinds: tuple[str, ...]) -> None:
+    missing = unavailable(kinds)
+    if missing:
+        kind, why = next(iter(missing.items()))
+        raise UsageError(f"the reference player {kind} cannot be played here: {why} (or leave it out with --kinds)")
+
+
+def base_command(base: Path, variant: str, players: int, rated: tuple[str, ...]) -> str:
+    """The command that played the round robin of ``base`` again (its deal sets, players and revealed seed)."""
+    folder = RunFolder(base)
+    if not folder.is_finished():
+        raise UsageError(f"{base}: the round robin to extend has not finished (its seed is not revealed): finish it "
+                         f"with --resume first")
+    spec = tomllib.loads(folder.spec_copy.read_text())
+    kinds = "" if rated == REFERENCE_KINDS else f" --kinds {','.join(rated)}"
+    return (f"{arena_command()} reference {variant} --players {players} --deal-sets {spec['games']}{kinds} "
+            f"--seed {shlex.quote(folder.revealed_seed())}")
+
+
+def kinds_of(text: str) -> tuple[str, ...]:
+    return tuple(kind.strip() for kind in text.split(",") if kind.strip())
+
+
+def entrants_of(run: Path) -> tuple[str, ...]:
+    """The entrants a run folder's tournament was started with (refused in a line when it holds none)."""
+    try:
+        return tuple(json.loads(RunFolder(run).entrants.read_text())["entrants"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"{run}: not a run folder of a round robin to extend ({error})") from None
+
+
 def cmd_gauntlet(args: argparse.Namespace) -> int:
     """``arena gauntlet --reference VARIANT -- COMMAND``: the bot against every reference player, then its rating
     on the scale."""
     if not args.command:
         raise UsageError("give the bot's command after --, e.g. arena gauntlet --reference draw -- python bot.py")
     positive("--deal-sets", args.deal_sets)
-    scale = read_scale(Path(args.scale).read_text()) if args.scale else published_scale(args.reference, args.players)
+    scale = read_scale_file(Path(args.scale)) if args.scale else published_scale(args.reference, args.players)
+    scale, left_out = playable(scale)
+    if left_out:
+        print(f"note: without {', '.join(left_out)}: {unavailable(left_out)[left_out[0]]}", file=sys.stderr)
     command = list(args.command[1:] if args.command[0] == "--" else args.command)
     name = args.name or program_name(shlex.join(command))
     run = Path(args.out or f"runs/gauntlet-{args.reference}-{name}")
@@ -129,6 +188,10 @@ def add_reference_commands(sub: Any) -> None:
                    help=f"deal sets a pairing, each under every seat rotation (default {SCALE_DEAL_SETS})")
     p.add_argument("--kinds", help=f"the reference players, built-in kinds with commas (default: "
                                    f"{','.join(REFERENCE_KINDS)}; must include {ANCHOR})")
+    p.add_argument("--add", metavar="K,K", help="reference players to add to the round robin of --base: they play "
+                                                "every player it rated and one another, and the scale is fitted "
+                                                "from both runs")
+    p.add_argument("--base", metavar="RUN", help="with --add: the run folder of the round robin to extend")
     p.add_argument("--seed", help="the master seed (default: random, revealed at the end)")
     p.add_argument("--write", metavar="FILE", help="where to write the scale (default: the run folder's name .json)")
     _run_arguments(p)

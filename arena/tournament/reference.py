@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,16 +27,21 @@ from typing import Any
 import tomli_w
 
 from arena.errors import ArenaError
-from arena.players.builtin import BUILTIN_PLAYERS, SEARCH_PLAYOUTS
+from arena.players.builtin import BUILTIN_PLAYERS, ISMCTS_SIMULATIONS, SEARCH_PLAYOUTS, builtin_player
 from arena.players.process import BUILTIN_PREFIX
+from arena.records.run_folder import RunFolder
+from arena.records.store import ReadReport, iter_records
 from arena.rules import new_game
 from arena.tournament.likelihood import Fit, FitError, Tally, place
 from arena.tournament.ratings import Z95, elo_of_logit, logit_of_elo
+from arena.tournament.standings import Standings, outcome_of
 
 ANCHOR = "random"
 """The reference player rated 0 Elo on every scale."""
-REFERENCE_KINDS: tuple[str, ...] = ("random", "mixed", "greedy", *(f"search{n}" for n in SEARCH_PLAYOUTS))
-"""The reference players, weakest first, each a built-in player's kind (its name on the scale)."""
+REFERENCE_KINDS: tuple[str, ...] = ("random", "mixed", "greedy", *(f"search{n}" for n in SEARCH_PLAYOUTS),
+                                    *(f"ismcts{n}" for n in ISMCTS_SIMULATIONS))
+"""The reference players, each a built-in player's kind (its name on the scale); the IS-MCTS ones need the
+``openspiel`` extra."""
 SCALE_DEAL_SETS = 200
 """Deal sets per pairing of the round robin that rates the references (each under every seat rotation)."""
 PLACEMENT_DEAL_SETS = 24
@@ -131,6 +136,13 @@ def read_scale(text: str) -> Scale:
         raise ScaleError(f"not a reference scale: {error}") from None
 
 
+def read_scale_file(path: Path) -> Scale:
+    try:
+        return read_scale(path.read_text())
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScaleError(f"{path}: cannot read the scale: {getattr(error, 'strerror', None) or error}") from None
+
+
 def write_scale(scale: Scale, path: Path) -> None:
     path.write_text(json.dumps(scale.to_json(), indent=1) + "\n")
 
@@ -163,6 +175,28 @@ def placement(results: Tally, scale: Scale, candidate: str) -> Placement:
                      deal_sets)
 
 
+def unavailable(kinds: Sequence[str]) -> dict[str, str]:
+    """The built-in players of ``kinds`` this installation cannot make, each with the one line why (an extra that
+    is not installed)."""
+    found = {}
+    for kind in kinds:
+        try:
+            builtin_player(kind)
+        except ArenaError as error:
+            found[kind] = str(error)
+    return found
+
+
+def playable(scale: Scale) -> tuple[Scale, list[str]]:
+    """The scale without the reference players this installation cannot make (a placement against the others is
+    as sound: each reference is held at its own rating), and the names left out."""
+    missing = unavailable([point.name for point in scale.points])
+    if ANCHOR in missing:
+        raise ScaleError(f"the anchor {ANCHOR!r} cannot be played: {missing[ANCHOR]}")
+    kept = tuple(point for point in scale.points if point.name not in missing)
+    return replace(scale, points=kept), sorted(missing)
+
+
 def within(placement: Placement, point: ScalePoint) -> bool:
     """Whether the two ratings agree: the candidate's interval and the reference's overlap."""
     return placement.low <= point.high and point.low <= placement.high
@@ -173,6 +207,32 @@ def round_robin_file(variant: str, players: int, options: Mapping[str, Any], dea
     """The tournament file of the round robin that rates the references."""
     return tomli_w.dumps(_tournament(f"reference scale of {variant}", variant, players, options, deal_sets, output,
                                      seed, [_builtin_entry(kind) for kind in kinds]))
+
+
+def extension_file(variant: str, players: int, options: Mapping[str, Any], rated: Sequence[str],
+                   added: Sequence[str], deal_sets: int, output: str, seed: str | None = None) -> str:
+    """The tournament file that adds reference players to a round robin already played: a gauntlet whose candidates
+    are the added players, each paired with every rated one and with one another, so that the two runs together
+    hold every pairing of a round robin of them all."""
+    clash = sorted(set(rated) & set(added))
+    if clash:
+        raise ScaleError(f"{clash[0]!r} is rated already")
+    data = _tournament(f"reference scale of {variant}, extended", variant, players, options, deal_sets, output, seed,
+                       [_builtin_entry(kind) for kind in (*rated, *added)])
+    data["format"] = "gauntlet"
+    data["candidates"] = list(added)
+    return tomli_w.dumps(data)
+
+
+def standings_of_runs(folders: Sequence[Path], group_size: int) -> Standings:
+    """One tournament's standings over the records of several run folders, each run's deal sets its own (a deal
+    key is unique within a run only)."""
+    standings = Standings(group_size=group_size)
+    for number, folder in enumerate(folders):
+        for record in iter_records(RunFolder(folder).records, ReadReport()):
+            outcome = outcome_of(record)
+            standings.add(replace(outcome, deal_key=f"{number}/{outcome.deal_key}"))
+    return standings
 
 
 def gauntlet_file(scale: Scale, candidate: str, command: Sequence[str], deal_sets: int, output: str,

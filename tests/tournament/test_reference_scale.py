@@ -22,14 +22,17 @@ from arena.tournament.reference import (
     Scale,
     ScaleError,
     ScalePoint,
+    extension_file,
     gauntlet_file,
     placement,
+    playable,
     published_scale,
     published_scales,
     read_scale,
     round_robin_file,
     scale_markdown,
     scale_of,
+    unavailable,
     within,
 )
 from arena.tournament.spec import spec_from_dict
@@ -183,3 +186,21 @@ def test_the_reference_players_are_built_in_and_mixed_sits_between_random_and_gr
 
 def test_elo_and_logits_convert_both_ways_for_the_scale() -> None:
     assert elo_of_logit(logit_of_elo(312.5)) == pytest.approx(312.5)
+
+
+def test_a_reference_player_this_installation_cannot_make_is_left_out_of_a_placement() -> None:
+    scale = Scale("draw", 2, {}, (ScalePoint("random", 0, 0, 0, 9), ScalePoint("oracle", 900, 700, 1100, 9)),
+                  9, "seed", "arena reference draw")
+    kept, left_out = playable(scale)
+    assert [point.name for point in kept.points] == ["random"] and left_out == ["oracle"]
+    assert unavailable(["greedy", "oracle"]) == {
+        "oracle": f"unknown built-in player 'oracle'; valid players: {', '.join(BUILTIN_PLAYERS)}"}
+
+
+def test_the_extension_file_pairs_the_added_players_with_the_rated_ones_and_one_another() -> None:
+    text = extension_file("draw", 2, {}, ("random", "greedy"), ("search10", "ismcts16"), 3, "runs/x", seed="s")
+    spec = spec_from_dict(tomllib.loads(text))
+    assert spec.format == "gauntlet" and spec.candidates == ("search10", "ismcts16")
+    assert [b.name for b in spec.bots] == ["random", "greedy", "search10", "ismcts16"]
+    with pytest.raises(ScaleError, match="'greedy' is rated already"):
+        extension_file("draw", 2, {}, ("random", "greedy"), ("greedy",), 3, "runs/x")
