@@ -205,7 +205,7 @@ class RoundState:
         # The shared turn structure plays on a line layout; Mexican Train's round replaces the methods that use it.
         layout = cast(LineLayout, self.layout)
         actions: list[Action] = []
-        if layout.is_empty():
+        if not layout.tiles:  # empty
             if self._lead_tile is not None:
                 return [placement(self._lead_tile)] if hand >> self._lead_tile & 1 else []
             mask = hand
@@ -226,7 +226,7 @@ class RoundState:
         game = self.game
         can_draw = game.drawing and len(self.boneyard) > game.protected_tiles
         if actions:
-            if can_draw and game.voluntary_draw and not self.layout.is_empty():
+            if can_draw and game.voluntary_draw and self.layout.tiles:  # drawing beside a placement, but not to lead
                 actions.append(DRAW)
             return actions
         return [DRAW] if can_draw else [PASS]
