@@ -437,9 +437,9 @@ def _sent(state: RoundState, match_id: str) -> _Sent:
     return sent
 
 
-def _history_grew(sent: _Sent, state: RoundState, seat: int) -> bytes:
-    """The round's history as ``seat`` sees it, encoding only the entries added since the seat's last request."""
-    done, data = sent.seen[seat]
+def _history_grew(sent: _Sent, state: RoundState, seat: int, done: int, data: bytes) -> bytes:
+    """The round's history as ``seat`` sees it, encoding only the entries added since the seat's last request (the
+    first ``done``, whose bytes are ``data``)."""
     data += b"".join(map(_EVENTS.__getitem__, state.history_seen_by(seat, done)))
     sent.seen[seat] = (len(state.history), data)
     return data
@@ -597,7 +597,7 @@ def _observation_of_round(sent: _Sent, state: RoundState, seat: int, match_id: s
         sent.scores if state.play_points == sent.points and state.start_scores is sent.start
         else _scores_changed(sent, state),
         sent.sides, _hand(state.hands[seat]), layout_field,
-        history if len(state.history) == done else _history_grew(sent, state, seat),
+        history if len(state.history) == done else _history_grew(sent, state, seat, done, history),
         *map(_LEGAL.__getitem__, legal)])
 
 
@@ -616,6 +616,9 @@ _HAND_CHUNKS = tuple(tuple(b"".join([HAND_TILES[first + bit] for bit in range(HA
 THIRD_HAND = 10
 """A hand of the first 30 tiles (a double-six set has 28) is three lookups of its thirds' encodings, 1,024 each."""
 _THIRD_MASK = (1 << THIRD_HAND) - 1
+_TWO_THIRDS = 2 * THIRD_HAND
+_THIRDS_HOLD = 1 << 3 * THIRD_HAND
+"""The masks below this are of the first 30 tiles."""
 _THIRDS = tuple(tuple(b"".join([HAND_TILES[first + bit] for bit in range(THIRD_HAND) if third >> bit & 1])
                       for third in range(1 << THIRD_HAND)) for first in range(0, 3 * THIRD_HAND, THIRD_HAND))
 
@@ -623,10 +626,9 @@ _THIRDS = tuple(tuple(b"".join([HAND_TILES[first + bit] for bit in range(THIRD_H
 def _hand(mask: int) -> bytes:
     """The Observation's hand field of a tile mask: for a double-six set's, its thirds' encodings (:data:`_THIRDS`);
     for a larger set's, a byte of the mask at a time."""
-    if mask < 1 << 3 * THIRD_HAND:
+    if mask < _THIRDS_HOLD:
         first, second, third = _THIRDS
-        return b"".join((first[mask & _THIRD_MASK], second[mask >> THIRD_HAND & _THIRD_MASK],
-                         third[mask >> 2 * THIRD_HAND]))
+        return b"".join((first[mask & _THIRD_MASK], second[mask >> THIRD_HAND & _THIRD_MASK], third[mask >> _TWO_THIRDS]))
     parts = []
     for chunks in _HAND_CHUNKS:
         if not mask:
@@ -665,7 +667,8 @@ def act_request_bytes(request: Any) -> bytes:
         head = _head(match_id, game) + _seat_field(seat) + _OBSERVATION
     length = len(observation)
     return b"".join((head, _LENGTHS[length] if length < TWO_BYTES else varint(length), observation,
-                     _clock(request.move_ms, request.bank_ms, request.deadline_ms), _MOVE_NUMBERS[request.move_number]))
+                     _CLOCKS.get((request.move_ms, request.bank_ms, request.deadline_ms))
+                     or _clock(request.move_ms, request.bank_ms, request.deadline_ms), _MOVE_NUMBERS[request.move_number]))
 
 
 _SEAT_FIELDS = tuple(_scalars(((_SEAT, seat),)) for seat in range(SMALL))

@@ -203,7 +203,7 @@ class RoundState:
         """Every placement of the seat to move: any tile on an empty layout, else each matching open end."""
         hand = self.hands[self.turn]
         # The shared turn structure plays on a line layout; Mexican Train's round replaces the methods that use it.
-        layout = cast(LineLayout, self.layout)
+        layout = self.layout
         actions: list[Action] = []
         if not layout.tiles:  # empty
             if self._lead_tile is not None:
@@ -235,8 +235,9 @@ class RoundState:
         seat = self.turn
         tile = action.tile
         self.hands[seat] ^= 1 << tile
-        self.counts[seat] -= 1
-        last_tile = self.counts[seat] == 0
+        left = self.counts[seat] - 1
+        self.counts[seat] = left
+        last_tile = left == 0
         layout = cast(LineLayout, self.layout)  # a line layout, as in _placements
         ends_before = [e[2] for e in layout.open_ends()] if last_tile else None
         if action.target == NO_TILE:
@@ -289,15 +290,13 @@ class RoundState:
     def history_seen_by(self, seat: int, start: int = 0) -> History:
         """The history from entry ``start`` on as ``seat`` may know it: every other seat's draw without the tile.
         An encoder that sent the entries before ``start`` asks only for the new ones (the history only grows)."""
-        draws = self._draws
-        first = bisect_left(draws, start) if start else 0
-        if first == len(draws):
-            return tuple(self.history[start:])
         history = self.history[start:]
-        for index in draws[first:]:
-            drawer = history[index - start][0]
-            if drawer != seat:
-                history[index - start] = (drawer, DRAW)
+        draws = self._draws
+        if draws and draws[-1] >= start:  # a draw among the entries asked for
+            for index in draws[bisect_left(draws, start):]:
+                drawer = history[index - start][0]
+                if drawer != seat:
+                    history[index - start] = (drawer, DRAW)
         return tuple(history)
 
     # --- hooks for variants ------------------------------------------------------------------------------
@@ -336,14 +335,14 @@ class _PlacementsAtEnd(dict[int, tuple[Action, ...]]):
         return found
 
 
-class _PlacementsAt(dict[tuple[int, Point, int], _PlacementsAtEnd]):
+class _PlacementsAt(dict[tuple[int, ...], _PlacementsAtEnd]):
     """:class:`_PlacementsAtEnd` by the open end (tile, point, value): a seat's placements at an end are one lookup
     of the end and one of the fitting tiles' mask, not a step and an interning per tile (some 40% of the legal
     moves' time). A double-six layout has at most 70 ends (a line's and the spinner's sides), each with at most 128
     masks (seven tiles show a value)."""
 
-    def __missing__(self, end: tuple[int, Point, int]) -> _PlacementsAtEnd:
-        found = self[end] = _PlacementsAtEnd(end[0], end[1])
+    def __missing__(self, end: tuple[int, ...]) -> _PlacementsAtEnd:
+        found = self[end] = _PlacementsAtEnd(end[0], Point(end[1]))
         return found
 
 
