@@ -6,7 +6,9 @@ responder that answers at once with a random legal index (its ``ActReply`` bytes
 the time measured is the arena's only: the legal moves, the seat's observation (the request made from the round,
 whose :class:`~arena.rules.Observation` is built only when read, which the path to a bot over gRPC never does), the
 request's encoding to protobuf bytes, the reply's check (parsing the reply, choosing the action, checking it is legal) and the move's record.
-Forced moves (one legal action, applied without asking) are timed as a part of their own. A second pass plays the
+Forced moves (one legal action, applied without asking) are timed as a part of their own, and the process's CPU
+time over the timed matches is given a decision too (on a shared machine the wall clock of each part also counts
+what other processes ran meanwhile; the CPU time counts less of it). A second pass plays the
 same matches through :func:`~arena.referee.play_match` itself, with an in-process player that encodes every request
 and checks every reply, to show what the loop and trio add around the parts.
 """
@@ -14,6 +16,7 @@ and checks every reply, to show what the loop and trio add around the parts.
 from __future__ import annotations
 
 import random
+import resource
 import time
 from collections.abc import Callable
 from typing import Any
@@ -123,7 +126,9 @@ def bench_referee_parts(matches: int = 400, variant: str = "draw", players: int 
         _timed_match(game, f"warm-{index}", f"warm-{index}", warm_rand, warm)
     spent = {part: 0 for part in PARTS}
     rand = random.Random(seed).random
+    cpu_before = _cpu_seconds()
     decisions = sum(_timed_match(game, f"{seed}-{index}", f"parts-{index}", rand, spent) for index in range(matches))
+    cpu_us = (_cpu_seconds() - cpu_before) / decisions * 1e6
     per_decision = {part: round(ns / decisions / 1000, 2) for part, ns in spent.items()}
     # The same matches and choices again (the same seeds, a fresh stream): the referee must ask the same decisions.
     whole_decisions, whole_seconds = trio.run(_whole_referee, game, matches, seed, random.Random(seed).random)
@@ -134,9 +139,17 @@ def bench_referee_parts(matches: int = 400, variant: str = "draw", players: int 
         "decisions": decisions,
         "us_per_decision": per_decision,
         "us_per_decision_total": round(sum(spent.values()) / decisions / 1000, 2),
+        "cpu_us_per_decision": round(cpu_us, 2),
         "play_match_decisions": whole_decisions,
         "play_match_us_per_decision": round(whole_seconds / whole_decisions * 1e6, 2),
     }
+
+
+def _cpu_seconds() -> float:
+    """The process's CPU time: on a busy machine the wall clock also counts the time other processes ran, the CPU
+    time does not."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def parts_table(result: dict[str, Any]) -> str:
@@ -145,5 +158,7 @@ def parts_table(result: dict[str, Any]) -> str:
     return "\n".join([f"{result['variant']}, {result['players']} players, {result['decisions']} decisions",
                       "| part | µs per decision |", "|---|---:|", *rows,
                       f"| **the parts' total** | **{result['us_per_decision_total']:.2f}** |",
+                      f"| the timed loop's CPU (the parts, the timers and the responder) | "
+                      f"{result['cpu_us_per_decision']:.2f} |",
                       f"| whole matches through play_match, in-process bot | "
                       f"{result['play_match_us_per_decision']:.2f} |"])

@@ -46,10 +46,13 @@ class DecisionRequest:
     @classmethod
     def of_round(cls, match_id: str, game: Game, state: RoundState, move_number: int, move_ms: int, bank_ms: int,
                  deadline_ms: int) -> DecisionRequest:
-        """The request of the seat to move in ``state``, its observation left to be built when first read."""
-        request = cls(match_id, game, state.turn, None, move_number, move_ms, bank_ms, deadline_ms)
-        request._round = state
-        request._moves = len(state.history)
+        """The request of the seat to move in ``state``, its observation left to be built when first read. Its
+        fields are set here, once each, rather than by ``__init__`` and then again (the referee makes one a
+        decision)."""
+        request = object.__new__(cls)
+        request.match_id, request.game, request.seat, request.move_number = match_id, game, state.turn, move_number
+        request.move_ms, request.bank_ms, request.deadline_ms = move_ms, bank_ms, deadline_ms
+        request._observation, request._round, request._moves = None, state, len(state.history)
         return request
 
     @property

@@ -135,9 +135,10 @@ def chosen_action(reply: bot_pb2.ActReply, request: DecisionRequest) -> Any:
     legal = request.legal_actions
     which = reply.WhichOneof("choice")
     if which == "index":
-        if reply.index >= len(legal):
-            raise BotFailure(FaultKind.ILLEGAL_ACTION, choice=f"index {reply.index} of {len(legal)} legal actions")
-        return legal[reply.index]
+        index = reply.index
+        if index >= len(legal):
+            raise BotFailure(FaultKind.ILLEGAL_ACTION, choice=f"index {index} of {len(legal)} legal actions")
+        return legal[index]
     if which == "action":
         try:
             action = action_from_pb(reply.action)

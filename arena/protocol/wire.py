@@ -19,8 +19,8 @@ holds those bytes equal to the bytes of the built observation.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from arena.protocol import bot_pb2
 from arena.protocol import types_pb2 as pb
@@ -39,10 +39,11 @@ from arena.protocol.convert import (
 from arena.rules import NO_TRAIN, Action, Observation, RoundState
 from arena.rules.line import Line, LineView
 from arena.rules.spinner import Spinner, SpinnerView
-from arena.rules.tiles import HIGH, LOW
+from arena.rules.tiles import HIGH, LOW, set_size
 from arena.rules.trains import Trains, TrainsView
 
 LENGTH_DELIMITED = 2
+K = TypeVar("K")
 
 
 def varint(value: int) -> bytes:
@@ -72,15 +73,13 @@ _VARINTS = tuple(varint(v) for v in range(SMALL))
 
 
 TWO_BYTES = 1 << 14
-"""Varints below this take two bytes: the lengths of most observations and layouts, written without a loop."""
+"""Varints below this take at most two bytes: the lengths of most observations and layouts."""
+_LENGTHS = _VARINTS[:128] + tuple(bytes((value & 0x7F | 0x80, value >> 7)) for value in range(128, TWO_BYTES))
+"""The varint of every length below :data:`TWO_BYTES`, looked up (some 600 kB, made in a few milliseconds)."""
 
 
 def _uint(value: int) -> bytes:
-    if value < SMALL:
-        return _VARINTS[value]
-    if value < TWO_BYTES:
-        return bytes((value & 0x7F | 0x80, value >> 7))
-    return varint(value)
+    return _LENGTHS[value] if value < TWO_BYTES else varint(value)
 
 
 def _scalars(fields: Iterable[tuple[bytes, int]]) -> bytes:
@@ -151,26 +150,34 @@ HAND_TILES = _tile_fields(6)       # Observation.hand
 PLAYED_TILES = _tile_fields(1)     # Layout.played
 LINE_TILES = _tile_fields(2)       # Layout.line
 
-_EVENTS: dict[tuple[int, Action], bytes] = {}
-_LEGAL: dict[Action, bytes] = {}
+
+class _Encoded(dict[K, bytes]):
+    """Encodings by what they encode, each made on first use (``__missing__``): a hit is one lookup in C, which
+    ``b"".join(map(encodings.__getitem__, items))`` makes without a Python step per item."""
+
+    def __init__(self, encode: Callable[[K], bytes]) -> None:
+        super().__init__()
+        self.encode = encode
+
+    def __missing__(self, key: K) -> bytes:
+        data = self[key] = self.encode(key)
+        return data
+
+
+_EVENTS: _Encoded[tuple[int, Action]] = _Encoded(lambda event: field(8, event_pb(*event).SerializeToString()))
+"""A history entry's field, by the (seat, action) entry itself."""
+_LEGAL: _Encoded[Action] = _Encoded(lambda action: field(13, action_pb(action).SerializeToString()))
 _CONNECTIONS: dict[tuple[Any, int], bytes] = {}
 _ENDS: dict[tuple[Any, int], bytes] = {}
 _OPTIONS: weakref.WeakKeyDictionary[Any, bytes] = weakref.WeakKeyDictionary()
 
 
 def _event(seat: int, action: Action) -> bytes:
-    key = (seat, action)
-    data = _EVENTS.get(key)
-    if data is None:
-        data = _EVENTS[key] = field(8, event_pb(seat, action).SerializeToString())
-    return data
+    return _EVENTS[(seat, action)]
 
 
 def _legal(action: Action) -> bytes:
-    data = _LEGAL.get(action)
-    if data is None:
-        data = _LEGAL[action] = field(13, action_pb(action).SerializeToString())
-    return data
+    return _LEGAL[action]
 
 
 def _connection(c: Any, train: int) -> bytes:
@@ -189,32 +196,23 @@ def _end(end: Any, train: int) -> bytes:
     return data
 
 
-_LINE_ENDS: dict[Any, bytes] = {}
+_LINE_ENDS: _Encoded[Any] = _Encoded(lambda end: _end(end, NO_TRAIN))
+"""A line's open end, keyed by the (tile, point, value) end itself: no key to build per end."""
+_LINE_CONNECTIONS: _Encoded[Any] = _Encoded(lambda c: _connection(c, NO_TRAIN))
+"""A line's connection, keyed by the connection itself: no key to build per connection."""
 
 
 def _line_end(end: Any) -> bytes:
-    """A line's open end, keyed by the (tile, point, value) end itself: no key to build per end."""
-    data = _LINE_ENDS.get(end)
-    if data is None:
-        data = _LINE_ENDS[end] = _end(end, NO_TRAIN)
-    return data
-
-
-_LINE_CONNECTIONS: dict[Any, bytes] = {}
+    return _LINE_ENDS[end]
 
 
 def _line_connection(c: Any) -> bytes:
-    """A line's connection, keyed by the connection itself: no key to build per connection."""
-    data = _LINE_CONNECTIONS.get(c)
-    if data is None:
-        data = _LINE_CONNECTIONS[c] = _connection(c, NO_TRAIN)
-    return data
+    return _LINE_CONNECTIONS[c]
 
 
 def _history_event(event: tuple[int, Action]) -> bytes:
-    """A history entry: the (seat, action) pair is itself :func:`_event`'s key, so a known one costs one lookup."""
-    data = _EVENTS.get(event)
-    return data if data is not None else _event(event[0], event[1])
+    """A history entry: the (seat, action) pair is itself :data:`_EVENTS`' key, so a known one costs one lookup."""
+    return _EVENTS[event]
 
 
 def layout_bytes(view: Any, stream: tuple[str, int] | None = None) -> bytes:
@@ -377,33 +375,52 @@ garbage collector walks) are the ones still asked about, and the last of matches
 
 
 class _Sent:
-    """What has been encoded of one round: per seat the history as that seat sees it, and the Layout (the same for
-    every seat) with the parts of it that only grow. Counted, not compared: a round's history, a line's tiles,
-    connections and arms, a train's tiles only grow, so what is new is what lies past the count."""
+    """What has been encoded of one round: per seat the history as that seat sees it and the request's first fields,
+    the Layout field (the same for every seat) with the parts of it that only grow, and the fields that change only
+    now and then (the scores). Counted, not compared: a round's history, a line's tiles, connections and arms, a
+    train's tiles only grow, so what is new is what lies past the count."""
 
-    __slots__ = ("state", "history", "seen", "heads", "played", "played_bytes", "connections_bytes", "left_bytes",
-                 "right", "right_bytes", "layout", "marks", "trains")
+    __slots__ = ("state", "history", "seen", "prefixes", "heads", "sides", "counts_key", "small_counts", "points",
+                 "start", "scores", "played", "played_bytes", "connections_bytes", "line_bytes", "left", "right",
+                 "layout", "marks", "trains")
 
-    def __init__(self, state: RoundState) -> None:
+    def __init__(self, state: RoundState, match_id: str) -> None:
         self.state = state
         self.history = state.history
         """The round's history list itself: a round rebuilt from outside (:mod:`arena.rules.restore`) gets a new one."""
-        self.seen = [(0, b"")] * state.game.players
-        """Per seat: how many history entries are encoded, and their bytes."""
         game = state.game
+        self.seen = [(0, b"")] * game.players
+        """Per seat: how many history entries are encoded, and their bytes."""
+        self.prefixes = [_head(match_id, game) + _seat_field(seat) + _OBSERVATION for seat in range(game.players)]
+        """Per seat, the ActRequest's fields before the observation's length (match id, variant, options, seat)."""
         self.heads = [_scalars(zip(_OBSERVATION_KEYS[:5], (seat, game.players, state.round_index, seat,
                                                            state.deal.leader), strict=True))
                       for seat in range(game.players)]
         """Per seat, the Observation's first scalar fields when it is the seat's turn (seat, players, round index,
         turn, leader): the same all round."""
-        self.played = self.right = 0
-        """How many tiles the layout held, and a line's right arm, when :attr:`layout` was encoded."""
-        self.played_bytes = self.connections_bytes = self.left_bytes = self.right_bytes = self.layout = b""
+        self.sides = _packed(_SIDE_OF_SEAT, game.side_of)
+        self.counts_key = _HAND_COUNTS + _uint(game.players)
+        self.small_counts = set_size(game.double) < SMALL_VARINT
+        """Whether no hand can hold more tiles than a one-byte varint holds: then the packed hand counts are the
+        counts' bytes themselves."""
+        self.points: list[int] | None = None
+        self.start: tuple[int, ...] = ()
+        """The round's points and starting scores when :attr:`scores` was encoded (in most variants the scores
+        change only between rounds)."""
+        self.scores = b""
+        self.played = self.left = self.right = 0
+        """How many tiles the layout held, and a line's left and right arms, when :attr:`layout` was encoded."""
+        self.played_bytes = self.connections_bytes = self.line_bytes = b""
+        self.layout = _LAYOUT + _VARINTS[0]
+        """The Observation's Layout field: its key, its length and the Layout."""
         self.marks = 0
         """The markers on Mexican Train's trains when :attr:`layout` was encoded."""
         self.trains: list[_TrainSent] = []
         """Mexican Train's trains, as encoded."""
 
+
+SMALL_VARINT = 128
+"""Integers below this are one byte as varints: the byte is the integer."""
 
 _ROUNDS: dict[str, _Sent] = {}
 """By match id: what is encoded of the match's round."""
@@ -416,56 +433,77 @@ def _sent(state: RoundState, match_id: str) -> _Sent:
     if sent is None or sent.state is not state or sent.history is not state.history:
         if sent is None and len(_ROUNDS) >= MATCHES_KEPT:
             del _ROUNDS[next(iter(_ROUNDS))]
-        sent = _ROUNDS[match_id] = _Sent(state)
+        sent = _ROUNDS[match_id] = _Sent(state, match_id)
     return sent
 
 
-def _history_sent(sent: _Sent, state: RoundState, seat: int) -> bytes:
-    """The round's history as ``seat`` sees it, encoding only the entries added since the seat's last request."""
-    done, data = sent.seen[seat]
-    if len(state.history) != done:
-        data += b"".join([_EVENTS.get(event) or _history_event(event) for event in state.history_seen_by(seat, done)])
-        sent.seen[seat] = (len(state.history), data)
+def _history_grew(sent: _Sent, state: RoundState, seat: int, done: int, data: bytes) -> bytes:
+    """The round's history as ``seat`` sees it, encoding only the entries added since the seat's last request (the
+    first ``done``, whose bytes are ``data``)."""
+    data += b"".join(map(_EVENTS.__getitem__, state.history_seen_by(seat, done)))
+    sent.seen[seat] = (len(state.history), data)
     return data
 
 
-def _line_sent(sent: _Sent, line: Line) -> bytes:
-    """A plain line's Layout straight from the line, the same bytes as :func:`_line_layout_bytes` of its view:
-    encoded again only when a tile was placed since, and then only the new tiles and connection."""
-    if len(line.tiles) != sent.played:
-        _line_grew(sent, line)
+def _scores_changed(sent: _Sent, state: RoundState) -> bytes:
+    """The scores field, encoded again because the round's points or its starting scores changed."""
+    sent.points, sent.start = state.play_points.copy(), state.start_scores
+    sent.scores = _packed(_SCORES, state.scores())
+    return sent.scores
+
+
+def _layout_field(layout: bytes) -> bytes:
+    return _LAYOUT + _uint(len(layout)) + layout
+
+
+def _line_grew(sent: _Sent, line: Line) -> bytes:
+    """The Layout field of ``line``, the same bytes as :func:`_line_layout_bytes` of its view, encoding only what
+    was placed since :attr:`_Sent.layout` was: the tiles played and the connections appended, and the line's
+    order, where a tile placed at the left end goes in front. Between two requests one tile is placed, most often."""
+    tiles, done = line.tiles, sent.played
+    if done and len(tiles) == done + 1:
+        tile = tiles[done]
+        sent.played_bytes += PLAYED_TILES[tile]
+        sent.connections_bytes += _LINE_CONNECTIONS[line.connections[-1]]
+        if len(line.right) != sent.right:
+            sent.line_bytes += LINE_TILES[tile]
+            sent.right += 1
+        else:
+            sent.line_bytes = LINE_TILES[tile] + sent.line_bytes
+            sent.left += 1
+        sent.played = done + 1
+    else:
+        _line_tiles_added(sent, line)
+    layout = b"".join([sent.played_bytes, sent.line_bytes, sent.connections_bytes,
+                       *map(_LINE_ENDS.__getitem__, line.ends)])
+    sent.layout = b"".join((_LAYOUT, _uint(len(layout)), layout))
     return sent.layout
 
 
-def _line_grew(sent: _Sent, line: Line) -> None:
-    """Encode what was placed on ``line`` since :attr:`_Sent.layout` was: the tiles played and the connections
-    appended, the line's order as its left arm (read outwards, so new tiles go in front) and its right arm."""
-    tiles, connections, done = line.tiles, line.connections, sent.played
-    for index in range(done, len(tiles)):
-        sent.played_bytes += PLAYED_TILES[tiles[index]]
-        if index:  # the lead joins nothing
-            sent.connections_bytes += _line_connection(connections[index - 1])
-    for tile in line.left[max(done - 1 - sent.right, 0):]:
-        sent.left_bytes = LINE_TILES[tile] + sent.left_bytes
-    for tile in line.right[sent.right:]:
-        sent.right_bytes += LINE_TILES[tile]
-    sent.played, sent.right = len(tiles), len(line.right)
-    sent.layout = b"".join([sent.played_bytes, sent.left_bytes, LINE_TILES[tiles[0]], sent.right_bytes,
-                            sent.connections_bytes, *[_line_end(e) for e in line.ends]])
+def _line_tiles_added(sent: _Sent, line: Line) -> None:
+    """:func:`_line_grew`'s parts after any number of tiles placed since (the lead among them, or not)."""
+    tiles, done = line.tiles, sent.played
+    sent.played_bytes += b"".join(map(PLAYED_TILES.__getitem__, tiles[done:]))
+    sent.connections_bytes += b"".join(map(_LINE_CONNECTIONS.__getitem__, line.connections[max(done - 1, 0):]))
+    order = sent.line_bytes if done else LINE_TILES[tiles[0]]  # the lead, in neither arm
+    for tile in line.left[sent.left:]:
+        order = LINE_TILES[tile] + order
+    order += b"".join(map(LINE_TILES.__getitem__, line.right[sent.right:]))
+    sent.line_bytes, sent.played, sent.left, sent.right = order, len(tiles), len(line.left), len(line.right)
 
 
 def _spinner_sent(sent: _Sent, spinner: Spinner) -> bytes:
-    """All Fives' Layout: its view's bytes, encoded again only when a tile was placed since (nothing else changes
-    a spinner: its ends, arms and count move only with a placement)."""
+    """All Fives' Layout field: its view's bytes, encoded again only when a tile was placed since (nothing else
+    changes a spinner: its ends, arms and count move only with a placement)."""
     if len(spinner.tiles) != sent.played:
-        sent.layout = layout_bytes(spinner.view())
+        sent.layout = _layout_field(layout_bytes(spinner.view()))
         sent.played = len(spinner.tiles)
     return sent.layout
 
 
 def _trains_sent(sent: _Sent, trains: Trains) -> bytes:
-    """Mexican Train's Layout straight from the hub, the same bytes as :func:`_trains_layout_bytes` of its view:
-    encoded again only when a tile was placed or a marker moved since, and then only the trains that changed
+    """Mexican Train's Layout field straight from the hub, the same bytes as :func:`_trains_layout_bytes` of its
+    view: encoded again only when a tile was placed or a marker moved since, and then only the trains that changed
     (a train's picture depends on nothing else)."""
     if len(trains.tiles) != sent.played or trains.marks != sent.marks or not sent.trains:
         _trains_changed(sent, trains)
@@ -483,9 +521,10 @@ def _trains_changed(sent: _Sent, trains: Trains) -> None:
         sent.trains = [_TrainSent(name) for name in trains.names]
     for i, kept in enumerate(sent.trains):
         kept.update(trains, i)
-    sent.layout = b"".join([sent.played_bytes, *[kept.ends for kept in sent.trains], _engine(trains.engine),
-                            *[kept.message for kept in sent.trains],
-                            *[_open_double(trains.names[i], trains.end_tile[i]) for i in trains.open_doubles]])
+    sent.layout = _layout_field(b"".join([
+        sent.played_bytes, *[kept.ends for kept in sent.trains], _engine(trains.engine),
+        *[kept.message for kept in sent.trains],
+        *[_open_double(trains.names[i], trains.end_tile[i]) for i in trains.open_doubles]]))
 
 
 _MARKER = _key(3) + _VARINTS[1]  # TrainView.marker, when set
@@ -527,28 +566,39 @@ class _TrainSent:
 def round_observation_bytes(state: RoundState, seat: int, match_id: str) -> bytes:
     """The Observation message of ``seat`` straight from the round: the same bytes as :func:`observation_bytes` of
     ``state.observation(seat)``, without building the observation, the layout's view or the history's copy (a test
-    holds them equal in every variant). The history and a line's growing parts are encoded once each
-    (:class:`_Sent`); the other layouts go through their view (:func:`layout_bytes`)."""
-    game = state.game
+    holds them equal in every variant). The history and the layout's growing parts are encoded once each
+    (:class:`_Sent`)."""
+    return _observation_of_round(_sent(state, match_id), state, seat, match_id)
+
+
+def _observation_of_round(sent: _Sent, state: RoundState, seat: int, match_id: str) -> bytes:
+    """:func:`round_observation_bytes`, with what was encoded of the round in hand: each field is kept bytes, a
+    table's entry, or encoded from what changed since the seat's last request."""
     layout = state.layout
-    sent = _sent(state, match_id)
     if type(layout) is Line:
-        layout_data = _line_sent(sent, layout)
+        layout_field = sent.layout if len(layout.tiles) == sent.played else _line_grew(sent, layout)
     elif type(layout) is Trains:
-        layout_data = _trains_sent(sent, layout)
+        layout_field = _trains_sent(sent, layout)
     elif type(layout) is Spinner:
-        layout_data = _spinner_sent(sent, layout)
+        layout_field = _spinner_sent(sent, layout)
     else:
-        layout_data = layout_bytes(layout.view(), (match_id, seat))
+        layout_field = _layout_field(layout_bytes(layout.view(), (match_id, seat)))
+    counts = state.counts
     if state.turn == seat:  # the referee's case
-        head, legal = sent.heads[seat] + _BONEYARD_FIELDS[len(state.boneyard)], state.legal_actions()
+        head = sent.heads[seat] + _BONEYARD_FIELDS[len(state.boneyard)]
+        legal: list[Action] = state.legal_actions()
     else:
-        head, legal = _observation_scalars((seat, game.players, state.round_index, max(state.turn, 0),
-                                            state.deal.leader, len(state.boneyard))), []
+        head = _observation_scalars((seat, state.game.players, state.round_index, max(state.turn, 0),
+                                     state.deal.leader, len(state.boneyard)))
+        legal = []
+    done, history = sent.seen[seat]
     return b"".join([
-        head, _packed(_HAND_COUNTS, tuple(state.counts)), _packed(_SCORES, state.scores()),
-        _packed(_SIDE_OF_SEAT, game.side_of), _hand(state.hands[seat]), _LAYOUT, _uint(len(layout_data)), layout_data,
-        _history_sent(sent, state, seat), *[_LEGAL.get(a) or _legal(a) for a in legal]])
+        head, sent.counts_key + bytes(counts) if sent.small_counts else _packed(_HAND_COUNTS, tuple(counts)),
+        sent.scores if state.play_points == sent.points and state.start_scores is sent.start
+        else _scores_changed(sent, state),
+        sent.sides, _hand(state.hands[seat]), layout_field,
+        history if len(state.history) == done else _history_grew(sent, state, seat, done, history),
+        *map(_LEGAL.__getitem__, legal)])
 
 
 _BONEYARD_FIELDS = tuple(_scalars(((_OBSERVATION_KEYS[5], count),)) for count in range(SMALL))
@@ -563,9 +613,22 @@ _HAND_CHUNKS = tuple(tuple(b"".join([HAND_TILES[first + bit] for bit in range(HA
                      for first in range(0, len(HAND_TILES), HAND_CHUNK))
 
 
+THIRD_HAND = 10
+"""A hand of the first 30 tiles (a double-six set has 28) is three lookups of its thirds' encodings, 1,024 each."""
+_THIRD_MASK = (1 << THIRD_HAND) - 1
+_TWO_THIRDS = 2 * THIRD_HAND
+_THIRDS_HOLD = 1 << 3 * THIRD_HAND
+"""The masks below this are of the first 30 tiles."""
+_THIRDS = tuple(tuple(b"".join([HAND_TILES[first + bit] for bit in range(THIRD_HAND) if third >> bit & 1])
+                      for third in range(1 << THIRD_HAND)) for first in range(0, 3 * THIRD_HAND, THIRD_HAND))
+
+
 def _hand(mask: int) -> bytes:
-    """The Observation's hand field of a tile mask, a byte of the mask at a time (some four lookups for a double-six
-    hand instead of a step per tile)."""
+    """The Observation's hand field of a tile mask: for a double-six set's, its thirds' encodings (:data:`_THIRDS`);
+    for a larger set's, a byte of the mask at a time."""
+    if mask < _THIRDS_HOLD:
+        first, second, third = _THIRDS
+        return b"".join((first[mask & _THIRD_MASK], second[mask >> THIRD_HAND & _THIRD_MASK], third[mask >> _TWO_THIRDS]))
     parts = []
     for chunks in _HAND_CHUNKS:
         if not mask:
@@ -574,6 +637,10 @@ def _hand(mask: int) -> bytes:
             parts.append(chunks[mask & _CHUNK_MASK])
         mask >>= HAND_CHUNK
     return b"".join(parts)
+
+
+_MOVE_NUMBERS: _Encoded[int] = _Encoded(lambda number: _MOVE_NUMBER + _uint(number) if number else b"")
+"""The ActRequest's move number field, by the number (none for move 0)."""
 
 
 def _options(game: Any) -> bytes:
@@ -587,14 +654,21 @@ def act_request_bytes(request: Any) -> bytes:
     """The encoded ``ActRequest`` for a :class:`~arena.players.base.DecisionRequest`."""
     game = request.game
     state = request.round
-    if state is not None:  # the referee's request: the observation is not built, and need not be
-        observation = round_observation_bytes(state, request.seat, request.match_id)
+    seat = request.seat
+    match_id = request.match_id
+    if state is not None and state.game is game:  # the referee's request: the observation is not built, and need not be
+        sent = _ROUNDS.get(match_id)
+        if sent is None or sent.state is not state or sent.history is not state.history:
+            sent = _sent(state, match_id)
+        observation = _observation_of_round(sent, state, seat, match_id)
+        head = sent.prefixes[seat]
     else:
-        observation = observation_bytes(request.observation, game.side_of, request.match_id)
-    move_number = request.move_number
-    return b"".join((_head(request.match_id, game), _seat_field(request.seat), _OBSERVATION,
-                     _uint(len(observation)), observation, _clock(request.move_ms, request.bank_ms, request.deadline_ms),
-                     _MOVE_NUMBER + _uint(move_number) if move_number else b""))
+        observation = observation_bytes(request.observation, game.side_of, match_id)
+        head = _head(match_id, game) + _seat_field(seat) + _OBSERVATION
+    length = len(observation)
+    return b"".join((head, _LENGTHS[length] if length < TWO_BYTES else varint(length), observation,
+                     _CLOCKS.get((request.move_ms, request.bank_ms, request.deadline_ms))
+                     or _clock(request.move_ms, request.bank_ms, request.deadline_ms), _MOVE_NUMBERS[request.move_number]))
 
 
 _SEAT_FIELDS = tuple(_scalars(((_SEAT, seat),)) for seat in range(SMALL))

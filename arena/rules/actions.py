@@ -85,6 +85,13 @@ class Action(NamedTuple):
 
 DRAW = Action(Kind.DRAW)
 PASS = Action(Kind.PASS)
+_DRAWS = tuple(Action(Kind.DRAW, tile) for tile in range(len(NAMES)))
+
+
+def drawn(tile: int) -> Action:
+    """The draw of ``tile`` as the full history records it: the same object for the same tile of any set (a draw
+    allocates nothing); a placeholder (a round rebuilt from one seat's view holds them) gets its own."""
+    return _DRAWS[tile] if 0 <= tile < len(_DRAWS) else Action(Kind.DRAW, tile)
 
 _PLACEMENTS: dict[tuple[int, int, int, int], Action] = {}
 

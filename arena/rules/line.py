@@ -31,6 +31,10 @@ class Connection(NamedTuple):
         return f"{NAMES[self.target]} {self.target_point.label} – {NAMES[self.tile]} {self.tile_point.label}"
 
 
+_new_connection = tuple.__new__
+"""Makes a :class:`Connection` from its fields' tuple, as its own ``__new__`` does after a Python call more."""
+
+
 def joining_points(tile: int, value: int) -> tuple[Point, Point, int]:
     """How ``tile`` joins an end showing ``value``: (its own joining point, its new open point, the new value).
 
@@ -125,7 +129,7 @@ class Line:
         ends[index] = (tile, open_point, open_value)
         self.tiles.append(tile)
         (self.left if index == 0 else self.right).append(tile)
-        connection = Connection(target, end_point, tile, own_point)
+        connection = _new_connection(Connection, (target, end_point, tile, own_point))
         self.connections.append(connection)
         return connection
 

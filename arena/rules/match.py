@@ -53,8 +53,10 @@ class Match:
 
     def apply(self, action: Action) -> None:
         """Apply an action to the current round; score the round if it ended."""
-        self.round.apply(action)
-        self._score_if_over()
+        state = self.round
+        state.apply(action)
+        if state.is_over():
+            self._score_if_over()
 
     def _score_if_over(self) -> None:
         if self.round.is_over() and len(self.results) < len(self.deals):

@@ -124,6 +124,7 @@ def test_bench_referee_parts_times_the_decisions_the_referee_asks() -> None:
         assert result["decisions"] == result["play_match_decisions"] > 0, variant
         assert list(result["us_per_decision"]) == list(PARTS)
         assert abs(result["us_per_decision_total"] - sum(result["us_per_decision"].values())) < 0.1
+        assert result["cpu_us_per_decision"] >= 0
 
 
 def test_bench_referee_parts_prints_a_table() -> None:
@@ -132,6 +133,7 @@ def test_bench_referee_parts_prints_a_table() -> None:
     lines = out.stdout.splitlines()
     assert lines[0].startswith("block, 2 players, ") and lines[1] == "| part | µs per decision |"
     assert [line.split(" | ")[0] for line in lines[3:9]] == [f"| {part}" for part in PARTS]
+    assert lines[10].startswith("| the timed loop's CPU (the parts, the timers and the responder) | ")
     refused = run_cli("bench", "referee-parts", "--matches", "0")
     assert refused.returncode == 2 and "--matches: expected an integer >= 1, got 0" in refused.stderr
 
