@@ -116,8 +116,7 @@ def test_the_cli_defaults_are_the_modules_limits() -> None:
     args = build_parser().parse_args(["serve"])
     assert (args.max_streams, args.max_streams_per_client) == (streams.MAX_STREAMS, streams.MAX_STREAMS_PER_CLIENT)
     limits = streams.StreamLimits()
-    assert limits.pool_size() == streams.MAX_STREAMS + streams.UNARY_WORKERS
-    assert limits.calls_in_flight() > limits.pool_size()
+    assert limits.calls_in_flight() == streams.MAX_STREAMS + streams.UNARY_BACKLOG
 
 
 @pytest.mark.parametrize("peer, client", [
