@@ -45,9 +45,10 @@ from concurrent import futures
 from typing import Any
 
 import grpc
+import grpc.aio
 from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_health.v1._async import HealthServicer as LoopHealthServicer  # grpc.aio's, missing in the stubs
+from grpc_health.v1._async import HealthServicer as AioHealthServicer  # grpc.aio's, missing in the stubs
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 from grpc_reflection.v1alpha._async import ReflectionServicer as LoopReflectionServicer  # as above
 
@@ -149,12 +150,23 @@ def add_introspection(server: grpc.Server, *services: str) -> health.HealthServi
     return checker
 
 
+class LoopHealthServicer(AioHealthServicer):  # type: ignore[misc]  # untyped: missing in the stubs
+    """grpc.aio's health servicer, SERVING from the start for ``services`` (its setter is a coroutine, and the
+    server is put together before the loop runs anything), with every handler on the loop: ``List``, which
+    grpcio-health-checking leaves to the generated base (synchronous), answered as that base answers it."""
+
+    def __init__(self, services: Sequence[str]) -> None:
+        super().__init__()
+        self._server_status.update(dict.fromkeys(services, health_pb2.HealthCheckResponse.SERVING))
+
+    async def List(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not implemented!")
+
+
 def add_loop_introspection(server: grpc.aio.Server, *services: str) -> None:
     """:func:`add_introspection` for a grpc.aio server: the same services with grpc.aio's own servicers, whose
     handlers run on the loop. Health says SERVING for as long as the server runs."""
-    checker = LoopHealthServicer()
-    checker._server_status.update(dict.fromkeys(("", *services), health_pb2.HealthCheckResponse.SERVING))  # noqa: SLF001 (its setter is a coroutine; no call is served yet)
-    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    health_pb2_grpc.add_HealthServicer_to_server(LoopHealthServicer(("", *services)), server)
     _add_reflection(server, LoopReflectionServicer(_described(services)))
 
 

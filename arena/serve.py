@@ -333,11 +333,9 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
     if not unix:
         check_port(config.listen)  # before the server is made: an error then leaves no server behind
     streams = StreamLimits(config.max_streams, config.max_streams_per_client)
-    own_checks = ((LEAGUE_CALLS,) if league is not None else ()) + ((DIAL_IN_CALLS,) if dial_in is not None else ())
-    tokens: list[ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
     opening = Opening()
     server = grpc.aio.server(
-        interceptors=[opening, *tokens, StreamLimitInterceptor(streams)],  # the token first: no slot without it
+        interceptors=[opening, *interceptors(config, streams, league is not None, dial_in is not None)],
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -345,15 +343,7 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
         ],
         maximum_concurrent_rpcs=streams.calls_in_flight(),
     )
-    add_to_server(server, servicer)
-    services = [arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name]
-    if dial_in is not None:
-        add_dial_in(server, dial_in)
-        services.append(DIAL_IN_SERVICE)
-    if league is not None:
-        add_league(server, league)
-        services.append(SERVICE_NAME)
-    add_loop_introspection(server, *services)
+    add_services(server, servicer, league, dial_in)
     try:
         if config.credentials is not None:
             port = server.add_secure_port(config.listen, config.credentials)
@@ -368,6 +358,29 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
         raise ConfigError(f"cannot listen on {config.listen}: {bind_problem(config.listen)}")
     shown = config.listen if unix else config.listen.rsplit(":", 1)[0] + f":{port}"
     return Serving(server, opening, shown)
+
+
+def interceptors(config: ServeConfig, streams: StreamLimits, league: bool, dial_in: bool) -> list[ServerInterceptor]:
+    """The server's interceptors after its opening gate: the token check first (no stream slot without the
+    token), then the streams' limits. The league's and the dial-in's calls check their own tokens."""
+    own_checks = ((LEAGUE_CALLS,) if league else ()) + ((DIAL_IN_CALLS,) if dial_in else ())
+    tokens: list[ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
+    return [*tokens, StreamLimitInterceptor(streams)]
+
+
+def add_services(server: grpc.aio.Server, servicer: ArenaServicer, league: LeagueServicer | None = None,
+                 dial_in: DialInServicer | None = None) -> None:
+    """The services of :func:`make_server`: the Arena's, the dial-in's and the league's when given, and health
+    and reflection for them all."""
+    add_to_server(server, servicer)
+    services = [arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name]
+    if dial_in is not None:
+        add_dial_in(server, dial_in)
+        services.append(DIAL_IN_SERVICE)
+    if league is not None:
+        add_league(server, league)
+        services.append(SERVICE_NAME)
+    add_loop_introspection(server, *services)
 
 
 def check_port(address: str) -> None:
