@@ -3,8 +3,9 @@
 Events are made on the trio side as games progress and handed to every watcher of the tournament in batches
 (:meth:`Watcher.push`). The watcher's handler, a grpc.aio task on the same thread (trio runs as the guest of the
 loop, :mod:`arena.guest`), waits for a batch without a thread or a poll (:meth:`Watcher.wait`: a push wakes it),
-takes everything queued at once (:meth:`Watcher.take`) and sends it as one ``WatchReply``. The games never wait for a watcher: ``push`` only
-appends, and sheds when the buffer is full (the policy is in ``proto/dominoes/v1/arena.proto``, ``WatchReply``):
+takes everything queued at once (:meth:`Watcher.take`) and sends it as one ``WatchReply``. The games never wait for
+a watcher: ``push`` only appends, and sheds when the buffer is full (the policy is in
+``proto/dominoes/v1/arena.proto``, ``WatchReply``):
 
 1. move events and round results go first, oldest first; the watcher is told how many with one ``EventsDropped``;
 2. then older standings snapshots (only the newest matters);

@@ -1,4 +1,4 @@
-"""The ``LeagueService`` gRPC service (proto/dominoes/v1/league.proto): the grpcio handlers of the league's use cases
+"""The ``LeagueService`` gRPC service (proto/dominoes/v1/league.proto): the grpc.aio handlers of the league's use cases
 (:class:`arena.league.core.LeagueCore`).
 
 Each handler is a coroutine on the loop that trio runs in as a guest (:mod:`arena.guest`): it reads the caller's
@@ -7,8 +7,9 @@ calls run on its worker threads there), and converts the answer to the protocol'
 (:mod:`arena.server.league_messages`). An upload's chunks are read from its request stream on the loop, counted
 against the league's limit as they come and written to a private temporary file on a worker thread, and the
 archive is checked on one (:func:`arena.league.intake.upload.received_upload`). ``WatchLadder`` waits on the
-ladder's own event; grpc.aio cancels it when its client goes away or the server stops. Refusals become status codes with their one line
-(:mod:`arena.server.status`, shared with the Arena's service); nothing escapes as UNKNOWN with a traceback.
+ladder's own event; grpc.aio cancels it when its client goes away or the server stops. Refusals become status codes
+with their one line (:mod:`arena.server.status`, shared with the Arena's service); nothing escapes as UNKNOWN with a
+traceback.
 
 The server's own token check (arena/server/auth.py) lets this service's calls through (:data:`METHOD_PREFIX`): an
 author's token is not the server's, and the league resolves tokens itself. The operator's token is the server's.
@@ -129,12 +130,12 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @handled
     async def SignUp(self, request: lpb.SignUpRequest, context: Context) -> Any:
         return signed_up_pb(await self._trio(self.core.sign_up, request.league, request.team, request.invite,
-                                       client_address(context.peer()), request.captain))
+                                             client_address(context.peer()), request.captain))
 
     @handled
     async def CreateInvite(self, request: lpb.CreateInviteRequest, context: Context) -> Any:
         return invite_pb(await self._trio(self.core.create_invite, token_of(context), request.league, request.uses,
-                                    request.hours))
+                                          request.hours))
 
     @handled
     async def DecideTeam(self, request: lpb.DecideTeamRequest, context: Context) -> Any:
@@ -150,8 +151,8 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
 
     @handled
     async def RevokeMember(self, request: lpb.RevokeMemberRequest, context: Context) -> Any:
-        return member_revoked_pb(await self._trio(self.core.revoke_member, token_of(context), request.team, request.name,
-                                            request.remove))
+        return member_revoked_pb(await self._trio(self.core.revoke_member, token_of(context), request.team,
+                                                  request.name, request.remove))
 
     @handled
     async def GetAudit(self, request: lpb.GetAuditRequest, context: Context) -> Any:
@@ -210,7 +211,7 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @handled
     async def GetTableLog(self, request: lpb.GetTableLogRequest, context: Context) -> Any:
         return table_log_pb(await self._trio(self.core.table_log, token_of(context), request.table_id,
-                                       request.version_id))
+                                             request.version_id))
 
     @handled
     async def RetireVersion(self, request: lpb.RetireVersionRequest, context: Context) -> Any:
@@ -230,8 +231,8 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
 
     @handled
     async def Challenge(self, request: lpb.ChallengeRequest, context: Context) -> Any:
-        return challenged_pb(await self._trio(self.core.challenge, token_of(context), request.league, request.version_id,
-                                        request.opponent_id, request.deal_sets))
+        return challenged_pb(await self._trio(self.core.challenge, token_of(context), request.league,
+                                              request.version_id, request.opponent_id, request.deal_sets))
 
     @handled
     async def ListChallenges(self, request: lpb.ListChallengesRequest, context: Context) -> Any:
@@ -248,7 +249,7 @@ class LeagueServicer(lpb_grpc.LeagueServiceServicer):
     @handled
     async def Finals(self, request: lpb.FinalsRequest, context: Context) -> Any:
         return finals_pb(await self._trio(self.core.finals, token_of(context), request.league, request.start,
-                                    request.deal_sets, request.tables))
+                                          request.deal_sets, request.tables))
 
     @handled
     async def GetStatus(self, request: lpb.GetStatusRequest, context: Context) -> Any:

@@ -67,8 +67,8 @@ def on_loop(handler: Any) -> bool:
 def served(tmp_path: Path) -> Registered:
     arena = Arena(tmp_path, concurrency=1, max_tournaments=1, log=None)
     registered = Registered()
-    add_services(registered, ArenaServicer(arena), LeagueServicer(core=None, upload_folder=tmp_path),  # type: ignore[arg-type]
-                 DialInServicer(REGISTRY))
+    league: Any = None  # its handlers are looked at, never called: no league behind them
+    add_services(registered, ArenaServicer(arena), LeagueServicer(league, tmp_path), DialInServicer(REGISTRY))
     return registered
 
 
