@@ -46,9 +46,12 @@ from concurrent import futures
 from typing import Any
 
 import grpc
+import grpc.aio
 from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer as AioHealthServicer  # grpc.aio's, missing in the stubs
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
+from grpc_reflection.v1alpha._async import ReflectionServicer as LoopReflectionServicer  # as above
 
 from arena.protocol import LISTEN_ENV, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc, types_pb2
 from arena.protocol.addresses import is_loopback
@@ -178,7 +181,7 @@ def listen_address(argv: Sequence[str] | None = None) -> str:
     return address
 
 
-def add_introspection(server: grpc.Server | grpc.aio.Server, *services: str) -> health.HealthServicer:
+def add_introspection(server: grpc.Server, *services: str) -> health.HealthServicer:
     """Serve, beside ``services`` (full names, e.g. ``dominoes.v1.Bot``), gRPC health checking and server reflection.
 
     Health (``grpc.health.v1.Health``): SERVING for the whole server ("") and for each of ``services``; the returned
@@ -189,20 +192,46 @@ def add_introspection(server: grpc.Server | grpc.aio.Server, *services: str) -> 
     for name in ("", *services):
         checker.set(name, health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    _add_reflection(server, reflection.ReflectionServicer(_described(services)))
+    return checker
 
+
+class LoopHealthServicer(AioHealthServicer):  # type: ignore[misc]  # untyped: missing in the stubs
+    """grpc.aio's health servicer, SERVING from the start for ``services`` (its setter is a coroutine, and the
+    server is put together before the loop runs anything), with every handler on the loop: ``List``, which
+    grpcio-health-checking leaves to the generated base (synchronous), answered as that base answers it."""
+
+    def __init__(self, services: Sequence[str]) -> None:
+        super().__init__()
+        self._server_status.update(dict.fromkeys(services, health_pb2.HealthCheckResponse.SERVING))
+
+    async def List(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not implemented!")
+
+
+def add_loop_introspection(server: grpc.aio.Server, *services: str) -> None:
+    """:func:`add_introspection` for a grpc.aio server: the same services with grpc.aio's own servicers, whose
+    handlers run on the loop. Health says SERVING for as long as the server runs."""
+    health_pb2_grpc.add_HealthServicer_to_server(LoopHealthServicer(("", *services)), server)
+    _add_reflection(server, LoopReflectionServicer(_described(services)))
+
+
+def _described(services: tuple[str, ...]) -> tuple[str, ...]:
+    """The services reflection describes: ``services``, health and reflection's own (both versions)."""
     _add_reflection_v1_descriptor(descriptor_pool.Default())
-    names = (*services, health.SERVICE_NAME, REFLECTION_V1, reflection.SERVICE_NAME)
-    servicer = reflection.ReflectionServicer(names)
+    return (*services, health.SERVICE_NAME, REFLECTION_V1, reflection.SERVICE_NAME)
+
+
+def _add_reflection(server: grpc.Server | grpc.aio.Server, servicer: Any) -> None:
+    """Reflection under v1alpha and v1: grpc.reflection.v1 is v1alpha renamed, message for message and field for
+    field, so the v1alpha servicer and messages answer it byte for byte."""
     reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
-    # grpc.reflection.v1 is v1alpha renamed, message for message and field for field, so the v1alpha servicer and
-    # messages answer it byte for byte.
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(REFLECTION_V1, {
         "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
             servicer.ServerReflectionInfo,
             request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
             response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString),
     }),))
-    return checker
 
 
 def _add_reflection_v1_descriptor(pool: Any) -> None:

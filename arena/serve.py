@@ -20,7 +20,6 @@ import socket
 import stat
 import sys
 import time
-from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ import structlog
 import trio
 
 from arena import guest
-from arena.botkit import add_introspection
+from arena.botkit import add_loop_introspection
 from arena.cluster.options import backend_from
 from arena.display import safe_name
 from arena.league import LeagueConfig, LeagueCore, LeagueError, OpenLeague, load_leagues, open_league
@@ -43,6 +42,8 @@ from arena.sandbox import SandboxUnavailable, host, overlaps
 from arena.server.admission import DEFAULT_MAX_BOT_PROCESSES, Admission
 from arena.server.auth import (
     ConfigError,
+    Continuation,
+    Handler,
     ServerInterceptor,
     TokenInterceptor,
     check_listen,
@@ -58,7 +59,6 @@ from arena.server.dial_in import add_to_server as add_dial_in
 from arena.server.events import WATCH_BUFFER_EVENTS
 from arena.server.league_service import SERVICE_NAME, LeagueServicer, ShareLinks
 from arena.server.league_service import add_to_server as add_league
-from arena.server.loop_server import LoopInterceptor, Opening, end_all
 from arena.server.registry import load_registry
 from arena.server.service import ArenaServicer, add_to_server
 from arena.server.streams import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, StreamLimitInterceptor, StreamLimits
@@ -289,13 +289,29 @@ class ServerLog:
         self._file.close()
 
 
+class Opening(ServerInterceptor):
+    """Holds the calls that come before :meth:`open`: the server is started before the arena's own tasks are (so
+    that starting it, which waits on the loop, lets none of them run before the server says where it listens), and
+    takes calls once they are."""
+
+    def __init__(self) -> None:
+        self._open = asyncio.Event()
+
+    def open(self) -> None:
+        self._open.set()
+
+    async def intercept_service(self, continuation: Continuation, details: grpc.HandlerCallDetails
+                                ) -> Handler:
+        if not self._open.is_set():
+            await self._open.wait()
+        return await continuation(details)
+
+
 @dataclass(frozen=True)
 class Serving:
     """The gRPC server of :func:`make_server` and what goes with it."""
 
     server: grpc.aio.Server
-    pool: futures.ThreadPoolExecutor
-    """The threads of the synchronous handlers."""
     opening: Opening
     """Holds the calls until the arena is ready (:meth:`Opening.open`)."""
     address: str
@@ -303,31 +319,23 @@ class Serving:
 
 def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServicer | None = None,
                 dial_in: DialInServicer | None = None) -> Serving:
-    """The gRPC server (grpc.aio's, in the loop trio is the guest of), bound but not started, with the thread pool
-    its synchronous handlers run on, the gate that holds calls until the arena is ready, and the address it listens
-    on (the real port when 0 was asked).
+    """The gRPC server (grpc.aio's, in the loop trio is the guest of), bound but not started, with the gate that
+    holds calls until the arena is ready, and the address it listens on (the real port when 0 was asked). Every
+    handler and interceptor is grpc.aio's own, run on the loop: the server has no thread pool.
 
     Beside the Arena service it serves gRPC health checking (SERVING for "" and "dominoes.v1.Arena") and server
     reflection (grpc.reflection.v1 and v1alpha); with a token, these calls need it too (the interceptor sees every
     call).
 
     Streams (watches, health watches, reflection, dial-ins) are limited apart from quick calls
-    (arena/server/streams.py), so that open streams, read or not, never take the threads that quick calls need. The
-    dial-in streams run on the loop (arena/server/dial_in.py), every other call on the server's thread pool
-    (arena/server/loop_server.py)."""
+    (arena/server/streams.py), so that open streams, read or not, never crowd out the quick calls."""
     unix = config.listen.startswith("unix")
     if not unix:
         check_port(config.listen)  # before the server is made: an error then leaves no server behind
     streams = StreamLimits(config.max_streams, config.max_streams_per_client)
-    own_checks = ((LEAGUE_CALLS,) if league is not None else ()) + ((DIAL_IN_CALLS,) if dial_in is not None else ())
-    interceptors: list[ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
     opening = Opening()
-    pool = futures.ThreadPoolExecutor(max_workers=streams.pool_size(), thread_name_prefix="arena-grpc")
     server = grpc.aio.server(
-        migration_thread_pool=pool,
-        # the token first: no slot without it
-        interceptors=[opening, *(LoopInterceptor(interceptor)
-                                 for interceptor in (*interceptors, StreamLimitInterceptor(streams)))],
+        interceptors=[opening, *interceptors(config, streams, league is not None, dial_in is not None)],
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -335,15 +343,7 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
         ],
         maximum_concurrent_rpcs=streams.calls_in_flight(),
     )
-    add_to_server(server, servicer)
-    services = [arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name]
-    if dial_in is not None:
-        add_dial_in(server, dial_in)
-        services.append(DIAL_IN_SERVICE)
-    if league is not None:
-        add_league(server, league)
-        services.append(SERVICE_NAME)
-    add_introspection(server, *services)
+    add_services(server, servicer, league, dial_in)
     try:
         if config.credentials is not None:
             port = server.add_secure_port(config.listen, config.credentials)
@@ -355,10 +355,32 @@ def make_server(config: ServeConfig, servicer: ArenaServicer, league: LeagueServ
     if not bound:
         asyncio.get_running_loop().create_task(server.stop(None))  # guest.run finishes it, on the loop
         del server  # not kept alive by the error's traceback past the loop's end (grpc.aio fails at exit then)
-        pool.shutdown(wait=False)
         raise ConfigError(f"cannot listen on {config.listen}: {bind_problem(config.listen)}")
     shown = config.listen if unix else config.listen.rsplit(":", 1)[0] + f":{port}"
-    return Serving(server, pool, opening, shown)
+    return Serving(server, opening, shown)
+
+
+def interceptors(config: ServeConfig, streams: StreamLimits, league: bool, dial_in: bool) -> list[ServerInterceptor]:
+    """The server's interceptors after its opening gate: the token check first (no stream slot without the
+    token), then the streams' limits. The league's and the dial-in's calls check their own tokens."""
+    own_checks = ((LEAGUE_CALLS,) if league else ()) + ((DIAL_IN_CALLS,) if dial_in else ())
+    tokens: list[ServerInterceptor] = [TokenInterceptor(config.token, own_checks)] if config.token else []
+    return [*tokens, StreamLimitInterceptor(streams)]
+
+
+def add_services(server: grpc.aio.Server, servicer: ArenaServicer, league: LeagueServicer | None = None,
+                 dial_in: DialInServicer | None = None) -> None:
+    """The services of :func:`make_server`: the Arena's, the dial-in's and the league's when given, and health
+    and reflection for them all."""
+    add_to_server(server, servicer)
+    services = [arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name]
+    if dial_in is not None:
+        add_dial_in(server, dial_in)
+        services.append(DIAL_IN_SERVICE)
+    if league is not None:
+        add_league(server, league)
+        services.append(SERVICE_NAME)
+    add_loop_introspection(server, *services)
 
 
 def check_port(address: str) -> None:
@@ -444,10 +466,10 @@ async def serve(config: ServeConfig) -> None:
     league: OpenLeague | None = None
     try:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-            servicer = ArenaServicer(arena, trio.lowlevel.current_trio_token())
+            servicer = ArenaServicer(arena)
             league = await open_leagues(config, log, arena.limiter) if config.leagues else None
-            league_servicer = (LeagueServicer(league.core, trio.lowlevel.current_trio_token(), league.store.tmp,
-                                              share_links(config)) if league is not None else None)
+            league_servicer = (LeagueServicer(league.core, league.store.tmp, share_links(config))
+                               if league is not None else None)
             dial_in = DialInServicer(REGISTRY, plain_text_beyond_loopback=(
                 config.credentials is None and not is_loopback(config.listen)))
             serving = make_server(config, servicer, league_servicer, dial_in)  # a port in use: one line
@@ -484,8 +506,7 @@ async def serve(config: ServeConfig) -> None:
                     REGISTRY.close_all(SHUTTING_DOWN)
                     await arena.shutdown()
                     arena.cancel_stuck_streams()
-                    await guest.await_loop(stopped)
-                    await handlers_finished(serving.pool)
+                    await guest.await_loop(stopped)  # every call over: grpc.aio cancels those left after the grace
                     nursery.cancel_scope.cancel()
             except BaseException:
                 asyncio.get_running_loop().create_task(server.stop(None))  # guest.run finishes it, on the loop
@@ -497,19 +518,6 @@ async def serve(config: ServeConfig) -> None:
         if league is not None:
             await league.database.close()
         log.close()
-
-
-async def handlers_finished(pool: futures.ThreadPoolExecutor) -> None:
-    """After the server's stop: every synchronous handler's call ended (a watch looping on ``is_active`` returns),
-    and the handlers' threads finished while the loop still runs. grpc.aio hands a synchronous handler's messages
-    and aborts over on the loop, each a task the thread waits for: the tasks the stopped server left are cancelled,
-    so that no thread waits forever (and the process with it, at exit, for its thread pool). Bounded by the stop's
-    grace."""
-    end_all()
-    for task in asyncio.all_tasks():
-        task.cancel()
-    with trio.move_on_after(STOP_GRACE_S):
-        await guest.await_loop(asyncio.to_thread(pool.shutdown))
 
 
 async def open_leagues(config: ServeConfig, log: ServerLog, limiter: trio.CapacityLimiter) -> OpenLeague:

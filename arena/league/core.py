@@ -13,7 +13,7 @@ web (arena/web/), shows them its own way.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -59,7 +59,7 @@ from arena.league.play.table_run import RECORD, TABLES, entrant_name, rotations
 from arena.league.play.timeline import Timekeeper, league_status
 from arena.league.play.webhooks import Webhooks, checked_url
 from arena.league.rules.board import BoardEntry, Form, bots_board
-from arena.league.rules.config import shown_moment
+from arena.league.rules.config import LeagueConfig, shown_moment
 from arena.league.rules.errors import LeagueError, NotFound, PermissionDenied, StateError
 from arena.league.rules.lifecycle import DONE, QUEUED, TABLE_FAILED, UNFINISHED, active_version
 from arena.league.rules.manifest import NAME_PATTERN as BOT_NAME
@@ -421,11 +421,18 @@ class LeagueCore:
 
     async def upload(self, token: Credential, league: str, bot: str, chunks: Iterable[bytes],
                      folder: Path) -> Uploaded:
+        """One upload of the web's form: :meth:`upload_from` with the chunks received and the archive checked on
+        a worker thread (slow work stays off the loop)."""
+        return await self.upload_from(token, league, bot,
+                                      lambda config: trio.to_thread.run_sync(checked_upload, chunks, folder, config))
+
+    async def upload_from(self, token: Credential, league: str, bot: str,
+                          receive: Callable[[LeagueConfig], Awaitable[Packed]]) -> Uploaded:
         """One upload, whichever client sends it (the gRPC Upload's chunks, the web's form): who uploads and to
-        which bot first, before a byte is read; then the bytes within the league's limits and the archive's check
-        on a worker thread (slow work stays off the loop); then the new version."""
+        which bot first, before a byte is read; then ``receive`` takes the bytes within the league's limits
+        (``LeagueConfig.upload``) and checks the archive; then the new version."""
         caller, served = await self.start_upload(token, league, bot)
-        packed = await trio.to_thread.run_sync(checked_upload, chunks, folder, served.config)
+        packed = await receive(served.config)
         try:
             return await self.finish_upload(caller, served, bot, packed)
         finally:

@@ -1,7 +1,7 @@
 """The arena as a long-lived gRPC server (``proto/dominoes/v1/arena.proto``) and its command-line clients.
 
-- :mod:`.service`: :class:`~.service.Arena` (tournaments on trio, events) and :class:`~.service.ArenaServicer`
-  (the grpcio handlers, reaching trio through ``trio.from_thread``);
+- :mod:`.core`: :class:`~.core.Arena` (tournaments on trio, events); :mod:`.service`:
+  :class:`~.service.ArenaServicer` (the grpc.aio handlers, on the loop trio is the guest of);
 - :mod:`.events`: the watchers' bounded buffers and the event messages;
 - :mod:`.tournaments`: a tournament's folder, state on disk and record index;
 - :mod:`.submission`: the TournamentSpec message and the tournament file, and the checks before accepting one;

@@ -45,7 +45,7 @@ def all_dial_in(entries: Any) -> bool:
 
 @dataclass(frozen=True)
 class Admission:
-    """The server's rules for submissions (immutable: used from gRPC threads and the trio thread alike)."""
+    """The server's rules for submissions (immutable: used from worker threads and the trio thread alike)."""
 
     registry: Registry | None = None
     allow_commands: bool = False

@@ -1,7 +1,9 @@
 """Who may talk to the server: loopback by default; beyond loopback only with a token; TLS with given files.
 
-Every call must carry ``authorization: Bearer <token>`` when the server has a token; a server interceptor checks it
-with :func:`hmac.compare_digest` before any handler runs and refuses with UNAUTHENTICATED otherwise.
+Every call must carry ``authorization: Bearer <token>`` when the server has a token; a server interceptor (grpc.aio's,
+on the loop) checks it with :func:`hmac.compare_digest` before any handler runs, and refuses with UNAUTHENTICATED
+otherwise: the call's handler is replaced by one of the same kind that only refuses, so the refused call reads no
+request stream and takes no stream slot.
 """
 
 from __future__ import annotations
@@ -9,11 +11,12 @@ from __future__ import annotations
 import hmac
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import grpc
+import grpc.aio
 
 from arena.errors import ArenaError, read_named_file
 from arena.protocol.addresses import is_loopback as is_loopback  # re-exported: also where the server's modules find it
@@ -79,12 +82,38 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
 
 
 if TYPE_CHECKING:
-    # The stubs' ServerInterceptor is generic in its calls' messages, the runtime class is not subscriptable; this
-    # one sees the calls of every service, so their messages are Any.
-    ServerInterceptor = grpc.ServerInterceptor[Any, Any]
+    # The stubs' ServerInterceptor is generic in its calls' messages, the runtime class is not subscriptable; these
+    # see the calls of every service, so their messages are Any.
+    ServerInterceptor = grpc.aio.ServerInterceptor[Any, Any]
     Handler = grpc.RpcMethodHandler[Any, Any]
 else:
-    ServerInterceptor = grpc.ServerInterceptor
+    ServerInterceptor = grpc.aio.ServerInterceptor
+    Handler = grpc.RpcMethodHandler
+
+Continuation = Callable[[grpc.HandlerCallDetails], Awaitable["Handler"]]
+"""What a grpc.aio interceptor is handed: the next interceptors' (then the server's) handler for a call (None, for
+a method the server does not have, whatever the stubs say)."""
+KINDS = ("unary_unary", "unary_stream", "stream_unary", "stream_stream")
+"""The four kinds of a method handler, as grpc names their behaviours and factories."""
+
+
+def kind_of(handler: Handler) -> str:
+    """Which of :data:`KINDS` a method handler is (from whether it streams requests, responses)."""
+    return f"{'stream' if handler.request_streaming else 'unary'}_{'stream' if handler.response_streaming else 'unary'}"
+
+
+def behaviour_of(handler: Handler) -> Callable[..., Any]:
+    """The function that serves a method handler's calls."""
+    behaviour: Callable[..., Any] = getattr(handler, kind_of(handler))
+    return behaviour
+
+
+def with_behaviour(handler: Handler, behaviour: Callable[..., Any]) -> Handler:
+    """A method handler of the same kind and (de)serialisation as ``handler``, served by ``behaviour``."""
+    make = getattr(grpc, f"{kind_of(handler)}_rpc_method_handler")
+    made: Handler = make(behaviour, request_deserializer=handler.request_deserializer,
+                         response_serializer=handler.response_serializer)
+    return made
 
 
 class TokenInterceptor(ServerInterceptor):
@@ -106,25 +135,16 @@ class TokenInterceptor(ServerInterceptor):
                 break
         return hmac.compare_digest(given, self._expected)
 
-    def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Handler | None],
-                          details: grpc.HandlerCallDetails) -> Handler | None:
-        if self._authorized(details):
-            return continuation(details)
-        handler = continuation(details)
-        if handler is None:
-            return None
+    async def intercept_service(self, continuation: Continuation, details: grpc.HandlerCallDetails
+                                ) -> Handler:
+        handler = await continuation(details)
+        if handler is None or self._authorized(details):
+            return handler
         missing = not any(key == AUTH_HEADER for key, _ in details.invocation_metadata or ())
         message = ("missing token: send the metadata 'authorization: Bearer <token>' (arena ... --token-file F)"
                    if missing else "wrong token")
 
-        def refuse(request: Any, context: grpc.ServicerContext) -> Any:
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+        async def refuse(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
 
-        if handler.response_streaming:
-            def refuse_stream(request: Any, context: grpc.ServicerContext) -> Any:
-                context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
-                yield  # pragma: no cover (a generator, never reached)
-            return grpc.unary_stream_rpc_method_handler(refuse_stream, handler.request_deserializer,
-                                                        handler.response_serializer)
-        return grpc.unary_unary_rpc_method_handler(refuse, handler.request_deserializer,
-                                                   handler.response_serializer)
+        return with_behaviour(handler, refuse)

@@ -3,9 +3,9 @@
 :class:`Arena` owns every tournament and lives on the trio thread: it starts each tournament's
 :func:`~arena.tournament.runner.run_tournament` in its own run folder, all of them sharing one
 :class:`trio.CapacityLimiter` of games in flight, and turns their progress into events. Its clients are the gRPC
-service (:class:`arena.server.service.ArenaServicer`, on grpcio's threads) and the web dashboard (arena/web, on
-the trio thread). Events cross from trio to the watchers' threads in batches (:meth:`Arena.flush`, every
-``FLUSH_S``).
+service (:class:`arena.server.service.ArenaServicer`, grpc.aio handlers on the loop trio is the guest of: the same
+thread) and the web dashboard (arena/web, on trio). Events go out to the watchers' handlers in batches
+(:meth:`Arena.flush`, every ``FLUSH_S``).
 """
 
 from __future__ import annotations
@@ -365,7 +365,7 @@ class Arena:
             if w.done:
                 continue
             if w.ended_at is not None and now - w.ended_at > REAP_S:
-                w.cancel_call()  # a stream that stopped reading: free its thread
+                w.cancel_call()  # a stream that stopped reading: end its call
                 w.close()
                 self.log.warning("watch_stream_cancelled", id=w.tournament_id, reason="the client stopped reading")
                 continue
@@ -400,7 +400,7 @@ class Arena:
             t.watchers = []
             t.move_watchers = 0
 
-    # --- what the handlers ask for (called through trio.from_thread) ---
+    # --- what the handlers ask for (called from the loop: guest.from_loop, guest.await_trio) ---
 
     def _check_open(self) -> None:
         if self.stopping:
@@ -484,10 +484,12 @@ class Arena:
         await t.ended_event.wait()
         return t.info()
 
-    def subscribe(self, tournament_id: str, moves: bool, context: grpc.ServicerContext | None) -> Watcher:
+    def subscribe(self, tournament_id: str, moves: bool, cancel: Callable[[], None] | None = None) -> Watcher:
+        """A new watcher of the tournament, its snapshot queued first; ``cancel`` ends its call (a stream whose
+        client stopped reading is cancelled so, :data:`REAP_S` after it was told to end)."""
         t = self.lookup(tournament_id)
         self._flush(t)  # what happened before this watcher is in its snapshot, not in its first batch
-        watcher = Watcher(t.id, moves, self.watch_buffer, context)
+        watcher = Watcher(t.id, moves, self.watch_buffer, cancel)
         snapshot = apb.Snapshot(tournament=t.info(), standings=standings_pb(t.standings_view()),
                                 in_progress=[t.in_progress[i] for i in sorted(t.in_progress)])
         watcher.push([event(snapshot=snapshot)])

@@ -32,7 +32,7 @@ SERVICE = "dominoes.v1.DialInService"
 CALLS = f"/{SERVICE}/"
 """The dial-in service's calls, which check their (bot) tokens themselves."""
 HELLO_TIMEOUT_S = 30.0
-"""A stream that sends no hello within this long is cancelled (it would hold a thread for nothing)."""
+"""A stream that sends no hello within this long is cancelled (it would hold a stream slot for nothing)."""
 POLL_S = 1.0
 """How often a stream with nothing to send checks that its call is still alive."""
 SHUTTING_DOWN = "server shutting down"

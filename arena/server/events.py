@@ -1,9 +1,11 @@
-"""Live events: what a watcher is sent, and the bounded buffer between the trio side and a watcher's gRPC thread.
+"""Live events: what a watcher is sent, and the bounded buffer between the trio side and a watcher's gRPC handler.
 
-Events are made on the trio thread as games progress and handed to every watcher of the tournament in batches
-(:meth:`Watcher.push`, one lock per batch). The watcher's gRPC handler thread takes everything queued at once
-(:meth:`Watcher.take`) and sends it as one ``WatchReply``. The games never wait for a watcher: ``push`` only
-appends, and sheds when the buffer is full (the policy is in ``proto/dominoes/v1/arena.proto``, ``WatchReply``):
+Events are made on the trio side as games progress and handed to every watcher of the tournament in batches
+(:meth:`Watcher.push`). The watcher's handler, a grpc.aio task on the same thread (trio runs as the guest of the
+loop, :mod:`arena.guest`), waits for a batch without a thread or a poll (:meth:`Watcher.wait`: a push wakes it),
+takes everything queued at once (:meth:`Watcher.take`) and sends it as one ``WatchReply``. The games never wait for
+a watcher: ``push`` only appends, and sheds when the buffer is full (the policy is in
+``proto/dominoes/v1/arena.proto``, ``WatchReply``):
 
 1. move events and round results go first, oldest first; the watcher is told how many with one ``EventsDropped``;
 2. then older standings snapshots (only the newest matters);
@@ -13,10 +15,10 @@ appends, and sheds when the buffer is full (the policy is in ``proto/dominoes/v1
 
 from __future__ import annotations
 
-import threading
+import asyncio
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -48,35 +50,35 @@ class Ending:
 
 
 class Watcher:
-    """One WatchTournament stream: its bounded buffer, filled from trio, drained by its gRPC thread."""
+    """One WatchTournament stream: its bounded buffer, filled from trio, drained by its handler. Both run on one
+    thread (the loop's), so nothing is locked: a push, an end or a close wakes the handler's :meth:`wait`."""
 
     def __init__(self, tournament_id: str, moves: bool, capacity: int = WATCH_BUFFER_EVENTS,
-                 context: grpc.ServicerContext | None = None) -> None:
+                 cancel: Callable[[], None] | None = None) -> None:
         self.tournament_id = tournament_id
         self.moves = moves
         self.capacity = capacity
-        self.context = context
-        self._cond = threading.Condition()
+        self._cancel = cancel
         self._events: deque[apb.TournamentEvent] = deque()
         self._dropped_moves = 0
         self._dropped_standings = 0
         self._ending: Ending | None = None
+        self._waiter: asyncio.Future[None] | None = None
         self.ended_at: float | None = None
         """When the stream was told to end (monotonic); a stream still open long after is cancelled."""
         self.done = False
-        """The handler has returned (the stream is over); set by the gRPC thread."""
+        """The handler has returned (the stream is over)."""
 
     # --- the trio side ---
 
     def push(self, events: Iterable[apb.TournamentEvent]) -> None:
         """Queue a batch; never blocks on the reader. Sheds when the buffer is full."""
-        with self._cond:
-            if self._ending is not None or self.done:
-                return
-            self._events.extend(e for e in events if self.moves or e.WhichOneof("kind") not in MOVE_KINDS)
-            if len(self._events) > self.capacity:
-                self._shed()
-            self._cond.notify()
+        if self._ending is not None or self.done:
+            return
+        self._events.extend(e for e in events if self.moves or e.WhichOneof("kind") not in MOVE_KINDS)
+        if len(self._events) > self.capacity:
+            self._shed()
+        self._wake()
 
     def _shed(self) -> None:
         kept: deque[apb.TournamentEvent] = deque()
@@ -99,56 +101,58 @@ class Watcher:
             kept = trimmed
         self._events = kept
         if excess > 0:
-            self._end_locked(Ending(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    f"watcher too slow: more than {self.capacity} game events waiting to be sent; "
-                                    f"reconnect, and catch up with GetStandings and ListGames"), discard=True)
+            self.end(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                     f"watcher too slow: more than {self.capacity} game events waiting to be sent; reconnect, and "
+                     f"catch up with GetStandings and ListGames", discard=True)
 
     def end(self, code: grpc.StatusCode = grpc.StatusCode.OK, details: str = "", *, discard: bool = False) -> None:
         """End the stream after the queued events (or at once, dropping them, with ``discard``)."""
-        with self._cond:
-            self._end_locked(Ending(code, details), discard)
-
-    def _end_locked(self, ending: Ending, discard: bool) -> None:
         if self._ending is not None:
             return
-        self._ending = ending
+        self._ending = Ending(code, details)
         self.ended_at = time.monotonic()
         if discard:
             self._events.clear()
-        self._cond.notify_all()
+        self._wake()
 
     @property
     def ending(self) -> Ending | None:
         return self._ending
 
-    # --- the gRPC side ---
+    # --- the handler's side ---
 
-    def take(self, timeout: float) -> tuple[list[apb.TournamentEvent], Ending | None]:
-        """Everything queued (waiting up to ``timeout`` for something), and the ending once nothing is left."""
-        with self._cond:
-            if not self._events and self._ending is None:
-                self._cond.wait(timeout)
-            events = list(self._events)
-            self._events.clear()
-            if self._dropped_moves or self._dropped_standings:
-                notice = apb.TournamentEvent(time=time.time(), dropped=apb.EventsDropped(
-                    moves=self._dropped_moves, standings=self._dropped_standings))
-                events.insert(0, notice)
-                self._dropped_moves = self._dropped_standings = 0
-            return events, self._ending
+    async def wait(self) -> None:
+        """Until there is something to take (events, the ending) or the stream is over."""
+        while not self._events and self._ending is None and not self.done:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+
+    def take(self) -> tuple[list[apb.TournamentEvent], Ending | None]:
+        """Everything queued (without waiting), and the ending once nothing is left."""
+        events = list(self._events)
+        self._events.clear()
+        if self._dropped_moves or self._dropped_standings:
+            notice = apb.TournamentEvent(time=time.time(), dropped=apb.EventsDropped(
+                moves=self._dropped_moves, standings=self._dropped_standings))
+            events.insert(0, notice)
+            self._dropped_moves = self._dropped_standings = 0
+        return events, self._ending
 
     def close(self) -> None:
         """The client went away (or the handler returned)."""
-        with self._cond:
-            self.done = True
-            self._events.clear()
-            self._cond.notify_all()
+        self.done = True
+        self._events.clear()
+        self._wake()
 
     def cancel_call(self) -> None:
-        """Cancel the stream's gRPC call, when it has one (frees the thread of a stream whose client stopped
-        reading)."""
-        if self.context is not None:
-            self.context.cancel()  # type: ignore[no-untyped-call]  # grpc-stubs leave RpcContext.cancel unannotated
+        """Cancel the stream's gRPC call, when it has one (a stream whose client stopped reading)."""
+        if self._cancel is not None:
+            self._cancel()
+
+    def _wake(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def __len__(self) -> int:
         return len(self._events)

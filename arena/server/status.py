@@ -5,7 +5,8 @@ Nothing escapes a handler as UNKNOWN with a traceback.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -48,16 +49,24 @@ def status_of(error: BaseException) -> tuple[grpc.StatusCode, str] | None:
     return None
 
 
-def handled(method: Callable[..., Any]) -> Callable[..., Any]:
-    """A handler whose refusals become their status codes with their one line (:func:`status_of`)."""
-    def handler(self: Any, request: Any, context: grpc.ServicerContext, *more: Any) -> Any:
-        try:
-            return method(self, request, context, *more)
-        except (ApiError, LeagueError, SpecError, trio.RunFinishedError, trio.Cancelled) as error:
-            found = status_of(error)
-            assert found is not None
-            context.abort(*found)
+REFUSALS = (ApiError, LeagueError, SpecError, trio.RunFinishedError, trio.Cancelled)
+"""What a handler may raise that is a refusal (:func:`status_of` answers each); anything else is a bug."""
 
-    handler.__name__ = method.__name__
-    handler.__doc__ = method.__doc__
+
+async def abort_with(context: Any, error: BaseException) -> None:
+    """End the call (a grpc.aio context's) with the refusal's status code and its one line; raises grpc.aio's
+    AbortError, as ``context.abort`` does."""
+    found = status_of(error)
+    assert found is not None
+    await context.abort(*found)
+
+
+def handled(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """A grpc.aio handler whose refusals become their status codes with their one line (:func:`status_of`)."""
+    @functools.wraps(method)
+    async def handler(self: Any, request: Any, context: Any, *more: Any) -> Any:
+        try:
+            return await method(self, request, context, *more)
+        except REFUSALS as error:
+            await abort_with(context, error)
     return handler

@@ -1,12 +1,10 @@
-"""Long-lived calls (watch streams, health watches, reflection) apart from the quick ones.
+"""Long-lived calls (watch streams, health watches, reflection, dial-ins) apart from the quick ones.
 
-The server runs every call but the dial-in streams on one thread of one pool (grpc.aio's ``migration_thread_pool``,
-arena/server/loop_server.py), and such a stream holds its thread for as long as it is open, reading or not; a
-dial-in stream runs on the loop and holds no thread, but is counted all the same. Streams are therefore counted
-here, over all clients and per client (its address without the port: one machine), and one beyond either limit is
-refused at once with RESOURCE_EXHAUSTED saying which limit and its flag. The pool has room for every stream allowed
-plus :data:`UNARY_WORKERS` threads that streams can never take, and the server's limit on calls in flight leaves
-:data:`UNARY_BACKLOG` more for quick calls waiting for a thread: however many streams are open, a
+Every handler runs on the loop (grpc.aio's, the thread trio runs on as its guest) and holds no thread, but an open
+stream still holds a call, its buffers and its watcher for as long as it is open, read or not. Streams are
+therefore counted here, over all clients and per client (its address without the port: one machine), and one
+beyond either limit is refused at once with RESOURCE_EXHAUSTED saying which limit and its flag. The server's limit
+on calls in flight leaves :data:`UNARY_BACKLOG` calls beside every stream allowed: however many streams are open, a
 ``ListTournaments`` is answered.
 """
 
@@ -15,29 +13,22 @@ from __future__ import annotations
 import inspect
 import threading
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
+from typing import Any
 
 import grpc
+import grpc.aio
+
+from arena.server.auth import Continuation, Handler, ServerInterceptor, behaviour_of, with_behaviour
 
 MAX_STREAMS = 200
 """Streams open at once over every client (``--max-streams``)."""
 MAX_STREAMS_PER_CLIENT = 100
 """Streams open at once from one client address (``--max-streams-per-client``): half the total, so that one client
 never holds every stream."""
-UNARY_WORKERS = 32
-"""Threads of the pool that only quick calls can have (streams beyond the limits are refused before they hold one
-for long)."""
 UNARY_BACKLOG = 1024
-"""Quick calls that may wait for a thread beside the streams; beyond, gRPC itself answers RESOURCE_EXHAUSTED."""
-
-if TYPE_CHECKING:
-    # The stubs' ServerInterceptor is generic in its calls' messages, the runtime class is not subscriptable; this
-    # one sees the calls of every service, so their messages are Any.
-    ServerInterceptor = grpc.ServerInterceptor[Any, Any]
-    Handler = grpc.RpcMethodHandler[Any, Any]
-else:
-    ServerInterceptor = grpc.ServerInterceptor
+"""Quick calls that may be in flight beside every stream allowed; beyond, gRPC itself answers RESOURCE_EXHAUSTED."""
 
 
 class StreamRefused(Exception):
@@ -45,7 +36,7 @@ class StreamRefused(Exception):
 
 
 class StreamLimits:
-    """The streams open now, in total and by client; used from every gRPC thread."""
+    """The streams open now, in total and by client (used on the loop; locked, so that any thread may ask)."""
 
     def __init__(self, total: int = MAX_STREAMS, per_client: int = MAX_STREAMS_PER_CLIENT) -> None:
         self.total = total
@@ -53,13 +44,9 @@ class StreamLimits:
         self._lock = threading.Lock()
         self._open: Counter[str] = Counter()
 
-    def pool_size(self) -> int:
-        """Threads for the server's pool: every stream allowed, and the quick calls' own."""
-        return self.total + UNARY_WORKERS
-
     def calls_in_flight(self) -> int:
-        """The server's ``maximum_concurrent_rpcs``: every stream allowed, and the quick calls with their backlog."""
-        return self.total + UNARY_WORKERS + UNARY_BACKLOG
+        """The server's ``maximum_concurrent_rpcs``: every stream allowed, and the quick calls beside them."""
+        return self.total + UNARY_BACKLOG
 
     def open_now(self) -> int:
         with self._lock:
@@ -100,72 +87,44 @@ def client_of(context: grpc.ServicerContext) -> str:
 
 
 class StreamLimitInterceptor(ServerInterceptor):
-    """Counts every call that streams (either way) in :class:`StreamLimits` for as long as it is open; refuses one
-    beyond the limits with RESOURCE_EXHAUSTED. Quick calls pass untouched."""
+    """Counts every call that streams (either way) in :class:`StreamLimits` for as long as its handler runs;
+    refuses one beyond the limits with RESOURCE_EXHAUSTED before its handler starts. Quick calls pass untouched.
+
+    A stream's handler is served as a coroutine that writes with ``context.write`` (an async generator's messages
+    are written so, the generator closed however the call ends): grpc.aio cancels the handler's task when its
+    client cancels or the server stops, and the slot is released as the task ends."""
 
     def __init__(self, limits: StreamLimits) -> None:
         self.limits = limits
 
-    def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Handler | None],
-                          details: grpc.HandlerCallDetails) -> Handler | None:
-        handler = continuation(details)
+    async def intercept_service(self, continuation: Continuation, details: grpc.HandlerCallDetails
+                                ) -> Handler:
+        handler = await continuation(details)
         if handler is None or not (handler.request_streaming or handler.response_streaming):
             return handler
-        serialization = {"request_deserializer": handler.request_deserializer,
-                         "response_serializer": handler.response_serializer}
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(self._streaming(handler.unary_stream), **serialization)
-        if handler.stream_stream is not None:
-            return grpc.stream_stream_rpc_method_handler(self._streaming(handler.stream_stream), **serialization)
-        assert handler.stream_unary is not None  # it streams requests, and neither stream_stream nor unary_stream
-        return grpc.stream_unary_rpc_method_handler(self._single(handler.stream_unary), **serialization)
+        return with_behaviour(handler, self._limited(behaviour_of(handler)))
 
-    def _open(self, context: grpc.ServicerContext) -> Callable[[], None]:
-        """A slot for this call, released when it ends however it ends; or the call aborted with the refusal."""
-        try:
-            release = self.limits.acquire(client_of(context))
-        except StreamRefused as refusal:
-            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(refusal))
-        if not context.add_callback(release):
-            release()  # already over
-        return release
-
-    def _streaming(self, behaviour: Callable[[Any, grpc.ServicerContext], Iterator[Any]]
-                   ) -> Callable[[Any, grpc.ServicerContext], Iterator[Any]]:
-        if inspect.iscoroutinefunction(behaviour):
-            return self._on_loop(behaviour)  # type: ignore[return-value]  # grpc.aio's handler of a stream
-
-        def limited(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            release = self._open(context)
+    def _limited(self, behaviour: Callable[..., Any]) -> Callable[[Any, Any], Awaitable[Any]]:
+        async def limited(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             try:
-                yield from behaviour(request, context)
-            finally:
-                release()
-        return limited
-
-    def _on_loop(self, behaviour: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Any, Any], Awaitable[Any]]:
-        """As :meth:`_streaming`, for a grpc.aio handler running on the loop (the dial-in stream)."""
-        async def limited(request: Any, context: Any) -> Any:
-            try:
-                release = self.limits.acquire(client_of(context))
+                release = self.limits.acquire(client_of(context))  # type: ignore[arg-type]  # the same peer()
             except StreamRefused as refusal:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(refusal))
-            context.add_done_callback(lambda _: release())
             try:
+                if inspect.isasyncgenfunction(behaviour):
+                    await write_all(behaviour(request, context), context)
+                    return None
                 return await behaviour(request, context)
             finally:
                 release()
         return limited
 
-    def _single(self, behaviour: Callable[[Any, grpc.ServicerContext], Any]
-                ) -> Callable[[Any, grpc.ServicerContext], Any]:
-        def limited(request: Any, context: grpc.ServicerContext) -> Any:
-            release = self._open(context)
-            try:
-                return behaviour(request, context)
-            finally:
-                release()
-        return limited
+
+async def write_all(responses: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]) -> None:
+    """Every response of an async generator written to its call, the generator closed however the call ends."""
+    async with aclosing(responses) as each:  # type: ignore[type-var]  # an async generator has aclose
+        async for response in each:
+            await context.write(response)
 
 
 __all__ = ["MAX_STREAMS", "MAX_STREAMS_PER_CLIENT", "StreamLimitInterceptor", "StreamLimits", "StreamRefused",

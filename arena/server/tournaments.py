@@ -47,7 +47,7 @@ ACTIVE = (apb.TOURNAMENT_STATE_QUEUED, apb.TOURNAMENT_STATE_RUNNING)
 @dataclass
 class Tournament:
     """One tournament. The fields after ``group_size`` live only in memory and belong to the trio thread, except
-    ``records``, which gRPC threads use (it has its own lock)."""
+    ``records``, which the handlers read on worker threads (it has its own lock)."""
 
     id: str
     folder: Path
@@ -218,7 +218,7 @@ class RecordIndex:
     dropped from the index, with its line number and problem in ``bad_lines``; a later line of the same game (one
     played again on resume) takes its place. Nothing a line holds raises out of this class.
 
-    Used from gRPC threads. While the server runs the file is only appended to, except by ``arena replay
+    Used from the handlers' worker threads. While the server runs the file is only appended to, except by ``arena replay
     --repair``, which replaces it: a file that shrank or is another file is read again from its start.
     """
 

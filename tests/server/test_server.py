@@ -550,7 +550,7 @@ def moves(n: int) -> list[apb.TournamentEvent]:
 def test_a_full_buffer_drops_moves_first_and_says_so() -> None:
     watcher = Watcher("t", moves=True, capacity=10)
     watcher.push([event(game_started=apb.GameStarted(index=0))] + moves(20))
-    events, ending = watcher.take(0)
+    events, ending = watcher.take()
     assert ending is None
     assert kinds(events) == ["dropped", "game_started"] + ["move"] * 9
     assert events[0].dropped.moves == 11 and [e.move.move_number for e in events[2:]] == list(range(11, 20))
@@ -561,15 +561,15 @@ def test_a_full_buffer_keeps_the_newest_standings_then_ends() -> None:
     watcher = Watcher("t", moves=False, capacity=4)
     watcher.push(moves(5))  # not asked for: never queued
     watcher.push([event(standings=apb.StandingsUpdated(games_done=i)) for i in range(6)])
-    events, ending = watcher.take(0)
+    events, ending = watcher.take()
     assert ending is None and kinds(events) == ["dropped", "standings"]
     assert events[0].dropped.standings == 5 and events[1].standings.games_done == 5
     watcher.push([event(game_finished=apb.GameFinished(games_done=i)) for i in range(5)])
-    events, ending = watcher.take(0)
+    events, ending = watcher.take()
     assert events == [] and ending is not None
     assert ending.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "watcher too slow" in ending.details
     watcher.push(moves(1))
-    assert watcher.take(0) == ([], ending), "nothing more after the end"
+    assert watcher.take() == ([], ending), "nothing more after the end"
 
 
 @pytest.mark.fast

@@ -109,6 +109,30 @@ def test_a_client_gets_its_share_of_streams_and_slots_back(tmp_path: Path, hang_
         server.stop()
 
 
+def test_a_watch_its_client_cancels_ends_its_handler(tmp_path: Path, hang_bot: Path) -> None:
+    """The handler of a cancelled watch ends (grpc.aio cancels its task): its stream's slot, the only one, is
+    free again while the tournament still runs, and the next watch gets the tournament's snapshot."""
+    server, tid = hanging_server(tmp_path, hang_bot, "--max-streams", "1", "--max-streams-per-client", "1")
+    try:
+        stub = server.stub()
+        first = stub.WatchTournament(apb.WatchTournamentRequest(id=tid, moves=True), timeout=600)
+        assert next(first).events[0].snapshot.tournament.id == tid
+        code, details = refusal_of(open_watch(stub, tid))
+        assert (code, details) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams open on this server (1, "
+                                   "arena serve --max-streams); try again when one has ended")
+        first.cancel()
+        again: list = []
+
+        def reopened() -> bool:
+            call = open_watch(stub, tid)
+            again.append(call)
+            return not call.done()
+        wait_for(reopened, 60, "the cancelled watch's handler to end and free its slot")
+        assert next(again[-1]).events[0].snapshot.tournament.state == apb.TOURNAMENT_STATE_RUNNING
+    finally:
+        server.stop()
+
+
 @pytest.mark.fast
 def test_the_cli_defaults_are_the_modules_limits() -> None:
     from arena.cli import build_parser
@@ -116,8 +140,7 @@ def test_the_cli_defaults_are_the_modules_limits() -> None:
     args = build_parser().parse_args(["serve"])
     assert (args.max_streams, args.max_streams_per_client) == (streams.MAX_STREAMS, streams.MAX_STREAMS_PER_CLIENT)
     limits = streams.StreamLimits()
-    assert limits.pool_size() == streams.MAX_STREAMS + streams.UNARY_WORKERS
-    assert limits.calls_in_flight() > limits.pool_size()
+    assert limits.calls_in_flight() == streams.MAX_STREAMS + streams.UNARY_BACKLOG
 
 
 @pytest.mark.parametrize("peer, client", [
