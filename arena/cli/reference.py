@@ -64,8 +64,8 @@ def cmd_reference(args: argparse.Namespace) -> int:
         rated = entrants_of(base)
         run = Path(args.out or f"{base}-extended")
         text = extension_file(args.variant, game.players, {}, rated, added, args.deal_sets, str(run), args.seed)
-        command = (f"{base_command(base, args.variant, game.players, rated)} --out {shlex.quote(str(base))}, then "
-                   f"{command} --add {','.join(added)} --base {shlex.quote(str(base))}")
+        command = (f"{base_command(base, args.variant, game.players, rated)} --out {shlex.quote(str(base))}\n"
+                   f"{command} --add {','.join(added)} --base {shlex.quote(str(base))}")  # one command a line
         folders = [base, run]
     else:
         kinds = kinds_of(args.kinds) if args.kinds else REFERENCE_KINDS
@@ -165,10 +165,9 @@ def positive(flag: str, value: int) -> None:
 
 
 def print_scale(scale: Scale) -> None:
-    print(f"reference scale of {scale.variant}, {scale.players} players ({scale.deal_sets} deal sets a pairing; "
-          f"Elo above random, 95% interval)")
+    print(f"reference scale of {scale.variant}, {scale.players} players (Elo above random, 95% interval, deal sets)")
     for point in scale.points:
-        print(f"  {point.name:<12} {point.elo:+7.0f}  {interval_text(point.low, point.high)}")
+        print(f"  {point.name:<12} {point.elo:+7.0f}  {interval_text(point.low, point.high):<16} {point.deal_sets:>6,}")
 
 
 def print_placement(placed: Placement, scale: Scale) -> None:

@@ -75,7 +75,8 @@ class Scale:
     options: dict[str, Any]
     points: tuple[ScalePoint, ...]
     deal_sets: int
-    """Deal sets per pairing of the round robin."""
+    """Deal sets per pairing of the run that made the scale (of the added players' run, for a scale extended with
+    ``--add``; each player's own count is its point's)."""
     seed: str
     """The round robin's master seed (revealed at its end): the records it made can be replayed and checked."""
     command: str
@@ -271,7 +272,7 @@ def scale_markdown(scale: Scale) -> str:
     """The scale as the docs publish it: a heading line, the command, and one table row per reference player."""
     rows = [f"| `{point.name}` | {point.elo:+.0f} | {interval_text(point.low, point.high)} | {point.deal_sets:,} |"
             for point in scale.points]
-    return "\n".join([f"**{scale.variant}**, {scale.players} players, {scale.deal_sets} deal sets a pairing:", "",
+    return "\n".join([f"**{scale.variant}**, {scale.players} players, made by:", "",
                       "```sh", scale.command, "```", "",
                       "| player | Elo above random | 95% interval | deal sets |", "|---|---:|---|---:|", *rows])
 

@@ -21,7 +21,7 @@ def test_a_scale_is_made_extended_and_a_bot_that_plays_as_greedy_is_placed_on_gr
         ("random", 0.0, 6), ("mixed", 297.9, 6), ("greedy", 595.8, 6)]
     assert scale["seed"] == "t1"
     assert scale["command"].endswith("reference draw --players 2 --deal-sets 3 --kinds random,mixed,greedy --seed t1")
-    assert re.search(r"^ +greedy +\+596 +\[-26, \+1217\]$", made.stdout, re.MULTILINE)
+    assert re.search(r"^ +greedy +\+596 +\[-26, \+1217\] +6$", made.stdout, re.MULTILINE)
 
     extended = arena("reference", "draw", "--add", "search10", "--base", str(tmp_path / "scale-run"), "--deal-sets", "2",
                      "--seed", "t3", "--write", str(tmp_path / "extended.json"))
@@ -30,7 +30,7 @@ def test_a_scale_is_made_extended_and_a_bot_that_plays_as_greedy_is_placed_on_gr
     assert [(p["name"], p["elo"], p["deal_sets"]) for p in both["points"]] == [
         ("random", 0.0, 8), ("mixed", 290.1, 8), ("greedy", 572.6, 8), ("search10", 1110.9, 6)]
     assert ("reference draw --players 2 --deal-sets 3 --kinds random,mixed,greedy --seed t1 --out "
-            f"{tmp_path / 'scale-run'}, then ") in both["command"]
+            f"{tmp_path / 'scale-run'}\n") in both["command"]
     assert both["command"].endswith(f"--deal-sets 2 --add search10 --base {tmp_path / 'scale-run'} --seed t3")
 
     placed = arena("gauntlet", "--reference", "draw", "--scale", str(scale_file), "--deal-sets", "3", "--seed", "t2",
