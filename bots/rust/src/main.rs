@@ -125,7 +125,7 @@ impl Bot for MyBot {
         }
         Ok(Response::new(pb::ActReply {
             choice: Some(pb::act_reply::Choice::Index(i as u32)),
-            comment: String::new(),
+            ..Default::default() // no comment, no belief: fields the protocol adds later stay empty too
         }))
     }
 
