@@ -4,7 +4,7 @@ At each decision it guesses the hidden tiles many times, consistently with what 
 action out in each guess, and picks the best mean value for the match; it uses about half of the move time. With
 each choice it sends its belief about the hidden tiles: the share of its guesses that put each tile at each place.
 
-Run: python bots/python/search_bot.py [--seed N] [--playouts-cap N] --listen 127.0.0.1:50053
+Run: python bots/python/search_bot.py [--seed N] [--playouts-cap N] [--no-beliefs] --listen 127.0.0.1:50053
 """
 
 import argparse
@@ -19,9 +19,11 @@ def main():
     parser.add_argument("--seed", type=int, default=0, help="the search's seed (same seed and request: same answer "
                         "when the cap is reached before the time is up)")
     parser.add_argument("--playouts-cap", type=int, default=1_000_000, help="most playouts per decision")
+    parser.add_argument("--no-beliefs", action="store_true", help="send the choice alone, without the belief")
     args, _ = parser.parse_known_args()  # --listen is botkit's
     player = SearchPlayer(seed=args.seed, max_playouts=args.playouts_cap)
-    serve(player.reply_request, name="py-search", version="1.0.0", author="dominoes arena")
+    policy = player.choose_request if args.no_beliefs else player.reply_request
+    serve(policy, name="py-search", version="1.0.0", author="dominoes arena")
 
 
 if __name__ == "__main__":
