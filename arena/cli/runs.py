@@ -285,7 +285,8 @@ def export_parquet(args: argparse.Namespace) -> int:
     except (RecordError, OSError) as error:
         raise UsageError(_reading_error(args.path, error)) from None
     _print_warnings(report.warnings)
-    print(f"wrote {report.games} games and {report.decisions} decisions to {args.parquet} "
+    beliefs = f" with {report.beliefs} tiles of beliefs" if report.beliefs else ""
+    print(f"wrote {report.games} games and {report.decisions} decisions{beliefs} to {args.parquet} "
           f"({', '.join(PARQUET_FILES)})", file=sys.stderr)
     return 0
 

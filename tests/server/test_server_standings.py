@@ -4,12 +4,14 @@ the local one; and the tables ``arena watch`` rebuilds from the games are the se
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
 import pytest
 
 from google.protobuf import json_format
+from rich.console import Console
 
 from arena.cli.server import standings_from_games, standings_table
 from arena.protocol import arena_pb2 as apb
@@ -94,13 +96,20 @@ def test_the_server_standings_carry_the_calibration_of_standings_json() -> None:
     assert json_format.MessageToDict(ann.calibration, preserving_proto_field_name=True) == \
         {**written["entrants"][0]["calibration"], "beliefs": "6", "tiles": "24"}  # uint64 is a string in JSON
     assert not bob.HasField("calibration") and "calibration" not in written["entrants"][1]
-    served = rendered(standings_table(message, "the title"))
-    assert served == rendered(local.table("the title"))
+    served = wide(standings_table(message, "the title"))
+    assert served == wide(local.table("the title"))
     assert CALIBRATION_HEADER in served and "0.250 · 0.50 (6)" in served
     summaries = [apb.GameSummary(index=g.index, seats=g.seats, side_of_seat=g.side_of, deal_key=g.deal_key,
                                  result={"scores": g.scores, "ranking": g.ranking, "winner": 0})
                  for g in BELIEVING]
-    assert "0.250 · 0.50 (6)" in rendered(standings_from_games(summaries, message).table("the title"))
+    assert "0.250 · 0.50 (6)" in wide(standings_from_games(summaries, message).table("the title"))
+
+
+def wide(table: object) -> str:
+    """A table as text on a console wide enough that no column wraps."""
+    console = Console(width=250, record=True, file=io.StringIO())
+    console.print(table)
+    return console.export_text()
 
 
 def test_standings_rebuilt_from_the_games_are_the_servers(tmp_path: Path) -> None:
