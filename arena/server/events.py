@@ -31,9 +31,9 @@ from arena.protocol.convert import action_pb, round_result_pb
 from arena.records.store import to_message
 from arena.referee import MoveRecord, RoundRecord
 from arena.rules import Action, Kind
+from arena.rules.beliefs import Calibration
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.sprt import SprtError
-from arena.rules.beliefs import Calibration
 from arena.tournament.standings import (
     EloEstimate,
     EntrantStanding,
