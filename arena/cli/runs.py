@@ -342,8 +342,8 @@ def add_run_commands(sub: Any) -> None:
                       help="every record as one JSON line, in file order: the readable form of games.jsonl.zst (seeds "
                            "left out while the master seed is secret)")
     form.add_argument("--parquet", metavar="DIR",
-                      help="write games.parquet, decisions.parquet and tiles.parquet into this new or empty folder "
-                           "(the columns: docs/reference/records.md)")
+                      help="write games.parquet, decisions.parquet, beliefs.parquet and tiles.parquet into this new or "
+                           "empty folder (the columns: docs/reference/records.md)")
     p.add_argument("--out", metavar="FILE", help="with --csv or --jsonl: write to this file instead of stdout")
     p.add_argument("--league", metavar="NAME",
                    help="with --parquet: export every game of this league of the data folder RUN (its tables, "

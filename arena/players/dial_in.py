@@ -104,8 +104,9 @@ class DialInConnection:
 
     async def decide(self, request: bot_pb2.ActRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float, str]:
         """Send one decision request and wait up to ``timeout_s`` for its reply; the reply, the time the arena
-        measured, and why the relay dropped the belief the bot sent with it ("" when it did not). Raises :class:`BotFailure`: TIMEOUT, or CRASHED (the stream ended), or MALFORMED_REPLY (the bot
-        broke the protocol on it). Given up on (the time ran out, or the game was cancelled meanwhile), the request
+        measured, and why the relay dropped the belief the bot sent with it ("" when it did not). Raises
+        :class:`BotFailure`: TIMEOUT, or CRASHED (the stream ended), or MALFORMED_REPLY (the bot broke the protocol
+        on it). Given up on (the time ran out, or the game was cancelled meanwhile), the request
         is withdrawn on the stream with a Cancel."""
         if self.closed:
             raise BotFailure(self._kind, detail=f"the dial-in stream ended: {self.why}")

@@ -497,6 +497,7 @@ class _Batches:
                 batch.rows.clear()
 
 
-__all__ = ["GAMES_FILE", "DECISIONS_FILE", "BELIEFS_FILE", "TILES_FILE", "PARQUET_FILES", "DatasetReport", "ParquetUnavailable",
+__all__ = ["GAMES_FILE", "DECISIONS_FILE", "BELIEFS_FILE", "TILES_FILE", "PARQUET_FILES", "DatasetReport",
+           "ParquetUnavailable",
            "schemas", "rows_of_record", "belief_rows", "tile_rows",
            "write_dataset"]

@@ -28,7 +28,7 @@ Text conventions:
   that was being decided.
 - A move sent with a belief (:mod:`.beliefs`) is followed by one line: how many tiles it named, its mean Brier score
   and log loss per tile, and each tile with the probability the bot gave the place it really was in
-  (``belief: 2 tiles · Brier 1.062 · log loss 3.60 · where each was: [2|6] 75% · [1|5] 0%``). The seat view shows
+  (``belief: 2 tiles · Brier 1.062 · log loss 3.60 · where each was: [5|5] 75% · [1|6] 0%``). The seat view shows
   only how many tiles: the truth is other seats' hands.
 """
 
