@@ -322,7 +322,7 @@ def test_a_corrupt_record_is_skipped_with_a_warning(tmp_path: Path) -> None:
     assert lines[0].endswith("; skipped")
     assert lines[1].startswith(f"warning: {folder / 'games.jsonl'} line 2: ") and lines[1].endswith("; skipped")
     assert lines[2] == f"wrote 1 games and {len(moves_of(draws[0]))} decisions to {out} " \
-                       f"(games.parquet, decisions.parquet, tiles.parquet)"
+                       f"(games.parquet, decisions.parquet, beliefs.parquet, tiles.parquet)"
     assert [g["game"] for g in read(out, "games.parquet")] == [0]
 
 
@@ -400,8 +400,8 @@ def test_a_huge_index_fits_and_an_overflow_is_one_error(tmp_path: Path, monkeypa
     real = dataset.schemas
 
     def narrow() -> tuple:  # as if the game column were int8: the value cannot be written
-        games, decisions, tiles = real()
-        return games.set(games.get_field_index("game"), pa.field("game", pa.int8())), decisions, tiles
+        games, decisions, beliefs, tiles = real()
+        return games.set(games.get_field_index("game"), pa.field("game", pa.int8())), decisions, beliefs, tiles
 
     monkeypatch.setattr(dataset, "schemas", narrow)
     with pytest.raises(dataset.ExportError, match=r"^cannot write .*: a value does not fit its column: "):
