@@ -6,8 +6,9 @@ opens one ``DialInService.Play`` stream to the server (``proto/dominoes/v1/dial_
 bot's own, then each decision request is handed to it as the arena would have sent it to a local bot (a gRPC bot
 gets the request's own bytes, any other bot the request rebuilt for its protocol; several at once, as the server
 sends them), and its reply goes back unchanged, for the server to check (with, when a stdio bot's belief could not
-be read and was left out, the reason: ``PlayRequest.belief_problem``, a fault of the belief at the server). A bot that crashed is started again for the
-next request; a request it cannot answer is left unanswered (the server's clock runs out on it). When the server
+be read and was left out, the reason: ``PlayRequest.belief_problem``, a fault of the belief at the server). A bot
+that crashed is started again for the next request; a request it cannot answer is left unanswered (the server's
+clock runs out on it). When the server
 gives up on a request (its ``Cancel``: a timeout, a game cancelled), the local call is cancelled, so the local bot
 sees CANCELLED as a bot the arena runs itself does, and nothing is sent back.
 
