@@ -285,7 +285,8 @@ def export_parquet(args: argparse.Namespace) -> int:
     except (RecordError, OSError) as error:
         raise UsageError(_reading_error(args.path, error)) from None
     _print_warnings(report.warnings)
-    print(f"wrote {report.games} games and {report.decisions} decisions to {args.parquet} "
+    beliefs = f" with {report.beliefs} tiles of beliefs" if report.beliefs else ""
+    print(f"wrote {report.games} games and {report.decisions} decisions{beliefs} to {args.parquet} "
           f"({', '.join(PARQUET_FILES)})", file=sys.stderr)
     return 0
 
@@ -341,8 +342,8 @@ def add_run_commands(sub: Any) -> None:
                       help="every record as one JSON line, in file order: the readable form of games.jsonl.zst (seeds "
                            "left out while the master seed is secret)")
     form.add_argument("--parquet", metavar="DIR",
-                      help="write games.parquet, decisions.parquet and tiles.parquet into this new or empty folder "
-                           "(the columns: docs/reference/records.md)")
+                      help="write games.parquet, decisions.parquet, beliefs.parquet and tiles.parquet into this new or "
+                           "empty folder (the columns: docs/reference/records.md)")
     p.add_argument("--out", metavar="FILE", help="with --csv or --jsonl: write to this file instead of stdout")
     p.add_argument("--league", metavar="NAME",
                    help="with --parquet: export every game of this league of the data folder RUN (its tables, "

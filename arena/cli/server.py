@@ -48,7 +48,14 @@ from arena.server.events import entrant_standing
 from arena.server.submission import message_from_dict
 from arena.server.tournaments import STATE_NAMES
 from arena.tournament.spec import read_spec_text
-from arena.tournament.standings import GameOutcome, OutcomeError, Standings, row_cells, table_frame
+from arena.tournament.standings import (
+    GameOutcome,
+    OutcomeError,
+    Standings,
+    row_cells,
+    shows_calibration,
+    table_frame,
+)
 
 DEFAULT_SERVER = "127.0.0.1:50500"
 EXIT_REFUSED = 1
@@ -498,9 +505,11 @@ def standings_table(standings: Any, title: str) -> Any:
     """A Standings message as the same table ``arena run`` prints: the columns, cells and tie-break caption of
     :func:`~arena.tournament.standings.table_frame`, each row by :func:`~arena.tournament.standings.row_cells`
     (the server's order is the standings' own)."""
-    table = table_frame(title, standings.rating)
-    for e in standings.entrants:
-        table.add_row(*row_cells(e.rank, entrant_standing(e), standings.rating).table_row())
+    entrants = [(e.rank, entrant_standing(e)) for e in standings.entrants]
+    calibration = shows_calibration([entrant for _, entrant in entrants])
+    table = table_frame(title, standings.rating, calibration)
+    for rank, entrant in entrants:
+        table.add_row(*row_cells(rank, entrant, standings.rating).table_row(calibration))
     return table
 
 
@@ -618,20 +627,24 @@ def standings_from_games(games: list[Any], reported: Any) -> Any:
     """A :class:`~arena.tournament.standings.Standings` fed with the games' summaries in the order they finished
     (the order the server counted them: OpenSkill depends on it). A summary has no think times, so each entrant's
     totals from the server's standings (``reported``, a Standings message) go with its first seat: the table's
-    per-decision mean is the same."""
+    per-decision mean is the same; so does its calibration (a summary has no beliefs)."""
     think = {e.name: (e.think_ms_per_decision * e.decisions, e.decisions) for e in reported.entrants
              if e.HasField("think_ms_per_decision")}
+    calibration = {e.name: entrant_standing(e).calibration for e in reported.entrants if e.HasField("calibration")}
     standings = Standings(group_size=max(1, reported.group_size))
     for g in sorted(games, key=lambda g: (g.started_at + g.duration_s, g.index)):
         seats = tuple(g.seats)
         think_ms, decisions = [0.0] * len(seats), [0] * len(seats)
+        beliefs = []
         for seat, name in enumerate(seats):
             if name in think:
                 think_ms[seat], decisions[seat] = think.pop(name)
+            if name in calibration:
+                beliefs.append((seat, calibration.pop(name)))
         standings.add(GameOutcome(
             index=g.index, deal_key=g.deal_key, seats=seats, side_of=tuple(g.side_of_seat) or tuple(range(len(seats))),
             scores=tuple(g.result.scores), ranking=tuple(g.result.ranking),
             winner=g.result.winner if g.result.HasField("winner") else None,
             fault_seats=tuple(sorted({f.seat for f in g.faults})), think_ms=tuple(think_ms),
-            decisions=tuple(decisions)))
+            decisions=tuple(decisions), calibration=tuple(beliefs)))
     return standings

@@ -176,6 +176,8 @@ class BotClient(ABC):
         """The accepted handshake, once there was one."""
         self._explain = explain or (lambda failure: failure)
         """Turns a crash or timeout into the fault that really happened (a limit of the bot's sandbox)."""
+        self._unread: dict[int, str] = {}
+        """Why the belief of a reply (by its id, until the reply is taken) could not be read."""
 
     # --- the verbs --------------------------------------------------------------------------------------------
 
@@ -202,7 +204,7 @@ class BotClient(ABC):
     async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
         """The bot's decision within ``timeout_s``; raises :class:`BotFailure` (the referee records it)."""
         reply, think = await self.reply(request, timeout_s)
-        return decision_of(reply, request, think, self._unread_belief(reply))
+        return decision_of(reply, request, think, self.unread_belief(reply))
 
     async def reply(self, request: DecisionRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
         """The bot's ActReply as it came, not yet checked, and its think time: :meth:`act` checks it; the relay of
@@ -253,7 +255,14 @@ class BotClient(ABC):
     async def _notify(self, message: bot_pb2.Notification) -> None:
         """Send a notification, swallowing every failure."""
 
-    def _unread_belief(self, reply: bot_pb2.ActReply) -> str:
-        """Why the transport dropped a belief it could not read from ``reply``, or "" (protobuf's bytes are read
-        whole or not at all; a JSON line's belief is read apart from its choice)."""
-        return ""
+    def unread_belief(self, reply: bot_pb2.ActReply) -> str:
+        """Why the transport dropped a belief it could not read from ``reply`` (a reply :meth:`reply` returned), or
+        "": protobuf's bytes are read whole or not at all, but a JSON line's belief is read apart from its choice,
+        and a dial-in relay says why it dropped one. Asked once per reply (:meth:`act`, or the relay of ``arena
+        connect``, which forwards it)."""
+        return self._unread.pop(id(reply), "")
+
+    def _keep_unread(self, reply: bot_pb2.ActReply, why: str) -> None:
+        """For a transport: the belief of ``reply`` could not be read, and was dropped from it."""
+        if why:
+            self._unread[id(reply)] = why

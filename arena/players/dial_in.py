@@ -39,6 +39,8 @@ from arena.protocol.convert import act_request_pb
 
 MAX_ABANDONED = 10_000
 """Ids of requests given up on (timed out, cancelled) whose late replies are still let through quietly."""
+MAX_BELIEF_PROBLEM = 500
+"""The longest reason for a dropped belief a relay may send that the arena keeps (the record's fault message)."""
 GAME_STOPPED = "the game was stopped"
 """The reason a Cancel gives when the arena gave up on a request before its deadline: the waiting game was
 cancelled (a tournament cancelled, the server stopping)."""
@@ -72,6 +74,8 @@ class _Pending:
 
     done: trio.Event
     reply: bot_pb2.ActReply | None = None
+    belief_problem: str = ""
+    """Why the relay dropped the reply's belief (``PlayRequest.belief_problem``), cut to :data:`MAX_BELIEF_PROBLEM`."""
     received_at: float = 0.0
     failure: BotFailure | None = None
 
@@ -98,10 +102,11 @@ class DialInConnection:
 
     # --- what the referee's side does ---
 
-    async def decide(self, request: bot_pb2.ActRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
-        """Send one decision request and wait up to ``timeout_s`` for its reply; the reply and the time the arena
-        measured. Raises :class:`BotFailure`: TIMEOUT, or CRASHED (the stream ended), or MALFORMED_REPLY (the bot
-        broke the protocol on it). Given up on (the time ran out, or the game was cancelled meanwhile), the request
+    async def decide(self, request: bot_pb2.ActRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float, str]:
+        """Send one decision request and wait up to ``timeout_s`` for its reply; the reply, the time the arena
+        measured, and why the relay dropped the belief the bot sent with it ("" when it did not). Raises
+        :class:`BotFailure`: TIMEOUT, or CRASHED (the stream ended), or MALFORMED_REPLY (the bot broke the protocol
+        on it). Given up on (the time ran out, or the game was cancelled meanwhile), the request
         is withdrawn on the stream with a Cancel."""
         if self.closed:
             raise BotFailure(self._kind, detail=f"the dial-in stream ended: {self.why}")
@@ -123,7 +128,7 @@ class DialInConnection:
             raise pending.failure
         if pending.reply is None:
             raise BotFailure(FaultKind.TIMEOUT, allowed_ms=allowed_ms)
-        return pending.reply, pending.received_at - started
+        return pending.reply, pending.received_at - started, pending.belief_problem
 
     def notify(self, message: bot_pb2.Notification) -> None:
         """Send a notification (no reply); nothing when the stream has ended."""
@@ -168,6 +173,7 @@ class DialInConnection:
             else:
                 del self._pending[message.request_id]
                 pending.reply = message.act
+                pending.belief_problem = message.belief_problem[:MAX_BELIEF_PROBLEM]
                 pending.received_at = time.perf_counter()
                 pending.done.set()
                 return True
@@ -207,7 +213,9 @@ class DialInBot(BotClient):
         return self.connection.hello
 
     async def _act(self, request: DecisionRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, float]:
-        return await self.connection.decide(act_request_pb(request), timeout_s)
+        reply, think, belief_problem = await self.connection.decide(act_request_pb(request), timeout_s)
+        self._keep_unread(reply, belief_problem)  # a belief the relay could not read is a fault of the belief here
+        return reply, think
 
     async def _notify(self, message: bot_pb2.Notification) -> None:
         self.connection.notify(message)

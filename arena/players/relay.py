@@ -5,8 +5,10 @@ a kit binary; not sandboxed, as it is the owner's own program on the owner's mac
 opens one ``DialInService.Play`` stream to the server (``proto/dominoes/v1/dial_in.proto``): the hello with the
 bot's own, then each decision request is handed to it as the arena would have sent it to a local bot (a gRPC bot
 gets the request's own bytes, any other bot the request rebuilt for its protocol; several at once, as the server
-sends them), and its reply goes back unchanged, for the server to check. A bot that crashed is started again for the
-next request; a request it cannot answer is left unanswered (the server's clock runs out on it). When the server
+sends them), and its reply goes back unchanged, for the server to check (with, when a stdio bot's belief could not
+be read and was left out, the reason: ``PlayRequest.belief_problem``, a fault of the belief at the server). A bot
+that crashed is started again for the next request; a request it cannot answer is left unanswered (the server's
+clock runs out on it). When the server
 gives up on a request (its ``Cancel``: a timeout, a game cancelled), the local call is cancelled, so the local bot
 sees CANCELLED as a bot the arena runs itself does, and nothing is sent back.
 
@@ -151,9 +153,10 @@ class LocalBot(Protocol):
     async def hello(self) -> bot_pb2.HelloReply:
         """Its handshake (starting it first if need be); raises :class:`BotFailure` when it cannot start."""
 
-    async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
-        """Its reply to a request as the server sent it; raises :class:`BotFailure` when it has none, ValueError or
-        KeyError for a request it cannot take."""
+    async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, str]:
+        """Its reply to a request as the server sent it, and why the belief it sent could not be read and was left
+        out of the reply ("" when it was not: the server records a reason as a fault of the belief); raises
+        :class:`BotFailure` when it has none, ValueError or KeyError for a request it cannot take."""
 
     async def notify(self, message: bot_pb2.Notification) -> None: ...
 
@@ -176,14 +179,14 @@ class ProcessBot:
         assert client.hello is not None
         return client.hello
 
-    async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
+    async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, str]:
         client = await self.process.ensure_running()
         if isinstance(client, RemoteBot) and not wire_logged():
             # a gRPC bot is sent the request the arena encoded, which is what it would be sent by an arena running it
             reply, _ = await client.act_encoded(message.SerializeToString(), timeout_s)
-            return reply
+            return reply, ""
         reply, _ = await client.reply(decision_request(message, self._games), timeout_s)
-        return reply
+        return reply, client.unread_belief(reply)  # a stdio line's belief that is not a Belief
 
     async def notify(self, message: bot_pb2.Notification) -> None:
         client = self.process.client
@@ -212,15 +215,16 @@ class PolicyBot:
     async def hello(self) -> bot_pb2.HelloReply:
         return self._hello
 
-    async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActReply:
+    async def decide(self, message: bot_pb2.ActRequest, timeout_s: float) -> tuple[bot_pb2.ActReply, str]:
         if not message.observation.legal_actions:
             raise ValueError(self._no_legal_actions)
         given_up = threading.Event()
         try:
             with trio.move_on_after(timeout_s):
                 try:
-                    return await trio.to_thread.run_sync(self._reply, message, given_up.is_set,
-                                                         abandon_on_cancel=True)
+                    reply = await trio.to_thread.run_sync(self._reply, message, given_up.is_set,
+                                                          abandon_on_cancel=True)
+                    return reply, ""  # a message built here: its belief is a Belief
                 except Exception as error:  # the policy's own bug: this decision fails, the bot goes on
                     raise BotFailure(FaultKind.CRASHED, detail=f"the policy raised {type(error).__name__}: "
                                                                 f"{str(error)[:200]}") from None
@@ -345,7 +349,7 @@ class Relay:
         thinking = self.in_flight[request_id]
         try:
             with thinking.scope:
-                reply = await self.local.decide(message, timeout_s)
+                reply, belief_problem = await self.local.decide(message, timeout_s)
         except BotFailure as failure:
             self.say(f"the bot did not answer request {request_id} (match {message.match_id[:8]}): {failure}")
             return
@@ -358,11 +362,12 @@ class Relay:
             self.say(f"the arena gave up on request {request_id} (match {message.match_id[:8]}): "
                      f"{thinking.withdrawn}; the bot's decision was cancelled")
             return
-        self._send(request_id, reply, (time.perf_counter() - received) * 1000)
+        self._send(request_id, reply, (time.perf_counter() - received) * 1000, belief_problem)
 
-    def _send(self, request_id: int, reply: bot_pb2.ActReply, latency_ms: float) -> None:
-        """A reply to the server, counted as served (until a Cancel that crossed it takes it back)."""
-        self.outbox.put(dial_in_pb2.PlayRequest(request_id=request_id, act=reply))
+    def _send(self, request_id: int, reply: bot_pb2.ActReply, latency_ms: float, belief_problem: str = "") -> None:
+        """A reply to the server, counted as served (until a Cancel that crossed it takes it back), with why the
+        bot's belief was left out of it, if it was: the server records that as the bot's fault of the belief."""
+        self.outbox.put(dial_in_pb2.PlayRequest(request_id=request_id, act=reply, belief_problem=belief_problem))
         self.decisions += 1
         self.latency.add(latency_ms)
         self.answered[request_id] = latency_ms

@@ -47,14 +47,9 @@ class StdioBot(BotClient):
         self._lock = trio.Lock()
         self._owed = 0
         """Replies the bot still owes for requests whose deadline passed: thrown away when they come."""
-        self._unread: dict[int, str] = {}
-        """Why the belief of a reply (by its id, until the reply is taken) could not be read."""
 
     def close(self) -> None:
         """The pipes are closed by the process's stop; nothing to do here (the BotClient interface)."""
-
-    def _unread_belief(self, reply: bot_pb2.ActReply) -> str:
-        return self._unread.pop(id(reply), "")
 
     async def _hello(self, request: bot_pb2.HelloRequest, timeout_s: float, budget_s: float) -> bot_pb2.HelloReply:
         try:
@@ -79,8 +74,7 @@ class StdioBot(BotClient):
                 reply, unread = _parse_act_reply(line)
             except ValueError as error:
                 raise BotFailure(FaultKind.MALFORMED_REPLY, detail=f"the line is not an ActReply: {error}") from None
-            if unread:
-                self._unread[id(reply)] = unread
+            self._keep_unread(reply, unread)
         except BotFailure as failure:
             raise self._explain(failure) from None
         return reply, time.perf_counter() - started

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from arena.records.jsonform import belief_from
-from arena.records.replay import game_of, steps
+from arena.records.replay import Step, steps
 from arena.rules.beliefs import Belief, Calibration, scored, truth
 
 
@@ -38,14 +38,23 @@ def recorded_beliefs(record: Mapping[str, Any]) -> Iterator[RecordedBelief]:
     (FormatError for a belief that does not fit its tiles)."""
     if not has_beliefs(record):
         return
-    players = game_of(record).players
     for step in steps(record):
-        move = step.recorded
-        if step.kind != "move" or move is None or "belief" not in move:
-            continue
-        seat = int(move.get("seat", 0))
-        belief = belief_from(move["belief"], players)
-        yield RecordedBelief(step.number, seat, belief, truth(step.match.round, seat, belief.tiles))
+        item = belief_at(step)
+        if item is not None:
+            yield item
+
+
+def belief_at(step: Step) -> RecordedBelief | None:
+    """The belief recorded with a step's move, with the truth (the step's match is the round just before the
+    move), or None (not a move, or no belief); FormatError for a belief that does not fit its tiles. For walks of
+    :func:`.replay.steps` that read more than the beliefs (the Parquet export)."""
+    move = step.recorded
+    if step.kind != "move" or move is None or "belief" not in move:
+        return None
+    state = step.match.round
+    seat = int(move.get("seat", 0))
+    belief = belief_from(move["belief"], state.game.players)
+    return RecordedBelief(step.number, seat, belief, truth(state, seat, belief.tiles))
 
 
 def calibration_by_seat(record: Mapping[str, Any]) -> dict[int, Calibration]:

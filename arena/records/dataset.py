@@ -8,6 +8,8 @@ Three files go into ``DIR``:
 - ``decisions.parquet``: one row per recorded move, forced moves included, with what the seat to move saw when it
   chose: its hand, the layout's open ends, its legal actions; then what it chose, how long it thought, and how the
   round and the game ended for its side;
+- ``beliefs.parquet``: one row per tile named in a belief a bot sent with its move (:mod:`.beliefs`), with where
+  the tile really was and the tile's scores; join it to ``decisions.parquet`` on (run, game, move);
 - ``tiles.parquet``: the tile encoding as a table (id, low, high, name, pips, double), to join on.
 
 The hands, open ends and legal actions are not in the records: they come from re-simulating each record with the
@@ -88,6 +90,25 @@ game_points        int64                       the side's final match score
 game_won           bool                        the side won the match (false for a drawn match)
 game_rank          int8                        the side's place in the match's ranking, 1 the best
 =================  ==========================  ===========================================================
+
+beliefs.parquet (the truth is where the tile was just before the move; the scores are the standings', per tile):
+
+=================  ==========================  ===========================================================
+column             type                        meaning
+=================  ==========================  ===========================================================
+run, game, move    string, int64, int32        the move the belief came with, as in decisions.parquet
+round              int16                       the round, from 0
+seat, entrant      int8, string                the seat that sent it and its entrant
+tile               int16                       a tile the belief names
+places             list<int8>                  the belief's places in order: the other seats, then -1 for
+                                               the boneyard (the same for every tile of a belief)
+probabilities      list<float64>               the tile's probability of each place, as recorded (whole
+                                               thousandths, summing to 1)
+truth              int8                        the place the tile really was in: a seat, -1 the boneyard
+p_truth            float64                     the probability the belief gave that place
+brier              float64                     the tile's Brier score (0 to 2)
+log_loss           float64                     the tile's log loss in nats (at most ln 1000)
+=================  ==========================  ===========================================================
 """
 
 from __future__ import annotations
@@ -100,20 +121,23 @@ from pathlib import Path
 from typing import Any
 
 from arena.display import move_label
+from arena.records.beliefs import RecordedBelief, belief_at
 from arena.records.export import ExportError, GameRow, row_from_record, seeds_revealed
-from arena.records.jsonform import index_of
+from arena.records.jsonform import FormatError, index_of
 from arena.records.replay import RecordError, Step, check_record_file, game_of, locate, steps
 from arena.records.schema import Record
 from arena.records.store import ReadReport, iter_records
 from arena.rules import DRAW, NO_TILE, NO_TRAIN, Action, Kind, Point
+from arena.rules.beliefs import brier, log_loss, places
 from arena.rules.line import End
 from arena.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, PIPS
 from arena.rules.trains import TrainEnd
 
 GAMES_FILE = "games.parquet"
 DECISIONS_FILE = "decisions.parquet"
+BELIEFS_FILE = "beliefs.parquet"
 TILES_FILE = "tiles.parquet"
-PARQUET_FILES = (GAMES_FILE, DECISIONS_FILE, TILES_FILE)
+PARQUET_FILES = (GAMES_FILE, DECISIONS_FILE, BELIEFS_FILE, TILES_FILE)
 BATCH_ROWS = 20_000
 """Decision rows held in memory before they are written as a row group (a league's export stays small in memory)."""
 KIND_TEXT = {Kind.PLACE: "place", Kind.DRAW: "draw", Kind.PASS: "pass"}
@@ -136,8 +160,8 @@ def _pyarrow() -> Any:
     return pyarrow
 
 
-def schemas() -> tuple[Any, Any, Any]:
-    """The games, decisions and tiles schemas (the module docstring's tables, as pyarrow types)."""
+def schemas() -> tuple[Any, Any, Any, Any]:
+    """The games, decisions, beliefs and tiles schemas (the module docstring's tables, as pyarrow types)."""
     pa = _pyarrow()
     action = pa.struct([("kind", pa.string()), ("tile", pa.int16()), ("target", pa.int16()),
                         ("point", pa.string()), ("train", pa.int16())])
@@ -163,9 +187,15 @@ def schemas() -> tuple[Any, Any, Any]:
         ("round_ending", pa.string()), ("game_points", pa.int64()), ("game_won", pa.bool_()),
         ("game_rank", pa.int8()),
     ])
+    beliefs = pa.schema([
+        ("run", pa.string()), ("game", pa.int64()), ("move", pa.int32()), ("round", pa.int16()), ("seat", pa.int8()),
+        ("entrant", pa.string()), ("tile", pa.int16()), ("places", pa.list_(pa.int8())),
+        ("probabilities", pa.list_(pa.float64())), ("truth", pa.int8()), ("p_truth", pa.float64()),
+        ("brier", pa.float64()), ("log_loss", pa.float64()),
+    ])
     tiles = pa.schema([("id", pa.int16()), ("low", pa.int8()), ("high", pa.int8()), ("name", pa.string()),
                        ("pips", pa.int8()), ("double", pa.bool_())])
-    return games, decisions, tiles
+    return games, decisions, beliefs, tiles
 
 
 def action_struct(action: Action) -> dict[str, Any]:
@@ -211,12 +241,31 @@ def decision_row(run: str, game: int, step: Step, seats: list[str], side_of: tup
     }
 
 
+def belief_rows(run: str, game: int, round_index: int, item: RecordedBelief, seats: list[str]) -> list[dict[str, Any]]:
+    """One row per tile of a recorded belief, beside where the tile was (a tile that was not hidden, which a
+    verified record never holds, has no truth and no scores)."""
+    players = len(seats)
+    order = list(places(players, item.seat))
+    rows = []
+    for tile, row, where in zip(item.belief.tiles, item.belief.probabilities, item.truth, strict=True):
+        known = where >= 0
+        rows.append({
+            "run": run, "game": game, "move": item.number, "round": round_index, "seat": item.seat,
+            "entrant": seats[item.seat] if item.seat < players else "", "tile": tile, "places": order,
+            "probabilities": list(row), "truth": order[where] if known else None,
+            "p_truth": row[where] if known else None, "brier": brier(row, where) if known else None,
+            "log_loss": log_loss(row, where) if known else None,
+        })
+    return rows
+
+
 @dataclass
 class GameRows:
-    """One game's row and its decision rows."""
+    """One game's row, its decision rows and its belief rows."""
 
     game: dict[str, Any]
     decisions: list[dict[str, Any]]
+    beliefs: list[dict[str, Any]] = field(default_factory=list)
 
 
 def rows_of_record(record: Record, run: str, show_seed: bool) -> GameRows:
@@ -227,6 +276,7 @@ def rows_of_record(record: Record, run: str, show_seed: bool) -> GameRows:
     if len(row.seats) != game.players:
         raise ExportError(f"the record has {len(row.seats)} seats; a {game.name} game has {game.players}")
     decisions: list[dict[str, Any]] = []
+    beliefs: list[dict[str, Any]] = []
     round_start = 0
     opening: tuple[int, int] | None = None
     rounds = 0
@@ -235,12 +285,16 @@ def rows_of_record(record: Record, run: str, show_seed: bool) -> GameRows:
             round_start, rounds = len(decisions), step.round + 1
         elif step.kind == "move":
             decisions.append(decision_row(run, row.index, step, list(row.seats), game.side_of))
+            belief = belief_at(step)
+            if belief is not None:
+                beliefs.extend(belief_rows(run, row.index, step.round, belief, list(row.seats)))
             if opening is None and step.action.kind == Kind.PLACE:
                 opening = (step.action.tile, step.match.round.turn)
         else:
             _round_result(decisions[round_start:], step.match.round.result())
     _game_result(decisions, row)
-    return GameRows(_game_row(row, run, game.name, game.players, rounds, len(decisions), opening), decisions)
+    return GameRows(_game_row(row, run, game.name, game.players, rounds, len(decisions), opening), decisions,
+                    beliefs)
 
 
 def _round_result(rows: list[dict[str, Any]], result: Any) -> None:
@@ -288,6 +342,8 @@ class DatasetReport:
 
     games: int = 0
     decisions: int = 0
+    beliefs: int = 0
+    """Rows of ``beliefs.parquet``: tiles named in beliefs."""
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0
@@ -308,7 +364,7 @@ def _records_of(records: Path, run: str, report: DatasetReport) -> Iterator[Game
                 continue
             try:
                 rows = rows_of_record(record, run, show_seed)
-            except (ExportError, RecordError) as error:
+            except (ExportError, RecordError, FormatError) as error:
                 report.warnings.append(f"{records}: game {index}: {error}; skipped")
                 continue
             seen.add(index)
@@ -360,21 +416,19 @@ def write_dataset(sources: Iterable[tuple[str, Path]], out: str | Path) -> Datas
     out = Path(out)
     created = not out.exists()
     prepare_output(out)
-    games_schema, decisions_schema, tiles_schema = schemas()
+    games_schema, decisions_schema, beliefs_schema, tiles_schema = schemas()
     report = DatasetReport()
     parts = {name: out / f".{name}.part" for name in PARQUET_FILES}
     try:
         with pq.ParquetWriter(parts[GAMES_FILE], games_schema) as games_out, \
-                pq.ParquetWriter(parts[DECISIONS_FILE], decisions_schema) as decisions_out:
-            games: list[dict[str, Any]] = []
-            decisions: list[dict[str, Any]] = []
+                pq.ParquetWriter(parts[DECISIONS_FILE], decisions_schema) as decisions_out, \
+                pq.ParquetWriter(parts[BELIEFS_FILE], beliefs_schema) as beliefs_out:
+            tables = _Batches(pa, [_Batch(games_out, games_schema), _Batch(decisions_out, decisions_schema),
+                                   _Batch(beliefs_out, beliefs_schema)])
             for run, records in files:
                 for rows in _records_of(records, run, report):
-                    games.append(rows.game)
-                    decisions.extend(rows.decisions)
-                    if len(decisions) >= BATCH_ROWS:
-                        _flush(pa, games_out, games_schema, games, decisions_out, decisions_schema, decisions, report)
-            _flush(pa, games_out, games_schema, games, decisions_out, decisions_schema, decisions, report)
+                    tables.add(rows, report)
+            tables.flush(report)
         pq.write_table(_table(pa, tile_rows(), tiles_schema), parts[TILES_FILE])
         for name, part in parts.items():
             os.replace(part, out / name)
@@ -407,19 +461,43 @@ def _table(pa: Any, rows: list[dict[str, Any]], schema: Any) -> Any:
     return pa.Table.from_pydict({name: [row[name] for row in rows] for name in schema.names}, schema=schema)
 
 
-def _flush(pa: Any, games_out: Any, games_schema: Any, games: list[dict[str, Any]], decisions_out: Any,
-           decisions_schema: Any, decisions: list[dict[str, Any]], report: DatasetReport) -> None:
-    """Write the rows held so far as one row group of each table, and forget them (column by column: pyarrow
-    converts lists of values four times faster than lists of row dicts)."""
-    if games:
-        games_out.write_table(_table(pa, games, games_schema))
-    if decisions:
-        decisions_out.write_table(_table(pa, decisions, decisions_schema))
-    report.games += len(games)
-    report.decisions += len(decisions)
-    games.clear()
-    decisions.clear()
+@dataclass
+class _Batch:
+    """One table's writer and the rows held for it."""
+
+    out: Any
+    schema: Any
+    rows: list[dict[str, Any]] = field(default_factory=list)
 
 
-__all__ = ["GAMES_FILE", "DECISIONS_FILE", "TILES_FILE", "PARQUET_FILES", "DatasetReport", "ParquetUnavailable",
-           "schemas", "rows_of_record", "tile_rows", "write_dataset"]
+class _Batches:
+    """The games, decisions and beliefs rows held before they are written as one row group of each table."""
+
+    def __init__(self, pa: Any, batches: list[_Batch]) -> None:
+        self.pa = pa
+        self.games, self.decisions, self.beliefs = batches
+
+    def add(self, rows: GameRows, report: DatasetReport) -> None:
+        """One game's rows; written once :data:`BATCH_ROWS` decisions are held."""
+        self.games.rows.append(rows.game)
+        self.decisions.rows.extend(rows.decisions)
+        self.beliefs.rows.extend(rows.beliefs)
+        if len(self.decisions.rows) >= BATCH_ROWS:
+            self.flush(report)
+
+    def flush(self, report: DatasetReport) -> None:
+        """Write the rows held so far as one row group of each table, and forget them (column by column: pyarrow
+        converts lists of values four times faster than lists of row dicts)."""
+        report.games += len(self.games.rows)
+        report.decisions += len(self.decisions.rows)
+        report.beliefs += len(self.beliefs.rows)
+        for batch in (self.games, self.decisions, self.beliefs):
+            if batch.rows:
+                batch.out.write_table(_table(self.pa, batch.rows, batch.schema))
+                batch.rows.clear()
+
+
+__all__ = ["GAMES_FILE", "DECISIONS_FILE", "BELIEFS_FILE", "TILES_FILE", "PARQUET_FILES", "DatasetReport",
+           "ParquetUnavailable",
+           "schemas", "rows_of_record", "belief_rows", "tile_rows",
+           "write_dataset"]

@@ -26,6 +26,10 @@ Text conventions:
   ``N`` counts the moves of the whole game from 1 (:func:`~arena.records.replay.move_label`), as every other view
   does; the header says so. A fault: ``FAULT · round R, move N · seat S (entrant) · kind: message``, ``N`` the move
   that was being decided.
+- A move sent with a belief (:mod:`.beliefs`) is followed by one line: how many tiles it named, its mean Brier score
+  and log loss per tile, and each tile with the probability the bot gave the place it really was in
+  (``belief: 2 tiles · Brier 1.062 · log loss 3.60 · where each was: [5|5] 75% · [1|6] 0%``). The seat view shows
+  only how many tiles: the truth is other seats' hands.
 """
 
 from __future__ import annotations
@@ -37,9 +41,11 @@ from rich.console import Console
 from rich.text import Text
 
 from arena.display import move_label, safe_name
+from arena.records.beliefs import RecordedBelief, recorded_beliefs
 from arena.records.jsonform import index_of
 from arena.records.replay import Position, RecordError, game_of, positions
 from arena.rules import MEXICAN_TRAIN, Game, Match
+from arena.rules.beliefs import QUANTUM, scored
 from arena.rules.line import LineView
 from arena.rules.spinner import NO_SPINNER, SpinnerView
 from arena.rules.tiles import HIGH, LOW, NAMES
@@ -125,6 +131,9 @@ class _Show:
         seats = list(record.get("seats", ()))
         self.names = [safe_name(seats[s]) if s < len(seats) else "" for s in range(game.players)]
         self.faults = sorted(record.get("faults", ()), key=lambda f: int(f.get("moveNumber", 0)))
+        self.beliefs = {item.number: item for item in recorded_beliefs(record)}
+        """The beliefs beside the truth, by move number (none without beliefs: the game is then not replayed
+        twice)."""
 
     # --- output ---
 
@@ -165,6 +174,8 @@ class _Show:
                     self.block([compact_move_line(position, self.game, self.names, self.seat, scored)], gap=False)
                 else:
                     self.block(move_lines(position, self.game, self.names, self.seat))
+                if position.number in self.beliefs:
+                    self.block([belief_line(self.beliefs[position.number], self.seat)], gap=False)
                 if state.is_over():
                     self.block(round_end_lines(position.match, position.round, self.game, self.names,
                                                layout=self.compact))
@@ -412,6 +423,25 @@ def round_end_lines(match: Match, round_index: int, game: Game, names: Sequence[
         lines.append(("    ", (seat_label(s, names), "seat"), f": {hand_text(hand)} ({result.pips[s]} pips)"))
     lines.append(("  ", ("scores: ", "label"), (scores_text(match.scores, game, names), "result")))
     return lines
+
+
+def belief_line(item: RecordedBelief, seat: int | None) -> Line:
+    """The belief sent with a move, beside the truth: its tiles' scores and, per tile, the probability it gave the
+    place the tile was in; in a seat's view, only its size (the truth is other seats' hands)."""
+    count = f"{len(item.belief)} tile{'s' if len(item.belief) != 1 else ''}"
+    if seat is not None:
+        return ("  ", ("belief: ", "label"), f"{count} (beside the truth in the every-hand view)")
+    score = scored(item.belief, item.truth)
+    where = " · ".join(f"{NAMES[tile]} {_percent(row[place]) if place >= 0 else '?'}"
+                       for tile, row, place in zip(item.belief.tiles, item.belief.probabilities, item.truth,
+                                                   strict=True))
+    return ("  ", ("belief: ", "label"), f"{count} · Brier {score.brier or 0.0:.3f} · log loss "
+                                         f"{score.log_loss or 0.0:.2f} · ", ("where each was: ", "label"), where)
+
+
+def _percent(probability: float) -> str:
+    """A recorded probability (whole thousandths) as a percentage: ``75%``, ``0.1%``, ``33.3%``."""
+    return f"{round(probability * QUANTUM) / 10:g}%"
 
 
 def fault_lines(fault: Mapping[str, Any], names: Sequence[str], round_index: int | None) -> list[Line]:

@@ -31,9 +31,16 @@ from arena.protocol.convert import action_pb, round_result_pb
 from arena.records.store import to_message
 from arena.referee import MoveRecord, RoundRecord
 from arena.rules import Action, Kind
+from arena.rules.beliefs import Calibration
 from arena.tournament.sequential import MatchupTest
 from arena.tournament.sprt import SprtError
-from arena.tournament.standings import EloEstimate, EntrantStanding, StandingsTable
+from arena.tournament.standings import (
+    EloEstimate,
+    EntrantStanding,
+    StandingsTable,
+    calibration_from_json,
+    calibration_json,
+)
 
 WATCH_BUFFER_EVENTS = 1024
 """Events a watcher may have waiting before the server sheds (see the module docstring)."""
@@ -242,6 +249,8 @@ def standings_pb(table: StandingsTable | Mapping[str, Any]) -> apb.Standings:
         entrant.openskill_mu = e.openskill_mu
         entrant.openskill_sigma = e.openskill_sigma
         entrant.openskill_ordinal = e.openskill_ordinal
+        if e.calibration.beliefs:
+            entrant.calibration.CopyFrom(calibration_pb(e.calibration))
     for a, row in table.pairwise.items():
         for b, cell in row.items():
             message.pairwise.add(entrant=a, opponent=b, wins=cell.wins, draws=cell.draws, losses=cell.losses)
@@ -250,6 +259,14 @@ def standings_pb(table: StandingsTable | Mapping[str, Any]) -> apb.Standings:
         if sprt is not None:
             message.sprt.CopyFrom(sprt)
     return message
+
+
+def calibration_pb(calibration: Calibration) -> apb.Calibration:
+    """An entrant's calibration as ``standings.json`` writes it (:meth:`EntrantStanding.to_json`): the beliefs, the
+    tiles and the mean scores per tile."""
+    data = calibration_json(calibration)
+    return apb.Calibration(beliefs=data["beliefs"], tiles=data["tiles"], brier=data["brier"] or 0.0,
+                           log_loss=data["log_loss"] or 0.0)
 
 
 def entrant_standing(e: apb.EntrantStanding) -> EntrantStanding:
@@ -271,7 +288,9 @@ def entrant_standing(e: apb.EntrantStanding) -> EntrantStanding:
         think_ms_per_decision=per_decision,
         elo=EloEstimate(score=present("score"), elo=present("elo"), low=low, high=high, low_by_deal=low_by_deal,
                         high_by_deal=high_by_deal, games=e.games, deal_sets=0),
-        openskill_mu=e.openskill_mu, openskill_sigma=e.openskill_sigma, openskill_ordinal=e.openskill_ordinal)
+        openskill_mu=e.openskill_mu, openskill_sigma=e.openskill_sigma, openskill_ordinal=e.openskill_ordinal,
+        calibration=calibration_from_json(json_format.MessageToDict(e.calibration, preserving_proto_field_name=True))
+        if e.HasField("calibration") else Calibration())
 
 
 def sprt_pb(data: Mapping[str, Any], group_size: int, recorded: int | None = None) -> apb.SprtState | None:

@@ -262,9 +262,8 @@ class EntrantStanding:
             "think_ms_per_decision": self.think_ms_per_decision, "elo": self.elo.to_json(),
             "openskill": {"mu": self.openskill_mu, "sigma": self.openskill_sigma, "ordinal": self.openskill_ordinal},
         }
-        c = self.calibration
-        if c.beliefs:
-            data["calibration"] = {"beliefs": c.beliefs, "tiles": c.tiles, "brier": c.brier, "log_loss": c.log_loss}
+        if self.calibration.beliefs:
+            data["calibration"] = calibration_json(self.calibration)
         return data
 
     @classmethod
@@ -278,11 +277,18 @@ class EntrantStanding:
             think_ms=data.get("think_ms", 0.0), think_ms_per_decision=data.get("think_ms_per_decision"),
             elo=EloEstimate.from_json(data.get("elo") or {}), openskill_mu=skill.get("mu", 0.0),
             openskill_sigma=skill.get("sigma", 0.0), openskill_ordinal=skill.get("ordinal", 0.0),
-            calibration=_calibration_from_json(data.get("calibration") or {}))
+            calibration=calibration_from_json(data.get("calibration") or {}))
 
 
-def _calibration_from_json(data: Mapping[str, Any]) -> Calibration:
-    """The calibration :meth:`EntrantStanding.to_json` wrote: its means times its tiles give back the totals."""
+def calibration_json(calibration: Calibration) -> dict[str, Any]:
+    """An entrant's calibration as ``standings.json`` holds it (and the server's message, from it): the beliefs,
+    the tiles they named, and the mean Brier score and log loss per tile (None before any tile)."""
+    return {"beliefs": calibration.beliefs, "tiles": calibration.tiles, "brier": calibration.brier,
+            "log_loss": calibration.log_loss}
+
+
+def calibration_from_json(data: Mapping[str, Any]) -> Calibration:
+    """The calibration :func:`calibration_json` wrote: its means times its tiles give back the totals."""
     tiles = int(data.get("tiles", 0))
     return Calibration(int(data.get("beliefs", 0)), tiles, (data.get("brier") or 0.0) * tiles,
                        (data.get("log_loss") or 0.0) * tiles)

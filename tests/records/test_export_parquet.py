@@ -13,10 +13,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import trio
 
 from arena.records import dataset
 from arena.records.dataset import ParquetUnavailable, write_dataset
 
+from support.beliefs import BELIEF, LOG_LOSS, bottom_tiles, played_record
 from support.cli import arena
 from support.paths import ROOT
 from support.random_matches import CONFIGS, IDS
@@ -99,20 +101,22 @@ def exported(run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert done.stdout == ""
     moves = sum(len(moves_of(r)) for r in records_of(run / "games.jsonl"))
     assert done.stderr == (f"wrote 2 games and {moves} decisions to {out} "
-                           f"(games.parquet, decisions.parquet, tiles.parquet)\n")
+                           f"(games.parquet, decisions.parquet, beliefs.parquet, tiles.parquet)\n")
     return out
 
 
 def test_the_tables_have_the_documented_types(exported: Path) -> None:
-    games, decisions, tiles = dataset.schemas()
+    games, decisions, beliefs, tiles = dataset.schemas()
     assert pq.read_schema(exported / "games.parquet").remove_metadata() == games
     assert pq.read_schema(exported / "decisions.parquet").remove_metadata() == decisions
+    assert pq.read_schema(exported / "beliefs.parquet").remove_metadata() == beliefs
+    assert read(exported, "beliefs.parquet") == []  # the bots of this run send no belief
     assert pq.read_schema(exported / "tiles.parquet").remove_metadata() == tiles
     types = {f.name: f.type for f in decisions}
     assert types["hand"] == pa.list_(pa.int16()) and types["think_ms"] == pa.float64()
     assert types["game"] == pa.int64() and types["seat"] == pa.int8() and types["forced"] == pa.bool_()
     documented = dataset.__doc__ or ""
-    assert [f.name for f in (*games, *decisions) if f.name not in documented] == []  # the docstring's column tables
+    assert [f.name for f in (*games, *decisions, *beliefs) if f.name not in documented] == []  # the docstring's column tables
 
 
 def test_one_decision_row_per_move_with_hand_and_time(run: Path, exported: Path) -> None:
@@ -249,6 +253,26 @@ def test_a_faulted_game_has_no_cut_round_result(tmp_path: Path) -> None:
     assert all(row["game_won"] == (row["side"] == record["result"]["winner"]) for row in rows)
 
 
+@pytest.mark.fast
+def test_each_tile_of_a_belief_is_a_row_beside_the_truth(tmp_path: Path) -> None:
+    """The believer's one belief (two tiles, both in the boneyard) is two rows of beliefs.parquet, joined to its
+    decision by (run, game, move), each with the recorded probabilities, the truth and the standings' scores."""
+    record = trio.run(played_record)
+    report = write_dataset([(".", run_of(tmp_path / "run", [record]))], tmp_path / "out")
+    assert report.beliefs == 2
+    rows = read(tmp_path / "out", "beliefs.parquet")
+    first, second = bottom_tiles()
+    move = next(n for n, (_, m) in enumerate(moves_of(record)) if "belief" in m)
+    assert [{k: v for k, v in row.items() if k not in ("brier", "log_loss")} for row in rows] == [
+        {"run": ".", "game": 0, "move": move, "round": 0, "seat": 0, "entrant": "believer", "tile": tile,
+         "places": [1, -1], "probabilities": list(p), "truth": -1, "p_truth": p[1]}
+        for tile, p in ((first, BELIEF[0]), (second, BELIEF[1]))]
+    assert [row["brier"] for row in rows] == pytest.approx([0.125, 2.0])
+    assert sum(row["log_loss"] for row in rows) / 2 == pytest.approx(LOG_LOSS)
+    decision = read(tmp_path / "out", "decisions.parquet")[move]
+    assert (decision["seat"], decision["move"], decision["forced"]) == (0, move, False)
+
+
 def test_no_seed_is_exported_while_secret(run: Path, tmp_path: Path) -> None:
     running = tmp_path / "running"
     shutil.copytree(run, running)
@@ -298,7 +322,7 @@ def test_a_corrupt_record_is_skipped_with_a_warning(tmp_path: Path) -> None:
     assert lines[0].endswith("; skipped")
     assert lines[1].startswith(f"warning: {folder / 'games.jsonl'} line 2: ") and lines[1].endswith("; skipped")
     assert lines[2] == f"wrote 1 games and {len(moves_of(draws[0]))} decisions to {out} " \
-                       f"(games.parquet, decisions.parquet, tiles.parquet)"
+                       f"(games.parquet, decisions.parquet, beliefs.parquet, tiles.parquet)"
     assert [g["game"] for g in read(out, "games.parquet")] == [0]
 
 
@@ -376,8 +400,8 @@ def test_a_huge_index_fits_and_an_overflow_is_one_error(tmp_path: Path, monkeypa
     real = dataset.schemas
 
     def narrow() -> tuple:  # as if the game column were int8: the value cannot be written
-        games, decisions, tiles = real()
-        return games.set(games.get_field_index("game"), pa.field("game", pa.int8())), decisions, tiles
+        games, decisions, beliefs, tiles = real()
+        return games.set(games.get_field_index("game"), pa.field("game", pa.int8())), decisions, beliefs, tiles
 
     monkeypatch.setattr(dataset, "schemas", narrow)
     with pytest.raises(dataset.ExportError, match=r"^cannot write .*: a value does not fit its column: "):

@@ -5,10 +5,14 @@ before."""
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
 import pytest
+import trio
+from rich.console import Console
+from support.beliefs import BRIER, LOG_LOSS, bottom_tiles, played_record
 from support.chromium import needs_chromium
 from support.paths import ROOT
 
@@ -20,6 +24,7 @@ from arena.records.format import game_record_pb, to_json_line
 from arena.records.html import viewer_data, write_html
 from arena.records.jsonform import game_record_dict
 from arena.records.replay import steps, verify_game
+from arena.records.terminal import show_game
 from arena.referee import play_match
 from arena.rules import new_game
 from arena.rules.tiles import NAMES
@@ -175,3 +180,28 @@ async def test_the_replay_page_shows_each_belief_beside_the_truth(browser) -> No
     assert shown["rows"] == [] and "all hands" in shown["note"]     # a seat's view: no truth of other hands
     assert browser.exceptions() == []
     browser.screenshot(ARTIFACTS / "beliefs.png")
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("compact", [True, False], ids=["compact", "full"])
+def test_the_terminal_replay_shows_a_belief_beside_the_truth(compact: bool) -> None:
+    """Under the move it came with, one line: the tiles named, the scores, and each tile's probability of the place
+    it really was in (both in the boneyard: 75% and 0%); the seat view says only how many tiles."""
+    record = trio.run(played_record)
+    first, second = bottom_tiles()
+    lines = shown(record, compact=compact).splitlines()
+    [at] = [i for i, line in enumerate(lines) if "belief:" in line]
+    assert lines[at] == (f"  belief: 2 tiles · Brier {BRIER:.3f} · log loss {LOG_LOSS:.2f} · where each was: "
+                         f"{NAMES[first]} 75% · {NAMES[second]} 0%")
+    number = next(n for n, m in enumerate(m for r in record["rounds"] for m in r["moves"]) if "belief" in m)
+    header = lines[at - 1] if compact else next(line for line in reversed(lines[:at]) if line.startswith("move "))
+    assert header.startswith(f"move {number + 1} · seat 0 (believer)")
+    seat_view = shown(record, compact=compact, seat=0)
+    assert "  belief: 2 tiles (beside the truth in the every-hand view)" in seat_view.splitlines()
+    assert "75%" not in seat_view
+
+
+def shown(record: dict, **kwargs: Any) -> str:
+    console = Console(file=io.StringIO(), width=200)
+    show_game(record, console=console, **kwargs)
+    return console.file.getvalue()

@@ -5,15 +5,21 @@ alone (``beliefFaults``), with its exact message, while the move is played and t
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
+import trio
 from support.paths import ROOT
 
 from arena.players import RandomPlayer
 from arena.players.base import LocalPlayer
+from arena.players.client import BotClient
+from arena.players.dial_in import DialInBot, DialInConnection
 from arena.players.process import BotProcess, BotSpec
+from arena.players.relay import ProcessBot, Relay
 from arena.records.jsonform import game_record_dict
 from arena.records.replay import steps, verify_game
 from arena.referee import MatchRecord, TimeControl, play_match
@@ -25,17 +31,25 @@ PREFIX = "sent a belief the protocol does not allow: "
 SUFFIX = "; the move stands"
 
 
+def belief_bot(mode: str, tmp_path: Path, protocol: str = "grpc") -> BotProcess:
+    command = (sys.executable, BELIEF_BOT, "--mode", mode, *(("--stdio",) if protocol == "stdio" else ()))
+    return BotProcess(BotSpec(name=f"belief-{mode}", command=command, protocol=protocol), tmp_path, startup_s=15)
+
+
 async def played(mode: str, tmp_path: Path, protocol: str = "grpc") -> dict:
     """A Draw game of the belief bot (seat 0, in ``mode``) against the built-in random player, as its record."""
-    command = (sys.executable, BELIEF_BOT, "--mode", mode, *(("--stdio",) if protocol == "stdio" else ()))
-    process = BotProcess(BotSpec(name=f"belief-{mode}", command=command, protocol=protocol), tmp_path, startup_s=15)
+    process = belief_bot(mode, tmp_path, protocol)
     try:
-        bot = await process.ensure_running()
-        game = new_game("draw", 2)
-        record: MatchRecord = await play_match(game, [bot, LocalPlayer(RandomPlayer(1))], seed=11,
-                                               match_id=f"belief-{mode}", time_control=TimeControl(move_ms=3000))
+        return await game_of(await process.ensure_running(), mode)
     finally:
         await process.stop()
+
+
+async def game_of(bot: BotClient, mode: str) -> dict:
+    """The record of a Draw game of ``bot`` (seat 0) against the built-in random player."""
+    game = new_game("draw", 2)
+    record: MatchRecord = await play_match(game, [bot, LocalPlayer(RandomPlayer(1))], seed=11,
+                                           match_id=f"belief-{mode}", time_control=TimeControl(move_ms=3000))
     return game_record_dict(record, index=0, tournament="beliefs", deal_key="0", rotation=0, side_of=game.side_of)
 
 
@@ -108,6 +122,39 @@ async def test_a_stdio_belief_that_is_not_a_belief_is_a_fault_of_the_belief(tmp_
     faults = record["beliefFaults"]
     assert [f["moveNumber"] for f in faults] == [asked.number for asked in decisions]
     assert all(f["message"].startswith(PREFIX + "the belief is not a Belief: ") for f in faults)
+
+
+class Forward:
+    """An outbox that hands each message straight to the other end (the stream between them, in this process)."""
+
+    def __init__(self, to: Callable[[Any], Any]) -> None:
+        self.to = to
+
+    def put(self, message: Any) -> None:
+        self.to(message)
+
+
+async def test_a_stdio_belief_relayed_by_arena_connect_is_a_fault_at_the_far_arena(tmp_path: Path) -> None:
+    """A stdio bot played through `arena connect`'s relay and the server's end of the dial-in stream (joined here
+    without the network): the belief the relay cannot read reaches the far arena as the bot's fault of the belief,
+    with the relay's reason, and the moves stand, as when the arena runs the bot itself."""
+    process = belief_bot("not_a_message", tmp_path, "stdio")
+    local = ProcessBot(process)
+    try:
+        connection = DialInConnection("believer", "0" * 64, await local.hello())
+        async with trio.open_nursery() as streams:
+            relay = Relay(local, None, "believer", (), say=lambda text: None)
+            relay.outbox = Forward(connection.received)  # type: ignore[assignment]
+            connection.outbox = Forward(  # type: ignore[assignment]
+                lambda message: relay._take(streams, message, time.perf_counter()))
+            record = await game_of(DialInBot(connection, "believer"), "not_a_message")
+    finally:
+        await process.stop()
+    assert_played_to_the_end(record)
+    faults = record["beliefFaults"]
+    assert [f["moveNumber"] for f in faults] == [asked.number for asked in decisions_of_seat_0(record)]
+    assert all(f["kind"] == "malformed_belief" and f["message"].startswith(PREFIX + "the belief is not a Belief: ")
+               and f["message"].endswith(SUFFIX) for f in faults)
 
 
 async def test_a_stdio_belief_is_recorded_as_a_grpc_one(tmp_path: Path) -> None:

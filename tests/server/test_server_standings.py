@@ -4,15 +4,20 @@ the local one; and the tables ``arena watch`` rebuilds from the games are the se
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
 import pytest
 
-from arena.cli.server import standings_table
+from google.protobuf import json_format
+from rich.console import Console
+
+from arena.cli.server import standings_from_games, standings_table
 from arena.protocol import arena_pb2 as apb
+from arena.rules.beliefs import Calibration
 from arena.server.events import entrant_standing, standings_pb
-from arena.tournament.standings import GameOutcome, Standings, TIE_RULE, row_cells
+from arena.tournament.standings import CALIBRATION_HEADER, GameOutcome, Standings, TIE_RULE, row_cells
 
 from support.cli import arena
 from support.paths import ROOT
@@ -69,6 +74,42 @@ def test_the_elo_cell_of_the_message_is_the_local_one() -> None:
     assert rating_text(apb.EntrantStanding()) == "-"
 
 
+
+BELIEVING = [GameOutcome(index=i, deal_key=f"d{i}", seats=("ann", "bob"), side_of=(0, 1), scores=(5, 1),
+                         ranking=(0, 1), winner=0, fault_seats=(), think_ms=(3.0, 3.0), decisions=(2, 2),
+                         calibration=((0, Calibration(3, 12, 3.0, 6.0)),)) for i in range(2)]
+"""Ann sent 3 beliefs naming 12 tiles a game (Brier 0.25, log loss 0.5 per tile); bob none."""
+
+
+@pytest.mark.fast
+def test_the_server_standings_carry_the_calibration_of_standings_json() -> None:
+    """Each entrant's calibration arrives as standings.json has it (absent for one that sent no belief), and
+    `arena status` prints it in the column `arena run` prints; `arena watch` keeps it in the table it rebuilds."""
+    local = Standings()
+    for game in BELIEVING:
+        local.add(game)
+    written = local.to_json()
+    message = standings_pb(written)
+    ann, bob = (next(e for e in message.entrants if e.name == name) for name in ("ann", "bob"))
+    assert (ann.calibration.beliefs, ann.calibration.tiles, ann.calibration.brier, ann.calibration.log_loss) == \
+        (6, 24, 0.25, 0.5)
+    assert json_format.MessageToDict(ann.calibration, preserving_proto_field_name=True) == \
+        {**written["entrants"][0]["calibration"], "beliefs": "6", "tiles": "24"}  # uint64 is a string in JSON
+    assert not bob.HasField("calibration") and "calibration" not in written["entrants"][1]
+    served = wide(standings_table(message, "the title"))
+    assert served == wide(local.table("the title"))
+    assert CALIBRATION_HEADER in served and "0.250 · 0.50 (6)" in served
+    summaries = [apb.GameSummary(index=g.index, seats=g.seats, side_of_seat=g.side_of, deal_key=g.deal_key,
+                                 result={"scores": g.scores, "ranking": g.ranking, "winner": 0})
+                 for g in BELIEVING]
+    assert "0.250 · 0.50 (6)" in wide(standings_from_games(summaries, message).table("the title"))
+
+
+def wide(table: object) -> str:
+    """A table as text on a console wide enough that no column wraps."""
+    console = Console(width=250, record=True, file=io.StringIO())
+    console.print(table)
+    return console.export_text()
 
 
 def test_standings_rebuilt_from_the_games_are_the_servers(tmp_path: Path) -> None:

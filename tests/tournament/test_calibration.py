@@ -5,18 +5,11 @@ every table that shows them; standings without beliefs unchanged."""
 from __future__ import annotations
 
 import math
-from typing import Any
-
 import pytest
 from rich.console import Console
 
-from arena.players import RandomPlayer
-from arena.players.base import Decision, DecisionRequest, LocalPlayer
 from arena.records.beliefs import calibration_by_seat
-from arena.records.jsonform import game_record_dict
-from arena.referee import play_match
-from arena.rules import new_game
-from arena.rules.beliefs import Belief, Calibration, brier, log_loss
+from arena.rules.beliefs import Calibration, brier, log_loss
 from arena.tournament.standings import (
     CALIBRATION_HEADER,
     EntrantStanding,
@@ -27,9 +20,9 @@ from arena.tournament.standings import (
 from arena.web.data import standings_table
 from arena.web.tournament_page import standings_html
 
-pytestmark = pytest.mark.fast  # starts no process, no server, no browser
+from support.beliefs import BRIER, LOG_LOSS, played_record
 
-SEED = "calibrated"
+pytestmark = pytest.mark.fast  # starts no process, no server, no browser
 
 
 @pytest.mark.parametrize("probabilities, truth, expected_brier, expected_log", [
@@ -41,46 +34,6 @@ SEED = "calibrated"
 def test_each_tile_is_scored_by_the_formulas(probabilities, truth, expected_brier, expected_log) -> None:
     assert brier(probabilities, truth) == pytest.approx(expected_brier, abs=1e-12)
     assert log_loss(probabilities, truth) == pytest.approx(expected_log, abs=1e-12)
-
-
-class OneBelief:
-    """Seat 0: the first legal action each time, and at its first decision a belief about the two tiles at the bottom
-    of the boneyard (drawn last: still there), 1/4 in seat 1's hand and 3/4 in the boneyard for the lowest of them,
-    and certainly in seat 1's hand for the other."""
-
-    name = "believer"
-
-    def __init__(self, bottom: tuple[int, int]) -> None:
-        self.bottom = bottom
-        self.sent = False
-
-    async def act(self, request: DecisionRequest, timeout_s: float) -> Decision:
-        belief = None
-        if not self.sent:
-            belief = Belief(self.bottom, ((0.25, 0.75), (1.0, 0.0)))
-            self.sent = True
-        return Decision(request.legal_actions[0], 0.001, "", belief)
-
-    async def round_ended(self, *args: Any) -> None:
-        return None
-
-    async def match_ended(self, *args: Any) -> None:
-        return None
-
-
-async def played_record() -> dict:
-    game = new_game("draw", 2, {"target": 30})
-    boneyard = game.new_match(SEED).round.deal.boneyard
-    bottom = (boneyard[-1], boneyard[-2])
-    played = await play_match(game, [OneBelief(bottom), LocalPlayer(RandomPlayer(2), "random")], seed=SEED,
-                              match_id="m")
-    assert played.belief_faults == []
-    return game_record_dict(played, index=0, tournament="t", deal_key="0", rotation=0, side_of=game.side_of)
-
-
-# Both tiles were in the boneyard: 0.75 and 0 for the truth.
-BRIER = (0.125 + 2.0) / 2
-LOG_LOSS = (-math.log(0.75) + math.log(1000)) / 2
 
 
 async def test_a_game_s_calibration_is_exact_from_its_record() -> None:
