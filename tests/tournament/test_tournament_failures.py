@@ -8,7 +8,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import resource
 import shutil
 import subprocess
 import uuid
@@ -276,10 +275,10 @@ def test_a_real_file_size_limit_mid_record_then_resume(tmp_path: Path, monkeypat
     path = write(tmp_path, block_text(tag, 20))
     out = tmp_path / "run"
 
-    def limit_file_size() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # Python ignores SIGXFSZ: writes get EFBIG
-
-    result = arena_run(path, "--out", str(out), preexec_fn=limit_file_size)
+    # prlimit sets the limit and execs the run (Python ignores SIGXFSZ: writes get EFBIG); not a preexec_fn, which
+    # would fork this multi-threaded test process, whose gRPC threads may then write to the run's stderr
+    result = subprocess.run(["prlimit", f"--fsize={limit}:{limit}", "--", PYTHON, "-m", "arena", "run", str(path),
+                             "--out", str(out)], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 1, result.stdout + result.stderr
     records = RunFolder(out).records
     assert records.name == (RECORDS if form == "jsonl" else COMPACT_RECORDS)
