@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -65,9 +66,17 @@ def suite(folder: Path, **files: str) -> Path:
     return folder
 
 
+def without_pytest_settings(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment for a pytest of its own: none of this pytest's settings, and none of the installed plugins
+    (pytest-trio alone imports Hypothesis: three seconds a start, where a bare pytest takes half a second); the
+    runner's logic needs none of them, and a test that needs one names it (``-p xdist``)."""
+    env = {name: value for name, value in environ.items() if not name.startswith("PYTEST_")}
+    return {**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
 def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The runner in ``folder``, as scripts/test.sh starts it, outside this pytest's own worker settings."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
+    env = without_pytest_settings(os.environ)
     return subprocess.run([sys.executable, str(RUNNER), *args, "-p", "no:cacheprovider"], cwd=folder, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
 
@@ -120,7 +129,7 @@ def test_the_arguments_reach_pytest(tmp_path: Path) -> None:
 def test_failures_in_workers_are_rerun(tmp_path: Path) -> None:
     """With pytest-xdist, as scripts/test.sh runs the suite: the failed tests are seen from the workers' reports."""
     folder = suite(tmp_path / "suite", test_a=PASSES, test_b=FAILS_ONCE, test_d=ALWAYS_FAILS)
-    done = run(folder, "-n", "2", "--dist", "loadfile")
+    done = run(folder, "-p", "xdist", "-n", "2", "--dist", "loadfile")
     assert done.returncode == 1, done.stdout
     assert flaky_lines(done.stdout) == ["flaky: test_b.py::test_fails_once"]
     assert "failed again: test_d.py::test_always_fails" in done.stdout.splitlines()
@@ -194,8 +203,7 @@ def test_fast_pure():
 @pytest.mark.parametrize("name", sorted(STARTS))
 def test_a_fast_test_may_start_no_process_or_server(tmp_path: Path, name: str) -> None:
     folder = suite(tmp_path / "suite", test_tier=TIER_TESTS.format(name=name, code=STARTS[name]))
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
-    env = {key: value for key, value in env.items() if not key.startswith("PYTEST_")}
+    env = {**without_pytest_settings(os.environ), "PYTHONPATH": str(ROOT / "tests")}
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "support.tiers", "-p", "no:cacheprovider", "-rA"],
                           cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=300)
