@@ -20,7 +20,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
     "arena errors display futures guest rules codegen invocation",  # `arena` itself: the package's __init__ (its version)
     "protocol",
     "players sandbox botkit simulate env",
-    "referee",
+    "referee time_control",
     "play check_bot examples",
     "records",
     "tournament",

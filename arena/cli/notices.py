@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from arena.cli.server import shown_once
+from arena.cli.client import shown_once
 from arena.cli.teams import _run
 from arena.display import safe_name
 from arena.errors import UsageError

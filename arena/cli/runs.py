@@ -19,7 +19,7 @@ from arena.display import count_text, make_console, safe_name
 from arena.errors import ArenaError, UsageError
 from arena.futures import until_interrupted as interruptible
 from arena.invocation import arena_command
-from arena.league.play.table_run import league_folder, run_folders
+from arena.league.play.folders import league_folder, run_folders
 from arena.records.against import print_against, replay_against
 from arena.records.dataset import PARQUET_FILES, write_dataset
 from arena.records.export import lines_of_file, rows_of_file, save_csv, save_lines, write_csv

@@ -14,25 +14,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
-import shlex
 import sys
 import tempfile
 import time
 import tomllib
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import grpc
 from google.protobuf import json_format
 from rich.table import Table
 
 from arena import guest
-from arena.cli.parsers.server import DEFAULT_SERVER
+from arena.cli.client import EXIT_REFUSED, _client, _refused, _with_client, client_command, new_private_file
 from arena.display import make_console, move_label, safe_markup, safe_name
 from arena.errors import UsageError
-from arena.invocation import arena_command
 from arena.players.dial_in import token_digest
 from arena.players.faults import BotFailure
 from arena.players.process import BotProcess, BotSpec
@@ -41,9 +38,8 @@ from arena.protocol import arena_pb2 as apb
 from arena.protocol.addresses import is_loopback
 from arena.records.export import row_from_summary, save_csv, write_csv
 from arena.records.format import full_tiles
-from arena.serve import config_from_args, run
 from arena.server.auth import ConfigError
-from arena.server.client import ServerSaidNo, connect, describe
+from arena.server.client import ServerSaidNo, describe
 from arena.server.events import entrant_standing
 from arena.server.submission import message_from_dict
 from arena.server.tournaments import STATE_NAMES
@@ -56,8 +52,6 @@ from arena.tournament.standings import (
     shows_calibration,
     table_frame,
 )
-
-EXIT_REFUSED = 1
 
 
 def cmd_connect(args: argparse.Namespace) -> int:
@@ -102,72 +96,6 @@ def cmd_new_token(args: argparse.Namespace) -> int:
         f.write(token + "\n")
     print(f"token_sha256 = \"{token_digest(token)}\"")
     return 0
-
-
-def new_private_file(path: str, what: str) -> TextIO:
-    """A new file only its owner may read, open for writing; a UsageError when it exists or cannot be made (a
-    token is never written over another file)."""
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as error:
-        raise UsageError(f"{path}: cannot write {what}: {error.strerror or error}") from None
-    return os.fdopen(descriptor, "w")
-
-
-CLIENT_FLAGS = ("server", "token_file", "tls_ca", "tls", "tls_server_name")
-"""The flags of :func:`add_client_arguments`, repeated by :func:`client_command`."""
-
-
-def client_command(args: argparse.Namespace, *words: str, flags: tuple[str, ...] = CLIENT_FLAGS) -> str:
-    """A client command to print as a hint (``follow it: ...``) that works as printed: the arena as it was called
-    (``.venv/bin/arena``, not an ``arena`` the PATH may not have), the words, and this call's own ``--server``,
-    ``--token-file`` and TLS flags (a server with a token refuses a call without one), or those of ``flags``.
-    Quoted for a shell."""
-    parts = [*words]
-    for name in flags:
-        value = getattr(args, name, None)
-        flag = "--" + name.replace("_", "-")
-        if value is True:
-            parts.append(flag)
-        elif value and not (name == "server" and value == DEFAULT_SERVER):
-            parts += [flag, str(value)]
-    return " ".join([arena_command(), *(shlex.quote(safe_name(str(p), 400)) for p in parts)])
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    """The server, until it is stopped (gRPC's own log lines stay quiet: GRPC_VERBOSITY, arena/cli/__init__.py)."""
-    return run(config_from_args(args))
-
-
-def _client(args: argparse.Namespace, aio: bool = False) -> Any:
-    return connect(args.server, args.token_file, args.tls_ca, args.tls, args.tls_server_name, aio)
-
-
-def shown_once(what: str, secret: str) -> int:
-    """A secret the server shows only this once: what it is on stderr, the secret alone on stdout (so ``> FILE``
-    keeps exactly the secret). The exit status of a command that got one: 0."""
-    print(what, file=sys.stderr)
-    print(secret)
-    return 0
-
-
-def _refused(message: str) -> int:
-    print(f"error: {safe_name(message, 4000)}", file=sys.stderr)
-    return EXIT_REFUSED
-
-
-def _with_client(args: argparse.Namespace, body: Any, connect: Any = None) -> int:
-    client = (connect or _client)(args)
-    try:
-        status: int = body(client)
-        return status
-    except ServerSaidNo as error:
-        return _refused(str(error))
-    except BrokenPipeError:  # the output went to a pipe that closed (e.g. `| head`)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_REFUSED
-    finally:
-        client.close()
 
 
 def cmd_submit(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import dataclasses
 import time
 from typing import Any
 
-from arena.cli.server import _client, _refused, _with_client, client_command, shown_once
+from arena.cli.client import _client, _refused, _with_client, client_command, shown_once
 from arena.display import safe_name
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc

@@ -6,7 +6,6 @@ command line's parser loads neither."""
 from __future__ import annotations
 
 import argparse
-import importlib
 from typing import Any
 
 from arena.rules import RulesError
@@ -36,6 +35,8 @@ def backend_from(backend: str, address: str | None, concurrency: int, actors_per
     check_backend_arguments(backend, address)
     if backend != "ray":
         return None
-    ray_backend = importlib.import_module("arena.cluster.ray_backend")  # the runner and Ray: only for --backend ray
-    ray_backend.connect(address)
-    return ray_backend.ray_factory(concurrency, actors_per_node)
+    # the runner and Ray, loaded only for --backend ray: the command line's parser imports this module
+    from arena.cluster.ray_backend import connect, ray_factory  # noqa: PLC0415
+
+    connect(address)
+    return ray_factory(concurrency, actors_per_node)

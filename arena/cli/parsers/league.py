@@ -82,7 +82,7 @@ def add_league_commands(sub: Any) -> None:
     p.add_argument("--cache", metavar="DIR", help="the cache folder (default: $ARENA_KIT_CACHE, else "
                                                   "~/.cache/dominoes-arena/league-kits; serve's --kit-cache)")
     p.add_argument("--kits", metavar="K1,K2", help="only these kits (default: every kit with a build recipe)")
-    p.set_defaults(handler="arena.cli.league:cmd_prepare_kits")
+    p.set_defaults(handler="arena.cli.league_admin:cmd_prepare_kits")
 
     p = verbs.add_parser("copy-database", help="copy the leagues' database into a new, empty one (SQLite to "
                                                "PostgreSQL, or back), the server stopped; the data folder stays")
@@ -95,7 +95,7 @@ def add_league_commands(sub: Any) -> None:
     p.add_argument("--database", metavar="URL",
                    help="the source, as arena serve --database gives it (default: SQLite, league.db in the data "
                         "folder)")
-    p.set_defaults(handler="arena.cli.league:cmd_copy_database")
+    p.set_defaults(handler="arena.cli.league_admin:cmd_copy_database")
     p = verbs.add_parser("standings", help="the leaderboard, one row per bot (its active version): rank range, "
                                              "version, author (its team), rating and interval, games, online "
                                              "rating, the bots it cannot yet be told apart from")

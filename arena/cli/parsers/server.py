@@ -65,7 +65,7 @@ def add_server_commands(sub: Any) -> None:
     p.add_argument("--kit-cache", metavar="DIR",
                    help="the kits' prepared caches that the leagues' offline builds read (filled by arena league "
                         "prepare-kits; default: $ARENA_KIT_CACHE, else ~/.cache/dominoes-arena/league-kits)")
-    p.set_defaults(handler="arena.cli.server:cmd_serve")
+    p.set_defaults(handler="arena.cli.serve:cmd_serve")
 
     p = sub.add_parser("submit", help="submit a tournament file to an arena server")
     p.add_argument("file", help="a tournament file (TOML) naming bots registered on the server")
