@@ -33,7 +33,7 @@ from arena.cli.parsers.rules import add_rules_commands  # noqa: E402
 from arena.cli.parsers.runs import add_run_commands  # noqa: E402
 from arena.cli.parsers.server import add_server_commands  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
-from arena.players.client import WIRE_ENV, WIRE_LOG, wire_wanted  # noqa: E402
+from arena.players.wire_log import WIRE_ENV, WIRE_LOG, wire_wanted  # noqa: E402
 
 EXIT_USAGE = 2
 LOG_LEVELS = ("debug", "info", "warning", "error")

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from arena.cluster.options import add_backend_arguments
-from arena.players.relay import Backoff
+from arena.players.backoff import Backoff
 
 DEFAULT_SERVER = "127.0.0.1:50500"
 
