@@ -1,4 +1,5 @@
-"""The arguments of ``league ...``; the handlers are in :mod:`arena.cli.league`, imported when one runs."""
+"""The arguments of ``league ...``; the handlers are in :mod:`arena.cli.league` (the clients) and
+:mod:`arena.cli.league_admin` (the commands on the server's machine), imported when one runs."""
 
 from __future__ import annotations
 

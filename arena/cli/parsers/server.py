@@ -1,4 +1,5 @@
-"""The arguments of ``serve`` and its clients (``submit``, ``status``, ...), ``connect``, ``new-token``; the handlers are in :mod:`arena.cli.server`, imported when one runs."""
+"""The arguments of ``serve`` and its clients (``submit``, ``status``, ...), ``connect``, ``new-token``; the handlers are in
+:mod:`arena.cli.server` (the clients) and :mod:`arena.cli.serve` (the server), imported when one runs."""
 
 from __future__ import annotations
 
