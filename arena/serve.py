@@ -33,8 +33,12 @@ from arena import guest
 from arena.botkit import add_loop_introspection
 from arena.cluster.options import backend_from
 from arena.display import safe_name
-from arena.league import LeagueConfig, LeagueCore, LeagueError, OpenLeague, load_leagues, open_league
+from arena.league.assembly import OpenLeague, open_league
+from arena.league.core import LeagueCore
+from arena.league.files import load_leagues
 from arena.league.intake.pipeline import default_kit_cache
+from arena.league.rules.config import LeagueConfig
+from arena.league.rules.errors import LeagueError
 from arena.league.storage.db import sqlite_file, sqlite_url
 from arena.players.dial_in import REGISTRY
 from arena.protocol import MAX_MESSAGE_BYTES, arena_pb2
@@ -53,6 +57,7 @@ from arena.server.auth import (
     server_credentials,
 )
 from arena.server.core import Arena, make_private_folder
+from arena.server.defaults import DEFAULT_DATA
 from arena.server.dial_in import CALLS as DIAL_IN_CALLS
 from arena.server.dial_in import SHUTTING_DOWN, DialInServicer
 from arena.server.dial_in import add_to_server as add_dial_in
@@ -66,7 +71,6 @@ from arena.web.access import WILDCARD_HOSTS, AccessRules, Signer, check_host_nam
 from arena.web.app import serve_web
 
 DEFAULT_LISTEN = "127.0.0.1:50500"
-DEFAULT_DATA = "runs/server"
 DIAL_IN_SERVICE = "dominoes.v1.DialInService"
 """The service bots dial in to (dial_in.proto), served beside the Arena service."""
 LEAGUE_CALLS = "/dominoes.v1.LeagueService/"
@@ -521,7 +525,7 @@ async def serve(config: ServeConfig) -> None:
 
 
 async def open_leagues(config: ServeConfig, log: ServerLog, limiter: trio.CapacityLimiter) -> OpenLeague:
-    """The leagues of ``--league`` opened (:func:`arena.league.open_league`) in a private ``league`` folder of the
+    """The leagues of ``--league`` opened (:func:`arena.league.assembly.open_league`) in a private ``league`` folder of the
     data folder, with this server's token, kit cache, protected paths, games-at-once ``limiter`` and backend; a
     database that cannot be opened is one ConfigError line."""
     try:

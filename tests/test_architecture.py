@@ -20,7 +20,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer.split()) for layer in
     "arena errors display futures guest rules codegen invocation",  # `arena` itself: the package's __init__ (its version)
     "protocol",
     "players sandbox botkit simulate env",
-    "referee",
+    "referee time_control",
     "play check_bot examples",
     "records",
     "tournament",
@@ -273,7 +273,8 @@ def test_only_the_cli_imports_the_benchmarks() -> None:
 
 def test_the_cli_imports_at_the_top() -> None:
     """arena/cli/ imports its modules once, at the top (Ray, the one heavy optional dependency, is loaded by
-    arena.cluster when a command asks for it, not here)."""
+    arena.cluster when a command asks for it, not here; a command's handler module is loaded by its name, once the
+    line is parsed, by arena.cli.main: see arena/cli/parsers/)."""
     inside_functions = []
     for path in sorted((ARENA / "cli").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):

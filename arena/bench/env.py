@@ -24,9 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from arena.bench.frameworks import FRAMEWORKS
 from arena.rules import new_game
-
-FRAMEWORKS = ("engine", "pettingzoo", "pettingzoo_raw", "openspiel", "openspiel_tensor")
 
 
 def _timed(play_one: Callable[[int], tuple[int, int]], seconds: float) -> dict[str, Any]:

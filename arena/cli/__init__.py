@@ -2,7 +2,9 @@
 
 :mod:`.rules` (``variants``, ``simulate``), :mod:`.bots` (``play``, ``check-bot``), :mod:`.runs` (``run``,
 ``replay``, ``export``), :mod:`.bench` (``bench ...``), :mod:`.server` (``serve`` and its clients) and :mod:`.league` (``league ...``); the options
-they share are in :mod:`.options`. Each module adds its commands to the parser built here.
+they share are in :mod:`.options`. Each command's arguments are in :mod:`.parsers` (``parsers/league.py`` beside
+``league.py``): building the parser imports none of what the commands do, and :func:`main` imports the one
+command's handler it runs (see :mod:`arena.cli.parsers`).
 
 Errors a user can cause (an unknown variant, a bad option) print one line ``error: ...`` and exit with status 2;
 nothing a user types produces a traceback. They are caught once, in :func:`main`.
@@ -12,25 +14,26 @@ from __future__ import annotations
 
 import os
 
-# gRPC reads GRPC_VERBOSITY once, when it is first imported (the command modules below import it): its own log lines
+# gRPC reads GRPC_VERBOSITY once, when it is first imported (the command modules import it): its own log lines
 # (e.g. a failed bind beside `arena serve`'s one `error:` line) only with GRPC_VERBOSITY=ERROR/DEBUG.
 os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 
 import argparse  # noqa: E402
+import importlib  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
 from typing import TextIO
 
-from arena.cli.bench import add_bench_commands  # noqa: E402
-from arena.cli.bots import add_bot_commands  # noqa: E402
-from arena.cli.league import add_league_commands  # noqa: E402
-from arena.cli.reference import add_reference_commands  # noqa: E402
-from arena.cli.rules import add_rules_commands  # noqa: E402
-from arena.cli.runs import add_run_commands  # noqa: E402
-from arena.cli.server import add_server_commands  # noqa: E402
+from arena.cli.parsers.bench import add_bench_commands  # noqa: E402
+from arena.cli.parsers.bots import add_bot_commands  # noqa: E402
+from arena.cli.parsers.league import add_league_commands  # noqa: E402
+from arena.cli.parsers.reference import add_reference_commands  # noqa: E402
+from arena.cli.parsers.rules import add_rules_commands  # noqa: E402
+from arena.cli.parsers.runs import add_run_commands  # noqa: E402
+from arena.cli.parsers.server import add_server_commands  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
-from arena.players.client import WIRE_ENV, WIRE_LOG, wire_wanted  # noqa: E402
+from arena.players.wire_log import WIRE_ENV, WIRE_LOG, wire_wanted  # noqa: E402
 
 EXIT_USAGE = 2
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -79,6 +82,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def handler(name: str) -> Callable[[argparse.Namespace], int | None]:
+    """The function a command runs, named ``"arena.cli.league:cmd_status"`` by its parser: its module is imported
+    now, once the command line is parsed, so that building the parser imports no command's dependencies."""
+    module, function = name.split(":")
+    found: Callable[[argparse.Namespace], int | None] = getattr(importlib.import_module(module), function)
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--against" in argv:
@@ -89,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(args.log_level)
     try:
-        return int(args.func(args) or 0)
+        return int(handler(args.handler)(args) or 0)
     except ArenaError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -15,7 +15,8 @@ so a mistake is told before anything is sent) and sends the canonical archive; a
 is sent as it is, and the server checks it.
 
 ``copy-database`` and ``prepare-kits`` are no clients: they run on the server's machine, the first on the leagues'
-database itself (:mod:`arena.league.storage.copy`), with the server stopped.
+database itself, with the server stopped; they are in :mod:`arena.cli.league_admin`, so that no client loads the
+database.
 """
 
 from __future__ import annotations
@@ -33,202 +34,29 @@ from typing import Any
 import grpc
 from rich.table import Table
 
-from arena.cli.notices import add_notice_commands, add_web_argument, web_prefix
-from arena.cli.server import (
+from arena.cli.client import (
     CLIENT_FLAGS,
     _client,
     _refused,
     _with_client,
-    add_client_arguments,
     client_command,
     new_private_file,
     shown_once,
 )
-from arena.cli.teams import add_team_commands
+from arena.cli.notices import web_prefix
 from arena.display import make_console, safe_markup, safe_name, safe_text
 from arena.errors import UsageError
 from arena.league.intake.archive import ArchiveError, pack
-from arena.league.intake.build import KitCache, KitCacheError, prepare_kits
-from arena.league.intake.kits import RECIPES
-from arena.league.intake.pipeline import default_kit_cache
 from arena.league.rules.config import KNOCKOUT, SWISS, WIDEST_UPLOAD, shown_moment, upload_archive_limits
-from arena.league.storage.copy import copy_database, total_rows
-from arena.league.storage.db import shown_url, sqlite_url
 from arena.protocol import league_pb2 as lpb
 from arena.protocol import league_pb2_grpc as lpb_grpc
-from arena.serve import DEFAULT_DATA
 from arena.server.client import describe
-from arena.web.access import MAX_SHARE_HOURS
 
 CHUNK_BYTES = 256 * 1024
 """An upload's chunk: far below the message size limit, big enough to be few."""
 UPLOAD_TIMEOUT_S = 300.0
 LEAGUE_FLAGS = (*CLIENT_FLAGS, "league")
 """The flags a printed follow-up command repeats: the client's, and the league's name when one was given."""
-
-
-def add_league_commands(sub: Any) -> None:
-    """Add ``arena league`` and its verbs to ``arena``'s subparsers."""
-    league = sub.add_parser("league", help="a server's leagues: authors, uploads, versions (arena serve --league)")
-    verbs = league.add_subparsers(dest="verb", required=True, metavar="VERB")
-
-    p = verbs.add_parser("add-author", help="create an author, a team (the operator); prints its captain's token "
-                                            "once")
-    p.add_argument("name", help="the author's name")
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_add_author)
-
-    p = verbs.add_parser("revoke", help="revoke an author, a team: every member's token (the operator)")
-    p.add_argument("name", help="the author's name")
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_revoke)
-
-    p = verbs.add_parser("upload", help="upload a version of a bot: its folder (with bot.toml) or an archive")
-    p.add_argument("source", metavar="DIR_OR_ARCHIVE", help="the bot's folder, or a tar, tar.gz or zip of it")
-    p.add_argument("--bot", required=True, help="the bot's name in the league (created by its first upload)")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_upload)
-
-    p = verbs.add_parser("dial-in", help="add a dial-in version of your bot: played from your machine while "
-                                         "connected (arena connect); its bot token goes in a new private file")
-    p.add_argument("--bot", required=True, help="the bot's name in the league (created by its first version)")
-    p.add_argument("--bot-token-file", required=True, metavar="FILE",
-                   help="where to write the version's bot token (mode 600; refused if it exists)")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_dial_in)
-
-    p = verbs.add_parser("bots", help="your bots in a league (every bot, for the operator)")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_bots)
-
-    p = verbs.add_parser("versions", help="the versions of your bots, or of one bot, and their states")
-    p.add_argument("bot", nargs="?", help="one bot's name (default: every bot of yours)")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_versions)
-
-    p = verbs.add_parser("log", help="a version's build log and check report")
-    p.add_argument("version", type=int, help="the version's id (see arena league versions)")
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_log)
-
-    p = verbs.add_parser("table-log", help="what your version's bot wrote (stdout and stderr) at a ladder table "
-                                           "that ended")
-    p.add_argument("table", type=int, help="the table's id (see arena league queue)")
-    p.add_argument("--version", type=int, required=True, help="the version's id (see arena league versions)")
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_table_log)
-
-    p = verbs.add_parser("retire", help="retire a version: it plays no more, its games stay")
-    p.add_argument("version", type=int, help="the version's id (see arena league versions)")
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_retire)
-
-    p = verbs.add_parser("reinstate", help="the operator: a suspended version back to ready, its failed starts "
-                                           "reset")
-    p.add_argument("version", type=int, help="the version's id (see arena league versions)")
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_reinstate)
-
-    p = verbs.add_parser("prepare-kits", help="fill the kits' caches that the offline builds read (the operator, "
-                                              "once, on the server's machine, with the network)")
-    p.add_argument("--cache", metavar="DIR", help="the cache folder (default: $ARENA_KIT_CACHE, else "
-                                                  "~/.cache/dominoes-arena/league-kits; serve's --kit-cache)")
-    p.add_argument("--kits", metavar="K1,K2", help="only these kits (default: every kit with a build recipe)")
-    p.set_defaults(func=cmd_prepare_kits)
-
-    p = verbs.add_parser("copy-database", help="copy the leagues' database into a new, empty one (SQLite to "
-                                               "PostgreSQL, or back), the server stopped; the data folder stays")
-    p.add_argument("--to", required=True, metavar="URL",
-                   help="the empty target: postgresql+psycopg://USER:PASSWORD@HOST/DATABASE or sqlite:///PATH "
-                        "(migrated to the newest schema first)")
-    p.add_argument("--data", default=DEFAULT_DATA,
-                   help=f"the server's data folder (arena serve --data; default {DEFAULT_DATA}): its league.db is "
-                        f"the source unless --database")
-    p.add_argument("--database", metavar="URL",
-                   help="the source, as arena serve --database gives it (default: SQLite, league.db in the data "
-                        "folder)")
-    p.set_defaults(func=cmd_copy_database)
-    p = verbs.add_parser("standings", help="the leaderboard, one row per bot (its active version): rank range, "
-                                             "version, author (its team), rating and interval, games, online "
-                                             "rating, the bots it cannot yet be told apart from")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_standings)
-
-    p = verbs.add_parser("queue", help="the ladder's queue: the tables being played, the next ones, with why")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_queue)
-
-    p = verbs.add_parser("watch", help="follow the ladder: a line per table that ends, with the rating changes")
-    p.add_argument("--tables", type=int, default=0, help="stop after this many tables (default: follow until ^C)")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_watch)
-
-    p = verbs.add_parser("status", help="where the league is: its title, variant, phase (upcoming, open, frozen, "
-                                        "finals, done) and the time to the next one")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_status)
-
-    p = verbs.add_parser("share", help="a read-only link to the league's public pages, for spectators without a "
-                                       "token (the operator; the server's dashboard opens it)")
-    p.add_argument("league_name", nargs="?", default="", metavar="LEAGUE",
-                   help="the league's name (default: the server's only league)")
-    p.add_argument("--hours", type=int, default=0, metavar="N",
-                   help=f"how long the link opens the league (default 24, at most {MAX_SHARE_HOURS})")
-    add_web_argument(p, "the link")
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_share)
-    add_challenge_commands(verbs)
-    add_team_commands(verbs)
-    add_notice_commands(verbs)
-
-
-def add_challenge_commands(verbs: Any) -> None:
-    """``challenge``, ``challenges`` (an author's), ``freeze`` and ``finals`` (the operator's; ``finals`` without
-    arguments is anyone's status call)."""
-    p = verbs.add_parser("challenge", help="play one of your versions against another, unrated: the SPRT's verdict")
-    p.add_argument("version", type=int, help="your version's id (see arena league versions)")
-    p.add_argument("--against", type=int, required=True, metavar="VERSION",
-                   help="the opponent's version id: any bot's active version, or one of your own")
-    p.add_argument("--deal-sets", type=int, default=0, metavar="N",
-                   help="deal sets at most; the SPRT stops earlier when it decides (default: the league's "
-                        "challenges.max_deal_sets)")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_challenge)
-
-    p = verbs.add_parser("challenges", help="your challenges (every one, for the operator), or one with its verdict")
-    p.add_argument("id", type=int, nargs="?", help="one challenge's id")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_challenges)
-
-    p = verbs.add_parser("freeze", help="freeze the league for its finals (the operator): the field is each bot's "
-                                        "active version now; the ladder and the challenges stop")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_freeze)
-
-    p = verbs.add_parser("finals", help="start the frozen league's finals (the operator, with --deal-sets or "
-                                        "--tables), or show their progress and ranking")
-    p.add_argument("--deal-sets", type=int, metavar="N", help="start them: deal sets per table (default 10)")
-    p.add_argument("--tables", type=int, metavar="N", help="start them: a balanced schedule's tables, for k-player "
-                                                           "tables (default: every pair meets about once)")
-    p.add_argument("--start", action="store_true", help="start them with the defaults")
-    _league_argument(p)
-    add_client_arguments(p)
-    p.set_defaults(func=cmd_finals)
-
-
-def _league_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--league", default="", help="the league's name (default: the server's only league)")
 
 
 def _league_client(args: argparse.Namespace) -> Any:
@@ -404,43 +232,6 @@ def cmd_reinstate(args: argparse.Namespace) -> int:
         return 0
 
     return _run(args, body)
-
-
-def cmd_prepare_kits(args: argparse.Namespace) -> int:
-    """One line per kit as its cache is filled; a kit that cannot be prepared is one error line, exit status 1."""
-    cache = Path(args.cache).expanduser() if args.cache else default_kit_cache()
-    kits = [k.strip() for k in args.kits.split(",")] if args.kits else list(RECIPES)
-    for kit in kits:
-        if kit not in RECIPES:
-            return _refused(f"unknown kit {kit!r}; the league builds {', '.join(RECIPES)}")
-    for kit in kits:
-        if not RECIPES[kit].needs_cache:
-            print(f"{kit}: nothing to prepare (its builds need no cache)")
-            continue
-        started = time.perf_counter()
-        try:
-            prepare_kits(cache, [kit])
-        except (KitCacheError, OSError) as error:
-            return _refused(str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__)
-        print(f"{kit}: prepared in {KitCache(cache).of(kit)} ({time.perf_counter() - started:.1f} s)")
-    return 0
-
-def cmd_copy_database(args: argparse.Namespace) -> int:
-    """The copy (:func:`arena.league.storage.copy.copy_database`), then each table's rows and what stays where it
-    is; a refusal is its ``DatabaseError`` line, exit status 2."""
-    data = Path(args.data).absolute()
-    source = args.database or sqlite_url(data)
-    copied = copy_database(source, args.to)
-    print(f"copied {shown_url(source)}\n  into {shown_url(args.to)}:")
-    width = max(len(table.name) for table in copied)
-    print(f"  {'table':<{width}} {'rows':>9}")
-    for table in copied:
-        print(f"  {table.name:<{width}} {table.rows:>9,}")
-    print(f"{total_rows(copied):,} rows in {len(copied)} tables, each table's rows counted alike in both databases "
-          f"before the commit")
-    print(f"the data folder {data} (uploads, builds, records, logs) stays where it is: start the server with the "
-          f"same --data, and --database set to the URL given to --to")
-    return 0
 
 
 def cmd_standings(args: argparse.Namespace) -> int:

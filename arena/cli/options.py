@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import UsageError
-from arena.referee import GRACE_MS, MAX_GRACE_MS, TimeControl, grace_problem
 from arena.rules import VARIANTS
 from arena.sandbox import Limits, SandboxUnavailable, host, limits_from_table
+from arena.time_control import GRACE_MS, MAX_GRACE_MS, TimeControl, grace_problem
 
 
 def parse_option(text: str) -> tuple[str, Any]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from rich.table import Table
 
-from arena.cli.options import add_game_arguments, options_from
+from arena.cli.options import options_from
 from arena.display import make_console
 from arena.rules import VARIANTS, new_game
 from arena.simulate import simulate
@@ -51,17 +50,3 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_rules_commands(sub: Any) -> None:
-    """``variants`` and ``simulate``."""
-    p = sub.add_parser("variants", help="list every variant with its player counts and options")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=cmd_variants)
-
-    p = sub.add_parser("simulate", help="play matches in-process between built-in players")
-    add_game_arguments(p)
-    p.add_argument("--games", type=int, default=10, help="matches to play (default 10)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the first match; match g uses seed + g")
-    p.add_argument("--bots", default="greedy,random",
-                   help="built-in players, comma-separated, cycled over the seats (random, greedy; ismcts with the "
-                        "openspiel extra)")
-    p.set_defaults(func=cmd_simulate)

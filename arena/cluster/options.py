@@ -1,12 +1,13 @@
 """``--backend`` and ``--address``, shared by ``arena run`` and ``arena serve`` (a helper below both commands, so
-neither imports the other), and the backend they choose. Light to import: Ray is loaded only when chosen."""
+neither imports the other), and the backend they choose. Light to import: Ray, and the runner the Ray backend
+drives, are loaded only when chosen (:func:`backend_from` imports :mod:`.ray_backend` then), so that building the
+command line's parser loads neither."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from arena.cluster.ray_backend import connect, ray_factory
 from arena.rules import RulesError
 
 BACKENDS = ("local", "ray")
@@ -34,5 +35,8 @@ def backend_from(backend: str, address: str | None, concurrency: int, actors_per
     check_backend_arguments(backend, address)
     if backend != "ray":
         return None
+    # the runner and Ray, loaded only for --backend ray: the command line's parser imports this module
+    from arena.cluster.ray_backend import connect, ray_factory  # noqa: PLC0415
+
     connect(address)
     return ray_factory(concurrency, actors_per_node)

@@ -16,15 +16,7 @@ about leagues. Inside, its wings, each importing only those before it:
 - :mod:`arena.league.core` (the use cases, :class:`LeagueCore`), :mod:`arena.league.views` (what they answer) and
   :mod:`arena.league.assembly`, which puts all of it together (:func:`open_league`).
 
-The names below are what the rest of the arena uses of the league: the server opens it and serves its core.
+Nothing is imported here (as in :mod:`arena.server`): a module of the league is loaded with only what it imports,
+so a command that needs the league's rules or its upload check (``arena league upload``, ``arena new-bot``) does not
+load its database; the server imports the names it uses from their modules.
 """
-
-from arena.league.assembly import OpenLeague, open_league
-from arena.league.core import LeagueCore
-from arena.league.files import load_leagues
-from arena.league.rules.config import LeagueConfig
-from arena.league.rules.errors import LeagueError
-from arena.league.rules.permissions import OPERATOR, Caller
-
-__all__ = ["OPERATOR", "Caller", "LeagueConfig", "LeagueCore", "LeagueError", "OpenLeague", "load_leagues",
-           "open_league"]

@@ -12,6 +12,8 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
+from arena.players.budgets import ISMCTS_SIMULATIONS as ISMCTS_SIMULATIONS
+from arena.players.budgets import SEARCH_PLAYOUTS as SEARCH_PLAYOUTS
 from arena.players.search import SearchPlayer
 from arena.rules import Action, Kind, Observation
 from arena.rules.errors import OptionError
@@ -59,11 +61,6 @@ def ismcts_player(seed: int | str = 0, name: str = "ismcts", simulations: int | 
     return make(seed=seed, name=name) if simulations is None else make(seed=seed, name=name, simulations=simulations)
 
 
-ISMCTS_SIMULATIONS = (16, 64)
-"""IS-MCTS's budgets as built-in players (``ismcts16``, ``ismcts64``; ``ismcts`` is the default's), simulations a
-decision."""
-
-
 def ismcts_budget(simulations: int) -> Callable[..., Player]:
     """The factory of IS-MCTS at ``simulations`` a decision."""
 
@@ -88,9 +85,6 @@ class MixedPlayer:
         return (self._random if self._coin.random() < 0.5 else self._greedy)(observation)
 
 
-SEARCH_PLAYOUTS = (10, 50, 250)
-"""The search player's budgets as built-in players (``search10``, ...): playouts a decision, no clock, so a game
-between built-ins plays the same moves on any machine and under any load (the reference scale's players)."""
 
 
 def search_player(playouts: int) -> Callable[..., Player]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -29,6 +28,9 @@ from arena import __version__
 from arena.display import move_label, safe_name
 from arena.players.base import Decision, DecisionRequest
 from arena.players.faults import BotFailure, FaultKind
+from arena.players.wire_log import WIRE_ENV as WIRE_ENV
+from arena.players.wire_log import WIRE_LOG as WIRE_LOG
+from arena.players.wire_log import wire_wanted as wire_wanted
 from arena.protocol import PROTOCOL_VERSION, bot_pb2
 from arena.protocol.convert import (
     ProtocolError,
@@ -46,16 +48,8 @@ MAX_COMMENT = 1000
 MAX_NAME = 64
 MAX_VARIANTS = 32
 
-WIRE_LOG = logging.getLogger("arena.wire")
-WIRE_ENV = "ARENA_LOG_WIRE"
-"""Set (to anything but empty or 0), the command line logs the wire at any ``--log-level``."""
 WIRE_LINE = 300
 """The longest wire log line, in characters: a Mexican Train observation is many kilobytes."""
-
-
-def wire_wanted() -> bool:
-    """Whether ``ARENA_LOG_WIRE`` asks for the wire log."""
-    return os.environ.get(WIRE_ENV, "") not in ("", "0")
 
 
 def message_text(message: Any) -> str:

@@ -49,6 +49,7 @@ import trio
 from arena import guest
 from arena.futures import until_interrupted
 from arena.guest import Outbox
+from arena.players.backoff import Backoff as Backoff
 from arena.players.base import DecisionRequest
 from arena.players.client import wire_logged
 from arena.players.faults import BotFailure, FaultKind
@@ -387,20 +388,6 @@ class Relay:
 
     async def _notify(self, message: bot_pb2.Notification) -> None:
         await self.local.notify(message)
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """How :func:`relay_with_reconnects` dials again: after ``first_s``, doubling up to ``most_s``, at most
-    ``attempts`` times in a row without a welcome (0: never dial again)."""
-
-    attempts: int = 10
-    first_s: float = 0.5
-    most_s: float = 30.0
-
-    def delay_s(self, failures: int) -> float:
-        """The pause before the attempt after ``failures`` failed ones in a row (1 or more)."""
-        return min(self.most_s, self.first_s * 2.0 ** (failures - 1))
 
 
 async def relay_with_reconnects(relay: Relay, open_channel: Callable[[], grpc.aio.Channel],

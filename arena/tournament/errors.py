@@ -22,6 +22,11 @@ from arena.errors import ArenaError
 from arena.records.run_folder import STANDINGS
 
 
+class SpecError(ArenaError, ValueError):
+    """A tournament file that cannot be run, with the key and the allowed values in the message (raised by
+    :mod:`arena.tournament.spec`; here, so that the league's errors, which subclass it, load no tournament)."""
+
+
 class RunError(ArenaError):
     """A tournament that stopped, or could not start, for a reason its file could not show."""
 

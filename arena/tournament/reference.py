@@ -27,26 +27,19 @@ from typing import Any
 import tomli_w
 
 from arena.errors import ArenaError
-from arena.players.builtin import BUILTIN_PLAYERS, ISMCTS_SIMULATIONS, SEARCH_PLAYOUTS, builtin_player
+from arena.players.builtin import BUILTIN_PLAYERS, builtin_player
 from arena.players.process import BUILTIN_PREFIX
 from arena.records.run_folder import RunFolder
 from arena.records.store import ReadReport, iter_records
 from arena.rules import new_game
 from arena.tournament.likelihood import Fit, FitError, Tally, place
 from arena.tournament.ratings import Z95, elo_of_logit, logit_of_elo
+from arena.tournament.reference_players import ANCHOR as ANCHOR
+from arena.tournament.reference_players import PLACEMENT_DEAL_SETS as PLACEMENT_DEAL_SETS
+from arena.tournament.reference_players import REFERENCE_KINDS as REFERENCE_KINDS
+from arena.tournament.reference_players import SCALE_DEAL_SETS as SCALE_DEAL_SETS
 from arena.tournament.standings import Standings, outcome_of
 
-ANCHOR = "random"
-"""The reference player rated 0 Elo on every scale."""
-REFERENCE_KINDS: tuple[str, ...] = ("random", "mixed", "greedy", *(f"search{n}" for n in SEARCH_PLAYOUTS),
-                                    *(f"ismcts{n}" for n in ISMCTS_SIMULATIONS))
-"""The reference players, each a built-in player's kind (its name on the scale); the IS-MCTS ones need the
-``openspiel`` extra."""
-SCALE_DEAL_SETS = 200
-"""Deal sets per pairing of the round robin that rates the references (each under every seat rotation)."""
-PLACEMENT_DEAL_SETS = 24
-"""Deal sets a placement plays against each reference by default: a bounded run (with five references and two
-players, 240 games) whose interval is some ±60 Elo near the middle of the scale."""
 SCALES = "scales"
 """The package folder (under ``arena/tournament``) of the published scales."""
 

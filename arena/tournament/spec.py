@@ -76,13 +76,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from arena.display import escaped, seconds_label
-from arena.errors import ArenaError, read_named_file
+from arena.errors import read_named_file
 from arena.players.process import BotSpec
 from arena.players.specs import builtin_kind, is_address
 from arena.referee import GRACE_MS, MAX_GRACE_MS
 from arena.rules import VARIANTS, Game, RulesError, new_game
 from arena.sandbox import Limits, LimitsError, limits_from_table
 from arena.sandbox.contain import TRANSPORTS
+from arena.tournament.errors import SpecError as SpecError  # its home is light: the league's errors subclass it
 from arena.tournament.knockout import ELIMINATIONS, SINGLE, TIEBREAK_BOUNDS
 from arena.tournament.rounds import event_games
 from arena.tournament.schedule import (
@@ -142,10 +143,6 @@ KEYS_WITHOUT_FIELD = {
                        "the PATH); the run names it among the skipped.",
 }
 """The meaning of each key the parser reads but keeps no field for (the field's docstring is every other key's)."""
-
-
-class SpecError(ArenaError, ValueError):
-    """A tournament file that cannot be run, with the key and the allowed values in the message."""
 
 
 @dataclass(frozen=True)

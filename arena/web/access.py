@@ -28,6 +28,7 @@ from urllib.parse import quote, urlsplit
 
 from arena.protocol.addresses import is_loopback
 from arena.server.auth import SCHEME, ConfigError
+from arena.server.defaults import MAX_SHARE_HOURS
 
 COOKIE = "arena_session"
 COOKIE_LABEL = b"dominoes-arena web session v1"
@@ -162,7 +163,6 @@ token nor make the browser send this cookie with its post)."""
 SHARE_COOKIE = "arena_share"
 SHARE_LABEL = b"dominoes-arena share link v1"
 SHARE_KINDS = {"t": "tournament", "l": "league"}
-MAX_SHARE_HOURS = 30 * 24
 DEFAULT_SHARE_HOURS = 24
 SHARE_PATH = "/share/"
 """Where a share link opens on the dashboard: ``/share/LINK``."""

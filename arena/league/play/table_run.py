@@ -21,6 +21,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.league.play.folders import CHALLENGES as CHALLENGES
+from arena.league.play.folders import FINALS as FINALS
+from arena.league.play.folders import LEAGUES as LEAGUES
+from arena.league.play.folders import TABLES as TABLES
+from arena.league.play.folders import league_folder as league_folder
+from arena.league.play.folders import run_folders as run_folders
 from arena.league.rules.config import LeagueConfig
 from arena.league.rules.errors import LeagueError
 from arena.league.rules.model import LadderTable, Seat, Version
@@ -57,37 +63,8 @@ class LeagueRuns:
 
 
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms", "first_move_ms", "grace_ms")
-LEAGUES = "leagues"
-"""The folder of a server's data folder that holds one folder per league (:func:`league_folder`)."""
-TABLES = "tables"
-"""In a league's folder: one run folder per ladder table, named by the table's id."""
-CHALLENGES = "challenges"
-"""In a league's folder: one run folder per challenge, named by its id."""
-FINALS = "finals"
-"""In a league's folder: the finals' run folder."""
 RECORD = TABLES + "/{id}/games.jsonl"
 """A table's record file, relative to the league's folder, as the games' index names it."""
-
-
-def league_folder(data: Path, name: str) -> Path:
-    """Where league ``name`` keeps its runs under a server's data folder (``arena serve --data``)."""
-    return data / LEAGUES / name
-
-
-def run_folders(folder: Path) -> list[tuple[str, Path]]:
-    """Every run folder of a league's folder that holds games, as (its path relative to the league's folder, its
-    path): the ladder's tables and the challenges in the order of their ids, then the finals. What
-    ``arena export DATA --league NAME --parquet DIR`` exports."""
-    found: list[tuple[str, Path]] = []
-    for kind in (TABLES, CHALLENGES):
-        parent = folder / kind
-        children = [p for p in parent.iterdir() if p.name.isdigit()] if parent.is_dir() else []
-        for child in sorted(children, key=lambda p: int(p.name)):
-            if RunFolder(child).holds_games():
-                found.append((f"{kind}/{child.name}", child))
-    if RunFolder(folder / FINALS).holds_games():
-        found.append((FINALS, folder / FINALS))
-    return found
 
 
 def entrant_name(bot_name: str, version: Version) -> str:

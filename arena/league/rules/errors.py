@@ -1,14 +1,14 @@
 """The league's errors: each one line a CLI prints as it is and the gRPC service maps onto a status code.
 
 They are :class:`~arena.errors.ArenaError` errors, which every ``arena`` command prints as one line; a league file's
-:class:`ConfigError` is also a tournament file's :class:`~arena.tournament.spec.SpecError` (a league file shares its
+:class:`ConfigError` is also a tournament file's :class:`~arena.tournament.errors.SpecError` (a league file shares its
 keys' checks with tournament files).
 """
 
 from __future__ import annotations
 
 from arena.errors import ArenaError
-from arena.tournament.spec import SpecError
+from arena.tournament.errors import SpecError
 
 
 class LeagueError(ArenaError):
