@@ -8,9 +8,11 @@ import json
 import shlex
 import sys
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from arena.cli.options import require_sandbox
+from arena.cli.options import options_from, require_sandbox
 from arena.cli.runs import check_where_games_run, play_run, where_flags
 from arena.display import make_console
 from arena.errors import UsageError
@@ -47,10 +49,12 @@ def cmd_reference(args: argparse.Namespace) -> int:
     """``arena reference VARIANT``: the round robin of the reference players, then their scale (written to
     ``--write``, by default beside the run folder); with ``--add KINDS --base RUN``, the added players' games
     against those of an earlier round robin and one another, then the scale of them all from both runs."""
-    game = new_game(args.variant, args.players)
+    options = options_from(args)
+    game = new_game(args.variant, args.players, options)
     positive("--deal-sets", args.deal_sets)
     name = scale_file_name(args.variant, game.players).removesuffix(".json")
-    command = f"{arena_command()} reference {args.variant} --players {game.players} --deal-sets {args.deal_sets}"
+    command = (f"{arena_command()} reference {args.variant} --players {game.players}{option_flags(options)} "
+               f"--deal-sets {args.deal_sets}")
     if args.add:
         if not args.base:
             raise UsageError("--add needs --base, the run folder of the round robin to extend")
@@ -59,7 +63,7 @@ def cmd_reference(args: argparse.Namespace) -> int:
         base = Path(args.base)
         rated = entrants_of(base)
         run = Path(args.out or f"{base}-extended")
-        text = extension_file(args.variant, game.players, {}, rated, added, args.deal_sets, str(run), args.seed)
+        text = extension_file(args.variant, game.players, options, rated, added, args.deal_sets, str(run), args.seed)
         command = (f"{base_command(base, args.variant, game.players, rated)} --out {shlex.quote(str(base))}\n"
                    f"{command} --add {','.join(added)} --base {shlex.quote(str(base))}")  # one command a line
         folders = [base, run]
@@ -69,7 +73,7 @@ def cmd_reference(args: argparse.Namespace) -> int:
             raise UsageError(f"--kinds must include {ANCHOR}, the scale's 0")
         refuse_unavailable(kinds)
         run = Path(args.out or f"runs/reference-{name}")
-        text = round_robin_file(args.variant, game.players, {}, args.deal_sets, str(run), args.seed, kinds)
+        text = round_robin_file(args.variant, game.players, options, args.deal_sets, str(run), args.seed, kinds)
         if args.kinds:
             command += f" --kinds {','.join(kinds)}"
         folders = [run]
@@ -78,7 +82,7 @@ def cmd_reference(args: argparse.Namespace) -> int:
         return summary
     assert summary.standings is not None and summary.seed is not None
     standings = summary.standings if len(folders) == 1 else standings_of_runs(folders, summary.standings.group_size)
-    scale = scale_of(standings.fit(), args.variant, game.players, {}, args.deal_sets, summary.seed.seed,
+    scale = scale_of(standings.fit(), args.variant, game.players, options, args.deal_sets, summary.seed.seed,
                      f"{command} --seed {shlex.quote(summary.seed.seed)}")
     target = Path(args.write or run.with_suffix(".json"))
     write_scale(scale, target)
@@ -102,8 +106,15 @@ def base_command(base: Path, variant: str, players: int, rated: tuple[str, ...])
                          f"with --resume first")
     spec = tomllib.loads(folder.spec_copy.read_text())
     kinds = "" if rated == REFERENCE_KINDS else f" --kinds {','.join(rated)}"
-    return (f"{arena_command()} reference {variant} --players {players} --deal-sets {spec['games']}{kinds} "
+    return (f"{arena_command()} reference {variant} --players {players}{option_flags(spec.get('options', {}))} "
+            f"--deal-sets {spec['games']}{kinds} "
             f"--seed {shlex.quote(folder.revealed_seed())}")
+
+
+def option_flags(options: Mapping[str, Any]) -> str:
+    """The ``--option`` flags that give ``options`` again, for the command a scale keeps."""
+    return "".join(f" --option {key}={str(value).lower() if isinstance(value, bool) else value}"
+                   for key, value in options.items())
 
 
 def kinds_of(text: str) -> tuple[str, ...]:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
+
+from arena.records.run_folder import RunFolder
 
 from support.cli import arena
 from support.paths import ROOT
@@ -54,3 +57,19 @@ def test_a_gauntlet_without_a_published_scale_or_a_command_is_refused_in_a_line(
 def test_a_scale_without_random_is_refused(tmp_path: Path) -> None:
     refused = arena("reference", "draw", "--kinds", "greedy,mixed", "--out", str(tmp_path / "r"))
     assert refused.returncode == 2 and "--kinds must include random" in refused.stderr
+
+
+def test_a_scale_made_with_an_option_plays_and_keeps_it_and_a_bad_option_is_one_line(tmp_path: Path) -> None:
+    run, scale_file = tmp_path / "run", tmp_path / "scale.json"
+    made = arena("reference", "mexican_train", "--players", "2", "--option", "rounds=1", "--kinds", "random,greedy",
+                 "--deal-sets", "1", "--seed", "o1", "--out", str(run), "--write", str(scale_file))
+    assert made.returncode == 0, made.stderr
+    scale = json.loads(scale_file.read_text())
+    assert scale["options"] == {"rounds": 1}
+    assert scale["command"].endswith("reference mexican_train --players 2 --option rounds=1 --deal-sets 1 "
+                                     "--kinds random,greedy --seed o1")
+    assert tomllib.loads(RunFolder(run).spec_copy.read_text())["options"] == {"rounds": 1}
+
+    refused = arena("reference", "draw", "--option", "colour=red", "--out", str(tmp_path / "r"))
+    assert refused.returncode == 2 and refused.stderr.startswith("error: ") and "colour" in refused.stderr
+    assert "Traceback" not in refused.stderr and not (tmp_path / "r").exists()

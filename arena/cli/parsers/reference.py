@@ -17,6 +17,9 @@ def add_reference_commands(sub: Any) -> None:
     p.add_argument("--players", type=int, help="players at a table (default: the variant's usual count)")
     p.add_argument("--deal-sets", type=int, default=SCALE_DEAL_SETS,
                    help=f"deal sets a pairing, each under every seat rotation (default {SCALE_DEAL_SETS})")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="a variant option the scale is made with (repeatable); a placement on the scale plays with "
+                        "the same options")
     p.add_argument("--kinds", help=f"the reference players, built-in kinds with commas (default: "
                                    f"{','.join(REFERENCE_KINDS)}; must include {ANCHOR})")
     p.add_argument("--add", metavar="K,K", help="reference players to add to the round robin of --base: they play "
