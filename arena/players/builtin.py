@@ -85,8 +85,6 @@ class MixedPlayer:
         return (self._random if self._coin.random() < 0.5 else self._greedy)(observation)
 
 
-
-
 def search_player(playouts: int) -> Callable[..., Player]:
     """The factory of the search player capped at ``playouts`` a decision."""
 
